@@ -1,0 +1,16 @@
+//! Storage primitives every netcoll block is built from.
+//!
+//! rust-hdl describes combinational logic with `#[hdl_gen]`; state lives in sub-blocks. netcoll
+//! uses exactly two kinds of state so that the Verilog back end ([`crate::emit`]) can inline them
+//! into a single flat module per block: [`Reg`] (a register with synchronous reset to zero) and
+//! [`Mem`] (a synchronous-read memory without reset). Both mark their custom Verilog with
+//! [`PRIMITIVE_MARK`] so the back end recognises them.
+
+pub mod mem;
+pub mod reg;
+
+pub use mem::Mem;
+pub use reg::Reg;
+
+/// First line of the custom Verilog of every primitive; followed by the primitive's kind.
+pub const PRIMITIVE_MARK: &str = "// netcoll-primitive: ";
