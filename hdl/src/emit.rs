@@ -483,7 +483,9 @@ impl Emitter {
                 match self.const_value(i) {
                     Some(idx) => {
                         let keep = ((1u128 << w) - 1) & !(1u128 << idx);
-                        (format!("(({base} & {}) | ({val} << {idx}))", literal(w, keep)), false)
+                        let shifted =
+                            if idx == 0 { val } else { format!("({val} << {idx})") };
+                        (format!("(({base} & {}) | {shifted})", literal(w, keep)), false)
                     }
                     None => {
                         let iw = self.width(i)?.unwrap_or(32);
@@ -513,6 +515,10 @@ impl Emitter {
             | VerilogExpression::Index(..)
             | VerilogExpression::Slice(..)
             | VerilogExpression::IndexReplace(..) => true,
+            // A cast that changes the width is a concatenation or a part-select.
+            VerilogExpression::Cast(x, bits) => {
+                matches!(x.as_ref(), VerilogExpression::Literal(_)) || self.width(x)? != Some(*bits)
+            }
             // A widened expression is a concatenation; a narrowed one a part-select.
             _ => self.width(inner)? != Some(w) && (t.starts_with('{') || t.ends_with(']')),
         };

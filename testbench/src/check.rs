@@ -46,9 +46,17 @@ impl Report {
     /// The table, then every failure.
     pub fn table(&self) -> String {
         let mut t = String::new();
-        let _ = writeln!(t, "{:<16} {:<13} {:>6} {:>12} {:>9}  result", "block", "level", "tests", "cycles", "seconds");
+        let _ = writeln!(
+            t,
+            "{:<16} {:<13} {:>6} {:>12} {:>9}  result",
+            "block", "level", "tests", "cycles", "seconds"
+        );
         for r in &self.rows {
-            let result = if r.failures.is_empty() { "pass".to_string() } else { format!("FAIL ({})", r.failures.len()) };
+            let result = if r.failures.is_empty() {
+                "pass".to_string()
+            } else {
+                format!("FAIL ({})", r.failures.len())
+            };
             let _ = writeln!(
                 t,
                 "{:<16} {:<13} {:>6} {:>12} {:>9.2}  {result}",
@@ -114,7 +122,9 @@ pub fn random(level: Level, p: &EngineParams, cycles: u64) -> (usize, u64, Vec<S
         };
         total += cycles;
         if let Err(m) = result {
-            failures.push(format!("seed {seed:#x}: lockstep with the cycle model: {m}"));
+            failures.push(format!(
+                "seed {seed:#x}: lockstep with the cycle model: {m}"
+            ));
         }
         if let Some(g) = stim.golden_mismatch {
             failures.push(g);

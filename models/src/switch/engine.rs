@@ -971,22 +971,4 @@ mod tests {
         assert_eq!(m.counter(V_UNKNOWN_CGID), 65_535);
         assert_eq!(m.counter(V_NOT_IN_TREE), 0);
     }
-
-    /// Not a test: `cargo test --release -p netcoll-models throughput -- --ignored --nocapture`.
-    #[test]
-    #[ignore]
-    fn throughput() {
-        let p = EngineParams::default();
-        let mut m = ready_model(p);
-        m.step(&write_in(3, 0, 0b0110, true));
-        let n = 50_000_000u64;
-        let start = std::time::Instant::now();
-        let mut acc = 0u64;
-        for c in 0..n {
-            let i = pkt_in(1 + (c & 1), 3, (c >> 1) & 3, Opcode::Full);
-            acc = acc.wrapping_add(m.step(&i).ev_verdict);
-        }
-        let secs = start.elapsed().as_secs_f64();
-        println!("{:.1} M cycles/s (acc {acc})", n as f64 / secs / 1e6);
-    }
 }

@@ -100,12 +100,22 @@ impl VerilatorEngine {
         let cfg = netcoll_models::config::Config { switch: *p };
         let module = netcoll_hdl::generate::switch_engine(&cfg).map_err(|e| e.to_string())?;
         let desc = |ports: Vec<netcoll_models::switch::PortSpec>| -> Vec<PortDesc> {
-            ports.iter().map(|s| PortDesc { name: s.name.to_string(), width: s.width }).collect()
+            ports
+                .iter()
+                .map(|s| PortDesc {
+                    name: s.name.to_string(),
+                    width: s.width,
+                })
+                .collect()
         };
         let (ins, outs) = (desc(input_ports(p)), desc(output_ports(p)));
         let model = VerilatedModel::build(&module.text, &module.name, &ins, &outs)
             .map_err(|e| e.to_string())?;
-        Ok(Self { model, inputs: vec![0; ins.len()], outputs: vec![0; outs.len()] })
+        Ok(Self {
+            model,
+            inputs: vec![0; ins.len()],
+            outputs: vec![0; outs.len()],
+        })
     }
 }
 
@@ -221,7 +231,12 @@ pub fn op_inputs(op: &Op) -> EngineIn {
             i.pkt_tid = p.tid;
             i.pkt_op = p.op;
         }
-        Op::Cfg(CfgCmd { op, cgid, entry, counter }) => {
+        Op::Cfg(CfgCmd {
+            op,
+            cgid,
+            entry,
+            counter,
+        }) => {
             i.cfg_valid = true;
             i.cfg_op = *op as u64;
             i.cfg_cgid = *cgid;
@@ -248,7 +263,12 @@ pub const RESET_CYCLES: u64 = 2;
 
 impl CycleDriver {
     pub fn new(level: Level, params: EngineParams, dut: Box<dyn CycleDut>) -> Self {
-        Self { level, params, dut, cycle: 0 }
+        Self {
+            level,
+            params,
+            dut,
+            cycle: 0,
+        }
     }
 
     fn step(
@@ -315,7 +335,10 @@ impl EngineDut for CycleDriver {
     fn run(&mut self, ops: &[Timed]) -> Result<Vec<Response>, String> {
         let mut pending = VecDeque::new();
         let mut answers = Vec::with_capacity(ops.len());
-        let reset = EngineIn { reset: true, ..Default::default() };
+        let reset = EngineIn {
+            reset: true,
+            ..Default::default()
+        };
         for _ in 0..RESET_CYCLES {
             self.step(&reset, &mut pending, &mut answers)?;
         }
@@ -348,7 +371,10 @@ impl EngineDut for CycleDriver {
             let o = self.step(&i, &mut pending, &mut answers)?;
             let accepted = if is_cfg { o.cfg_ready } else { o.pkt_ready };
             if !accepted {
-                return Err(format!("cycle {at}: operation #{n} {:?} not accepted", t.op));
+                return Err(format!(
+                    "cycle {at}: operation #{n} {:?} not accepted",
+                    t.op
+                ));
             }
             pending.push_back((at, is_cfg));
         }
@@ -397,7 +423,10 @@ pub fn lockstep(
     let mut last = EngineOut::default();
     for cycle in 0..cycles {
         let i = if cycle < RESET_CYCLES {
-            EngineIn { reset: true, ..Default::default() }
+            EngineIn {
+                reset: true,
+                ..Default::default()
+            }
         } else {
             stim.next(&last)
         };
@@ -409,7 +438,13 @@ pub fn lockstep(
         if a != b {
             let (va, vb) = (a.to_values(), b.to_values());
             let k = (0..va.len()).find(|&k| va[k] != vb[k]).unwrap_or(0);
-            return Err(Mismatch { cycle, signal: names[k], expected: va[k], actual: vb[k], inputs: i });
+            return Err(Mismatch {
+                cycle,
+                signal: names[k],
+                expected: va[k],
+                actual: vb[k],
+                inputs: i,
+            });
         }
         stim.observe(&i, &a);
         last = a;
@@ -422,7 +457,12 @@ pub fn write_entry(cgid: u64, parent: u64, children: u64, is_root: bool) -> Op {
     Op::Cfg(CfgCmd {
         op: CfgOp::Write,
         cgid,
-        entry: TableEntry { valid: true, parent, children, is_root },
+        entry: TableEntry {
+            valid: true,
+            parent,
+            children,
+            is_root,
+        },
         counter: 0,
     })
 }

@@ -102,8 +102,17 @@ impl Stimulus {
             85..=97 => CfgOp::ReadCounter,
             _ => CfgOp::ClearCounters,
         };
-        let entry = if op == CfgOp::Write { self.random_entry() } else { TableEntry::default() };
-        Op::Cfg(CfgCmd { op, cgid, entry, counter: self.rng.gen_range(0..COUNTERS as u64) })
+        let entry = if op == CfgOp::Write {
+            self.random_entry()
+        } else {
+            TableEntry::default()
+        };
+        Op::Cfg(CfgCmd {
+            op,
+            cgid,
+            entry,
+            counter: self.rng.gen_range(0..COUNTERS as u64),
+        })
     }
 
     /// A packet, mostly one the protocol would send next.
@@ -118,14 +127,26 @@ impl Stimulus {
         let r = self.p.radix as u64;
         let k = self.rng.gen_range(0..100);
         let children: Vec<u64> = (0..r).filter(|b| e.children >> b & 1 == 1).collect();
-        let waiting: Vec<u64> = children.iter().copied().filter(|b| s.reported >> b & 1 == 0).collect();
+        let waiting: Vec<u64> = children
+            .iter()
+            .copied()
+            .filter(|b| s.reported >> b & 1 == 0)
+            .collect();
         let (port, op, tid) = if !e.valid || k >= 92 {
             // Anything at all: reserved opcodes, wrong ports, wrong TIDs.
-            (self.rng.gen_range(0..r), self.rng.gen_range(0..8), self.rng.gen_range(0..4))
+            (
+                self.rng.gen_range(0..r),
+                self.rng.gen_range(0..8),
+                self.rng.gen_range(0..4),
+            )
         } else if s.csm == CsmState::Full && !e.is_root && k < 60 {
             // The parent completes the transaction (sometimes as a STATUS_RSP, sometimes late).
             let op = if self.rng.gen_bool(0.8) { 1 } else { 3 };
-            let tid = if self.rng.gen_bool(0.9) { s.tid } else { (s.tid + 3) % 4 };
+            let tid = if self.rng.gen_bool(0.9) {
+                s.tid
+            } else {
+                (s.tid + 3) % 4
+            };
             (e.parent, op, tid)
         } else if k < 75 && !waiting.is_empty() {
             let port = waiting[self.rng.gen_range(0..waiting.len())];
@@ -135,18 +156,30 @@ impl Stimulus {
             // A child that already reported, or one that lags a transaction behind.
             let port = children[self.rng.gen_range(0..children.len())];
             let op = self.rng.gen_range(0..3) & 2;
-            let tid = if self.rng.gen_bool(0.5) { s.tid } else { (s.tid + 3) % 4 };
+            let tid = if self.rng.gen_bool(0.5) {
+                s.tid
+            } else {
+                (s.tid + 3) % 4
+            };
             (port, op, tid)
         } else {
             (e.parent, self.rng.gen_range(0..4), s.tid)
         };
-        Op::Packet(Packet { port, cgid, tid, op })
+        Op::Packet(Packet {
+            port,
+            cgid,
+            tid,
+            op,
+        })
     }
 
     /// The inputs of the next cycle, given the design's outputs in the previous one.
     pub fn next(&mut self, _last: &EngineOut) -> EngineIn {
         if self.rng.gen_bool(self.reset) {
-            return EngineIn { reset: true, ..Default::default() };
+            return EngineIn {
+                reset: true,
+                ..Default::default()
+            };
         }
         if self.rng.gen_bool(self.idle) {
             return EngineIn::default();
@@ -205,7 +238,12 @@ impl Stimulus {
                 counter: i.cfg_counter,
             }))
         } else if i.pkt_valid && o.pkt_ready {
-            Some(Op::Packet(Packet { port: i.pkt_port, cgid: i.pkt_cgid, tid: i.pkt_tid, op: i.pkt_op }))
+            Some(Op::Packet(Packet {
+                port: i.pkt_port,
+                cgid: i.pkt_cgid,
+                tid: i.pkt_tid,
+                op: i.pkt_op,
+            }))
         } else {
             None
         };

@@ -18,9 +18,18 @@ use Opcode::{Exit, Full as FullOp, StatusReq, StatusRsp};
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Expect {
     /// A packet's verdict, the group state after it (`csm`, `tid`, `fail`) and the packet sent.
-    Pkt { verdict: Verdict, csm: CsmState, tid: u64, fail: bool, out: Option<(u64, u64, Opcode)> },
+    Pkt {
+        verdict: Verdict,
+        csm: CsmState,
+        tid: u64,
+        fail: bool,
+        out: Option<(u64, u64, Opcode)>,
+    },
     /// A `ReadEntry` / `Write` answer.
-    Entry { entry: TableEntry, state: GroupState },
+    Entry {
+        entry: TableEntry,
+        state: GroupState,
+    },
     /// A `ReadCounter` answer.
     Counter(u64),
     /// Any configuration answer with all fields zero (`ClearCounters`).
@@ -39,31 +48,66 @@ fn t(op: Op) -> Timed {
 }
 
 fn pkt(port: u64, cgid: u64, tid: u64, op: u64) -> Op {
-    Op::Packet(Packet { port, cgid, tid, op })
+    Op::Packet(Packet {
+        port,
+        cgid,
+        tid,
+        op,
+    })
 }
 
 fn ok(csm: CsmState, tid: u64, out: Option<(u64, u64, Opcode)>) -> Expect {
-    Expect::Pkt { verdict: Verdict::Ok, csm, tid, fail: false, out }
+    Expect::Pkt {
+        verdict: Verdict::Ok,
+        csm,
+        tid,
+        fail: false,
+        out,
+    }
 }
 
 fn drop(verdict: Verdict) -> Expect {
-    Expect::Pkt { verdict, csm: Idle, tid: 0, fail: false, out: None }
+    Expect::Pkt {
+        verdict,
+        csm: Idle,
+        tid: 0,
+        fail: false,
+        out: None,
+    }
 }
 
 fn entry(parent: u64, children: u64, is_root: bool) -> TableEntry {
-    TableEntry { valid: true, parent, children, is_root }
+    TableEntry {
+        valid: true,
+        parent,
+        children,
+        is_root,
+    }
 }
 
 fn written(parent: u64, children: u64, is_root: bool) -> Expect {
-    Expect::Entry { entry: entry(parent, children, is_root), state: GroupState::default() }
+    Expect::Entry {
+        entry: entry(parent, children, is_root),
+        state: GroupState::default(),
+    }
 }
 
 fn read(cgid: u64) -> Op {
-    Op::Cfg(CfgCmd { op: CfgOp::ReadEntry, cgid, entry: TableEntry::default(), counter: 0 })
+    Op::Cfg(CfgCmd {
+        op: CfgOp::ReadEntry,
+        cgid,
+        entry: TableEntry::default(),
+        counter: 0,
+    })
 }
 
 fn counter(i: u64) -> Op {
-    Op::Cfg(CfgCmd { op: CfgOp::ReadCounter, cgid: 0, entry: TableEntry::default(), counter: i })
+    Op::Cfg(CfgCmd {
+        op: CfgOp::ReadCounter,
+        cgid: 0,
+        entry: TableEntry::default(),
+        counter: i,
+    })
 }
 
 const F: u64 = 0; // FULL
@@ -73,30 +117,66 @@ const SR: u64 = 3; // STATUS_RSP
 
 /// Every transition of the ratchet, at a root and at a non-root, with the table read back.
 fn csm_transitions() -> Case {
-    let s = |csm, tid, reported| GroupState { csm, fail: false, tid, reported };
+    let s = |csm, tid, reported| GroupState {
+        csm,
+        fail: false,
+        tid,
+        reported,
+    };
     let steps = vec![
         // Root group 3, children on ports 0 and 1.
         (t(write_entry(3, 0, 0b0011, true)), written(0, 0b0011, true)),
         (t(pkt(0, 3, 0, F)), ok(Filling, 0, None)), // Idle -> Filling
-        (t(read(3)), Expect::Entry { entry: entry(0, 0b0011, true), state: s(Filling, 0, 0b01) }),
+        (
+            t(read(3)),
+            Expect::Entry {
+                entry: entry(0, 0b0011, true),
+                state: s(Filling, 0, 0b01),
+            },
+        ),
         // Filling -> Full -> Exiting -> Idle at the root: EXIT to both children, TID 0 -> 1.
         (t(pkt(1, 3, 0, F)), ok(Idle, 1, Some((0b0011, 0, Exit)))),
-        (t(read(3)), Expect::Entry { entry: entry(0, 0b0011, true), state: s(Idle, 1, 0) }),
+        (
+            t(read(3)),
+            Expect::Entry {
+                entry: entry(0, 0b0011, true),
+                state: s(Idle, 1, 0),
+            },
+        ),
         // Non-root group 5: parent on port 3, children on 1 and 2.
-        (t(write_entry(5, 3, 0b0110, false)), written(3, 0b0110, false)),
+        (
+            t(write_entry(5, 3, 0b0110, false)),
+            written(3, 0b0110, false),
+        ),
         (t(pkt(2, 5, 0, F)), ok(Filling, 0, None)),
         // Filling -> Full: tell the parent, wait.
         (t(pkt(1, 5, 0, F)), ok(Full, 0, Some((0b1000, 0, FullOp)))),
-        (t(read(5)), Expect::Entry { entry: entry(3, 0b0110, false), state: s(Full, 0, 0b0110) }),
+        (
+            t(read(5)),
+            Expect::Entry {
+                entry: entry(3, 0b0110, false),
+                state: s(Full, 0, 0b0110),
+            },
+        ),
         // Full -> Exiting -> Idle on the parent's EXIT: EXIT to the children, TID 0 -> 1.
         (t(pkt(3, 5, 0, X)), ok(Idle, 1, Some((0b0110, 0, Exit)))),
-        (t(read(5)), Expect::Entry { entry: entry(3, 0b0110, false), state: s(Idle, 1, 0) }),
+        (
+            t(read(5)),
+            Expect::Entry {
+                entry: entry(3, 0b0110, false),
+                state: s(Idle, 1, 0),
+            },
+        ),
         // A second transaction on the same group uses TID 1.
         (t(pkt(1, 5, 1, F)), ok(Filling, 1, None)),
         (t(pkt(2, 5, 1, F)), ok(Full, 1, Some((0b1000, 1, FullOp)))),
         (t(pkt(3, 5, 1, SR)), ok(Idle, 2, Some((0b0110, 1, Exit)))),
     ];
-    Case { name: "csm_every_transition", params: EngineParams::SMALL, steps }
+    Case {
+        name: "csm_every_transition",
+        params: EngineParams::SMALL,
+        steps,
+    }
 }
 
 /// All 16 (packet TID, group TID) pairs for a child's FULL: one group per pair (SMALL has 16).
@@ -106,9 +186,15 @@ fn tid_pairs_from_child() -> Case {
         for tp in 0..4u64 {
             let cgid = g * 4 + tp;
             // A root with one child on port 2: every FULL completes a transaction.
-            steps.push((t(write_entry(cgid, 0, 0b0100, true)), written(0, 0b0100, true)));
+            steps.push((
+                t(write_entry(cgid, 0, 0b0100, true)),
+                written(0, 0b0100, true),
+            ));
             for k in 0..g {
-                steps.push((t(pkt(2, cgid, k, F)), ok(Idle, k + 1, Some((0b0100, k, Exit)))));
+                steps.push((
+                    t(pkt(2, cgid, k, F)),
+                    ok(Idle, k + 1, Some((0b0100, k, Exit))),
+                ));
             }
             let want = match (tp + 4 - g) % 4 {
                 0 => ok(Idle, (g + 1) % 4, Some((0b0100, tp, Exit))),
@@ -119,12 +205,22 @@ fn tid_pairs_from_child() -> Case {
                     fail: false,
                     out: Some((0b0100, tp, StatusRsp)),
                 },
-                _ => Expect::Pkt { verdict: Verdict::TidFail, csm: Idle, tid: g, fail: true, out: None },
+                _ => Expect::Pkt {
+                    verdict: Verdict::TidFail,
+                    csm: Idle,
+                    tid: g,
+                    fail: true,
+                    out: None,
+                },
             };
             steps.push((t(pkt(2, cgid, tp, F)), want));
         }
     }
-    Case { name: "tid_all_16_pairs_from_child", params: EngineParams::SMALL, steps }
+    Case {
+        name: "tid_all_16_pairs_from_child",
+        params: EngineParams::SMALL,
+        steps,
+    }
 }
 
 /// All 16 (packet TID, group TID) pairs for the parent's EXIT to a Full group.
@@ -134,36 +230,94 @@ fn tid_pairs_from_parent() -> Case {
         for tp in 0..4u64 {
             let cgid = g * 4 + tp;
             // Parent on port 3, one child on port 1.
-            steps.push((t(write_entry(cgid, 3, 0b0010, false)), written(3, 0b0010, false)));
+            steps.push((
+                t(write_entry(cgid, 3, 0b0010, false)),
+                written(3, 0b0010, false),
+            ));
             for k in 0..g {
-                steps.push((t(pkt(1, cgid, k, F)), ok(Full, k, Some((0b1000, k, FullOp)))));
-                steps.push((t(pkt(3, cgid, k, X)), ok(Idle, k + 1, Some((0b0010, k, Exit)))));
+                steps.push((
+                    t(pkt(1, cgid, k, F)),
+                    ok(Full, k, Some((0b1000, k, FullOp))),
+                ));
+                steps.push((
+                    t(pkt(3, cgid, k, X)),
+                    ok(Idle, k + 1, Some((0b0010, k, Exit))),
+                ));
             }
-            steps.push((t(pkt(1, cgid, g, F)), ok(Full, g, Some((0b1000, g, FullOp)))));
+            steps.push((
+                t(pkt(1, cgid, g, F)),
+                ok(Full, g, Some((0b1000, g, FullOp))),
+            ));
             let want = match (tp + 4 - g) % 4 {
                 0 => ok(Idle, (g + 1) % 4, Some((0b0010, tp, Exit))),
-                3 => Expect::Pkt { verdict: Verdict::Stale, csm: Full, tid: g, fail: false, out: None },
-                _ => Expect::Pkt { verdict: Verdict::TidFail, csm: Full, tid: g, fail: true, out: None },
+                3 => Expect::Pkt {
+                    verdict: Verdict::Stale,
+                    csm: Full,
+                    tid: g,
+                    fail: false,
+                    out: None,
+                },
+                _ => Expect::Pkt {
+                    verdict: Verdict::TidFail,
+                    csm: Full,
+                    tid: g,
+                    fail: true,
+                    out: None,
+                },
             };
             steps.push((t(pkt(3, cgid, tp, X)), want));
         }
     }
-    Case { name: "tid_all_16_pairs_from_parent", params: EngineParams::SMALL, steps }
+    Case {
+        name: "tid_all_16_pairs_from_parent",
+        params: EngineParams::SMALL,
+        steps,
+    }
 }
 
 /// Each drop reason, then the counters that count them.
 fn drop_reasons() -> Case {
     let steps = vec![
-        (t(write_entry(7, 3, 0b0011, false)), written(3, 0b0011, false)),
+        (
+            t(write_entry(7, 3, 0b0011, false)),
+            written(3, 0b0011, false),
+        ),
         (t(pkt(0, 9, 0, F)), drop(Verdict::UnknownCgid)),
         (t(pkt(2, 7, 0, F)), drop(Verdict::NotInTree)),
         (t(pkt(0, 7, 0, 5)), drop(Verdict::BadOpcode)),
         (t(pkt(0, 7, 0, X)), drop(Verdict::BadOpcode)), // EXIT from a child
         (t(pkt(3, 7, 0, F)), drop(Verdict::BadOpcode)), // FULL from the parent
         (t(pkt(0, 7, 0, F)), ok(Filling, 0, None)),
-        (t(pkt(0, 7, 0, F)), Expect::Pkt { verdict: Verdict::Stale, csm: Filling, tid: 0, fail: false, out: None }),
-        (t(pkt(1, 7, 2, F)), Expect::Pkt { verdict: Verdict::TidFail, csm: Filling, tid: 0, fail: true, out: None }),
-        (t(pkt(1, 7, 0, F)), Expect::Pkt { verdict: Verdict::GroupFailed, csm: Filling, tid: 0, fail: true, out: None }),
+        (
+            t(pkt(0, 7, 0, F)),
+            Expect::Pkt {
+                verdict: Verdict::Stale,
+                csm: Filling,
+                tid: 0,
+                fail: false,
+                out: None,
+            },
+        ),
+        (
+            t(pkt(1, 7, 2, F)),
+            Expect::Pkt {
+                verdict: Verdict::TidFail,
+                csm: Filling,
+                tid: 0,
+                fail: true,
+                out: None,
+            },
+        ),
+        (
+            t(pkt(1, 7, 0, F)),
+            Expect::Pkt {
+                verdict: Verdict::GroupFailed,
+                csm: Filling,
+                tid: 0,
+                fail: true,
+                out: None,
+            },
+        ),
         (t(counter(0)), Expect::Counter(9)),
         (t(counter(1)), Expect::Counter(1)),
         (t(counter(2)), Expect::Counter(1)),
@@ -173,22 +327,37 @@ fn drop_reasons() -> Case {
         (t(counter(6)), Expect::Counter(0)),
         (t(counter(7)), Expect::Counter(1)),
         // Only the subnet manager's write clears Failure.
-        (t(write_entry(7, 3, 0b0011, false)), written(3, 0b0011, false)),
+        (
+            t(write_entry(7, 3, 0b0011, false)),
+            written(3, 0b0011, false),
+        ),
         (t(pkt(1, 7, 0, F)), ok(Filling, 0, None)),
         (
-            t(Op::Cfg(CfgCmd { op: CfgOp::ClearCounters, cgid: 0, entry: TableEntry::default(), counter: 0 })),
+            t(Op::Cfg(CfgCmd {
+                op: CfgOp::ClearCounters,
+                cgid: 0,
+                entry: TableEntry::default(),
+                counter: 0,
+            })),
             Expect::Empty,
         ),
         (t(counter(0)), Expect::Counter(0)),
         (t(counter(3)), Expect::Counter(0)),
     ];
-    Case { name: "drop_reasons_and_counters", params: EngineParams::SMALL, steps }
+    Case {
+        name: "drop_reasons_and_counters",
+        params: EngineParams::SMALL,
+        steps,
+    }
 }
 
 /// A barrier over a root with twelve children (default parameters), twice.
 fn full_barrier() -> Case {
     let children: u64 = 0b1111_1111_1111_0000;
-    let mut steps = vec![(t(write_entry(200, 0, children, true)), written(0, children, true))];
+    let mut steps = vec![(
+        t(write_entry(200, 0, children, true)),
+        written(0, children, true),
+    )];
     for round in 0..2u64 {
         let ports: Vec<u64> = (4..16).collect();
         for (k, &p) in ports.iter().enumerate() {
@@ -202,7 +371,11 @@ fn full_barrier() -> Case {
             steps.push((t(pkt(p, 200, round, F)), want));
         }
     }
-    Case { name: "full_barrier_twelve_children", params: EngineParams::default(), steps }
+    Case {
+        name: "full_barrier_twelve_children",
+        params: EngineParams::default(),
+        steps,
+    }
 }
 
 /// Lost Exit: a child left behind asks, is told its transaction completed, and the next
@@ -215,23 +388,48 @@ fn lagging_child() -> Case {
         // Port 2 never saw that EXIT: it is still Full at TID 0 and asks.
         (
             t(pkt(2, 1, 0, SQ)),
-            Expect::Pkt { verdict: Verdict::Lag, csm: Idle, tid: 1, fail: false, out: Some((0b0100, 0, StatusRsp)) },
+            Expect::Pkt {
+                verdict: Verdict::Lag,
+                csm: Idle,
+                tid: 1,
+                fail: false,
+                out: Some((0b0100, 0, StatusRsp)),
+            },
         ),
         // Both move on to transaction 1, which completes normally.
         (t(pkt(2, 1, 1, F)), ok(Filling, 1, None)),
         (t(pkt(1, 1, 1, F)), ok(Idle, 2, Some((0b0110, 1, Exit)))),
         // A non-root (group 2, parent port 3) that is Full and whose child asks: the switch
         // asks its own parent, whose STATUS_RSP completes the transaction here too.
-        (t(write_entry(2, 3, 0b0001, false)), written(3, 0b0001, false)),
+        (
+            t(write_entry(2, 3, 0b0001, false)),
+            written(3, 0b0001, false),
+        ),
         (t(pkt(0, 2, 0, F)), ok(Full, 0, Some((0b1000, 0, FullOp)))),
-        (t(pkt(0, 2, 0, SQ)), ok(Full, 0, Some((0b1000, 0, StatusReq)))),
+        (
+            t(pkt(0, 2, 0, SQ)),
+            ok(Full, 0, Some((0b1000, 0, StatusReq))),
+        ),
         (t(pkt(3, 2, 0, SR)), ok(Idle, 1, Some((0b0001, 0, Exit)))),
         // The parent's late EXIT for the same transaction is stale.
-        (t(pkt(3, 2, 0, X)), Expect::Pkt { verdict: Verdict::Stale, csm: Idle, tid: 1, fail: false, out: None }),
+        (
+            t(pkt(3, 2, 0, X)),
+            Expect::Pkt {
+                verdict: Verdict::Stale,
+                csm: Idle,
+                tid: 1,
+                fail: false,
+                out: None,
+            },
+        ),
         // A lost FULL: the child's STATUS_REQ counts as its report.
         (t(pkt(0, 2, 1, SQ)), ok(Full, 1, Some((0b1000, 1, FullOp)))),
     ];
-    Case { name: "lagging_child_recovers", params: EngineParams::SMALL, steps }
+    Case {
+        name: "lagging_child_recovers",
+        params: EngineParams::SMALL,
+        steps,
+    }
 }
 
 /// Two groups interleaved back to back, with and without idle cycles between operations:
@@ -239,38 +437,83 @@ fn lagging_child() -> Case {
 fn interleaved_groups() -> Case {
     let mut steps = vec![
         (t(write_entry(4, 0, 0b0011, true)), written(0, 0b0011, true)),
-        (t(write_entry(8, 3, 0b0101, false)), written(3, 0b0101, false)),
+        (
+            t(write_entry(8, 3, 0b0101, false)),
+            written(3, 0b0101, false),
+        ),
     ];
     for round in 0..3u64 {
         let idle = round as u32; // 0, 1, 2 idle cycles between operations
         let mut s = |op, e| steps.push((Timed { idle, op }, e));
         s(pkt(0, 4, round, F), ok(Filling, round, None));
         s(pkt(0, 8, round, F), ok(Filling, round, None));
-        s(pkt(1, 4, round, F), ok(Idle, round + 1, Some((0b0011, round, Exit))));
-        s(pkt(2, 8, round, F), ok(Full, round, Some((0b1000, round, FullOp))));
-        s(pkt(3, 8, round, X), ok(Idle, round + 1, Some((0b0101, round, Exit))));
+        s(
+            pkt(1, 4, round, F),
+            ok(Idle, round + 1, Some((0b0011, round, Exit))),
+        );
+        s(
+            pkt(2, 8, round, F),
+            ok(Full, round, Some((0b1000, round, FullOp))),
+        );
+        s(
+            pkt(3, 8, round, X),
+            ok(Idle, round + 1, Some((0b0101, round, Exit))),
+        );
     }
-    steps.push((t(read(4)), Expect::Entry { entry: entry(0, 0b0011, true), state: GroupState { csm: Idle, fail: false, tid: 3, reported: 0 } }));
-    Case { name: "interleaved_groups", params: EngineParams::SMALL, steps }
+    steps.push((
+        t(read(4)),
+        Expect::Entry {
+            entry: entry(0, 0b0011, true),
+            state: GroupState {
+                csm: Idle,
+                fail: false,
+                tid: 3,
+                reported: 0,
+            },
+        },
+    ));
+    Case {
+        name: "interleaved_groups",
+        params: EngineParams::SMALL,
+        steps,
+    }
 }
 
 /// Configuration right before and after packets of the same group, no idle cycles.
 fn config_back_to_back() -> Case {
     let steps = vec![
-        (t(write_entry(6, 1, 0b0001, false)), written(1, 0b0001, false)),
+        (
+            t(write_entry(6, 1, 0b0001, false)),
+            written(1, 0b0001, false),
+        ),
         (t(pkt(0, 6, 0, F)), ok(Full, 0, Some((0b0010, 0, FullOp)))),
         // Re-building the group resets its state immediately.
-        (t(write_entry(6, 2, 0b0001, false)), written(2, 0b0001, false)),
+        (
+            t(write_entry(6, 2, 0b0001, false)),
+            written(2, 0b0001, false),
+        ),
         (t(pkt(0, 6, 0, F)), ok(Full, 0, Some((0b0100, 0, FullOp)))),
         (t(pkt(2, 6, 0, X)), ok(Idle, 1, Some((0b0001, 0, Exit)))),
         // Destroying it (valid = 0) makes it unknown.
         (
-            t(Op::Cfg(CfgCmd { op: CfgOp::Write, cgid: 6, entry: TableEntry::default(), counter: 0 })),
-            Expect::Entry { entry: TableEntry::default(), state: GroupState::default() },
+            t(Op::Cfg(CfgCmd {
+                op: CfgOp::Write,
+                cgid: 6,
+                entry: TableEntry::default(),
+                counter: 0,
+            })),
+            Expect::Entry {
+                entry: TableEntry::default(),
+                state: GroupState::default(),
+            },
         ),
         (t(pkt(0, 6, 1, F)), drop(Verdict::UnknownCgid)),
     ];
-    Case { name: "config_back_to_back", params: EngineParams::SMALL, steps }
+    Case {
+        name: "config_back_to_back",
+        params: EngineParams::SMALL,
+        steps,
+    }
 }
 
 /// Every directed case.
@@ -289,7 +532,16 @@ pub fn cases() -> Vec<Case> {
 
 fn check(e: &Expect, r: &Response) -> bool {
     match (e, r) {
-        (Expect::Pkt { verdict, csm, tid, fail, out }, Response::Packet { result, .. }) => {
+        (
+            Expect::Pkt {
+                verdict,
+                csm,
+                tid,
+                fail,
+                out,
+            },
+            Response::Packet { result, .. },
+        ) => {
             result.verdict == *verdict
                 && result.state.csm == *csm
                 && result.state.tid == *tid
@@ -315,7 +567,11 @@ pub fn run_case(dut: &mut dyn EngineDut, case: &Case) -> Result<(), String> {
     let ops: Vec<Timed> = case.steps.iter().map(|s| s.0).collect();
     let answers = dut.run(&ops)?;
     if answers.len() != ops.len() {
-        return Err(format!("{} answers to {} operations", answers.len(), ops.len()));
+        return Err(format!(
+            "{} answers to {} operations",
+            answers.len(),
+            ops.len()
+        ));
     }
     for (k, ((op, want), got)) in case.steps.iter().zip(&answers).enumerate() {
         if !check(want, got) {
