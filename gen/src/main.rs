@@ -11,7 +11,11 @@ use netcoll_models::config::Config;
 use std::path::{Path, PathBuf};
 
 #[derive(Parser)]
-#[command(name = "netcoll", version, about = "RTL generator and cycle models for in-network collective offload hardware")]
+#[command(
+    name = "netcoll",
+    version,
+    about = "RTL generator and cycle models for in-network collective offload hardware"
+)]
 struct Cli {
     #[command(subcommand)]
     cmd: Cmd,
@@ -59,7 +63,8 @@ fn write_files(cfg: &Config, out: &Path) -> Result<Vec<(PathBuf, usize)>> {
     let mut written = vec![];
     for f in files {
         let path = out.join(&f.name);
-        std::fs::write(&path, &f.contents).with_context(|| format!("writing {}", path.display()))?;
+        std::fs::write(&path, &f.contents)
+            .with_context(|| format!("writing {}", path.display()))?;
         written.push((path, f.contents.len()));
     }
     Ok(written)
@@ -83,7 +88,11 @@ fn run() -> Result<bool> {
             }
             Ok(true)
         }
-        Cmd::Check { config, cycles, no_verilator } => {
+        Cmd::Check {
+            config,
+            cycles,
+            no_verilator,
+        } => {
             let cfg = load(&config)?;
             let opts = netcoll_testbench::check::CheckOptions {
                 params: cfg.switch,
@@ -99,18 +108,34 @@ fn run() -> Result<bool> {
             let dir = std::env::temp_dir().join(format!("netcoll-synth-{}", std::process::id()));
             let written = write_files(&cfg, &dir)?;
             let mut ok = true;
-            for (path, _) in written.iter().filter(|(p, _)| p.extension().is_some_and(|e| e == "v")) {
-                let top = path.file_stem().and_then(|s| s.to_str()).unwrap_or_default().to_string();
+            for (path, _) in written
+                .iter()
+                .filter(|(p, _)| p.extension().is_some_and(|e| e == "v"))
+            {
+                let top = path
+                    .file_stem()
+                    .and_then(|s| s.to_str())
+                    .unwrap_or_default()
+                    .to_string();
                 let lint = netcoll_testbench::tools::verilator_lint(path, &top);
                 let synth = netcoll_testbench::tools::yosys_synth_check(path, &top);
                 let icarus = netcoll_testbench::tools::iverilog_compile(path, &top);
                 println!("{top}:");
-                println!("  verilator --lint-only -Wall: {}", lint.as_ref().map_or_else(|e| format!("FAIL\n{e}"), |_| "ok".into()));
+                println!(
+                    "  verilator --lint-only -Wall: {}",
+                    lint.as_ref()
+                        .map_or_else(|e| format!("FAIL\n{e}"), |_| "ok".into())
+                );
                 match &synth {
                     Ok(r) => println!("  yosys synth + check -assert, no latches: ok ({r:?})"),
                     Err(e) => println!("  yosys: FAIL\n{e}"),
                 }
-                println!("  iverilog -g2012: {}", icarus.as_ref().map_or_else(|e| format!("FAIL\n{e}"), |_| "ok".into()));
+                println!(
+                    "  iverilog -g2012: {}",
+                    icarus
+                        .as_ref()
+                        .map_or_else(|e| format!("FAIL\n{e}"), |_| "ok".into())
+                );
                 ok &= lint.is_ok() && synth.is_ok() && icarus.is_ok();
             }
             let _ = std::fs::remove_dir_all(&dir);

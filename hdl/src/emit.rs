@@ -20,8 +20,8 @@
 
 use crate::prim::PRIMITIVE_MARK;
 use rust_hdl::core::ast::{
-    Verilog, VerilogBlock, VerilogBlockOrConditional, VerilogExpression, VerilogOp,
-    VerilogOpUnary, VerilogStatement,
+    Verilog, VerilogBlock, VerilogBlockOrConditional, VerilogExpression, VerilogOp, VerilogOpUnary,
+    VerilogStatement,
 };
 use rust_hdl::core::atom::{Atom, AtomKind};
 use rust_hdl::core::block::Block;
@@ -36,7 +36,11 @@ pub enum EmitError {
     #[error("block `{block}`: {what}")]
     Unsupported { block: String, what: String },
     #[error("block `{block}`: name `{name}` {why}")]
-    BadName { block: String, name: String, why: String },
+    BadName {
+        block: String,
+        name: String,
+        why: String,
+    },
 }
 
 /// Direction of a port.
@@ -108,9 +112,11 @@ impl Probe for Collect {
                     _ => None,
                 };
                 match prim {
-                    Some(prim) => {
-                        self.children.push(Child { name: name.to_string(), prim, atoms: vec![] })
-                    }
+                    Some(prim) => self.children.push(Child {
+                        name: name.to_string(),
+                        prim,
+                        atoms: vec![],
+                    }),
                     None => self.errors.push(format!(
                         "sub-block `{name}` is not a netcoll primitive (Reg or Mem)"
                     )),
@@ -120,7 +126,8 @@ impl Probe for Collect {
         }
     }
     fn visit_start_namespace(&mut self, name: &str, _node: &dyn Block) {
-        self.errors.push(format!("interface `{name}` is not supported"));
+        self.errors
+            .push(format!("interface `{name}` is not supported"));
     }
     fn visit_atom(&mut self, name: &str, signal: &dyn Atom) {
         let info = AtomInfo {
@@ -163,22 +170,148 @@ struct Sym {
 
 /// Verilog and SystemVerilog keywords that must not be used as names.
 const KEYWORDS: &[&str] = &[
-    "always", "and", "assign", "automatic", "begin", "bit", "buf", "byte", "case", "casex", "casez",
-    "cell", "class", "cmos", "config", "const", "deassign", "default", "defparam", "design",
-    "disable", "do", "edge", "else", "end", "endcase", "endconfig", "endfunction", "endgenerate",
-    "endmodule", "endprimitive", "endspecify", "endtable", "endtask", "enum", "event", "for",
-    "force", "forever", "fork", "function", "generate", "genvar", "highz0", "highz1", "if",
-    "ifnone", "incdir", "include", "initial", "inout", "input", "instance", "int", "integer",
-    "interface", "join", "large", "liblist", "library", "localparam", "logic", "longint",
-    "macromodule", "medium", "module", "nand", "negedge", "nmos", "nor", "not", "noshowcancelled",
-    "notif0", "notif1", "or", "output", "package", "parameter", "pmos", "posedge", "primitive",
-    "program", "pull0", "pull1", "pulldown", "pullup", "pulsestyle_ondetect", "pulsestyle_onevent",
-    "rcmos", "real", "realtime", "reg", "release", "repeat", "rnmos", "rpmos", "rtran", "rtranif0",
-    "rtranif1", "scalared", "shortint", "showcancelled", "signed", "small", "specify", "specparam",
-    "static", "string", "strong0", "strong1", "struct", "supply0", "supply1", "table", "task",
-    "time", "tran", "tranif0", "tranif1", "tri", "tri0", "tri1", "triand", "trior", "trireg",
-    "type", "typedef", "union", "unsigned", "use", "uwire", "vectored", "void", "wait", "wand",
-    "weak0", "weak1", "while", "wire", "wor", "xnor", "xor",
+    "always",
+    "and",
+    "assign",
+    "automatic",
+    "begin",
+    "bit",
+    "buf",
+    "byte",
+    "case",
+    "casex",
+    "casez",
+    "cell",
+    "class",
+    "cmos",
+    "config",
+    "const",
+    "deassign",
+    "default",
+    "defparam",
+    "design",
+    "disable",
+    "do",
+    "edge",
+    "else",
+    "end",
+    "endcase",
+    "endconfig",
+    "endfunction",
+    "endgenerate",
+    "endmodule",
+    "endprimitive",
+    "endspecify",
+    "endtable",
+    "endtask",
+    "enum",
+    "event",
+    "for",
+    "force",
+    "forever",
+    "fork",
+    "function",
+    "generate",
+    "genvar",
+    "highz0",
+    "highz1",
+    "if",
+    "ifnone",
+    "incdir",
+    "include",
+    "initial",
+    "inout",
+    "input",
+    "instance",
+    "int",
+    "integer",
+    "interface",
+    "join",
+    "large",
+    "liblist",
+    "library",
+    "localparam",
+    "logic",
+    "longint",
+    "macromodule",
+    "medium",
+    "module",
+    "nand",
+    "negedge",
+    "nmos",
+    "nor",
+    "not",
+    "noshowcancelled",
+    "notif0",
+    "notif1",
+    "or",
+    "output",
+    "package",
+    "parameter",
+    "pmos",
+    "posedge",
+    "primitive",
+    "program",
+    "pull0",
+    "pull1",
+    "pulldown",
+    "pullup",
+    "pulsestyle_ondetect",
+    "pulsestyle_onevent",
+    "rcmos",
+    "real",
+    "realtime",
+    "reg",
+    "release",
+    "repeat",
+    "rnmos",
+    "rpmos",
+    "rtran",
+    "rtranif0",
+    "rtranif1",
+    "scalared",
+    "shortint",
+    "showcancelled",
+    "signed",
+    "small",
+    "specify",
+    "specparam",
+    "static",
+    "string",
+    "strong0",
+    "strong1",
+    "struct",
+    "supply0",
+    "supply1",
+    "table",
+    "task",
+    "time",
+    "tran",
+    "tranif0",
+    "tranif1",
+    "tri",
+    "tri0",
+    "tri1",
+    "triand",
+    "trior",
+    "trireg",
+    "type",
+    "typedef",
+    "union",
+    "unsigned",
+    "use",
+    "uwire",
+    "vectored",
+    "void",
+    "wait",
+    "wand",
+    "weak0",
+    "weak1",
+    "while",
+    "wire",
+    "wor",
+    "xnor",
+    "xor",
 ];
 
 /// Whether `name` may be used as a Verilog identifier in emitted text.
@@ -234,11 +367,17 @@ struct Emitter {
 
 impl Emitter {
     fn unsupported(&self, what: impl Into<String>) -> EmitError {
-        EmitError::Unsupported { block: self.block.clone(), what: what.into() }
+        EmitError::Unsupported {
+            block: self.block.clone(),
+            what: what.into(),
+        }
     }
 
     fn new(block: &str, c: Collect) -> Result<Self, EmitError> {
-        let bad = |what: String| EmitError::Unsupported { block: block.to_string(), what };
+        let bad = |what: String| EmitError::Unsupported {
+            block: block.to_string(),
+            what,
+        };
         if let Some(e) = c.errors.first() {
             return Err(bad(e.clone()));
         }
@@ -288,7 +427,14 @@ impl Emitter {
                 }
                 k => return Err(bad(format!("signal `{}` of kind {k:?}", a.name))),
             };
-            let (k, v) = add(a.name.clone(), Sym { verilog: a.name.clone(), width: a.width, kind })?;
+            let (k, v) = add(
+                a.name.clone(),
+                Sym {
+                    verilog: a.name.clone(),
+                    width: a.width,
+                    kind,
+                },
+            )?;
             syms.insert(k, v);
         }
         for ch in &c.children {
@@ -298,7 +444,11 @@ impl Emitter {
                     (_, "clock") | (Prim::Reg, "reset") => {
                         syms.insert(
                             rust,
-                            Sym { verilog: String::new(), width: 1, kind: SymKind::Implicit },
+                            Sym {
+                                verilog: String::new(),
+                                width: 1,
+                                kind: SymKind::Implicit,
+                            },
                         );
                         continue;
                     }
@@ -318,13 +468,20 @@ impl Emitter {
             if ch.prim == Prim::Mem {
                 let (k, v) = add(
                     format!("{}$words", ch.name),
-                    Sym { verilog: format!("{}_words", ch.name), width: 0, kind: SymKind::Local },
+                    Sym {
+                        verilog: format!("{}_words", ch.name),
+                        width: 0,
+                        kind: SymKind::Local,
+                    },
                 )?;
                 syms.insert(k, v);
             }
         }
         for required in ["clock", "reset"] {
-            if !ports.iter().any(|p| p.0 == required && p.1 == Dir::Input && p.2 == 1) {
+            if !ports
+                .iter()
+                .any(|p| p.0 == required && p.1 == Dir::Input && p.2 == 1)
+            {
                 return Err(bad(format!("needs a 1-bit `{required}` input")));
             }
         }
@@ -340,11 +497,16 @@ impl Emitter {
     }
 
     fn sym(&self, raw: &str) -> Result<&Sym, EmitError> {
-        let mut name = raw.trim_start_matches('.').replace('.', "$").replace("::", "$");
+        let mut name = raw
+            .trim_start_matches('.')
+            .replace('.', "$")
+            .replace("::", "$");
         if let Some(stripped) = name.strip_suffix("$next") {
             name = stripped.to_string();
         }
-        self.syms.get(&name).ok_or_else(|| self.unsupported(format!("unknown signal `{raw}`")))
+        self.syms
+            .get(&name)
+            .ok_or_else(|| self.unsupported(format!("unknown signal `{raw}`")))
     }
 
     fn const_value(&self, e: &VerilogExpression) -> Option<u128> {
@@ -483,15 +645,24 @@ impl Emitter {
                 match self.const_value(i) {
                     Some(idx) => {
                         let keep = ((1u128 << w) - 1) & !(1u128 << idx);
-                        let shifted =
-                            if idx == 0 { val } else { format!("({val} << {idx})") };
-                        (format!("(({base} & {}) | {shifted})", literal(w, keep)), false)
+                        let shifted = if idx == 0 {
+                            val
+                        } else {
+                            format!("({val} << {idx})")
+                        };
+                        (
+                            format!("(({base} & {}) | {shifted})", literal(w, keep)),
+                            false,
+                        )
                     }
                     None => {
                         let iw = self.width(i)?.unwrap_or(32);
                         let idx = self.expr(i, iw)?;
                         let one = literal(w, 1);
-                        (format!("(({base} & ~({one} << {idx})) | ({val} << {idx}))"), false)
+                        (
+                            format!("(({base} & ~({one} << {idx})) | ({val} << {idx}))"),
+                            false,
+                        )
                     }
                 }
             }
@@ -609,7 +780,11 @@ impl Emitter {
             }
             _ => (natural, natural),
         };
-        Ok(format!("{} {sym} {}", self.operand(l, lw)?, self.operand(r, rw)?))
+        Ok(format!(
+            "{} {sym} {}",
+            self.operand(l, lw)?,
+            self.operand(r, rw)?
+        ))
     }
 
     fn block(&self, b: &VerilogBlock, ind: usize, out: &mut String) -> Result<(), EmitError> {
@@ -635,7 +810,12 @@ impl Emitter {
         }
     }
 
-    fn statement(&self, s: &VerilogStatement, ind: usize, out: &mut String) -> Result<(), EmitError> {
+    fn statement(
+        &self,
+        s: &VerilogStatement,
+        ind: usize,
+        out: &mut String,
+    ) -> Result<(), EmitError> {
         let pad = "    ".repeat(ind);
         match s {
             VerilogStatement::Assignment(l, r) => {
@@ -643,10 +823,17 @@ impl Emitter {
                     let _ = writeln!(out, "{pad}{name} = {};", self.expr(r, w)?);
                 } else if !matches!(r, VerilogExpression::Signal(n) if n == "clock" || n == "reset")
                 {
-                    return Err(self.unsupported("a primitive's clock/reset driven by other than the block's"));
+                    return Err(self.unsupported(
+                        "a primitive's clock/reset driven by other than the block's",
+                    ));
                 }
             }
-            VerilogStatement::SliceAssignment { base, width, offset, replacement } => {
+            VerilogStatement::SliceAssignment {
+                base,
+                width,
+                offset,
+                replacement,
+            } => {
                 let (name, bw) = self
                     .target(base)?
                     .ok_or_else(|| self.unsupported("slice assignment to a primitive pin"))?;
@@ -655,7 +842,9 @@ impl Emitter {
                     Some(lo) => {
                         let lo = lo as usize;
                         if lo + width > bw {
-                            return Err(self.unsupported(format!("slice assignment out of `{name}`")));
+                            return Err(
+                                self.unsupported(format!("slice assignment out of `{name}`"))
+                            );
                         }
                         if *width == 1 {
                             let _ = writeln!(out, "{pad}{name}[{lo}] = {v};");
@@ -665,7 +854,11 @@ impl Emitter {
                     }
                     None => {
                         let ow = self.width(offset)?.unwrap_or(32);
-                        let _ = writeln!(out, "{pad}{name}[{} +: {width}] = {v};", self.expr(offset, ow)?);
+                        let _ = writeln!(
+                            out,
+                            "{pad}{name}[{} +: {width}] = {v};",
+                            self.expr(offset, ow)?
+                        );
                     }
                 }
             }
@@ -742,7 +935,11 @@ impl Emitter {
                 Dir::Input => "input  wire",
                 Dir::Output => "output reg ",
             };
-            let range = if *w == 1 { String::new() } else { format!("[{}:0]", w - 1) };
+            let range = if *w == 1 {
+                String::new()
+            } else {
+                format!("[{}:0]", w - 1)
+            };
             let sep = if i + 1 == n { "" } else { "," };
             let _ = writeln!(t, "    {kind} {range:<7} {name}{sep}");
         }
@@ -765,10 +962,22 @@ impl Emitter {
             }
         }
 
-        let regs: Vec<&Child> = self.children.iter().filter(|c| c.prim == Prim::Reg).collect();
-        let mems: Vec<&Child> = self.children.iter().filter(|c| c.prim == Prim::Mem).collect();
+        let regs: Vec<&Child> = self
+            .children
+            .iter()
+            .filter(|c| c.prim == Prim::Reg)
+            .collect();
+        let mems: Vec<&Child> = self
+            .children
+            .iter()
+            .filter(|c| c.prim == Prim::Mem)
+            .collect();
         let pin = |c: &Child, p: &str| -> usize {
-            c.atoms.iter().find(|a| a.name == p).map(|a| a.width).unwrap_or(1)
+            c.atoms
+                .iter()
+                .find(|a| a.name == p)
+                .map(|a| a.width)
+                .unwrap_or(1)
         };
         if !regs.is_empty() {
             t.push_str("\n    // Registers: `x_q` holds, `x_d` is its next value.\n");
@@ -781,15 +990,30 @@ impl Emitter {
         for c in &mems {
             let dw = pin(c, "rd_data");
             let aw = pin(c, "rd_addr");
-            let _ = writeln!(t, "\n    // Memory `{}`: {} words, registered read.", c.name, 1usize << aw);
+            let _ = writeln!(
+                t,
+                "\n    // Memory `{}`: {} words, registered read.",
+                c.name,
+                1usize << aw
+            );
             let _ = writeln!(
                 t,
                 "    {} [0:{}];",
                 Self::decl("reg", dw, &format!("{}_words", c.name)),
                 (1usize << aw) - 1
             );
-            for (p, w) in [("rd_addr", aw), ("rd_data", dw), ("wr_en", 1), ("wr_addr", aw), ("wr_data", dw)] {
-                let _ = writeln!(t, "    {};", Self::decl("reg", w, &format!("{}_{p}", c.name)));
+            for (p, w) in [
+                ("rd_addr", aw),
+                ("rd_data", dw),
+                ("wr_en", 1),
+                ("wr_addr", aw),
+                ("wr_data", dw),
+            ] {
+                let _ = writeln!(
+                    t,
+                    "    {};",
+                    Self::decl("reg", w, &format!("{}_{p}", c.name))
+                );
             }
         }
         if !self.locals.is_empty() {
@@ -826,7 +1050,11 @@ impl Emitter {
             ports: self
                 .ports
                 .iter()
-                .map(|(n, d, w)| Port { name: n.clone(), dir: *d, width: *w })
+                .map(|(n, d, w)| Port {
+                    name: n.clone(),
+                    dir: *d,
+                    width: *w,
+                })
                 .collect(),
             text: t,
         })

@@ -64,7 +64,8 @@ struct Manifest<'a> {
     modules: Vec<ManifestModule<'a>>,
 }
 
-const SWITCH_DESCRIPTION: &str = "switch collective engine: forwarding table, CSM ratchet, 2-bit TID comparator";
+const SWITCH_DESCRIPTION: &str =
+    "switch collective engine: forwarding table, CSM ratchet, 2-bit TID comparator";
 
 /// The switch engine of `cfg` as a Verilog module.
 pub fn switch_engine(cfg: &Config) -> Result<Module, GenError> {
@@ -126,8 +127,14 @@ pub fn generate(cfg: &Config) -> Result<Vec<GeneratedFile>, GenError> {
     json.push('\n');
     let mut files: Vec<GeneratedFile> = modules
         .iter()
-        .map(|(m, _)| GeneratedFile { name: format!("{}.v", m.name), contents: m.text.clone() })
+        .map(|(m, _)| GeneratedFile {
+            name: format!("{}.v", m.name),
+            contents: m.text.clone(),
+        })
         .collect();
-    files.push(GeneratedFile { name: "manifest.json".into(), contents: json });
+    files.push(GeneratedFile {
+        name: "manifest.json".into(),
+        contents: json,
+    });
     Ok(files)
 }

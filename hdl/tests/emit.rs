@@ -16,7 +16,10 @@ fn switch_engine_default_snapshot() {
 
 #[test]
 fn switch_engine_small_snapshot() {
-    let m = switch_engine(&Config { switch: EngineParams::SMALL }).expect("emit");
+    let m = switch_engine(&Config {
+        switch: EngineParams::SMALL,
+    })
+    .expect("emit");
     insta::assert_snapshot!("switch_engine_small", m.text);
 }
 
@@ -84,7 +87,10 @@ fn keyword_names_are_rejected_not_emitted() {
     let mut b = KeywordNamed::default();
     b.connect_all();
     let err = emit(&b, "kw", &[]).expect_err("`table` must be rejected");
-    assert!(matches!(&err, EmitError::BadName { name, .. } if name == "table"), "{err}");
+    assert!(
+        matches!(&err, EmitError::BadName { name, .. } if name == "table"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -92,8 +98,20 @@ fn widths_are_explicit() {
     let mut b = Widths::default();
     b.connect_all();
     let m = emit(&b, "widths", &["widths".into()]).expect("emit");
-    assert!(m.text.contains("acc_d = (acc_q + din) + 4'd1;"), "{}", m.text);
-    assert!(m.text.contains("wide = {{8{1'b0}}, acc_q} << 3'd4;"), "{}", m.text);
+    assert!(
+        m.text.contains("acc_d = (acc_q + din) + 4'd1;"),
+        "{}",
+        m.text
+    );
+    assert!(
+        m.text.contains("wide = {{8{1'b0}}, acc_q} << 3'd4;"),
+        "{}",
+        m.text
+    );
     assert!(m.text.contains("if (reset) begin"), "{}", m.text);
-    assert!(m.text.contains("localparam [3:0] three = 4'd3;"), "{}", m.text);
+    assert!(
+        m.text.contains("localparam [3:0] three = 4'd3;"),
+        "{}",
+        m.text
+    );
 }

@@ -18,7 +18,14 @@ fn inputs(p: EngineParams, cycles: usize) -> Vec<EngineIn> {
     let mut v = Vec::with_capacity(cycles);
     let mut last = Default::default();
     for c in 0..cycles {
-        let i = if (c as u64) < RESET_CYCLES { EngineIn { reset: true, ..Default::default() } } else { stim.next(&last) };
+        let i = if (c as u64) < RESET_CYCLES {
+            EngineIn {
+                reset: true,
+                ..Default::default()
+            }
+        } else {
+            stim.next(&last)
+        };
         last = m.step(&i);
         stim.observe(&i, &last);
         v.push(i);
@@ -37,14 +44,20 @@ fn rate(d: &mut dyn CycleDut, inputs: &[EngineIn]) -> f64 {
 }
 
 fn main() {
-    let cycles: usize =
-        std::env::args().skip(1).find_map(|a| a.parse().ok()).unwrap_or(2_000_000);
+    let cycles: usize = std::env::args()
+        .skip(1)
+        .find_map(|a| a.parse().ok())
+        .unwrap_or(2_000_000);
     println!("switch_engine cycles per second (default configuration, same inputs at every level)");
     let p = EngineParams::default();
     let all = inputs(p, cycles);
     let rtl_cycles = (cycles / 100).max(5_000);
     let mut rows = vec![];
-    for (level, n) in [(Level::Model, cycles), (Level::Verilator, cycles), (Level::Rtl, rtl_cycles)] {
+    for (level, n) in [
+        (Level::Model, cycles),
+        (Level::Verilator, cycles),
+        (Level::Rtl, rtl_cycles),
+    ] {
         let mut d = match cycle_dut(level, &p) {
             Ok(Some(d)) => d,
             Ok(None) => continue,
@@ -56,9 +69,22 @@ fn main() {
         let r = rate(d.as_mut(), &all[..n.min(all.len())]);
         rows.push((level, n, r));
     }
-    let model = rows.iter().find(|r| r.0 == Level::Model).map(|r| r.2).unwrap_or(1.0);
-    println!("{:<14} {:>12} {:>16} {:>14}", "level", "cycles", "cycles/s", "vs model");
+    let model = rows
+        .iter()
+        .find(|r| r.0 == Level::Model)
+        .map(|r| r.2)
+        .unwrap_or(1.0);
+    println!(
+        "{:<14} {:>12} {:>16} {:>14}",
+        "level", "cycles", "cycles/s", "vs model"
+    );
     for (level, n, r) in rows {
-        println!("{:<14} {:>12} {:>16.0} {:>13.4}x", level.name(), n, r, r / model);
+        println!(
+            "{:<14} {:>12} {:>16.0} {:>13.4}x",
+            level.name(),
+            n,
+            r,
+            r / model
+        );
     }
 }

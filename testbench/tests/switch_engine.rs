@@ -22,7 +22,12 @@ fn run_suite(level: Level) {
             failures.push(format!("{}: {e}", case.name));
         }
     }
-    assert!(failures.is_empty(), "{} level:\n{}", level.name(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} level:\n{}",
+        level.name(),
+        failures.join("\n")
+    );
 }
 
 #[test]
@@ -48,23 +53,67 @@ fn suite_verilator() {
 /// Random operation sequences, small value ranges so that trees, TIDs and drops all occur.
 fn op_strategy(p: EngineParams) -> impl Strategy<Value = Timed> {
     let r = p.radix as u64;
-    let pkt = (0..r, 0..3u64, 0..4u64, prop_oneof![8 => 0..4u64, 1 => 4..8u64])
-        .prop_map(|(port, cgid, tid, op)| Op::Packet(Packet { port, cgid, tid, op }));
-    let cfg = (0..4u64, 0..3u64, any::<bool>(), 0..r, 1..(1u64 << r), any::<bool>(), 0..8u64).prop_map(
-        move |(k, cgid, valid, parent, children, is_root, counter)| {
-            let op = [CfgOp::Write, CfgOp::ReadEntry, CfgOp::ReadCounter, CfgOp::ClearCounters][k as usize];
-            Op::Cfg(CfgCmd { op, cgid, entry: TableEntry { valid, parent, children, is_root }, counter })
-        },
-    );
-    (prop_oneof![1 => Just(0u32), 1 => 0..3u32], prop_oneof![6 => pkt, 1 => cfg])
+    let pkt = (
+        0..r,
+        0..3u64,
+        0..4u64,
+        prop_oneof![8 => 0..4u64, 1 => 4..8u64],
+    )
+        .prop_map(|(port, cgid, tid, op)| {
+            Op::Packet(Packet {
+                port,
+                cgid,
+                tid,
+                op,
+            })
+        });
+    let cfg = (
+        0..4u64,
+        0..3u64,
+        any::<bool>(),
+        0..r,
+        1..(1u64 << r),
+        any::<bool>(),
+        0..8u64,
+    )
+        .prop_map(
+            move |(k, cgid, valid, parent, children, is_root, counter)| {
+                let op = [
+                    CfgOp::Write,
+                    CfgOp::ReadEntry,
+                    CfgOp::ReadCounter,
+                    CfgOp::ClearCounters,
+                ][k as usize];
+                Op::Cfg(CfgCmd {
+                    op,
+                    cgid,
+                    entry: TableEntry {
+                        valid,
+                        parent,
+                        children,
+                        is_root,
+                    },
+                    counter,
+                })
+            },
+        );
+    (
+        prop_oneof![1 => Just(0u32), 1 => 0..3u32],
+        prop_oneof![6 => pkt, 1 => cfg],
+    )
         .prop_map(|(idle, op)| Timed { idle, op })
 }
 
 /// Each level's answers to random sequences equal the golden reference's.
 fn random_against_golden(level: Level, cases: u32, seed: u8) {
     let p = EngineParams::SMALL;
-    let cfg = PtConfig { cases, failure_persistence: None, ..PtConfig::default() };
-    let mut runner = TestRunner::new_with_rng(cfg, TestRng::from_seed(RngAlgorithm::ChaCha, &[seed; 32]));
+    let cfg = PtConfig {
+        cases,
+        failure_persistence: None,
+        ..PtConfig::default()
+    };
+    let mut runner =
+        TestRunner::new_with_rng(cfg, TestRng::from_seed(RngAlgorithm::ChaCha, &[seed; 32]));
     let result = runner.run(&proptest::collection::vec(op_strategy(p), 1..120), |ops| {
         let mut g = GoldenEngine::new(p);
         let want: Vec<_> = ops.iter().map(|t| observable(&g.apply(&t.op))).collect();
@@ -98,13 +147,26 @@ fn random_ops_verilator() {
 
 fn lockstep_run(level: Level, p: EngineParams, seed: u64, cycles: u64) {
     let mut reference = EngineModel::new(p);
-    let mut d = cycle_dut(level, &p).expect("build").expect("a cycle-level design");
+    let mut d = cycle_dut(level, &p)
+        .expect("build")
+        .expect("a cycle-level design");
     let mut stim = Stimulus::new(p, seed);
     if let Err(m) = lockstep(&mut reference, Some(d.as_mut()), &mut stim, cycles) {
-        panic!("{} vs cycle model, {p:?}, seed {seed:#x}: {m}", level.name());
+        panic!(
+            "{} vs cycle model, {p:?}, seed {seed:#x}: {m}",
+            level.name()
+        );
     }
-    assert!(stim.golden_mismatch.is_none(), "{}", stim.golden_mismatch.unwrap_or_default());
-    assert!(stim.checked > cycles / 4, "seed {seed:#x}: only {} answers checked", stim.checked);
+    assert!(
+        stim.golden_mismatch.is_none(),
+        "{}",
+        stim.golden_mismatch.unwrap_or_default()
+    );
+    assert!(
+        stim.checked > cycles / 4,
+        "seed {seed:#x}: only {} answers checked",
+        stim.checked
+    );
 }
 
 #[test]
@@ -117,9 +179,28 @@ fn lockstep_rust_hdl_rtl_vs_cycle_model() {
 /// with the cycle model every cycle, every answer with the golden reference.
 #[test]
 fn lockstep_verilator_vs_cycle_model_10m() {
-    lockstep_run(Level::Verilator, EngineParams::SMALL, 0x5EED_0003, 4_000_000);
-    lockstep_run(Level::Verilator, EngineParams::default(), 0x5EED_0004, 4_000_000);
-    lockstep_run(Level::Verilator, EngineParams { radix: 32, groups: 4096, counter_bits: 32 }, 0x5EED_0005, 2_400_000);
+    lockstep_run(
+        Level::Verilator,
+        EngineParams::SMALL,
+        0x5EED_0003,
+        4_000_000,
+    );
+    lockstep_run(
+        Level::Verilator,
+        EngineParams::default(),
+        0x5EED_0004,
+        4_000_000,
+    );
+    lockstep_run(
+        Level::Verilator,
+        EngineParams {
+            radix: 32,
+            groups: 4096,
+            counter_bits: 32,
+        },
+        0x5EED_0005,
+        2_400_000,
+    );
 }
 
 /// A lockstep mismatch is reported with cycle, signal, expected and actual.
@@ -127,7 +208,10 @@ fn lockstep_verilator_vs_cycle_model_10m() {
 fn lockstep_reports_the_first_difference() {
     struct Stuck(EngineModel);
     impl netcoll_testbench::switch::CycleDut for Stuck {
-        fn step(&mut self, i: &netcoll_models::switch::EngineIn) -> netcoll_models::switch::EngineOut {
+        fn step(
+            &mut self,
+            i: &netcoll_models::switch::EngineIn,
+        ) -> netcoll_models::switch::EngineOut {
             let mut o = self.0.step(i);
             o.out_tid = 0; // a TID that never advances on the wire
             o
@@ -173,19 +257,34 @@ fn generation_is_deterministic_and_clean() {
             for line in f.contents.lines() {
                 assert!(!line.contains('$'), "{}: `$` in `{line}`", f.name);
                 let l = line.trim();
-                if ["input ", "output ", "reg ", "localparam "].iter().any(|k| l.starts_with(k)) {
-                    let decl = l.split('=').next().unwrap_or(l).trim_end_matches([',', ';', ' ']);
+                if ["input ", "output ", "reg ", "localparam "]
+                    .iter()
+                    .any(|k| l.starts_with(k))
+                {
+                    let decl = l
+                        .split('=')
+                        .next()
+                        .unwrap_or(l)
+                        .trim_end_matches([',', ';', ' ']);
                     // A memory's unpacked range follows its name.
                     let decl = match decl.rfind('[') {
                         Some(i) if decl.ends_with(']') => decl[..i].trim_end(),
                         _ => decl,
                     };
                     let name = decl.split_whitespace().last().unwrap_or_default();
-                    assert!(netcoll_hdl::emit::is_legal_name(name), "{}: declared name `{name}` in `{l}`", f.name);
+                    assert!(
+                        netcoll_hdl::emit::is_legal_name(name),
+                        "{}: declared name `{name}` in `{l}`",
+                        f.name
+                    );
                     declared += 1;
                 }
             }
-            assert!(declared > 50, "{}: only {declared} declarations found", f.name);
+            assert!(
+                declared > 50,
+                "{}: only {declared} declarations found",
+                f.name
+            );
         }
     }
 }
@@ -196,7 +295,8 @@ fn generation_is_deterministic_and_clean() {
 #[test]
 fn emitted_verilog_passes_the_tools() {
     for p in [EngineParams::default(), EngineParams::SMALL] {
-        let dir = std::env::temp_dir().join(format!("netcoll-tools-{}-{}", std::process::id(), p.radix));
+        let dir =
+            std::env::temp_dir().join(format!("netcoll-tools-{}-{}", std::process::id(), p.radix));
         std::fs::create_dir_all(&dir).expect("temp dir");
         for f in generate(&Config { switch: p }).expect("generate") {
             if !f.name.ends_with(".v") {

@@ -63,7 +63,12 @@ impl<D: Synth, const N: usize> Logic for Mem<D, N> {
         vec![TimingInfo {
             name: "mem".into(),
             clock: "clock".into(),
-            inputs: vec!["rd_addr".into(), "wr_en".into(), "wr_addr".into(), "wr_data".into()],
+            inputs: vec![
+                "rd_addr".into(),
+                "wr_en".into(),
+                "wr_addr".into(),
+                "wr_data".into(),
+            ],
             outputs: vec!["rd_data".into()],
         }]
     }
@@ -77,7 +82,7 @@ mod tests {
     fn mem_reads_before_write() {
         let mut m = Mem::<Bits<8>, 2>::default();
         m.connect_all();
-        let mut edge = |m: &mut Mem<Bits<8>, 2>, rd: u64, we: bool, wa: u64, wd: u64| {
+        let edge = |m: &mut Mem<Bits<8>, 2>, rd: u64, we: bool, wa: u64, wd: u64| {
             m.rd_addr.next = rd.into();
             m.wr_en.next = we;
             m.wr_addr.next = wa.into();
@@ -88,7 +93,11 @@ mod tests {
             simulate(m, 10);
             m.rd_data.val().to_u64()
         };
-        assert_eq!(edge(&mut m, 1, true, 1, 0x42), 0, "same-edge read sees the old word");
+        assert_eq!(
+            edge(&mut m, 1, true, 1, 0x42),
+            0,
+            "same-edge read sees the old word"
+        );
         assert_eq!(edge(&mut m, 1, false, 0, 0), 0x42);
         assert_eq!(edge(&mut m, 3, true, 3, 7), 0);
         assert_eq!(edge(&mut m, 3, false, 0, 0), 7);

@@ -25,7 +25,11 @@ pub struct Reg<T: Synth> {
 impl<T: Synth> Logic for Reg<T> {
     fn update(&mut self) {
         if self.clock.pos_edge() {
-            self.q.next = if self.reset.val() { T::default() } else { self.d.val() };
+            self.q.next = if self.reset.val() {
+                T::default()
+            } else {
+                self.d.val()
+            };
         }
     }
     fn connect(&mut self) {

@@ -218,8 +218,14 @@ fn k<const N: usize>(v: u64) -> Constant<Bits<N>> {
     Constant::new(Bits::<N>::from(v))
 }
 
-impl<const R: usize, const P: usize, const G: usize, const C: usize, const EW: usize, const SW: usize>
-    Default for SwitchEngine<R, P, G, C, EW, SW>
+impl<
+        const R: usize,
+        const P: usize,
+        const G: usize,
+        const C: usize,
+        const EW: usize,
+        const SW: usize,
+    > Default for SwitchEngine<R, P, G, C, EW, SW>
 {
     fn default() -> Self {
         assert_eq!(1 << P, R, "P must be log2(R)");
@@ -384,8 +390,14 @@ impl<const R: usize, const P: usize, const G: usize, const C: usize, const EW: u
     }
 }
 
-impl<const R: usize, const P: usize, const G: usize, const C: usize, const EW: usize, const SW: usize>
-    Logic for SwitchEngine<R, P, G, C, EW, SW>
+impl<
+        const R: usize,
+        const P: usize,
+        const G: usize,
+        const C: usize,
+        const EW: usize,
+        const SW: usize,
+    > Logic for SwitchEngine<R, P, G, C, EW, SW>
 {
     #[hdl_gen]
     fn update(&mut self) {
@@ -480,7 +492,8 @@ impl<const R: usize, const P: usize, const G: usize, const C: usize, const EW: u
         self.acc_pkt.next = self.init_done.q.val() & !self.cfg_valid.val() & self.pkt_valid.val();
         self.pkt_ready.next = self.init_done.q.val() & !self.cfg_valid.val();
         self.cfg_ready.next = self.init_done.q.val();
-        self.cfg_word.next = ((bit_cast::<EW, R>(self.cfg_children.val()) << self.off_children.val())
+        self.cfg_word.next = ((bit_cast::<EW, R>(self.cfg_children.val())
+            << self.off_children.val())
             | (bit_cast::<EW, P>(self.cfg_parent.val()) << 2))
             .replace_bit(1, self.cfg_is_root.val())
             .replace_bit(0, self.cfg_entry_valid.val());
@@ -514,7 +527,10 @@ impl<const R: usize, const P: usize, const G: usize, const C: usize, const EW: u
         self.e_valid.next = self.tbl_word.val().get_bit(0);
         self.e_is_root.next = self.tbl_word.val().get_bit(1);
         self.e_parent.next = self.tbl_word.val().get_bits::<P>(2);
-        self.e_children.next = self.tbl_word.val().get_bits::<R>(self.off_children.val().index());
+        self.e_children.next = self
+            .tbl_word
+            .val()
+            .get_bits::<R>(self.off_children.val().index());
         self.g_csm.next = self.st_word.val().get_bits::<2>(0);
         self.g_fail.next = self.st_word.val().get_bit(2);
         self.g_tid.next = self.st_word.val().get_bits::<2>(3);
@@ -527,10 +543,10 @@ impl<const R: usize, const P: usize, const G: usize, const C: usize, const EW: u
         self.from_parent.next =
             !self.e_is_root.val() & (self.e_parent.val() == self.s1_port.q.val());
         self.from_child.next = self.e_children.val().get_bit(self.s1_port.q.val().index());
-        self.child_op.next =
-            (self.s1_op.q.val() == self.op_full.val()) | (self.s1_op.q.val() == self.op_status_req.val());
-        self.parent_op.next =
-            (self.s1_op.q.val() == self.op_exit.val()) | (self.s1_op.q.val() == self.op_status_rsp.val());
+        self.child_op.next = (self.s1_op.q.val() == self.op_full.val())
+            | (self.s1_op.q.val() == self.op_status_req.val());
+        self.parent_op.next = (self.s1_op.q.val() == self.op_exit.val())
+            | (self.s1_op.q.val() == self.op_status_rsp.val());
         self.rep_now.next = self.g_rep.val() | self.port_bit.val();
 
         // The ratchet walk for a child's first report this transaction: Idle -> Filling, then
@@ -709,10 +725,13 @@ impl<const R: usize, const P: usize, const G: usize, const C: usize, const EW: u
             {
                 self.cnt_group_failed.d.next = self.cnt_group_failed.q.val() + self.one_c.val();
             }
-            if (self.verdict.val() == self.v_stale.val()) & (self.cnt_stale.q.val() != self.max_c.val()) {
+            if (self.verdict.val() == self.v_stale.val())
+                & (self.cnt_stale.q.val() != self.max_c.val())
+            {
                 self.cnt_stale.d.next = self.cnt_stale.q.val() + self.one_c.val();
             }
-            if (self.verdict.val() == self.v_lag.val()) & (self.cnt_lag.q.val() != self.max_c.val()) {
+            if (self.verdict.val() == self.v_lag.val()) & (self.cnt_lag.q.val() != self.max_c.val())
+            {
                 self.cnt_lag.d.next = self.cnt_lag.q.val() + self.one_c.val();
             }
             if (self.verdict.val() == self.v_tid_fail.val())
@@ -804,7 +823,11 @@ impl<const R: usize, const P: usize, const G: usize, const C: usize, const EW: u
         self.rsp_entry_valid.next = self.o_rsp_entry.q.val().get_bit(0);
         self.rsp_is_root.next = self.o_rsp_entry.q.val().get_bit(1);
         self.rsp_parent.next = self.o_rsp_entry.q.val().get_bits::<P>(2);
-        self.rsp_children.next = self.o_rsp_entry.q.val().get_bits::<R>(self.off_children.val().index());
+        self.rsp_children.next = self
+            .o_rsp_entry
+            .q
+            .val()
+            .get_bits::<R>(self.off_children.val().index());
         self.rsp_state.next = self.o_rsp_st.q.val().get_bits::<2>(0);
         self.rsp_fail.next = self.o_rsp_st.q.val().get_bit(2);
         self.rsp_tid.next = self.o_rsp_st.q.val().get_bits::<2>(3);

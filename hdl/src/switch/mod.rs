@@ -33,8 +33,14 @@ fn b<const N: usize>(v: u64) -> Bits<N> {
     Bits::<N>::from(mask(v, N))
 }
 
-impl<const R: usize, const P: usize, const G: usize, const C: usize, const EW: usize, const SW: usize>
-    EngineRtl for engine::SwitchEngine<R, P, G, C, EW, SW>
+impl<
+        const R: usize,
+        const P: usize,
+        const G: usize,
+        const C: usize,
+        const EW: usize,
+        const SW: usize,
+    > EngineRtl for engine::SwitchEngine<R, P, G, C, EW, SW>
 {
     fn step(&mut self, i: &EngineIn) -> EngineOut {
         self.reset.next = i.reset;
@@ -88,8 +94,14 @@ impl<const R: usize, const P: usize, const G: usize, const C: usize, const EW: u
     }
 }
 
-fn boxed<const R: usize, const P: usize, const G: usize, const C: usize, const EW: usize, const SW: usize>(
-) -> Box<dyn EngineRtl> {
+fn boxed<
+    const R: usize,
+    const P: usize,
+    const G: usize,
+    const C: usize,
+    const EW: usize,
+    const SW: usize,
+>() -> Box<dyn EngineRtl> {
     let mut e = engine::SwitchEngine::<R, P, G, C, EW, SW>::default();
     e.connect_all();
     Box::new(e)
@@ -124,18 +136,27 @@ pub fn build(p: &EngineParams) -> Option<Box<dyn EngineRtl>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use netcoll_models::switch::{GROUP_VALUES, RADIX_VALUES, COUNTER_BITS_VALUES};
+    use netcoll_models::switch::{COUNTER_BITS_VALUES, GROUP_VALUES, RADIX_VALUES};
 
     #[test]
     fn every_supported_parameter_set_builds() {
         for &radix in &RADIX_VALUES {
             for &groups in &GROUP_VALUES {
                 for &counter_bits in &COUNTER_BITS_VALUES {
-                    let p = EngineParams { radix, groups, counter_bits };
+                    let p = EngineParams {
+                        radix,
+                        groups,
+                        counter_bits,
+                    };
                     assert!(build(&p).is_some(), "{p:?}");
                 }
             }
         }
-        assert!(build(&EngineParams { radix: 6, groups: 16, counter_bits: 16 }).is_none());
+        assert!(build(&EngineParams {
+            radix: 6,
+            groups: 16,
+            counter_bits: 16
+        })
+        .is_none());
     }
 }

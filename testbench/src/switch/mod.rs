@@ -157,17 +157,15 @@ pub fn observable(r: &Response) -> Response {
 /// The answer shown by one cycle's outputs, if any.
 pub fn from_outputs(o: &EngineOut) -> Option<Response> {
     if o.ev_valid {
-        let out = o.out_valid.then(|| OutPacket {
-            ports: o.out_ports,
-            cgid: o.out_cgid,
-            tid: o.out_tid,
-            op: match o.out_op {
-                0 => Opcode::Full,
-                1 => Opcode::Exit,
-                2 => Opcode::StatusReq,
-                _ => Opcode::StatusRsp,
-            },
-        });
+        // A reserved opcode on the wire has no `Opcode`; CycleDriver rejects it before this.
+        let out = Opcode::from_code(o.out_op)
+            .filter(|_| o.out_valid)
+            .map(|op| OutPacket {
+                ports: o.out_ports,
+                cgid: o.out_cgid,
+                tid: o.out_tid,
+                op,
+            });
         Some(Response::Packet {
             cgid: o.ev_cgid,
             result: PacketResult {
@@ -286,6 +284,12 @@ impl CycleDriver {
         }
         if o.out_valid && !o.ev_valid {
             return Err(format!("cycle {now}: out_valid without ev_valid"));
+        }
+        if o.out_valid && Opcode::from_code(o.out_op).is_none() {
+            return Err(format!(
+                "cycle {now}: out_op is the reserved code {}",
+                o.out_op
+            ));
         }
         // Outputs of a group (out_*, ev_*, rsp_*) whose valid is low must be zero.
         for (spec, v) in output_ports(&self.params).iter().zip(o.to_values()).skip(2) {
