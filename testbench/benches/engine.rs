@@ -16,7 +16,6 @@ fn inputs(p: EngineParams, cycles: usize) -> Vec<EngineIn> {
     stim.reset = 0.0;
     let mut m = EngineModel::new(p);
     let mut v = Vec::with_capacity(cycles);
-    let mut last = Default::default();
     for c in 0..cycles {
         let i = if (c as u64) < RESET_CYCLES {
             EngineIn {
@@ -24,10 +23,10 @@ fn inputs(p: EngineParams, cycles: usize) -> Vec<EngineIn> {
                 ..Default::default()
             }
         } else {
-            stim.next(&last)
+            stim.next_inputs()
         };
-        last = m.step(&i);
-        stim.observe(&i, &last);
+        let o = m.step(&i);
+        stim.observe(&i, &o);
         v.push(i);
     }
     v

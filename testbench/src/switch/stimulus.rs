@@ -36,8 +36,7 @@ pub struct Stimulus {
     pub idle: f64,
     /// Probability of a reset cycle.
     pub reset: f64,
-    /// Operations accepted and answers checked against the golden reference.
-    pub accepted: u64,
+    /// Answers checked against the golden reference.
     pub checked: u64,
     /// First disagreement between the design and the golden reference.
     pub golden_mismatch: Option<String>,
@@ -58,7 +57,6 @@ impl Stimulus {
             cycle: 0,
             idle: 0.2,
             reset: 0.000_01,
-            accepted: 0,
             checked: 0,
             golden_mismatch: None,
         }
@@ -176,8 +174,9 @@ impl Stimulus {
         })
     }
 
-    /// The inputs of the next cycle, given the design's outputs in the previous one.
-    pub fn next(&mut self, _last: &EngineOut) -> EngineIn {
+    /// The inputs of the next cycle (the shadow reference, kept by [`Self::observe`], is what
+    /// makes them protocol-aware).
+    pub fn next_inputs(&mut self) -> EngineIn {
         if self.rng.gen_bool(self.reset) {
             return EngineIn {
                 reset: true,
@@ -259,7 +258,6 @@ impl Stimulus {
             None
         };
         if let Some(op) = op {
-            self.accepted += 1;
             let answer = observable(&self.shadow.apply(&op));
             self.due.push_back((now + LATENCY as u64, answer));
         }
