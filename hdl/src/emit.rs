@@ -63,13 +63,30 @@ pub struct Port {
 pub struct Module {
     pub name: String,
     pub ports: Vec<Port>,
+    /// This module alone (one module per file keeps `-Wall`'s DECLFILENAME quiet).
     pub text: String,
+    /// The modules this one instantiates (see [`emit_with_children`]), each emitted by itself.
+    pub children: Vec<Module>,
+}
+
+impl Module {
+    /// This module's text followed by its children's: everything a simulator needs.
+    pub fn full_text(&self) -> String {
+        let mut t = self.text.clone();
+        for c in &self.children {
+            t.push('\n');
+            t.push_str(&c.full_text());
+        }
+        t
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Prim {
     Reg,
     Mem,
+    /// A netcoll block emitted as its own module and instantiated (see [`emit_with_children`]).
+    Inst,
 }
 
 #[derive(Clone, Debug)]
@@ -85,10 +102,14 @@ struct Child {
     name: String,
     prim: Prim,
     atoms: Vec<AtomInfo>,
+    /// For [`Prim::Inst`]: the child's own module.
+    module: Option<Module>,
 }
 
 #[derive(Default)]
 struct Collect {
+    /// Field name → module name of the sub-blocks to instantiate.
+    instances: Vec<(String, String)>,
     depth: usize,
     top: Vec<AtomInfo>,
     code: Option<Verilog>,
@@ -111,14 +132,36 @@ impl Probe for Collect {
                     }
                     _ => None,
                 };
-                match prim {
-                    Some(prim) => self.children.push(Child {
+                let instance = self
+                    .instances
+                    .iter()
+                    .find(|(field, _)| field == name)
+                    .map(|(_, module)| module.clone());
+                match (prim, instance) {
+                    (Some(prim), _) => self.children.push(Child {
                         name: name.to_string(),
                         prim,
                         atoms: vec![],
+                        module: None,
                     }),
-                    None => self.errors.push(format!(
-                        "sub-block `{name}` is not a netcoll primitive (Reg or Mem)"
+                    (None, Some(module)) => {
+                        let mut sub = Collect::default();
+                        node.accept(name, &mut sub);
+                        match Emitter::new(&module, sub)
+                            .and_then(|e| e.render(&[format!("{module}: instance `{name}`")]))
+                        {
+                            Ok(m) => self.children.push(Child {
+                                name: name.to_string(),
+                                prim: Prim::Inst,
+                                atoms: vec![],
+                                module: Some(m),
+                            }),
+                            Err(e) => self.errors.push(format!("sub-block `{name}`: {e}")),
+                        }
+                    }
+                    (None, None) => self.errors.push(format!(
+                        "sub-block `{name}` is not a netcoll primitive (Reg or Mem) nor a \
+                         declared instance"
                     )),
                 }
             }
@@ -157,6 +200,8 @@ enum SymKind {
     Output,
     Local,
     Const(u128),
+    /// An output of an instantiated child block (a `wire`).
+    ChildOutput,
     /// A primitive's pin that the back end drives itself (clock, reset).
     Implicit,
 }
@@ -349,7 +394,27 @@ fn literal(width: usize, value: u128) -> String {
 /// Emits `uut` (already `connect_all`ed) as a module called `name`; `header` lines become the
 /// leading comment.
 pub fn emit<B: Block>(uut: &B, name: &str, header: &[String]) -> Result<Module, EmitError> {
-    let mut c = Collect::default();
+    emit_with_children(uut, name, header, &[])
+}
+
+/// Like [`emit`], but the sub-blocks named in `instances` (field name, module name) — netcoll
+/// blocks with their own `#[hdl_gen]` update — are emitted as modules of their own and
+/// instantiated, instead of being rejected. The returned text holds the child modules first;
+/// each child's ports are `reg`s the parent drives (inputs) or `wire`s it reads (outputs), named
+/// `<field>_<port>`, and its `clock` / `reset` are the parent's.
+pub fn emit_with_children<B: Block>(
+    uut: &B,
+    name: &str,
+    header: &[String],
+    instances: &[(&str, &str)],
+) -> Result<Module, EmitError> {
+    let mut c = Collect {
+        instances: instances
+            .iter()
+            .map(|(f, m)| (f.to_string(), m.to_string()))
+            .collect(),
+        ..Default::default()
+    };
     uut.accept("top", &mut c);
     let e = Emitter::new(name, c)?;
     e.render(header)
@@ -439,9 +504,17 @@ impl Emitter {
         }
         for ch in &c.children {
             for a in &ch.atoms {
+                if ch.prim == Prim::Inst
+                    && !matches!(
+                        a.kind,
+                        AtomKind::InputParameter | AtomKind::OutputParameter
+                    )
+                {
+                    continue;
+                }
                 let rust = format!("{}${}", ch.name, a.name);
                 let pin = match (ch.prim, a.name.as_str()) {
-                    (_, "clock") | (Prim::Reg, "reset") => {
+                    (_, "clock") | (Prim::Reg, "reset") | (Prim::Inst, "reset") => {
                         syms.insert(
                             rust,
                             Sym {
@@ -452,15 +525,19 @@ impl Emitter {
                         );
                         continue;
                     }
-                    (Prim::Reg, p) => p.to_string(),
-                    (Prim::Mem, p) => p.to_string(),
+                    (_, p) => p.to_string(),
+                };
+                let kind = match (ch.prim, a.kind) {
+                    // A child's output is driven by the child: the parent may only read it.
+                    (Prim::Inst, AtomKind::OutputParameter) => SymKind::ChildOutput,
+                    _ => SymKind::Local,
                 };
                 let (k, v) = add(
                     rust,
                     Sym {
                         verilog: format!("{}_{}", ch.name, pin),
                         width: a.width,
-                        kind: SymKind::Local,
+                        kind,
                     },
                 )?;
                 syms.insert(k, v);
@@ -539,6 +616,11 @@ impl Emitter {
                 | VerilogOp::LogicalAnd
                 | VerilogOp::LogicalOr => Some(1),
                 VerilogOp::Shl | VerilogOp::Shr => self.width(l)?,
+                // rust-hdl's only multiply is 16 x 16 -> 32: the product is as wide as both.
+                VerilogOp::Mul => match (self.width(l)?, self.width(r)?) {
+                    (Some(a), Some(b)) => Some(a + b),
+                    (a, b) => a.or(b),
+                },
                 _ => match (self.width(l)?, self.width(r)?) {
                     (Some(a), Some(b)) => Some(a.max(b)),
                     (a, b) => a.or(b),
@@ -778,6 +860,11 @@ impl Emitter {
                 };
                 (w, w)
             }
+            VerilogOp::Mul => {
+                // Operands are zero-extended to the product's width so Verilog computes the
+                // full product, as rust-hdl does.
+                (natural, natural)
+            }
             _ => (natural, natural),
         };
         Ok(format!(
@@ -800,9 +887,10 @@ impl Emitter {
                 let sym = self.sym(s)?;
                 match sym.kind {
                     SymKind::Implicit => Ok(None),
-                    SymKind::Input | SymKind::Const(_) => {
-                        Err(self.unsupported(format!("assignment to input or constant `{s}`")))
-                    }
+                    SymKind::Input | SymKind::Const(_) | SymKind::ChildOutput => Err(self
+                        .unsupported(format!(
+                            "assignment to an input, a constant or a child's output `{s}`"
+                        ))),
                     _ => Ok(Some((sym.verilog.clone(), sym.width))),
                 }
             }
@@ -1016,6 +1104,44 @@ impl Emitter {
                 );
             }
         }
+        for c in self.children.iter().filter(|c| c.prim == Prim::Inst) {
+            let _ = writeln!(t, "\n    // Instance `{}`.", c.name);
+            let pins: Vec<&AtomInfo> = c
+                .atoms
+                .iter()
+                .filter(|a| {
+                    matches!(
+                        a.kind,
+                        AtomKind::InputParameter | AtomKind::OutputParameter
+                    )
+                })
+                .collect();
+            for a in &pins {
+                let kind = match a.kind {
+                    AtomKind::OutputParameter => "wire",
+                    _ if a.name == "clock" || a.name == "reset" => continue,
+                    _ => "reg",
+                };
+                let _ = writeln!(
+                    t,
+                    "    {};",
+                    Self::decl(kind, a.width, &format!("{}_{}", c.name, a.name))
+                );
+            }
+            let module = c.module.as_ref().map(|m| m.name.as_str()).unwrap_or("");
+            let _ = writeln!(t, "    {module} {} (", c.name);
+            let n = pins.len();
+            for (i, a) in pins.iter().enumerate() {
+                let sep = if i + 1 == n { "" } else { "," };
+                let wire = if a.name == "clock" || a.name == "reset" {
+                    a.name.clone()
+                } else {
+                    format!("{}_{}", c.name, a.name)
+                };
+                let _ = writeln!(t, "        .{}({wire}){sep}", a.name);
+            }
+            t.push_str("    );\n");
+        }
         if !self.locals.is_empty() {
             t.push_str("\n    // Combinational signals.\n");
             for (name, w) in &self.locals {
@@ -1057,6 +1183,7 @@ impl Emitter {
                 })
                 .collect(),
             text: t,
+            children: self.children.iter().filter_map(|c| c.module.clone()).collect(),
         })
     }
 }

@@ -5,7 +5,9 @@
 //! - [`emit`]: the Verilog back end;
 //! - [`switch`]: the switch collective engine.
 
+pub mod alu;
 pub mod emit;
 pub mod generate;
 pub mod prim;
+pub mod nic;
 pub mod switch;

@@ -18,6 +18,7 @@ fn switch_engine_default_snapshot() {
 fn switch_engine_small_snapshot() {
     let m = switch_engine(&Config {
         switch: EngineParams::SMALL,
+        ..Default::default()
     })
     .expect("emit");
     insta::assert_snapshot!("switch_engine_small", m.text);

@@ -5,11 +5,19 @@
 //! radix = 16          # allowed: 4, 8, 16, 32
 //! groups = 256        # allowed: 16, 256, 1024, 4096
 //! counter_bits = 32   # allowed: 16, 32
+//!
+//! [nic]
+//! qps = 16            # queue pairs; allowed: 4, 16
+//! cqs = 16            # completion queues; allowed: 4, 16
+//! counters = 32       # allowed: 8, 32
+//! dmem_words = 4096   # 64-bit words of data memory; allowed: 1024, 4096
+//!
+//! [alu]
+//! lanes = 4           # lanes of the stand-alone reduction ALU module; allowed: 1, 2, 4
 //! ```
 //!
-//! Every key is optional and defaults to [`EngineParams::default`]; an empty file is valid.
-//! Only the `[switch]` table exists today (a `[nic]` table is planned; the parser is organised
-//! per table so it can be added without touching the rest).
+//! Every key is optional and defaults to [`EngineParams::default`], [`NicParams::default`] and
+//! [`DEFAULT_ALU_LANES`]; an empty file is valid.
 //!
 //! The file is parsed by hand from a [`toml::Table`] rather than through serde so that every
 //! mistake gives one line naming the file, the key, the offending value and what is allowed:
@@ -29,12 +37,17 @@
 //! ```
 //!
 //! whose hash is `914975dda4716ced` (and `fdedd53173638a6e` for [`EngineParams::SMALL`]).
+//! The `[nic]` and `[alu]` parameters follow, in the order `nic.qps`, `nic.cqs`,
+//! `nic.counters`, `nic.dmem_words`, `alu.lanes`, but only when one of them differs from its
+//! default, so the hashes of configurations written before those tables existed are unchanged.
 //!
 //! This text is part of the interface and must stay stable: it does not depend on how the file
 //! was written (key order, comments, omitted defaults), and adding a parameter later must only
 //! append lines for it (keeping existing hashes only if the new line is omitted when the
 //! parameter has its default).
 
+use crate::alu::LANES_VALUES;
+use crate::nic::{NicParams, COUNTERS_VALUES, CQS_VALUES, DMEM_VALUES, QPS_VALUES};
 use crate::switch::{EngineParams, COUNTER_BITS_VALUES, GROUP_VALUES, RADIX_VALUES};
 use sha2::{Digest, Sha256};
 use std::path::Path;
@@ -44,15 +57,33 @@ use thiserror::Error;
 pub const DEFAULT_FILE_NAME: &str = "netcoll.toml";
 
 /// Tables the file may contain.
-const TABLES: [&str; 1] = ["switch"];
+const TABLES: [&str; 3] = ["switch", "nic", "alu"];
+/// Keys of the `[nic]` table, in canonical order.
+const NIC_KEYS: [&str; 4] = ["qps", "cqs", "counters", "dmem_words"];
+/// Lanes of the stand-alone reduction ALU when `[alu] lanes` is not given.
+pub const DEFAULT_ALU_LANES: usize = 4;
 /// Keys of the `[switch]` table, in canonical order.
 const SWITCH_KEYS: [&str; 3] = ["radix", "groups", "counter_bits"];
 
 /// A parsed `netcoll.toml`.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Config {
     /// The `[switch]` table.
     pub switch: EngineParams,
+    /// The `[nic]` table.
+    pub nic: NicParams,
+    /// `[alu] lanes`.
+    pub alu_lanes: usize,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            switch: EngineParams::default(),
+            nic: NicParams::default(),
+            alu_lanes: DEFAULT_ALU_LANES,
+        }
+    }
 }
 
 /// An invalid parameter file: which file, and what is wrong with it. Displays as one line,
@@ -162,11 +193,31 @@ impl Config {
                 ("switch", toml::Value::Table(t)) => {
                     config.switch = parse_switch(t).map_err(err)?;
                 }
-                ("switch", v) => {
+                ("nic", toml::Value::Table(t)) => {
+                    config.nic = parse_nic(t).map_err(err)?;
+                }
+                ("alu", toml::Value::Table(t)) => {
+                    for (key, value) in t {
+                        if key != "lanes" {
+                            return Err(err(ConfigErrorKind::UnknownKey {
+                                key: format!("alu.{key}"),
+                                table: "[alu]".to_string(),
+                                allowed: "lanes".to_string(),
+                            }));
+                        }
+                        config.alu_lanes =
+                            supported_int("alu.lanes", value, &LANES_VALUES).map_err(err)?;
+                    }
+                }
+                ("switch", v) | ("nic", v) | ("alu", v) => {
                     return Err(err(ConfigErrorKind::WrongType {
                         key: name.clone(),
                         value: show(v),
-                        expected: "a table `[switch]`",
+                        expected: match name.as_str() {
+                            "switch" => "a table `[switch]`",
+                            "nic" => "a table `[nic]`",
+                            _ => "a table `[alu]`",
+                        },
                     }))
                 }
                 (_, toml::Value::Table(_)) => {
@@ -190,10 +241,18 @@ impl Config {
     /// The canonical text the hash is computed over (see the module docs).
     pub fn canonical_text(&self) -> String {
         let s = &self.switch;
-        format!(
+        let mut t = format!(
             "switch.radix={}\nswitch.groups={}\nswitch.counter_bits={}\n",
             s.radix, s.groups, s.counter_bits
-        )
+        );
+        if self.nic != NicParams::default() || self.alu_lanes != DEFAULT_ALU_LANES {
+            let n = &self.nic;
+            t.push_str(&format!(
+                "nic.qps={}\nnic.cqs={}\nnic.counters={}\nnic.dmem_words={}\nalu.lanes={}\n",
+                n.qps, n.cqs, n.counters, n.dmem_words, self.alu_lanes
+            ));
+        }
+        t
     }
 
     /// First 16 lower-case hex digits of the SHA-256 of [`Config::canonical_text`].
@@ -206,11 +265,40 @@ impl Config {
     /// [`Config::from_toml_str`] reads back to the same value.
     pub fn to_toml(&self) -> String {
         let s = &self.switch;
+        let n = &self.nic;
         format!(
-            "[switch]\nradix = {}\ngroups = {}\ncounter_bits = {}\n",
-            s.radix, s.groups, s.counter_bits
+            "[switch]\nradix = {}\ngroups = {}\ncounter_bits = {}\n\n[nic]\nqps = {}\ncqs = {}\ncounters = {}\ndmem_words = {}\n\n[alu]\nlanes = {}\n",
+            s.radix, s.groups, s.counter_bits, n.qps, n.cqs, n.counters, n.dmem_words, self.alu_lanes
         )
     }
+}
+
+/// Parses the `[nic]` table.
+pub fn parse_nic(t: &toml::Table) -> Result<NicParams, ConfigErrorKind> {
+    let mut p = NicParams::default();
+    for (key, value) in t {
+        let allowed: &[usize] = match key.as_str() {
+            "qps" => &QPS_VALUES,
+            "cqs" => &CQS_VALUES,
+            "counters" => &COUNTERS_VALUES,
+            "dmem_words" => &DMEM_VALUES,
+            _ => {
+                return Err(ConfigErrorKind::UnknownKey {
+                    key: format!("nic.{key}"),
+                    table: "[nic]".to_string(),
+                    allowed: NIC_KEYS.join(", "),
+                })
+            }
+        };
+        let v = supported_int(&format!("nic.{key}"), value, allowed)?;
+        match key.as_str() {
+            "qps" => p.qps = v,
+            "cqs" => p.cqs = v,
+            "counters" => p.counters = v,
+            _ => p.dmem_words = v,
+        }
+    }
+    Ok(p)
 }
 
 /// Parses the `[switch]` table.
@@ -319,6 +407,7 @@ mod tests {
                             groups,
                             counter_bits,
                         },
+                        ..Default::default()
                     };
                     assert_eq!(Config::from_toml_str(&c.to_toml()), Ok(c));
                     assert!(hashes.insert(c.hash()));
@@ -335,7 +424,7 @@ mod tests {
         );
         assert_eq!(
             msg("radix = 16\n"),
-            "netcoll.toml: unknown key `radix`; allowed keys in the top level: [switch]"
+            "netcoll.toml: unknown key `radix`; allowed keys in the top level: [switch], [nic], [alu]"
         );
     }
 
@@ -343,7 +432,7 @@ mod tests {
     fn unknown_table() {
         assert_eq!(
             msg("[nic2]\nx = 1\n"),
-            "netcoll.toml: unknown table `[nic2]`; allowed: [switch]"
+            "netcoll.toml: unknown table `[nic2]`; allowed: [switch], [nic], [alu]"
         );
     }
 
@@ -438,10 +527,63 @@ mod tests {
         assert_eq!(c.hash(), "914975dda4716ced");
         assert_eq!(
             Config {
-                switch: EngineParams::SMALL
+                switch: EngineParams::SMALL,
+                ..Default::default()
             }
             .hash(),
             "fdedd53173638a6e"
+        );
+        // With non-default [nic] / [alu] the five lines are appended (pinned the same way).
+        assert_eq!(
+            Config {
+                nic: NicParams::SMALL,
+                ..Default::default()
+            }
+            .canonical_text(),
+            "switch.radix=16\nswitch.groups=256\nswitch.counter_bits=32\n\
+             nic.qps=4\nnic.cqs=4\nnic.counters=8\nnic.dmem_words=1024\nalu.lanes=4\n"
+        );
+        assert_eq!(
+            Config {
+                nic: NicParams::SMALL,
+                ..Default::default()
+            }
+            .hash(),
+            "02576e18a2fe8482"
+        );
+    }
+
+    #[test]
+    fn nic_and_alu_tables() {
+        let c = Config::from_toml_str("[nic]\nqps = 4\ncqs = 4\ncounters = 8\ndmem_words = 1024\n[alu]\nlanes = 1\n")
+            .expect("valid");
+        assert_eq!(c.nic, NicParams::SMALL);
+        assert_eq!(c.alu_lanes, 1);
+        for nic in NicParams::all_supported() {
+            for alu_lanes in LANES_VALUES {
+                let c = Config {
+                    nic,
+                    alu_lanes,
+                    ..Default::default()
+                };
+                assert_eq!(Config::from_toml_str(&c.to_toml()), Ok(c));
+            }
+        }
+        assert_eq!(
+            msg("[nic]\nqps = 8\n"),
+            "netcoll.toml: `nic.qps` = 8 is not supported; allowed values: 4, 16"
+        );
+        assert_eq!(
+            msg("[alu]\nlanes = 3\n"),
+            "netcoll.toml: `alu.lanes` = 3 is not supported; allowed values: 1, 2, 4"
+        );
+        assert_eq!(
+            msg("[nic]\nwq_depth = 8\n"),
+            "netcoll.toml: unknown key `nic.wq_depth`; allowed keys in [nic]: qps, cqs, counters, dmem_words"
+        );
+        assert_eq!(
+            msg("nic = 3\n"),
+            "netcoll.toml: `nic` = 3 has the wrong type: expected a table `[nic]`"
         );
     }
 }

@@ -6,3 +6,5 @@
 
 pub mod config;
 pub mod switch;
+pub mod alu;
+pub mod nic;

@@ -2,7 +2,9 @@
 //! reference, cycle model, rust-hdl RTL, emitted Verilog under Verilator), lockstep comparison,
 //! stimulus, and wrappers around the external tools.
 
+pub mod alu;
 pub mod check;
+pub mod nic;
 pub mod switch;
 pub mod tools;
 pub mod verilator;

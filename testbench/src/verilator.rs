@@ -38,6 +38,7 @@ impl PortDesc {
 type NewFn = unsafe extern "C" fn() -> *mut c_void;
 type FreeFn = unsafe extern "C" fn(*mut c_void);
 type StepFn = unsafe extern "C" fn(*mut c_void, *const u64, *mut u64);
+type OutputsFn = unsafe extern "C" fn(*mut c_void, *mut u64);
 type CountsFn = unsafe extern "C" fn(*mut u32, *mut u32);
 
 /// A verilated model loaded into this process. Dropping it frees the model (and unloads the
@@ -45,6 +46,7 @@ type CountsFn = unsafe extern "C" fn(*mut u32, *mut u32);
 pub struct VerilatedModel {
     handle: *mut c_void,
     step_fn: StepFn,
+    outputs_fn: OutputsFn,
     free_fn: FreeFn,
     n_in: usize,
     n_out: usize,
@@ -60,7 +62,7 @@ pub struct VerilatedModel {
 unsafe impl Send for VerilatedModel {}
 
 /// Bumped whenever the build recipe below changes, so stale caches are not reused.
-const RECIPE_VERSION: &str = "netcoll-verilator-recipe-1";
+const RECIPE_VERSION: &str = "netcoll-verilator-recipe-2";
 const VERILATOR_FLAGS: &[&str] = &[
     "--cc",
     "-O3",
@@ -261,10 +263,22 @@ void nc_step(void* p, const uint64_t* in, uint64_t* out) {{
             mask(p.width)
         );
     }
+    let _ = writeln!(s, "    m->clock = 1;\n    m->eval();\n}}\n");
+    // The outputs as they are now (after the last edge), for blocks whose outputs depend on
+    // state only.
     let _ = writeln!(
         s,
-        "    m->clock = 1;\n    m->eval();\n}}\n}}  // extern \"C\""
+        "void nc_outputs(void* p, uint64_t* out) {{\n    {cls}* m = static_cast<NcModel*>(p)->m;"
     );
+    for (i, p) in outputs.iter().enumerate() {
+        let _ = writeln!(
+            s,
+            "    out[{i}] = (uint64_t)m->{} & 0x{:x}ULL;",
+            verilator_cpp_name(&p.name),
+            mask(p.width)
+        );
+    }
+    let _ = writeln!(s, "}}\n}}  // extern \"C\"");
     s
 }
 
@@ -282,7 +296,8 @@ fn makefile(top: &str, lib: &str) -> String {
     )
 }
 
-const VERSION_SCRIPT: &str = "{ global: nc_new; nc_free; nc_step; nc_port_counts; local: *; };\n";
+const VERSION_SCRIPT: &str =
+    "{ global: nc_new; nc_free; nc_step; nc_outputs; nc_port_counts; local: *; };\n";
 
 fn hex(bytes: &[u8]) -> String {
     bytes.iter().fold(String::new(), |mut s, b| {
@@ -700,11 +715,12 @@ impl VerilatedModel {
         // Verilator's runtime.
         let lib = unsafe { libloading::Library::new(path.as_os_str()) }.map_err(load_err)?;
         // SAFETY: the symbol types match the `extern "C"` definitions in `wrapper_source`.
-        let (new_fn, free_fn, step_fn, counts_fn) = unsafe {
+        let (new_fn, free_fn, step_fn, outputs_fn, counts_fn) = unsafe {
             (
                 *lib.get::<NewFn>(b"nc_new\0").map_err(load_err)?,
                 *lib.get::<FreeFn>(b"nc_free\0").map_err(load_err)?,
                 *lib.get::<StepFn>(b"nc_step\0").map_err(load_err)?,
+                *lib.get::<OutputsFn>(b"nc_outputs\0").map_err(load_err)?,
                 *lib.get::<CountsFn>(b"nc_port_counts\0").map_err(load_err)?,
             )
         };
@@ -728,6 +744,7 @@ impl VerilatedModel {
         Ok(VerilatedModel {
             handle,
             step_fn,
+            outputs_fn,
             free_fn,
             n_in,
             n_out,
@@ -749,6 +766,17 @@ impl VerilatedModel {
         // SAFETY: `handle` is a live model; the slices have exactly the lengths the wrapper reads
         // and writes.
         unsafe { (self.step_fn)(self.handle, inputs.as_ptr(), outputs.as_mut_ptr()) }
+    }
+
+    /// The outputs as they are after the last [`VerilatedModel::step`]'s rising edge (for blocks
+    /// whose outputs are registered, the outputs of the next cycle).
+    ///
+    /// Panics if `outputs` is not as long as the output list given to [`VerilatedModel::build`].
+    #[inline]
+    pub fn outputs_now(&mut self, outputs: &mut [u64]) {
+        assert_eq!(outputs.len(), self.n_out, "wrong number of outputs");
+        // SAFETY: `handle` is a live model; the slice has exactly the length the wrapper writes.
+        unsafe { (self.outputs_fn)(self.handle, outputs.as_mut_ptr()) }
     }
 
     /// The cache directory holding this model's build.

@@ -298,7 +298,10 @@ fn emitted_verilog_passes_the_tools() {
         let dir =
             std::env::temp_dir().join(format!("netcoll-tools-{}-{}", std::process::id(), p.radix));
         std::fs::create_dir_all(&dir).expect("temp dir");
-        for f in generate(&Config { switch: p }).expect("generate") {
+        for f in generate(&Config {
+            switch: p,
+            ..Default::default()
+        }).expect("generate") {
             if !f.name.ends_with(".v") {
                 continue;
             }

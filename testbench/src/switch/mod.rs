@@ -97,7 +97,10 @@ pub struct VerilatorEngine {
 impl VerilatorEngine {
     /// Emits the engine for `p` and verilates it (cached across runs).
     pub fn new(p: &EngineParams) -> Result<Self, String> {
-        let cfg = netcoll_models::config::Config { switch: *p };
+        let cfg = netcoll_models::config::Config {
+            switch: *p,
+            ..Default::default()
+        };
         let module = netcoll_hdl::generate::switch_engine(&cfg).map_err(|e| e.to_string())?;
         let desc = |ports: Vec<netcoll_models::switch::PortSpec>| -> Vec<PortDesc> {
             ports

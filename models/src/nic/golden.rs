@@ -1,0 +1,1326 @@
+//! # Golden reference of the NIC cross-channel controller
+//!
+//! Untimed and written for clarity: plain vectors for the queues and memories, one method per
+//! thing that can happen to the NIC, each applied atomically and following the rules of the
+//! [module docs](super) one for one. It is the reference the cycle model ([`super::model`]) and,
+//! through it, the RTL are checked against, so it shares no code with them beyond the types of
+//! [`super`] and the ALU golden ([`crate::alu::golden`]).
+//!
+//! ## API
+//!
+//! - [`GoldenNic::new`]: the NIC right after reset (and after its context sweep).
+//! - [`GoldenNic::host`]: one host command, atomically: `(HostStatus code, data)`.
+//! - [`GoldenNic::deliver`]: one whole arriving [`Message`] (data or NAK), atomically. A
+//!   discarded message puts its NAK into the outbox.
+//! - [`GoldenNic::run`]: runs the send queues until none can make progress.
+//! - [`GoldenNic::take_sent`]: the messages sent since the last call, in the order sent.
+//! - Read access for tests: [`GoldenNic::mem`], [`GoldenNic::counter`], [`GoldenNic::stat`],
+//!   [`GoldenNic::cq_counts`], [`GoldenNic::wq_indices`].
+//!
+//! Inputs wider than their ports are cut to the port width (`host_op` 4 bits, `host_arg` 16,
+//! `rx_src` / `rx_src_qp` / `rx_qp` / `rx_cnt` 8, `rx_tag` 16) as the RTL's ports would.
+//!
+//! ## What it models
+//!
+//! Every architectural effect: WQE posting (including the conversion of a CQ WAIT's count into
+//! an absolute target through the CQ's `wait_index`), the managed / enable indices, in-order
+//! completion per queue, CQE contents and the rule "signaled or failed", CQ capacity (a send
+//! queue does not start a WQE while its CQ is full; a message whose RQ's CQ is full is
+//! discarded), the CALC arithmetic through the ALU golden, messages sent (SEND, CALC to a peer,
+//! NAKs), counters, data memory and the statistics counters.
+//!
+//! ## What it does not model
+//!
+//! - **Time.** There are no cycles, beats or handshakes. A host command, an arriving message and
+//!   a WQE each happen in one indivisible step; the transmit side always accepts a message.
+//! - **When work runs.** The send queues only advance inside [`GoldenNic::run`], which runs them
+//!   to quiescence; the hardware runs them all the time. A scenario whose outcome depends on
+//!   how far the queues got between two host commands or deliveries is racy at cycle level and
+//!   cannot be compared with the golden.
+//! - **Interleaving between queues.** `run` visits the send queues round robin, one WQE per
+//!   queue per round, and repeats rounds until one makes no progress. Where queues share a CQ,
+//!   the order of their CQEs *between* queues (and the order of messages between source QPs)
+//!   is therefore one possible order, not the hardware's; the order *within* a queue is exact.
+//! - **`CqStall` counts.** The specification counts one stall per attempt, which depends on
+//!   how often the hardware looks at the stalled queue. The golden counts one per WQE that was
+//!   found stalled (a queue's head WQE blocked by a full CQ, counted once until it starts). The
+//!   value of this statistic is *not* compared with the golden; every other statistic is.
+//! - Reset timing and the clearing of the context memories (the golden starts cleared).
+//!
+//! ## Readings of the specification
+//!
+//! Where the [module docs](super) leave a choice, the golden takes these readings:
+//!
+//! 1. A CQ WAIT (`mode` 0) is converted when it is **posted to either queue** (the spec says
+//!    "when the WAIT is posted"): if its CQ exists and the post is accepted, the CQ's
+//!    `wait_index` grows by `count` and the WQE stores the sum in `w1[63:32]`. A refused post
+//!    (`FULL`, `BAD_INDEX`) or a WAIT naming a CQ out of range converts nothing (the latter
+//!    then fails with `BAD_INDEX` when it runs).
+//! 2. `CONFIG_QP` sets `ei = ci` for each queue whose managed bit it sets, whether or not the
+//!    queue was managed before (the enable index of an unmanaged queue is never observable,
+//!    so this equals "every CONFIG_QP sets `ei = ci`").
+//! 3. A send queue starts no WQE, signaled or not, while its CQ is full.
+//! 4. `ErrorCqe` counts every CQE written with a status other than OK: failed WQEs, `LEN_ERR`,
+//!    the `BAD_INDEX` of an accepted message naming a counter out of range, and the
+//!    `REMOTE_DISCARD` notification of an arriving NAK (which also counts `NakReceived`).
+//!    Every non-OK status is a failure, so such a CQE is written even for an unsignaled WQE.
+//! 5. `RxDiscard` counts every data message discarded with a NAK, including those whose head
+//!    receive WQE completed with `BAD_OPCODE` / `BAD_ADDR` (those also count `ErrorCqe`).
+//! 6. NAK reason (the data word of the NAK): `BAD_INDEX` for a QP out of range; `NOT_READY`
+//!    for no posted WQE, a disabled WQE or a full CQ; the receive WQE's error status
+//!    (`BAD_OPCODE`, `BAD_ADDR`) when it failed.
+//! 7. An accepted message increments its counter also when it completes with `LEN_ERR`; a
+//!    counter out of range gives `BAD_INDEX`, which takes precedence over `LEN_ERR`.
+//! 8. CALC checks the ALU operation first (`BAD_ARG`), then every element address and the
+//!    result buffer (`BAD_ADDR`) before touching memory. `count = 0` reads and writes nothing
+//!    (no address check) and, to a peer, sends one empty message. Elements are processed one
+//!    after another: the result of element `i` is written before element `i + 1` is read.
+//! 9. A host command that answers nothing, and every refused one, answers data 0. Polling an
+//!    empty CQ (`EMPTY`) counts no statistic.
+
+use super::{
+    Cqe, HostOp, HostStatus, NicParams, Opcode, Stat, Status, Wqe, CQ_DEPTH, STATS, WQ_DEPTH,
+};
+use crate::alu::{golden::golden as alu_golden, AluOp, Dtype};
+use serde::Serialize;
+use std::collections::VecDeque;
+
+/// One whole message on the network, as received (`rx_*`) or sent (`tx_*`).
+///
+/// A data message with no words (`data` empty) is one `empty` beat. A NAK is always one `empty`
+/// beat whose data word carries the reason ([`Status`] code); here `data` is `[reason]` for a
+/// NAK (a NAK delivered with `data` empty has reason 0).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Serialize)]
+pub struct Message {
+    /// `kind`: false = data, true = NAK.
+    pub kind_nak: bool,
+    /// Received: the source node (`rx_src`). Sent: the destination node (`tx_dst`).
+    pub node: u64,
+    /// The QP at the sending end (`rx_src_qp` / `tx_src_qp`).
+    pub src_qp: u64,
+    /// The QP at the receiving end (`rx_qp` / `tx_qp`).
+    pub qp: u64,
+    /// The counter the receiver increments (`cnt_en`, `cnt`).
+    pub cnt: Option<u64>,
+    /// The sender's WQE index (`tag`).
+    pub tag: u64,
+    /// The data words; empty for an empty message; `[reason]` for a NAK.
+    pub data: Vec<u64>,
+}
+
+/// A send or receive queue.
+#[derive(Clone, Debug)]
+struct WorkQueue {
+    /// The WQE words, slot `i mod WQ_DEPTH` for WQE index `i`.
+    ring: Vec<(u64, u64)>,
+    pi: u16,
+    ci: u16,
+    ei: u16,
+    managed: bool,
+    /// The CQ its completions go to.
+    cq: usize,
+    /// The index of the head WQE for which a `CqStall` was counted.
+    stall_counted: Option<u16>,
+}
+
+impl WorkQueue {
+    fn new() -> WorkQueue {
+        WorkQueue {
+            ring: vec![(0, 0); WQ_DEPTH],
+            pi: 0,
+            ci: 0,
+            ei: 0,
+            managed: false,
+            cq: 0,
+            stall_counted: None,
+        }
+    }
+
+    fn is_full(&self) -> bool {
+        self.pi.wrapping_sub(self.ci) as usize == WQ_DEPTH
+    }
+
+    /// The head WQE, if one is posted and (for a managed queue) enabled.
+    fn runnable_head(&self) -> Option<(u64, u64)> {
+        let posted = self.ci != self.pi;
+        let enabled = !self.managed || (self.ei.wrapping_sub(self.ci) as i16) > 0;
+        if posted && enabled {
+            Some(self.ring[self.ci as usize % WQ_DEPTH])
+        } else {
+            None
+        }
+    }
+}
+
+/// A completion queue.
+#[derive(Clone, Debug, Default)]
+struct CompletionQueue {
+    /// CQEs written and not yet popped, oldest first.
+    entries: VecDeque<u64>,
+    produced: u32,
+    consumed: u32,
+    wait_index: u32,
+}
+
+impl CompletionQueue {
+    fn is_full(&self) -> bool {
+        self.entries.len() == CQ_DEPTH
+    }
+}
+
+/// One queue pair.
+#[derive(Clone, Debug)]
+struct QueuePair {
+    sq: WorkQueue,
+    rq: WorkQueue,
+}
+
+/// The golden NIC. See the [module docs](self).
+#[derive(Clone, Debug)]
+pub struct GoldenNic {
+    p: NicParams,
+    qps: Vec<QueuePair>,
+    cqs: Vec<CompletionQueue>,
+    counters: Vec<u32>,
+    dmem: Vec<u64>,
+    stats: [u32; STATS],
+    sent: Vec<Message>,
+}
+
+const M16: u64 = 0xFFFF;
+const M32: u64 = 0xFFFF_FFFF;
+
+impl GoldenNic {
+    /// The NIC after reset: every queue empty, unmanaged and reporting to CQ 0, every counter,
+    /// statistic and memory word zero.
+    pub fn new(p: NicParams) -> GoldenNic {
+        GoldenNic {
+            p,
+            qps: (0..p.qps)
+                .map(|_| QueuePair {
+                    sq: WorkQueue::new(),
+                    rq: WorkQueue::new(),
+                })
+                .collect(),
+            cqs: vec![CompletionQueue::default(); p.cqs],
+            counters: vec![0; p.counters],
+            dmem: vec![0; p.dmem_words],
+            stats: [0; STATS],
+            sent: vec![],
+        }
+    }
+
+    pub fn params(&self) -> &NicParams {
+        &self.p
+    }
+
+    /// Data-memory word `addr` (0 outside memory).
+    pub fn mem(&self, addr: usize) -> u64 {
+        self.dmem.get(addr).copied().unwrap_or(0)
+    }
+
+    /// Counter `i` (0 outside range).
+    pub fn counter(&self, i: usize) -> u64 {
+        self.counters.get(i).map_or(0, |&c| c as u64)
+    }
+
+    /// Statistics counter `s`.
+    pub fn stat(&self, s: Stat) -> u64 {
+        self.stats[s as usize] as u64
+    }
+
+    /// CQ `cq`'s `(produced, consumed, wait_index)`.
+    pub fn cq_counts(&self, cq: usize) -> (u64, u64, u64) {
+        let c = &self.cqs[cq];
+        (c.produced as u64, c.consumed as u64, c.wait_index as u64)
+    }
+
+    /// `(pi, ci, ei)` of QP `qp`'s send queue (`recv == false`) or receive queue.
+    pub fn wq_indices(&self, qp: usize, recv: bool) -> (u64, u64, u64) {
+        let q = &self.qps[qp];
+        let w = if recv { &q.rq } else { &q.sq };
+        (w.pi as u64, w.ci as u64, w.ei as u64)
+    }
+
+    /// The messages sent since the last call, in the order they were sent.
+    pub fn take_sent(&mut self) -> Vec<Message> {
+        std::mem::take(&mut self.sent)
+    }
+
+    fn count(&mut self, s: Stat) {
+        let c = &mut self.stats[s as usize];
+        *c = c.wrapping_add(1);
+    }
+
+    /// Writes a CQE to CQ `cq`; `ErrorCqe` counts every CQE whose status is not OK.
+    /// Callers have checked that the CQ has room.
+    fn write_cqe(&mut self, cq: usize, cqe: Cqe) {
+        let q = &mut self.cqs[cq];
+        if q.is_full() {
+            // Unreachable: every caller checks first. Dropping beats panicking on a bug.
+            self.count(Stat::CqOverrun);
+            return;
+        }
+        q.entries.push_back(cqe.encode());
+        q.produced = q.produced.wrapping_add(1);
+        if cqe.status != Status::Ok as u64 {
+            self.count(Stat::ErrorCqe);
+        }
+    }
+
+    /// Completes the head WQE of QP `qp`'s SQ or RQ: advances `ci` and writes a CQE if the WQE
+    /// is signaled or failed.
+    fn complete(&mut self, qp: usize, recv: bool, w0: u64, status: Status, len: u64) {
+        let q = &mut self.qps[qp];
+        let wq = if recv { &mut q.rq } else { &mut q.sq };
+        let index = wq.ci as u64;
+        let cq = wq.cq;
+        wq.ci = wq.ci.wrapping_add(1);
+        wq.stall_counted = None;
+        let signaled = (w0 >> 4) & 1 == 1;
+        if signaled || status != Status::Ok {
+            self.write_cqe(
+                cq,
+                Cqe {
+                    status: status as u64,
+                    opcode: w0 & 15,
+                    qp: qp as u64,
+                    is_recv: recv,
+                    index,
+                    len,
+                },
+            );
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------
+    // Host commands
+    // ---------------------------------------------------------------------------------------
+
+    /// Applies one host command (`op` cut to 4 bits, `arg` to 16) and returns its response:
+    /// the [`HostStatus`] code and the data (0 when the command answers nothing).
+    pub fn host(&mut self, op: u64, arg: u64, w0: u64, w1: u64) -> (u64, u64) {
+        let (status, data) = self.host_command(op & 15, (arg & M16) as usize, w0, w1);
+        match status {
+            HostStatus::BadOp => self.count(Stat::HostBadOp),
+            HostStatus::BadIndex => self.count(Stat::HostBadIndex),
+            HostStatus::Full => self.count(Stat::WqFull),
+            HostStatus::Ok | HostStatus::Empty => {}
+        }
+        (status as u64, data)
+    }
+
+    fn host_command(&mut self, op: u64, arg: usize, w0: u64, w1: u64) -> (HostStatus, u64) {
+        use HostStatus::{BadIndex, BadOp, Empty, Full, Ok};
+        let p = self.p;
+        let Some(op) = HostOp::from_code(op) else {
+            return (BadOp, 0);
+        };
+        match op {
+            HostOp::Nop => (Ok, 0),
+            HostOp::PostSq | HostOp::PostRq => {
+                if arg >= p.qps {
+                    return (BadIndex, 0);
+                }
+                let recv = op == HostOp::PostRq;
+                let full = {
+                    let q = &self.qps[arg];
+                    if recv {
+                        q.rq.is_full()
+                    } else {
+                        q.sq.is_full()
+                    }
+                };
+                if full {
+                    return (Full, 0);
+                }
+                // A CQ WAIT (on either queue) claims `count` completions beyond the CQ's wait
+                // index; the WQE stores the absolute target in place of the count.
+                let mut w1 = w1;
+                let wqe = Wqe::decode(w0, w1);
+                if wqe.opcode == Opcode::Wait as u64
+                    && wqe.mode == 0
+                    && (wqe.index as usize) < p.cqs
+                {
+                    let cq = &mut self.cqs[wqe.index as usize];
+                    let target = cq.wait_index.wrapping_add(wqe.value as u32);
+                    cq.wait_index = target;
+                    w1 = (w1 & M32) | (target as u64) << 32;
+                }
+                let q = &mut self.qps[arg];
+                let wq = if recv { &mut q.rq } else { &mut q.sq };
+                let index = wq.pi;
+                wq.ring[index as usize % WQ_DEPTH] = (w0, w1);
+                wq.pi = wq.pi.wrapping_add(1);
+                (Ok, index as u64)
+            }
+            HostOp::PollCq => {
+                if arg >= p.cqs {
+                    return (BadIndex, 0);
+                }
+                let cq = &mut self.cqs[arg];
+                match cq.entries.pop_front() {
+                    Some(cqe) => {
+                        cq.consumed = cq.consumed.wrapping_add(1);
+                        (Ok, cqe)
+                    }
+                    None => (Empty, 0),
+                }
+            }
+            HostOp::WriteMem => {
+                if arg >= p.dmem_words {
+                    return (BadIndex, 0);
+                }
+                self.dmem[arg] = w0;
+                (Ok, 0)
+            }
+            HostOp::ReadMem => {
+                if arg >= p.dmem_words {
+                    return (BadIndex, 0);
+                }
+                (Ok, self.dmem[arg])
+            }
+            HostOp::WriteCnt => {
+                if arg >= p.counters {
+                    return (BadIndex, 0);
+                }
+                self.counters[arg] = w0 as u32;
+                (Ok, 0)
+            }
+            HostOp::ReadCnt => {
+                if arg >= p.counters {
+                    return (BadIndex, 0);
+                }
+                (Ok, self.counters[arg] as u64)
+            }
+            HostOp::ConfigQp => {
+                let sq_cq = (w0 & 0xFF) as usize;
+                let rq_cq = ((w0 >> 8) & 0xFF) as usize;
+                if arg >= p.qps || sq_cq >= p.cqs || rq_cq >= p.cqs {
+                    return (BadIndex, 0);
+                }
+                let q = &mut self.qps[arg];
+                for (wq, cq, managed) in [
+                    (&mut q.sq, sq_cq, (w0 >> 16) & 1 == 1),
+                    (&mut q.rq, rq_cq, (w0 >> 17) & 1 == 1),
+                ] {
+                    wq.cq = cq;
+                    wq.managed = managed;
+                    if managed {
+                        // Nothing is enabled until a SEND_EN / RECV_EN says so.
+                        wq.ei = wq.ci;
+                    }
+                }
+                (Ok, 0)
+            }
+            HostOp::ReadStat => {
+                if arg >= STATS {
+                    return (BadIndex, 0);
+                }
+                (Ok, self.stats[arg] as u64)
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------
+    // Arriving messages
+    // ---------------------------------------------------------------------------------------
+
+    /// Processes one whole arriving message (header fields cut to their port widths).
+    pub fn deliver(&mut self, m: &Message) {
+        let qp = (m.qp & 0xFF) as usize;
+        if m.kind_nak {
+            self.deliver_nak(qp, m.tag & M16);
+            return;
+        }
+        // Why the message is discarded, if it is, and whether a receive WQE completed with it.
+        let reason = self.receive(qp, m);
+        if let Some(reason) = reason {
+            self.count(Stat::RxDiscard);
+            self.sent.push(Message {
+                kind_nak: true,
+                node: m.node & 0xFF,
+                src_qp: qp as u64,
+                qp: m.src_qp & 0xFF,
+                cnt: None,
+                tag: m.tag & M16,
+                data: vec![reason as u64],
+            });
+        }
+    }
+
+    /// An arriving NAK: a `RemoteDiscard` CQE for the SQ WQE `tag` of QP `qp`.
+    fn deliver_nak(&mut self, qp: usize, tag: u64) {
+        if qp >= self.p.qps {
+            self.count(Stat::CqOverrun);
+            return;
+        }
+        let cq = self.qps[qp].sq.cq;
+        if self.cqs[cq].is_full() {
+            self.count(Stat::CqOverrun);
+            return;
+        }
+        self.count(Stat::NakReceived);
+        self.write_cqe(
+            cq,
+            Cqe {
+                status: Status::RemoteDiscard as u64,
+                opcode: Opcode::Send as u64,
+                qp: qp as u64,
+                is_recv: false,
+                index: tag,
+                len: 0,
+            },
+        );
+    }
+
+    /// Offers a data message to QP `qp`'s RQ. Returns the NAK reason if it is discarded.
+    fn receive(&mut self, qp: usize, m: &Message) -> Option<Status> {
+        if qp >= self.p.qps {
+            return Some(Status::BadIndex);
+        }
+        let rq = &self.qps[qp].rq;
+        let Some((w0, w1)) = rq.runnable_head() else {
+            // No WQE posted, or the head not enabled in a managed RQ.
+            return Some(Status::NotReady);
+        };
+        if self.cqs[rq.cq].is_full() {
+            return Some(Status::NotReady);
+        }
+        let wqe = Wqe::decode(w0, w1);
+        if wqe.opcode != Opcode::Recv as u64 {
+            self.complete(qp, true, w0, Status::BadOpcode, 0);
+            return Some(Status::BadOpcode);
+        }
+        if wqe.addr + wqe.len > self.p.dmem_words as u64 {
+            self.complete(qp, true, w0, Status::BadAddr, 0);
+            return Some(Status::BadAddr);
+        }
+        let stored = m.data.len().min(wqe.len as usize);
+        let base = wqe.addr as usize;
+        self.dmem[base..base + stored].copy_from_slice(&m.data[..stored]);
+        let mut status = if m.data.len() > stored {
+            Status::LenErr
+        } else {
+            Status::Ok
+        };
+        if let Some(c) = m.cnt {
+            match self.counters.get_mut((c & 0xFF) as usize) {
+                Some(v) => *v = v.wrapping_add(1),
+                // The data is still delivered; the CQE reports the bad counter.
+                None => status = Status::BadIndex,
+            }
+        }
+        self.complete(qp, true, w0, status, stored as u64);
+        None
+    }
+
+    // ---------------------------------------------------------------------------------------
+    // Send queues
+    // ---------------------------------------------------------------------------------------
+
+    /// Runs the send queues until none can make progress: rounds over the QPs in index order,
+    /// each running at most one WQE, until a round completes nothing.
+    pub fn run(&mut self) {
+        loop {
+            let mut progress = false;
+            for qp in 0..self.p.qps {
+                progress |= self.run_one(qp);
+            }
+            if !progress {
+                break;
+            }
+        }
+    }
+
+    /// Runs the head WQE of QP `qp`'s SQ if it can; returns whether it completed.
+    fn run_one(&mut self, qp: usize) -> bool {
+        let sq = &self.qps[qp].sq;
+        let Some((w0, w1)) = sq.runnable_head() else {
+            return false;
+        };
+        if self.cqs[sq.cq].is_full() {
+            let ci = sq.ci;
+            if sq.stall_counted != Some(ci) {
+                self.qps[qp].sq.stall_counted = Some(ci);
+                self.count(Stat::CqStall);
+            }
+            return false;
+        }
+        let index = sq.ci as u64;
+        let wqe = Wqe::decode(w0, w1);
+        let status = match Opcode::from_code(wqe.opcode) {
+            Some(Opcode::Nop) => Status::Ok,
+            Some(Opcode::Send) => self.send(qp, index, &wqe),
+            Some(Opcode::Wait) => match self.wait_satisfied(&wqe) {
+                None => Status::BadIndex,
+                Some(true) => Status::Ok,
+                Some(false) => return false,
+            },
+            Some(Opcode::SendEn) => self.enable(false, &wqe),
+            Some(Opcode::RecvEn) => self.enable(true, &wqe),
+            Some(Opcode::Calc) => self.calc(qp, index, &wqe),
+            // RECV on a send queue, or an unknown opcode.
+            Some(Opcode::Recv) | None => Status::BadOpcode,
+        };
+        self.complete(qp, false, w0, status, 0);
+        true
+    }
+
+    fn send(&mut self, qp: usize, index: u64, w: &Wqe) -> Status {
+        if w.addr + w.len > self.p.dmem_words as u64 {
+            return Status::BadAddr;
+        }
+        let data = self.dmem[w.addr as usize..(w.addr + w.len) as usize].to_vec();
+        self.send_message(qp, index, w, data);
+        Status::Ok
+    }
+
+    /// Sends `data` to `w.dst` / `w.qp` with the WQE's counter; the tag is the WQE index.
+    fn send_message(&mut self, qp: usize, index: u64, w: &Wqe, data: Vec<u64>) {
+        self.sent.push(Message {
+            kind_nak: false,
+            node: w.dst,
+            src_qp: qp as u64,
+            qp: w.qp,
+            cnt: w.cnt_en.then_some(w.cnt),
+            tag: index,
+            data,
+        });
+    }
+
+    /// `None` if the WAIT names a CQ / counter out of range, else whether it may complete.
+    fn wait_satisfied(&self, w: &Wqe) -> Option<bool> {
+        let i = w.index as usize;
+        if w.mode == 0 {
+            // `value` holds the absolute target set when the WAIT was posted.
+            let cq = self.cqs.get(i)?;
+            let target = w.value as u32;
+            Some(cq.produced.wrapping_sub(target) as i32 >= 0)
+        } else {
+            let c = *self.counters.get(i)?;
+            Some(c as u64 >= w.value)
+        }
+    }
+
+    /// SEND_EN (`recv == false`) / RECV_EN: moves the enable index of QP `w.qp`'s queue.
+    fn enable(&mut self, recv: bool, w: &Wqe) -> Status {
+        let Some(q) = self.qps.get_mut(w.qp as usize) else {
+            return Status::BadIndex;
+        };
+        let wq = if recv { &mut q.rq } else { &mut q.sq };
+        let v = w.value as u16;
+        if w.mode == 0 {
+            wq.ei = wq.ei.wrapping_add(v);
+        } else {
+            let new_ei = v.wrapping_add(1);
+            if new_ei.wrapping_sub(wq.ei) as i16 >= 0 {
+                wq.ei = new_ei;
+            }
+        }
+        Status::Ok
+    }
+
+    fn calc(&mut self, qp: usize, index: u64, w: &Wqe) -> Status {
+        let (Some(op), Some(dtype)) = (AluOp::from_code(w.alu_op), Dtype::from_code(w.dtype))
+        else {
+            return Status::BadArg;
+        };
+        // Words per element: MAXLOC / MINLOC elements are (value, index) pairs.
+        let width: u64 = if op.is_loc() { 2 } else { 1 };
+        let n = w.len;
+        let words = self.p.dmem_words as u64;
+        if n > 0 {
+            let a_last = w.addr + (n - 1) * w.sa + width - 1;
+            let b_last = w.b + (n - 1) * w.sb + width - 1;
+            if a_last >= words || b_last >= words || w.dst_addr + n * width > words {
+                return Status::BadAddr;
+            }
+        }
+        for i in 0..n {
+            let a = (w.addr + i * w.sa) as usize;
+            let b = (w.b + i * w.sb) as usize;
+            let d = (w.dst_addr + i * width) as usize;
+            // Element i is read before it is written (arguments may overlap the result).
+            let (ai, bi) = if op.is_loc() {
+                (self.dmem[a + 1], self.dmem[b + 1])
+            } else {
+                (0, 0)
+            };
+            let (value, idx) = alu_golden(op, dtype, self.dmem[a], ai, self.dmem[b], bi);
+            self.dmem[d] = value;
+            if op.is_loc() {
+                self.dmem[d + 1] = idx;
+            }
+        }
+        if w.mode == 1 {
+            let d = w.dst_addr as usize;
+            let data = self.dmem[d..d + (n * width) as usize].to_vec();
+            self.send_message(qp, index, w, data);
+        }
+        Status::Ok
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! Directed tests, one group per work request. Every expected CQE, memory word and message
+    //! is written out by hand from the specification, never computed by the code under test.
+
+    use super::*;
+
+    // Codes written out so that the expectations read as numbers from the spec.
+    const OK: u64 = 0;
+    const BAD_OPCODE: u64 = 1;
+    const BAD_INDEX: u64 = 2;
+    const BAD_ADDR: u64 = 3;
+    const LEN_ERR: u64 = 4;
+    const REMOTE_DISCARD: u64 = 5;
+    const BAD_ARG: u64 = 6;
+    const NOT_READY: u64 = 7;
+    const NOP: u64 = 0;
+    const SEND: u64 = 1;
+    const RECV: u64 = 2;
+    const WAIT: u64 = 3;
+    const SEND_EN: u64 = 4;
+    const RECV_EN: u64 = 5;
+    const CALC: u64 = 6;
+
+    fn nic() -> GoldenNic {
+        GoldenNic::new(NicParams::SMALL)
+    }
+
+    fn cqe(status: u64, opcode: u64, qp: u64, is_recv: bool, index: u64, len: u64) -> Cqe {
+        Cqe {
+            status,
+            opcode,
+            qp,
+            is_recv,
+            index,
+            len,
+        }
+    }
+
+    /// Posts and checks the answer is OK with the expected WQE index.
+    fn post(n: &mut GoldenNic, recv: bool, qp: u64, w: Wqe, index: u64) {
+        let (w0, w1) = w.encode();
+        let op = if recv { 2 } else { 1 };
+        assert_eq!(n.host(op, qp, w0, w1), (0, index), "post {w:?}");
+    }
+
+    fn post_raw(n: &mut GoldenNic, qp: u64, w0: u64, w1: u64) -> (u64, u64) {
+        n.host(1, qp, w0, w1)
+    }
+
+    fn poll(n: &mut GoldenNic, cq: u64) -> Vec<Cqe> {
+        let mut v = vec![];
+        loop {
+            match n.host(3, cq, 0, 0) {
+                (0, w) => v.push(Cqe::decode(w)),
+                (4, 0) => return v,
+                r => panic!("poll answered {r:?}"),
+            }
+        }
+    }
+
+    fn write(n: &mut GoldenNic, addr: u64, words: &[u64]) {
+        for (i, &w) in words.iter().enumerate() {
+            assert_eq!(n.host(4, addr + i as u64, w, 0), (0, 0));
+        }
+    }
+
+    fn mem(n: &GoldenNic, addr: usize, len: usize) -> Vec<u64> {
+        (addr..addr + len).map(|a| n.mem(a)).collect()
+    }
+
+    fn config(n: &mut GoldenNic, qp: u64, sq_cq: u64, rq_cq: u64, sqm: bool, rqm: bool) {
+        let w0 = sq_cq | rq_cq << 8 | (sqm as u64) << 16 | (rqm as u64) << 17;
+        assert_eq!(n.host(8, qp, w0, 0), (0, 0));
+    }
+
+    fn data_msg(
+        qp: u64,
+        src: u64,
+        src_qp: u64,
+        cnt: Option<u64>,
+        tag: u64,
+        data: &[u64],
+    ) -> Message {
+        Message {
+            kind_nak: false,
+            node: src,
+            src_qp,
+            qp,
+            cnt,
+            tag,
+            data: data.to_vec(),
+        }
+    }
+
+    fn nak(dst: u64, dst_qp: u64, src_qp: u64, tag: u64, reason: u64) -> Message {
+        Message {
+            kind_nak: true,
+            node: dst,
+            src_qp,
+            qp: dst_qp,
+            cnt: None,
+            tag,
+            data: vec![reason],
+        }
+    }
+
+    #[test]
+    fn nop_completes_in_order_and_only_signaled_or_failed_write_cqes() {
+        let mut n = nic();
+        post(&mut n, false, 0, Wqe::nop(true), 0);
+        post(&mut n, false, 0, Wqe::nop(false), 1);
+        post(&mut n, false, 0, Wqe::nop(true), 2);
+        // Nothing runs before `run`.
+        assert_eq!(poll(&mut n, 0), vec![]);
+        n.run();
+        assert_eq!(
+            poll(&mut n, 0),
+            vec![cqe(OK, NOP, 0, false, 0, 0), cqe(OK, NOP, 0, false, 2, 0)]
+        );
+        assert_eq!(n.wq_indices(0, false), (3, 3, 0));
+        assert_eq!(n.cq_counts(0), (2, 2, 0));
+        // A failed WQE completes too and the queue goes on: unknown opcode 9, unsignaled.
+        assert_eq!(post_raw(&mut n, 0, 9, 0), (0, 3));
+        post(&mut n, false, 0, Wqe::nop(true), 4);
+        n.run();
+        assert_eq!(
+            poll(&mut n, 0),
+            vec![
+                cqe(BAD_OPCODE, 9, 0, false, 3, 0),
+                cqe(OK, NOP, 0, false, 4, 0)
+            ]
+        );
+        // RECV on a send queue is a bad opcode as well.
+        post(&mut n, false, 0, Wqe::recv(0, 1, false), 5);
+        n.run();
+        assert_eq!(poll(&mut n, 0), vec![cqe(BAD_OPCODE, RECV, 0, false, 5, 0)]);
+        assert_eq!(n.stat(Stat::ErrorCqe), 2);
+        assert!(n.take_sent().is_empty());
+    }
+
+    #[test]
+    fn send_sends_memory_with_counter_and_tag() {
+        let mut n = nic();
+        write(&mut n, 16, &[7, 8, 9]);
+        config(&mut n, 1, 2, 0, false, false); // QP 1's SQ reports to CQ 2
+        post(&mut n, false, 0, Wqe::send(16, 3, 5, 2, Some(3), true), 0);
+        post(&mut n, false, 1, Wqe::nop(false), 0);
+        post(&mut n, false, 1, Wqe::send(17, 0, 6, 1, None, true), 1);
+        n.run();
+        assert_eq!(
+            n.take_sent(),
+            vec![
+                Message {
+                    kind_nak: false,
+                    node: 5,
+                    src_qp: 0,
+                    qp: 2,
+                    cnt: Some(3),
+                    tag: 0,
+                    data: vec![7, 8, 9],
+                },
+                Message {
+                    kind_nak: false,
+                    node: 6,
+                    src_qp: 1,
+                    qp: 1,
+                    cnt: None,
+                    tag: 1,
+                    data: vec![],
+                },
+            ]
+        );
+        assert_eq!(poll(&mut n, 0), vec![cqe(OK, SEND, 0, false, 0, 0)]);
+        assert_eq!(poll(&mut n, 2), vec![cqe(OK, SEND, 1, false, 1, 0)]);
+        // A buffer outside memory fails (reported although unsignaled) and sends nothing;
+        // the last word is fine.
+        post(&mut n, false, 0, Wqe::send(1020, 5, 5, 2, None, false), 1);
+        post(&mut n, false, 0, Wqe::send(1023, 1, 5, 2, None, false), 2);
+        n.run();
+        assert_eq!(poll(&mut n, 0), vec![cqe(BAD_ADDR, SEND, 0, false, 1, 0)]);
+        let sent = n.take_sent();
+        assert_eq!(sent.len(), 1);
+        assert_eq!((sent[0].tag, sent[0].data.clone()), (2, vec![0]));
+        assert_eq!(n.stat(Stat::ErrorCqe), 1);
+        // The peer NAKs the first SEND: a REMOTE_DISCARD CQE for WQE 0 on the SQ's CQ.
+        n.deliver(&nak(5, 0, 2, 0, NOT_READY));
+        assert_eq!(
+            poll(&mut n, 0),
+            vec![cqe(REMOTE_DISCARD, SEND, 0, false, 0, 0)]
+        );
+        assert_eq!(n.stat(Stat::NakReceived), 1);
+        // A NAK to a QP that does not exist is dropped and counted.
+        n.deliver(&nak(5, 9, 2, 0, NOT_READY));
+        assert_eq!(n.stat(Stat::CqOverrun), 1);
+        assert!(n.take_sent().is_empty());
+    }
+
+    #[test]
+    fn recv_stores_counts_and_reports_length() {
+        let mut n = nic();
+        config(&mut n, 1, 0, 1, false, false); // QP 1's RQ reports to CQ 1
+        post(&mut n, true, 1, Wqe::recv(100, 4, true), 0);
+        post(&mut n, true, 1, Wqe::recv(200, 2, false), 1);
+        n.deliver(&data_msg(1, 3, 0, Some(2), 40, &[10, 20, 30]));
+        assert_eq!(poll(&mut n, 1), vec![cqe(OK, RECV, 1, true, 0, 3)]);
+        assert_eq!(mem(&n, 100, 4), vec![10, 20, 30, 0]);
+        assert_eq!(n.counter(2), 1);
+        // Longer than the buffer: the first words are kept, LEN_ERR although unsignaled.
+        n.deliver(&data_msg(1, 3, 0, Some(2), 41, &[1, 2, 3, 4, 5]));
+        assert_eq!(poll(&mut n, 1), vec![cqe(LEN_ERR, RECV, 1, true, 1, 2)]);
+        assert_eq!(mem(&n, 199, 4), vec![0, 1, 2, 0]);
+        assert_eq!(n.counter(2), 2);
+        // No receive WQE left: discarded, NAKed back to the sender's QP with the tag.
+        n.deliver(&data_msg(1, 3, 0, None, 42, &[9]));
+        assert_eq!(n.take_sent(), vec![nak(3, 0, 1, 42, NOT_READY)]);
+        assert_eq!(n.stat(Stat::RxDiscard), 1);
+        // A QP that does not exist: NAK with BAD_INDEX.
+        n.deliver(&data_msg(4, 3, 7, None, 43, &[9]));
+        assert_eq!(n.take_sent(), vec![nak(3, 7, 4, 43, BAD_INDEX)]);
+        // An empty message; a counter out of range (the data is still delivered).
+        post(&mut n, true, 1, Wqe::recv(300, 0, true), 2);
+        post(&mut n, true, 1, Wqe::recv(301, 1, true), 3);
+        n.deliver(&data_msg(1, 3, 0, None, 44, &[]));
+        n.deliver(&data_msg(1, 3, 0, Some(8), 45, &[77]));
+        assert_eq!(
+            poll(&mut n, 1),
+            vec![
+                cqe(OK, RECV, 1, true, 2, 0),
+                cqe(BAD_INDEX, RECV, 1, true, 3, 1)
+            ]
+        );
+        assert_eq!(n.mem(301), 77);
+        assert_eq!(n.stat(Stat::ErrorCqe), 2);
+        assert_eq!(n.stat(Stat::RxDiscard), 2);
+        assert!(n.take_sent().is_empty());
+        assert_eq!(poll(&mut n, 0), vec![]);
+    }
+
+    #[test]
+    fn recv_wqe_errors_complete_and_nak() {
+        let mut n = nic();
+        post(&mut n, true, 0, Wqe::nop(false), 0);
+        post(&mut n, true, 0, Wqe::recv(1000, 30, false), 1);
+        post(&mut n, true, 0, Wqe::recv(1000, 24, false), 2);
+        n.deliver(&data_msg(0, 9, 3, Some(1), 5, &[1]));
+        n.deliver(&data_msg(0, 9, 3, Some(1), 6, &[2]));
+        n.deliver(&data_msg(0, 9, 3, Some(1), 7, &[3]));
+        assert_eq!(
+            poll(&mut n, 0),
+            vec![
+                cqe(BAD_OPCODE, NOP, 0, true, 0, 0),
+                cqe(BAD_ADDR, RECV, 0, true, 1, 0),
+            ]
+        );
+        assert_eq!(
+            n.take_sent(),
+            vec![nak(9, 3, 0, 5, BAD_OPCODE), nak(9, 3, 0, 6, BAD_ADDR)]
+        );
+        assert_eq!(n.mem(1000), 3);
+        // Only the accepted message counted.
+        assert_eq!(n.counter(1), 1);
+        assert_eq!(n.stat(Stat::ErrorCqe), 2);
+        assert_eq!(n.stat(Stat::RxDiscard), 2);
+    }
+
+    #[test]
+    fn wait_cq_counts_beyond_earlier_waits() {
+        let mut n = nic();
+        config(&mut n, 1, 0, 1, false, false);
+        post(&mut n, false, 0, Wqe::wait_cq(1, 2, true), 0);
+        post(&mut n, false, 0, Wqe::nop(true), 1);
+        assert_eq!(n.cq_counts(1), (0, 0, 2));
+        for i in 0..3 {
+            post(&mut n, true, 1, Wqe::recv(10 + i, 1, true), i);
+        }
+        n.run();
+        assert_eq!(poll(&mut n, 0), vec![]);
+        n.deliver(&data_msg(1, 2, 0, None, 0, &[1]));
+        n.run();
+        assert_eq!(poll(&mut n, 0), vec![]);
+        // Popping does not change `produced`.
+        assert_eq!(poll(&mut n, 1), vec![cqe(OK, RECV, 1, true, 0, 1)]);
+        n.deliver(&data_msg(1, 2, 0, None, 1, &[2]));
+        n.run();
+        assert_eq!(
+            poll(&mut n, 0),
+            vec![cqe(OK, WAIT, 0, false, 0, 0), cqe(OK, NOP, 0, false, 1, 0)]
+        );
+        // The next WAIT claims one completion beyond the first WAIT's two: target 3.
+        post(&mut n, false, 0, Wqe::wait_cq(1, 1, true), 2);
+        assert_eq!(n.cq_counts(1), (2, 1, 3));
+        n.run();
+        assert_eq!(poll(&mut n, 0), vec![]);
+        n.deliver(&data_msg(1, 2, 0, None, 2, &[3]));
+        n.run();
+        assert_eq!(poll(&mut n, 0), vec![cqe(OK, WAIT, 0, false, 2, 0)]);
+        // count 0: completes at once. A CQ out of range: BAD_INDEX, no wait index touched.
+        post(&mut n, false, 0, Wqe::wait_cq(1, 0, false), 3);
+        post(&mut n, false, 0, Wqe::wait_cq(4, 1, false), 4);
+        n.run();
+        assert_eq!(poll(&mut n, 0), vec![cqe(BAD_INDEX, WAIT, 0, false, 4, 0)]);
+        assert_eq!(n.cq_counts(1), (3, 1, 3));
+        // A WAIT posted to an RQ also claims its count (the conversion is done on posting).
+        post(&mut n, true, 2, Wqe::wait_cq(1, 5, false), 0);
+        assert_eq!(n.cq_counts(1), (3, 1, 8));
+    }
+
+    #[test]
+    fn wait_counter_threshold() {
+        let mut n = nic();
+        post(&mut n, false, 0, Wqe::wait_counter(2, 3, true), 0);
+        post(&mut n, false, 0, Wqe::nop(false), 1);
+        assert_eq!(n.host(6, 2, 2, 0), (0, 0));
+        n.run();
+        assert_eq!(poll(&mut n, 0), vec![]);
+        // Only the low 32 bits of w0 are written.
+        assert_eq!(n.host(6, 2, 0xffff_ffff_0000_0003, 0), (0, 0));
+        assert_eq!(n.host(7, 2, 0, 0), (0, 3));
+        n.run();
+        assert_eq!(poll(&mut n, 0), vec![cqe(OK, WAIT, 0, false, 0, 0)]);
+        // Counter out of range; a threshold already passed (unsigned compare).
+        post(&mut n, false, 0, Wqe::wait_counter(8, 0, false), 2);
+        post(&mut n, false, 0, Wqe::wait_counter(2, 0, true), 3);
+        n.run();
+        assert_eq!(
+            poll(&mut n, 0),
+            vec![
+                cqe(BAD_INDEX, WAIT, 0, false, 2, 0),
+                cqe(OK, WAIT, 0, false, 3, 0)
+            ]
+        );
+        // Arriving messages move the counter.
+        post(&mut n, false, 0, Wqe::wait_counter(5, 2, true), 4);
+        post(&mut n, true, 1, Wqe::recv(0, 1, false), 0);
+        post(&mut n, true, 1, Wqe::recv(0, 1, false), 1);
+        n.deliver(&data_msg(1, 0, 0, Some(5), 0, &[1]));
+        n.run();
+        assert_eq!(poll(&mut n, 0), vec![]);
+        n.deliver(&data_msg(1, 0, 0, Some(5), 1, &[1]));
+        n.run();
+        assert_eq!(poll(&mut n, 0), vec![cqe(OK, WAIT, 0, false, 4, 0)]);
+    }
+
+    #[test]
+    fn send_en_moves_the_enable_index() {
+        let mut n = nic();
+        config(&mut n, 1, 1, 0, true, false); // QP 1: managed SQ reporting to CQ 1
+        for i in 0..3 {
+            post(&mut n, false, 1, Wqe::nop(true), i);
+        }
+        n.run();
+        assert_eq!(poll(&mut n, 1), vec![]);
+        // By 1: WQE 0 only.
+        post(&mut n, false, 0, Wqe::enable(false, 1, false, 1, true), 0);
+        n.run();
+        assert_eq!(poll(&mut n, 1), vec![cqe(OK, NOP, 1, false, 0, 0)]);
+        assert_eq!(n.wq_indices(1, false), (3, 1, 1));
+        // Up to index 2: WQEs 1 and 2.
+        post(&mut n, false, 0, Wqe::enable(false, 1, true, 2, false), 1);
+        n.run();
+        assert_eq!(
+            poll(&mut n, 1),
+            vec![cqe(OK, NOP, 1, false, 1, 0), cqe(OK, NOP, 1, false, 2, 0)]
+        );
+        // Up to index 0 would move ei backwards: unchanged.
+        post(&mut n, false, 0, Wqe::enable(false, 1, true, 0, false), 2);
+        n.run();
+        assert_eq!(n.wq_indices(1, false), (3, 3, 3));
+        // Enabling ahead of posting: the WQE posted later runs at once.
+        post(&mut n, false, 0, Wqe::enable(false, 1, false, 2, false), 3);
+        n.run();
+        assert_eq!(n.wq_indices(1, false), (3, 3, 5));
+        post(&mut n, false, 1, Wqe::nop(true), 3);
+        n.run();
+        assert_eq!(poll(&mut n, 1), vec![cqe(OK, NOP, 1, false, 3, 0)]);
+        // Target QP out of range.
+        post(&mut n, false, 0, Wqe::enable(false, 4, false, 1, false), 4);
+        n.run();
+        assert_eq!(
+            poll(&mut n, 0),
+            vec![
+                cqe(OK, SEND_EN, 0, false, 0, 0),
+                cqe(BAD_INDEX, SEND_EN, 0, false, 4, 0)
+            ]
+        );
+        // Re-configuring a managed queue disables what was enabled ahead: ei = ci.
+        config(&mut n, 1, 1, 0, true, false);
+        assert_eq!(n.wq_indices(1, false), (4, 4, 4));
+    }
+
+    #[test]
+    fn recv_en_enables_receive_wqes() {
+        let mut n = nic();
+        config(&mut n, 1, 0, 1, false, true); // QP 1: managed RQ reporting to CQ 1
+        post(&mut n, true, 1, Wqe::recv(50, 2, true), 0);
+        post(&mut n, true, 1, Wqe::recv(60, 2, true), 1);
+        // Not enabled: discarded and NAKed; the WQE is not consumed.
+        n.deliver(&data_msg(1, 4, 2, None, 7, &[1, 2]));
+        assert_eq!(n.take_sent(), vec![nak(4, 2, 1, 7, NOT_READY)]);
+        assert_eq!(n.wq_indices(1, true), (2, 0, 0));
+        post(&mut n, false, 0, Wqe::enable(true, 1, false, 1, true), 0);
+        n.run();
+        n.deliver(&data_msg(1, 4, 2, None, 8, &[3, 4]));
+        // Only one was enabled.
+        n.deliver(&data_msg(1, 4, 2, None, 9, &[5, 6]));
+        assert_eq!(n.take_sent(), vec![nak(4, 2, 1, 9, NOT_READY)]);
+        assert_eq!(poll(&mut n, 1), vec![cqe(OK, RECV, 1, true, 0, 2)]);
+        assert_eq!(poll(&mut n, 0), vec![cqe(OK, RECV_EN, 0, false, 0, 0)]);
+        assert_eq!(mem(&n, 50, 2), vec![3, 4]);
+        assert_eq!(mem(&n, 60, 2), vec![0, 0]);
+        assert_eq!(n.stat(Stat::RxDiscard), 2);
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn calc(op: u64, dtype: u64, count: u64, a: u64, sa: u64, b: u64, sb: u64, dst: u64) -> Wqe {
+        Wqe {
+            opcode: CALC,
+            signaled: true,
+            alu_op: op,
+            dtype,
+            len: count,
+            addr: a,
+            sa,
+            b,
+            sb,
+            dst_addr: dst,
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn calc_to_memory_and_to_a_peer() {
+        let mut n = nic();
+        // SUM int64, `a` strided by 2 (junk words in between), `b` contiguous.
+        write(&mut n, 16, &[1, 100, 2, 100, 3, 100]);
+        write(&mut n, 32, &[10, 20, 30]);
+        post(&mut n, false, 0, calc(4, 2, 3, 16, 2, 32, 1, 48), 0);
+        // SUM int32 wraps and ignores the upper 32 bits.
+        write(&mut n, 56, &[0xdead_beef_7fff_ffff, 1]);
+        post(&mut n, false, 0, calc(4, 0, 1, 56, 1, 57, 1, 58), 1);
+        // MAXLOC int32 on (value, index) pairs, to node 9 QP 3 with counter 4:
+        // max(-5, -3) = -3 at index 1; a tie at 7 takes the lower index 0.
+        write(&mut n, 64, &[-5i64 as u64, 0, 7, 0]);
+        write(&mut n, 72, &[-3i64 as u64, 1, 7, 1]);
+        post(
+            &mut n,
+            false,
+            0,
+            Wqe {
+                mode: 1,
+                dst: 9,
+                qp: 3,
+                cnt_en: true,
+                cnt: 4,
+                ..calc(2, 0, 2, 64, 2, 72, 2, 80)
+            },
+            2,
+        );
+        // BXOR uint64 with `sb = 0` (one `b` element for all).
+        write(&mut n, 96, &[0xFFFF_0000_FFFF_0000, 0x0F0F_0F0F_0F0F_0F0F]);
+        write(&mut n, 100, &[u64::MAX]);
+        post(&mut n, false, 0, calc(11, 3, 2, 96, 1, 100, 0, 104), 3);
+        // In place, `sa = 0`: element 0 overwrites the `a` the next elements read.
+        write(&mut n, 120, &[5]);
+        write(&mut n, 130, &[1, 1, 1]);
+        post(&mut n, false, 0, calc(4, 3, 3, 120, 0, 130, 1, 120), 4);
+        n.run();
+        assert_eq!(mem(&n, 48, 4), vec![11, 22, 33, 0]);
+        assert_eq!(n.mem(58), 0x8000_0000);
+        assert_eq!(mem(&n, 80, 4), vec![0xFFFF_FFFD, 1, 7, 0]);
+        assert_eq!(
+            mem(&n, 104, 2),
+            vec![0x0000_FFFF_0000_FFFF, 0xF0F0_F0F0_F0F0_F0F0]
+        );
+        assert_eq!(mem(&n, 120, 3), vec![6, 7, 7]);
+        assert_eq!(
+            n.take_sent(),
+            vec![Message {
+                kind_nak: false,
+                node: 9,
+                src_qp: 0,
+                qp: 3,
+                cnt: Some(4),
+                tag: 2,
+                data: vec![0xFFFF_FFFD, 1, 7, 0],
+            }]
+        );
+        assert_eq!(
+            poll(&mut n, 0),
+            (0..5)
+                .map(|i| cqe(OK, CALC, 0, false, i, 0))
+                .collect::<Vec<_>>()
+        );
+    }
+
+    #[test]
+    fn calc_errors_and_empty() {
+        let mut n = nic();
+        let unsignaled = |w: Wqe| Wqe {
+            signaled: false,
+            ..w
+        };
+        // Reserved ALU operation 12.
+        post(
+            &mut n,
+            false,
+            0,
+            unsignaled(calc(12, 0, 1, 0, 1, 0, 1, 0)),
+            0,
+        );
+        // `a`'s last element at 1020 + 2 * 2 = 1024: outside.
+        post(
+            &mut n,
+            false,
+            0,
+            unsignaled(calc(4, 2, 3, 1020, 2, 0, 1, 0)),
+            1,
+        );
+        // Result 1023 .. 1024: outside; 1022 .. 1023: fine.
+        post(
+            &mut n,
+            false,
+            0,
+            unsignaled(calc(4, 2, 2, 0, 1, 0, 1, 1023)),
+            2,
+        );
+        post(
+            &mut n,
+            false,
+            0,
+            unsignaled(calc(4, 2, 2, 0, 1, 0, 1, 1022)),
+            3,
+        );
+        // MINLOC at 1023: its index word 1024 is outside.
+        post(
+            &mut n,
+            false,
+            0,
+            unsignaled(calc(3, 2, 1, 1023, 1, 0, 1, 0)),
+            4,
+        );
+        // count 0 to a peer: an empty message; to memory: nothing.
+        post(
+            &mut n,
+            false,
+            0,
+            Wqe {
+                mode: 1,
+                dst: 1,
+                qp: 2,
+                ..calc(4, 2, 0, 1023, 1, 1023, 1, 1023)
+            },
+            5,
+        );
+        post(&mut n, false, 0, calc(4, 2, 0, 5000, 1, 0, 1, 0), 6);
+        n.run();
+        assert_eq!(
+            poll(&mut n, 0),
+            vec![
+                cqe(BAD_ARG, CALC, 0, false, 0, 0),
+                cqe(BAD_ADDR, CALC, 0, false, 1, 0),
+                cqe(BAD_ADDR, CALC, 0, false, 2, 0),
+                cqe(BAD_ADDR, CALC, 0, false, 4, 0),
+                cqe(OK, CALC, 0, false, 5, 0),
+                cqe(OK, CALC, 0, false, 6, 0),
+            ]
+        );
+        assert_eq!(
+            n.take_sent(),
+            vec![Message {
+                kind_nak: false,
+                node: 1,
+                src_qp: 0,
+                qp: 2,
+                cnt: None,
+                tag: 5,
+                data: vec![],
+            }]
+        );
+        assert_eq!(n.stat(Stat::ErrorCqe), 4);
+    }
+
+    #[test]
+    fn host_command_errors() {
+        let mut n = nic();
+        assert_eq!(n.host(0, 0, 0, 0), (0, 0));
+        assert_eq!(n.host(10, 0, 0, 0), (1, 0));
+        assert_eq!(n.host(15, 0, 0, 0), (1, 0));
+        // Out of range: QP 4, CQ 4, address 1024, counter 8, stat 8, CONFIG_QP with CQ 4.
+        let (w0, w1) = Wqe::nop(true).encode();
+        assert_eq!(n.host(1, 4, w0, w1), (2, 0));
+        assert_eq!(n.host(2, 4, w0, w1), (2, 0));
+        assert_eq!(n.host(3, 4, 0, 0), (2, 0));
+        assert_eq!(n.host(4, 1024, 1, 0), (2, 0));
+        assert_eq!(n.host(5, 1024, 0, 0), (2, 0));
+        assert_eq!(n.host(6, 8, 1, 0), (2, 0));
+        assert_eq!(n.host(7, 8, 0, 0), (2, 0));
+        assert_eq!(n.host(8, 0, 0x0004, 0), (2, 0));
+        assert_eq!(n.host(8, 0, 0x0400, 0), (2, 0));
+        assert_eq!(n.host(9, 8, 0, 0), (2, 0));
+        // `arg` is 16 bits: 0x1_0001 is QP 1.
+        assert_eq!(n.host(1, 0x1_0001, w0, w1), (0, 0));
+        // Full WQ: 16 WQEs posted to an RQ nothing consumes.
+        for i in 1..16 {
+            assert_eq!(n.host(2, 3, w0, w1), (0, i - 1));
+        }
+        assert_eq!(n.host(2, 3, w0, w1), (0, 15));
+        assert_eq!(n.host(2, 3, w0, w1), (3, 0));
+        // Poll of an empty CQ.
+        assert_eq!(n.host(3, 0, 0, 0), (4, 0));
+        assert_eq!(n.host(9, 0, 0, 0), (0, 2)); // HostBadOp
+        assert_eq!(n.host(9, 1, 0, 0), (0, 10)); // HostBadIndex
+        assert_eq!(n.host(9, 2, 0, 0), (0, 1)); // WqFull
+        for s in 3..8 {
+            assert_eq!(n.host(9, s, 0, 0), (0, 0));
+        }
+        // Reading the stat does not count; memory and counters read back.
+        assert_eq!(n.host(4, 1023, u64::MAX, 0), (0, 0));
+        assert_eq!(n.host(5, 1023, 0, 0), (0, u64::MAX));
+        assert_eq!(n.host(6, 7, 0x1_2345_6789, 0), (0, 0));
+        assert_eq!(n.host(7, 7, 0, 0), (0, 0x2345_6789));
+        assert_eq!(n.host(9, 1, 0, 0), (0, 10));
+    }
+
+    #[test]
+    fn full_cq_stalls_the_sq_and_discards_messages() {
+        let mut n = nic();
+        config(&mut n, 1, 0, 0, false, false);
+        for i in 0..16 {
+            post(&mut n, false, 0, Wqe::nop(true), i);
+        }
+        n.run();
+        for i in 0..16 {
+            post(&mut n, false, 0, Wqe::nop(true), 16 + i);
+        }
+        n.run();
+        assert_eq!(n.cq_counts(0), (32, 0, 0));
+        // The CQ is full: the next WQE waits (unsignaled too), counted once.
+        post(&mut n, false, 0, Wqe::nop(false), 32);
+        n.run();
+        n.run();
+        assert_eq!(n.wq_indices(0, false), (33, 32, 0));
+        assert_eq!(n.stat(Stat::CqStall), 1);
+        // A message whose RQ's CQ is full: NAK; a NAK notification: dropped.
+        post(&mut n, true, 1, Wqe::recv(0, 1, true), 0);
+        n.deliver(&data_msg(1, 2, 3, None, 4, &[1]));
+        assert_eq!(n.take_sent(), vec![nak(2, 3, 1, 4, NOT_READY)]);
+        n.deliver(&nak(2, 0, 3, 0, NOT_READY));
+        assert_eq!(n.stat(Stat::CqOverrun), 1);
+        assert_eq!(n.stat(Stat::RxDiscard), 1);
+        // Popping one lets the stalled WQE run.
+        assert_eq!(
+            Cqe::decode(n.host(3, 0, 0, 0).1),
+            cqe(OK, NOP, 0, false, 0, 0)
+        );
+        n.run();
+        assert_eq!(n.wq_indices(0, false), (33, 33, 0));
+        assert_eq!(n.cq_counts(0), (32, 1, 0));
+        assert_eq!(n.stat(Stat::CqStall), 1);
+    }
+}

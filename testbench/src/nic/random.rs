@@ -1,0 +1,218 @@
+//! Random host programs for lockstep runs.
+//!
+//! A program mixes every host command, every work request (valid ones and each kind of bad
+//! one: unknown opcode, reserved bits, out-of-range QP / CQ / counter, buffers outside memory,
+//! reserved ALU operation, full queues), arriving messages (to posted, missing and disabled
+//! receive WQEs, longer than their buffer, naming counters, NAKs) and idle stretches. It is not
+//! meant to compute anything: the point is that two implementations do exactly the same thing
+//! cycle by cycle, including on the error paths.
+
+use netcoll_models::nic::golden::Message;
+use netcoll_models::nic::scenario::{HostCmd, Scenario, Step};
+use netcoll_models::nic::{HostOp, NicParams, Opcode, Wqe};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+fn host(label: &'static str, op: HostOp, arg: u64, w0: u64, w1: u64) -> Step {
+    Step::Host {
+        label,
+        cmds: vec![HostCmd {
+            op: op as u64,
+            arg,
+            w0,
+            w1,
+        }],
+    }
+}
+
+/// An index that is usually in `0..n` and sometimes just out of range.
+fn index(r: &mut ChaCha8Rng, n: usize) -> u64 {
+    if r.gen_ratio(1, 12) {
+        n as u64 + r.gen_range(0..3)
+    } else {
+        r.gen_range(0..n as u64)
+    }
+}
+
+/// A buffer address: usually well inside memory, sometimes near or past its end.
+fn addr(r: &mut ChaCha8Rng, p: &NicParams) -> u64 {
+    if r.gen_ratio(1, 16) {
+        p.dmem_words as u64 - r.gen_range(0..4)
+    } else {
+        r.gen_range(0..64)
+    }
+}
+
+fn random_wqe(r: &mut ChaCha8Rng, p: &NicParams) -> Wqe {
+    let signaled = r.gen_ratio(3, 4);
+    match r.gen_range(0..20) {
+        0..=1 => Wqe::nop(signaled),
+        2..=5 => Wqe::send(
+            addr(r, p),
+            r.gen_range(0..5),
+            r.gen_range(0..4),
+            r.gen_range(0..p.qps as u64),
+            if r.gen_bool(0.5) {
+                Some(index(r, p.counters))
+            } else {
+                None
+            },
+            signaled,
+        ),
+        6..=7 => Wqe::wait_cq(index(r, p.cqs), r.gen_range(0..3), signaled),
+        8..=9 => Wqe::wait_counter(index(r, p.counters), r.gen_range(0..4), signaled),
+        10..=12 => Wqe::enable(
+            r.gen_bool(0.5),
+            index(r, p.qps),
+            r.gen_bool(0.3),
+            r.gen_range(0..4),
+            signaled,
+        ),
+        13..=17 => Wqe {
+            opcode: Opcode::Calc as u64,
+            signaled,
+            alu_op: if r.gen_ratio(1, 10) {
+                r.gen_range(12..16)
+            } else {
+                r.gen_range(0..12)
+            },
+            dtype: r.gen_range(0..4),
+            mode: r.gen_bool(0.3) as u64,
+            len: r.gen_range(0..4),
+            addr: addr(r, p),
+            b: addr(r, p),
+            sa: r.gen_range(0..3),
+            sb: r.gen_range(0..3),
+            dst_addr: addr(r, p),
+            dst: r.gen_range(0..4),
+            qp: r.gen_range(0..p.qps as u64),
+            cnt_en: r.gen_bool(0.3),
+            cnt: index(r, p.counters),
+            ..Default::default()
+        },
+        18 => Wqe::recv(addr(r, p), r.gen_range(0..4), signaled),
+        // An unknown opcode.
+        _ => Wqe {
+            opcode: r.gen_range(7..16),
+            signaled,
+            ..Default::default()
+        },
+    }
+}
+
+/// A random host program of about `steps` steps for a NIC with parameters `p`.
+pub fn random_scenario(p: &NicParams, seed: u64, steps: usize) -> Scenario {
+    let mut r = ChaCha8Rng::seed_from_u64(seed);
+    let mut out = vec![];
+    // Queue pairs: some report to other CQs, some queues are managed.
+    for qp in 0..p.qps as u64 {
+        if r.gen_bool(0.7) {
+            let w0 = r.gen_range(0..p.cqs as u64)
+                | r.gen_range(0..p.cqs as u64) << 8
+                | (r.gen_ratio(1, 4) as u64) << 16
+                | (r.gen_ratio(1, 3) as u64) << 17;
+            out.push(host("config_qp", HostOp::ConfigQp, qp, w0, 0));
+        }
+    }
+    for a in 0..16u64 {
+        out.push(host("write_mem", HostOp::WriteMem, a * 3, r.gen(), 0));
+    }
+    while out.len() < steps {
+        let step = match r.gen_range(0..100) {
+            0..=29 => {
+                let q = random_wqe(&mut r, p);
+                let (mut w0, w1) = q.encode();
+                if r.gen_ratio(1, 40) {
+                    w0 |= 1 << 6; // a reserved bit
+                }
+                host("post_sq", HostOp::PostSq, index(&mut r, p.qps), w0, w1)
+            }
+            30..=44 => {
+                let q = if r.gen_ratio(1, 10) {
+                    random_wqe(&mut r, p)
+                } else {
+                    Wqe::recv(addr(&mut r, p), r.gen_range(0..5), r.gen_ratio(4, 5))
+                };
+                let (w0, w1) = q.encode();
+                host("post_rq", HostOp::PostRq, index(&mut r, p.qps), w0, w1)
+            }
+            45..=59 => {
+                let nak = r.gen_ratio(1, 8);
+                let words = if nak { 0 } else { r.gen_range(0..6) };
+                Step::Deliver(Message {
+                    kind_nak: nak,
+                    node: r.gen_range(0..4),
+                    src_qp: r.gen_range(0..16),
+                    qp: index(&mut r, p.qps),
+                    cnt: if r.gen_bool(0.4) {
+                        Some(index(&mut r, p.counters))
+                    } else {
+                        None
+                    },
+                    tag: r.gen_range(0..32),
+                    data: (0..words).map(|_| r.gen()).collect(),
+                })
+            }
+            60..=74 => Step::Run {
+                cycles: r.gen_range(0..300),
+            },
+            75..=82 => Step::Poll {
+                cq: index(&mut r, p.cqs),
+            },
+            83..=85 => Step::ReadMem {
+                addr: addr(&mut r, p),
+                len: r.gen_range(1..4),
+            },
+            86..=87 => Step::ReadCounter {
+                counter: index(&mut r, p.counters),
+            },
+            88..=89 => Step::ReadStat {
+                stat: r.gen_range(0..10),
+            },
+            90..=92 => host(
+                "write_mem",
+                HostOp::WriteMem,
+                addr(&mut r, p),
+                r.gen(),
+                0,
+            ),
+            93..=94 => host(
+                "write_counter",
+                HostOp::WriteCnt,
+                index(&mut r, p.counters),
+                r.gen_range(0..4),
+                0,
+            ),
+            95..=96 => {
+                let qp = index(&mut r, p.qps);
+                let w0 = index(&mut r, p.cqs)
+                    | index(&mut r, p.cqs) << 8
+                    | (r.gen_bool(0.5) as u64) << 16
+                    | (r.gen_bool(0.5) as u64) << 17;
+                host("config_qp", HostOp::ConfigQp, qp, w0, 0)
+            }
+            _ => Step::Host {
+                label: "host",
+                cmds: vec![HostCmd {
+                    op: r.gen_range(0..16),
+                    arg: r.gen_range(0..40),
+                    w0: r.gen(),
+                    w1: r.gen(),
+                }],
+            },
+        };
+        out.push(step);
+    }
+    // Let everything runnable finish and drain every CQ.
+    out.push(Step::Run { cycles: 2000 });
+    for cq in 0..p.cqs as u64 {
+        out.push(Step::Poll { cq });
+    }
+    Scenario {
+        file: format!("random-{seed}"),
+        name: format!("random program, seed {seed}"),
+        description: String::new(),
+        params: *p,
+        steps: out,
+    }
+}
