@@ -505,10 +505,7 @@ impl Emitter {
         for ch in &c.children {
             for a in &ch.atoms {
                 if ch.prim == Prim::Inst
-                    && !matches!(
-                        a.kind,
-                        AtomKind::InputParameter | AtomKind::OutputParameter
-                    )
+                    && !matches!(a.kind, AtomKind::InputParameter | AtomKind::OutputParameter)
                 {
                     continue;
                 }
@@ -1109,12 +1106,7 @@ impl Emitter {
             let pins: Vec<&AtomInfo> = c
                 .atoms
                 .iter()
-                .filter(|a| {
-                    matches!(
-                        a.kind,
-                        AtomKind::InputParameter | AtomKind::OutputParameter
-                    )
-                })
+                .filter(|a| matches!(a.kind, AtomKind::InputParameter | AtomKind::OutputParameter))
                 .collect();
             for a in &pins {
                 let kind = match a.kind {
@@ -1183,7 +1175,11 @@ impl Emitter {
                 })
                 .collect(),
             text: t,
-            children: self.children.iter().filter_map(|c| c.module.clone()).collect(),
+            children: self
+                .children
+                .iter()
+                .filter_map(|c| c.module.clone())
+                .collect(),
         })
     }
 }

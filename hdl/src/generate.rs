@@ -28,6 +28,8 @@ pub struct GeneratedFile {
     /// File name (no directory).
     pub name: String,
     pub contents: String,
+    /// For a Verilog file: the other generated files it needs (the modules it instantiates).
+    pub requires: Vec<String>,
 }
 
 #[derive(Serialize)]
@@ -216,11 +218,13 @@ pub fn generate(cfg: &Config) -> Result<Vec<GeneratedFile>, GenError> {
         .map(|(m, _)| GeneratedFile {
             name: format!("{}.v", m.name),
             contents: m.text.clone(),
+            requires: m.children.iter().map(|c| format!("{}.v", c.name)).collect(),
         })
         .collect();
     files.push(GeneratedFile {
         name: "manifest.json".into(),
         contents: json,
+        requires: vec![],
     });
     Ok(files)
 }

@@ -8,6 +8,6 @@
 pub mod alu;
 pub mod emit;
 pub mod generate;
-pub mod prim;
 pub mod nic;
+pub mod prim;
 pub mod switch;

@@ -24,6 +24,18 @@ fn switch_engine_small_snapshot() {
     insta::assert_snapshot!("switch_engine_small", m.text);
 }
 
+#[test]
+fn nic_small_snapshot() {
+    let m = netcoll_hdl::generate::nic(&Config {
+        nic: netcoll_models::nic::NicParams::SMALL,
+        ..Default::default()
+    })
+    .expect("emit");
+    insta::assert_snapshot!("nic_small", m.text);
+    assert_eq!(m.children.len(), 1, "the one-lane reduction ALU");
+    assert_eq!(m.children[0].name, "reduce_alu_l1");
+}
+
 /// rust-hdl accepts `table` as a field name, but it is a Verilog keyword.
 #[derive(LogicBlock, Default)]
 struct KeywordNamed {

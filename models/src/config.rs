@@ -555,8 +555,10 @@ mod tests {
 
     #[test]
     fn nic_and_alu_tables() {
-        let c = Config::from_toml_str("[nic]\nqps = 4\ncqs = 4\ncounters = 8\ndmem_words = 1024\n[alu]\nlanes = 1\n")
-            .expect("valid");
+        let c = Config::from_toml_str(
+            "[nic]\nqps = 4\ncqs = 4\ncounters = 8\ndmem_words = 1024\n[alu]\nlanes = 1\n",
+        )
+        .expect("valid");
         assert_eq!(c.nic, NicParams::SMALL);
         assert_eq!(c.alu_lanes, 1);
         for nic in NicParams::all_supported() {

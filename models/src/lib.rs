@@ -4,7 +4,7 @@
 //! This crate deliberately does not depend on rust-hdl: the RTL (`netcoll-hdl`) depends on it,
 //! so the port structs defined here are the single definition both levels share.
 
-pub mod config;
-pub mod switch;
 pub mod alu;
+pub mod config;
 pub mod nic;
+pub mod switch;

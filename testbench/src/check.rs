@@ -3,6 +3,10 @@
 //! Per level: the directed cases of [`crate::switch::suite`]; then random traffic — for the
 //! cycle model against the golden reference, for the RTL and the Verilog in lockstep with the
 //! cycle model (every output, every cycle) while the golden reference checks every answer.
+//!
+//! The NIC rows: every example scenario of `scenarios/nic/` (the golden and the cycle model
+//! compared with timing removed; the RTL and the Verilog must print exactly the cycle model's
+//! events), then random host programs in lockstep with the cycle model.
 
 use crate::switch::{cycle_dut, dut, lockstep, suite, Level, Stimulus};
 use netcoll_models::switch::engine::EngineModel;
@@ -19,13 +23,15 @@ pub struct CheckOptions {
     pub verilator_cycles: u64,
     /// Whether to run the Verilator level at all.
     pub verilator: bool,
+    /// Parameters of the NIC's random programs.
+    pub nic: netcoll_models::nic::NicParams,
 }
 
 /// One row of the table.
 #[derive(Clone, Debug)]
 pub struct Row {
     pub block: &'static str,
-    pub level: Level,
+    pub level: &'static str,
     pub tests: usize,
     pub cycles: u64,
     pub seconds: f64,
@@ -60,16 +66,12 @@ impl Report {
             let _ = writeln!(
                 t,
                 "{:<16} {:<13} {:>6} {:>12} {:>9.2}  {result}",
-                r.block,
-                r.level.name(),
-                r.tests,
-                r.cycles,
-                r.seconds
+                r.block, r.level, r.tests, r.cycles, r.seconds
             );
         }
         for r in &self.rows {
             for f in &r.failures {
-                let _ = writeln!(t, "\n{} / {}: {f}", r.block, r.level.name());
+                let _ = writeln!(t, "\n{} / {}: {f}", r.block, r.level);
             }
         }
         t
@@ -156,12 +158,106 @@ pub fn run(opts: &CheckOptions) -> Report {
         f1.extend(f2);
         report.rows.push(Row {
             block: "switch_engine",
-            level,
+            level: level.name(),
             tests: n1 + n2,
             cycles: c1 + c2,
             seconds: started.elapsed().as_secs_f64(),
             failures: f1,
         });
     }
+    for level in crate::nic::Level::ALL {
+        if level == crate::nic::Level::Verilator && !opts.verilator {
+            continue;
+        }
+        let started = Instant::now();
+        let cycles = match level {
+            crate::nic::Level::Rtl => (opts.verilator_cycles / 50).clamp(2_000, 20_000),
+            _ => opts.verilator_cycles,
+        };
+        let (tests, cycles, failures) = nic(level, &opts.nic, cycles);
+        report.rows.push(Row {
+            block: "nic",
+            level: level.name(),
+            tests,
+            cycles,
+            seconds: started.elapsed().as_secs_f64(),
+            failures,
+        });
+    }
     report
+}
+
+/// The example scenarios of `scenarios/nic/`, sorted by name.
+pub fn nic_examples() -> Result<Vec<netcoll_models::nic::scenario::Scenario>, String> {
+    let dir = crate::tools::repo_root().join("scenarios").join("nic");
+    let mut paths: Vec<_> = std::fs::read_dir(&dir)
+        .map_err(|e| format!("{}: {e}", dir.display()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "toml"))
+        .collect();
+    paths.sort();
+    paths
+        .iter()
+        .map(|p| netcoll_models::nic::scenario::Scenario::from_file(p).map_err(|e| e.to_string()))
+        .collect()
+}
+
+/// The NIC at `level`: the examples, then (cycle levels) random programs of about `cycles`
+/// cycles in lockstep with the cycle model. Returns (tests, cycles, failures).
+pub fn nic(
+    level: crate::nic::Level,
+    p: &netcoll_models::nic::NicParams,
+    cycles: u64,
+) -> (usize, u64, Vec<String>) {
+    use crate::nic::{cycle_dut, lockstep, random_scenario, run_level, Level as L};
+    use netcoll_models::nic::model::NicModel;
+    use netcoll_models::nic::scenario::{compare_events, compare_normalised};
+    let mut failures = vec![];
+    let mut tests = 0;
+    let mut total = 0u64;
+    let examples = match nic_examples() {
+        Ok(e) => e,
+        Err(e) => return (0, 0, vec![e]),
+    };
+    for s in &examples {
+        tests += 1;
+        let reference = run_level(s, L::Model);
+        let got = run_level(s, level);
+        let verdict = match (&reference, &got) {
+            (Err(e), _) | (_, Err(e)) => Err(e.clone()),
+            (Ok(m), Ok(g)) if level == L::Golden => compare_normalised(g, m),
+            (Ok(_), Ok(g)) if level == L::Model => {
+                run_level(s, L::Golden).and_then(|golden| compare_normalised(&golden, g))
+            }
+            (Ok(m), Ok(g)) => compare_events(m, g),
+        };
+        if let Err(e) = verdict {
+            failures.push(format!("{}: {e}", s.file));
+        }
+    }
+    if level == L::Golden || level == L::Model {
+        return (tests, total, failures);
+    }
+    let mut seed = 1u64;
+    while total < cycles {
+        tests += 1;
+        let s = random_scenario(p, seed, 400);
+        let dut = match cycle_dut(level, p) {
+            Ok(Some(d)) => d,
+            Ok(None) => break,
+            Err(e) => {
+                failures.push(format!("cannot build the design: {e}"));
+                break;
+            }
+        };
+        match lockstep(&s, Box::new(NicModel::new(*p)), dut) {
+            Ok((_, c)) => total += c,
+            Err(e) => {
+                failures.push(format!("random program seed {seed}: {e}"));
+                break;
+            }
+        }
+        seed += 1;
+    }
+    (tests, total, failures)
 }

@@ -261,7 +261,7 @@ pub(crate) fn run_exe<S: AsRef<OsStr>>(
 }
 
 /// A uniquely named temporary directory, removed on drop.
-pub(crate) struct TempDir {
+pub struct TempDir {
     path: PathBuf,
 }
 
@@ -344,8 +344,17 @@ pub fn verilator_lint(path: &Path, top: &str) -> Result<(), ToolError> {
 /// Like [`verilator_lint`], with extra Verilator arguments (e.g. `-Wno-UNUSEDSIGNAL` or a `.vlt`
 /// waiver file) inserted before the source file.
 pub fn verilator_lint_with(path: &Path, top: &str, extra: &[&str]) -> Result<(), ToolError> {
+    verilator_lint_files(&[path], top, extra)
+}
+
+/// Like [`verilator_lint_with`] on several files: the top module's and those of the modules it
+/// instantiates.
+pub fn verilator_lint_files(paths: &[&Path], top: &str, extra: &[&str]) -> Result<(), ToolError> {
     check_top(top)?;
-    let p = check_file(path)?;
+    let files = paths
+        .iter()
+        .map(|p| check_file(p))
+        .collect::<Result<Vec<_>, _>>()?;
     let mut args: Vec<&OsStr> = vec![
         OsStr::new("--lint-only"),
         OsStr::new("-Wall"),
@@ -353,7 +362,7 @@ pub fn verilator_lint_with(path: &Path, top: &str, extra: &[&str]) -> Result<(),
         OsStr::new(top),
     ];
     args.extend(extra.iter().map(OsStr::new));
-    args.push(p.as_os_str());
+    args.extend(files.iter().map(|p| p.as_os_str()));
     let run = run_tool("verilator", &args, None)?;
     if !run.output.status.success() {
         return Err(run.failed());
@@ -402,31 +411,56 @@ fn parse_stat_json(text: &str, top: &str) -> Option<(u64, BTreeMap<String, u64>)
 /// Synthesizes `path` with Yosys (`read_verilog -sv; synth -top <top>; check -assert`), fails if
 /// any latch cell exists after synthesis, and reports cell / flip-flop counts.
 pub fn yosys_synth_check(path: &Path, top: &str) -> Result<SynthReport, ToolError> {
+    yosys_synth_check_files(&[path], top)
+}
+
+/// Like [`yosys_synth_check`] on several files (the top module's and its children's).
+pub fn yosys_synth_check_files(paths: &[&Path], top: &str) -> Result<SynthReport, ToolError> {
+    yosys_check(paths, top, false)
+}
+
+/// Like [`yosys_synth_check_files`] but stops Yosys's `synth` before its fine-grained part
+/// (`synth -run begin:fine`): processes are lowered (latches would appear as `$dlatch` cells)
+/// and memories stay `$mem` cells instead of being flattened into flip-flops, which for a
+/// block with a data memory of thousands of words would take Yosys many minutes. The report
+/// counts coarse cells.
+pub fn yosys_coarse_check_files(paths: &[&Path], top: &str) -> Result<SynthReport, ToolError> {
+    yosys_check(paths, top, true)
+}
+
+fn yosys_check(paths: &[&Path], top: &str, coarse: bool) -> Result<SynthReport, ToolError> {
     check_top(top)?;
-    let p = check_file(path)?;
     let tmp = TempDir::new("netcoll-yosys")?;
-    // Yosys runs in the temp dir on a copy of the source, with relative file names only: the
+    // Yosys runs in the temp dir on copies of the sources, with relative file names only: the
     // PyPI (YoWASP, WebAssembly) build of Yosys cannot see the host's /tmp, and `tee -o` does
     // not accept quoted names.
-    let name = match p.file_name().and_then(|n| n.to_str()) {
-        Some(n)
-            if !n.is_empty()
-                && n.chars()
-                    .all(|c| c.is_ascii_alphanumeric() || "._-".contains(c)) =>
-        {
-            n.to_string()
-        }
-        _ => "design.v".to_string(),
-    };
-    std::fs::copy(&p, tmp.path().join(&name)).map_err(|e| {
-        ToolError::io(
-            format!("copying {} to {}", p.display(), tmp.path().display()),
-            e,
-        )
-    })?;
+    let mut names = vec![];
+    for (k, path) in paths.iter().enumerate() {
+        let p = check_file(path)?;
+        let name = match p.file_name().and_then(|n| n.to_str()) {
+            Some(n)
+                if !n.is_empty()
+                    && n.chars()
+                        .all(|c| c.is_ascii_alphanumeric() || "._-".contains(c)) =>
+            {
+                n.to_string()
+            }
+            _ => format!("design{k}.v"),
+        };
+        std::fs::copy(&p, tmp.path().join(&name)).map_err(|e| {
+            ToolError::io(
+                format!("copying {} to {}", p.display(), tmp.path().display()),
+                e,
+            )
+        })?;
+        names.push(name);
+    }
+    let name = names.join(" ");
+    let p = paths.first().map(|p| p.to_path_buf()).unwrap_or_default();
     let stat = tmp.path().join("stat.json");
+    let run_to = if coarse { " -run begin:fine" } else { "" };
     let script = format!(
-        "read_verilog -sv {name}; synth -top {top}; tee -q -o stat.json stat -json; \
+        "read_verilog -sv {name}; synth -top {top}{run_to}; tee -q -o stat.json stat -json; \
          select -assert-none t:$dlatch* t:$adlatch t:$_DLATCH_* t:$_DLATCHSR_* t:$sr t:$_SR_*; \
          check -assert"
     );
@@ -495,18 +529,26 @@ pub fn yosys_synth_check(path: &Path, top: &str) -> Result<SynthReport, ToolErro
 /// `iverilog -g2012 -s <top> -o <tmp> <path>`; fails on a non-zero exit or any warning
 /// (or "sorry") text.
 pub fn iverilog_compile(path: &Path, top: &str) -> Result<(), ToolError> {
+    iverilog_compile_files(&[path], top)
+}
+
+/// Like [`iverilog_compile`] on several files (the top module's and its children's).
+pub fn iverilog_compile_files(paths: &[&Path], top: &str) -> Result<(), ToolError> {
     check_top(top)?;
-    let p = check_file(path)?;
+    let files = paths
+        .iter()
+        .map(|p| check_file(p))
+        .collect::<Result<Vec<_>, _>>()?;
     let tmp = TempDir::new("netcoll-iverilog")?;
     let out = tmp.path().join("a.vvp");
-    let args: Vec<&OsStr> = vec![
+    let mut args: Vec<&OsStr> = vec![
         OsStr::new("-g2012"),
         OsStr::new("-s"),
         OsStr::new(top),
         OsStr::new("-o"),
         out.as_os_str(),
-        p.as_os_str(),
     ];
+    args.extend(files.iter().map(|p| p.as_os_str()));
     let run = run_tool("iverilog", &args, Some(tmp.path()))?;
     if !run.output.status.success() {
         return Err(run.failed());

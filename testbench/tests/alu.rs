@@ -85,7 +85,7 @@ fn lockstep_cycle_model_vs_golden() {
 fn lockstep_rust_hdl_rtl_vs_cycle_model() {
     for (n, lanes) in LANES_VALUES.into_iter().enumerate() {
         let mut d = dut(Level::Rtl, lanes).expect("build");
-        lockstep_run(&mut model(lanes), d.as_mut(), 0xA1_0100 + n as u64, 20_000);
+        lockstep_run(&mut model(lanes), d.as_mut(), 0xA1_0100 + n as u64, 50_000);
     }
 }
 

@@ -301,7 +301,9 @@ fn emitted_verilog_passes_the_tools() {
         for f in generate(&Config {
             switch: p,
             ..Default::default()
-        }).expect("generate") {
+        })
+        .expect("generate")
+        {
             if !f.name.ends_with(".v") {
                 continue;
             }

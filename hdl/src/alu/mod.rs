@@ -14,7 +14,7 @@ pub mod reduce_alu;
 pub use reduce_alu::{ReduceAlu1, ReduceAlu2, ReduceAlu4};
 
 use crate::emit::{EmitError, Module};
-use netcoll_models::alu::{check_lanes, AluIn, AluOut, UnsupportedLanes, LANES_VALUES};
+use netcoll_models::alu::{check_lanes, AluIn, AluOut, UnsupportedLanes};
 use rust_hdl::prelude::*;
 
 /// What the block is, for the header of the emitted file.
@@ -44,7 +44,7 @@ fn boxed<B: AluRtl + Block + Default + 'static>() -> Box<dyn AluRtl> {
 }
 
 /// The ALU RTL with `lanes` lanes, connected, registers zero (as after a reset); an error if
-/// `lanes` is not in [`LANES_VALUES`].
+/// `lanes` is not in [`netcoll_models::alu::LANES_VALUES`].
 pub fn build(lanes: usize) -> Result<Box<dyn AluRtl>, UnsupportedLanes> {
     Ok(match check_lanes(lanes)? {
         1 => boxed::<ReduceAlu1>(),
@@ -74,7 +74,7 @@ pub fn reduce_alu_module(lanes: usize) -> Result<Module, EmitError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use netcoll_models::alu::{input_ports, output_ports, AluLaneIn, AluLaneOut};
+    use netcoll_models::alu::{input_ports, output_ports, AluLaneIn, AluLaneOut, LANES_VALUES};
 
     #[test]
     fn every_supported_lane_count_builds_and_names_its_ports() {

@@ -23,9 +23,9 @@
 //!
 //! # Why a macro
 //! The Verilog back end takes flat blocks only (no arrays of signals, no sub-blocks but the
-//! primitives, no loops), so a lane is a set of fields and statements. [`reduce_alu!`] writes
+//! primitives, no loops), so a lane is a set of fields and statements. `reduce_alu!` writes
 //! the block once and repeats the per-lane fields and statements for each lane's names; the
-//! names come from [`lane_names!`] because `macro_rules!` cannot build identifiers itself.
+//! names come from `lane_names!` because `macro_rules!` cannot build identifiers itself.
 //! `#[hdl_gen]` sees the expanded code, so the emitted Verilog has one set of signals per lane.
 
 use crate::alu::AluRtl;
@@ -93,7 +93,7 @@ macro_rules! lane_names {
 }
 
 /// `reduce_alu!(Name, lanes: 0, 1, ...)` defines the block `Name` with those lanes: it collects
-/// each lane's names through [`lane_names!`], then hands them all to `@block`.
+/// each lane's names through `lane_names!`, then hands them all to `@block`.
 macro_rules! reduce_alu {
     ($name:ident, $lanes:literal: $($lane:tt),+) => {
         reduce_alu!(@collect $name $lanes [] [$($lane)+]);

@@ -33,7 +33,16 @@ use rust_hdl::prelude::*;
 
 /// The NIC, monomorphised per supported parameter set (see the module docs for the widths).
 #[derive(LogicBlock)]
-pub struct Nic<const QB: usize, const WB: usize, const WEB: usize, const CB: usize, const CEB: usize, const KB: usize, const DB: usize, const SWB: usize> {
+pub struct Nic<
+    const QB: usize,
+    const WB: usize,
+    const WEB: usize,
+    const CB: usize,
+    const CEB: usize,
+    const KB: usize,
+    const DB: usize,
+    const SWB: usize,
+> {
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, bool>,
     pub host_valid: Signal<In, bool>,
@@ -324,7 +333,17 @@ fn k<const N: usize>(v: u64) -> Constant<Bits<N>> {
     Constant::new(Bits::<N>::from(v))
 }
 
-impl<const QB: usize, const WB: usize, const WEB: usize, const CB: usize, const CEB: usize, const KB: usize, const DB: usize, const SWB: usize> Nic<QB, WB, WEB, CB, CEB, KB, DB, SWB> {
+impl<
+        const QB: usize,
+        const WB: usize,
+        const WEB: usize,
+        const CB: usize,
+        const CEB: usize,
+        const KB: usize,
+        const DB: usize,
+        const SWB: usize,
+    > Nic<QB, WB, WEB, CB, CEB, KB, DB, SWB>
+{
     /// A NIC with `qps` queue pairs, `cqs` completion queues, `cnts` counters and `dmw` words
     /// of data memory. Panics when the generic widths do not match those counts (the
     /// monomorphisations in [`crate::nic::build`] are the only callers).
@@ -336,7 +355,11 @@ impl<const QB: usize, const WB: usize, const WEB: usize, const CB: usize, const 
         assert_eq!(CEB, CB + 5, "CEB must be CB + log2(CQ_DEPTH)");
         assert_eq!(1u64 << KB, cnts, "KB must be log2(counters)");
         assert_eq!(1u64 << DB, dmw, "DB must be log2(dmem_words)");
-        assert_eq!(SWB, WB.max(CB).max(KB), "SWB must be the widest context index");
+        assert_eq!(
+            SWB,
+            WB.max(CB).max(KB),
+            "SWB must be the widest context index"
+        );
         Self {
             clock: Default::default(),
             reset: Default::default(),
@@ -621,80 +644,26 @@ impl<const QB: usize, const WB: usize, const WEB: usize, const CB: usize, const 
     }
 }
 
-impl<const QB: usize, const WB: usize, const WEB: usize, const CB: usize, const CEB: usize, const KB: usize, const DB: usize, const SWB: usize> Logic for Nic<QB, WB, WEB, CB, CEB, KB, DB, SWB> {
+impl<
+        const QB: usize,
+        const WB: usize,
+        const WEB: usize,
+        const CB: usize,
+        const CEB: usize,
+        const KB: usize,
+        const DB: usize,
+        const SWB: usize,
+    > Logic for Nic<QB, WB, WEB, CB, CEB, KB, DB, SWB>
+{
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self,
-            clock,
-            st,
-            sw,
-            bg_rx,
-            sq_ptr,
-            h_op,
-            h_arg,
-            h_w0,
-            h_w1,
-            rsp_valid,
-            rsp_status,
-            rsp_data,
-            wq,
-            c_pi,
-            c_ci,
-            c_ei,
-            c_man,
-            c_cq,
-            q_prod,
-            q_cons,
-            w0,
-            w1,
-            k_status,
-            k_len,
-            k_op,
-            k_qp,
-            k_recv,
-            k_index,
-            k_want,
-            k_wq,
-            k_pend,
-            r_src,
-            r_src_qp,
-            r_qp,
-            r_cnt_en,
-            r_cnt,
-            r_tag,
-            r_nak,
-            r_ovf,
-            ix,
-            nx,
-            pa,
-            pb,
-            pd,
-            cap,
-            va,
-            ia,
-            vb,
-            ib,
-            t_nak,
-            t_valid,
-            t_kind,
-            t_dst,
-            t_src_qp,
-            t_qp,
-            t_cnt_en,
-            t_cnt,
-            t_tag,
-            t_empty,
-            t_last,
-            t_data,
-            stat0,
-            stat1,
-            stat2,
-            stat3,
-            stat4,
-            stat5,
-            stat6,
-            stat7
+            self, clock, st, sw, bg_rx, sq_ptr, h_op, h_arg, h_w0, h_w1, rsp_valid, rsp_status,
+            rsp_data, wq, c_pi, c_ci, c_ei, c_man, c_cq, q_prod, q_cons, w0, w1, k_status, k_len,
+            k_op, k_qp, k_recv, k_index, k_want, k_wq, k_pend, r_src, r_src_qp, r_qp, r_cnt_en,
+            r_cnt, r_tag, r_nak, r_ovf, ix, nx, pa, pb, pd, cap, va, ia, vb, ib, t_nak, t_valid,
+            t_kind, t_dst, t_src_qp, t_qp, t_cnt_en, t_cnt, t_tag, t_empty, t_last, t_data, stat0,
+            stat1, stat2, stat3, stat4, stat5, stat6, stat7
         );
         // Synchronous reset of every register (rust-hdl has no reset net: it is wired by hand).
         self.st.reset.next = self.reset.val();
@@ -984,10 +953,9 @@ impl<const QB: usize, const WB: usize, const WEB: usize, const CB: usize, const 
             | (bit_cast::<64, 16>(self.c_ei.q.val()) << 32)
             | (bit_cast::<64, 8>(self.c_cq.q.val()) << 56))
             .replace_bit(48, self.c_man.q.val());
-        self.rx_store.next =
-            !self.rx_empty.val() & (self.ix.q.val() < self.cap.q.val());
-        self.rx_ovf.next = self.r_ovf.q.val()
-            | (!self.rx_empty.val() & (self.ix.q.val() >= self.cap.q.val()));
+        self.rx_store.next = !self.rx_empty.val() & (self.ix.q.val() < self.cap.q.val());
+        self.rx_ovf.next =
+            self.r_ovf.q.val() | (!self.rx_empty.val() & (self.ix.q.val() >= self.cap.q.val()));
 
         // Addresses one past the loop pointers; work-queue indexes of a message and a visit.
         self.pa1.next = self.pa.q.val().get_bits::<DB>(0) + 1;
@@ -1352,9 +1320,9 @@ impl<const QB: usize, const WB: usize, const WEB: usize, const CB: usize, const 
         } else if self.st.q.val() == self.s_cpl.val() {
             if self.k_want.q.val() {
                 self.cqe.wr_en.next = true;
-                self.cqe.wr_addr.next =
-                    (bit_cast::<CEB, CB>(self.c_cq.q.val().get_bits::<CB>(0)) << 5)
-                        | bit_cast::<CEB, 5>(self.q_prod.q.val().get_bits::<5>(0));
+                self.cqe.wr_addr.next = (bit_cast::<CEB, CB>(self.c_cq.q.val().get_bits::<CB>(0))
+                    << 5)
+                    | bit_cast::<CEB, 5>(self.q_prod.q.val().get_bits::<5>(0));
                 self.cqe.wr_data.next = self.cqe_word.val();
                 self.cqp.wr_en.next = true;
                 self.cqp.wr_addr.next = self.c_cq.q.val().get_bits::<CB>(0);

@@ -50,8 +50,8 @@
 //! widths; the WQE, CQE and data memories are not cleared (nothing reads them before writing).
 
 use super::{
-    log2, reserved_bits, HostOp, HostStatus, NicIn, NicOut, NicParams, Opcode, Stat, Status, CQ_DEPTH, STATS,
-    WQ_DEPTH,
+    log2, reserved_bits, HostOp, HostStatus, NicIn, NicOut, NicParams, Opcode, Stat, Status,
+    CQ_DEPTH, STATS, WQ_DEPTH,
 };
 use crate::alu::{golden::golden, AluOp, Dtype};
 
@@ -239,7 +239,9 @@ impl NicModel {
     pub fn new(p: NicParams) -> NicModel {
         assert!(p.is_supported(), "unsupported NIC parameters {p:?}");
         let qb = log2(p.qps) as u32;
-        let swb = (qb + 1).max(log2(p.cqs) as u32).max(log2(p.counters) as u32);
+        let swb = (qb + 1)
+            .max(log2(p.cqs) as u32)
+            .max(log2(p.counters) as u32);
         NicModel {
             p,
             qb,
@@ -484,9 +486,9 @@ impl NicModel {
                         ei
                     }
                 };
-                let target = 2 * ((cur.w0 >> 8) & 0xFF) + (cur.w0 & 15 == Opcode::RecvEn as u64) as u64;
-                self.wqc
-                    .write(target, (c & !(M16 << 32)) | (new_ei << 32));
+                let target =
+                    2 * ((cur.w0 >> 8) & 0xFF) + (cur.w0 & 15 == Opcode::RecvEn as u64) as u64;
+                self.wqc.write(target, (c & !(M16 << 32)) | (new_ei << 32));
                 if target == cur.wq {
                     n.c_ei = new_ei;
                 }
@@ -643,8 +645,7 @@ impl NicModel {
                 }
             }
             RX_CNT => {
-                self.cnt
-                    .write(cur.r_cnt, (self.cnt.rd_data + 1) & M32);
+                self.cnt.write(cur.r_cnt, (self.cnt.rd_data + 1) & M32);
                 n.st = CPL;
             }
             DROP => {
@@ -889,10 +890,13 @@ impl NicModel {
         };
         let arg = cur.h_arg;
         let op = HostOp::from_code(cur.h_op);
-        let bad_index = |n: &mut Regs, stat: &mut Option<Stat>, respond: &mut dyn FnMut(&mut Regs, HostStatus, u64)| {
-            *stat = Some(Stat::HostBadIndex);
-            respond(n, HostStatus::BadIndex, 0);
-        };
+        let bad_index =
+            |n: &mut Regs,
+             stat: &mut Option<Stat>,
+             respond: &mut dyn FnMut(&mut Regs, HostStatus, u64)| {
+                *stat = Some(Stat::HostBadIndex);
+                respond(n, HostStatus::BadIndex, 0);
+            };
         match (cur.st, op) {
             (_, None) => {
                 *stat = Some(Stat::HostBadOp);

@@ -73,6 +73,12 @@ pub struct VerilatorNic {
 impl VerilatorNic {
     /// Generates the NIC for `p` exactly as `netcoll gen` writes it and verilates it (cached).
     pub fn new(p: &NicParams) -> Result<Self, String> {
+        Self::from_text(&Self::verilog(p)?)
+    }
+
+    /// The text Verilator compiles for `p`: `nic.v` followed by the files it requires, as
+    /// `netcoll gen` writes them.
+    pub fn verilog(p: &NicParams) -> Result<String, String> {
         let cfg = Config {
             nic: *p,
             ..Default::default()
@@ -88,6 +94,12 @@ impl VerilatorNic {
                 .ok_or_else(|| format!("{name}.v is not generated"))?;
             text.push_str(&f.contents);
         }
+        Ok(text)
+    }
+
+    /// Verilates `text` (a `nic` module and what it instantiates), e.g. a deliberately broken
+    /// variant of [`VerilatorNic::verilog`] in a mutation test.
+    pub fn from_text(text: &str) -> Result<Self, String> {
         let desc = |ports: Vec<netcoll_models::switch::PortSpec>| -> Vec<PortDesc> {
             ports
                 .iter()
@@ -95,8 +107,8 @@ impl VerilatorNic {
                 .collect()
         };
         let (ins, outs) = (desc(input_ports()), desc(output_ports()));
-        let model =
-            VerilatedModel::build(&text, &nic.name, &ins, &outs).map_err(|e| e.to_string())?;
+        let model = VerilatedModel::build(text, netcoll_hdl::nic::TOP, &ins, &outs)
+            .map_err(|e| e.to_string())?;
         Ok(Self {
             model,
             inputs: vec![0; ins.len()],
@@ -123,7 +135,8 @@ pub fn cycle_dut(level: Level, p: &NicParams) -> Result<Option<Box<dyn NicDut>>,
         Level::Golden => None,
         Level::Model => Some(Box::new(NicModel::new(*p))),
         Level::Rtl => Some(Box::new(RtlNic(
-            netcoll_hdl::nic::build(p).ok_or_else(|| format!("unsupported NIC parameters {p:?}"))?,
+            netcoll_hdl::nic::build(p)
+                .ok_or_else(|| format!("unsupported NIC parameters {p:?}"))?,
         ))),
         Level::Verilator => Some(Box::new(VerilatorNic::new(p)?)),
     })

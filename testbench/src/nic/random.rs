@@ -169,13 +169,7 @@ pub fn random_scenario(p: &NicParams, seed: u64, steps: usize) -> Scenario {
             88..=89 => Step::ReadStat {
                 stat: r.gen_range(0..10),
             },
-            90..=92 => host(
-                "write_mem",
-                HostOp::WriteMem,
-                addr(&mut r, p),
-                r.gen(),
-                0,
-            ),
+            90..=92 => host("write_mem", HostOp::WriteMem, addr(&mut r, p), r.gen(), 0),
             93..=94 => host(
                 "write_counter",
                 HostOp::WriteCnt,
