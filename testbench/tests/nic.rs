@@ -219,7 +219,7 @@ fn random_programs_verilator_lockstep_10m_cycles() {
     let mut errors = 0usize;
     while total < 10_000_000 {
         // Alternate the two extreme parameter sets.
-        let p = if seed % 2 == 0 {
+        let p = if seed.is_multiple_of(2) {
             NicParams::SMALL
         } else {
             NicParams::default()

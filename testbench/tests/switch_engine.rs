@@ -248,7 +248,10 @@ fn committed_verilog_is_fresh() {
 #[test]
 fn generation_is_deterministic_and_clean() {
     for p in [EngineParams::default(), EngineParams::SMALL] {
-        let cfg = Config { switch: p };
+        let cfg = Config {
+            switch: p,
+            ..Default::default()
+        };
         let a = generate(&cfg).expect("generate");
         let b = generate(&cfg).expect("generate");
         assert_eq!(a, b);
@@ -304,7 +307,8 @@ fn emitted_verilog_passes_the_tools() {
         })
         .expect("generate")
         {
-            if !f.name.ends_with(".v") {
+            // The NIC and the ALU have their own tool tests (tests/nic.rs, tests/alu.rs).
+            if f.name != "switch_engine.v" {
                 continue;
             }
             assert!(!f.contents.contains("lint_off"), "no waivers");

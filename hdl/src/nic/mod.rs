@@ -1,10 +1,10 @@
 //! The NIC cross-channel controller's RTL, monomorphised for every supported parameter set.
 //!
-//! [`build`] turns run-time [`NicParams`] into a concrete [`nic::Nic`] behind the [`NicRtl`]
+//! [`build`] turns run-time [`NicParams`] into a concrete [`controller::Nic`] behind the [`NicRtl`]
 //! trait, which both simulates it with rust-hdl and emits its Verilog (the NIC module preceded
 //! by the reduction ALU module it instantiates).
 
-pub mod nic;
+pub mod controller;
 
 use crate::emit::{emit_with_children, EmitError, Module};
 use netcoll_models::nic::{NicIn, NicOut, NicParams};
@@ -39,7 +39,7 @@ impl<
         const KB: usize,
         const DB: usize,
         const SWB: usize,
-    > NicRtl for nic::Nic<QB, WB, WEB, CB, CEB, KB, DB, SWB>
+    > NicRtl for controller::Nic<QB, WB, WEB, CB, CEB, KB, DB, SWB>
 {
     fn step(&mut self, i: &NicIn) -> NicOut {
         self.reset.next = i.reset;
@@ -106,7 +106,7 @@ fn boxed<
 >(
     p: &NicParams,
 ) -> Box<dyn NicRtl> {
-    let mut n = nic::Nic::<QB, WB, WEB, CB, CEB, KB, DB, SWB>::new(
+    let mut n = controller::Nic::<QB, WB, WEB, CB, CEB, KB, DB, SWB>::new(
         p.qps as u64,
         p.cqs as u64,
         p.counters as u64,

@@ -7,7 +7,7 @@
 //! This module is the specification every level implements: the parameters ([`NicParams`]),
 //! the work-request and completion formats ([`Wqe`], [`Cqe`]), the host-command and network
 //! ports ([`NicIn`], [`NicOut`]) and their codes. The golden reference is [`golden`], the cycle
-//! model [`model`]; the RTL is `netcoll-hdl`'s `nic::nic`. CALC uses the reduction ALU of
+//! model [`model`]; the RTL is `netcoll-hdl`'s `nic::controller`. CALC uses the reduction ALU of
 //! [`crate::alu`].
 //!
 //! ## Resources

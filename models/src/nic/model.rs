@@ -1,6 +1,6 @@
 //! # Cycle model of the NIC cross-channel controller
 //!
-//! [`NicModel::step`] is one clock cycle of the RTL (`netcoll-hdl`'s `nic::nic`): it returns what
+//! [`NicModel::step`] is one clock cycle of the RTL (`netcoll-hdl`'s `nic::controller`): it returns what
 //! the output ports show during the cycle (all registered, so they do not depend on this cycle's
 //! inputs), then applies the rising edge. The testbench compares it with the RTL every port every
 //! cycle, and its observable results with the [golden reference](super::golden).
