@@ -857,11 +857,8 @@ impl Emitter {
                 };
                 (w, w)
             }
-            VerilogOp::Mul => {
-                // Operands are zero-extended to the product's width so Verilog computes the
-                // full product, as rust-hdl does.
-                (natural, natural)
-            }
+            // For `*` too: the operands are zero-extended to the product's width, so Verilog
+            // computes the full product, as rust-hdl does.
             _ => (natural, natural),
         };
         Ok(format!(

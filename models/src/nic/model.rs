@@ -375,6 +375,34 @@ impl NicModel {
         }
     }
 
+    /// Latches the work-queue context just read (`wqc`) into `c_*`; when its head WQE may run
+    /// (posted and, in a managed queue, enabled) also reads that WQE and the queue's CQ
+    /// context, and says so.
+    fn latch_ctx(&mut self, cur: &Regs, n: &mut Regs) -> bool {
+        let c = self.wqc.rd_data;
+        n.c_pi = c & M16;
+        n.c_ci = (c >> 16) & M16;
+        n.c_ei = (c >> 32) & M16;
+        n.c_man = (c >> 48) & 1 == 1;
+        n.c_cq = (c >> 56) & 0xFF;
+        let ready = n.c_ci != n.c_pi && (!n.c_man || sx16_pos(n.c_ei.wrapping_sub(n.c_ci)));
+        if ready {
+            let slot = cur.wq * WQ_DEPTH as u64 + (n.c_ci & (WQ_DEPTH as u64 - 1));
+            self.wqe0.read(slot);
+            self.wqe1.read(slot);
+            self.cqp.read(n.c_cq);
+        }
+        ready
+    }
+
+    /// Latches the CQ context just read (`cqp`) into `q_*`; whether that CQ is full.
+    fn latch_cq(&self, n: &mut Regs) -> bool {
+        let q = self.cqp.rd_data;
+        n.q_prod = q & M32;
+        n.q_cons = (q >> 32) & M32;
+        n.q_prod.wrapping_sub(n.q_cons) & M32 == CQ_DEPTH as u64
+    }
+
     fn next_sq(&self, cur: &Regs, n: &mut Regs) {
         n.sq_ptr = (cur.sq_ptr + 1) & ((1 << self.qb) - 1);
     }
@@ -419,19 +447,7 @@ impl NicModel {
             }
             H1 | H2 | H3 => self.host(cur, n, stat),
             SQ1 => {
-                let c = self.wqc.rd_data;
-                n.c_pi = c & M16;
-                n.c_ci = (c >> 16) & M16;
-                n.c_ei = (c >> 32) & M16;
-                n.c_man = (c >> 48) & 1 == 1;
-                n.c_cq = (c >> 56) & 0xFF;
-                let runnable =
-                    n.c_ci != n.c_pi && (!n.c_man || sx16_pos(n.c_ei.wrapping_sub(n.c_ci)));
-                if runnable {
-                    let slot = n.c_ci & (WQ_DEPTH as u64 - 1);
-                    self.wqe0.read(cur.wq * WQ_DEPTH as u64 + slot);
-                    self.wqe1.read(cur.wq * WQ_DEPTH as u64 + slot);
-                    self.cqp.read(n.c_cq);
+                if self.latch_ctx(cur, n) {
                     n.st = SQ2;
                 } else {
                     self.next_sq(cur, n);
@@ -441,10 +457,7 @@ impl NicModel {
             SQ2 => {
                 n.w0 = self.wqe0.rd_data;
                 n.w1 = self.wqe1.rd_data;
-                let q = self.cqp.rd_data;
-                n.q_prod = q & M32;
-                n.q_cons = (q >> 32) & M32;
-                if n.q_prod.wrapping_sub(n.q_cons) & M32 == CQ_DEPTH as u64 {
+                if self.latch_cq(n) {
                     *stat = Some(Stat::CqStall);
                     self.next_sq(cur, n);
                     n.st = IDLE;
@@ -562,19 +575,7 @@ impl NicModel {
                 }
             }
             RX1 => {
-                let c = self.wqc.rd_data;
-                n.c_pi = c & M16;
-                n.c_ci = (c >> 16) & M16;
-                n.c_ei = (c >> 32) & M16;
-                n.c_man = (c >> 48) & 1 == 1;
-                n.c_cq = (c >> 56) & 0xFF;
-                let enabled =
-                    n.c_ci != n.c_pi && (!n.c_man || sx16_pos(n.c_ei.wrapping_sub(n.c_ci)));
-                if enabled {
-                    let slot = n.c_ci & (WQ_DEPTH as u64 - 1);
-                    self.wqe0.read(cur.wq * WQ_DEPTH as u64 + slot);
-                    self.wqe1.read(cur.wq * WQ_DEPTH as u64 + slot);
-                    self.cqp.read(n.c_cq);
+                if self.latch_ctx(cur, n) {
                     n.st = RX2;
                 } else {
                     n.r_nak = true;
@@ -585,9 +586,7 @@ impl NicModel {
             RX2 => {
                 n.w0 = self.wqe0.rd_data;
                 n.w1 = self.wqe1.rd_data;
-                let q = self.cqp.rd_data;
-                n.q_prod = q & M32;
-                n.q_cons = (q >> 32) & M32;
+                let cq_full = self.latch_cq(n);
                 let addr = (n.w0 >> 8) & M16;
                 let len = (n.w0 >> 24) & M16;
                 let cur2 = Regs {
@@ -595,7 +594,7 @@ impl NicModel {
                     w1: n.w1,
                     ..*cur
                 };
-                if n.q_prod.wrapping_sub(n.q_cons) & M32 == CQ_DEPTH as u64 {
+                if cq_full {
                     n.r_nak = true;
                     n.k_status = Status::NotReady as u64;
                     n.st = DROP;
@@ -680,10 +679,7 @@ impl NicModel {
                 n.st = NK2;
             }
             NK2 => {
-                let q = self.cqp.rd_data;
-                n.q_prod = q & M32;
-                n.q_cons = (q >> 32) & M32;
-                if n.q_prod.wrapping_sub(n.q_cons) & M32 == CQ_DEPTH as u64 {
+                if self.latch_cq(n) {
                     *stat = Some(Stat::CqOverrun);
                 } else {
                     *stat = Some(Stat::NakReceived);
@@ -1030,11 +1026,6 @@ impl NicModel {
                 }
             }
         }
-    }
-
-    /// Data-memory word `a` (for tests and scenario reads without host commands).
-    pub fn peek_mem(&self, a: usize) -> u64 {
-        self.dmem.words[a % self.dmem.words.len()]
     }
 }
 
