@@ -1,16 +1,26 @@
 //! `netcoll`: the command line of the netcoll RTL generator.
 //!
-//! - `netcoll gen [--config F] [--out DIR]`: write the Verilog of every block and a manifest;
-//! - `netcoll check [--config F] [--cycles N]`: run the conformance suite at every level;
-//! - `netcoll synth [--config F]`: lint, synthesise and compile the emitted Verilog with
-//!   Verilator, Yosys and Icarus;
-//! - `netcoll nic run SCENARIO.toml [--levels model,rtl,verilator] [--golden]`: run a host
-//!   program on the NIC at each level, print its events as JSON lines, fail on any difference.
+//! - `netcoll gen [--config F] [--out DIR]`: the Verilog of every block and a manifest;
+//! - `netcoll check [--config F] [--cycles N] [--levels L,…] [--json] [--vcd FILE]`: every
+//!   block's conformance suite at every level;
+//! - `netcoll synth [--config F] [--json]`: the Verilog through Verilator's lint, Yosys and
+//!   Icarus, with each block's area;
+//! - `netcoll nic run SCENARIO` / `netcoll switch run SCENARIO`: a scenario on a block at
+//!   several levels, its events as JSON lines, any difference between levels an error.
+//!
+//! Exit status: 0 success; 1 a check failed (a level differs, a test fails, a tool rejects the
+//! Verilog); 2 the command line or an input file is wrong (the message says which key, value
+//! and what is allowed), or a file could not be read or written. Output that goes to a closed
+//! pipe (`netcoll gen | head -1`) ends the command quietly with status 0.
 
-use anyhow::{bail, Context, Result};
+mod out;
+mod run;
+
 use clap::{Parser, Subcommand};
 use netcoll_models::config::Config;
-use std::path::{Path, PathBuf};
+use netcoll_testbench::harness::Level;
+use out::{CliError, Out};
+use std::path::PathBuf;
 
 #[derive(Parser)]
 #[command(
@@ -25,236 +35,215 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Cmd {
-    /// Emit the Verilog of every block and manifest.json.
+    /// Emit the Verilog of every block and manifest.json (all files or none).
     Gen {
         /// Parameter file (TOML); built-in defaults when absent.
         #[arg(long)]
         config: Option<PathBuf>,
-        /// Output directory (created if missing).
+        /// Output directory (created if missing). Files a previous run wrote there and this
+        /// configuration no longer produces are removed; nothing else is touched.
         #[arg(long, default_value = "verilog")]
         out: PathBuf,
     },
-    /// Run the conformance suite at every level and print a table.
+    /// Run every block's conformance suite at every level and print a table.
     Check {
+        /// Parameter file (TOML); built-in defaults when absent.
         #[arg(long)]
         config: Option<PathBuf>,
-        /// Random lockstep cycles against Verilator.
+        /// Random lockstep cycles at the cycle-model and Verilator levels (the rust-hdl level
+        /// runs a fiftieth, at least 2,000).
         #[arg(long, default_value_t = 1_000_000)]
         cycles: u64,
+        /// Levels to run: golden, model, rtl, verilator.
+        #[arg(
+            long,
+            value_delimiter = ',',
+            default_value = "golden,model,rtl,verilator"
+        )]
+        levels: Vec<String>,
         /// Skip the Verilator level (no external tools needed).
         #[arg(long)]
         no_verilator: bool,
+        /// Print the report as JSON instead of a table.
+        #[arg(long)]
+        json: bool,
+        /// Write the waveforms of the directed suites' cycle-level runs to FILE (VCD); a
+        /// lockstep mismatch also writes the waveform of its last cycles beside it.
+        #[arg(long)]
+        vcd: Option<PathBuf>,
     },
     /// Lint (Verilator -Wall), synthesise (Yosys, no latches) and compile (Icarus) the Verilog.
     Synth {
+        /// Parameter file (TOML); built-in defaults when absent.
         #[arg(long)]
         config: Option<PathBuf>,
+        /// Print the report as JSON instead of a table.
+        #[arg(long)]
+        json: bool,
     },
     /// The NIC cross-channel controller.
     Nic {
         #[command(subcommand)]
-        cmd: NicCmd,
+        cmd: BlockCmd,
+    },
+    /// The switch collective engine.
+    Switch {
+        #[command(subcommand)]
+        cmd: BlockCmd,
     },
 }
 
 #[derive(Subcommand)]
-enum NicCmd {
-    /// Run a scenario (a host program) at each level; print the events (CQEs, sent messages,
-    /// host responses, reads) as JSON lines; exit 1 if two levels differ.
-    Run {
-        /// The scenario file (see `scenarios/nic/`).
-        scenario: PathBuf,
-        /// Cycle-level levels to run, compared event by event: model, rtl, verilator.
-        #[arg(long, value_delimiter = ',', default_value = "model,rtl,verilator")]
-        levels: Vec<String>,
-        /// Also run the golden reference and compare it after removing timing (the scenario
-        /// must be race-free: its outcome must not depend on how far the queues got).
-        #[arg(long)]
-        golden: bool,
-    },
+enum BlockCmd {
+    /// Run a scenario at each level; print its events as JSON lines; exit 1 if two levels
+    /// differ.
+    Run(run::RunArgs),
 }
 
-fn load(config: &Option<PathBuf>) -> Result<Config> {
+fn load(config: &Option<PathBuf>) -> Result<Config, CliError> {
     match config {
-        Some(path) => Ok(Config::from_file(path)?),
+        Some(path) => Config::from_file(path).map_err(|e| CliError::Input(e.to_string())),
         None => Ok(Config::default()),
     }
 }
 
-/// Writes every generated file; returns each path, its size and the paths it requires.
-fn write_files(cfg: &Config, out: &Path) -> Result<Vec<(PathBuf, usize, Vec<PathBuf>)>> {
-    let files = netcoll_hdl::generate::generate(cfg)?;
-    std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
-    let mut written = vec![];
-    for f in files {
-        let path = out.join(&f.name);
-        std::fs::write(&path, &f.contents)
-            .with_context(|| format!("writing {}", path.display()))?;
-        let requires = f.requires.iter().map(|r| out.join(r)).collect();
-        written.push((path, f.contents.len(), requires));
-    }
-    Ok(written)
+/// A bar on stderr (drawn only when stderr is a terminal).
+fn progress_bar(len: u64, what: &str) -> indicatif::ProgressBar {
+    let bar = indicatif::ProgressBar::new(len);
+    let style = indicatif::ProgressStyle::with_template(
+        "{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} {msg}",
+    )
+    .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar());
+    bar.set_style(style);
+    bar.set_message(what.to_string());
+    bar.enable_steady_tick(std::time::Duration::from_millis(200));
+    bar
 }
 
-fn nic_run(scenario: &Path, levels: &[String], golden: bool) -> Result<bool> {
-    use netcoll_models::nic::scenario::{compare_events, compare_normalised, to_json_lines};
-    use netcoll_testbench::nic::{run_level, Level};
-    let s = netcoll_models::nic::scenario::Scenario::from_file(scenario)?;
-    let mut levels_parsed = vec![];
-    for l in levels {
-        match Level::from_name(l.trim()) {
-            Some(level) if level != Level::Golden => levels_parsed.push(level),
-            _ => bail!("--levels: `{l}` is not a level; allowed: model, rtl, verilator"),
-        }
+fn gen(config: &Option<PathBuf>, dir: &std::path::Path, out: &mut Out) -> Result<bool, CliError> {
+    let cfg = load(config)?;
+    let files =
+        netcoll_hdl::generate::generate(&cfg).map_err(|e| CliError::Failed(e.to_string()))?;
+    let report = netcoll_hdl::generate::write_files(dir, &files)
+        .map_err(|e| CliError::Input(e.to_string()))?;
+    out.line(&format!(
+        "netcoll gen: configuration {} ({})",
+        cfg.hash(),
+        cfg.describe()
+    ))?;
+    for (path, bytes) in &report.written {
+        out.line(&format!("  wrote {} ({bytes} bytes)", path.display()))?;
     }
-    let mut first: Option<(Level, Vec<netcoll_models::nic::scenario::Event>)> = None;
-    let mut ok = true;
-    for level in levels_parsed {
-        let events = run_level(&s, level).map_err(|e| anyhow::anyhow!("{}: {e}", level.name()))?;
-        match &first {
-            None => {
-                print!("{}", to_json_lines(&events));
-                first = Some((level, events));
-            }
-            Some((l0, e0)) => match compare_events(e0, &events) {
-                Ok(()) => eprintln!(
-                    "netcoll nic run: {} and {} print identical events ({})",
-                    l0.name(),
-                    level.name(),
-                    events.len()
-                ),
-                Err(d) => {
-                    eprintln!(
-                        "netcoll nic run: {} and {} differ: {d}",
-                        l0.name(),
-                        level.name()
-                    );
-                    ok = false;
-                }
-            },
-        }
+    for path in &report.removed {
+        out.line(&format!(
+            "  removed {} (no longer produced by this configuration)",
+            path.display()
+        ))?;
     }
-    if golden {
-        let g = run_level(&s, Level::Golden).map_err(|e| anyhow::anyhow!("golden: {e}"))?;
-        if let Some((l0, e0)) = &first {
-            match compare_normalised(&g, e0) {
-                Ok(()) => eprintln!(
-                    "netcoll nic run: golden and {} agree (timing removed)",
-                    l0.name()
-                ),
-                Err(d) => {
-                    eprintln!("netcoll nic run: golden and {} differ: {d}", l0.name());
-                    ok = false;
-                }
-            }
-        } else {
-            print!("{}", to_json_lines(&g));
-        }
-    }
-    Ok(ok)
+    Ok(true)
 }
 
-fn run() -> Result<bool> {
-    let cli = Cli::parse();
+#[allow(clippy::too_many_arguments)]
+fn check(
+    config: &Option<PathBuf>,
+    cycles: u64,
+    levels: &[String],
+    no_verilator: bool,
+    json: bool,
+    vcd: &Option<PathBuf>,
+    out: &mut Out,
+) -> Result<bool, CliError> {
+    let cfg = load(config)?;
+    let mut levels = Level::parse_list(levels, &Level::ALL).map_err(CliError::Usage)?;
+    if no_verilator {
+        levels.retain(|l| *l != Level::Verilator);
+    }
+    let tracer = vcd
+        .as_ref()
+        .map(|_| netcoll_testbench::harness::vcd::Tracer::new());
+    let opts = netcoll_testbench::check::CheckOptions {
+        config: cfg,
+        cycles,
+        levels: levels.clone(),
+        vcd_dir: vcd.as_ref().map(|f| {
+            f.parent()
+                .filter(|p| !p.as_os_str().is_empty())
+                .map_or_else(|| PathBuf::from("."), |p| p.to_path_buf())
+        }),
+        trace: tracer.clone(),
+    };
+    let rows = netcoll_testbench::registry::blocks().len() * levels.len();
+    let bar = progress_bar(rows as u64, "netcoll check");
+    let report = netcoll_testbench::check::run(&opts, &mut |block, level| {
+        bar.set_message(format!("{block} / {}", level.title()));
+        bar.inc(1);
+    });
+    bar.finish_and_clear();
+    if let (Some(t), Some(path)) = (&tracer, vcd) {
+        t.write(path)
+            .map_err(|e| CliError::Input(format!("writing {}: {e}", path.display())))?;
+        eprintln!("netcoll check: waveforms written to {}", path.display());
+    }
+    if json {
+        out.line(&report.json())?;
+    } else {
+        out.text(&report.table())?;
+    }
+    Ok(report.passed)
+}
+
+fn synth(config: &Option<PathBuf>, json: bool, out: &mut Out) -> Result<bool, CliError> {
+    let cfg = load(config)?;
+    let files =
+        netcoll_hdl::generate::generate(&cfg).map_err(|e| CliError::Failed(e.to_string()))?;
+    let dir = std::env::temp_dir().join(format!("netcoll-synth-{}", std::process::id()));
+    netcoll_hdl::generate::write_files(&dir, &files).map_err(|e| CliError::Input(e.to_string()))?;
+    let bar = progress_bar(
+        netcoll_hdl::registry::blocks().len() as u64,
+        "netcoll synth",
+    );
+    let report = netcoll_testbench::synth::run(&cfg, &files, &dir, &mut |block| {
+        bar.set_message(block.to_string());
+        bar.inc(1);
+    });
+    bar.finish_and_clear();
+    let _ = std::fs::remove_dir_all(&dir);
+    if json {
+        out.line(&report.json())?;
+    } else {
+        out.text(&report.table())?;
+    }
+    Ok(report.passed)
+}
+
+fn dispatch(cli: Cli, out: &mut Out) -> Result<bool, CliError> {
     match cli.cmd {
-        Cmd::Gen { config, out } => {
-            let cfg = load(&config)?;
-            let p = cfg.switch;
-            println!(
-                "netcoll gen: configuration {} (radix={} groups={} counter_bits={})",
-                cfg.hash(),
-                p.radix,
-                p.groups,
-                p.counter_bits
-            );
-            for (path, bytes, _) in write_files(&cfg, &out)? {
-                println!("  wrote {} ({bytes} bytes)", path.display());
-            }
-            Ok(true)
-        }
+        Cmd::Gen { config, out: dir } => gen(&config, &dir, out),
         Cmd::Check {
             config,
             cycles,
+            levels,
             no_verilator,
-        } => {
-            let cfg = load(&config)?;
-            let opts = netcoll_testbench::check::CheckOptions {
-                params: cfg.switch,
-                verilator_cycles: cycles,
-                verilator: !no_verilator,
-                nic: cfg.nic,
-            };
-            let report = netcoll_testbench::check::run(&opts);
-            print!("{}", report.table());
-            Ok(report.passed())
-        }
-        Cmd::Synth { config } => {
-            let cfg = load(&config)?;
-            let dir = std::env::temp_dir().join(format!("netcoll-synth-{}", std::process::id()));
-            let written = write_files(&cfg, &dir)?;
-            let mut ok = true;
-            for (path, _, requires) in written
-                .iter()
-                .filter(|(p, _, _)| p.extension().is_some_and(|e| e == "v"))
-            {
-                let mut files: Vec<&Path> = vec![path.as_path()];
-                files.extend(requires.iter().map(|r| r.as_path()));
-                let top = path
-                    .file_stem()
-                    .and_then(|s| s.to_str())
-                    .unwrap_or_default()
-                    .to_string();
-                let lint = netcoll_testbench::tools::verilator_lint_files(&files, &top, &[]);
-                // A block with a data memory is checked coarse: flattening thousands of memory
-                // words into flip-flops would take Yosys many minutes.
-                let synth = if top == "nic" {
-                    netcoll_testbench::tools::yosys_coarse_check_files(&files, &top)
-                } else {
-                    netcoll_testbench::tools::yosys_synth_check_files(&files, &top)
-                };
-                let icarus = netcoll_testbench::tools::iverilog_compile_files(&files, &top);
-                println!("{top}:");
-                println!(
-                    "  verilator --lint-only -Wall: {}",
-                    lint.as_ref()
-                        .map_or_else(|e| format!("FAIL\n{e}"), |_| "ok".into())
-                );
-                match &synth {
-                    Ok(r) => println!("  yosys synth + check -assert, no latches: ok ({r:?})"),
-                    Err(e) => println!("  yosys: FAIL\n{e}"),
-                }
-                println!(
-                    "  iverilog -g2012: {}",
-                    icarus
-                        .as_ref()
-                        .map_or_else(|e| format!("FAIL\n{e}"), |_| "ok".into())
-                );
-                ok &= lint.is_ok() && synth.is_ok() && icarus.is_ok();
-            }
-            let _ = std::fs::remove_dir_all(&dir);
-            if !ok {
-                bail!("the emitted Verilog failed a tool check");
-            }
-            Ok(true)
-        }
+            json,
+            vcd,
+        } => check(&config, cycles, &levels, no_verilator, json, &vcd, out),
+        Cmd::Synth { config, json } => synth(&config, json, out),
         Cmd::Nic {
-            cmd:
-                NicCmd::Run {
-                    scenario,
-                    levels,
-                    golden,
-                },
-        } => nic_run(&scenario, &levels, golden),
+            cmd: BlockCmd::Run(args),
+        } => run::nic(&args, out),
+        Cmd::Switch {
+            cmd: BlockCmd::Run(args),
+        } => run::switch(&args, out),
     }
 }
 
 fn main() {
-    match run() {
-        Ok(true) => {}
-        Ok(false) => std::process::exit(1),
-        Err(e) => {
-            eprintln!("netcoll: {e:#}");
-            std::process::exit(2);
-        }
-    }
+    let cli = Cli::parse();
+    let mut out = Out::stdout();
+    let code = match dispatch(cli, &mut out).and_then(|ok| out.flush().map(|()| ok)) {
+        Ok(true) => 0,
+        Ok(false) => 1,
+        Err(e) => e.report(),
+    };
+    std::process::exit(code);
 }

@@ -1,26 +1,27 @@
-//! The generator: every block of a configuration as Verilog files plus a JSON manifest.
+//! # The generator: every block of a configuration as Verilog files plus a manifest
 //!
 //! Everything here is a pure function of the configuration, so two runs give the same bytes:
 //! no dates, paths or tool versions go into the text; the manifest is built from ordered
-//! structures only.
+//! structures only. [`write_files`] puts a generation into a directory all at once.
+//!
+//! Files:
+//! - one `<module>.v` per module: each block's top module (named after the block, or
+//!   `<block>_<variant>` for a block emitted in variants) and every sub-module it instantiates,
+//!   one module per file;
+//! - `manifest.json`: the configuration hash, every parameter, and per module its file, its
+//!   block, the files it requires and its ports; plus the list of files of this generation, so
+//!   that the next run into the same directory removes what it no longer produces.
+//!
+//! Every file starts with a header naming the module, its block, and every parameter of the
+//! configuration.
 
-use crate::emit::{Dir, EmitError, Module};
+use crate::emit::{Dir, Module};
+use crate::registry::{self, GenError};
 use netcoll_models::config::Config;
-use serde::Serialize;
-use thiserror::Error;
-
-/// Why generation failed.
-#[derive(Debug, Error)]
-pub enum GenError {
-    #[error("the switch engine does not support {0:?}")]
-    Unsupported(netcoll_models::switch::EngineParams),
-    #[error("the NIC does not support {0:?}")]
-    UnsupportedNic(netcoll_models::nic::NicParams),
-    #[error(transparent)]
-    Lanes(#[from] netcoll_models::alu::UnsupportedLanes),
-    #[error(transparent)]
-    Emit(#[from] EmitError),
-}
+use netcoll_models::kit::block::{self as models_registry, BlockInfo};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
 
 /// One generated file.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -28,203 +29,367 @@ pub struct GeneratedFile {
     /// File name (no directory).
     pub name: String,
     pub contents: String,
-    /// For a Verilog file: the other generated files it needs (the modules it instantiates).
+    /// For a Verilog file: the other generated files it needs (the modules it instantiates,
+    /// transitively).
     pub requires: Vec<String>,
 }
 
-#[derive(Serialize)]
-struct ManifestPort<'a> {
-    name: &'a str,
-    direction: &'static str,
+/// The name of the manifest file.
+pub const MANIFEST: &str = "manifest.json";
+
+#[derive(Serialize, Deserialize)]
+struct ManifestPort {
+    name: String,
+    direction: String,
     width: usize,
 }
 
-#[derive(Serialize)]
-struct ManifestModule<'a> {
-    name: &'a str,
+#[derive(Serialize, Deserialize)]
+struct ManifestModule {
+    name: String,
     file: String,
-    description: &'static str,
-    ports: Vec<ManifestPort<'a>>,
+    block: String,
+    description: String,
+    requires: Vec<String>,
+    ports: Vec<ManifestPort>,
 }
 
-#[derive(Serialize)]
-struct SwitchParams {
-    radix: usize,
-    groups: usize,
-    counter_bits: usize,
-    port_bits: usize,
-    cgid_bits: usize,
-    latency: usize,
-}
-
-#[derive(Serialize)]
-struct NicManifestParams {
-    qps: usize,
-    cqs: usize,
-    counters: usize,
-    dmem_words: usize,
-    wq_depth: usize,
-    cq_depth: usize,
-}
-
-#[derive(Serialize)]
-struct AluParams {
-    lanes: usize,
-    latency: usize,
-}
-
-#[derive(Serialize)]
-struct Parameters {
-    switch: SwitchParams,
-    nic: NicManifestParams,
-    alu: AluParams,
-}
-
-#[derive(Serialize)]
-struct Manifest<'a> {
-    generator: &'static str,
+/// The manifest (`manifest.json`).
+#[derive(Serialize, Deserialize)]
+struct Manifest {
+    generator: String,
     config_hash: String,
-    parameters: Parameters,
-    modules: Vec<ManifestModule<'a>>,
+    parameters: BTreeMap<String, BTreeMap<String, usize>>,
+    modules: Vec<ManifestModule>,
+    /// Every file of this generation (the manifest included).
+    files: Vec<String>,
 }
 
-const SWITCH_DESCRIPTION: &str =
-    "switch collective engine: forwarding table, CSM ratchet, 2-bit TID comparator";
-
-/// The switch engine of `cfg` as a Verilog module.
-pub fn switch_engine(cfg: &Config) -> Result<Module, GenError> {
-    let p = cfg.switch;
-    let rtl = crate::switch::build(&p).ok_or(GenError::Unsupported(p))?;
-    let header = vec![
-        format!("{}: netcoll {SWITCH_DESCRIPTION}.", crate::switch::TOP),
+/// The header of a module of `block`: what it is, the configuration, where its semantics are.
+pub fn header(cfg: &Config, block: &BlockInfo, module: &str) -> Vec<String> {
+    let what = if module == (block.module_name)(cfg) {
+        format!("{module}: netcoll {}.", block.description)
+    } else {
+        format!("{module}: part of netcoll block `{}`.", block.name)
+    };
+    vec![
+        what,
+        format!("Configuration {}: {}.", cfg.hash(), cfg.describe()),
         format!(
-            "Configuration {}: radix={} groups={} counter_bits={}.",
-            cfg.hash(),
-            p.radix,
-            p.groups,
-            p.counter_bits
+            "Generated by `netcoll gen`; do not edit. Semantics: netcoll_models::{}.",
+            block.name
         ),
-        "Generated by `netcoll gen`; do not edit. Semantics: netcoll_models::switch.".to_string(),
-    ];
-    Ok(rtl.verilog(&header)?)
+    ]
 }
 
-const NIC_DESCRIPTION: &str =
-    "NIC cross-channel controller: QPs, CQs, counters, WAIT / SEND_EN / RECV_EN / CALC; contains reduce_alu_l1";
-
-/// The NIC of `cfg` as Verilog: the `nic` module preceded by the one-lane reduction ALU it
-/// instantiates.
-pub fn nic(cfg: &Config) -> Result<Module, GenError> {
-    let p = cfg.nic;
-    let rtl = crate::nic::build(&p).ok_or(GenError::UnsupportedNic(p))?;
-    let header = vec![
-        format!("{}: netcoll {NIC_DESCRIPTION}.", crate::nic::TOP),
-        format!(
-            "Configuration {}: qps={} cqs={} counters={} dmem_words={} (WQ depth {}, CQ depth {}).",
-            cfg.hash(),
-            p.qps,
-            p.cqs,
-            p.counters,
-            p.dmem_words,
-            netcoll_models::nic::WQ_DEPTH,
-            netcoll_models::nic::CQ_DEPTH
-        ),
-        "Generated by `netcoll gen`; do not edit. Semantics: netcoll_models::nic.".to_string(),
-    ];
-    Ok(rtl.verilog(&header)?)
+/// The Verilog of one registered block in `cfg`, with its header (its sub-modules keep the
+/// one-line header the back end gives them; [`generate`] adds the configuration).
+pub fn block_module(cfg: &Config, name: &str) -> Result<Module, GenError> {
+    let info = models_registry::block(name).ok_or(GenError::Unsupported {
+        block: "registry",
+        params: format!("no block `{name}`"),
+    })?;
+    let entry = registry::block(name).ok_or(GenError::Unsupported {
+        block: "registry",
+        params: format!("no RTL for `{name}`"),
+    })?;
+    let module = (info.module_name)(cfg);
+    (entry.verilog)(cfg, &header(cfg, &info, &module))
 }
 
-/// The reduction ALU with `lanes` lanes, headed with `cfg`'s hash.
-pub fn reduce_alu(cfg: &Config, lanes: usize) -> Result<Module, GenError> {
-    let mut header = crate::alu::header(lanes);
-    header.insert(1, format!("Configuration {}.", cfg.hash()));
-    let rtl = crate::alu::build(lanes)?;
-    Ok(rtl.verilog(&header)?)
+/// The registered block a module belongs to: the block whose name is the longest prefix of the
+/// module's name (`switch_engine_csm` → `switch_engine`, `reduce_alu_l1` → `reduce_alu`), else
+/// `fallback` (the block that instantiates it). So a module shared by two blocks — the NIC's
+/// one-lane ALU is also the stand-alone ALU with `lanes = 1` — gets the same header, and the
+/// same text, wherever it appears.
+fn owner(module: &str, fallback: &BlockInfo) -> BlockInfo {
+    models_registry::blocks()
+        .into_iter()
+        .filter(|b| module.starts_with(b.name))
+        .max_by_key(|b| b.name.len())
+        .unwrap_or(*fallback)
 }
 
-/// Every file of `cfg`: one `.v` per block, named after its module, and `manifest.json`.
-pub fn generate(cfg: &Config) -> Result<Vec<GeneratedFile>, GenError> {
-    let nic = nic(cfg)?;
-    // The NIC instantiates the one-lane ALU; the configured stand-alone ALU may be the same.
-    let mut modules = vec![
-        (switch_engine(cfg)?, SWITCH_DESCRIPTION),
-        (reduce_alu(cfg, 1)?, crate::alu::DESCRIPTION),
-    ];
-    if cfg.alu_lanes != 1 {
-        modules.push((reduce_alu(cfg, cfg.alu_lanes)?, crate::alu::DESCRIPTION));
+/// A module's text with its header: the back end gives a sub-module a one-line comment; it is
+/// replaced by the full header of the module's block.
+fn with_header(cfg: &Config, m: &Module, block: &BlockInfo) -> String {
+    if m.text.contains("// Configuration ") {
+        return m.text.clone();
     }
-    for child in &nic.children {
-        if !modules.iter().any(|(m, _)| m.name == child.name) {
-            return Err(GenError::Emit(EmitError::Unsupported {
-                block: nic.name.clone(),
-                what: format!("instantiates `{}`, which is not generated", child.name),
-            }));
+    let body: String = m
+        .text
+        .lines()
+        .skip_while(|l| l.starts_with("//"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    header(cfg, block, &m.name)
+        .iter()
+        .map(|h| format!("// {h}\n"))
+        .collect::<String>()
+        + &body
+}
+
+/// A module and its sub-modules, each once, with the files it requires.
+fn flatten(
+    m: &Module,
+    block: &BlockInfo,
+    cfg: &Config,
+    out: &mut BTreeMap<String, (Module, &'static str, Vec<String>)>,
+) -> Result<Vec<String>, GenError> {
+    let mut requires = vec![];
+    for c in &m.children {
+        requires.push(format!("{}.v", c.name));
+        requires.extend(flatten(c, &owner(&c.name, block), cfg, out)?);
+    }
+    requires.sort();
+    requires.dedup();
+    let module = Module {
+        text: with_header(cfg, m, block),
+        children: vec![],
+        ..m.clone()
+    };
+    match out.get(&m.name) {
+        Some((prev, _, _)) if prev.text != module.text => {
+            return Err(GenError::Conflict(m.name.clone()))
+        }
+        Some(_) => {}
+        None => {
+            out.insert(m.name.clone(), (module, block.name, requires.clone()));
         }
     }
-    modules.insert(1, (nic, NIC_DESCRIPTION));
-    modules.sort_by(|a, b| a.0.name.cmp(&b.0.name));
-    let p = cfg.switch;
-    let n = cfg.nic;
+    Ok(requires)
+}
+
+type Modules = BTreeMap<String, (Module, &'static str, Vec<String>)>;
+
+/// The modules of the registered blocks `names` in `cfg`, each once.
+fn modules_of(
+    cfg: &Config,
+    names: &[&str],
+) -> Result<(Modules, BTreeMap<String, String>), GenError> {
+    let mut modules = BTreeMap::new();
+    let mut descriptions = BTreeMap::new();
+    for block in models_registry::blocks() {
+        if !names.contains(&block.name) {
+            continue;
+        }
+        let top = block_module(cfg, block.name)?;
+        descriptions.insert(top.name.clone(), block.description.to_string());
+        flatten(&top, &block, cfg, &mut modules)?;
+    }
+    Ok((modules, descriptions))
+}
+
+fn files_of(modules: &Modules) -> Vec<GeneratedFile> {
+    modules
+        .iter()
+        .map(|(name, (m, _, requires))| GeneratedFile {
+            name: format!("{name}.v"),
+            contents: m.text.clone(),
+            requires: requires.clone(),
+        })
+        .collect()
+}
+
+/// The Verilog files of one registered block in `cfg` — its module and every module it
+/// requires — byte for byte as [`generate`] writes them.
+pub fn block_files(cfg: &Config, name: &str) -> Result<Vec<GeneratedFile>, GenError> {
+    Ok(files_of(&modules_of(cfg, &[name])?.0))
+}
+
+/// Every file of `cfg`: one `.v` per module, named after it, and `manifest.json`.
+pub fn generate(cfg: &Config) -> Result<Vec<GeneratedFile>, GenError> {
+    let names: Vec<&str> = models_registry::blocks().iter().map(|b| b.name).collect();
+    let (modules, descriptions) = modules_of(cfg, &names)?;
+    let mut files = files_of(&modules);
+    let mut parameters = BTreeMap::new();
+    for (table, entry) in cfg.tables().iter().zip(registry::blocks()) {
+        let mut p: BTreeMap<String, usize> = table
+            .keys()
+            .iter()
+            .map(|k| (k.name.to_string(), table.get(k.name).unwrap_or(0)))
+            .collect();
+        for (k, v) in (entry.derived)(cfg) {
+            p.insert(k.to_string(), v);
+        }
+        parameters.insert(table.table().to_string(), p);
+    }
+    let mut names: Vec<String> = files.iter().map(|f| f.name.clone()).collect();
+    names.push(MANIFEST.to_string());
     let manifest = Manifest {
-        generator: "netcoll",
+        generator: "netcoll".into(),
         config_hash: cfg.hash(),
-        parameters: Parameters {
-            switch: SwitchParams {
-                radix: p.radix,
-                groups: p.groups,
-                counter_bits: p.counter_bits,
-                port_bits: p.port_bits(),
-                cgid_bits: p.cgid_bits(),
-                latency: netcoll_models::switch::LATENCY,
-            },
-            nic: NicManifestParams {
-                qps: n.qps,
-                cqs: n.cqs,
-                counters: n.counters,
-                dmem_words: n.dmem_words,
-                wq_depth: netcoll_models::nic::WQ_DEPTH,
-                cq_depth: netcoll_models::nic::CQ_DEPTH,
-            },
-            alu: AluParams {
-                lanes: cfg.alu_lanes,
-                latency: netcoll_models::alu::LATENCY,
-            },
-        },
+        parameters,
         modules: modules
             .iter()
-            .map(|(m, description)| ManifestModule {
-                name: &m.name,
-                file: format!("{}.v", m.name),
-                description,
+            .map(|(name, (m, block, requires))| ManifestModule {
+                name: name.clone(),
+                file: format!("{name}.v"),
+                block: block.to_string(),
+                description: descriptions
+                    .get(name)
+                    .cloned()
+                    .unwrap_or_else(|| format!("part of block `{block}`")),
+                requires: requires.clone(),
                 ports: m
                     .ports
                     .iter()
                     .map(|p| ManifestPort {
-                        name: &p.name,
+                        name: p.name.clone(),
                         direction: match p.dir {
                             Dir::Input => "input",
                             Dir::Output => "output",
-                        },
+                        }
+                        .into(),
                         width: p.width,
                     })
                     .collect(),
             })
             .collect(),
+        files: names,
     };
     let mut json = serde_json::to_string_pretty(&manifest).unwrap_or_default();
     json.push('\n');
-    let mut files: Vec<GeneratedFile> = modules
-        .iter()
-        .map(|(m, _)| GeneratedFile {
-            name: format!("{}.v", m.name),
-            contents: m.text.clone(),
-            requires: m.children.iter().map(|c| format!("{}.v", c.name)).collect(),
-        })
-        .collect();
     files.push(GeneratedFile {
-        name: "manifest.json".into(),
+        name: MANIFEST.into(),
         contents: json,
         requires: vec![],
     });
     Ok(files)
+}
+
+/// The Verilog text a simulator needs for `module` of a generation: its file and every file it
+/// requires, concatenated.
+pub fn simulation_text(files: &[GeneratedFile], module: &str) -> Option<String> {
+    let top = files.iter().find(|f| f.name == format!("{module}.v"))?;
+    let mut text = top.contents.clone();
+    for r in &top.requires {
+        text.push('\n');
+        text.push_str(&files.iter().find(|f| &f.name == r)?.contents);
+    }
+    Some(text)
+}
+
+/// What [`write_files`] did.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct WriteReport {
+    /// Every file written, with its size in bytes.
+    pub written: Vec<(PathBuf, usize)>,
+    /// Files of the previous generation in the directory that this one no longer produces,
+    /// removed.
+    pub removed: Vec<PathBuf>,
+}
+
+/// Why files could not be written.
+#[derive(Debug, thiserror::Error)]
+#[error("{what} {}: {source}", path.display())]
+pub struct WriteError {
+    pub what: &'static str,
+    pub path: PathBuf,
+    #[source]
+    pub source: std::io::Error,
+}
+
+fn io<'a>(what: &'static str, path: &'a Path) -> impl FnOnce(std::io::Error) -> WriteError + 'a {
+    move |source| WriteError {
+        what,
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+/// Writes a generation into `out` (created if missing), all files or none: every file is first
+/// written into a staging directory inside `out`, then the files are moved into place, and if
+/// one move fails the ones already moved are put back as they were. Files that the previous
+/// generation in `out` listed in its manifest and this one does not produce are removed;
+/// nothing else in `out` is touched.
+pub fn write_files(out: &Path, files: &[GeneratedFile]) -> Result<WriteReport, WriteError> {
+    std::fs::create_dir_all(out).map_err(io("creating", out))?;
+    let previous: Vec<String> = std::fs::read_to_string(out.join(MANIFEST))
+        .ok()
+        .and_then(|t| serde_json::from_str::<Manifest>(&t).ok())
+        .map(|m| m.files)
+        .unwrap_or_default();
+    let stage = out.join(format!(".netcoll-gen-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&stage);
+    std::fs::create_dir_all(&stage).map_err(io("creating", &stage))?;
+    let result = stage_and_swap(out, &stage, files);
+    let _ = std::fs::remove_dir_all(&stage);
+    let written = result?;
+    let mut removed = vec![];
+    for old in previous {
+        let stale = !files.iter().any(|f| f.name == old);
+        // Only plain file names: a manifest edited by hand cannot make this delete elsewhere.
+        let plain = Path::new(&old)
+            .file_name()
+            .is_some_and(|n| n == old.as_str());
+        if stale && plain && out.join(&old).is_file() {
+            let p = out.join(&old);
+            std::fs::remove_file(&p).map_err(io("removing", &p))?;
+            removed.push(p);
+        }
+    }
+    Ok(WriteReport { written, removed })
+}
+
+fn stage_and_swap(
+    out: &Path,
+    stage: &Path,
+    files: &[GeneratedFile],
+) -> Result<Vec<(PathBuf, usize)>, WriteError> {
+    for f in files {
+        let p = stage.join(&f.name);
+        std::fs::write(&p, &f.contents).map_err(io("writing", &p))?;
+    }
+    // Only regular files are replaced: a directory (or anything else) in the way is the user's,
+    // and nothing is moved when one is found.
+    for f in files {
+        let target = out.join(&f.name);
+        if target.symlink_metadata().is_ok() && !target.is_file() {
+            let e = std::io::Error::other("it exists and is not a regular file");
+            return Err(io("replacing", &target)(e));
+        }
+    }
+    let backup = stage.join("previous");
+    std::fs::create_dir_all(&backup).map_err(io("creating", &backup))?;
+    let mut done: Vec<(PathBuf, Option<PathBuf>)> = vec![];
+    for f in files {
+        let target = out.join(&f.name);
+        let saved = if target.exists() {
+            let b = backup.join(&f.name);
+            if let Err(e) = std::fs::rename(&target, &b) {
+                undo(&done);
+                return Err(io("replacing", &target)(e));
+            }
+            Some(b)
+        } else {
+            None
+        };
+        if let Err(e) = std::fs::rename(stage.join(&f.name), &target) {
+            if let Some(b) = &saved {
+                let _ = std::fs::rename(b, &target);
+            }
+            undo(&done);
+            return Err(io("writing", &target)(e));
+        }
+        done.push((target, saved));
+    }
+    Ok(files
+        .iter()
+        .map(|f| (out.join(&f.name), f.contents.len()))
+        .collect())
+}
+
+/// Puts back what a failed [`stage_and_swap`] had moved.
+fn undo(done: &[(PathBuf, Option<PathBuf>)]) {
+    for (target, saved) in done.iter().rev() {
+        match saved {
+            Some(b) => {
+                let _ = std::fs::rename(b, target);
+            }
+            None => {
+                let _ = std::fs::remove_file(target);
+            }
+        }
+    }
 }

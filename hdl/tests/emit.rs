@@ -1,40 +1,9 @@
-//! The Verilog back end: golden-text snapshots of the emitted engine (reviewed by hand; a
-//! change shows up as a snapshot diff) and the errors it gives instead of bad Verilog.
+//! The Verilog back end on small blocks: the errors it gives instead of bad Verilog, and its
+//! width rules. (The registered blocks' emitted text is snapshot-tested in `blocks.rs`.)
 
 use netcoll_hdl::emit::{emit, EmitError};
-use netcoll_hdl::generate::switch_engine;
 use netcoll_hdl::prim::Reg;
-use netcoll_models::config::Config;
-use netcoll_models::switch::EngineParams;
 use rust_hdl::prelude::*;
-
-#[test]
-fn switch_engine_default_snapshot() {
-    let m = switch_engine(&Config::default()).expect("emit");
-    insta::assert_snapshot!("switch_engine_default", m.text);
-}
-
-#[test]
-fn switch_engine_small_snapshot() {
-    let m = switch_engine(&Config {
-        switch: EngineParams::SMALL,
-        ..Default::default()
-    })
-    .expect("emit");
-    insta::assert_snapshot!("switch_engine_small", m.text);
-}
-
-#[test]
-fn nic_small_snapshot() {
-    let m = netcoll_hdl::generate::nic(&Config {
-        nic: netcoll_models::nic::NicParams::SMALL,
-        ..Default::default()
-    })
-    .expect("emit");
-    insta::assert_snapshot!("nic_small", m.text);
-    assert_eq!(m.children.len(), 1, "the one-lane reduction ALU");
-    assert_eq!(m.children[0].name, "reduce_alu_l1");
-}
 
 /// rust-hdl accepts `table` as a field name, but it is a Verilog keyword.
 #[derive(LogicBlock, Default)]

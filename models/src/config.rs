@@ -16,12 +16,15 @@
 //! lanes = 4           # lanes of the stand-alone reduction ALU module; allowed: 1, 2, 4
 //! ```
 //!
-//! Every key is optional and defaults to [`EngineParams::default`], [`NicParams::default`] and
-//! [`DEFAULT_ALU_LANES`]; an empty file is valid.
+//! Every key is optional and defaults to the value its block's parameter table declares
+//! ([`crate::kit::params`]); an empty file is valid. Each table belongs to one block:
+//! `[switch]` to `switch_engine`, `[nic]` to `nic`, `[alu]` to `reduce_alu`.
 //!
 //! The file is parsed by hand from a [`toml::Table`] rather than through serde so that every
-//! mistake gives one line naming the file, the key, the offending value and what is allowed:
-//! the generator is run from scripts and CI, where a one-line error is what people read.
+//! mistake gives one line naming the file, the line, the key, the offending value and what is
+//! allowed: the generator is run from scripts and CI, where a one-line error is what people
+//! read. Names and values echoed from the file are escaped and cut
+//! ([`crate::kit::toml_text`]).
 //!
 //! ## Configuration hash
 //!
@@ -36,7 +39,7 @@
 //! switch.counter_bits=32
 //! ```
 //!
-//! whose hash is `914975dda4716ced` (and `fdedd53173638a6e` for [`EngineParams::SMALL`]).
+//! whose hash is `914975dda4716ced` (and `fdedd53173638a6e` for [`SwitchEngineParams::SMALL`]).
 //! The `[nic]` and `[alu]` parameters follow, in the order `nic.qps`, `nic.cqs`,
 //! `nic.counters`, `nic.dmem_words`, `alu.lanes`, but only when one of them differs from its
 //! default, so the hashes of configurations written before those tables existed are unchanged.
@@ -46,9 +49,11 @@
 //! append lines for it (keeping existing hashes only if the new line is omitted when the
 //! parameter has its default).
 
-use crate::alu::LANES_VALUES;
-use crate::nic::{NicParams, COUNTERS_VALUES, CQS_VALUES, DMEM_VALUES, QPS_VALUES};
-use crate::switch::{EngineParams, COUNTER_BITS_VALUES, GROUP_VALUES, RADIX_VALUES};
+use crate::kit::params::ParamTable;
+use crate::kit::toml_text::{escaped, key_near, line_col, line_of, shown, Seg};
+use crate::nic::NicParams;
+use crate::reduce_alu::ReduceAluParams;
+use crate::switch_engine::SwitchEngineParams;
 use sha2::{Digest, Sha256};
 use std::path::Path;
 use thiserror::Error;
@@ -56,43 +61,43 @@ use thiserror::Error;
 /// The name used in messages for text that did not come from a file.
 pub const DEFAULT_FILE_NAME: &str = "netcoll.toml";
 
-/// Tables the file may contain.
-const TABLES: [&str; 3] = ["switch", "nic", "alu"];
-/// Keys of the `[nic]` table, in canonical order.
-const NIC_KEYS: [&str; 4] = ["qps", "cqs", "counters", "dmem_words"];
-/// Lanes of the stand-alone reduction ALU when `[alu] lanes` is not given.
-pub const DEFAULT_ALU_LANES: usize = 4;
-/// Keys of the `[switch]` table, in canonical order.
-const SWITCH_KEYS: [&str; 3] = ["radix", "groups", "counter_bits"];
-
-/// A parsed `netcoll.toml`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+/// A parsed `netcoll.toml`: one parameter table per block.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Config {
-    /// The `[switch]` table.
-    pub switch: EngineParams,
-    /// The `[nic]` table.
+    /// The `[switch]` table (block `switch_engine`).
+    pub switch: SwitchEngineParams,
+    /// The `[nic]` table (block `nic`).
     pub nic: NicParams,
-    /// `[alu] lanes`.
-    pub alu_lanes: usize,
+    /// The `[alu]` table (block `reduce_alu`).
+    pub alu: ReduceAluParams,
 }
 
-impl Default for Config {
-    fn default() -> Self {
-        Config {
-            switch: EngineParams::default(),
-            nic: NicParams::default(),
-            alu_lanes: DEFAULT_ALU_LANES,
-        }
+/// The configuration-hash group of each table, in file order: a group's lines are part of the
+/// canonical text when the group is 0 or any of its tables differs from its defaults (see the
+/// module docs). A table added later gets a new group, so existing hashes do not change.
+const HASH_GROUPS: [usize; 3] = [0, 1, 1];
+
+impl Config {
+    /// Every table, in canonical order.
+    pub fn tables(&self) -> [&dyn ParamTable; 3] {
+        [&self.switch, &self.nic, &self.alu]
+    }
+
+    fn tables_mut(&mut self) -> [&mut dyn ParamTable; 3] {
+        [&mut self.switch, &mut self.nic, &mut self.alu]
     }
 }
 
 /// An invalid parameter file: which file, and what is wrong with it. Displays as one line,
-/// `<file>: <problem>`.
+/// `<file>: <problem>` or `<file>: line <n>: <problem>`.
 #[derive(Clone, Debug, Error, PartialEq, Eq)]
-#[error("{file}: {kind}")]
+#[error("{file}: {}{kind}", line.map_or(String::new(), |l| format!("line {l}: ")))]
 pub struct ConfigError {
     /// The path given to [`Config::from_file`], or [`DEFAULT_FILE_NAME`].
     pub file: String,
+    /// The line of the offending key, when it is known (not for syntax errors, which carry
+    /// their own position).
+    pub line: Option<usize>,
     pub kind: ConfigErrorKind,
 }
 
@@ -103,7 +108,7 @@ pub enum ConfigErrorKind {
     Io(String),
     #[error("TOML syntax error{location}: {message}")]
     Syntax {
-        /// ` at line L, column C` when the parser reports a position, else empty.
+        /// ` at line L, column C` (and ` in `key``) when known, else empty.
         location: String,
         message: String,
     },
@@ -121,7 +126,7 @@ pub enum ConfigErrorKind {
     WrongType {
         key: String,
         value: String,
-        expected: &'static str,
+        expected: String,
     },
     #[error("`{key}` = {value} is not supported; allowed values: {allowed}")]
     Unsupported {
@@ -132,25 +137,12 @@ pub enum ConfigErrorKind {
 }
 
 /// `[a], [b]`.
-fn table_list() -> String {
-    TABLES
+fn table_list(cfg: &Config) -> String {
+    cfg.tables()
         .iter()
-        .map(|t| format!("[{t}]"))
+        .map(|t| format!("[{}]", t.table()))
         .collect::<Vec<_>>()
         .join(", ")
-}
-
-/// A TOML value as it would be written in the file, on one line (for messages).
-fn show(v: &toml::Value) -> String {
-    v.to_string().trim().replace('\n', " ")
-}
-
-/// 1-based line and column of byte `offset` in `text`.
-fn line_col(text: &str, offset: usize) -> (usize, usize) {
-    let before = &text[..offset.min(text.len())];
-    let line = before.matches('\n').count() + 1;
-    let col = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
-    (line, col)
 }
 
 impl Config {
@@ -165,92 +157,90 @@ impl Config {
         let file = path.display().to_string();
         let text = std::fs::read_to_string(path).map_err(|e| ConfigError {
             file: file.clone(),
+            line: None,
             kind: ConfigErrorKind::Io(e.to_string()),
         })?;
         Self::parse(&text, &file)
     }
 
-    fn parse(text: &str, file: &str) -> Result<Config, ConfigError> {
-        let err = |kind| ConfigError {
+    /// Parses parameter-file text; errors name `file`.
+    pub fn parse(text: &str, file: &str) -> Result<Config, ConfigError> {
+        let err = |path: &[Seg], kind| ConfigError {
             file: file.to_string(),
+            line: line_of(text, path),
             kind,
         };
         let top: toml::Table = text.parse().map_err(|e: toml::de::Error| {
             let location = match e.span() {
                 Some(span) => {
                     let (line, col) = line_col(text, span.start);
-                    format!(" at line {line}, column {col}")
+                    let key = key_near(text, span.start)
+                        .map_or(String::new(), |k| format!(" in `{}`", escaped(&k)));
+                    format!(" at line {line}, column {col}{key}")
                 }
                 None => String::new(),
             };
             let message = e.message().trim().replace('\n', " ");
-            err(ConfigErrorKind::Syntax { location, message })
+            ConfigError {
+                file: file.to_string(),
+                line: None,
+                kind: ConfigErrorKind::Syntax { location, message },
+            }
         })?;
 
         let mut config = Config::default();
+        let tables = table_list(&config);
         for (name, value) in &top {
-            match (name.as_str(), value) {
-                ("switch", toml::Value::Table(t)) => {
-                    config.switch = parse_switch(t).map_err(err)?;
-                }
-                ("nic", toml::Value::Table(t)) => {
-                    config.nic = parse_nic(t).map_err(err)?;
-                }
-                ("alu", toml::Value::Table(t)) => {
-                    for (key, value) in t {
-                        if key != "lanes" {
-                            return Err(err(ConfigErrorKind::UnknownKey {
-                                key: format!("alu.{key}"),
-                                table: "[alu]".to_string(),
-                                allowed: "lanes".to_string(),
-                            }));
-                        }
-                        config.alu_lanes =
-                            supported_int("alu.lanes", value, &LANES_VALUES).map_err(err)?;
+            let Some(t) = config.tables_mut().into_iter().find(|t| t.table() == name) else {
+                let kind = if value.is_table() {
+                    ConfigErrorKind::UnknownTable {
+                        table: escaped(name),
+                        allowed: tables.clone(),
                     }
-                }
-                ("switch", v) | ("nic", v) | ("alu", v) => {
-                    return Err(err(ConfigErrorKind::WrongType {
-                        key: name.clone(),
-                        value: show(v),
-                        expected: match name.as_str() {
-                            "switch" => "a table `[switch]`",
-                            "nic" => "a table `[nic]`",
-                            _ => "a table `[alu]`",
-                        },
-                    }))
-                }
-                (_, toml::Value::Table(_)) => {
-                    return Err(err(ConfigErrorKind::UnknownTable {
-                        table: name.clone(),
-                        allowed: table_list(),
-                    }))
-                }
-                _ => {
-                    return Err(err(ConfigErrorKind::UnknownKey {
-                        key: name.clone(),
+                } else {
+                    ConfigErrorKind::UnknownKey {
+                        key: escaped(name),
                         table: "the top level".to_string(),
-                        allowed: table_list(),
-                    }))
-                }
-            }
+                        allowed: tables.clone(),
+                    }
+                };
+                return Err(err(&[Seg::Key(name)], kind));
+            };
+            let toml::Value::Table(entries) = value else {
+                let kind = ConfigErrorKind::WrongType {
+                    key: name.clone(),
+                    value: shown(value),
+                    expected: format!("a table `[{name}]`"),
+                };
+                return Err(err(&[Seg::Key(name)], kind));
+            };
+            parse_table(t, entries)
+                .map_err(|(key, kind)| err(&[Seg::Key(name), Seg::Key(&key)], kind))?;
         }
         Ok(config)
     }
 
     /// The canonical text the hash is computed over (see the module docs).
     pub fn canonical_text(&self) -> String {
-        let s = &self.switch;
-        let mut t = format!(
-            "switch.radix={}\nswitch.groups={}\nswitch.counter_bits={}\n",
-            s.radix, s.groups, s.counter_bits
-        );
-        if self.nic != NicParams::default() || self.alu_lanes != DEFAULT_ALU_LANES {
-            let n = &self.nic;
-            t.push_str(&format!(
-                "nic.qps={}\nnic.cqs={}\nnic.counters={}\nnic.dmem_words={}\nalu.lanes={}\n",
-                n.qps, n.cqs, n.counters, n.dmem_words, self.alu_lanes
-            ));
+        let tables = self.tables();
+        let mut t = String::new();
+        let groups = HASH_GROUPS.iter().max().copied().unwrap_or(0);
+        for g in 0..=groups {
+            let members: Vec<&&dyn ParamTable> = tables
+                .iter()
+                .zip(HASH_GROUPS)
+                .filter(|(_, hg)| *hg == g)
+                .map(|(t, _)| t)
+                .collect();
+            if g != 0 && members.iter().all(|t| t.is_default()) {
+                continue;
+            }
+            for table in members {
+                for k in table.keys() {
+                    let v = table.get(k.name).unwrap_or(0);
+                    t.push_str(&format!("{}.{}={v}\n", table.table(), k.name));
+                }
+            }
         }
         t
     }
@@ -264,67 +254,59 @@ impl Config {
     /// The configuration as a complete `netcoll.toml` (every key written out), which
     /// [`Config::from_toml_str`] reads back to the same value.
     pub fn to_toml(&self) -> String {
-        let s = &self.switch;
-        let n = &self.nic;
-        format!(
-            "[switch]\nradix = {}\ngroups = {}\ncounter_bits = {}\n\n[nic]\nqps = {}\ncqs = {}\ncounters = {}\ndmem_words = {}\n\n[alu]\nlanes = {}\n",
-            s.radix, s.groups, s.counter_bits, n.qps, n.cqs, n.counters, n.dmem_words, self.alu_lanes
-        )
+        let mut out = String::new();
+        for (i, table) in self.tables().iter().enumerate() {
+            if i > 0 {
+                out.push('\n');
+            }
+            out.push_str(&format!("[{}]\n", table.table()));
+            for k in table.keys() {
+                out.push_str(&format!(
+                    "{} = {}\n",
+                    k.name,
+                    table.get(k.name).unwrap_or(0)
+                ));
+            }
+        }
+        out
+    }
+
+    /// Every parameter, `table.key=value` separated by spaces (file headers, reports).
+    pub fn describe(&self) -> String {
+        self.tables()
+            .iter()
+            .flat_map(|t| {
+                t.keys().iter().map(move |k| {
+                    format!("{}.{}={}", t.table(), k.name, t.get(k.name).unwrap_or(0))
+                })
+            })
+            .collect::<Vec<_>>()
+            .join(" ")
     }
 }
 
-/// Parses the `[nic]` table.
-pub fn parse_nic(t: &toml::Table) -> Result<NicParams, ConfigErrorKind> {
-    let mut p = NicParams::default();
-    for (key, value) in t {
-        let allowed: &[usize] = match key.as_str() {
-            "qps" => &QPS_VALUES,
-            "cqs" => &CQS_VALUES,
-            "counters" => &COUNTERS_VALUES,
-            "dmem_words" => &DMEM_VALUES,
-            _ => {
-                return Err(ConfigErrorKind::UnknownKey {
-                    key: format!("nic.{key}"),
-                    table: "[nic]".to_string(),
-                    allowed: NIC_KEYS.join(", "),
-                })
-            }
+/// Applies the entries of one table; an error names the key.
+fn parse_table(
+    t: &mut dyn ParamTable,
+    entries: &toml::Table,
+) -> Result<(), (String, ConfigErrorKind)> {
+    let keys = t.keys();
+    for (key, value) in entries {
+        let full = format!("{}.{}", t.table(), escaped(key));
+        let Some(k) = keys.iter().find(|k| k.name == key) else {
+            return Err((
+                key.clone(),
+                ConfigErrorKind::UnknownKey {
+                    key: full,
+                    table: format!("[{}]", t.table()),
+                    allowed: keys.iter().map(|k| k.name).collect::<Vec<_>>().join(", "),
+                },
+            ));
         };
-        let v = supported_int(&format!("nic.{key}"), value, allowed)?;
-        match key.as_str() {
-            "qps" => p.qps = v,
-            "cqs" => p.cqs = v,
-            "counters" => p.counters = v,
-            _ => p.dmem_words = v,
-        }
+        let v = supported_int(&full, value, k.allowed).map_err(|e| (key.clone(), e))?;
+        t.set(k.name, v);
     }
-    Ok(p)
-}
-
-/// Parses the `[switch]` table.
-fn parse_switch(t: &toml::Table) -> Result<EngineParams, ConfigErrorKind> {
-    let mut p = EngineParams::default();
-    for (key, value) in t {
-        let allowed: &[usize] = match key.as_str() {
-            "radix" => &RADIX_VALUES,
-            "groups" => &GROUP_VALUES,
-            "counter_bits" => &COUNTER_BITS_VALUES,
-            _ => {
-                return Err(ConfigErrorKind::UnknownKey {
-                    key: format!("switch.{key}"),
-                    table: "[switch]".to_string(),
-                    allowed: SWITCH_KEYS.join(", "),
-                })
-            }
-        };
-        let v = supported_int(&format!("switch.{key}"), value, allowed)?;
-        match key.as_str() {
-            "radix" => p.radix = v,
-            "groups" => p.groups = v,
-            _ => p.counter_bits = v,
-        }
-    }
-    Ok(p)
+    Ok(())
 }
 
 /// `value` as an integer from `allowed`, or the error naming `key`.
@@ -336,8 +318,8 @@ fn supported_int(
     let toml::Value::Integer(i) = value else {
         return Err(ConfigErrorKind::WrongType {
             key: key.to_string(),
-            value: show(value),
-            expected: "an integer",
+            value: shown(value),
+            expected: "an integer".to_string(),
         });
     };
     match usize::try_from(*i) {
@@ -373,7 +355,7 @@ mod tests {
             Config::from_toml_str("# nothing\n[switch]\n"),
             Ok(Config::default())
         );
-        assert_eq!(Config::default().switch, EngineParams::default());
+        assert_eq!(Config::default().switch, SwitchEngineParams::default());
     }
 
     #[test]
@@ -381,13 +363,13 @@ mod tests {
         let c =
             Config::from_toml_str("[switch]\nradix = 4 # ports\ngroups = 16\ncounter_bits = 16\n")
                 .expect("valid");
-        assert_eq!(c.switch, EngineParams::SMALL);
+        assert_eq!(c.switch, SwitchEngineParams::SMALL);
         let c = Config::from_toml_str("[switch]\ngroups = 4096\n").expect("valid");
         assert_eq!(
             c.switch,
-            EngineParams {
+            SwitchEngineParams {
                 groups: 4096,
-                ..EngineParams::default()
+                ..SwitchEngineParams::default()
             }
         );
         // dotted keys are the same thing in TOML
@@ -398,11 +380,11 @@ mod tests {
     #[test]
     fn every_supported_combination_roundtrips() {
         let mut hashes = std::collections::HashSet::new();
-        for radix in RADIX_VALUES {
-            for groups in GROUP_VALUES {
-                for counter_bits in COUNTER_BITS_VALUES {
+        for radix in SwitchEngineParams::KEYS[0].allowed.iter().copied() {
+            for groups in SwitchEngineParams::KEYS[1].allowed.iter().copied() {
+                for counter_bits in SwitchEngineParams::KEYS[2].allowed.iter().copied() {
                     let c = Config {
-                        switch: EngineParams {
+                        switch: SwitchEngineParams {
                             radix,
                             groups,
                             counter_bits,
@@ -420,11 +402,11 @@ mod tests {
     fn unknown_key() {
         assert_eq!(
             msg("[switch]\nfoo = 1\n"),
-            "netcoll.toml: unknown key `switch.foo`; allowed keys in [switch]: radix, groups, counter_bits"
+            "netcoll.toml: line 2: unknown key `switch.foo`; allowed keys in [switch]: radix, groups, counter_bits"
         );
         assert_eq!(
             msg("radix = 16\n"),
-            "netcoll.toml: unknown key `radix`; allowed keys in the top level: [switch], [nic], [alu]"
+            "netcoll.toml: line 1: unknown key `radix`; allowed keys in the top level: [switch], [nic], [alu]"
         );
     }
 
@@ -432,7 +414,7 @@ mod tests {
     fn unknown_table() {
         assert_eq!(
             msg("[nic2]\nx = 1\n"),
-            "netcoll.toml: unknown table `[nic2]`; allowed: [switch], [nic], [alu]"
+            "netcoll.toml: line 1: unknown table `[nic2]`; allowed: [switch], [nic], [alu]"
         );
     }
 
@@ -440,7 +422,7 @@ mod tests {
     fn wrong_type() {
         assert_eq!(
             msg("[switch]\nradix = \"16\"\n"),
-            "netcoll.toml: `switch.radix` = \"16\" has the wrong type: expected an integer"
+            "netcoll.toml: line 2: `switch.radix` = \"16\" has the wrong type: expected an integer"
         );
         let m = msg("[switch]\ngroups = 256.0\n");
         assert!(
@@ -460,15 +442,15 @@ mod tests {
     fn unsupported_value() {
         assert_eq!(
             msg("[switch]\nradix = 0\n"),
-            "netcoll.toml: `switch.radix` = 0 is not supported; allowed values: 4, 8, 16, 32"
+            "netcoll.toml: line 2: `switch.radix` = 0 is not supported; allowed values: 4, 8, 16, 32"
         );
         assert_eq!(
             msg("[switch]\ngroups = -256\n"),
-            "netcoll.toml: `switch.groups` = -256 is not supported; allowed values: 16, 256, 1024, 4096"
+            "netcoll.toml: line 2: `switch.groups` = -256 is not supported; allowed values: 16, 256, 1024, 4096"
         );
         assert_eq!(
             msg("[switch]\ncounter_bits = 64\n"),
-            "netcoll.toml: `switch.counter_bits` = 64 is not supported; allowed values: 16, 32"
+            "netcoll.toml: line 2: `switch.counter_bits` = 64 is not supported; allowed values: 16, 32"
         );
     }
 
@@ -494,7 +476,7 @@ mod tests {
         assert_eq!(e.file, path.display().to_string());
         assert!(e
             .to_string()
-            .starts_with(&format!("{}: `switch.radix` = 5", path.display())));
+            .starts_with(&format!("{}: line 2: `switch.radix` = 5", path.display())));
         std::fs::write(&path, "[switch]\nradix = 8\n").expect("write");
         assert_eq!(Config::from_file(&path).map(|c| c.switch.radix), Ok(8));
         let missing = dir.join("missing.toml");
@@ -527,7 +509,7 @@ mod tests {
         assert_eq!(c.hash(), "914975dda4716ced");
         assert_eq!(
             Config {
-                switch: EngineParams::SMALL,
+                switch: SwitchEngineParams::SMALL,
                 ..Default::default()
             }
             .hash(),
@@ -560,12 +542,12 @@ mod tests {
         )
         .expect("valid");
         assert_eq!(c.nic, NicParams::SMALL);
-        assert_eq!(c.alu_lanes, 1);
+        assert_eq!(c.alu.lanes, 1);
         for nic in NicParams::all_supported() {
-            for alu_lanes in LANES_VALUES {
+            for lanes in ReduceAluParams::KEYS[0].allowed.iter().copied() {
                 let c = Config {
                     nic,
-                    alu_lanes,
+                    alu: ReduceAluParams { lanes },
                     ..Default::default()
                 };
                 assert_eq!(Config::from_toml_str(&c.to_toml()), Ok(c));
@@ -573,19 +555,42 @@ mod tests {
         }
         assert_eq!(
             msg("[nic]\nqps = 8\n"),
-            "netcoll.toml: `nic.qps` = 8 is not supported; allowed values: 4, 16"
+            "netcoll.toml: line 2: `nic.qps` = 8 is not supported; allowed values: 4, 16"
         );
         assert_eq!(
             msg("[alu]\nlanes = 3\n"),
-            "netcoll.toml: `alu.lanes` = 3 is not supported; allowed values: 1, 2, 4"
+            "netcoll.toml: line 2: `alu.lanes` = 3 is not supported; allowed values: 1, 2, 4"
         );
         assert_eq!(
             msg("[nic]\nwq_depth = 8\n"),
-            "netcoll.toml: unknown key `nic.wq_depth`; allowed keys in [nic]: qps, cqs, counters, dmem_words"
+            "netcoll.toml: line 2: unknown key `nic.wq_depth`; allowed keys in [nic]: qps, cqs, counters, dmem_words"
         );
         assert_eq!(
             msg("nic = 3\n"),
-            "netcoll.toml: `nic` = 3 has the wrong type: expected a table `[nic]`"
+            "netcoll.toml: line 1: `nic` = 3 has the wrong type: expected a table `[nic]`"
         );
+    }
+
+    #[test]
+    fn echoed_names_are_escaped_and_big_integers_name_their_key() {
+        let m = msg("[switch]\n\"ra\\u001b[31mdix\\n\" = 4\n");
+        assert!(m.contains("`switch.ra\\u{1b}[31mdix\\n`"), "{m}");
+        assert!(!m.contains('\u{1b}'), "{m}");
+        let m = msg("[switch]\nradix = 123456789012345678901234567890\n");
+        assert!(m.contains("line 2") && m.contains("`switch.radix`"), "{m}");
+        let long = "k".repeat(200);
+        let m = msg(&format!("[switch]\n{long} = 1\n"));
+        assert!(m.len() < 200, "{m}");
+    }
+
+    #[test]
+    fn describe_and_tables() {
+        let c = Config::default();
+        assert_eq!(
+            c.describe(),
+            "switch.radix=16 switch.groups=256 switch.counter_bits=32 nic.qps=16 nic.cqs=16 \
+             nic.counters=32 nic.dmem_words=4096 alu.lanes=4"
+        );
+        assert_eq!(c.tables().map(|t| t.table()), ["switch", "nic", "alu"]);
     }
 }

@@ -1,10 +1,15 @@
-//! netcoll's conformance harness: one suite per block, run unchanged at every level (golden
-//! reference, cycle model, rust-hdl RTL, emitted Verilog under Verilator), lockstep comparison,
-//! stimulus, and wrappers around the external tools.
+//! netcoll's conformance harness: one harness for every block ([`harness`]: levels, lockstep,
+//! waveforms, Verilator, driver knobs), and per block — in a module named after it — a
+//! transactor, a conformance suite that runs unchanged at every level, and random stimulus.
+//! [`registry`] lists every block's harness views; [`check`] and [`bench`] loop over it;
+//! [`tools`] wraps the external HDL tools.
 
-pub mod alu;
+pub mod bench;
 pub mod check;
+pub mod harness;
 pub mod nic;
-pub mod switch;
+pub mod reduce_alu;
+pub mod registry;
+pub mod switch_engine;
+pub mod synth;
 pub mod tools;
-pub mod verilator;

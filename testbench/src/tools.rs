@@ -408,8 +408,9 @@ fn parse_stat_json(text: &str, top: &str) -> Option<(u64, BTreeMap<String, u64>)
     Some((cells, by_type))
 }
 
-/// Synthesizes `path` with Yosys (`read_verilog -sv; synth -top <top>; check -assert`), fails if
-/// any latch cell exists after synthesis, and reports cell / flip-flop counts.
+/// Synthesizes `path` with Yosys (`read_verilog -sv; synth -top <top> -flatten; check -assert`),
+/// fails if any latch cell exists after synthesis, and reports cell / flip-flop counts of the
+/// whole hierarchy (flattened: Yosys 0.23's `stat -json` of a hierarchy is not valid JSON).
 pub fn yosys_synth_check(path: &Path, top: &str) -> Result<SynthReport, ToolError> {
     yosys_synth_check_files(&[path], top)
 }
@@ -460,7 +461,7 @@ fn yosys_check(paths: &[&Path], top: &str, coarse: bool) -> Result<SynthReport, 
     let stat = tmp.path().join("stat.json");
     let run_to = if coarse { " -run begin:fine" } else { "" };
     let script = format!(
-        "read_verilog -sv {name}; synth -top {top}{run_to}; tee -q -o stat.json stat -json; \
+        "read_verilog -sv {name}; synth -top {top} -flatten{run_to}; tee -q -o stat.json stat -json; \
          select -assert-none t:$dlatch* t:$adlatch t:$_DLATCH_* t:$_DLATCHSR_* t:$sr t:$_SR_*; \
          check -assert"
     );

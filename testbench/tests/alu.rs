@@ -1,20 +1,23 @@
 //! The reduction ALU's directed suite at every level and lane count, random lockstep
 //! co-simulation (including ≥ 1 million cycles of the emitted Verilog under Verilator per lane
-//! count) and the checks on the emitted Verilog itself.
+//! count), a wrong design caught, and the flip-flop count of the emitted Verilog.
 
-use netcoll_models::alu::model::AluModel;
-use netcoll_models::alu::{AluIn, AluOut, LANES_VALUES};
-use netcoll_testbench::alu::{dut, lockstep, suite, AluDut, GoldenAlu, Level, Stimulus};
-use netcoll_testbench::tools;
+use netcoll_models::kit::cycle::CycleSim;
+use netcoll_models::reduce_alu::model::ReduceAluModel;
+use netcoll_models::reduce_alu::{ReduceAluIn, ReduceAluOut, ReduceAluParams};
+use netcoll_testbench::harness::Level;
+use netcoll_testbench::reduce_alu::{dut, lockstep, suite, AluSim, Stimulus};
 use std::time::Instant;
+
+const LANES: [usize; 3] = [1, 2, 4];
 
 fn run_suite(level: Level) {
     let mut failures = vec![];
-    for lanes in LANES_VALUES {
+    for lanes in LANES {
         let cycles = suite::cycles(lanes);
         let t0 = Instant::now();
         let mut d = dut(level, lanes).unwrap_or_else(|e| panic!("{} level: {e}", level.name()));
-        match suite::run(d.as_mut(), &cycles) {
+        match suite::run(&mut d, lanes, &cycles) {
             Ok(r) => println!(
                 "{} level, {lanes} lane(s): {} cycles, {} operations, {} lane results checked in {:.2?}",
                 level.name(),
@@ -23,7 +26,7 @@ fn run_suite(level: Level) {
                 r.lane_results,
                 t0.elapsed()
             ),
-            Err(e) => failures.push(e),
+            Err(e) => failures.push(format!("{} level: {e}", level.name())),
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
@@ -31,7 +34,8 @@ fn run_suite(level: Level) {
 
 // No `suite_golden`: the suite's expectations come from the golden function, so running it on
 // the golden would compare the golden with itself. The golden is checked against hand-written
-// values in `netcoll_models::alu::golden`'s tests and against the bit-level cycle model below.
+// values in `netcoll_models::reduce_alu::golden`'s tests and against the bit-level cycle model
+// below.
 
 #[test]
 fn suite_cycle_model() {
@@ -48,43 +52,37 @@ fn suite_verilator() {
     run_suite(Level::Verilator);
 }
 
-fn lockstep_run(reference: &mut dyn AluDut, d: &mut dyn AluDut, seed: u64, cycles: u64) {
-    let lanes = reference.lanes();
+/// `dut` in lockstep with the cycle model (or, for the model, with the golden).
+fn lockstep_run(level: Level, lanes: usize, seed: u64, cycles: u64) {
+    let d = match level {
+        Level::Model => dut(Level::Golden, lanes),
+        _ => dut(level, lanes),
+    }
+    .expect("build");
     let mut stim = Stimulus::new(lanes, seed);
     let t0 = Instant::now();
-    if let Err(m) = lockstep(reference, d, &mut stim, cycles) {
-        panic!(
-            "{} vs {}, {lanes} lane(s): {m}",
-            d.level().name(),
-            reference.level().name()
-        );
+    if let Err(m) = lockstep(lanes, d, &mut stim, cycles, None) {
+        panic!("{} vs cycle model, {lanes} lane(s): {m}", level.name());
     }
     println!(
-        "{} vs {}, {lanes} lane(s), seed {seed:#x}: {cycles} cycles in lockstep in {:.2?}",
-        d.level().name(),
-        reference.level().name(),
+        "{} vs cycle model, {lanes} lane(s), seed {seed:#x}: {cycles} cycles in lockstep in {:.2?}",
+        level.name(),
         t0.elapsed()
     );
-}
-
-fn model(lanes: usize) -> AluModel {
-    AluModel::new(lanes).expect("a supported lane count")
 }
 
 /// The cycle model against the golden function (behind its register) on random inputs.
 #[test]
 fn lockstep_cycle_model_vs_golden() {
-    for (n, lanes) in LANES_VALUES.into_iter().enumerate() {
-        let mut g = GoldenAlu::new(lanes).expect("a supported lane count");
-        lockstep_run(&mut g, &mut model(lanes), 0xA1_0000 + n as u64, 1_000_000);
+    for (n, lanes) in LANES.into_iter().enumerate() {
+        lockstep_run(Level::Model, lanes, 0xA1_0000 + n as u64, 1_000_000);
     }
 }
 
 #[test]
 fn lockstep_rust_hdl_rtl_vs_cycle_model() {
-    for (n, lanes) in LANES_VALUES.into_iter().enumerate() {
-        let mut d = dut(Level::Rtl, lanes).expect("build");
-        lockstep_run(&mut model(lanes), d.as_mut(), 0xA1_0100 + n as u64, 50_000);
+    for (n, lanes) in LANES.into_iter().enumerate() {
+        lockstep_run(Level::Rtl, lanes, 0xA1_0100 + n as u64, 50_000);
     }
 }
 
@@ -92,86 +90,75 @@ fn lockstep_rust_hdl_rtl_vs_cycle_model() {
 /// output compared with the cycle model every cycle.
 #[test]
 fn lockstep_verilator_vs_cycle_model_1m() {
-    for (n, lanes) in LANES_VALUES.into_iter().enumerate() {
-        let mut d = dut(Level::Verilator, lanes).expect("verilate");
-        lockstep_run(
-            &mut model(lanes),
-            d.as_mut(),
-            0xA1_0200 + n as u64,
-            1_200_000,
-        );
+    for (n, lanes) in LANES.into_iter().enumerate() {
+        lockstep_run(Level::Verilator, lanes, 0xA1_0200 + n as u64, 1_200_000);
     }
 }
 
 /// A design whose MINLOC reports the higher of the two indices in its last lane (wrong on
 /// ties, where the lower one wins, and whenever the winner carries the lower one).
-struct HighIndexTies(AluModel);
+struct HighIndexTies(ReduceAluModel, usize);
 
-impl AluDut for HighIndexTies {
-    fn level(&self) -> Level {
-        Level::Model
-    }
-    fn lanes(&self) -> usize {
-        self.0.lanes()
-    }
-    fn step(&mut self, i: &AluIn) -> AluOut {
+impl CycleSim for HighIndexTies {
+    type In = ReduceAluIn;
+    type Out = ReduceAluOut;
+    fn step(&mut self, i: &ReduceAluIn) -> ReduceAluOut {
         let mut i = *i;
-        let k = self.0.lanes() - 1;
+        let k = self.1 - 1;
         if i.op == 3 {
-            let l = &mut i.lanes[k];
-            let hi = l.ai.max(l.bi);
-            l.ai = hi;
-            l.bi = hi;
+            let hi = i.ai[k].max(i.bi[k]);
+            i.ai[k] = hi;
+            i.bi[k] = hi;
         }
         self.0.step(&i)
+    }
+    fn peek(&mut self) -> ReduceAluOut {
+        self.0.peek()
     }
 }
 
 /// The suite and the lockstep both catch a wrong design, naming the signal and cycle.
 #[test]
 fn a_wrong_design_is_caught() {
-    for lanes in LANES_VALUES {
-        let e = suite::run(&mut HighIndexTies(model(lanes)), &suite::cycles(lanes))
-            .expect_err("the suite must fail");
-        let ri = format!("signal l{}_ri", lanes - 1);
-        assert!(e.contains(&ri), "{e}");
+    for lanes in LANES {
+        let bad = || -> AluSim {
+            Box::new(HighIndexTies(
+                ReduceAluModel::new(ReduceAluParams { lanes }),
+                lanes,
+            ))
+        };
+        let e =
+            suite::run(&mut bad(), lanes, &suite::cycles(lanes)).expect_err("the suite must fail");
+        let ri = format!("ri_{}", lanes - 1);
+        assert!(e.contains(&format!("signal {ri}")), "{e}");
         let mut stim = Stimulus::new(lanes, 7);
-        let m = lockstep(
-            &mut model(lanes),
-            &mut HighIndexTies(model(lanes)),
-            &mut stim,
-            100_000,
-        )
-        .expect_err("must differ");
-        assert_eq!(m.signal, &ri["signal ".len()..]);
-        assert_ne!(m.expected, m.actual);
-        let text = m.to_string();
-        assert!(text.contains(&format!("cycle {}", m.cycle)) && text.contains("seed 0x7"));
-        assert!(text.contains("MINLOC"), "{text}");
+        let text = lockstep(lanes, bad(), &mut stim, 100_000, None).expect_err("must differ");
+        assert!(text.contains(&format!("signal {ri} expected")), "{text}");
+        assert!(text.contains("seed 0x7"), "{text}");
+        // The last cycles are in the report: the MINLOC that went wrong is one of them.
+        assert!(text.contains("op=0x3"), "{text}");
     }
 }
 
-/// Every emitted block passes `verilator --lint-only -Wall` (no waivers), Yosys `synth` +
-/// `check -assert` with no latches and exactly the expected flip-flops, and `iverilog -g2012`.
+/// Yosys finds exactly the ALU's registers: `out_valid`, `err` and 2 × 64 result bits per lane.
 #[test]
-fn emitted_verilog_passes_the_tools() {
-    let dir = std::env::temp_dir().join(format!("netcoll-alu-tools-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    for lanes in LANES_VALUES {
-        let m = netcoll_hdl::alu::reduce_alu_module(lanes).expect("emit");
-        assert!(!m.text.contains("lint_off"), "no waivers");
-        let path = dir.join(format!("{}.v", m.name));
-        std::fs::write(&path, &m.text).expect("write");
-        tools::verilator_lint(&path, &m.name).unwrap_or_else(|e| panic!("{}: {e}", m.name));
-        let r =
-            tools::yosys_synth_check(&path, &m.name).unwrap_or_else(|e| panic!("{}: {e}", m.name));
-        // out_valid, err, and 2 × 64 result bits per lane.
-        assert_eq!(r.flip_flops, 2 + 128 * lanes as u64, "{}: {r:?}", m.name);
-        println!(
-            "{}: {} cells, {} flip-flops after yosys synth",
-            m.name, r.cells, r.flip_flops
-        );
-        tools::iverilog_compile(&path, &m.name).unwrap_or_else(|e| panic!("{}: {e}", m.name));
+fn emitted_alu_has_exactly_its_registers() {
+    let dir = std::env::temp_dir().join(format!("netcoll-alu-ffs-{}", std::process::id()));
+    for lanes in LANES {
+        let cfg = netcoll_testbench::reduce_alu::config(lanes);
+        let files = netcoll_hdl::generate::generate(&cfg).expect("generate");
+        netcoll_hdl::generate::write_files(&dir, &files).expect("write");
+        let top = format!("reduce_alu_l{lanes}");
+        let f = files
+            .iter()
+            .find(|f| f.name == format!("{top}.v"))
+            .expect("generated");
+        let mut paths = vec![dir.join(&f.name)];
+        paths.extend(f.requires.iter().map(|r| dir.join(r)));
+        let refs: Vec<&std::path::Path> = paths.iter().map(|p| p.as_path()).collect();
+        let r = netcoll_testbench::tools::yosys_synth_check_files(&refs, &top)
+            .unwrap_or_else(|e| panic!("{top}: {e}"));
+        assert_eq!(r.flip_flops, 2 + 128 * lanes as u64, "{top}: {r:?}");
     }
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -2,15 +2,16 @@
 //! (including ≥ 10 million cycles of the emitted Verilog under Verilator) and the checks on the
 //! emitted Verilog itself.
 
-use netcoll_hdl::generate::generate;
-use netcoll_models::config::Config;
-use netcoll_models::switch::engine::EngineModel;
-use netcoll_models::switch::golden::{CfgCmd, GoldenEngine, Op};
-use netcoll_models::switch::{CfgOp, EngineParams, Packet, TableEntry};
-use netcoll_testbench::switch::{
-    cycle_dut, dut, lockstep, observable, suite, Level, Stimulus, Timed,
+use netcoll_models::kit::cycle::CycleSim;
+use netcoll_models::switch_engine::golden::{CfgCmd, Op, SwitchEngineGolden};
+use netcoll_models::switch_engine::model::SwitchEngineModel;
+use netcoll_models::switch_engine::{
+    CfgOp, Packet, SwitchEngineIn, SwitchEngineOut, SwitchEngineParams, TableEntry,
 };
-use netcoll_testbench::tools;
+use netcoll_testbench::harness::Lockstep;
+use netcoll_testbench::switch_engine::{
+    cycle_dut, dut, lockstep, observable, suite, Level, Stimulus, Timed, RESET_CYCLES,
+};
 use proptest::prelude::*;
 use proptest::test_runner::{Config as PtConfig, RngAlgorithm, TestRng, TestRunner};
 
@@ -51,7 +52,7 @@ fn suite_verilator() {
 }
 
 /// Random operation sequences, small value ranges so that trees, TIDs and drops all occur.
-fn op_strategy(p: EngineParams) -> impl Strategy<Value = Timed> {
+fn op_strategy(p: SwitchEngineParams) -> impl Strategy<Value = Timed> {
     let r = p.radix as u64;
     let pkt = (
         0..r,
@@ -106,7 +107,7 @@ fn op_strategy(p: EngineParams) -> impl Strategy<Value = Timed> {
 
 /// Each level's answers to random sequences equal the golden reference's.
 fn random_against_golden(level: Level, cases: u32, seed: u8) {
-    let p = EngineParams::SMALL;
+    let p = SwitchEngineParams::SMALL;
     let cfg = PtConfig {
         cases,
         failure_persistence: None,
@@ -115,7 +116,7 @@ fn random_against_golden(level: Level, cases: u32, seed: u8) {
     let mut runner =
         TestRunner::new_with_rng(cfg, TestRng::from_seed(RngAlgorithm::ChaCha, &[seed; 32]));
     let result = runner.run(&proptest::collection::vec(op_strategy(p), 1..120), |ops| {
-        let mut g = GoldenEngine::new(p);
+        let mut g = SwitchEngineGolden::new(p);
         let want: Vec<_> = ops.iter().map(|t| observable(&g.apply(&t.op))).collect();
         let mut d = dut(level, &p).map_err(TestCaseError::fail)?;
         let got = d.run(&ops).map_err(TestCaseError::fail)?;
@@ -145,23 +146,17 @@ fn random_ops_verilator() {
     random_against_golden(Level::Verilator, 300, 3);
 }
 
-fn lockstep_run(level: Level, p: EngineParams, seed: u64, cycles: u64) {
-    let mut reference = EngineModel::new(p);
-    let mut d = cycle_dut(level, &p)
+fn lockstep_run(level: Level, p: SwitchEngineParams, seed: u64, cycles: u64) {
+    let d = cycle_dut(level, &p)
         .expect("build")
         .expect("a cycle-level design");
     let mut stim = Stimulus::new(p, seed);
-    if let Err(m) = lockstep(&mut reference, Some(d.as_mut()), &mut stim, cycles) {
+    if let Err(m) = lockstep(Some(d), &mut stim, cycles, None) {
         panic!(
             "{} vs cycle model, {p:?}, seed {seed:#x}: {m}",
             level.name()
         );
     }
-    assert!(
-        stim.golden_mismatch.is_none(),
-        "{}",
-        stim.golden_mismatch.unwrap_or_default()
-    );
     assert!(
         stim.checked > cycles / 4,
         "seed {seed:#x}: only {} answers checked",
@@ -171,8 +166,13 @@ fn lockstep_run(level: Level, p: EngineParams, seed: u64, cycles: u64) {
 
 #[test]
 fn lockstep_rust_hdl_rtl_vs_cycle_model() {
-    lockstep_run(Level::Rtl, EngineParams::SMALL, 0x5EED_0001, 40_000);
-    lockstep_run(Level::Rtl, EngineParams::default(), 0x5EED_0002, 20_000);
+    lockstep_run(Level::Rtl, SwitchEngineParams::SMALL, 0x5EED_0001, 40_000);
+    lockstep_run(
+        Level::Rtl,
+        SwitchEngineParams::default(),
+        0x5EED_0002,
+        20_000,
+    );
 }
 
 /// The long co-simulation: 10.4 million cycles of the emitted Verilog, every output compared
@@ -181,19 +181,19 @@ fn lockstep_rust_hdl_rtl_vs_cycle_model() {
 fn lockstep_verilator_vs_cycle_model_10m() {
     lockstep_run(
         Level::Verilator,
-        EngineParams::SMALL,
+        SwitchEngineParams::SMALL,
         0x5EED_0003,
         4_000_000,
     );
     lockstep_run(
         Level::Verilator,
-        EngineParams::default(),
+        SwitchEngineParams::default(),
         0x5EED_0004,
         4_000_000,
     );
     lockstep_run(
         Level::Verilator,
-        EngineParams {
+        SwitchEngineParams {
             radix: 32,
             groups: 4096,
             counter_bits: 32,
@@ -203,123 +203,90 @@ fn lockstep_verilator_vs_cycle_model_10m() {
     );
 }
 
-/// A lockstep mismatch is reported with cycle, signal, expected and actual.
+/// A lockstep mismatch is reported with cycle, signal, expected and actual, the last cycles
+/// and a waveform of them that an independent reader opens.
 #[test]
 fn lockstep_reports_the_first_difference() {
-    struct Stuck(EngineModel);
-    impl netcoll_testbench::switch::CycleDut for Stuck {
-        fn step(
-            &mut self,
-            i: &netcoll_models::switch::EngineIn,
-        ) -> netcoll_models::switch::EngineOut {
+    struct Stuck(SwitchEngineModel);
+    impl CycleSim for Stuck {
+        type In = SwitchEngineIn;
+        type Out = SwitchEngineOut;
+        fn step(&mut self, i: &SwitchEngineIn) -> SwitchEngineOut {
             let mut o = self.0.step(i);
             o.out_tid = 0; // a TID that never advances on the wire
             o
         }
+        fn peek(&mut self) -> SwitchEngineOut {
+            self.0.peek()
+        }
     }
-    let p = EngineParams::SMALL;
-    let mut reference = EngineModel::new(p);
-    let mut bad = Stuck(EngineModel::new(p));
+    let p = SwitchEngineParams::SMALL;
+    let dir = std::env::temp_dir().join(format!("netcoll-mismatch-{}", std::process::id()));
+    let mut l = Lockstep::new(
+        p,
+        Box::new(SwitchEngineModel::new(p)),
+        Box::new(Stuck(SwitchEngineModel::new(p))),
+        "model vs stuck",
+    )
+    .with_vcd_dir(&dir);
     let mut stim = Stimulus::new(p, 7);
-    let m = lockstep(&mut reference, Some(&mut bad), &mut stim, 100_000).expect_err("must differ");
+    for c in 0..100_000u64 {
+        let i = if c < RESET_CYCLES {
+            SwitchEngineIn {
+                reset: true,
+                ..Default::default()
+            }
+        } else {
+            stim.next_inputs()
+        };
+        let o = l.step(&i);
+        stim.observe(&i, &o);
+        if l.mismatch().is_some() {
+            break;
+        }
+    }
+    let m = l.finish().expect_err("must differ");
     assert_eq!(m.signal, "out_tid");
     assert_ne!(m.expected, m.actual);
-    assert!(m.to_string().contains(&format!("cycle {}", m.cycle)));
-}
-
-fn verilog_dir() -> std::path::PathBuf {
-    tools::repo_root().join("verilog")
-}
-
-/// `verilog/` holds exactly what `netcoll gen` writes for the default configuration.
-#[test]
-fn committed_verilog_is_fresh() {
-    for f in generate(&Config::default()).expect("generate") {
-        let path = verilog_dir().join(&f.name);
-        let on_disk = std::fs::read_to_string(&path).unwrap_or_default();
-        assert!(
-            on_disk == f.contents,
-            "{} is stale: run `cargo run --release --bin netcoll -- gen` and commit verilog/",
-            path.display()
-        );
-    }
-}
-
-#[test]
-fn generation_is_deterministic_and_clean() {
-    for p in [EngineParams::default(), EngineParams::SMALL] {
-        let cfg = Config {
-            switch: p,
-            ..Default::default()
-        };
-        let a = generate(&cfg).expect("generate");
-        let b = generate(&cfg).expect("generate");
-        assert_eq!(a, b);
-        for f in a.iter().filter(|f| f.name.ends_with(".v")) {
-            let mut declared = 0;
-            for line in f.contents.lines() {
-                assert!(!line.contains('$'), "{}: `$` in `{line}`", f.name);
-                let l = line.trim();
-                if ["input ", "output ", "reg ", "localparam "]
-                    .iter()
-                    .any(|k| l.starts_with(k))
-                {
-                    let decl = l
-                        .split('=')
-                        .next()
-                        .unwrap_or(l)
-                        .trim_end_matches([',', ';', ' ']);
-                    // A memory's unpacked range follows its name.
-                    let decl = match decl.rfind('[') {
-                        Some(i) if decl.ends_with(']') => decl[..i].trim_end(),
-                        _ => decl,
-                    };
-                    let name = decl.split_whitespace().last().unwrap_or_default();
-                    assert!(
-                        netcoll_hdl::emit::is_legal_name(name),
-                        "{}: declared name `{name}` in `{l}`",
-                        f.name
-                    );
-                    declared += 1;
-                }
-            }
-            assert!(
-                declared > 50,
-                "{}: only {declared} declarations found",
-                f.name
-            );
-        }
-    }
-}
-
-/// Every emitted file passes `verilator --lint-only -Wall` (no waivers), Yosys `synth` +
-/// `check -assert` with no latches, and `iverilog -g2012`; for the default and a small
-/// configuration.
-#[test]
-fn emitted_verilog_passes_the_tools() {
-    for p in [EngineParams::default(), EngineParams::SMALL] {
-        let dir =
-            std::env::temp_dir().join(format!("netcoll-tools-{}-{}", std::process::id(), p.radix));
-        std::fs::create_dir_all(&dir).expect("temp dir");
-        for f in generate(&Config {
-            switch: p,
-            ..Default::default()
-        })
-        .expect("generate")
-        {
-            // The NIC and the ALU have their own tool tests (tests/nic.rs, tests/alu.rs).
-            if f.name != "switch_engine.v" {
-                continue;
-            }
-            assert!(!f.contents.contains("lint_off"), "no waivers");
-            let path = dir.join(&f.name);
-            std::fs::write(&path, &f.contents).expect("write");
-            let top = f.name.trim_end_matches(".v");
-            tools::verilator_lint(&path, top).unwrap_or_else(|e| panic!("{p:?}: {e}"));
-            let r = tools::yosys_synth_check(&path, top).unwrap_or_else(|e| panic!("{p:?}: {e}"));
-            assert!(r.flip_flops > 0);
-            tools::iverilog_compile(&path, top).unwrap_or_else(|e| panic!("{p:?}: {e}"));
-        }
-        let _ = std::fs::remove_dir_all(&dir);
-    }
+    let text = m.to_string();
+    assert!(
+        text.contains(&format!("cycle {}: signal out_tid", m.cycle)),
+        "{text}"
+    );
+    assert_eq!(
+        m.history.len(),
+        Lockstep::<SwitchEngineIn, SwitchEngineOut>::HISTORY
+    );
+    assert_eq!(m.history.last().map(|r| r.cycle), Some(m.cycle));
+    assert!(
+        text.contains("!out_tid="),
+        "the differing output is marked: {text}"
+    );
+    // The waveform of those cycles, read back by an independent reader.
+    let vcd = m.vcd.clone().expect("a waveform was written");
+    let mut w = wellen::simple::read(&vcd).expect("wellen reads the VCD");
+    let h = w.hierarchy();
+    let find = |scope: &str, name: &str| {
+        h.lookup_var(&["netcoll", scope], name)
+            .map(|v| h[v].signal_ref())
+            .unwrap_or_else(|| panic!("no netcoll.{scope}.{name}"))
+    };
+    let (r, d) = (find("reference", "out_tid"), find("dut", "out_tid"));
+    w.load_signals(&[r, d]);
+    let last = m.history.len() - 1;
+    // The last recorded cycle is at 10 ns per cycle from 0.
+    let t = w
+        .time_table()
+        .iter()
+        .position(|&t| t == last as u64 * 10)
+        .expect("a time step for the last cycle") as u32;
+    let value = |s| {
+        w.get_signal(s)
+            .and_then(|sig| sig.get_offset(t).map(|o| sig.get_value_at(&o, 0)))
+            .and_then(|v| v.to_bit_string())
+            .and_then(|b| u64::from_str_radix(&b, 2).ok())
+    };
+    assert_eq!(value(r), Some(m.expected));
+    assert_eq!(value(d), Some(m.actual));
+    let _ = std::fs::remove_dir_all(&dir);
 }

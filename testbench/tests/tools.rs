@@ -3,10 +3,10 @@
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
+use netcoll_testbench::harness::verilator::{PortDesc, VerilatedModel};
 use netcoll_testbench::tools::{
     iverilog_compile, tool_versions, verilator_lint, yosys_synth_check, ToolError,
 };
-use netcoll_testbench::verilator::{PortDesc, VerilatedModel};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 

@@ -1,33 +1,393 @@
-//! The NIC cross-channel controller's RTL, monomorphised for every supported parameter set.
+//! # NIC cross-channel controller (RTL)
 //!
-//! [`build`] turns run-time [`NicParams`] into a concrete [`controller::Nic`] behind the [`NicRtl`]
-//! trait, which both simulates it with rust-hdl and emits its Verilog (the NIC module preceded
-//! by the reduction ALU module it instantiates).
-
-pub mod controller;
+//! The rust-hdl description of the NIC specified in `netcoll_models::nic` (read its module docs
+//! for the work requests, completions, messages, host commands and errors). The cycle model
+//! `netcoll_models::nic::model` documents the micro-architecture this block implements register
+//! for register — one sequencer owning single-ported memories, its state table, the registers
+//! of each sub-block — and is compared with it every output every cycle. The ports are
+//! generated from the one declaration, `netcoll_models::nic_ports!`.
+//!
+//! # Structure
+//! The top block [`Nic`] (module `nic`) only connects sub-blocks, each a module of its own:
+//!
+//! | sub-block | module | what it does |
+//! |---|---|---|
+//! | [`sequencer`] | `nic_sequencer` | the state register ([`SeqState`]), slot arbitration, reset sweep, send-queue round robin |
+//! | [`host`] | `nic_host` | host commands and their responses; the CQ wait indices |
+//! | [`queues`] | `nic_queues` | the WQ and CQ memories, the served queue's context, counts and WQE |
+//! | [`execute`] | `nic_execute` | WQE decode and dispatch: checks, NOP, SEND, WAIT, SEND_EN / RECV_EN, CALC start |
+//! | [`calc`] | `nic_calc` | the CALC element loop, around the reduction ALU (`reduce_alu_l1`) |
+//! | [`receive`] | `nic_receive` | arriving messages and NAKs |
+//! | [`transmit`] | `nic_transmit` | the `tx_*` registers, the beat loop, NAKs out |
+//! | [`completion`] | `nic_completion` | the pending completion (the CQE's fields) |
+//! | [`stats`] | `nic_stats` | the statistics counters |
+//! | [`layouts`] | `nic_*_fields`, `nic_*_word` | the WQE, context, count, config and CQE words split and assembled, generated from `nic_layouts!` |
+//!
+//! The units that use the counter and data memories (here) drive their requests to zero
+//! outside their states; the top ORs them (the sequencer runs one unit at a time). Every output
+//! comes from a register or from the state alone, so a NIC can be wired to another (or to a
+//! link model) without combinational paths between them.
+//!
+//! Generic widths (stable Rust cannot derive them, so [`build`] passes them): `QB` =
+//! log2(qps), `WB` = QB + 1 (work-queue index), `WEB` = WB + 4 (WQE slot), `CB` = log2(cqs),
+//! `CEB` = CB + 5 (CQE slot), `KB` = log2(counters), `DB` = log2(dmem_words), `SWB` =
+//! max(WB, CB, KB) (reset sweep).
 
 use crate::emit::{emit_with_children, EmitError, Module};
-use netcoll_models::nic::{NicIn, NicOut, NicParams};
+use crate::prim::Mem;
+use crate::rtl_block;
+use netcoll_models::kit::cycle::ValueSim;
+use netcoll_models::kit::layout::LayoutField;
+use netcoll_models::nic::{NicParams, WqeWords};
 use rust_hdl::prelude::*;
+
+/// A sub-block's struct (`#[derive(LogicBlock)]`) and its `Default`: every field
+/// `Default::default()` unless it gives its initial value (`= expr`).
+macro_rules! nic_block {
+    ($(#[$m:meta])* pub struct $name:ident $(< $(const $g:ident : usize),* $(,)? >)? {
+        $($(#[$fm:meta])* $vis:vis $f:ident : $ft:ty $(= $fe:expr)?),* $(,)?
+    }) => {
+        $(#[$m])*
+        #[derive(LogicBlock)]
+        pub struct $name $(<$(const $g: usize),*>)? {
+            $($(#[$fm])* $vis $f: $ft,)*
+        }
+        impl $(<$(const $g: usize),*>)? Default for $name $(<$($g),*>)? {
+            fn default() -> Self {
+                Self { $($f: nic_block!(@init $($fe)?),)* }
+            }
+        }
+    };
+    (@init) => { Default::default() };
+    (@init $e:expr) => { $e };
+}
+
+pub mod calc;
+pub mod completion;
+pub mod execute;
+pub mod host;
+pub mod layouts;
+pub mod queues;
+pub mod receive;
+pub mod sequencer;
+pub mod stats;
+pub mod transmit;
+
+pub use sequencer::SeqState;
 
 /// Name of the emitted top module.
 pub const TOP: &str = "nic";
 
-/// The NIC RTL at some parameter set.
-pub trait NicRtl {
-    /// One clock cycle under rust-hdl's `simulate()`: apply `i`, settle with the clock low,
-    /// sample the outputs, then raise the clock.
-    fn step(&mut self, i: &NicIn) -> NicOut;
-    /// The outputs now, after the last step's rising edge (all NIC outputs are registered, so
-    /// these are the next cycle's).
-    fn outputs(&self) -> NicOut;
-    /// The block as Verilog, with `header` as its leading comment.
-    fn verilog(&self, header: &[String]) -> Result<Module, EmitError>;
+/// The WQE field a posted CQ WAIT's absolute target replaces (its count).
+pub(crate) const WAIT_COUNT: LayoutField =
+    crate::kit::layout::field_named(WqeWords::FIELDS, "wait_count");
+
+/// A constant of `N` bits.
+pub(crate) fn k<const N: usize>(v: u64) -> Constant<Bits<N>> {
+    Constant::new(Bits::<N>::from(v))
 }
 
-fn b<const N: usize>(v: u64) -> Bits<N> {
-    let v = if N >= 64 { v } else { v & ((1u64 << N) - 1) };
-    Bits::<N>::from(v)
+/// The sub-blocks (field, module), as `emit_with_children` takes them (at every depth).
+const SUB_MODULES: &[(&str, &str)] = &[
+    ("sequencer", "nic_sequencer"),
+    ("host_cmd", "nic_host"),
+    ("queues", "nic_queues"),
+    ("execute", "nic_execute"),
+    ("calc", "nic_calc"),
+    ("receive", "nic_receive"),
+    ("transmit", "nic_transmit"),
+    ("completion", "nic_completion"),
+    ("stats", "nic_stats"),
+    ("alu", "reduce_alu_l1"),
+    ("lane", "reduce_alu_lane"),
+    ("wqe", "nic_wqe_fields"),
+    ("wq_context", "nic_wq_context_fields"),
+    ("cq_counts", "nic_cq_counts_fields"),
+    ("qp_config", "nic_qp_config_fields"),
+    ("wq_context_word", "nic_wq_context_word"),
+    ("cq_counts_word", "nic_cq_counts_word"),
+    ("cqe_word", "nic_cqe_word"),
+];
+
+netcoll_models::nic_ports!(rtl_block! {
+    /// The NIC, monomorphised per supported parameter set (see the module docs for the widths).
+    pub struct Nic<
+        const QB: usize,
+        const WB: usize,
+        const WEB: usize,
+        const CB: usize,
+        const CEB: usize,
+        const KB: usize,
+        const DB: usize,
+        const SWB: usize,
+    > {
+        sequencer: sequencer::NicSequencer<QB, SWB> = Default::default(),
+        host_cmd: host::NicHost<QB, WB, CB, KB, DB, SWB> = Default::default(),
+        queues: queues::NicQueues<QB, WB, WEB, CB, CEB, SWB> = Default::default(),
+        execute: execute::NicExecute<QB, CB, KB, DB> = Default::default(),
+        calc: calc::NicCalc<DB> = Default::default(),
+        receive: receive::NicReceive<QB, KB, DB> = Default::default(),
+        transmit: transmit::NicTransmit<QB, DB> = Default::default(),
+        completion: completion::NicCompletion<QB, WB> = Default::default(),
+        stats: stats::NicStats = Default::default(),
+        /// The current WQE (or host command), split into its fields.
+        wqe: layouts::unpack::WqeWords = Default::default(),
+        /// The counters incremented by arriving messages.
+        cnt: Mem<Bits<32>, KB> = Default::default(),
+        /// Data memory.
+        dmem: Mem<Bits<64>, DB> = Default::default(),
+    }
+});
+
+impl<
+        const QB: usize,
+        const WB: usize,
+        const WEB: usize,
+        const CB: usize,
+        const CEB: usize,
+        const KB: usize,
+        const DB: usize,
+        const SWB: usize,
+    > Logic for Nic<QB, WB, WEB, CB, CEB, KB, DB, SWB>
+{
+    #[hdl_gen]
+    fn update(&mut self) {
+        self.sequencer.clock.next = self.clock.val();
+        self.sequencer.reset.next = self.reset.val();
+        self.host_cmd.clock.next = self.clock.val();
+        self.host_cmd.reset.next = self.reset.val();
+        self.queues.clock.next = self.clock.val();
+        self.queues.reset.next = self.reset.val();
+        self.calc.clock.next = self.clock.val();
+        self.calc.reset.next = self.reset.val();
+        self.receive.clock.next = self.clock.val();
+        self.receive.reset.next = self.reset.val();
+        self.transmit.clock.next = self.clock.val();
+        self.transmit.reset.next = self.reset.val();
+        self.completion.clock.next = self.clock.val();
+        self.completion.reset.next = self.reset.val();
+        self.stats.clock.next = self.clock.val();
+        self.stats.reset.next = self.reset.val();
+        self.cnt.clock.next = self.clock.val();
+        self.dmem.clock.next = self.clock.val();
+
+        // The sequencer: the next state from the unit running the current one.
+        self.sequencer.host_valid.next = self.host_valid.val();
+        self.sequencer.rx_valid.next = self.rx_valid.val();
+        self.sequencer.host_next.next = self.host_cmd.next_state.val();
+        self.sequencer.execute_next.next = self.execute.next_state.val();
+        self.sequencer.calc_next.next = self.calc.next_state.val();
+        self.sequencer.transmit_next.next = self.transmit.next_state.val();
+        self.sequencer.receive_next.next = self.receive.next_state.val();
+        self.sequencer.advance_visit.next =
+            self.execute.advance_visit.val() | self.queues.advance_visit.val();
+        self.host_ready.next = self.sequencer.host_ready.val();
+        self.rx_ready.next = self.sequencer.rx_ready.val();
+
+        // Host commands.
+        self.host_cmd.state.next = self.sequencer.current.val();
+        self.host_cmd.sweep_at.next = self.sequencer.sweep_at.val();
+        self.host_cmd.valid.next = self.host_valid.val();
+        self.host_cmd.op.next = self.host_op.val();
+        self.host_cmd.arg.next = self.host_arg.val();
+        self.host_cmd.w0.next = self.host_w0.val();
+        self.host_cmd.w1.next = self.host_w1.val();
+        self.host_cmd.opcode.next = self.wqe.opcode.val();
+        self.host_cmd.wait_kind.next = self.wqe.wait_kind.val();
+        self.host_cmd.wait_index.next = self.wqe.wait_index.val();
+        self.host_cmd.wait_count.next = self.wqe.wait_count.val();
+        self.host_cmd.wq_pi.next = self.queues.wq_pi.val();
+        self.host_cmd.wq_ci.next = self.queues.wq_ci.val();
+        self.host_cmd.cq_produced.next = self.queues.cq_produced.val();
+        self.host_cmd.cq_consumed.next = self.queues.cq_consumed.val();
+        self.host_cmd.cqe_data.next = self.queues.cqe_data.val();
+        self.host_cmd.dmem_data.next = self.dmem.rd_data.val();
+        self.host_cmd.cnt_data.next = self.cnt.rd_data.val();
+        self.host_cmd.stat_value.next = self.stats.value.val();
+        self.stats.sel.next = self.host_cmd.stat_sel.val();
+        self.host_rsp_valid.next = self.host_cmd.rsp_valid.val();
+        self.host_rsp_status.next = self.host_cmd.rsp_status.val();
+        self.host_rsp_data.next = self.host_cmd.rsp_data.val();
+
+        // The queues and their words.
+        self.queues.state.next = self.sequencer.current.val();
+        self.queues.sweep_at.next = self.sequencer.sweep_at.val();
+        self.queues.take_rx.next = self.sequencer.take_rx.val();
+        self.queues.take_visit.next = self.sequencer.take_visit.val();
+        self.queues.visit_qp.next = self.sequencer.visit_qp.val();
+        self.queues.rx_qp.next = self.rx_qp.val().get_bits::<QB>(0);
+        self.queues.rx_kind.next = self.rx_kind.val();
+        self.queues.cqe_word.next = self.completion.cqe.val();
+        self.queues.cmd_w0.next = self.host_cmd.command_w0.val();
+        self.queues.cmd_w1.next = self.host_cmd.command_w1.val();
+        self.queues.post_w1.next = self.host_cmd.post_w1.val();
+        self.queues.wq_sel.next = self.host_cmd.wq_sel.val();
+        self.queues.cq_sel.next = self.host_cmd.cq_sel.val();
+        self.queues.read_wq.next = self.host_cmd.read_wq.val();
+        self.queues.read_cq.next = self.host_cmd.read_cq.val();
+        self.queues.post.next = self.host_cmd.post.val();
+        self.queues.pop.next = self.host_cmd.pop.val();
+        self.queues.configure.next = self.host_cmd.configure.val();
+        self.queues.cfg_cq.next = self.host_cmd.cfg_cq.val();
+        self.queues.cfg_managed.next = self.host_cmd.cfg_managed.val();
+        self.queues.read_enable.next = self.execute.read_enable.val();
+        self.queues.read_wait_cq.next = self.execute.read_wait_cq.val();
+        self.queues.opcode.next = self.wqe.opcode.val();
+        self.queues.en_qp.next = self.wqe.en_qp.val().get_bits::<QB>(0);
+        self.queues.en_mode.next = self.wqe.en_mode.val();
+        self.queues.en_value.next = self.wqe.en_value.val();
+        self.queues.wait_index.next = self.wqe.wait_index.val().get_bits::<CB>(0);
+        self.queues.write_cqe.next = self.completion.write_cqe.val();
+        self.queues.retire.next = self.completion.retire.val();
+        self.wqe.w0.next = self.queues.cur_w0.val();
+        self.wqe.w1.next = self.queues.cur_w1.val();
+
+        // WQE decode and dispatch.
+        self.execute.state.next = self.sequencer.current.val();
+        self.execute.runnable.next = self.queues.runnable.val();
+        self.execute.cq_full.next = self.queues.cq_full.val();
+        self.execute.opcode.next = self.wqe.opcode.val();
+        self.execute.rsvd0.next = self.wqe.rsvd0.val();
+        self.execute.rsvd1.next = self.wqe.rsvd1.val();
+        self.execute.buf_addr.next = self.wqe.buf_addr.val();
+        self.execute.buf_len.next = self.wqe.buf_len.val();
+        self.execute.wait_kind.next = self.wqe.wait_kind.val();
+        self.execute.wait_index.next = self.wqe.wait_index.val();
+        self.execute.wait_count.next = self.wqe.wait_count.val();
+        self.execute.en_qp.next = self.wqe.en_qp.val();
+        self.execute.calc_op.next = self.wqe.calc_op.val();
+        self.execute.calc_count.next = self.wqe.calc_count.val();
+        self.execute.calc_a.next = self.wqe.calc_a.val();
+        self.execute.calc_b.next = self.wqe.calc_b.val();
+        self.execute.calc_sa.next = self.wqe.calc_sa.val();
+        self.execute.calc_sb.next = self.wqe.calc_sb.val();
+        self.execute.calc_dst.next = self.wqe.calc_dst.val();
+        self.execute.calc_to_peer.next = self.wqe.calc_to_peer.val();
+        self.execute.cq_produced.next = self.queues.cq_produced.val();
+        self.execute.cnt_data.next = self.cnt.rd_data.val();
+
+        // The CALC loop.
+        self.calc.state.next = self.sequencer.current.val();
+        self.calc.start.next = self.execute.calc_start.val();
+        self.calc.calc_op.next = self.wqe.calc_op.val();
+        self.calc.calc_dtype.next = self.wqe.calc_dtype.val();
+        self.calc.calc_count.next = self.wqe.calc_count.val();
+        self.calc.calc_a.next = self.wqe.calc_a.val();
+        self.calc.calc_b.next = self.wqe.calc_b.val();
+        self.calc.calc_sa.next = self.wqe.calc_sa.val();
+        self.calc.calc_sb.next = self.wqe.calc_sb.val();
+        self.calc.calc_dst.next = self.wqe.calc_dst.val();
+        self.calc.calc_to_peer.next = self.wqe.calc_to_peer.val();
+        self.calc.dmem_data.next = self.dmem.rd_data.val();
+
+        // Arriving messages.
+        self.receive.state.next = self.sequencer.current.val();
+        self.receive.take_rx.next = self.sequencer.take_rx.val();
+        self.receive.rx_valid.next = self.rx_valid.val();
+        self.receive.rx_kind.next = self.rx_kind.val();
+        self.receive.rx_src.next = self.rx_src.val();
+        self.receive.rx_src_qp.next = self.rx_src_qp.val();
+        self.receive.rx_qp.next = self.rx_qp.val();
+        self.receive.rx_cnt_en.next = self.rx_cnt_en.val();
+        self.receive.rx_cnt.next = self.rx_cnt.val();
+        self.receive.rx_tag.next = self.rx_tag.val();
+        self.receive.rx_empty.next = self.rx_empty.val();
+        self.receive.rx_last.next = self.rx_last.val();
+        self.receive.rx_data.next = self.rx_data.val();
+        self.receive.runnable.next = self.queues.runnable.val();
+        self.receive.cq_full.next = self.queues.cq_full.val();
+        self.receive.opcode.next = self.wqe.opcode.val();
+        self.receive.buf_addr.next = self.wqe.buf_addr.val();
+        self.receive.buf_len.next = self.wqe.buf_len.val();
+        self.receive.reserved.next = self.execute.reserved.val();
+        self.receive.buf_outside.next = self.execute.buf_outside.val();
+        self.receive.cnt_data.next = self.cnt.rd_data.val();
+        self.receive.pending.next = self.completion.pending.val();
+
+        // Sending messages.
+        self.transmit.state.next = self.sequencer.current.val();
+        self.transmit.tx_ready.next = self.tx_ready.val();
+        self.transmit.send.next = self.execute.send.val() | self.calc.send.val();
+        self.transmit.send_addr.next = self.execute.send_addr.val() | self.calc.send_addr.val();
+        self.transmit.send_len.next = self.execute.send_len.val() | self.calc.send_len.val();
+        self.transmit.peer_node.next = self.wqe.peer_node.val();
+        self.transmit.peer_qp.next = self.wqe.peer_qp.val();
+        self.transmit.peer_cnt_en.next = self.wqe.peer_cnt_en.val();
+        self.transmit.peer_cnt.next = self.wqe.peer_cnt.val();
+        self.transmit.served_qp.next = self.queues.wq.val().get_bits::<QB>(1);
+        self.transmit.ctx_ci.next = self.queues.ctx_ci.val();
+        self.transmit.nak_send.next = self.receive.nak_send.val();
+        self.transmit.nak_dst.next = self.receive.msg_src.val();
+        self.transmit.nak_qp.next = self.receive.msg_src_qp.val();
+        self.transmit.nak_src_qp.next = self.receive.msg_qp.val();
+        self.transmit.nak_tag.next = self.receive.msg_tag.val();
+        self.transmit.nak_reason.next = self.receive.nak_reason.val();
+        self.transmit.dmem_data.next = self.dmem.rd_data.val();
+        self.transmit.pending.next = self.completion.pending.val();
+        self.tx_valid.next = self.transmit.tx_valid.val();
+        self.tx_kind.next = self.transmit.tx_kind.val();
+        self.tx_dst.next = self.transmit.tx_dst.val();
+        self.tx_src_qp.next = self.transmit.tx_src_qp.val();
+        self.tx_qp.next = self.transmit.tx_qp.val();
+        self.tx_cnt_en.next = self.transmit.tx_cnt_en.val();
+        self.tx_cnt.next = self.transmit.tx_cnt.val();
+        self.tx_tag.next = self.transmit.tx_tag.val();
+        self.tx_empty.next = self.transmit.tx_empty.val();
+        self.tx_last.next = self.transmit.tx_last.val();
+        self.tx_data.next = self.transmit.tx_data.val();
+
+        // The pending completion.
+        self.completion.state.next = self.sequencer.current.val();
+        self.completion.complete.next = self.execute.complete.val()
+            | self.calc.complete.val()
+            | self.receive.complete.val()
+            | self.transmit.complete.val();
+        self.completion.complete_status.next =
+            self.execute.complete_status.val() | self.receive.complete_status.val();
+        self.completion.complete_len.next = self.receive.complete_len.val();
+        self.completion.opcode.next = self.wqe.opcode.val();
+        self.completion.signaled.next = self.wqe.signaled.val();
+        self.completion.wq.next = self.queues.wq.val();
+        self.completion.ctx_ci.next = self.queues.ctx_ci.val();
+        self.completion.hold.next = self.receive.hold.val();
+        self.completion.notify.next = self.receive.notify.val();
+        self.completion.notify_qp.next = self.receive.msg_qp.val();
+        self.completion.notify_tag.next = self.receive.msg_tag.val();
+
+        // Statistics, and the counter and data memories (requests are zero when idle).
+        self.stats.hits.next = self.host_cmd.stat_hits.val()
+            | self.execute.stat_hits.val()
+            | self.receive.stat_hits.val()
+            | self.completion.stat_hits.val();
+        self.cnt.rd_addr.next = self.host_cmd.cnt_rd_addr.val()
+            | self.execute.cnt_rd_addr.val()
+            | self.receive.cnt_rd_addr.val();
+        self.cnt.wr_en.next =
+            (self.host_cmd.cnt_wr_en.val() | self.receive.cnt_wr_en.val()) & !self.reset.val();
+        self.cnt.wr_addr.next = self.host_cmd.cnt_wr_addr.val() | self.receive.cnt_wr_addr.val();
+        self.cnt.wr_data.next = self.host_cmd.cnt_wr_data.val() | self.receive.cnt_wr_data.val();
+        self.dmem.rd_addr.next = self.host_cmd.dmem_rd_addr.val()
+            | self.calc.dmem_rd_addr.val()
+            | self.transmit.dmem_rd_addr.val();
+        self.dmem.wr_en.next = (self.host_cmd.dmem_wr_en.val()
+            | self.calc.dmem_wr_en.val()
+            | self.receive.dmem_wr_en.val())
+            & !self.reset.val();
+        self.dmem.wr_addr.next = self.host_cmd.dmem_wr_addr.val()
+            | self.calc.dmem_wr_addr.val()
+            | self.receive.dmem_wr_addr.val();
+        self.dmem.wr_data.next = self.host_cmd.dmem_wr_data.val()
+            | self.calc.dmem_wr_data.val()
+            | self.receive.dmem_wr_data.val();
+    }
+}
+
+/// The NIC's RTL at one parameter set, behind the interfaces the registry needs.
+pub trait NicRtl {
+    /// The block as Verilog (the `nic` module and every module it instantiates).
+    fn verilog(&self, header: &[String]) -> Result<Module, EmitError>;
+    /// The block under rust-hdl's `simulate()`, as a value-vector design.
+    fn into_sim(self: Box<Self>) -> Box<dyn ValueSim>;
 }
 
 impl<
@@ -39,58 +399,13 @@ impl<
         const KB: usize,
         const DB: usize,
         const SWB: usize,
-    > NicRtl for controller::Nic<QB, WB, WEB, CB, CEB, KB, DB, SWB>
+    > NicRtl for Nic<QB, WB, WEB, CB, CEB, KB, DB, SWB>
 {
-    fn step(&mut self, i: &NicIn) -> NicOut {
-        self.reset.next = i.reset;
-        self.host_valid.next = i.host_valid;
-        self.host_op.next = b(i.host_op);
-        self.host_arg.next = b(i.host_arg);
-        self.host_w0.next = b(i.host_w0);
-        self.host_w1.next = b(i.host_w1);
-        self.rx_valid.next = i.rx_valid;
-        self.rx_kind.next = i.rx_kind;
-        self.rx_src.next = b(i.rx_src);
-        self.rx_src_qp.next = b(i.rx_src_qp);
-        self.rx_qp.next = b(i.rx_qp);
-        self.rx_cnt_en.next = i.rx_cnt_en;
-        self.rx_cnt.next = b(i.rx_cnt);
-        self.rx_tag.next = b(i.rx_tag);
-        self.rx_empty.next = i.rx_empty;
-        self.rx_last.next = i.rx_last;
-        self.rx_data.next = b(i.rx_data);
-        self.tx_ready.next = i.tx_ready;
-        self.clock.next = Clock { clk: false };
-        simulate(self, 1000);
-        let o = self.outputs();
-        self.clock.next = Clock { clk: true };
-        simulate(self, 1000);
-        o
-    }
-
-    fn outputs(&self) -> NicOut {
-        NicOut {
-            host_ready: self.host_ready.val(),
-            host_rsp_valid: self.host_rsp_valid.val(),
-            host_rsp_status: self.host_rsp_status.val().to_u64(),
-            host_rsp_data: self.host_rsp_data.val().to_u64(),
-            rx_ready: self.rx_ready.val(),
-            tx_valid: self.tx_valid.val(),
-            tx_kind: self.tx_kind.val(),
-            tx_dst: self.tx_dst.val().to_u64(),
-            tx_src_qp: self.tx_src_qp.val().to_u64(),
-            tx_qp: self.tx_qp.val().to_u64(),
-            tx_cnt_en: self.tx_cnt_en.val(),
-            tx_cnt: self.tx_cnt.val().to_u64(),
-            tx_tag: self.tx_tag.val().to_u64(),
-            tx_empty: self.tx_empty.val(),
-            tx_last: self.tx_last.val(),
-            tx_data: self.tx_data.val().to_u64(),
-        }
-    }
-
     fn verilog(&self, header: &[String]) -> Result<Module, EmitError> {
-        emit_with_children(self, TOP, header, &[("alu", "reduce_alu_l1")])
+        emit_with_children(self, TOP, header, SUB_MODULES)
+    }
+    fn into_sim(self: Box<Self>) -> Box<dyn ValueSim> {
+        Box::new(crate::kit::RtlSim::new(*self))
     }
 }
 
@@ -103,15 +418,8 @@ fn boxed<
     const KB: usize,
     const DB: usize,
     const SWB: usize,
->(
-    p: &NicParams,
-) -> Box<dyn NicRtl> {
-    let mut n = controller::Nic::<QB, WB, WEB, CB, CEB, KB, DB, SWB>::new(
-        p.qps as u64,
-        p.cqs as u64,
-        p.counters as u64,
-        p.dmem_words as u64,
-    );
+>() -> Box<dyn NicRtl> {
+    let mut n = Nic::<QB, WB, WEB, CB, CEB, KB, DB, SWB>::default();
     n.connect_all();
     Box::new(n)
 }
@@ -123,8 +431,8 @@ pub fn build(p: &NicParams) -> Option<Box<dyn NicRtl>> {
         ($(($q:literal, $c:literal, $k:literal, $qb:literal, $wb:literal, $web:literal, $cb:literal, $ceb:literal, $kb:literal, $swb:literal)),*) => {
             $( if (p.qps, p.cqs, p.counters) == ($q, $c, $k) {
                 return match p.dmem_words {
-                    1024 => Some(boxed::<$qb, $wb, $web, $cb, $ceb, $kb, 10, $swb>(p)),
-                    4096 => Some(boxed::<$qb, $wb, $web, $cb, $ceb, $kb, 12, $swb>(p)),
+                    1024 => Some(boxed::<$qb, $wb, $web, $cb, $ceb, $kb, 10, $swb>()),
+                    4096 => Some(boxed::<$qb, $wb, $web, $cb, $ceb, $kb, 12, $swb>()),
                     _ => None,
                 };
             } )*
@@ -157,5 +465,24 @@ mod tests {
             ..NicParams::SMALL
         };
         assert!(build(&bad).is_none());
+    }
+
+    #[test]
+    fn the_rtl_states_are_the_model_states() {
+        use netcoll_models::nic::model::SeqState as M;
+        let rtl = [
+            SeqState::Init,
+            SeqState::Idle,
+            SeqState::Background,
+            SeqState::HostDecode,
+            SeqState::TxStart,
+        ];
+        let model = [M::Init, M::Idle, M::Background, M::HostDecode, M::TxStart];
+        for (r, m) in rtl.iter().zip(model) {
+            assert_eq!(*r as u64, m.code(), "{r:?}");
+        }
+        // Same number of states, so the same width, and the last has the same code.
+        assert_eq!(<SeqState as Synth>::BITS, M::BITS);
+        assert_eq!(SeqState::TxStart as usize, M::ALL.len() - 1);
     }
 }

@@ -51,6 +51,26 @@ impl<T: Synth> Logic for Reg<T> {
     }
 }
 
+/// `dff_setup!(self, clock, a, b, …)` for netcoll's [`Reg`]s: each register gets the block's
+/// `clock` and synchronous `reset`, and holds its value unless `update` assigns its `d` later.
+///
+/// It shadows rust-hdl's macro of the same name (import it with `use crate::dff_setup;` after
+/// the rust-hdl prelude). `#[hdl_gen]` reads the invocation as rust-hdl's ("clock, and `d = q`
+/// by default"); the reset needs no statement in the emitted Verilog, where every `Reg`
+/// resets with the block's `reset` (see [`crate::emit`]), so this only adds the reset wiring
+/// the rust-hdl simulation needs — which every block used to write out by hand, one line per
+/// register.
+#[macro_export]
+macro_rules! dff_setup {
+    ($self:ident, $clock:ident, $($reg:ident),+ $(,)?) => {
+        $(
+            $self.$reg.clock.next = $self.$clock.val();
+            $self.$reg.d.next = $self.$reg.q.val();
+            $self.$reg.reset.next = $self.reset.val();
+        )+
+    };
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -4,18 +4,18 @@
 //! thing that can happen to the NIC, each applied atomically and following the rules of the
 //! [module docs](super) one for one. It is the reference the cycle model ([`super::model`]) and,
 //! through it, the RTL are checked against, so it shares no code with them beyond the types of
-//! [`super`] and the ALU golden ([`crate::alu::golden`]).
+//! [`super`] and the ALU golden ([`crate::reduce_alu::golden`]).
 //!
 //! ## API
 //!
-//! - [`GoldenNic::new`]: the NIC right after reset (and after its context sweep).
-//! - [`GoldenNic::host`]: one host command, atomically: `(HostStatus code, data)`.
-//! - [`GoldenNic::deliver`]: one whole arriving [`Message`] (data or NAK), atomically. A
+//! - [`NicGolden::new`]: the NIC right after reset (and after its context sweep).
+//! - [`NicGolden::host`]: one host command, atomically: `(HostStatus code, data)`.
+//! - [`NicGolden::deliver`]: one whole arriving [`Message`] (data or NAK), atomically. A
 //!   discarded message puts its NAK into the outbox.
-//! - [`GoldenNic::run`]: runs the send queues until none can make progress.
-//! - [`GoldenNic::take_sent`]: the messages sent since the last call, in the order sent.
-//! - Read access for tests: [`GoldenNic::mem`], [`GoldenNic::counter`], [`GoldenNic::stat`],
-//!   [`GoldenNic::cq_counts`], [`GoldenNic::wq_indices`].
+//! - [`NicGolden::run`]: runs the send queues until none can make progress.
+//! - [`NicGolden::take_sent`]: the messages sent since the last call, in the order sent.
+//! - Read access for tests: [`NicGolden::mem`], [`NicGolden::counter`], [`NicGolden::stat`],
+//!   [`NicGolden::cq_counts`], [`NicGolden::wq_indices`].
 //!
 //! Inputs wider than their ports are cut to the port width (`host_op` 4 bits, `host_arg` 16,
 //! `rx_src` / `rx_src_qp` / `rx_qp` / `rx_cnt` 8, `rx_tag` 16) as the RTL's ports would.
@@ -33,7 +33,7 @@
 //!
 //! - **Time.** There are no cycles, beats or handshakes. A host command, an arriving message and
 //!   a WQE each happen in one indivisible step; the transmit side always accepts a message.
-//! - **When work runs.** The send queues only advance inside [`GoldenNic::run`], which runs them
+//! - **When work runs.** The send queues only advance inside [`NicGolden::run`], which runs them
 //!   to quiescence; the hardware runs them all the time. A scenario whose outcome depends on
 //!   how far the queues got between two host commands or deliveries is racy at cycle level and
 //!   cannot be compared with the golden.
@@ -79,34 +79,12 @@
 //!    empty CQ (`EMPTY`) counts no statistic.
 
 use super::{
-    Cqe, HostOp, HostStatus, NicParams, Opcode, Stat, Status, Wqe, CQ_DEPTH, STATS, WQ_DEPTH,
+    reserved_bits, Cqe, HostOp, HostStatus, NicParams, Opcode, Stat, Status, Wqe, CQ_DEPTH, STATS,
+    WQ_DEPTH,
 };
-use crate::alu::{golden::golden as alu_golden, AluOp, Dtype};
-use serde::Serialize;
+use crate::net::Message;
+use crate::reduce_alu::{golden::golden as alu_golden, AluOp, Dtype};
 use std::collections::VecDeque;
-
-/// One whole message on the network, as received (`rx_*`) or sent (`tx_*`).
-///
-/// A data message with no words (`data` empty) is one `empty` beat. A NAK is always one `empty`
-/// beat whose data word carries the reason ([`Status`] code); here `data` is `[reason]` for a
-/// NAK (a NAK delivered with `data` empty has reason 0).
-#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Serialize)]
-pub struct Message {
-    /// `kind`: false = data, true = NAK.
-    pub kind_nak: bool,
-    /// Received: the source node (`rx_src`). Sent: the destination node (`tx_dst`).
-    pub node: u64,
-    /// The QP at the sending end (`rx_src_qp` / `tx_src_qp`).
-    pub src_qp: u64,
-    /// The QP at the receiving end (`rx_qp` / `tx_qp`).
-    pub qp: u64,
-    /// The counter the receiver increments (`cnt_en`, `cnt`).
-    pub cnt: Option<u64>,
-    /// The sender's WQE index (`tag`).
-    pub tag: u64,
-    /// The data words; empty for an empty message; `[reason]` for a NAK.
-    pub data: Vec<u64>,
-}
 
 /// A send or receive queue.
 #[derive(Clone, Debug)]
@@ -177,7 +155,7 @@ struct QueuePair {
 
 /// The golden NIC. See the [module docs](self).
 #[derive(Clone, Debug)]
-pub struct GoldenNic {
+pub struct NicGolden {
     p: NicParams,
     qps: Vec<QueuePair>,
     cqs: Vec<CompletionQueue>,
@@ -190,11 +168,11 @@ pub struct GoldenNic {
 const M16: u64 = 0xFFFF;
 const M32: u64 = 0xFFFF_FFFF;
 
-impl GoldenNic {
+impl NicGolden {
     /// The NIC after reset: every queue empty, unmanaged and reporting to CQ 0, every counter,
     /// statistic and memory word zero.
-    pub fn new(p: NicParams) -> GoldenNic {
-        GoldenNic {
+    pub fn new(p: NicParams) -> NicGolden {
+        NicGolden {
             p,
             qps: (0..p.qps)
                 .map(|_| QueuePair {
@@ -488,7 +466,8 @@ impl GoldenNic {
             return Some(Status::NotReady);
         }
         let wqe = Wqe::decode(w0, w1);
-        if wqe.opcode != Opcode::Recv as u64 {
+        // Rule: a WQE with a reserved bit set fails like an unknown opcode.
+        if wqe.opcode != Opcode::Recv as u64 || reserved_bits(w0, w1) {
             self.complete(qp, true, w0, Status::BadOpcode, 0);
             return Some(Status::BadOpcode);
         }
@@ -549,7 +528,13 @@ impl GoldenNic {
         }
         let index = sq.ci as u64;
         let wqe = Wqe::decode(w0, w1);
-        let status = match Opcode::from_code(wqe.opcode) {
+        let opcode = if reserved_bits(w0, w1) {
+            // A reserved bit set fails the WQE like an unknown opcode, whatever its opcode.
+            None
+        } else {
+            Opcode::from_code(wqe.opcode)
+        };
+        let status = match opcode {
             Some(Opcode::Nop) => Status::Ok,
             Some(Opcode::Send) => self.send(qp, index, &wqe),
             Some(Opcode::Wait) => match self.wait_satisfied(&wqe) {
@@ -654,8 +639,14 @@ impl GoldenNic {
             }
         }
         if w.mode == 1 {
-            let d = w.dst_addr as usize;
-            let data = self.dmem[d..d + (n * width) as usize].to_vec();
+            // With `count = 0` nothing was checked or written (reading 8): the message is
+            // empty, whatever `dst_addr` says.
+            let data = if n == 0 {
+                vec![]
+            } else {
+                let d = w.dst_addr as usize;
+                self.dmem[d..d + (n * width) as usize].to_vec()
+            };
             self.send_message(qp, index, w, data);
         }
         Status::Ok
@@ -686,8 +677,8 @@ mod tests {
     const RECV_EN: u64 = 5;
     const CALC: u64 = 6;
 
-    fn nic() -> GoldenNic {
-        GoldenNic::new(NicParams::SMALL)
+    fn nic() -> NicGolden {
+        NicGolden::new(NicParams::SMALL)
     }
 
     fn cqe(status: u64, opcode: u64, qp: u64, is_recv: bool, index: u64, len: u64) -> Cqe {
@@ -702,17 +693,17 @@ mod tests {
     }
 
     /// Posts and checks the answer is OK with the expected WQE index.
-    fn post(n: &mut GoldenNic, recv: bool, qp: u64, w: Wqe, index: u64) {
+    fn post(n: &mut NicGolden, recv: bool, qp: u64, w: Wqe, index: u64) {
         let (w0, w1) = w.encode();
         let op = if recv { 2 } else { 1 };
         assert_eq!(n.host(op, qp, w0, w1), (0, index), "post {w:?}");
     }
 
-    fn post_raw(n: &mut GoldenNic, qp: u64, w0: u64, w1: u64) -> (u64, u64) {
+    fn post_raw(n: &mut NicGolden, qp: u64, w0: u64, w1: u64) -> (u64, u64) {
         n.host(1, qp, w0, w1)
     }
 
-    fn poll(n: &mut GoldenNic, cq: u64) -> Vec<Cqe> {
+    fn poll(n: &mut NicGolden, cq: u64) -> Vec<Cqe> {
         let mut v = vec![];
         loop {
             match n.host(3, cq, 0, 0) {
@@ -723,17 +714,17 @@ mod tests {
         }
     }
 
-    fn write(n: &mut GoldenNic, addr: u64, words: &[u64]) {
+    fn write(n: &mut NicGolden, addr: u64, words: &[u64]) {
         for (i, &w) in words.iter().enumerate() {
             assert_eq!(n.host(4, addr + i as u64, w, 0), (0, 0));
         }
     }
 
-    fn mem(n: &GoldenNic, addr: usize, len: usize) -> Vec<u64> {
+    fn mem(n: &NicGolden, addr: usize, len: usize) -> Vec<u64> {
         (addr..addr + len).map(|a| n.mem(a)).collect()
     }
 
-    fn config(n: &mut GoldenNic, qp: u64, sq_cq: u64, rq_cq: u64, sqm: bool, rqm: bool) {
+    fn config(n: &mut NicGolden, qp: u64, sq_cq: u64, rq_cq: u64, sqm: bool, rqm: bool) {
         let w0 = sq_cq | rq_cq << 8 | (sqm as u64) << 16 | (rqm as u64) << 17;
         assert_eq!(n.host(8, qp, w0, 0), (0, 0));
     }
@@ -1322,5 +1313,50 @@ mod tests {
         assert_eq!(n.wq_indices(0, false), (33, 33, 0));
         assert_eq!(n.cq_counts(0), (32, 1, 0));
         assert_eq!(n.stat(Stat::CqStall), 1);
+    }
+
+    /// Found by fuzzing: a CALC to a peer with `count = 0` and a result address beyond the data
+    /// memory panicked; it sends one empty message, as the hardware does (reading 8).
+    #[test]
+    fn empty_calc_to_a_peer_with_any_address_sends_an_empty_message() {
+        let mut g = NicGolden::new(NicParams::SMALL);
+        let mut w = calc(4, 3, 0, 0, 1, 0, 1, 2000);
+        w.mode = 1;
+        w.dst = 5;
+        w.qp = 2;
+        let (w0, w1) = w.encode();
+        assert_eq!(g.host(HostOp::PostSq as u64, 0, w0, w1).0, 0);
+        g.run();
+        let sent = g.take_sent();
+        assert_eq!(sent.len(), 1);
+        assert_eq!((sent[0].node, sent[0].qp, sent[0].data.len()), (5, 2, 0));
+    }
+
+    /// A WQE with a reserved bit set fails with BAD_OPCODE (on the SQ when it runs, on the RQ
+    /// when a message consumes it), as the cycle model and the RTL do.
+    #[test]
+    fn reserved_bits_fail_the_wqe() {
+        let mut g = NicGolden::new(NicParams::SMALL);
+        let (w0, w1) = Wqe::nop(true).encode();
+        assert_eq!(g.host(HostOp::PostSq as u64, 0, w0, w1 | 1 << 17).0, 0);
+        g.run();
+        let (status, cqe) = g.host(HostOp::PollCq as u64, 0, 0, 0);
+        assert_eq!(status, 0);
+        assert_eq!(Cqe::decode(cqe).status, BAD_OPCODE);
+        let (w0, w1) = Wqe::recv(16, 4, true).encode();
+        assert_eq!(g.host(HostOp::PostRq as u64, 1, w0 | 1 << 6, w1).0, 0);
+        g.deliver(&Message {
+            kind_nak: false,
+            node: 3,
+            src_qp: 0,
+            qp: 1,
+            cnt: None,
+            tag: 0,
+            data: vec![1],
+        });
+        let sent = g.take_sent();
+        assert_eq!(sent.len(), 1, "the message is NAKed");
+        assert!(sent[0].kind_nak);
+        assert_eq!(sent[0].data, vec![BAD_OPCODE]);
     }
 }

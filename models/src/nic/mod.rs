@@ -4,11 +4,15 @@
 //! other queues, so that a collective schedule (wait for the children, reduce, send to the
 //! parent, re-arm the buffers) runs with no host CPU involved.
 //!
-//! This module is the specification every level implements: the parameters ([`NicParams`]),
-//! the work-request and completion formats ([`Wqe`], [`Cqe`]), the host-command and network
-//! ports ([`NicIn`], [`NicOut`]) and their codes. The golden reference is [`golden`], the cycle
-//! model [`model`]; the RTL is `netcoll-hdl`'s `nic::controller`. CALC uses the reduction ALU of
-//! [`crate::alu`].
+//! This module is the specification every level implements, and holds its vocabulary, each
+//! item declared once: the parameters ([`NicParams`]), the codes ([`Opcode`], [`Status`],
+//! [`HostOp`], [`HostStatus`], [`Stat`]), the bit layouts of work requests, completions and
+//! queue contexts ([`nic_layouts!`](crate::nic_layouts): [`WqeWords`], [`CqeWord`],
+//! [`WqContext`], [`CqContext`], [`QpConfig`]) and the ports
+//! ([`nic_ports!`](crate::nic_ports): [`NicIn`], [`NicOut`]). The golden reference is
+//! [`golden`], the cycle model [`model`] (whose sequencer states are shared with the RTL); the
+//! RTL is `netcoll-hdl`'s `nic`. CALC uses the reduction ALU of [`crate::reduce_alu`];
+//! messages are [`crate::net::Message`]s.
 //!
 //! ## Resources
 //!
@@ -75,7 +79,7 @@
 //!   message that arrived earlier for a disabled WQE was discarded (below) and is not replayed.
 //! - **CALC** `op, dtype, count, a, sa, b, sb, dst, target, dst node, dst_qp, cnt_en, cnt`:
 //!   for `i in 0..count`, `dst[i] = a[i*sa] op b[i*sb]` through the reduction ALU
-//!   ([`crate::alu`]). For MAXLOC / MINLOC an element is a (value, index) pair in two
+//!   ([`crate::reduce_alu`]). For MAXLOC / MINLOC an element is a (value, index) pair in two
 //!   consecutive words, value first, at `a + i*sa` and `a + i*sa + 1` (likewise for `b`), and
 //!   the result pair goes to `dst + 2i`, `dst + 2i + 1`; for the other operations the result
 //!   goes to `dst + i`. Strides are in words (`sa = 1` is contiguous; `sa = 0` repeats one
@@ -140,9 +144,10 @@
 
 pub mod golden;
 pub mod model;
-pub mod scenario;
 
-use crate::switch::PortSpec;
+use crate::kit::block::BlockSpec;
+pub use crate::net::Message;
+use crate::{model_layout, model_ports};
 
 /// Ring size of every send and receive queue.
 pub const WQ_DEPTH: usize = 16;
@@ -150,36 +155,18 @@ pub const WQ_DEPTH: usize = 16;
 pub const CQ_DEPTH: usize = 32;
 /// Number of statistics counters.
 pub const STATS: usize = 8;
-/// Supported values of `[nic] qps`.
-pub const QPS_VALUES: [usize; 2] = [4, 16];
-/// Supported values of `[nic] cqs`.
-pub const CQS_VALUES: [usize; 2] = [4, 16];
-/// Supported values of `[nic] counters`.
-pub const COUNTERS_VALUES: [usize; 2] = [8, 32];
-/// Supported values of `[nic] dmem_words`.
-pub const DMEM_VALUES: [usize; 2] = [1024, 4096];
 
-/// Parameters of one NIC (the `[nic]` table of `netcoll.toml`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct NicParams {
-    /// Queue pairs ([`QPS_VALUES`]).
-    pub qps: usize,
-    /// Completion queues ([`CQS_VALUES`]).
-    pub cqs: usize,
-    /// Counters ([`COUNTERS_VALUES`]).
-    pub counters: usize,
-    /// 64-bit words of data memory ([`DMEM_VALUES`]).
-    pub dmem_words: usize,
-}
-
-impl Default for NicParams {
-    fn default() -> Self {
-        Self {
-            qps: 16,
-            cqs: 16,
-            counters: 32,
-            dmem_words: 4096,
-        }
+crate::param_table! {
+    /// Parameters of one NIC: the `[nic]` table of `netcoll.toml`.
+    pub struct NicParams in "nic" {
+        /// Queue pairs (a send and a receive queue each, 16 WQEs deep).
+        qps: 16 in [4, 16],
+        /// Completion queues (32 CQEs deep).
+        cqs: 16 in [4, 16],
+        /// 32-bit counters incremented by arriving messages.
+        counters: 32 in [8, 32],
+        /// 64-bit words of data memory.
+        dmem_words: 4096 in [1024, 4096],
     }
 }
 
@@ -192,21 +179,14 @@ impl NicParams {
         dmem_words: 1024,
     };
 
-    /// Whether every parameter is one of its supported values.
-    pub fn is_supported(&self) -> bool {
-        QPS_VALUES.contains(&self.qps)
-            && CQS_VALUES.contains(&self.cqs)
-            && COUNTERS_VALUES.contains(&self.counters)
-            && DMEM_VALUES.contains(&self.dmem_words)
-    }
-
     /// Every supported parameter set.
     pub fn all_supported() -> Vec<NicParams> {
+        let k = NicParams::KEYS;
         let mut v = vec![];
-        for qps in QPS_VALUES {
-            for cqs in CQS_VALUES {
-                for counters in COUNTERS_VALUES {
-                    for dmem_words in DMEM_VALUES {
+        for &qps in k[0].allowed {
+            for &cqs in k[1].allowed {
+                for &counters in k[2].allowed {
+                    for &dmem_words in k[3].allowed {
                         v.push(NicParams {
                             qps,
                             cqs,
@@ -219,6 +199,11 @@ impl NicParams {
         }
         v
     }
+
+    /// Whether every parameter is one of its supported values.
+    pub fn is_supported(&self) -> bool {
+        crate::kit::params::ParamTable::is_supported(self)
+    }
 }
 
 /// log2 of a power of two.
@@ -226,199 +211,213 @@ pub fn log2(n: usize) -> usize {
     n.trailing_zeros() as usize
 }
 
-/// Work-request opcodes (`w0[3:0]`); 7..15 are unknown.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Opcode {
-    Nop = 0,
-    Send = 1,
-    Recv = 2,
-    Wait = 3,
-    SendEn = 4,
-    RecvEn = 5,
-    Calc = 6,
+crate::codes! {
+    /// Work-request opcodes (`w0[3:0]`); 7..15 are unknown.
+    pub enum Opcode: 4 {
+        Nop = 0 => "NOP",
+        Send = 1 => "SEND",
+        Recv = 2 => "RECV",
+        Wait = 3 => "WAIT",
+        SendEn = 4 => "SEND_EN",
+        RecvEn = 5 => "RECV_EN",
+        Calc = 6 => "CALC",
+    }
 }
 
-impl Opcode {
-    pub const ALL: [Opcode; 7] = [
-        Opcode::Nop,
-        Opcode::Send,
-        Opcode::Recv,
-        Opcode::Wait,
-        Opcode::SendEn,
-        Opcode::RecvEn,
-        Opcode::Calc,
-    ];
-    pub fn from_code(c: u64) -> Option<Opcode> {
-        Self::ALL.get(c as usize).copied()
+crate::codes! {
+    /// Completion status (`Cqe::status`, 4 bits) and NAK reasons.
+    pub enum Status: 4 {
+        Ok = 0 => "OK",
+        /// Unknown opcode, or a WQE on the wrong kind of queue.
+        BadOpcode = 1 => "BAD_OPCODE",
+        /// A QP, CQ or counter index out of range.
+        BadIndex = 2 => "BAD_INDEX",
+        /// A buffer that does not fit in data memory.
+        BadAddr = 3 => "BAD_ADDR",
+        /// The message was longer than the receive buffer (the buffer holds its first words).
+        LenErr = 4 => "LEN_ERR",
+        /// The peer discarded the message this SEND / CALC sent (a NAK came back).
+        RemoteDiscard = 5 => "REMOTE_DISCARD",
+        /// CALC with a reserved ALU operation.
+        BadArg = 6 => "BAD_ARG",
+        /// NAK reason: no enabled receive WQE, or its CQ was full.
+        NotReady = 7 => "NOT_READY",
     }
-    pub fn name(self) -> &'static str {
-        match self {
-            Opcode::Nop => "NOP",
-            Opcode::Send => "SEND",
-            Opcode::Recv => "RECV",
-            Opcode::Wait => "WAIT",
-            Opcode::SendEn => "SEND_EN",
-            Opcode::RecvEn => "RECV_EN",
-            Opcode::Calc => "CALC",
+}
+
+crate::codes! {
+    /// Host commands (`host_op`, 4 bits); 10..15 are unknown (`BadOp`).
+    pub enum HostOp: 4 {
+        /// Does nothing, answers `Ok`.
+        Nop = 0 => "NOP",
+        /// Post WQE `w0, w1` to the SQ of QP `arg`; answers the WQE index.
+        PostSq = 1 => "POST_SQ",
+        /// Post WQE `w0, w1` to the RQ of QP `arg`; answers the WQE index.
+        PostRq = 2 => "POST_RQ",
+        /// Pop the oldest CQE of CQ `arg`; answers it, or `Empty`.
+        PollCq = 3 => "POLL_CQ",
+        /// Write `w0` to data-memory word `arg`.
+        WriteMem = 4 => "WRITE_MEM",
+        /// Answer data-memory word `arg`.
+        ReadMem = 5 => "READ_MEM",
+        /// Write `w0[31:0]` to counter `arg`.
+        WriteCnt = 6 => "WRITE_CNT",
+        /// Answer counter `arg`.
+        ReadCnt = 7 => "READ_CNT",
+        /// QP `arg`: `w0` is a [`QpConfig`] (each queue's CQ and whether it is managed).
+        ConfigQp = 8 => "CONFIG_QP",
+        /// Answer statistics counter `arg` ([`Stat`]).
+        ReadStat = 9 => "READ_STAT",
+    }
+}
+
+crate::codes! {
+    /// Host-command response status (`host_rsp_status`, 3 bits).
+    pub enum HostStatus: 3 {
+        Ok = 0 => "OK",
+        BadOp = 1 => "BAD_OP",
+        BadIndex = 2 => "BAD_INDEX",
+        /// The WQ is full (post).
+        Full = 3 => "FULL",
+        /// The CQ is empty (poll).
+        Empty = 4 => "EMPTY",
+    }
+}
+
+crate::codes! {
+    /// Statistics counters (`ReadStat` index), 32 bits each, wrapping.
+    pub enum Stat: 3 {
+        HostBadOp = 0 => "HOST_BAD_OP",
+        HostBadIndex = 1 => "HOST_BAD_INDEX",
+        WqFull = 2 => "WQ_FULL",
+        CqStall = 3 => "CQ_STALL",
+        ErrorCqe = 4 => "ERROR_CQE",
+        RxDiscard = 5 => "RX_DISCARD",
+        NakReceived = 6 => "NAK_RECEIVED",
+        CqOverrun = 7 => "CQ_OVERRUN",
+    }
+}
+
+/// The NIC's bit layouts, declared once (see [`crate::kit::layout`]): the model's field
+/// structs below and the RTL's pack / unpack sub-blocks are generated from this table.
+#[macro_export]
+macro_rules! nic_layouts {
+    ($cb:ident ! $args:tt) => {
+        $cb! { $args
+            /// The two words of a work-queue entry. Fields are meaningful per opcode (they
+            /// overlap): `buf_*` for SEND / RECV, `peer_*` for SEND and CALC to a peer,
+            /// `wait_*` for WAIT, `en_*` for SEND_EN / RECV_EN, `calc_*` for CALC.
+            layout WqeWords (w0: 64, w1: 64) {
+                /// `Opcode` code (any 4-bit value may be posted).
+                opcode: w0[0, 4],
+                /// Write a CQE on success too.
+                signaled: w0[4, 1],
+                /// Reserved, must be 0.
+                rsvd0: w0[5, 3],
+                /// SEND / RECV: buffer address.
+                buf_addr: w0[8, 16],
+                /// SEND / RECV: buffer length in words.
+                buf_len: w0[24, 16],
+                /// SEND, CALC to a peer: destination node.
+                peer_node: w1[0, 8],
+                /// SEND, CALC to a peer: destination QP.
+                peer_qp: w1[8, 8],
+                /// SEND, CALC to a peer: the receiver increments counter `peer_cnt`.
+                peer_cnt_en: w1[16, 1],
+                /// Reserved, must be 0.
+                rsvd1: w1[17, 7],
+                /// SEND, CALC to a peer: counter id.
+                peer_cnt: w1[24, 8],
+                /// WAIT: 0 = on a CQ, 1 = on a counter.
+                wait_kind: w0[8, 1],
+                /// WAIT: CQ or counter index.
+                wait_index: w0[16, 8],
+                /// WAIT: count (a CQ WAIT's absolute target once posted) or threshold.
+                wait_count: w1[32, 32],
+                /// SEND_EN / RECV_EN: target QP.
+                en_qp: w0[8, 8],
+                /// SEND_EN / RECV_EN: 0 = by n, 1 = up to index.
+                en_mode: w0[16, 1],
+                /// SEND_EN / RECV_EN: n or index.
+                en_value: w1[32, 16],
+                /// CALC: ALU operation.
+                calc_op: w0[8, 4],
+                /// CALC: element type.
+                calc_dtype: w0[12, 2],
+                /// CALC: 0 = result to host memory, 1 = also sent to a peer.
+                calc_to_peer: w0[14, 1],
+                /// CALC: element count.
+                calc_count: w0[16, 16],
+                /// CALC: argument `a`.
+                calc_a: w0[32, 16],
+                /// CALC: argument `b`.
+                calc_b: w0[48, 16],
+                /// CALC: stride of `a` in words.
+                calc_sa: w1[32, 8],
+                /// CALC: stride of `b` in words.
+                calc_sb: w1[40, 8],
+                /// CALC: result address.
+                calc_dst: w1[48, 16],
+            }
         }
-    }
-}
-
-/// Completion status (`Cqe::status`, 4 bits) and NAK reasons.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Status {
-    Ok = 0,
-    /// Unknown opcode, or a WQE on the wrong kind of queue.
-    BadOpcode = 1,
-    /// A QP, CQ or counter index out of range.
-    BadIndex = 2,
-    /// A buffer that does not fit in data memory.
-    BadAddr = 3,
-    /// The message was longer than the receive buffer (the buffer holds its first words).
-    LenErr = 4,
-    /// The peer discarded the message this SEND / CALC sent (a NAK came back).
-    RemoteDiscard = 5,
-    /// CALC with a reserved ALU operation.
-    BadArg = 6,
-    /// NAK reason: no enabled receive WQE, or its CQ was full.
-    NotReady = 7,
-}
-
-impl Status {
-    pub const ALL: [Status; 8] = [
-        Status::Ok,
-        Status::BadOpcode,
-        Status::BadIndex,
-        Status::BadAddr,
-        Status::LenErr,
-        Status::RemoteDiscard,
-        Status::BadArg,
-        Status::NotReady,
-    ];
-    pub fn from_code(c: u64) -> Option<Status> {
-        Self::ALL.get(c as usize).copied()
-    }
-    pub fn name(self) -> &'static str {
-        match self {
-            Status::Ok => "OK",
-            Status::BadOpcode => "BAD_OPCODE",
-            Status::BadIndex => "BAD_INDEX",
-            Status::BadAddr => "BAD_ADDR",
-            Status::LenErr => "LEN_ERR",
-            Status::RemoteDiscard => "REMOTE_DISCARD",
-            Status::BadArg => "BAD_ARG",
-            Status::NotReady => "NOT_READY",
+        $cb! { $args
+            /// A 64-bit completion-queue entry.
+            layout CqeWord (cqe: 64) {
+                /// `Status` code.
+                status: cqe[0, 4],
+                /// The WQE's raw 4-bit opcode (also when unknown).
+                opcode: cqe[4, 4],
+                qp: cqe[8, 8],
+                /// The WQE was on the receive queue.
+                is_recv: cqe[16, 1],
+                /// WQE index.
+                index: cqe[32, 16],
+                /// RECV: words stored; otherwise 0.
+                len: cqe[48, 16],
+            }
         }
-    }
-}
-
-/// Host commands (`host_op`, 4 bits); 10..15 are unknown (`BadOp`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum HostOp {
-    /// Does nothing, answers `Ok`.
-    Nop = 0,
-    /// Post WQE `w0, w1` to the SQ of QP `arg`; answers the WQE index.
-    PostSq = 1,
-    /// Post WQE `w0, w1` to the RQ of QP `arg`; answers the WQE index.
-    PostRq = 2,
-    /// Pop the oldest CQE of CQ `arg`; answers it, or `Empty`.
-    PollCq = 3,
-    /// Write `w0` to data-memory word `arg`.
-    WriteMem = 4,
-    /// Answer data-memory word `arg`.
-    ReadMem = 5,
-    /// Write `w0[31:0]` to counter `arg`.
-    WriteCnt = 6,
-    /// Answer counter `arg`.
-    ReadCnt = 7,
-    /// QP `arg`: `w0[7:0]` SQ's CQ, `w0[15:8]` RQ's CQ, `w0[16]` SQ managed, `w0[17]` RQ managed.
-    ConfigQp = 8,
-    /// Answer statistics counter `arg` ([`Stat`]).
-    ReadStat = 9,
-}
-
-impl HostOp {
-    pub const ALL: [HostOp; 10] = [
-        HostOp::Nop,
-        HostOp::PostSq,
-        HostOp::PostRq,
-        HostOp::PollCq,
-        HostOp::WriteMem,
-        HostOp::ReadMem,
-        HostOp::WriteCnt,
-        HostOp::ReadCnt,
-        HostOp::ConfigQp,
-        HostOp::ReadStat,
-    ];
-    pub fn from_code(c: u64) -> Option<HostOp> {
-        Self::ALL.get(c as usize).copied()
-    }
-}
-
-/// Host-command response status (`host_rsp_status`, 3 bits).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum HostStatus {
-    Ok = 0,
-    BadOp = 1,
-    BadIndex = 2,
-    /// The WQ is full (post).
-    Full = 3,
-    /// The CQ is empty (poll).
-    Empty = 4,
-}
-
-impl HostStatus {
-    pub const ALL: [HostStatus; 5] = [
-        HostStatus::Ok,
-        HostStatus::BadOp,
-        HostStatus::BadIndex,
-        HostStatus::Full,
-        HostStatus::Empty,
-    ];
-    pub fn from_code(c: u64) -> Option<HostStatus> {
-        Self::ALL.get(c as usize).copied()
-    }
-    pub fn name(self) -> &'static str {
-        match self {
-            HostStatus::Ok => "OK",
-            HostStatus::BadOp => "BAD_OP",
-            HostStatus::BadIndex => "BAD_INDEX",
-            HostStatus::Full => "FULL",
-            HostStatus::Empty => "EMPTY",
+        $cb! { $args
+            /// A work queue's context word (memory `wqc`).
+            layout WqContext (ctx: 64) {
+                /// Producer index: WQEs posted.
+                pi: ctx[0, 16],
+                /// Consumer index: WQEs completed.
+                ci: ctx[16, 16],
+                /// Enable index.
+                ei: ctx[32, 16],
+                /// The queue is managed.
+                managed: ctx[48, 1],
+                /// The CQ its completions go to.
+                cq: ctx[56, 8],
+            }
         }
-    }
+        $cb! { $args
+            /// A completion queue's counts (memory `cqp`).
+            layout CqContext (counts: 64) {
+                /// CQEs ever written.
+                produced: counts[0, 32],
+                /// CQEs popped by the host.
+                consumed: counts[32, 32],
+            }
+        }
+        $cb! { $args
+            /// `CONFIG_QP`'s `w0`.
+            layout QpConfig (w0: 64) {
+                sq_cq: w0[0, 8],
+                rq_cq: w0[8, 8],
+                sq_managed: w0[16, 1],
+                rq_managed: w0[17, 1],
+            }
+        }
+    };
 }
+crate::nic_layouts!(model_layout! {});
 
-/// Statistics counters (`ReadStat` index).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Stat {
-    HostBadOp = 0,
-    HostBadIndex = 1,
-    WqFull = 2,
-    CqStall = 3,
-    ErrorCqe = 4,
-    RxDiscard = 5,
-    NakReceived = 6,
-    CqOverrun = 7,
-}
-
-impl Stat {
-    pub const ALL: [Stat; STATS] = [
-        Stat::HostBadOp,
-        Stat::HostBadIndex,
-        Stat::WqFull,
-        Stat::CqStall,
-        Stat::ErrorCqe,
-        Stat::RxDiscard,
-        Stat::NakReceived,
-        Stat::CqOverrun,
-    ];
-}
-
-/// Whether a WQE sets a bit that is reserved in every WQE: `w0[7:5]` or `w1[23:17]`. Such a
-/// WQE completes with [`Status::BadOpcode`] (on an RQ, when a message consumes it).
+/// Whether a WQE sets a bit that is reserved in every WQE (`rsvd0`, `rsvd1`). Such a WQE
+/// completes with [`Status::BadOpcode`] (on an RQ, when a message consumes it).
 pub fn reserved_bits(w0: u64, w1: u64) -> bool {
-    (w0 >> 5) & 7 != 0 || (w1 >> 17) & 0x7F != 0
+    let f = WqeWords::unpack(w0, w1);
+    f.rsvd0 != 0 || f.rsvd1 != 0
 }
 
 /// A decoded work-queue entry. Field positions (`w0` / `w1` bit ranges) are listed per field;
@@ -461,14 +460,6 @@ pub struct Wqe {
     pub sa: u64,
     /// CALC: stride of `b` in words `w1[47:40]`.
     pub sb: u64,
-}
-
-fn field(w: u64, lo: u32, bits: u32) -> u64 {
-    (w >> lo) & ((1u64 << bits) - 1)
-}
-
-fn put(w: &mut u64, lo: u32, bits: u32, v: u64) {
-    *w |= (v & ((1u64 << bits) - 1)) << lo;
 }
 
 impl Wqe {
@@ -542,92 +533,97 @@ impl Wqe {
 
     /// The two 64-bit words.
     pub fn encode(&self) -> (u64, u64) {
-        let (mut w0, mut w1) = (0u64, 0u64);
-        put(&mut w0, 0, 4, self.opcode);
-        put(&mut w0, 4, 1, self.signaled as u64);
+        let mut f = WqeWords {
+            opcode: self.opcode,
+            signaled: self.signaled as u64,
+            ..Default::default()
+        };
         match Opcode::from_code(self.opcode & 15) {
             Some(Opcode::Send) | Some(Opcode::Recv) => {
-                put(&mut w0, 8, 16, self.addr);
-                put(&mut w0, 24, 16, self.len);
-                if self.opcode == Opcode::Send as u64 {
-                    put(&mut w1, 0, 8, self.dst);
-                    put(&mut w1, 8, 8, self.qp);
-                    put(&mut w1, 16, 1, self.cnt_en as u64);
-                    put(&mut w1, 24, 8, self.cnt);
+                f.buf_addr = self.addr;
+                f.buf_len = self.len;
+                if self.opcode == Opcode::Send.code() {
+                    self.put_peer(&mut f);
                 }
             }
             Some(Opcode::Wait) => {
-                put(&mut w0, 8, 1, self.mode);
-                put(&mut w0, 16, 8, self.index);
-                put(&mut w1, 32, 32, self.value);
+                f.wait_kind = self.mode;
+                f.wait_index = self.index;
+                f.wait_count = self.value;
             }
             Some(Opcode::SendEn) | Some(Opcode::RecvEn) => {
-                put(&mut w0, 8, 8, self.qp);
-                put(&mut w0, 16, 1, self.mode);
-                put(&mut w1, 32, 16, self.value);
+                f.en_qp = self.qp;
+                f.en_mode = self.mode;
+                f.en_value = self.value;
             }
             Some(Opcode::Calc) => {
-                put(&mut w0, 8, 4, self.alu_op);
-                put(&mut w0, 12, 2, self.dtype);
-                put(&mut w0, 14, 1, self.mode);
-                put(&mut w0, 16, 16, self.len);
-                put(&mut w0, 32, 16, self.addr);
-                put(&mut w0, 48, 16, self.b);
-                put(&mut w1, 0, 8, self.dst);
-                put(&mut w1, 8, 8, self.qp);
-                put(&mut w1, 16, 1, self.cnt_en as u64);
-                put(&mut w1, 24, 8, self.cnt);
-                put(&mut w1, 32, 8, self.sa);
-                put(&mut w1, 40, 8, self.sb);
-                put(&mut w1, 48, 16, self.dst_addr);
+                f.calc_op = self.alu_op;
+                f.calc_dtype = self.dtype;
+                f.calc_to_peer = self.mode;
+                f.calc_count = self.len;
+                f.calc_a = self.addr;
+                f.calc_b = self.b;
+                f.calc_sa = self.sa;
+                f.calc_sb = self.sb;
+                f.calc_dst = self.dst_addr;
+                self.put_peer(&mut f);
             }
             _ => {}
         }
+        let [w0, w1] = f.pack();
         (w0, w1)
+    }
+
+    fn put_peer(&self, f: &mut WqeWords) {
+        f.peer_node = self.dst;
+        f.peer_qp = self.qp;
+        f.peer_cnt_en = self.cnt_en as u64;
+        f.peer_cnt = self.cnt;
     }
 
     /// Decodes the fields the opcode uses (the inverse of [`Wqe::encode`] for encoded WQEs).
     pub fn decode(w0: u64, w1: u64) -> Wqe {
+        let f = WqeWords::unpack(w0, w1);
         let mut q = Wqe {
-            opcode: field(w0, 0, 4),
-            signaled: field(w0, 4, 1) != 0,
+            opcode: f.opcode,
+            signaled: f.signaled != 0,
             ..Default::default()
+        };
+        let peer = |q: &mut Wqe| {
+            q.dst = f.peer_node;
+            q.qp = f.peer_qp;
+            q.cnt_en = f.peer_cnt_en != 0;
+            q.cnt = f.peer_cnt;
         };
         match Opcode::from_code(q.opcode) {
             Some(Opcode::Send) | Some(Opcode::Recv) => {
-                q.addr = field(w0, 8, 16);
-                q.len = field(w0, 24, 16);
-                if q.opcode == Opcode::Send as u64 {
-                    q.dst = field(w1, 0, 8);
-                    q.qp = field(w1, 8, 8);
-                    q.cnt_en = field(w1, 16, 1) != 0;
-                    q.cnt = field(w1, 24, 8);
+                q.addr = f.buf_addr;
+                q.len = f.buf_len;
+                if q.opcode == Opcode::Send.code() {
+                    peer(&mut q);
                 }
             }
             Some(Opcode::Wait) => {
-                q.mode = field(w0, 8, 1);
-                q.index = field(w0, 16, 8);
-                q.value = field(w1, 32, 32);
+                q.mode = f.wait_kind;
+                q.index = f.wait_index;
+                q.value = f.wait_count;
             }
             Some(Opcode::SendEn) | Some(Opcode::RecvEn) => {
-                q.qp = field(w0, 8, 8);
-                q.mode = field(w0, 16, 1);
-                q.value = field(w1, 32, 16);
+                q.qp = f.en_qp;
+                q.mode = f.en_mode;
+                q.value = f.en_value;
             }
             Some(Opcode::Calc) => {
-                q.alu_op = field(w0, 8, 4);
-                q.dtype = field(w0, 12, 2);
-                q.mode = field(w0, 14, 1);
-                q.len = field(w0, 16, 16);
-                q.addr = field(w0, 32, 16);
-                q.b = field(w0, 48, 16);
-                q.dst = field(w1, 0, 8);
-                q.qp = field(w1, 8, 8);
-                q.cnt_en = field(w1, 16, 1) != 0;
-                q.cnt = field(w1, 24, 8);
-                q.sa = field(w1, 32, 8);
-                q.sb = field(w1, 40, 8);
-                q.dst_addr = field(w1, 48, 16);
+                q.alu_op = f.calc_op;
+                q.dtype = f.calc_dtype;
+                q.mode = f.calc_to_peer;
+                q.len = f.calc_count;
+                q.addr = f.calc_a;
+                q.b = f.calc_b;
+                q.sa = f.calc_sa;
+                q.sb = f.calc_sb;
+                q.dst_addr = f.calc_dst;
+                peer(&mut q);
             }
             _ => {}
         }
@@ -635,226 +631,174 @@ impl Wqe {
     }
 }
 
-/// A 64-bit completion-queue entry.
+/// A decoded 64-bit completion-queue entry (fields as in [`CqeWord`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Cqe {
-    /// `[3:0]` [`Status`] code.
     pub status: u64,
-    /// `[7:4]` opcode of the WQE (its raw 4-bit code, also when unknown).
     pub opcode: u64,
-    /// `[15:8]` QP.
     pub qp: u64,
-    /// `[16]` the WQE was on the receive queue.
     pub is_recv: bool,
-    /// `[47:32]` WQE index.
     pub index: u64,
-    /// `[63:48]` RECV: words stored; otherwise 0.
     pub len: u64,
 }
 
 impl Cqe {
     pub fn encode(&self) -> u64 {
-        let mut w = 0;
-        put(&mut w, 0, 4, self.status);
-        put(&mut w, 4, 4, self.opcode);
-        put(&mut w, 8, 8, self.qp);
-        put(&mut w, 16, 1, self.is_recv as u64);
-        put(&mut w, 32, 16, self.index);
-        put(&mut w, 48, 16, self.len);
-        w
+        CqeWord {
+            status: self.status,
+            opcode: self.opcode,
+            qp: self.qp,
+            is_recv: self.is_recv as u64,
+            index: self.index,
+            len: self.len,
+        }
+        .pack()[0]
     }
     pub fn decode(w: u64) -> Cqe {
+        let f = CqeWord::unpack(w);
         Cqe {
-            status: field(w, 0, 4),
-            opcode: field(w, 4, 4),
-            qp: field(w, 8, 8),
-            is_recv: field(w, 16, 1) != 0,
-            index: field(w, 32, 16),
-            len: field(w, 48, 16),
+            status: f.status,
+            opcode: f.opcode,
+            qp: f.qp,
+            is_recv: f.is_recv != 0,
+            index: f.index,
+            len: f.len,
         }
     }
 }
 
-/// Inputs of the NIC for one clock cycle.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub struct NicIn {
-    pub reset: bool,
-    pub host_valid: bool,
-    /// 4 bits, [`HostOp`].
-    pub host_op: u64,
-    /// 16 bits: QP, CQ, counter, stat or word address.
-    pub host_arg: u64,
-    pub host_w0: u64,
-    pub host_w1: u64,
-    pub rx_valid: bool,
-    /// 0 data, 1 NAK.
-    pub rx_kind: bool,
-    /// 8 bits: the sending node.
-    pub rx_src: u64,
-    /// 8 bits: the sending QP.
-    pub rx_src_qp: u64,
-    /// 8 bits: the QP addressed here.
-    pub rx_qp: u64,
-    pub rx_cnt_en: bool,
-    /// 8 bits.
-    pub rx_cnt: u64,
-    /// 16 bits: the sender's WQE index.
-    pub rx_tag: u64,
-    pub rx_empty: bool,
-    pub rx_last: bool,
-    pub rx_data: u64,
-    pub tx_ready: bool,
+/// The NIC's ports: the one declaration every view uses (see [`crate::kit::ports`]).
+#[macro_export]
+macro_rules! nic_ports {
+    ($cb:ident ! $args:tt) => {
+        $cb! { $args
+            params $crate::nic::NicParams;
+            /// Inputs of the NIC for one clock cycle.
+            inputs NicIn {
+                /// Synchronous reset, active high.
+                reset: 1,
+                /// A host command is offered.
+                host_valid: 1,
+                /// `HostOp` code.
+                host_op: {$crate::nic::HostOp::BITS},
+                /// QP, CQ, counter, statistic or word address.
+                host_arg: 16,
+                host_w0: 64,
+                host_w1: 64,
+                /// A network beat is offered.
+                rx_valid: 1,
+                /// 0 data, 1 NAK.
+                rx_kind: 1,
+                /// The sending node.
+                rx_src: 8,
+                /// The sending QP.
+                rx_src_qp: 8,
+                /// The QP addressed here.
+                rx_qp: 8,
+                /// Increment counter `rx_cnt` when the message has arrived.
+                rx_cnt_en: 1,
+                rx_cnt: 8,
+                /// The sender's WQE index.
+                rx_tag: 16,
+                /// The beat carries no data.
+                rx_empty: 1,
+                /// The final beat of the message.
+                rx_last: 1,
+                rx_data: 64,
+                /// The network accepts the beat shown on `tx_*` this cycle.
+                tx_ready: 1,
+            }
+            /// Outputs of the NIC in one clock cycle (registered: they depend on state only).
+            outputs NicOut {
+                /// A host command offered this cycle is taken.
+                host_ready: 1,
+                /// The response to the last host command (one cycle).
+                host_rsp_valid: 1,
+                /// `HostStatus` code.
+                host_rsp_status: {$crate::nic::HostStatus::BITS},
+                host_rsp_data: 64,
+                /// The beat offered on `rx_*` this cycle is taken.
+                rx_ready: 1,
+                /// A beat is offered to the network.
+                tx_valid: 1,
+                tx_kind: 1,
+                /// Destination node.
+                tx_dst: 8,
+                /// The sending QP here.
+                tx_src_qp: 8,
+                /// Destination QP.
+                tx_qp: 8,
+                tx_cnt_en: 1,
+                tx_cnt: 8,
+                tx_tag: 16,
+                tx_empty: 1,
+                tx_last: 1,
+                tx_data: 64,
+            }
+        }
+    };
 }
-
-/// Outputs of the NIC in one clock cycle (registered: they depend on state only).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub struct NicOut {
-    pub host_ready: bool,
-    pub host_rsp_valid: bool,
-    /// 3 bits, [`HostStatus`].
-    pub host_rsp_status: u64,
-    pub host_rsp_data: u64,
-    pub rx_ready: bool,
-    pub tx_valid: bool,
-    pub tx_kind: bool,
-    /// 8 bits: destination node.
-    pub tx_dst: u64,
-    /// 8 bits: the sending QP here.
-    pub tx_src_qp: u64,
-    /// 8 bits: destination QP.
-    pub tx_qp: u64,
-    pub tx_cnt_en: bool,
-    pub tx_cnt: u64,
-    pub tx_tag: u64,
-    pub tx_empty: bool,
-    pub tx_last: bool,
-    pub tx_data: u64,
-}
-
-/// Port names and widths, in [`NicIn::to_values`] order.
-pub fn input_ports() -> Vec<PortSpec> {
-    [
-        ("reset", 1),
-        ("host_valid", 1),
-        ("host_op", 4),
-        ("host_arg", 16),
-        ("host_w0", 64),
-        ("host_w1", 64),
-        ("rx_valid", 1),
-        ("rx_kind", 1),
-        ("rx_src", 8),
-        ("rx_src_qp", 8),
-        ("rx_qp", 8),
-        ("rx_cnt_en", 1),
-        ("rx_cnt", 8),
-        ("rx_tag", 16),
-        ("rx_empty", 1),
-        ("rx_last", 1),
-        ("rx_data", 64),
-        ("tx_ready", 1),
-    ]
-    .into_iter()
-    .map(|(name, width)| PortSpec { name, width })
-    .collect()
-}
-
-/// Port names and widths, in [`NicOut::to_values`] order.
-pub fn output_ports() -> Vec<PortSpec> {
-    [
-        ("host_ready", 1),
-        ("host_rsp_valid", 1),
-        ("host_rsp_status", 3),
-        ("host_rsp_data", 64),
-        ("rx_ready", 1),
-        ("tx_valid", 1),
-        ("tx_kind", 1),
-        ("tx_dst", 8),
-        ("tx_src_qp", 8),
-        ("tx_qp", 8),
-        ("tx_cnt_en", 1),
-        ("tx_cnt", 8),
-        ("tx_tag", 16),
-        ("tx_empty", 1),
-        ("tx_last", 1),
-        ("tx_data", 64),
-    ]
-    .into_iter()
-    .map(|(name, width)| PortSpec { name, width })
-    .collect()
-}
+crate::nic_ports!(model_ports! {});
 
 impl NicIn {
-    /// Writes the values in [`input_ports`] order into `out` (at least 18 long).
-    pub fn write_values(&self, out: &mut [u64]) {
-        let v = [
-            self.reset as u64,
-            self.host_valid as u64,
-            self.host_op,
-            self.host_arg,
-            self.host_w0,
-            self.host_w1,
-            self.rx_valid as u64,
-            self.rx_kind as u64,
-            self.rx_src,
-            self.rx_src_qp,
-            self.rx_qp,
-            self.rx_cnt_en as u64,
-            self.rx_cnt,
-            self.rx_tag,
-            self.rx_empty as u64,
-            self.rx_last as u64,
-            self.rx_data,
-            self.tx_ready as u64,
-        ];
-        out[..v.len()].copy_from_slice(&v);
-    }
-    pub fn to_values(&self) -> Vec<u64> {
-        let mut v = vec![0; 18];
-        self.write_values(&mut v);
-        v
+    /// These inputs with `b` offered on the receive port (`rx_valid` set).
+    pub fn with_rx(self, b: &crate::net::Beat) -> NicIn {
+        NicIn {
+            rx_valid: true,
+            rx_kind: b.kind_nak,
+            rx_src: b.node,
+            rx_src_qp: b.src_qp,
+            rx_qp: b.qp,
+            rx_cnt_en: b.cnt_en,
+            rx_cnt: b.cnt,
+            rx_tag: b.tag,
+            rx_empty: b.empty,
+            rx_last: b.last,
+            rx_data: b.data,
+            ..self
+        }
     }
 }
 
 impl NicOut {
-    pub fn to_values(&self) -> Vec<u64> {
-        vec![
-            self.host_ready as u64,
-            self.host_rsp_valid as u64,
-            self.host_rsp_status,
-            self.host_rsp_data,
-            self.rx_ready as u64,
-            self.tx_valid as u64,
-            self.tx_kind as u64,
-            self.tx_dst,
-            self.tx_src_qp,
-            self.tx_qp,
-            self.tx_cnt_en as u64,
-            self.tx_cnt,
-            self.tx_tag,
-            self.tx_empty as u64,
-            self.tx_last as u64,
-            self.tx_data,
-        ]
+    /// The beat offered on the transmit port, if any (`node` is the destination).
+    pub fn tx_beat(&self) -> Option<crate::net::Beat> {
+        self.tx_valid.then_some(crate::net::Beat {
+            kind_nak: self.tx_kind,
+            node: self.tx_dst,
+            src_qp: self.tx_src_qp,
+            qp: self.tx_qp,
+            cnt_en: self.tx_cnt_en,
+            cnt: self.tx_cnt,
+            tag: self.tx_tag,
+            empty: self.tx_empty,
+            last: self.tx_last,
+            data: self.tx_data,
+        })
     }
-    pub fn from_values(v: &[u64]) -> NicOut {
-        NicOut {
-            host_ready: v[0] != 0,
-            host_rsp_valid: v[1] != 0,
-            host_rsp_status: v[2],
-            host_rsp_data: v[3],
-            rx_ready: v[4] != 0,
-            tx_valid: v[5] != 0,
-            tx_kind: v[6] != 0,
-            tx_dst: v[7],
-            tx_src_qp: v[8],
-            tx_qp: v[9],
-            tx_cnt_en: v[10] != 0,
-            tx_cnt: v[11],
-            tx_tag: v[12],
-            tx_empty: v[13] != 0,
-            tx_last: v[14] != 0,
-            tx_data: v[15],
-        }
+}
+
+/// The NIC cross-channel controller as a block (see [`crate::kit::block`]).
+pub struct Nic;
+
+impl BlockSpec for Nic {
+    const NAME: &'static str = "nic";
+    const DESCRIPTION: &'static str =
+        "NIC cross-channel controller: QPs, CQs, counters, WAIT / SEND_EN / RECV_EN / CALC";
+    const REGISTERED_OUTPUTS: bool = true;
+    type Params = NicParams;
+    type In = NicIn;
+    type Out = NicOut;
+    type Model = model::NicModel;
+    type Golden = golden::NicGolden;
+    fn params(cfg: &crate::config::Config) -> NicParams {
+        cfg.nic
+    }
+    fn model(p: &NicParams) -> Self::Model {
+        model::NicModel::new(*p)
+    }
+    fn golden(p: &NicParams) -> Self::Golden {
+        golden::NicGolden::new(*p)
     }
 }
 
@@ -917,10 +861,43 @@ mod tests {
 
     #[test]
     fn ports_are_narrow_enough_for_the_cosimulation() {
-        for p in input_ports().iter().chain(output_ports().iter()) {
-            assert!(p.width >= 1 && p.width <= 64, "{p:?}");
+        use crate::kit::ports::PortValues;
+        let p = NicParams::default();
+        for s in NicIn::specs(&p).iter().chain(NicOut::specs(&p).iter()) {
+            assert!(s.width >= 1 && s.width <= 64, "{s:?}");
         }
-        assert_eq!(input_ports().len(), NicIn::default().to_values().len());
-        assert_eq!(output_ports().len(), NicOut::default().to_values().len());
+        assert_eq!(NicIn::specs(&p).len(), 18);
+        assert_eq!(NicOut::specs(&p).len(), 16);
+        assert_eq!(NicIn::default().to_values(&p).len(), 18);
+    }
+
+    #[test]
+    fn context_layouts_are_pinned() {
+        // Written out by hand from the module docs of `model`.
+        let c = WqContext {
+            pi: 0x1234,
+            ci: 0x5678,
+            ei: 0x9abc,
+            managed: 1,
+            cq: 0xef,
+        };
+        assert_eq!(c.pack()[0], 0xef01_9abc_5678_1234);
+        let q = CqContext {
+            produced: 7,
+            consumed: 0xffff_ffff,
+        };
+        assert_eq!(q.pack()[0], 0xffff_ffff_0000_0007);
+        let qc = QpConfig {
+            sq_cq: 3,
+            rq_cq: 5,
+            sq_managed: 0,
+            rq_managed: 1,
+        };
+        assert_eq!(qc.pack()[0], 0x2_0503);
+        assert!(
+            reserved_bits(1 << 5, 0)
+                && reserved_bits(0, 1 << 23)
+                && !reserved_bits(!0xE0 & 0xFF, !(0x7F << 17))
+        );
     }
 }

@@ -1,6 +1,6 @@
 //! # Cycle model of the NIC cross-channel controller
 //!
-//! [`NicModel::step`] is one clock cycle of the RTL (`netcoll-hdl`'s `nic::controller`): it returns what
+//! [`NicModel::step`] is one clock cycle of the RTL (`netcoll-hdl`'s `nic`): it returns what
 //! the output ports show during the cycle (all registered, so they do not depend on this cycle's
 //! inputs), then applies the rising edge. The testbench compares it with the RTL every port every
 //! cycle, and its observable results with the [golden reference](super::golden).
@@ -10,25 +10,81 @@
 //! One control sequencer owns every memory; it does one thing at a time, which keeps the memories
 //! single-ported and the behaviour easy to state. Its *slots*:
 //!
-//! - **Host command** (taken in `IDLE`, where `host_ready` is high): 2–4 cycles, then one response
+//! - **Host command** (taken in `Idle`, where `host_ready` is high): 2–4 cycles, then one response
 //!   cycle; then one *background slot* before `host_ready` rises again, so that arriving messages
 //!   and the send queues progress even under a continuous stream of host commands.
 //! - **Background slot**: an arriving message (if `rx_valid` and the previous background slot was
-//!   not a message) or a visit of send queue `sq_ptr` (round robin). A visit runs the queue's head
-//!   WQE if it is runnable and its CQ has room, otherwise it moves on. A blocked WAIT re-checks its
-//!   condition on every visit. `sq_ptr` advances after every visit.
+//!   not a message) or a visit of send queue `visit_qp` (round robin). A visit runs the queue's
+//!   head WQE if it is runnable and its CQ has room, otherwise it moves on. A blocked WAIT
+//!   re-checks its condition on every visit. `visit_qp` advances after every visit.
 //! - The first beat of a message is only looked at when the slot starts; beats are consumed in
-//!   `RX_DATA` / `DROP` where `rx_ready` is high.
+//!   `RxData` / `RxDrop` where `rx_ready` is high.
 //!
-//! Per work request (cycles after the visit starts): context read (1), WQE + CQ-context read (1),
+//! Per work request (cycles after the visit starts): context read (1), WQE + CQ-count read (1),
 //! decode (1), then: NOP → completion (1); SEND → 2 cycles per beat plus waiting for `tx_ready`;
 //! WAIT → condition read (1); SEND_EN / RECV_EN → target context read (1); CALC → 5 cycles per
 //! element (7 for MAXLOC / MINLOC) and the optional send. The completion cycle writes the CQE and
 //! the queue context. While a message is transmitted the sequencer does nothing else, so the
 //! network must accept a message it has started (the testbench links buffer them).
 //!
-//! The ALU is the registered reduction ALU ([`crate::alu`]): its inputs come from registers, its
-//! result is read one cycle later.
+//! The ALU is the registered reduction ALU ([`crate::reduce_alu`]): its inputs come from registers
+//! (its operation and type from the current WQE), its result is read one cycle later.
+//!
+//! ## The sequencer's states
+//!
+//! Declared once, in [`nic_seq_states!`](crate::nic_seq_states), for this model ([`SeqState`])
+//! and the RTL (a `LogicState` enum; both number the states by position). "Complete" below means
+//! the pending completion is set up (its status, the WQE's opcode, queue and index) and the
+//! next state is `Complete`.
+//!
+//! | state | what it does | next states |
+//! |---|---|---|
+//! | `Init` | writes zero to the context memories at index `sweep`, `sweep += 1` | `Init`; `Idle` after the last index |
+//! | `Idle` | `host_ready`: takes a host command (latches it), else starts a background slot | `HostDecode`; or as `Background` |
+//! | `Background` | a message if `rx_valid` and the last slot was not one (latches its header, reads its queue's context), else a visit of SQ `visit_qp` (reads its context) | `RxContext`, `NakContext`, `RxDrop` (QP out of range); `SqContext` |
+//! | `HostDecode` | checks the index, issues the reads | `HostAccess`; `Background` (answered) |
+//! | `HostAccess` | uses what was read, writes, issues more reads | `HostFinish`; `Background` (answered) |
+//! | `HostFinish` | the last step of `POLL_CQ` / `CONFIG_QP`, answers | `Background` |
+//! | `SqContext` | latches the SQ's context; if its head WQE may run, reads it and its CQ's counts | `SqDecode`; `Idle` (next SQ) |
+//! | `SqDecode` | latches the WQE and the counts; CQ full → stall; else decodes it | `Idle` (stall, next SQ), `Complete` (NOP, error), `TxStart` (SEND), `WaitCheck`, `EnableWrite`, `CalcReadA`, `TxStart` / `Complete` (empty CALC) |
+//! | `WaitCheck` | compares the CQ's produced count or the counter with the WQE's target | `Complete`; `Idle` (not yet, next SQ) |
+//! | `EnableWrite` | writes the target queue's new enable index | `Complete` |
+//! | `Complete` | writes the CQE (if signaled or failed) and the CQ's count, retires the WQE (context `ci + 1`) | `Idle` |
+//! | `TxStart` | reads the first word (or shows the empty beat) | `TxBeat`; `TxHold` |
+//! | `TxBeat` | shows the beat just read | `TxHold` |
+//! | `TxHold` | waits for `tx_ready`; then the next word, or the end of the message | `TxHold`, `TxBeat`, `Complete` (sent), `Idle` / `Complete` (NAK sent) |
+//! | `RxContext` | latches the RQ's context; if a WQE is enabled, reads it and its CQ's counts | `RxWqe`; `RxDrop` (NAK: not ready) |
+//! | `RxWqe` | latches the WQE and counts; checks it | `RxData`; `RxDrop` (NAK: CQ full, or the WQE fails) |
+//! | `RxData` | `rx_ready`: stores beats; at the last one completes (and reads the counter) | `RxData`, `Complete`, `RxCounter` |
+//! | `RxCounter` | increments the counter | `Complete` |
+//! | `RxDrop` | `rx_ready`: consumes beats; after the last one sends the NAK, or completes | `RxDrop`, `TxHold` (NAK), `Complete`, `Idle` |
+//! | `NakContext` | latches the SQ's CQ, reads its counts | `NakCq` |
+//! | `NakCq` | sets up the `REMOTE_DISCARD` completion (or counts the overrun) | `RxDrop` |
+//! | `CalcReadA` | reads `a` | `CalcReadB` |
+//! | `CalcReadB` | latches `a`, reads `b` | `CalcReadAIndex` (LOC), `CalcOperands` |
+//! | `CalcReadAIndex` | latches `b`, reads `a`'s index | `CalcReadBIndex` |
+//! | `CalcReadBIndex` | latches `a`'s index, reads `b`'s index | `CalcOperands` |
+//! | `CalcOperands` | latches the last operand | `CalcAlu` |
+//! | `CalcAlu` | the ALU computes | `CalcWrite` |
+//! | `CalcWrite` | writes the result | `CalcWriteIndex` (LOC); `CalcReadA` (next element), `TxStart` (to a peer), `Complete` |
+//! | `CalcWriteIndex` | writes the result's index | as `CalcWrite` without LOC |
+//!
+//! ## Registers, by the RTL sub-block that holds them
+//!
+//! - sequencer: `state`, `sweep` (reset sweep index), `last_slot_rx`, `visit_qp`;
+//! - host: the command `op`, `arg`, `w0`, `w1`; the response `rsp_valid`, `rsp_status`,
+//!   `rsp_data`;
+//! - queues: the served work queue `wq` (`2 qp` for an SQ, `2 qp + 1` for an RQ), its context
+//!   `ctx` ([`WqContext`]), its CQ's `counts` ([`CqContext`]), its head WQE `w0`, `w1`;
+//! - completion: the pending completion (`status`, `len`, `opcode`, `qp`, `is_recv`, `index`
+//!   — a [`CqeWord`]'s fields), `write_cqe`, `retire` (the WQE leaves its queue) and `pending`
+//!   (a completion is due after a discarded message);
+//! - receive: the message's header (`src`, `src_qp`, `qp`, `cnt_en`, `cnt`, `tag`), `nak` (a
+//!   NAK is due) and its `reason`, `overflow`, the store pointer `addr`, `stored`, `cap`;
+//! - transmit: the `tx_*` output registers, `nak` (the message is a NAK), `left` (beats), `addr`;
+//! - calc: `left` (elements), `addr_a`, `addr_b`, `addr_dst`, the operands `a`, `a_index`, `b`,
+//!   `b_index`; the ALU's result registers;
+//! - statistics: one 32-bit counter per [`Stat`].
 //!
 //! ## Memories
 //!
@@ -37,57 +93,99 @@
 //!
 //! | memory | words | word |
 //! |---|---|---|
-//! | `wqc` | `2 qps` (SQ of QP q at `2q`, RQ at `2q + 1`) | `pi [15:0]`, `ci [31:16]`, `ei [47:32]`, managed `[48]`, CQ `[63:56]` |
-//! | `wqe0`, `wqe1` | `2 qps × WQ_DEPTH` at `{wq, index[3:0]}` | the WQE words |
-//! | `cqp` | `cqs` | produced `[31:0]`, consumed `[63:32]` |
+//! | `wqc` | `2 qps` (SQ of QP q at `2q`, RQ at `2q + 1`) | [`WqContext`] |
+//! | `wqe0`, `wqe1` | `2 qps × WQ_DEPTH` at `{wq, index[3:0]}` | the WQE words ([`WqeWords`]) |
+//! | `cqp` | `cqs` | [`CqContext`] |
 //! | `cqw` | `cqs` | wait index (32 bits) |
-//! | `cqe` | `cqs × CQ_DEPTH` at `{cq, produced[4:0]}` | CQE |
+//! | `cqe` | `cqs × CQ_DEPTH` at `{cq, produced[4:0]}` | [`CqeWord`] |
 //! | `cnt` | `counters` | 32 bits |
 //! | `dmem` | `dmem_words` | 64 bits |
 //!
-//! After reset the sequencer writes zero to `wqc`, `cqp`, `cqw` and `cnt` at index `sw` for
-//! `sw = 0 .. 2^SWB - 1` (each memory at `sw` modulo its size), `SWB` the widest of their index
-//! widths; the WQE, CQE and data memories are not cleared (nothing reads them before writing).
+//! After reset the sequencer writes zero to `wqc`, `cqp`, `cqw` and `cnt` at index `sweep` for
+//! `sweep = 0 .. 2^SWB - 1` (each memory at `sweep` modulo its size), `SWB` the widest of their
+//! index widths; the WQE, CQE and data memories are not cleared (nothing reads them before
+//! writing).
 
 use super::{
-    log2, reserved_bits, HostOp, HostStatus, NicIn, NicOut, NicParams, Opcode, Stat, Status,
-    CQ_DEPTH, STATS, WQ_DEPTH,
+    log2, CqContext, CqeWord, HostOp, HostStatus, NicIn, NicOut, NicParams, Opcode, QpConfig, Stat,
+    Status, WqContext, WqeWords, CQ_DEPTH, STATS, WQ_DEPTH,
 };
-use crate::alu::{golden::golden, AluOp, Dtype};
+use crate::kit::layout::LayoutField;
+use crate::model_states;
+use crate::reduce_alu::{golden::golden, AluOp, Dtype, FIRST_RESERVED_OP};
 
-/// Sequencer states (5 bits in the RTL; the codes are the RTL's).
-pub mod state {
-    pub const INIT: u64 = 0;
-    pub const IDLE: u64 = 1;
-    pub const BG: u64 = 2;
-    pub const H1: u64 = 3;
-    pub const H2: u64 = 4;
-    pub const H3: u64 = 5;
-    pub const SQ1: u64 = 6;
-    pub const SQ2: u64 = 7;
-    pub const WT: u64 = 8;
-    pub const EN: u64 = 9;
-    pub const CPL: u64 = 10;
-    pub const TX1: u64 = 11;
-    pub const TX2: u64 = 12;
-    pub const RX1: u64 = 13;
-    pub const RX2: u64 = 14;
-    pub const RX_DATA: u64 = 15;
-    pub const RX_CNT: u64 = 16;
-    pub const DROP: u64 = 17;
-    pub const NK1: u64 = 18;
-    pub const NK2: u64 = 19;
-    pub const CA: u64 = 20;
-    pub const CB: u64 = 21;
-    pub const CAI: u64 = 22;
-    pub const CBI: u64 = 23;
-    pub const CX: u64 = 24;
-    pub const CC: u64 = 25;
-    pub const CW: u64 = 26;
-    pub const CWI: u64 = 27;
-    pub const TX0: u64 = 28;
+/// The sequencer's states, declared once for the model and the RTL (the RTL's `LogicState`
+/// enum is generated from the same list, so the encodings — the positions — agree).
+#[macro_export]
+macro_rules! nic_seq_states {
+    ($cb:ident ! $args:tt) => {
+        $cb! { $args
+            /// A state of the NIC's sequencer (see the state table of `netcoll_models::nic::model`).
+            SeqState {
+                /// Clearing the context memories after reset, one index per cycle.
+                Init,
+                /// Waiting: takes a host command, else starts a background slot.
+                Idle,
+                /// The cycle after a host response: a background slot, never a host command.
+                Background,
+                /// Host command, first cycle: check the index, issue reads.
+                HostDecode,
+                /// Host command, second cycle: use what was read, issue more.
+                HostAccess,
+                /// Host command, third cycle.
+                HostFinish,
+                /// Send-queue visit: the queue's context has been read.
+                SqContext,
+                /// Send-queue visit: the head WQE and its CQ's counts have been read; decode.
+                SqDecode,
+                /// WAIT: the CQ count or the counter has been read; compare.
+                WaitCheck,
+                /// SEND_EN / RECV_EN: the target queue's context has been read; update it.
+                EnableWrite,
+                /// Write the CQE (if wanted) and the queue context.
+                Complete,
+                /// Transmit: the word of the next beat has been read.
+                TxBeat,
+                /// Transmit: a beat is offered, waiting for `tx_ready`.
+                TxHold,
+                /// Arriving message: the receive queue's context has been read.
+                RxContext,
+                /// Arriving message: the receive WQE and its CQ's counts have been read.
+                RxWqe,
+                /// Arriving message: storing beats.
+                RxData,
+                /// Arriving message: the counter has been read; increment it.
+                RxCounter,
+                /// Arriving message: discarding beats (then NAK or complete).
+                RxDrop,
+                /// Arriving NAK: the send queue's context has been read.
+                NakContext,
+                /// Arriving NAK: the CQ's counts have been read.
+                NakCq,
+                /// CALC element: read `a`.
+                CalcReadA,
+                /// CALC element: `a` arrives; read `b`.
+                CalcReadB,
+                /// CALC element (LOC ops): `b` arrives; read `a`'s index.
+                CalcReadAIndex,
+                /// CALC element (LOC ops): `a`'s index arrives; read `b`'s index.
+                CalcReadBIndex,
+                /// CALC element: the last operand arrives.
+                CalcOperands,
+                /// CALC element: the ALU computes.
+                CalcAlu,
+                /// CALC element: write the result value.
+                CalcWrite,
+                /// CALC element (LOC ops): write the result index.
+                CalcWriteIndex,
+                /// Transmit: read the first word (or offer the empty beat).
+                TxStart,
+            }
+        }
+    };
 }
-use state::*;
+crate::nic_seq_states!(model_states! {});
+use SeqState::*;
 
 const M16: u64 = 0xFFFF;
 const M32: u64 = 0xFFFF_FFFF;
@@ -125,85 +223,116 @@ impl Ram {
     }
 }
 
-/// Every register of the RTL (all reset to zero).
+/// The sequencer's registers (RTL `nic_sequencer`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-struct Regs {
-    st: u64,
-    sw: u64,
+struct Sequencer {
+    state: SeqState,
+    /// The index the reset sweep clears next.
+    sweep: u64,
     /// The last background slot took a message.
-    bg_rx: bool,
-    sq_ptr: u64,
-    // Latched host command.
-    h_op: u64,
-    h_arg: u64,
-    h_w0: u64,
-    h_w1: u64,
-    // Response registers (outputs).
+    last_slot_rx: bool,
+    /// The send queue the next visit looks at.
+    visit_qp: u64,
+}
+
+/// The host command unit's registers (RTL `nic_host`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Host {
+    op: u64,
+    arg: u64,
+    w0: u64,
+    w1: u64,
     rsp_valid: bool,
     rsp_status: u64,
     rsp_data: u64,
-    // Current work queue and its context.
+}
+
+/// The served work queue (RTL `nic_queues`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Queue {
     wq: u64,
-    c_pi: u64,
-    c_ci: u64,
-    c_ei: u64,
-    c_man: bool,
-    c_cq: u64,
-    // The current CQ's produced / consumed counts.
-    q_prod: u64,
-    q_cons: u64,
-    // The current WQE.
+    ctx: WqContext,
+    counts: CqContext,
     w0: u64,
     w1: u64,
-    // Pending completion: status, length, whether it updates a WQ, whether it came from an SQ.
-    k_status: u64,
-    k_len: u64,
-    k_op: u64,
-    k_qp: u64,
-    k_recv: bool,
-    k_index: u64,
-    k_want: bool,
-    k_wq: bool,
-    k_pend: bool,
-    // Message being received (header of its first beat).
-    r_src: u64,
-    r_src_qp: u64,
-    r_qp: u64,
-    r_cnt_en: bool,
-    r_cnt: u64,
-    r_tag: u64,
-    /// A NAK is to be sent when the dropped message has been consumed.
-    r_nak: bool,
-    r_ovf: bool,
-    // Loop state: element / beat count, limit, addresses.
-    i: u64,
-    n: u64,
-    pa: u64,
-    pb: u64,
-    pd: u64,
+}
+
+/// The pending completion (RTL `nic_completion`): the CQE's fields and what to do with it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Completion {
+    cqe: CqeWord,
+    write_cqe: bool,
+    /// The WQE leaves its queue (`ci + 1`); not for a NAK's notification.
+    retire: bool,
+    /// A completion is due once the discarded message has been consumed (or its NAK sent).
+    pending: bool,
+}
+
+/// The message being received (RTL `nic_receive`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Receive {
+    src: u64,
+    src_qp: u64,
+    qp: u64,
+    cnt_en: bool,
+    cnt: u64,
+    tag: u64,
+    /// A NAK is to be sent when the dropped message has been consumed, with data `reason`.
+    nak: bool,
+    reason: u64,
+    overflow: bool,
+    addr: u64,
+    stored: u64,
     cap: u64,
-    // CALC operands.
-    va: u64,
-    ia: u64,
-    vb: u64,
-    ib: u64,
-    /// The transmission in progress is a NAK (no completion after it).
-    t_nak: bool,
-    // Transmit registers (outputs).
-    tx_valid: bool,
-    tx_kind: bool,
-    tx_dst: u64,
-    tx_src_qp: u64,
-    tx_qp: u64,
-    tx_cnt_en: bool,
-    tx_cnt: u64,
-    tx_tag: u64,
-    tx_empty: bool,
-    tx_last: bool,
-    tx_data: u64,
-    // The ALU's output registers.
-    alu_r: u64,
-    alu_ri: u64,
+}
+
+/// The transmit registers (RTL `nic_transmit`): the `tx_*` outputs and the beat loop.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Transmit {
+    /// The message is a NAK (no completion after it).
+    nak: bool,
+    valid: bool,
+    kind: bool,
+    dst: u64,
+    src_qp: u64,
+    qp: u64,
+    cnt_en: bool,
+    cnt: u64,
+    tag: u64,
+    empty: bool,
+    last: bool,
+    data: u64,
+    /// Beats still to send (the one shown included).
+    left: u64,
+    addr: u64,
+}
+
+/// The CALC loop (RTL `nic_calc`) and the ALU's result registers.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Calc {
+    /// Elements still to compute (the current one included).
+    left: u64,
+    addr_a: u64,
+    addr_b: u64,
+    addr_dst: u64,
+    a: u64,
+    a_index: u64,
+    b: u64,
+    b_index: u64,
+    result: u64,
+    result_index: u64,
+}
+
+/// Every register of the RTL (all reset to zero).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Regs {
+    seq: Sequencer,
+    host: Host,
+    queue: Queue,
+    cpl: Completion,
+    rx: Receive,
+    tx: Transmit,
+    calc: Calc,
     stats: [u64; STATS],
 }
 
@@ -224,15 +353,19 @@ pub struct NicModel {
     dmem: Ram,
 }
 
+/// `v` taken as a signed 16-bit number is positive.
 fn sx16_pos(v: u64) -> bool {
-    // (v as signed 16-bit) > 0
     let v = v & M16;
     v != 0 && v < 0x8000
 }
 
+/// `v` taken as a signed 16-bit number is not negative.
 fn sx16_nonneg(v: u64) -> bool {
     v & M16 < 0x8000
 }
+
+/// What a cycle does besides the register and memory updates: the statistic it counts.
+type StatEvent = Option<Stat>;
 
 impl NicModel {
     /// A model in the state right after a reset edge (it sweeps its contexts first).
@@ -265,60 +398,29 @@ impl NicModel {
     /// The outputs during the current cycle (a function of the registers only).
     pub fn outputs(&self) -> NicOut {
         let r = &self.r;
+        let t = &r.tx;
         NicOut {
-            host_ready: r.st == IDLE,
-            host_rsp_valid: r.rsp_valid,
-            host_rsp_status: r.rsp_status,
-            host_rsp_data: r.rsp_data,
-            rx_ready: r.st == RX_DATA || r.st == DROP,
-            tx_valid: r.tx_valid,
-            tx_kind: r.tx_kind,
-            tx_dst: r.tx_dst,
-            tx_src_qp: r.tx_src_qp,
-            tx_qp: r.tx_qp,
-            tx_cnt_en: r.tx_cnt_en,
-            tx_cnt: r.tx_cnt,
-            tx_tag: r.tx_tag,
-            tx_empty: r.tx_empty,
-            tx_last: r.tx_last,
-            tx_data: r.tx_data,
+            host_ready: r.seq.state == Idle,
+            host_rsp_valid: r.host.rsp_valid,
+            host_rsp_status: r.host.rsp_status,
+            host_rsp_data: r.host.rsp_data,
+            rx_ready: r.seq.state == RxData || r.seq.state == RxDrop,
+            tx_valid: t.valid,
+            tx_kind: t.kind,
+            tx_dst: t.dst,
+            tx_src_qp: t.src_qp,
+            tx_qp: t.qp,
+            tx_cnt_en: t.cnt_en,
+            tx_cnt: t.cnt,
+            tx_tag: t.tag,
+            tx_empty: t.empty,
+            tx_last: t.last,
+            tx_data: t.data,
         }
     }
 
-    /// One clock cycle: the outputs during the cycle, then the rising edge with inputs `i`.
-    pub fn step(&mut self, i: &NicIn) -> NicOut {
-        let o = self.outputs();
-        if i.reset {
-            self.r = Regs::default();
-            for m in [
-                &mut self.wqc,
-                &mut self.wqe0,
-                &mut self.wqe1,
-                &mut self.cqp,
-                &mut self.cqw,
-                &mut self.cqe,
-                &mut self.cnt,
-                &mut self.dmem,
-            ] {
-                m.wr = None;
-                m.edge();
-            }
-            return o;
-        }
-        let cur = self.r;
-        let mut n = cur;
-        n.rsp_valid = false;
-        let mut stat: Option<Stat> = None;
-        self.cycle(i, &cur, &mut n, &mut stat);
-        if let Some(s) = stat {
-            n.stats[s as usize] = (n.stats[s as usize] + 1) & M32;
-        }
-        // The ALU registers its inputs' result every cycle.
-        let (ar, ari) = alu_eval(cur.w0, cur.va, cur.ia, cur.vb, cur.ib);
-        n.alu_r = ar;
-        n.alu_ri = ari;
-        self.r = n;
-        for m in [
+    fn memories(&mut self) -> [&mut Ram; 8] {
+        [
             &mut self.wqc,
             &mut self.wqe0,
             &mut self.wqe1,
@@ -327,464 +429,255 @@ impl NicModel {
             &mut self.cqe,
             &mut self.cnt,
             &mut self.dmem,
-        ] {
+        ]
+    }
+
+    /// One clock cycle: the outputs during the cycle, then the rising edge with inputs `i`.
+    pub fn step(&mut self, i: &NicIn) -> NicOut {
+        let o = self.outputs();
+        if i.reset {
+            self.r = Regs::default();
+            for m in self.memories() {
+                m.wr = None;
+                m.edge();
+            }
+            return o;
+        }
+        let cur = self.r;
+        let mut n = cur;
+        n.host.rsp_valid = false;
+        // The WQE the units look at this cycle: the one being read in SqDecode / RxWqe, the
+        // host's command while one runs, else the latched one.
+        let (w0, w1) = match cur.seq.state {
+            SqDecode | RxWqe => (self.wqe0.rd_data, self.wqe1.rd_data),
+            HostDecode | HostAccess | HostFinish => (cur.host.w0, cur.host.w1),
+            _ => (cur.queue.w0, cur.queue.w1),
+        };
+        let wqe = WqeWords::unpack(w0, w1);
+        let stat = self.cycle(i, &cur, &mut n, &wqe);
+        if let Some(s) = stat {
+            n.stats[s as usize] = (n.stats[s as usize] + 1) & M32;
+        }
+        // The ALU registers its result every cycle.
+        let (r, ri) = alu_eval(&wqe, &cur.calc);
+        n.calc.result = r;
+        n.calc.result_index = ri;
+        self.r = n;
+        for m in self.memories() {
             m.edge();
         }
         o
     }
 
-    fn wq_ctx(pi: u64, ci: u64, ei: u64, man: bool, cq: u64) -> u64 {
-        (pi & M16) | (ci & M16) << 16 | (ei & M16) << 32 | (man as u64) << 48 | (cq & 0xFF) << 56
-    }
-
-    /// Starts a background slot (from IDLE without a host command, or from BG).
-    fn background(&mut self, i: &NicIn, cur: &Regs, n: &mut Regs, stat: &mut Option<Stat>) {
-        let qps = self.p.qps as u64;
-        if i.rx_valid && !cur.bg_rx {
-            n.bg_rx = true;
-            n.r_src = i.rx_src & 0xFF;
-            n.r_src_qp = i.rx_src_qp & 0xFF;
-            n.r_qp = i.rx_qp & 0xFF;
-            n.r_cnt_en = i.rx_cnt_en;
-            n.r_cnt = i.rx_cnt & 0xFF;
-            n.r_tag = i.rx_tag & M16;
-            n.r_nak = false;
-            n.r_ovf = false;
-            n.k_pend = false;
-            let qp = i.rx_qp & 0xFF;
-            if qp >= qps {
-                if i.rx_kind {
-                    // A NAK for a QP that does not exist: drop the notification.
-                    *stat = Some(Stat::CqOverrun);
-                    n.st = DROP;
-                    return;
-                }
-                n.st = DROP;
-                n.r_nak = true;
-                n.k_status = Status::BadIndex as u64;
-                return;
+    fn cycle(&mut self, i: &NicIn, cur: &Regs, n: &mut Regs, wqe: &WqeWords) -> StatEvent {
+        match cur.seq.state {
+            Init => {
+                self.sweep(cur, n);
+                None
             }
-            self.wqc.read(2 * qp + (!i.rx_kind) as u64);
-            n.wq = 2 * qp + (!i.rx_kind) as u64;
-            n.st = if i.rx_kind { NK1 } else { RX1 };
-        } else {
-            n.bg_rx = false;
-            self.wqc.read(2 * cur.sq_ptr);
-            n.wq = 2 * cur.sq_ptr;
-            n.st = SQ1;
+            Idle if i.host_valid => {
+                n.host.op = i.host_op & 15;
+                n.host.arg = i.host_arg & M16;
+                n.host.w0 = i.host_w0;
+                n.host.w1 = i.host_w1;
+                n.seq.state = HostDecode;
+                None
+            }
+            Idle | Background => self.background(i, cur, n),
+            HostDecode | HostAccess | HostFinish => self.host(cur, n, wqe),
+            SqContext | SqDecode | WaitCheck | EnableWrite => self.execute(cur, n, wqe),
+            CalcReadA | CalcReadB | CalcReadAIndex | CalcReadBIndex | CalcOperands | CalcAlu
+            | CalcWrite | CalcWriteIndex => {
+                self.calc(cur, n, wqe);
+                None
+            }
+            Complete => self.complete(cur, n),
+            TxStart | TxBeat | TxHold => {
+                self.transmit(i, cur, n, wqe);
+                None
+            }
+            RxContext | RxWqe | RxData | RxCounter | RxDrop | NakContext | NakCq => {
+                self.receive(i, cur, n, wqe)
+            }
         }
     }
 
-    /// Latches the work-queue context just read (`wqc`) into `c_*`; when its head WQE may run
-    /// (posted and, in a managed queue, enabled) also reads that WQE and the queue's CQ
-    /// context, and says so.
-    fn latch_ctx(&mut self, cur: &Regs, n: &mut Regs) -> bool {
-        let c = self.wqc.rd_data;
-        n.c_pi = c & M16;
-        n.c_ci = (c >> 16) & M16;
-        n.c_ei = (c >> 32) & M16;
-        n.c_man = (c >> 48) & 1 == 1;
-        n.c_cq = (c >> 56) & 0xFF;
-        let ready = n.c_ci != n.c_pi && (!n.c_man || sx16_pos(n.c_ei.wrapping_sub(n.c_ci)));
-        if ready {
-            let slot = cur.wq * WQ_DEPTH as u64 + (n.c_ci & (WQ_DEPTH as u64 - 1));
+    /// `Init`: the reset sweep.
+    fn sweep(&mut self, cur: &Regs, n: &mut Regs) {
+        let s = cur.seq.sweep;
+        self.wqc.write(s, 0);
+        self.cqp.write(s, 0);
+        self.cqw.write(s, 0);
+        self.cnt.write(s, 0);
+        let last = (1u64 << self.swb) - 1;
+        n.seq.sweep = (s + 1) & last;
+        if s == last {
+            n.seq.state = Idle;
+        }
+    }
+
+    fn advance_visit(&self, cur: &Regs, n: &mut Regs) {
+        n.seq.visit_qp = (cur.seq.visit_qp + 1) & ((1 << self.qb) - 1);
+    }
+
+    /// Starts a background slot (from `Idle` without a host command, or from `Background`).
+    fn background(&mut self, i: &NicIn, cur: &Regs, n: &mut Regs) -> StatEvent {
+        if i.rx_valid && !cur.seq.last_slot_rx {
+            n.seq.last_slot_rx = true;
+            // The message's queue: the RQ of `rx_qp` for data, its SQ for a NAK (read even
+            // when `rx_qp` is out of range: nothing uses it then).
+            let wq = 2 * (i.rx_qp & 0xFF) + (!i.rx_kind) as u64;
+            n.queue.wq = wq & ((2 << self.qb) - 1);
+            self.wqc.read(wq);
+            self.receive_start(i, n)
+        } else {
+            n.seq.last_slot_rx = false;
+            n.queue.wq = 2 * cur.seq.visit_qp;
+            self.wqc.read(2 * cur.seq.visit_qp);
+            n.seq.state = SqContext;
+            None
+        }
+    }
+
+    /// Latches the work-queue context just read; when its head WQE may run (posted and, in a
+    /// managed queue, enabled) also reads that WQE and the CQ's counts, and says so.
+    fn latch_context(&mut self, cur: &Regs, n: &mut Regs) -> bool {
+        let c = WqContext::unpack(self.wqc.rd_data);
+        n.queue.ctx = c;
+        let runnable = c.ci != c.pi && (c.managed == 0 || sx16_pos(c.ei.wrapping_sub(c.ci)));
+        if runnable {
+            let slot = cur.queue.wq * WQ_DEPTH as u64 + (c.ci & (WQ_DEPTH as u64 - 1));
             self.wqe0.read(slot);
             self.wqe1.read(slot);
-            self.cqp.read(n.c_cq);
+            self.cqp.read(c.cq);
         }
-        ready
+        runnable
     }
 
-    /// Latches the CQ context just read (`cqp`) into `q_*`; whether that CQ is full.
-    fn latch_cq(&self, n: &mut Regs) -> bool {
-        let q = self.cqp.rd_data;
-        n.q_prod = q & M32;
-        n.q_cons = (q >> 32) & M32;
-        n.q_prod.wrapping_sub(n.q_cons) & M32 == CQ_DEPTH as u64
+    /// Latches the WQE and the CQ's counts just read; whether that CQ is full.
+    fn latch_wqe(&self, n: &mut Regs) -> bool {
+        n.queue.w0 = self.wqe0.rd_data;
+        n.queue.w1 = self.wqe1.rd_data;
+        self.latch_counts(n)
     }
 
-    fn next_sq(&self, cur: &Regs, n: &mut Regs) {
-        n.sq_ptr = (cur.sq_ptr + 1) & ((1 << self.qb) - 1);
+    /// Latches the CQ's counts just read; whether that CQ is full.
+    fn latch_counts(&self, n: &mut Regs) -> bool {
+        let q = CqContext::unpack(self.cqp.rd_data);
+        n.queue.counts = q;
+        q.produced.wrapping_sub(q.consumed) & M32 == CQ_DEPTH as u64
     }
 
-    /// Sets up a completion of the current WQE with `status`.
-    fn complete(cur: &Regs, n: &mut Regs, status: Status) {
-        n.k_status = status as u64;
-        n.k_len = 0;
-        n.k_op = cur.w0 & 15;
-        n.k_qp = cur.wq >> 1;
-        n.k_recv = cur.wq & 1 == 1;
-        n.k_index = cur.c_ci;
-        n.k_want = (cur.w0 >> 4) & 1 == 1 || status != Status::Ok;
-        n.k_wq = true;
-        n.st = CPL;
+    /// Sets up the completion of the current WQE (`wqe`, of queue `wq`) with `status`.
+    fn complete_with(cur: &Regs, n: &mut Regs, wqe: &WqeWords, status: Status) {
+        n.cpl.cqe = CqeWord {
+            status: status.code(),
+            opcode: wqe.opcode,
+            qp: cur.queue.wq >> 1,
+            is_recv: cur.queue.wq & 1,
+            index: cur.queue.ctx.ci,
+            len: 0,
+        };
+        n.cpl.write_cqe = wqe.signaled == 1 || status != Status::Ok;
+        n.cpl.retire = true;
+        n.seq.state = Complete;
     }
 
-    fn cycle(&mut self, i: &NicIn, cur: &Regs, n: &mut Regs, stat: &mut Option<Stat>) {
-        let (cnts, dmw) = (self.p.counters as u64, self.p.dmem_words as u64);
-        match cur.st {
-            INIT => {
-                self.wqc.write(cur.sw, 0);
-                self.cqp.write(cur.sw, 0);
-                self.cqw.write(cur.sw, 0);
-                self.cnt.write(cur.sw, 0);
-                let last = (1u64 << self.swb) - 1;
-                n.sw = (cur.sw + 1) & last;
-                if cur.sw == last {
-                    n.st = IDLE;
-                }
+    /// `Complete`: the CQE and the CQ's count, the queue's context.
+    fn complete(&mut self, cur: &Regs, n: &mut Regs) -> StatEvent {
+        let q = &cur.queue;
+        let mut stat = None;
+        if cur.cpl.write_cqe {
+            let slot = q.counts.produced & (CQ_DEPTH as u64 - 1);
+            self.cqe
+                .write(q.ctx.cq * CQ_DEPTH as u64 + slot, cur.cpl.cqe.pack()[0]);
+            let counts = CqContext {
+                produced: (q.counts.produced + 1) & M32,
+                ..q.counts
+            };
+            self.cqp.write(q.ctx.cq, counts.pack()[0]);
+            if cur.cpl.cqe.status != Status::Ok.code() {
+                stat = Some(Stat::ErrorCqe);
             }
-            IDLE | BG => {
-                if cur.st == IDLE && i.host_valid {
-                    n.h_op = i.host_op & 15;
-                    n.h_arg = i.host_arg & M16;
-                    n.h_w0 = i.host_w0;
-                    n.h_w1 = i.host_w1;
-                    n.st = H1;
+        }
+        if cur.cpl.retire {
+            let ctx = WqContext {
+                ci: (q.ctx.ci + 1) & M16,
+                ..q.ctx
+            };
+            self.wqc.write(q.wq, ctx.pack()[0]);
+            if q.wq & 1 == 0 {
+                self.advance_visit(cur, n);
+            }
+        }
+        n.cpl.pending = false;
+        n.seq.state = Idle;
+        stat
+    }
+
+    /// The send-queue states: `SqContext`, `SqDecode`, `WaitCheck`, `EnableWrite`.
+    fn execute(&mut self, cur: &Regs, n: &mut Regs, wqe: &WqeWords) -> StatEvent {
+        match cur.seq.state {
+            SqContext => {
+                if self.latch_context(cur, n) {
+                    n.seq.state = SqDecode;
                 } else {
-                    self.background(i, cur, n, stat);
+                    self.advance_visit(cur, n);
+                    n.seq.state = Idle;
                 }
+                None
             }
-            H1 | H2 | H3 => self.host(cur, n, stat),
-            SQ1 => {
-                if self.latch_ctx(cur, n) {
-                    n.st = SQ2;
+            SqDecode => {
+                if self.latch_wqe(n) {
+                    // Back-pressure: the WQE does not start while its CQ is full.
+                    self.advance_visit(cur, n);
+                    n.seq.state = Idle;
+                    return Some(Stat::CqStall);
+                }
+                self.decode(cur, n, wqe);
+                None
+            }
+            WaitCheck => {
+                let ok = if wqe.wait_kind == 0 {
+                    let produced = CqContext::unpack(self.cqp.rd_data).produced;
+                    produced.wrapping_sub(wqe.wait_count) & M32 < 0x8000_0000
                 } else {
-                    self.next_sq(cur, n);
-                    n.st = IDLE;
-                }
-            }
-            SQ2 => {
-                n.w0 = self.wqe0.rd_data;
-                n.w1 = self.wqe1.rd_data;
-                if self.latch_cq(n) {
-                    *stat = Some(Stat::CqStall);
-                    self.next_sq(cur, n);
-                    n.st = IDLE;
-                    return;
-                }
-                let cur2 = Regs {
-                    w0: n.w0,
-                    w1: n.w1,
-                    ..*cur
-                };
-                self.decode(&cur2, n);
-            }
-            WT => {
-                let ok = if (cur.w0 >> 8) & 1 == 0 {
-                    let prod = self.cqp.rd_data & M32;
-                    let target = cur.w1 >> 32;
-                    prod.wrapping_sub(target) & M32 < 0x8000_0000
-                } else {
-                    self.cnt.rd_data & M32 >= cur.w1 >> 32
+                    self.cnt.rd_data & M32 >= wqe.wait_count
                 };
                 if ok {
-                    Self::complete(cur, n, Status::Ok);
+                    Self::complete_with(cur, n, wqe, Status::Ok);
                 } else {
-                    self.next_sq(cur, n);
-                    n.st = IDLE;
+                    self.advance_visit(cur, n);
+                    n.seq.state = Idle;
                 }
+                None
             }
-            EN => {
-                let c = self.wqc.rd_data;
-                let ei = (c >> 32) & M16;
-                let value = (cur.w1 >> 32) & M16;
-                let new_ei = if (cur.w0 >> 16) & 1 == 0 {
-                    (ei + value) & M16
+            _ => {
+                // EnableWrite.
+                let c = WqContext::unpack(self.wqc.rd_data);
+                let ei = if wqe.en_mode == 0 {
+                    (c.ei + wqe.en_value) & M16
                 } else {
-                    let cand = (value + 1) & M16;
-                    if sx16_nonneg(cand.wrapping_sub(ei)) {
-                        cand
+                    let up_to = (wqe.en_value + 1) & M16;
+                    if sx16_nonneg(up_to.wrapping_sub(c.ei)) {
+                        up_to
                     } else {
-                        ei
+                        c.ei
                     }
                 };
-                let target =
-                    2 * ((cur.w0 >> 8) & 0xFF) + (cur.w0 & 15 == Opcode::RecvEn as u64) as u64;
-                self.wqc.write(target, (c & !(M16 << 32)) | (new_ei << 32));
-                if target == cur.wq {
-                    n.c_ei = new_ei;
+                let target = enable_target(wqe);
+                self.wqc.write(target, WqContext { ei, ..c }.pack()[0]);
+                if target == cur.queue.wq {
+                    n.queue.ctx.ei = ei;
                 }
-                Self::complete(cur, n, Status::Ok);
+                Self::complete_with(cur, n, wqe, Status::Ok);
+                None
             }
-            CPL => {
-                if cur.k_want {
-                    let slot = cur.q_prod & (CQ_DEPTH as u64 - 1);
-                    let cqe = cur.k_status
-                        | (cur.k_op & 15) << 4
-                        | (cur.k_qp & 0xFF) << 8
-                        | (cur.k_recv as u64) << 16
-                        | (cur.k_index & M16) << 32
-                        | (cur.k_len & M16) << 48;
-                    self.cqe.write(cur.c_cq * CQ_DEPTH as u64 + slot, cqe);
-                    self.cqp.write(
-                        cur.c_cq,
-                        ((cur.q_prod + 1) & M32) | (cur.q_cons & M32) << 32,
-                    );
-                    if cur.k_status != Status::Ok as u64 {
-                        *stat = Some(Stat::ErrorCqe);
-                    }
-                }
-                if cur.k_wq {
-                    self.wqc.write(
-                        cur.wq,
-                        Self::wq_ctx(cur.c_pi, cur.c_ci + 1, cur.c_ei, cur.c_man, cur.c_cq),
-                    );
-                    if cur.wq & 1 == 0 {
-                        self.next_sq(cur, n);
-                    }
-                }
-                n.k_pend = false;
-                n.st = IDLE;
-            }
-            TX0 => {
-                // Read the next beat's word (or send the empty beat).
-                if cur.n == 0 {
-                    n.tx_valid = true;
-                    n.tx_empty = true;
-                    n.tx_last = true;
-                    n.tx_data = 0;
-                    n.st = TX2;
-                } else {
-                    self.dmem.read(cur.pd);
-                    n.st = TX1;
-                }
-            }
-            TX1 => {
-                n.tx_valid = true;
-                n.tx_empty = false;
-                n.tx_last = cur.i + 1 == cur.n;
-                n.tx_data = self.dmem.rd_data;
-                n.st = TX2;
-            }
-            TX2 => {
-                if i.tx_ready {
-                    n.tx_valid = false;
-                    if cur.tx_last {
-                        if cur.t_nak {
-                            n.st = if cur.k_pend { CPL } else { IDLE };
-                        } else {
-                            Self::complete(cur, n, Status::Ok);
-                        }
-                    } else {
-                        n.i = (cur.i + 1) & M16;
-                        n.pd = (cur.pd + 1) & M16;
-                        self.dmem.read(n.pd);
-                        n.st = TX1;
-                    }
-                }
-            }
-            RX1 => {
-                if self.latch_ctx(cur, n) {
-                    n.st = RX2;
-                } else {
-                    n.r_nak = true;
-                    n.k_status = Status::NotReady as u64;
-                    n.st = DROP;
-                }
-            }
-            RX2 => {
-                n.w0 = self.wqe0.rd_data;
-                n.w1 = self.wqe1.rd_data;
-                let cq_full = self.latch_cq(n);
-                let addr = (n.w0 >> 8) & M16;
-                let len = (n.w0 >> 24) & M16;
-                let cur2 = Regs {
-                    w0: n.w0,
-                    w1: n.w1,
-                    ..*cur
-                };
-                if cq_full {
-                    n.r_nak = true;
-                    n.k_status = Status::NotReady as u64;
-                    n.st = DROP;
-                } else if n.w0 & 15 != Opcode::Recv as u64 || reserved_bits(n.w0, n.w1) {
-                    Self::complete(&cur2, n, Status::BadOpcode);
-                    n.k_pend = true;
-                    n.r_nak = true;
-                    n.st = DROP;
-                } else if addr + len > dmw {
-                    Self::complete(&cur2, n, Status::BadAddr);
-                    n.k_pend = true;
-                    n.r_nak = true;
-                    n.st = DROP;
-                } else {
-                    n.i = 0;
-                    n.pd = addr;
-                    n.cap = len;
-                    n.r_ovf = false;
-                    n.st = RX_DATA;
-                }
-            }
-            RX_DATA => {
-                if i.rx_valid {
-                    let store = !i.rx_empty && cur.i < cur.cap;
-                    let ovf = cur.r_ovf || (!i.rx_empty && cur.i >= cur.cap);
-                    if store {
-                        self.dmem.write(cur.pd, i.rx_data);
-                        n.i = (cur.i + 1) & M16;
-                        n.pd = (cur.pd + 1) & M16;
-                    }
-                    n.r_ovf = ovf;
-                    if i.rx_last {
-                        let status = if cur.r_cnt_en && cur.r_cnt >= cnts {
-                            Status::BadIndex
-                        } else if ovf {
-                            Status::LenErr
-                        } else {
-                            Status::Ok
-                        };
-                        Self::complete(cur, n, status);
-                        n.k_len = n.i;
-                        if cur.r_cnt_en && cur.r_cnt < cnts {
-                            self.cnt.read(cur.r_cnt);
-                            n.st = RX_CNT;
-                        }
-                    }
-                }
-            }
-            RX_CNT => {
-                self.cnt.write(cur.r_cnt, (self.cnt.rd_data + 1) & M32);
-                n.st = CPL;
-            }
-            DROP => {
-                if i.rx_valid && i.rx_last {
-                    if cur.r_nak {
-                        *stat = Some(Stat::RxDiscard);
-                        n.t_nak = true;
-                        n.tx_kind = true;
-                        n.tx_dst = cur.r_src;
-                        n.tx_qp = cur.r_src_qp;
-                        n.tx_src_qp = cur.r_qp;
-                        n.tx_cnt_en = false;
-                        n.tx_cnt = 0;
-                        n.tx_tag = cur.r_tag;
-                        n.tx_valid = true;
-                        n.tx_empty = true;
-                        n.tx_last = true;
-                        // The NAK reason: the pending completion's status, or why no WQE took it.
-                        n.tx_data = cur.k_status;
-                        n.st = TX2;
-                    } else if cur.k_pend {
-                        n.st = CPL;
-                    } else {
-                        n.st = IDLE;
-                    }
-                }
-            }
-            NK1 => {
-                let c = self.wqc.rd_data;
-                n.c_cq = (c >> 56) & 0xFF;
-                self.cqp.read(n.c_cq);
-                n.st = NK2;
-            }
-            NK2 => {
-                if self.latch_cq(n) {
-                    *stat = Some(Stat::CqOverrun);
-                } else {
-                    *stat = Some(Stat::NakReceived);
-                    n.k_status = Status::RemoteDiscard as u64;
-                    n.k_len = 0;
-                    n.k_op = Opcode::Send as u64;
-                    n.k_qp = cur.r_qp;
-                    n.k_recv = false;
-                    n.k_index = cur.r_tag;
-                    n.k_want = true;
-                    n.k_wq = false;
-                    n.k_pend = true;
-                }
-                n.r_nak = false;
-                n.st = DROP;
-            }
-            CA => {
-                self.dmem.read(cur.pa);
-                n.st = CB;
-            }
-            CB => {
-                n.va = self.dmem.rd_data;
-                self.dmem.read(cur.pb);
-                n.st = if is_loc(cur.w0) { CAI } else { CX };
-            }
-            CAI => {
-                n.vb = self.dmem.rd_data;
-                self.dmem.read((cur.pa + 1) & M16);
-                n.st = CBI;
-            }
-            CBI => {
-                n.ia = self.dmem.rd_data;
-                self.dmem.read((cur.pb + 1) & M16);
-                n.st = CX;
-            }
-            CX => {
-                if is_loc(cur.w0) {
-                    n.ib = self.dmem.rd_data;
-                } else {
-                    n.vb = self.dmem.rd_data;
-                    n.ia = 0;
-                    n.ib = 0;
-                }
-                n.st = CC;
-            }
-            CC => n.st = CW,
-            CW => {
-                self.dmem.write(cur.pd, cur.alu_r);
-                if is_loc(cur.w0) {
-                    n.st = CWI;
-                } else {
-                    self.calc_next(cur, n);
-                }
-            }
-            CWI => {
-                self.dmem.write((cur.pd + 1) & M16, cur.alu_ri);
-                self.calc_next(cur, n);
-            }
-            _ => n.st = IDLE,
         }
     }
 
-    /// After one CALC element: the next one, or the send of the result, or the completion.
-    fn calc_next(&mut self, cur: &Regs, n: &mut Regs) {
-        let loc = is_loc(cur.w0);
-        n.i = (cur.i + 1) & M16;
-        n.pa = (cur.pa + ((cur.w1 >> 32) & 0xFF)) & M16;
-        n.pb = (cur.pb + ((cur.w1 >> 40) & 0xFF)) & M16;
-        n.pd = (cur.pd + if loc { 2 } else { 1 }) & M16;
-        if n.i == cur.n {
-            Self::calc_done(cur, n);
-        } else {
-            n.st = CA;
-        }
-    }
-
-    /// The CALC loop is over: send the result to the peer, or complete.
-    fn calc_done(cur: &Regs, n: &mut Regs) {
-        if (cur.w0 >> 14) & 1 == 1 {
-            let words = if is_loc(cur.w0) { 2 * cur.n } else { cur.n };
-            Self::start_send(cur, n, cur.w1 >> 48, words);
-        } else {
-            Self::complete(cur, n, Status::Ok);
-        }
-    }
-
-    /// Starts transmitting `len` words from `addr` with the header of the current WQE (SEND and
-    /// CALC share the `w1[31:0]` layout).
-    fn start_send(cur: &Regs, n: &mut Regs, addr: u64, len: u64) {
-        n.t_nak = false;
-        n.tx_kind = false;
-        n.tx_dst = cur.w1 & 0xFF;
-        n.tx_qp = (cur.w1 >> 8) & 0xFF;
-        n.tx_src_qp = cur.wq >> 1;
-        n.tx_cnt_en = (cur.w1 >> 16) & 1 == 1;
-        n.tx_cnt = (cur.w1 >> 24) & 0xFF;
-        n.tx_tag = cur.c_ci;
-        n.i = 0;
-        n.n = len & M16;
-        n.pd = addr & M16;
-        n.st = TX0;
-    }
-
-    /// Decodes the WQE just read (`cur.w0`, `cur.w1`) of a runnable SQ whose CQ has room.
-    fn decode(&mut self, cur: &Regs, n: &mut Regs) {
+    /// `SqDecode` with room in the CQ: what the WQE just read does.
+    fn decode(&mut self, cur: &Regs, n: &mut Regs, wqe: &WqeWords) {
         let p = self.p;
         let (qps, cqs, cnts, dmw) = (
             p.qps as u64,
@@ -792,85 +685,354 @@ impl NicModel {
             p.counters as u64,
             p.dmem_words as u64,
         );
-        let w0 = cur.w0;
-        let w1 = cur.w1;
-        if reserved_bits(w0, w1) {
-            Self::complete(cur, n, Status::BadOpcode);
-            return;
+        if reserved(wqe) {
+            return Self::complete_with(cur, n, wqe, Status::BadOpcode);
         }
-        match Opcode::from_code(w0 & 15) {
-            Some(Opcode::Nop) => Self::complete(cur, n, Status::Ok),
+        match Opcode::from_code(wqe.opcode) {
+            Some(Opcode::Nop) => Self::complete_with(cur, n, wqe, Status::Ok),
             Some(Opcode::Send) => {
-                let addr = (w0 >> 8) & M16;
-                let len = (w0 >> 24) & M16;
-                if addr + len > dmw {
-                    Self::complete(cur, n, Status::BadAddr);
+                if wqe.buf_addr + wqe.buf_len > dmw {
+                    Self::complete_with(cur, n, wqe, Status::BadAddr);
                 } else {
-                    Self::start_send(cur, n, addr, len);
+                    Self::start_send(cur, n, wqe, wqe.buf_addr, wqe.buf_len);
                 }
             }
             Some(Opcode::Wait) => {
-                let idx = (w0 >> 16) & 0xFF;
-                if (w0 >> 8) & 1 == 0 {
-                    if idx >= cqs {
-                        Self::complete(cur, n, Status::BadIndex);
-                    } else {
-                        self.cqp.read(idx);
-                        n.st = WT;
-                    }
-                } else if idx >= cnts {
-                    Self::complete(cur, n, Status::BadIndex);
+                let limit = if wqe.wait_kind == 0 { cqs } else { cnts };
+                if wqe.wait_index >= limit {
+                    Self::complete_with(cur, n, wqe, Status::BadIndex);
                 } else {
-                    self.cnt.read(idx);
-                    n.st = WT;
+                    if wqe.wait_kind == 0 {
+                        self.cqp.read(wqe.wait_index);
+                    } else {
+                        self.cnt.read(wqe.wait_index);
+                    }
+                    n.seq.state = WaitCheck;
                 }
             }
             Some(Opcode::SendEn) | Some(Opcode::RecvEn) => {
-                let qp = (w0 >> 8) & 0xFF;
-                if qp >= qps {
-                    Self::complete(cur, n, Status::BadIndex);
+                if wqe.en_qp >= qps {
+                    Self::complete_with(cur, n, wqe, Status::BadIndex);
                 } else {
-                    let recv = (w0 & 15 == Opcode::RecvEn as u64) as u64;
-                    self.wqc.read(2 * qp + recv);
-                    n.st = EN;
+                    self.wqc.read(enable_target(wqe));
+                    n.seq.state = EnableWrite;
                 }
             }
             Some(Opcode::Calc) => {
-                let op = (w0 >> 8) & 15;
-                let count = (w0 >> 16) & M16;
-                let a = (w0 >> 32) & M16;
-                let b = (w0 >> 48) & M16;
-                let sa = (w1 >> 32) & 0xFF;
-                let sb = (w1 >> 40) & 0xFF;
-                let dst = (w1 >> 48) & M16;
-                let loc = is_loc(w0) as u64;
+                let loc = is_loc(wqe) as u64;
+                let count = wqe.calc_count;
                 let last = count.wrapping_sub(1) & M16;
-                let a_end = a + last * sa + loc;
-                let b_end = b + last * sb + loc;
-                let d_end = dst + (count << loc);
-                if op >= 12 {
-                    Self::complete(cur, n, Status::BadArg);
-                } else if count != 0 && (a_end >= dmw || b_end >= dmw || d_end > dmw) {
-                    Self::complete(cur, n, Status::BadAddr);
+                let a_end = wqe.calc_a + last * wqe.calc_sa + loc;
+                let b_end = wqe.calc_b + last * wqe.calc_sb + loc;
+                let dst_end = wqe.calc_dst + (count << loc);
+                if wqe.calc_op >= FIRST_RESERVED_OP {
+                    Self::complete_with(cur, n, wqe, Status::BadArg);
+                } else if count != 0 && (a_end >= dmw || b_end >= dmw || dst_end > dmw) {
+                    Self::complete_with(cur, n, wqe, Status::BadAddr);
                 } else {
-                    n.i = 0;
-                    n.n = count;
-                    n.pa = a;
-                    n.pb = b;
-                    n.pd = dst;
-                    if count == 0 {
-                        Self::calc_done(&Regs { n: 0, ..*cur }, n);
+                    n.calc.left = count;
+                    n.calc.addr_a = wqe.calc_a;
+                    n.calc.addr_b = wqe.calc_b;
+                    n.calc.addr_dst = wqe.calc_dst;
+                    if count != 0 {
+                        n.seq.state = CalcReadA;
                     } else {
-                        n.st = CA;
+                        Self::calc_done(cur, n, wqe);
                     }
                 }
             }
             // RECV on a send queue, or an unknown opcode.
-            _ => Self::complete(cur, n, Status::BadOpcode),
+            _ => Self::complete_with(cur, n, wqe, Status::BadOpcode),
         }
     }
 
-    fn host(&mut self, cur: &Regs, n: &mut Regs, stat: &mut Option<Stat>) {
+    /// The CALC states.
+    fn calc(&mut self, cur: &Regs, n: &mut Regs, wqe: &WqeWords) {
+        let c = &cur.calc;
+        let loc = is_loc(wqe);
+        match cur.seq.state {
+            CalcReadA => {
+                self.dmem.read(c.addr_a);
+                n.seq.state = CalcReadB;
+            }
+            CalcReadB => {
+                n.calc.a = self.dmem.rd_data;
+                self.dmem.read(c.addr_b);
+                n.seq.state = if loc { CalcReadAIndex } else { CalcOperands };
+            }
+            CalcReadAIndex => {
+                n.calc.b = self.dmem.rd_data;
+                self.dmem.read((c.addr_a + 1) & M16);
+                n.seq.state = CalcReadBIndex;
+            }
+            CalcReadBIndex => {
+                n.calc.a_index = self.dmem.rd_data;
+                self.dmem.read((c.addr_b + 1) & M16);
+                n.seq.state = CalcOperands;
+            }
+            CalcOperands => {
+                if loc {
+                    n.calc.b_index = self.dmem.rd_data;
+                } else {
+                    n.calc.b = self.dmem.rd_data;
+                    n.calc.a_index = 0;
+                    n.calc.b_index = 0;
+                }
+                n.seq.state = CalcAlu;
+            }
+            CalcAlu => n.seq.state = CalcWrite,
+            CalcWrite => {
+                self.dmem.write(c.addr_dst, c.result);
+                if loc {
+                    n.seq.state = CalcWriteIndex;
+                } else {
+                    Self::calc_next(cur, n, wqe);
+                }
+            }
+            _ => {
+                // CalcWriteIndex.
+                self.dmem.write((c.addr_dst + 1) & M16, c.result_index);
+                Self::calc_next(cur, n, wqe);
+            }
+        }
+    }
+
+    /// After one CALC element: the next one, or the send of the result, or the completion.
+    fn calc_next(cur: &Regs, n: &mut Regs, wqe: &WqeWords) {
+        let c = &cur.calc;
+        n.calc.left = (c.left - 1) & M16;
+        n.calc.addr_a = (c.addr_a + wqe.calc_sa) & M16;
+        n.calc.addr_b = (c.addr_b + wqe.calc_sb) & M16;
+        n.calc.addr_dst = (c.addr_dst + if is_loc(wqe) { 2 } else { 1 }) & M16;
+        if c.left == 1 {
+            Self::calc_done(cur, n, wqe);
+        } else {
+            n.seq.state = CalcReadA;
+        }
+    }
+
+    /// The CALC loop is over: send the result to the peer, or complete.
+    fn calc_done(cur: &Regs, n: &mut Regs, wqe: &WqeWords) {
+        if wqe.calc_to_peer == 1 {
+            let words = (wqe.calc_count << is_loc(wqe) as u64) & M16;
+            Self::start_send(cur, n, wqe, wqe.calc_dst, words);
+        } else {
+            Self::complete_with(cur, n, wqe, Status::Ok);
+        }
+    }
+
+    /// Starts transmitting `len` words from `addr` with the peer header of the current WQE
+    /// (SEND and CALC share it).
+    fn start_send(cur: &Regs, n: &mut Regs, wqe: &WqeWords, addr: u64, len: u64) {
+        let t = &mut n.tx;
+        t.nak = false;
+        t.kind = false;
+        t.dst = wqe.peer_node;
+        t.qp = wqe.peer_qp;
+        t.src_qp = cur.queue.wq >> 1;
+        t.cnt_en = wqe.peer_cnt_en == 1;
+        t.cnt = wqe.peer_cnt;
+        t.tag = cur.queue.ctx.ci;
+        t.left = len;
+        t.addr = addr;
+        n.seq.state = TxStart;
+    }
+
+    /// The transmit states.
+    fn transmit(&mut self, i: &NicIn, cur: &Regs, n: &mut Regs, wqe: &WqeWords) {
+        let t = &cur.tx;
+        match cur.seq.state {
+            TxStart => {
+                if t.left == 0 {
+                    // The empty message: one beat without data.
+                    n.tx.valid = true;
+                    n.tx.empty = true;
+                    n.tx.last = true;
+                    n.tx.data = 0;
+                    n.seq.state = TxHold;
+                } else {
+                    self.dmem.read(t.addr);
+                    n.seq.state = TxBeat;
+                }
+            }
+            TxBeat => {
+                n.tx.valid = true;
+                n.tx.empty = false;
+                n.tx.last = t.left == 1;
+                n.tx.data = self.dmem.rd_data;
+                n.seq.state = TxHold;
+            }
+            _ => {
+                // TxHold.
+                if i.tx_ready {
+                    n.tx.valid = false;
+                    if !t.last {
+                        n.tx.left = (t.left - 1) & M16;
+                        n.tx.addr = (t.addr + 1) & M16;
+                        self.dmem.read(n.tx.addr);
+                        n.seq.state = TxBeat;
+                    } else if !t.nak {
+                        Self::complete_with(cur, n, wqe, Status::Ok);
+                    } else if cur.cpl.pending {
+                        n.seq.state = Complete;
+                    } else {
+                        n.seq.state = Idle;
+                    }
+                }
+            }
+        }
+    }
+
+    /// A background slot takes the message on `rx_*`: latches its header and decides.
+    fn receive_start(&mut self, i: &NicIn, n: &mut Regs) -> StatEvent {
+        let r = &mut n.rx;
+        r.src = i.rx_src & 0xFF;
+        r.src_qp = i.rx_src_qp & 0xFF;
+        r.qp = i.rx_qp & 0xFF;
+        r.cnt_en = i.rx_cnt_en;
+        r.cnt = i.rx_cnt & 0xFF;
+        r.tag = i.rx_tag & M16;
+        r.nak = false;
+        r.overflow = false;
+        if r.qp < self.p.qps as u64 {
+            n.seq.state = if i.rx_kind { NakContext } else { RxContext };
+            return None;
+        }
+        n.seq.state = RxDrop;
+        if i.rx_kind {
+            // A NAK for a QP that does not exist: drop the notification.
+            return Some(Stat::CqOverrun);
+        }
+        r.nak = true;
+        r.reason = Status::BadIndex.code();
+        None
+    }
+
+    /// Refuses the message: it is dropped and a NAK with `reason` sent.
+    fn refuse(n: &mut Regs, reason: Status) {
+        n.rx.nak = true;
+        n.rx.reason = reason.code();
+        n.seq.state = RxDrop;
+    }
+
+    /// The receive states (`NakContext` and `NakCq` for an arriving NAK).
+    fn receive(&mut self, i: &NicIn, cur: &Regs, n: &mut Regs, wqe: &WqeWords) -> StatEvent {
+        let r = &cur.rx;
+        let (cnts, dmw) = (self.p.counters as u64, self.p.dmem_words as u64);
+        match cur.seq.state {
+            RxContext => {
+                if self.latch_context(cur, n) {
+                    n.seq.state = RxWqe;
+                } else {
+                    Self::refuse(n, Status::NotReady);
+                }
+            }
+            RxWqe => {
+                if self.latch_wqe(n) {
+                    Self::refuse(n, Status::NotReady);
+                } else if wqe.opcode != Opcode::Recv.code() || reserved(wqe) {
+                    Self::complete_with(cur, n, wqe, Status::BadOpcode);
+                    n.cpl.pending = true;
+                    Self::refuse(n, Status::BadOpcode);
+                } else if wqe.buf_addr + wqe.buf_len > dmw {
+                    Self::complete_with(cur, n, wqe, Status::BadAddr);
+                    n.cpl.pending = true;
+                    Self::refuse(n, Status::BadAddr);
+                } else {
+                    n.rx.stored = 0;
+                    n.rx.addr = wqe.buf_addr;
+                    n.rx.cap = wqe.buf_len;
+                    n.rx.overflow = false;
+                    n.seq.state = RxData;
+                }
+            }
+            RxData => {
+                if i.rx_valid {
+                    let store = !i.rx_empty && r.stored < r.cap;
+                    let overflow = r.overflow || (!i.rx_empty && r.stored >= r.cap);
+                    if store {
+                        self.dmem.write(r.addr, i.rx_data);
+                        n.rx.stored = (r.stored + 1) & M16;
+                        n.rx.addr = (r.addr + 1) & M16;
+                    }
+                    n.rx.overflow = overflow;
+                    if i.rx_last {
+                        let counter_ok = r.cnt < cnts;
+                        let status = if r.cnt_en && !counter_ok {
+                            Status::BadIndex
+                        } else if overflow {
+                            Status::LenErr
+                        } else {
+                            Status::Ok
+                        };
+                        Self::complete_with(cur, n, wqe, status);
+                        n.cpl.cqe.len = n.rx.stored;
+                        if r.cnt_en && counter_ok {
+                            self.cnt.read(r.cnt);
+                            n.seq.state = RxCounter;
+                        }
+                    }
+                }
+            }
+            RxCounter => {
+                self.cnt.write(r.cnt, (self.cnt.rd_data + 1) & M32);
+                n.seq.state = Complete;
+            }
+            RxDrop => {
+                if i.rx_valid && i.rx_last {
+                    if r.nak {
+                        // Tell the sender: a NAK naming its QP and WQE, with the reason.
+                        let t = &mut n.tx;
+                        t.nak = true;
+                        t.kind = true;
+                        t.dst = r.src;
+                        t.qp = r.src_qp;
+                        t.src_qp = r.qp;
+                        t.cnt_en = false;
+                        t.cnt = 0;
+                        t.tag = r.tag;
+                        t.valid = true;
+                        t.empty = true;
+                        t.last = true;
+                        t.data = r.reason;
+                        n.seq.state = TxHold;
+                        return Some(Stat::RxDiscard);
+                    }
+                    n.seq.state = if cur.cpl.pending { Complete } else { Idle };
+                }
+            }
+            NakContext => {
+                n.queue.ctx.cq = WqContext::unpack(self.wqc.rd_data).cq;
+                self.cqp.read(n.queue.ctx.cq);
+                n.seq.state = NakCq;
+            }
+            _ => {
+                // NakCq: the notification, unless the CQ is full.
+                let full = self.latch_counts(n);
+                n.rx.nak = false;
+                n.seq.state = RxDrop;
+                if full {
+                    return Some(Stat::CqOverrun);
+                }
+                n.cpl.cqe = CqeWord {
+                    status: Status::RemoteDiscard.code(),
+                    opcode: Opcode::Send.code(),
+                    qp: r.qp,
+                    is_recv: 0,
+                    index: r.tag,
+                    len: 0,
+                };
+                n.cpl.write_cqe = true;
+                n.cpl.retire = false;
+                n.cpl.pending = true;
+                return Some(Stat::NakReceived);
+            }
+        }
+        None
+    }
+
+    /// The host command states.
+    fn host(&mut self, cur: &Regs, n: &mut Regs, wqe: &WqeWords) -> StatEvent {
         let p = self.p;
         let (qps, cqs, cnts, dmw) = (
             p.qps as u64,
@@ -878,181 +1040,225 @@ impl NicModel {
             p.counters as u64,
             p.dmem_words as u64,
         );
-        let mut respond = |n: &mut Regs, s: HostStatus, data: u64| {
-            n.rsp_valid = true;
-            n.rsp_status = s as u64;
-            n.rsp_data = data;
-            n.st = BG;
+        let h = &cur.host;
+        let arg = h.arg;
+        let state = cur.seq.state;
+        let respond = |n: &mut Regs, s: HostStatus, data: u64| {
+            n.host.rsp_valid = true;
+            n.host.rsp_status = s.code();
+            n.host.rsp_data = data;
+            n.seq.state = Background;
         };
-        let arg = cur.h_arg;
-        let op = HostOp::from_code(cur.h_op);
-        let bad_index =
-            |n: &mut Regs,
-             stat: &mut Option<Stat>,
-             respond: &mut dyn FnMut(&mut Regs, HostStatus, u64)| {
-                *stat = Some(Stat::HostBadIndex);
-                respond(n, HostStatus::BadIndex, 0);
-            };
-        match (cur.st, op) {
-            (_, None) => {
-                *stat = Some(Stat::HostBadOp);
-                respond(n, HostStatus::BadOp, 0);
-            }
-            (_, Some(HostOp::Nop)) => respond(n, HostStatus::Ok, 0),
-            (H1, Some(HostOp::PostSq)) | (H1, Some(HostOp::PostRq)) => {
+        let bad_index = |n: &mut Regs| {
+            respond(n, HostStatus::BadIndex, 0);
+            Some(Stat::HostBadIndex)
+        };
+        let Some(op) = HostOp::from_code(h.op) else {
+            respond(n, HostStatus::BadOp, 0);
+            return Some(Stat::HostBadOp);
+        };
+        // The work queue a post or CONFIG_QP names (CONFIG_QP: the SQ, then the RQ).
+        let wq = 2 * arg + (op == HostOp::PostRq || state == HostFinish) as u64;
+        match op {
+            HostOp::Nop => respond(n, HostStatus::Ok, 0),
+            HostOp::PostSq | HostOp::PostRq if state == HostDecode => {
                 if arg >= qps {
-                    bad_index(n, stat, &mut respond);
-                } else {
-                    let wq = 2 * arg + (cur.h_op == HostOp::PostRq as u64) as u64;
-                    n.wq = wq;
-                    self.wqc.read(wq);
-                    self.cqw.read((cur.h_w0 >> 16) & 0xFF);
-                    n.st = H2;
+                    return bad_index(n);
                 }
+                self.wqc.read(wq);
+                self.cqw.read(wqe.wait_index);
+                n.seq.state = HostAccess;
             }
-            (_, Some(HostOp::PostSq)) | (_, Some(HostOp::PostRq)) => {
-                let c = self.wqc.rd_data;
-                let pi = c & M16;
-                let ci = (c >> 16) & M16;
-                if pi.wrapping_sub(ci) & M16 == WQ_DEPTH as u64 {
-                    *stat = Some(Stat::WqFull);
+            HostOp::PostSq | HostOp::PostRq => {
+                let c = WqContext::unpack(self.wqc.rd_data);
+                if c.pi.wrapping_sub(c.ci) & M16 == WQ_DEPTH as u64 {
                     respond(n, HostStatus::Full, 0);
-                } else {
-                    let slot = cur.wq * WQ_DEPTH as u64 + (pi & (WQ_DEPTH as u64 - 1));
-                    let cq = (cur.h_w0 >> 16) & 0xFF;
-                    let cq_wait = cur.h_w0 & 15 == Opcode::Wait as u64
-                        && (cur.h_w0 >> 8) & 1 == 0
-                        && cq < cqs;
-                    let mut w1 = cur.h_w1;
-                    if cq_wait {
-                        let target = (self.cqw.rd_data + (cur.h_w1 >> 32)) & M32;
-                        self.cqw.write(cq, target);
-                        w1 = (w1 & M32) | target << 32;
-                    }
-                    self.wqe0.write(slot, cur.h_w0);
-                    self.wqe1.write(slot, w1);
-                    self.wqc.write(cur.wq, (c & !M16) | ((pi + 1) & M16));
-                    respond(n, HostStatus::Ok, pi);
+                    return Some(Stat::WqFull);
                 }
+                // A WAIT on a CQ: the count becomes an absolute target (see the module docs of
+                // `super`), stored in the posted WQE in place of the count.
+                let cq_wait =
+                    wqe.opcode == Opcode::Wait.code() && wqe.wait_kind == 0 && wqe.wait_index < cqs;
+                let mut w1 = h.w1;
+                if cq_wait {
+                    let target = (self.cqw.rd_data + wqe.wait_count) & M32;
+                    self.cqw.write(wqe.wait_index, target);
+                    w1 = WAIT_COUNT.put(w1, target);
+                }
+                let slot = wq * WQ_DEPTH as u64 + (c.pi & (WQ_DEPTH as u64 - 1));
+                self.wqe0.write(slot, h.w0);
+                self.wqe1.write(slot, w1);
+                let posted = WqContext {
+                    pi: (c.pi + 1) & M16,
+                    ..c
+                };
+                self.wqc.write(wq, posted.pack()[0]);
+                respond(n, HostStatus::Ok, c.pi);
             }
-            (H1, Some(HostOp::PollCq)) => {
+            HostOp::PollCq if state == HostDecode => {
                 if arg >= cqs {
-                    bad_index(n, stat, &mut respond);
-                } else {
-                    self.cqp.read(arg);
-                    n.st = H2;
+                    return bad_index(n);
                 }
+                self.cqp.read(arg);
+                n.seq.state = HostAccess;
             }
-            (H2, Some(HostOp::PollCq)) => {
-                let q = self.cqp.rd_data;
-                let prod = q & M32;
-                let cons = (q >> 32) & M32;
-                if prod == cons {
+            HostOp::PollCq if state == HostAccess => {
+                let q = CqContext::unpack(self.cqp.rd_data);
+                if q.produced == q.consumed {
                     respond(n, HostStatus::Empty, 0);
                 } else {
                     self.cqe
-                        .read(arg * CQ_DEPTH as u64 + (cons & (CQ_DEPTH as u64 - 1)));
-                    self.cqp.write(arg, prod | ((cons + 1) & M32) << 32);
-                    n.st = H3;
+                        .read(arg * CQ_DEPTH as u64 + (q.consumed & (CQ_DEPTH as u64 - 1)));
+                    let popped = CqContext {
+                        consumed: (q.consumed + 1) & M32,
+                        ..q
+                    };
+                    self.cqp.write(arg, popped.pack()[0]);
+                    n.seq.state = HostFinish;
                 }
             }
-            (_, Some(HostOp::PollCq)) => respond(n, HostStatus::Ok, self.cqe.rd_data),
-            (_, Some(HostOp::WriteMem)) => {
+            HostOp::PollCq => respond(n, HostStatus::Ok, self.cqe.rd_data),
+            HostOp::WriteMem => {
                 if arg >= dmw {
-                    bad_index(n, stat, &mut respond);
-                } else {
-                    self.dmem.write(arg, cur.h_w0);
-                    respond(n, HostStatus::Ok, 0);
+                    return bad_index(n);
                 }
-            }
-            (H1, Some(HostOp::ReadMem)) => {
-                if arg >= dmw {
-                    bad_index(n, stat, &mut respond);
-                } else {
-                    self.dmem.read(arg);
-                    n.st = H2;
-                }
-            }
-            (_, Some(HostOp::ReadMem)) => respond(n, HostStatus::Ok, self.dmem.rd_data),
-            (_, Some(HostOp::WriteCnt)) => {
-                if arg >= cnts {
-                    bad_index(n, stat, &mut respond);
-                } else {
-                    self.cnt.write(arg, cur.h_w0 & M32);
-                    respond(n, HostStatus::Ok, 0);
-                }
-            }
-            (H1, Some(HostOp::ReadCnt)) => {
-                if arg >= cnts {
-                    bad_index(n, stat, &mut respond);
-                } else {
-                    self.cnt.read(arg);
-                    n.st = H2;
-                }
-            }
-            (_, Some(HostOp::ReadCnt)) => respond(n, HostStatus::Ok, self.cnt.rd_data),
-            (H1, Some(HostOp::ConfigQp)) => {
-                if arg >= qps || cur.h_w0 & 0xFF >= cqs || (cur.h_w0 >> 8) & 0xFF >= cqs {
-                    bad_index(n, stat, &mut respond);
-                } else {
-                    self.wqc.read(2 * arg);
-                    n.st = H2;
-                }
-            }
-            (H2, Some(HostOp::ConfigQp)) => {
-                let c = self.wqc.rd_data;
-                let ci = (c >> 16) & M16;
-                self.wqc.write(
-                    2 * arg,
-                    Self::wq_ctx(c, ci, ci, (cur.h_w0 >> 16) & 1 == 1, cur.h_w0 & 0xFF),
-                );
-                self.wqc.read(2 * arg + 1);
-                n.st = H3;
-            }
-            (_, Some(HostOp::ConfigQp)) => {
-                let c = self.wqc.rd_data;
-                let ci = (c >> 16) & M16;
-                self.wqc.write(
-                    2 * arg + 1,
-                    Self::wq_ctx(c, ci, ci, (cur.h_w0 >> 17) & 1 == 1, (cur.h_w0 >> 8) & 0xFF),
-                );
+                self.dmem.write(arg, h.w0);
                 respond(n, HostStatus::Ok, 0);
             }
-            (_, Some(HostOp::ReadStat)) => {
-                if arg >= STATS as u64 {
-                    bad_index(n, stat, &mut respond);
+            HostOp::ReadMem if state == HostDecode => {
+                if arg >= dmw {
+                    return bad_index(n);
+                }
+                self.dmem.read(arg);
+                n.seq.state = HostAccess;
+            }
+            HostOp::ReadMem => respond(n, HostStatus::Ok, self.dmem.rd_data),
+            HostOp::WriteCnt => {
+                if arg >= cnts {
+                    return bad_index(n);
+                }
+                self.cnt.write(arg, h.w0 & M32);
+                respond(n, HostStatus::Ok, 0);
+            }
+            HostOp::ReadCnt if state == HostDecode => {
+                if arg >= cnts {
+                    return bad_index(n);
+                }
+                self.cnt.read(arg);
+                n.seq.state = HostAccess;
+            }
+            HostOp::ReadCnt => respond(n, HostStatus::Ok, self.cnt.rd_data),
+            HostOp::ConfigQp => {
+                let cfg = QpConfig::unpack(h.w0);
+                if state == HostDecode {
+                    if arg >= qps || cfg.sq_cq >= cqs || cfg.rq_cq >= cqs {
+                        return bad_index(n);
+                    }
+                    self.wqc.read(wq);
+                    n.seq.state = HostAccess;
+                    return None;
+                }
+                // HostAccess writes the SQ's context and reads the RQ's; HostFinish writes it.
+                let (cq, managed) = if state == HostAccess {
+                    (cfg.sq_cq, cfg.sq_managed)
                 } else {
-                    respond(n, HostStatus::Ok, cur.stats[arg as usize]);
+                    (cfg.rq_cq, cfg.rq_managed)
+                };
+                let c = WqContext::unpack(self.wqc.rd_data);
+                let configured = WqContext {
+                    ei: c.ci,
+                    managed,
+                    cq,
+                    ..c
+                };
+                self.wqc.write(wq, configured.pack()[0]);
+                if state == HostAccess {
+                    self.wqc.read(wq + 1);
+                    n.seq.state = HostFinish;
+                } else {
+                    respond(n, HostStatus::Ok, 0);
                 }
             }
+            HostOp::ReadStat => {
+                if arg >= STATS as u64 {
+                    return bad_index(n);
+                }
+                respond(n, HostStatus::Ok, cur.stats[arg as usize]);
+            }
         }
+        None
     }
 }
 
-fn is_loc(w0: u64) -> bool {
-    let op = (w0 >> 8) & 15;
-    op == AluOp::MaxLoc as u64 || op == AluOp::MinLoc as u64
+/// The field a posted CQ WAIT's target replaces.
+const WAIT_COUNT: LayoutField = field(WqeWords::FIELDS, "wait_count");
+
+/// The field called `name` (a compile-time error when there is none).
+const fn field(fields: &[LayoutField], name: &str) -> LayoutField {
+    let mut i = 0;
+    while !crate::kit::layout::same(fields[i].name, name) {
+        i += 1;
+    }
+    fields[i]
 }
 
-/// The ALU's combinational function on the CALC operand registers (its reserved operations
-/// give zero; CALC never reaches it with one).
-fn alu_eval(w0: u64, va: u64, ia: u64, vb: u64, ib: u64) -> (u64, u64) {
+/// The work queue a SEND_EN / RECV_EN names.
+fn enable_target(wqe: &WqeWords) -> u64 {
+    2 * wqe.en_qp + (wqe.opcode == Opcode::RecvEn.code()) as u64
+}
+
+/// A reserved bit of the WQE is set.
+fn reserved(wqe: &WqeWords) -> bool {
+    wqe.rsvd0 != 0 || wqe.rsvd1 != 0
+}
+
+/// The WQE's CALC operation takes (value, index) pairs.
+fn is_loc(wqe: &WqeWords) -> bool {
+    AluOp::from_code(wqe.calc_op).is_some_and(AluOp::is_loc)
+}
+
+/// The ALU's combinational function on the CALC operand registers, with the operation and type
+/// of the current WQE (its reserved operations give zero; CALC never reaches it with one).
+fn alu_eval(wqe: &WqeWords, c: &Calc) -> (u64, u64) {
     match (
-        AluOp::from_code((w0 >> 8) & 15),
-        Dtype::from_code((w0 >> 12) & 3),
+        AluOp::from_code(wqe.calc_op),
+        Dtype::from_code(wqe.calc_dtype),
     ) {
-        (Some(op), Some(dt)) => golden(op, dt, va, ia, vb, ib),
+        (Some(op), Some(dt)) => golden(op, dt, c.a, c.a_index, c.b, c.b_index),
         _ => (0, 0),
     }
 }
 
-/// The scenario driver's convention: the outputs after the edge (those of the next cycle).
-impl super::scenario::NicDut for NicModel {
+impl crate::kit::cycle::CycleSim for NicModel {
+    type In = NicIn;
+    type Out = NicOut;
     fn step(&mut self, i: &NicIn) -> NicOut {
-        NicModel::step(self, i);
+        NicModel::step(self, i)
+    }
+    fn peek(&mut self) -> NicOut {
         self.outputs()
     }
-    fn name(&self) -> &str {
-        "cycle model"
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_wait_count_field_is_the_one_a_cq_wait_target_replaces() {
+        assert_eq!(WAIT_COUNT.name, "wait_count");
+        assert_eq!(
+            (WAIT_COUNT.word, WAIT_COUNT.lsb, WAIT_COUNT.width),
+            (1, 32, 32)
+        );
+    }
+
+    #[test]
+    fn state_encodings_are_positions() {
+        assert_eq!(SeqState::Init.code(), 0);
+        assert_eq!(SeqState::Idle.code(), 1);
+        assert_eq!(SeqState::TxStart.code(), 28);
+        assert_eq!(SeqState::ALL.len(), 29);
+        assert_eq!(SeqState::BITS, 5);
     }
 }

@@ -1,236 +1,189 @@
-//! # NIC conformance harness
+//! # The NIC's transactor and conformance harness
 //!
-//! Every level of the NIC behind one interface, [`NicDut`] (from `netcoll_models::nic::scenario`,
-//! whose `step` applies a clock edge and returns the outputs *after* it — the NIC's outputs are
-//! registered, so those are the next cycle's):
-//! the cycle model, the rust-hdl RTL and the emitted Verilog under Verilator. A scenario (a host
-//! program) runs unchanged on any of them through `run_cycles`, and on the golden reference
-//! through `run_golden`.
+//! The NIC's transactor is the host-program driver of [`scenario`]: a scenario (configure
+//! queue pairs, write memory, post work requests, deliver messages, run, poll, read) runs
+//! unchanged on the golden reference ([`scenario::run_golden`]) and on any cycle-level design
+//! ([`scenario::run_cycles`]): the cycle model, the rust-hdl RTL, the emitted Verilog, or two of
+//! them in the harness's [`Lockstep`].
 //!
-//! - [`Lockstep`] runs two cycle-level designs side by side and compares every output every
-//!   cycle, keeping the first mismatch (cycle, port, expected, actual, inputs);
-//! - [`random_scenario`] makes a random host program (fixed seed) that exercises every work
-//!   request, error path and host command, for lockstep runs;
-//! - [`run_level`] runs a scenario at one named level — what `netcoll nic run` uses.
+//! - [`cycle_dut`]: the NIC at a cycle level;
+//! - [`run_level`]: a scenario at one level (what `netcoll nic run` uses);
+//! - [`run_level_with`]: the same with driver [`Knobs`], a waveform tap and an event sink
+//!   (what `netcoll nic run` uses to stream events);
+//! - [`lockstep`]: a scenario on the cycle model and a design, every output every cycle, with
+//!   driver knobs (idle gaps, `tx_ready` back-pressure);
+//! - [`random_scenario`]: random host programs (fixed seed) exercising every work request,
+//!   error path and host command.
 
+pub mod examples;
 pub mod random;
+pub mod scenario;
 
-pub use random::random_scenario;
+pub use random::{random_scenario, settled_random_scenario};
 
-use crate::verilator::{PortDesc, VerilatedModel};
-use netcoll_hdl::nic::NicRtl;
+use crate::harness::{cycle_sim, Knobs, Level, Lockstep, Sim};
 use netcoll_models::config::Config;
+use netcoll_models::kit::block::BlockSpec;
 use netcoll_models::nic::model::NicModel;
-use netcoll_models::nic::scenario::{run_cycles, run_golden, Event, NicDut, Scenario};
-use netcoll_models::nic::{input_ports, output_ports, NicIn, NicOut, NicParams};
+use netcoll_models::nic::{Nic, NicParams};
+use scenario::{run_cycles_with, run_golden_with, CycleRun, Event, Scenario, Sink};
 
-/// A level a scenario can run at.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Level {
-    Golden,
-    Model,
-    Rtl,
-    Verilator,
-}
+/// The NIC at a cycle level.
+pub type NicDesign = Sim<Nic>;
 
-impl Level {
-    pub const ALL: [Level; 4] = [Level::Golden, Level::Model, Level::Rtl, Level::Verilator];
-    /// The cycle-level ones, which must agree exactly.
-    pub const CYCLE: [Level; 3] = [Level::Model, Level::Rtl, Level::Verilator];
-    pub fn name(self) -> &'static str {
-        match self {
-            Level::Golden => "golden",
-            Level::Model => "model",
-            Level::Rtl => "rtl",
-            Level::Verilator => "verilator",
-        }
-    }
-    pub fn from_name(s: &str) -> Option<Level> {
-        Self::ALL.into_iter().find(|l| l.name() == s)
-    }
-}
-
-/// The cycle model as a [`NicDut`] is implemented in `netcoll_models`; this is the rust-hdl RTL.
-pub struct RtlNic(pub Box<dyn NicRtl>);
-
-impl NicDut for RtlNic {
-    fn step(&mut self, i: &NicIn) -> NicOut {
-        self.0.step(i);
-        self.0.outputs()
-    }
-    fn name(&self) -> &str {
-        "rust-hdl rtl"
-    }
-}
-
-/// The generated Verilog (`nic.v` and the `reduce_alu_l1.v` it instantiates) under Verilator.
-pub struct VerilatorNic {
-    model: VerilatedModel,
-    inputs: Vec<u64>,
-    outputs: Vec<u64>,
-}
-
-impl VerilatorNic {
-    /// Generates the NIC for `p` exactly as `netcoll gen` writes it and verilates it (cached).
-    pub fn new(p: &NicParams) -> Result<Self, String> {
-        Self::from_text(&Self::verilog(p)?)
-    }
-
-    /// The text Verilator compiles for `p`: `nic.v` followed by the files it requires, as
-    /// `netcoll gen` writes them.
-    pub fn verilog(p: &NicParams) -> Result<String, String> {
-        let cfg = Config {
-            nic: *p,
-            ..Default::default()
-        };
-        let files = netcoll_hdl::generate::generate(&cfg).map_err(|e| e.to_string())?;
-        let nic = netcoll_hdl::generate::nic(&cfg).map_err(|e| e.to_string())?;
-        // The files `netcoll gen` writes for the NIC: its own and every module it instantiates.
-        let mut text = String::new();
-        for name in std::iter::once(&nic.name).chain(nic.children.iter().map(|c| &c.name)) {
-            let f = files
-                .iter()
-                .find(|f| f.name == format!("{name}.v"))
-                .ok_or_else(|| format!("{name}.v is not generated"))?;
-            text.push_str(&f.contents);
-        }
-        Ok(text)
-    }
-
-    /// Verilates `text` (a `nic` module and what it instantiates), e.g. a deliberately broken
-    /// variant of [`VerilatorNic::verilog`] in a mutation test.
-    pub fn from_text(text: &str) -> Result<Self, String> {
-        let desc = |ports: Vec<netcoll_models::switch::PortSpec>| -> Vec<PortDesc> {
-            ports
-                .iter()
-                .map(|s| PortDesc::new(s.name, s.width))
-                .collect()
-        };
-        let (ins, outs) = (desc(input_ports()), desc(output_ports()));
-        let model = VerilatedModel::build(text, netcoll_hdl::nic::TOP, &ins, &outs)
-            .map_err(|e| e.to_string())?;
-        Ok(Self {
-            model,
-            inputs: vec![0; ins.len()],
-            outputs: vec![0; outs.len()],
-        })
-    }
-}
-
-impl NicDut for VerilatorNic {
-    fn step(&mut self, i: &NicIn) -> NicOut {
-        i.write_values(&mut self.inputs);
-        self.model.step(&self.inputs, &mut self.outputs);
-        self.model.outputs_now(&mut self.outputs);
-        NicOut::from_values(&self.outputs)
-    }
-    fn name(&self) -> &str {
-        "verilator"
+/// The configuration with the NIC's parameters `p`.
+pub fn config(p: &NicParams) -> Config {
+    Config {
+        nic: *p,
+        ..Default::default()
     }
 }
 
 /// A fresh cycle-level design of `level` (`None` for the golden, which has no cycles).
-pub fn cycle_dut(level: Level, p: &NicParams) -> Result<Option<Box<dyn NicDut>>, String> {
-    Ok(match level {
-        Level::Golden => None,
-        Level::Model => Some(Box::new(NicModel::new(*p))),
-        Level::Rtl => Some(Box::new(RtlNic(
-            netcoll_hdl::nic::build(p)
-                .ok_or_else(|| format!("unsupported NIC parameters {p:?}"))?,
-        ))),
-        Level::Verilator => Some(Box::new(VerilatorNic::new(p)?)),
-    })
+pub fn cycle_dut(level: Level, p: &NicParams) -> Result<Option<NicDesign>, String> {
+    if level == Level::Golden {
+        return Ok(None);
+    }
+    cycle_sim::<Nic>(level, &config(p)).map(Some)
 }
 
-/// Runs `s` at `level`.
+/// Runs `s` at `level` (cycle levels with [`Knobs::OFF`]).
 pub fn run_level(s: &Scenario, level: Level) -> Result<Vec<Event>, String> {
-    match cycle_dut(level, &s.params)? {
-        None => run_golden(s).map_err(|e| e.to_string()),
-        Some(mut d) => run_cycles(s, d.as_mut()).map_err(|e| e.to_string()),
-    }
+    run_level_with(s, level, None, Knobs::OFF, None)
 }
 
-/// The first difference seen by [`Lockstep`].
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Mismatch {
-    pub cycle: u64,
-    pub port: &'static str,
-    pub expected: u64,
-    pub actual: u64,
-    pub inputs: NicIn,
+/// Runs `s` at `level`, the design tapped by `tracer` (scope `level / nic / scenario name`).
+pub fn run_level_traced(
+    s: &Scenario,
+    level: Level,
+    tracer: Option<&crate::harness::vcd::Tracer>,
+) -> Result<Vec<Event>, String> {
+    run_level_with(s, level, tracer, Knobs::OFF, None)
 }
 
-impl std::fmt::Display for Mismatch {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "cycle {}: output `{}` expected {:#x}, got {:#x}; inputs {:?}",
-            self.cycle, self.port, self.expected, self.actual, self.inputs
-        )
-    }
-}
-
-/// Two cycle-level designs in lockstep: every cycle both get the same inputs and every output
-/// port is compared. It answers with the reference's outputs, so a driver sees one design.
-pub struct Lockstep {
-    pub reference: Box<dyn NicDut>,
-    pub dut: Box<dyn NicDut>,
-    pub cycles: u64,
-    pub first_mismatch: Option<Mismatch>,
-    name: String,
-}
-
-impl Lockstep {
-    pub fn new(reference: Box<dyn NicDut>, dut: Box<dyn NicDut>) -> Lockstep {
-        let name = format!("{} vs {}", reference.name(), dut.name());
-        Lockstep {
-            reference,
-            dut,
-            cycles: 0,
-            first_mismatch: None,
-            name,
+/// Runs `s` at `level`: a cycle level driven with `knobs` and, given a `tracer`, tapped with
+/// the scope `level / <module> / <scenario name>`; each event goes to `sink` as it happens.
+pub fn run_level_with(
+    s: &Scenario,
+    level: Level,
+    tracer: Option<&crate::harness::vcd::Tracer>,
+    knobs: Knobs,
+    sink: Option<Sink>,
+) -> Result<Vec<Event>, String> {
+    let title = level.title();
+    let run = match (cycle_dut(level, &s.params)?, tracer) {
+        (None, _) => return run_golden_with(s, sink).map_err(|e| e.to_string()),
+        (Some(d), Some(t)) => {
+            let name = scenario_label(s);
+            let module = Nic::module_name(&s.params);
+            let mut tap = t.tap(d, s.params, &[level.name(), &module, &name]);
+            run_cycles_with(s, &mut tap, title, knobs, sink)
         }
-    }
+        (Some(mut d), None) => run_cycles_with(s, d.as_mut(), title, knobs, sink),
+    };
+    run.map(|r| r.events).map_err(|e| e.to_string())
 }
 
-impl NicDut for Lockstep {
-    fn step(&mut self, i: &NicIn) -> NicOut {
-        let a = self.reference.step(i);
-        let b = self.dut.step(i);
-        if self.first_mismatch.is_none() && a != b {
-            let (av, bv) = (a.to_values(), b.to_values());
-            if let Some((k, port)) = output_ports()
-                .iter()
-                .enumerate()
-                .find(|(k, _)| av[*k] != bv[*k])
-            {
-                self.first_mismatch = Some(Mismatch {
-                    cycle: self.cycles,
-                    port: port.name,
-                    expected: av[k],
-                    actual: bv[k],
-                    inputs: *i,
-                });
-            }
-        }
-        self.cycles += 1;
-        a
+/// A scenario's name for scopes: its `name`, else its file's stem.
+pub fn scenario_label(s: &Scenario) -> String {
+    if !s.name.is_empty() {
+        return s.name.clone();
     }
-    fn name(&self) -> &str {
-        &self.name
-    }
+    std::path::Path::new(&s.file)
+        .file_stem()
+        .map_or("scenario".into(), |n| n.to_string_lossy().into_owned())
 }
 
-/// Runs `s` on `reference` and `dut` in lockstep; the events, or the first mismatch / error.
+/// Runs `s` on the cycle model and `dut` in lockstep, driven with `knobs`; the events and
+/// what the driver did (its cycle count is the lockstep's), or the first mismatch (with the
+/// last cycles; their waveform goes to `vcd_dir` if given) or error.
 pub fn lockstep(
     s: &Scenario,
-    reference: Box<dyn NicDut>,
-    dut: Box<dyn NicDut>,
-) -> Result<(Vec<Event>, u64), String> {
-    let mut l = Lockstep::new(reference, dut);
-    let events = run_cycles(s, &mut l);
-    if let Some(m) = &l.first_mismatch {
-        return Err(format!("{}: {m}", l.name));
+    dut: NicDesign,
+    dut_name: &str,
+    vcd_dir: Option<&std::path::Path>,
+    knobs: Knobs,
+) -> Result<CycleRun, String> {
+    let mut l = Lockstep::new(
+        s.params,
+        Box::new(NicModel::new(s.params)),
+        dut,
+        format!("cycle model vs {dut_name}"),
+    );
+    if let Some(dir) = vcd_dir {
+        l = l.with_vcd_dir(dir);
     }
-    Ok((events.map_err(|e| e.to_string())?, l.cycles))
+    let run = run_cycles_with(s, &mut l, "lockstep", knobs, None);
+    // A mismatch explains a failed run better than the run's own error.
+    l.finish().map_err(|m| m.to_string())?;
+    run.map_err(|e| e.to_string())
+}
+
+/// The NIC's row of `netcoll check` at `level`: every example scenario (the golden and the
+/// cycle model compared with timing removed; the RTL and the Verilog must print exactly the
+/// cycle model's events), then (cycle levels) random host programs in lockstep with the cycle
+/// model, driven with [`Knobs::busy`] (idle gaps, `tx_ready` back-pressure), until the cycle
+/// budget is spent.
+pub fn check(level: Level, opts: &crate::check::CheckOptions) -> crate::check::Row {
+    use scenario::{compare_events, compare_normalised};
+    let mut row = crate::check::Row::default();
+    let examples = match examples::examples() {
+        Ok(e) => e,
+        Err(e) => {
+            row.failures.push(e);
+            return row;
+        }
+    };
+    for s in &examples {
+        row.tests += 1;
+        let model_run = if level == Level::Model {
+            run_level_traced(s, Level::Model, opts.trace.as_ref())
+        } else {
+            run_level(s, Level::Model)
+        };
+        let verdict = model_run.and_then(|model| match level {
+            Level::Golden | Level::Model => {
+                run_level(s, Level::Golden).and_then(|golden| compare_normalised(&golden, &model))
+            }
+            _ => run_level_traced(s, level, opts.trace.as_ref())
+                .and_then(|got| compare_events(&model, &got)),
+        });
+        if let Err(e) = verdict {
+            row.failures.push(format!("{}: {e}", s.file));
+        }
+    }
+    let budget = opts.cycles_at(level);
+    if level == Level::Golden || level == Level::Model || budget == 0 {
+        return row;
+    }
+    let p = opts.config.nic;
+    let mut seed = 1u64;
+    while row.cycles < budget {
+        row.tests += 1;
+        let s = random_scenario(&p, seed, 400);
+        let dut = match cycle_dut(level, &p) {
+            Ok(Some(d)) => d,
+            Ok(None) => break,
+            Err(e) => {
+                row.failures.push(format!("cannot build the design: {e}"));
+                break;
+            }
+        };
+        match lockstep(
+            &s,
+            dut,
+            level.title(),
+            opts.vcd_dir.as_deref(),
+            Knobs::busy(seed),
+        ) {
+            Ok(run) => row.cycles += run.stats.cycles,
+            Err(e) => {
+                row.failures
+                    .push(format!("random program seed {seed}: {e}"));
+                break;
+            }
+        }
+        seed += 1;
+    }
+    row
 }

@@ -7,8 +7,8 @@
 //! meant to compute anything: the point is that two implementations do exactly the same thing
 //! cycle by cycle, including on the error paths.
 
-use netcoll_models::nic::golden::Message;
-use netcoll_models::nic::scenario::{HostCmd, Scenario, Step};
+use crate::nic::scenario::{HostCmd, Scenario, Step};
+use netcoll_models::nic::Message;
 use netcoll_models::nic::{HostOp, NicParams, Opcode, Wqe};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -208,5 +208,25 @@ pub fn random_scenario(p: &NicParams, seed: u64, steps: usize) -> Scenario {
         description: String::new(),
         params: *p,
         steps: out,
+        lines: vec![],
     }
+}
+
+/// [`random_scenario`] with the NIC left to settle after every step (`run` of `settle` cycles
+/// in between, and instead of the program's own runs), so that what a step observes no longer
+/// depends on how many cycles the work before it took: the untimed golden and a cycle level
+/// then see the same thing at every step.
+pub fn settled_random_scenario(p: &NicParams, seed: u64, steps: usize, settle: u64) -> Scenario {
+    let mut s = random_scenario(p, seed, steps);
+    let mut out = Vec::with_capacity(s.steps.len() * 2);
+    for step in s.steps {
+        if !matches!(step, Step::Run { .. }) {
+            out.push(step);
+        }
+        out.push(Step::Run { cycles: settle });
+    }
+    s.steps = out;
+    s.file = format!("settled-random-{seed}");
+    s.name = format!("settled random program, seed {seed}");
+    s
 }

@@ -1,0 +1,232 @@
+//! `netcoll nic run` and `netcoll switch run` as a user runs them.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn netcoll() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_netcoll"))
+}
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+fn scratch(tag: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("netcoll-run-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).expect("scratch dir");
+    d
+}
+
+fn run(args: &[&str]) -> Output {
+    netcoll().args(args).output().expect("run netcoll")
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+fn switch_examples() -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(root().join("scenarios/switch"))
+        .expect("scenarios/switch")
+        .filter_map(|e| e.ok())
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "toml"))
+        .collect();
+    v.sort();
+    assert!(v.len() >= 4, "{v:?}");
+    v
+}
+
+#[test]
+fn switch_run_passes_every_shipped_example_at_golden_model_and_rtl() {
+    for f in switch_examples() {
+        let f = f.display().to_string();
+        let o = run(&["switch", "run", &f, "--levels", "golden,model,rtl"]);
+        let err = text(&o.stderr);
+        assert_eq!(o.status.code(), Some(0), "{f}: {err}");
+        let out = text(&o.stdout);
+        assert!(out.lines().count() > 5, "{f}: {out}");
+        for l in out.lines() {
+            let v: serde_json::Value =
+                serde_json::from_str(l).unwrap_or_else(|e| panic!("{l}: {e}"));
+            assert!(
+                v["event"].is_string() && v["step"].is_u64() && v["cycle"].is_u64(),
+                "{l}"
+            );
+        }
+        // The parameters used, then one comparison per later level.
+        assert!(
+            err.contains("switch_engine radix=4 groups=16 counter_bits=16"),
+            "{err}"
+        );
+        assert_eq!(err.matches("print identical events").count(), 2, "{err}");
+    }
+}
+
+#[test]
+fn switch_run_passes_every_shipped_example_at_every_level() {
+    for f in switch_examples() {
+        let f = f.display().to_string();
+        let o = run(&["switch", "run", &f]);
+        assert_eq!(o.status.code(), Some(0), "{f}: {}", text(&o.stderr));
+        assert_eq!(text(&o.stderr).matches("print identical events").count(), 3);
+    }
+}
+
+#[test]
+fn switch_run_config_replaces_the_parameters() {
+    let d = scratch("config");
+    let cfg = d.join("netcoll.toml");
+    std::fs::write(&cfg, "[switch]\nradix = 8\ngroups = 256\n").expect("write");
+    let f = root().join("scenarios/switch/barrier.toml");
+    let o = netcoll()
+        .args(["switch", "run", "--levels", "golden,model", "--config"])
+        .arg(&cfg)
+        .arg(&f)
+        .output()
+        .expect("run");
+    let err = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    assert!(
+        err.contains("radix=8 groups=256 counter_bits=32 (from --config"),
+        "{err}"
+    );
+    // The engine on the wider configuration computes the same barrier; only the cycles of
+    // the answers are the same too (the sweep is before cycle 0).
+    let plain = run(&[
+        "switch",
+        "run",
+        "--levels",
+        "golden",
+        &f.display().to_string(),
+    ]);
+    assert_eq!(text(&o.stdout), text(&plain.stdout));
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+#[test]
+fn bad_scenarios_exit_2_with_one_line_naming_the_step_and_key() {
+    let d = scratch("bad");
+    let cases = [
+        (
+            "switch",
+            "[[step]]\nop = \"packet\"\nport = 1\ncgid = 1\ntid = 9\nopcode = \"FULL\"\n",
+            "line 5: step 1 (packet): `tid` = 9 is out of range",
+        ),
+        (
+            "switch",
+            "[[step]]\nop = \"idle\"\ncycles = 1\n\"x\\u001b[2Jy\" = 1\n",
+            "line 4: step 1 (idle): unknown key `x\\u{1b}[2Jy`",
+        ),
+        (
+            "switch",
+            "[[step]]\nop = \"read_counter\"\ncounter = 99999999999999999999\n",
+            "line 3: step 1 (read_counter): TOML syntax error at column 11 in `counter`",
+        ),
+        (
+            "nic",
+            "[[step]]\nop = \"run\"\n[[step]]\nop = \"poll\"\ncq = \"x\"\n",
+            "line 5: step 2 (poll): `cq` = \"x\" has the wrong type",
+        ),
+    ];
+    for (k, (block, body, want)) in cases.iter().enumerate() {
+        let f = d.join(format!("bad{k}.toml"));
+        std::fs::write(&f, body).expect("write");
+        let o = netcoll()
+            .args([*block, "run", "--levels", "model"])
+            .arg(&f)
+            .output()
+            .expect("run");
+        let err = text(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{block} {body}: {err}");
+        assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+        assert!(err.contains(&format!("bad{k}.toml: {want}")), "{err}");
+        assert!(!err.contains('\u{1b}'), "{err:?}");
+        assert!(o.stdout.is_empty());
+    }
+    // A wrong level is a usage error.
+    let f = root().join("scenarios/switch/barrier.toml");
+    let o = netcoll()
+        .args(["switch", "run", "--levels", "fast"])
+        .arg(&f)
+        .output()
+        .expect("run");
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o.stderr).contains("`fast` is not a level"));
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+#[test]
+fn nic_run_into_a_closed_pipe_exits_quietly() {
+    let f = root().join("scenarios/nic/errors.toml");
+    for block in ["nic", "switch"] {
+        let f = if block == "nic" {
+            f.clone()
+        } else {
+            root().join("scenarios/switch/drops.toml")
+        };
+        let script = format!(
+            "'{}' {block} run --levels model '{}' | head -1",
+            env!("CARGO_BIN_EXE_netcoll"),
+            f.display()
+        );
+        let o = Command::new("sh")
+            .args(["-c", &script])
+            .output()
+            .expect("sh");
+        let err = text(&o.stderr);
+        assert!(
+            matches!(o.status.code(), Some(0) | Some(141)),
+            "{block}: {:?} {err}",
+            o.status
+        );
+        assert!(!err.contains("panicked"), "{block}: {err}");
+        assert_eq!(text(&o.stdout).lines().count(), 1, "{block}");
+    }
+}
+
+#[test]
+fn nic_run_streams_and_matches_the_recording() {
+    let f = root().join("scenarios/nic/send.toml");
+    let o = netcoll()
+        .args(["nic", "run", "--levels", "model"])
+        .arg(&f)
+        .output()
+        .expect("run");
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let want = std::fs::read_to_string(root().join("testbench/tests/data/nic_events/send.jsonl"))
+        .expect("recorded");
+    assert_eq!(text(&o.stdout), want);
+    assert!(text(&o.stderr).contains("NIC qps=4 cqs=4 counters=8 dmem_words=1024"));
+}
+
+#[test]
+fn vcd_option_writes_a_waveform() {
+    let d = scratch("vcd");
+    for (block, f) in [
+        ("switch", root().join("scenarios/switch/barrier.toml")),
+        ("nic", root().join("scenarios/nic/nop.toml")),
+    ] {
+        let vcd = d.join(format!("{block}.vcd"));
+        let o = netcoll()
+            .args([block, "run", "--levels", "model,rtl", "--vcd"])
+            .arg(&vcd)
+            .arg(&f)
+            .output()
+            .expect("run");
+        assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+        let t = std::fs::read_to_string(&vcd).expect("a VCD");
+        assert!(t.contains("$timescale"), "{block}");
+        for scope in ["$scope module model $end", "$scope module rtl $end"] {
+            assert!(t.contains(scope), "{block}: {scope}");
+        }
+        let port = if block == "nic" {
+            "host_rsp_valid"
+        } else {
+            "ev_valid"
+        };
+        assert!(t.contains(&format!(" {port} $end")), "{block}: {port}");
+    }
+    let _ = std::fs::remove_dir_all(&d);
+}

@@ -1,0 +1,474 @@
+//! # WQE decode and dispatch (module `nic_execute`)
+//!
+//! Combinational: what a visit of a send queue does in `SqContext`, `SqDecode`, `WaitCheck` and
+//! `EnableWrite` (see "Work requests" in `netcoll_models::nic` and the state table of its
+//! `model`). In `SqDecode` it checks the head WQE just read — reserved bits, opcode, indices,
+//! buffer bounds, the CALC operation and its element addresses — and either completes it at
+//! once (NOP, or an error status) or starts its work: a transmission, a WAIT's read, an
+//! enable's read, the CALC loop. The bounds checks are also the receive unit's (`reserved`,
+//! `buf_outside`).
+//!
+//! # Inputs
+//! - `state`; `runnable`, `cq_full` (the queues: the context and counts just read);
+//! - the current WQE's fields (from the WQE unpack): `opcode`, `rsvd0`, `rsvd1`, `buf_addr`,
+//!   `buf_len`, `wait_kind`, `wait_index`, `wait_count`, `en_qp`, `calc_op`, `calc_count`,
+//!   `calc_a`, `calc_b`, `calc_sa`, `calc_sb`, `calc_dst`, `calc_to_peer`;
+//! - `cq_produced` (the counts of a CQ WAIT's CQ), `cnt_data` (a counter WAIT's counter).
+//!
+//! # Outputs
+//! - `next_state`: the next state in the states above;
+//! - `advance_visit`: the visit is over without running the WQE;
+//! - `complete`, `complete_status`: the WQE completes (`next` is `Complete`);
+//! - `send`, `send_addr`, `send_len`: start a transmission (SEND, or an empty CALC to a peer);
+//! - `calc_start`: load the CALC loop;
+//! - `read_enable`, `read_wait_cq`: the queues read an enable's target context, a WAIT's CQ
+//!   counts; `cnt_rd_addr`: the counter a WAIT reads (zero otherwise);
+//! - `reserved`, `buf_outside`: the WQE sets a reserved bit; its buffer does not fit in data
+//!   memory;
+//! - `stat_hits`: `CqStall`.
+
+use super::k;
+use super::sequencer::SeqState;
+use super::stats::hit;
+use netcoll_models::nic::{Opcode, Stat, Status, STATS};
+use netcoll_models::reduce_alu::{AluOp, FIRST_RESERVED_OP};
+use rust_hdl::prelude::*;
+
+const STATUS_BITS: usize = Status::BITS;
+const OPCODE_BITS: usize = Opcode::BITS;
+const ALU_OP_BITS: usize = AluOp::BITS;
+
+nic_block! {
+    /// WQE decode and dispatch (widths as in [`super::Nic`]).
+    pub struct NicExecute<const QB: usize, const CB: usize, const KB: usize, const DB: usize> {
+        pub state: Signal<In, SeqState>,
+        pub runnable: Signal<In, bool>,
+        pub cq_full: Signal<In, bool>,
+        pub opcode: Signal<In, Bits<OPCODE_BITS>>,
+        pub rsvd0: Signal<In, Bits<3>>,
+        pub rsvd1: Signal<In, Bits<7>>,
+        pub buf_addr: Signal<In, Bits<16>>,
+        pub buf_len: Signal<In, Bits<16>>,
+        pub wait_kind: Signal<In, bool>,
+        pub wait_index: Signal<In, Bits<8>>,
+        pub wait_count: Signal<In, Bits<32>>,
+        pub en_qp: Signal<In, Bits<8>>,
+        pub calc_op: Signal<In, Bits<ALU_OP_BITS>>,
+        pub calc_count: Signal<In, Bits<16>>,
+        pub calc_a: Signal<In, Bits<16>>,
+        pub calc_b: Signal<In, Bits<16>>,
+        pub calc_sa: Signal<In, Bits<8>>,
+        pub calc_sb: Signal<In, Bits<8>>,
+        pub calc_dst: Signal<In, Bits<16>>,
+        pub calc_to_peer: Signal<In, bool>,
+        pub cq_produced: Signal<In, Bits<32>>,
+        pub cnt_data: Signal<In, Bits<32>>,
+        pub next_state: Signal<Out, SeqState>,
+        pub advance_visit: Signal<Out, bool>,
+        pub complete: Signal<Out, bool>,
+        pub complete_status: Signal<Out, Bits<STATUS_BITS>>,
+        pub send: Signal<Out, bool>,
+        pub send_addr: Signal<Out, Bits<16>>,
+        pub send_len: Signal<Out, Bits<16>>,
+        pub calc_start: Signal<Out, bool>,
+        pub read_enable: Signal<Out, bool>,
+        pub read_wait_cq: Signal<Out, bool>,
+        pub cnt_rd_addr: Signal<Out, Bits<KB>>,
+        pub reserved: Signal<Out, bool>,
+        pub buf_outside: Signal<Out, bool>,
+        pub stat_hits: Signal<Out, Bits<STATS>>,
+        buf_end: Signal<Local, Bits<17>>,
+        wait_index_ok: Signal<Local, bool>,
+        /// `produced - target` of a CQ WAIT, taken as signed.
+        wait_lead: Signal<Local, Bits<32>>,
+        wait_met: Signal<Local, bool>,
+        // CALC bounds: the last element of each argument (pairs for LOC ops), the result.
+        is_loc: Signal<Local, bool>,
+        last: Signal<Local, Bits<16>>,
+        span_a: Signal<Local, Bits<32>>,
+        span_b: Signal<Local, Bits<32>>,
+        pair: Signal<Local, Bits<34>>,
+        dst_words: Signal<Local, Bits<34>>,
+        end_a: Signal<Local, Bits<34>>,
+        end_b: Signal<Local, Bits<34>>,
+        end_dst: Signal<Local, Bits<34>>,
+        calc_outside: Signal<Local, bool>,
+        fail: Signal<Local, bool>,
+        fail_status: Signal<Local, Bits<STATUS_BITS>>,
+        qps: Constant<Bits<8>> = k(1 << QB),
+        cqs: Constant<Bits<8>> = k(1 << CB),
+        counters: Constant<Bits<8>> = k(1 << KB),
+        dmem_words17: Constant<Bits<17>> = k(1 << DB),
+        dmem_words34: Constant<Bits<34>> = k(1 << DB),
+        half32: Constant<Bits<32>> = k(1 << 31),
+        op_nop: Constant<Bits<OPCODE_BITS>> = k(Opcode::Nop.code()),
+        op_send: Constant<Bits<OPCODE_BITS>> = k(Opcode::Send.code()),
+        op_wait: Constant<Bits<OPCODE_BITS>> = k(Opcode::Wait.code()),
+        op_send_en: Constant<Bits<OPCODE_BITS>> = k(Opcode::SendEn.code()),
+        op_recv_en: Constant<Bits<OPCODE_BITS>> = k(Opcode::RecvEn.code()),
+        op_calc: Constant<Bits<OPCODE_BITS>> = k(Opcode::Calc.code()),
+        alu_max_loc: Constant<Bits<ALU_OP_BITS>> = k(AluOp::MaxLoc.code()),
+        alu_min_loc: Constant<Bits<ALU_OP_BITS>> = k(AluOp::MinLoc.code()),
+        alu_reserved: Constant<Bits<ALU_OP_BITS>> = k(FIRST_RESERVED_OP),
+        ok: Constant<Bits<STATUS_BITS>> = k(Status::Ok.code()),
+        bad_opcode: Constant<Bits<STATUS_BITS>> = k(Status::BadOpcode.code()),
+        bad_index: Constant<Bits<STATUS_BITS>> = k(Status::BadIndex.code()),
+        bad_addr: Constant<Bits<STATUS_BITS>> = k(Status::BadAddr.code()),
+        bad_arg: Constant<Bits<STATUS_BITS>> = k(Status::BadArg.code()),
+        hit_cq_stall: Constant<Bits<STATS>> = hit(Stat::CqStall),
+    }
+}
+
+impl<const QB: usize, const CB: usize, const KB: usize, const DB: usize> Logic
+    for NicExecute<QB, CB, KB, DB>
+{
+    #[hdl_gen]
+    fn update(&mut self) {
+        // Checks of the WQE.
+        self.reserved.next = (self.rsvd0.val() != 0) | (self.rsvd1.val() != 0);
+        self.buf_end.next =
+            bit_cast::<17, 16>(self.buf_addr.val()) + bit_cast::<17, 16>(self.buf_len.val());
+        self.buf_outside.next = self.buf_end.val() > self.dmem_words17.val();
+        self.wait_index_ok.next = self.wait_index.val() < self.cqs.val();
+        if self.wait_kind.val() {
+            self.wait_index_ok.next = self.wait_index.val() < self.counters.val();
+        }
+        self.wait_lead.next = self.cq_produced.val() - self.wait_count.val();
+        self.wait_met.next = self.wait_lead.val() < self.half32.val();
+        if self.wait_kind.val() {
+            self.wait_met.next = self.cnt_data.val() >= self.wait_count.val();
+        }
+        self.is_loc.next = (self.calc_op.val() == self.alu_max_loc.val())
+            | (self.calc_op.val() == self.alu_min_loc.val());
+        self.last.next = self.calc_count.val() - 1;
+        // rust-hdl multiplies only 16 x 16: the strides are widened to 16 bits.
+        self.span_a.next = self.last.val() * bit_cast::<16, 8>(self.calc_sa.val());
+        self.span_b.next = self.last.val() * bit_cast::<16, 8>(self.calc_sb.val());
+        self.pair.next = 0.into();
+        self.dst_words.next = bit_cast::<34, 16>(self.calc_count.val());
+        if self.is_loc.val() {
+            self.pair.next = 1.into();
+            self.dst_words.next = bit_cast::<34, 16>(self.calc_count.val()) << 1;
+        }
+        self.end_a.next = bit_cast::<34, 16>(self.calc_a.val())
+            + bit_cast::<34, 32>(self.span_a.val())
+            + self.pair.val();
+        self.end_b.next = bit_cast::<34, 16>(self.calc_b.val())
+            + bit_cast::<34, 32>(self.span_b.val())
+            + self.pair.val();
+        self.end_dst.next = bit_cast::<34, 16>(self.calc_dst.val()) + self.dst_words.val();
+        self.calc_outside.next = (self.calc_count.val() != 0)
+            & ((self.end_a.val() >= self.dmem_words34.val())
+                | (self.end_b.val() >= self.dmem_words34.val())
+                | (self.end_dst.val() > self.dmem_words34.val()));
+
+        // Defaults: nothing started.
+        self.next_state.next = self.state.val();
+        self.advance_visit.next = false;
+        self.fail.next = false;
+        self.fail_status.next = self.ok.val();
+        self.complete.next = false;
+        self.send.next = false;
+        self.send_addr.next = 0.into();
+        self.send_len.next = 0.into();
+        self.calc_start.next = false;
+        self.read_enable.next = false;
+        self.read_wait_cq.next = false;
+        self.cnt_rd_addr.next = 0.into();
+        self.stat_hits.next = 0.into();
+        match self.state.val() {
+            SeqState::SqContext => {
+                self.next_state.next = SeqState::SqDecode;
+                if !self.runnable.val() {
+                    self.advance_visit.next = true;
+                    self.next_state.next = SeqState::Idle;
+                }
+            }
+            SeqState::SqDecode => {
+                if self.cq_full.val() {
+                    // Back-pressure: the WQE does not start while its CQ is full.
+                    self.stat_hits.next = self.hit_cq_stall.val();
+                    self.advance_visit.next = true;
+                    self.next_state.next = SeqState::Idle;
+                } else if self.reserved.val() {
+                    self.fail.next = true;
+                    self.fail_status.next = self.bad_opcode.val();
+                } else if self.opcode.val() == self.op_nop.val() {
+                    self.complete.next = true;
+                } else if self.opcode.val() == self.op_send.val() {
+                    self.fail.next = self.buf_outside.val();
+                    self.fail_status.next = self.bad_addr.val();
+                    self.send.next = !self.buf_outside.val();
+                    self.send_addr.next = self.buf_addr.val();
+                    self.send_len.next = self.buf_len.val();
+                } else if self.opcode.val() == self.op_wait.val() {
+                    self.fail.next = !self.wait_index_ok.val();
+                    self.fail_status.next = self.bad_index.val();
+                    self.read_wait_cq.next = !self.wait_kind.val();
+                    if self.wait_kind.val() {
+                        self.cnt_rd_addr.next = self.wait_index.val().get_bits::<KB>(0);
+                    }
+                    self.next_state.next = SeqState::WaitCheck;
+                } else if (self.opcode.val() == self.op_send_en.val())
+                    | (self.opcode.val() == self.op_recv_en.val())
+                {
+                    self.fail.next = self.en_qp.val() >= self.qps.val();
+                    self.fail_status.next = self.bad_index.val();
+                    self.read_enable.next = true;
+                    self.next_state.next = SeqState::EnableWrite;
+                } else if self.opcode.val() == self.op_calc.val() {
+                    self.fail.next =
+                        (self.calc_op.val() >= self.alu_reserved.val()) | self.calc_outside.val();
+                    self.fail_status.next = self.bad_addr.val();
+                    if self.calc_op.val() >= self.alu_reserved.val() {
+                        self.fail_status.next = self.bad_arg.val();
+                    }
+                    self.calc_start.next = true;
+                    if self.calc_count.val() != 0 {
+                        self.next_state.next = SeqState::CalcReadA;
+                    } else if self.calc_to_peer.val() {
+                        // Nothing to compute: the empty result is sent.
+                        self.send.next = true;
+                        self.send_addr.next = self.calc_dst.val();
+                    } else {
+                        self.complete.next = true;
+                    }
+                } else {
+                    // RECV on a send queue, or an unknown opcode.
+                    self.fail.next = true;
+                    self.fail_status.next = self.bad_opcode.val();
+                }
+            }
+            SeqState::WaitCheck => {
+                self.complete.next = self.wait_met.val();
+                if !self.wait_met.val() {
+                    self.advance_visit.next = true;
+                    self.next_state.next = SeqState::Idle;
+                }
+            }
+            SeqState::EnableWrite => self.complete.next = true,
+            _ => {}
+        }
+        // A failed check completes the WQE with its status and starts nothing.
+        if self.fail.val() {
+            self.complete.next = true;
+            self.send.next = false;
+            self.calc_start.next = false;
+            self.read_enable.next = false;
+            self.read_wait_cq.next = false;
+            self.cnt_rd_addr.next = 0.into();
+        }
+        self.complete_status.next = self.ok.val();
+        if self.fail.val() {
+            self.complete_status.next = self.fail_status.val();
+        }
+        if self.send.val() {
+            self.next_state.next = SeqState::TxStart;
+        }
+        if self.complete.val() {
+            self.next_state.next = SeqState::Complete;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use netcoll_models::nic::{Wqe, WqeWords};
+    use netcoll_models::reduce_alu::Dtype;
+
+    /// 4 QPs, 4 CQs, 8 counters, 1024 words.
+    type Exec = NicExecute<2, 2, 3, 10>;
+
+    fn show(e: &mut Exec, state: SeqState, (w0, w1): (u64, u64)) {
+        let f = WqeWords::unpack(w0, w1);
+        e.state.next = state;
+        e.opcode.next = f.opcode.into();
+        e.rsvd0.next = f.rsvd0.into();
+        e.rsvd1.next = f.rsvd1.into();
+        e.buf_addr.next = f.buf_addr.into();
+        e.buf_len.next = f.buf_len.into();
+        e.wait_kind.next = f.wait_kind == 1;
+        e.wait_index.next = f.wait_index.into();
+        e.wait_count.next = f.wait_count.into();
+        e.en_qp.next = f.en_qp.into();
+        e.calc_op.next = f.calc_op.into();
+        e.calc_count.next = f.calc_count.into();
+        e.calc_a.next = f.calc_a.into();
+        e.calc_b.next = f.calc_b.into();
+        e.calc_sa.next = f.calc_sa.into();
+        e.calc_sb.next = f.calc_sb.into();
+        e.calc_dst.next = f.calc_dst.into();
+        e.calc_to_peer.next = f.calc_to_peer == 1;
+        assert!(simulate(e, 1000));
+    }
+
+    /// What `SqDecode` does with a WQE: `(next state, completion status if any)`.
+    fn decode(e: &mut Exec, w: (u64, u64)) -> (SeqState, Option<Status>) {
+        show(e, SeqState::SqDecode, w);
+        let status = e
+            .complete
+            .val()
+            .then(|| Status::from_code(e.complete_status.val().to_u64()).expect("a status code"));
+        (e.next_state.val(), status)
+    }
+
+    fn calc(op: AluOp, count: u64, a: u64, sa: u64, dst: u64, to_peer: bool) -> (u64, u64) {
+        Wqe {
+            opcode: Opcode::Calc.code(),
+            alu_op: op.code(),
+            dtype: Dtype::U64.code(),
+            mode: to_peer as u64,
+            len: count,
+            addr: a,
+            b: 0,
+            sa,
+            sb: 1,
+            dst_addr: dst,
+            ..Default::default()
+        }
+        .encode()
+    }
+
+    #[test]
+    fn each_work_request_is_checked_then_started() {
+        let mut e = Exec::default();
+        e.connect_all();
+        use SeqState::*;
+        let done = |s| (Complete, Some(s));
+        assert_eq!(decode(&mut e, Wqe::nop(false).encode()), done(Status::Ok));
+        let send = Wqe::send(1000, 24, 3, 1, None, true).encode();
+        assert_eq!(decode(&mut e, send), (TxStart, None));
+        assert!(e.send.val());
+        assert_eq!(
+            (e.send_addr.val().to_u64(), e.send_len.val().to_u64()),
+            (1000, 24)
+        );
+        let too_long = Wqe::send(1000, 25, 3, 1, None, true).encode();
+        assert_eq!(decode(&mut e, too_long), done(Status::BadAddr));
+        assert!(!e.send.val());
+        assert_eq!(
+            decode(&mut e, Wqe::recv(0, 1, true).encode()),
+            done(Status::BadOpcode)
+        );
+        let reserved = (Wqe::nop(true).encode().0 | 1 << 5, 0);
+        assert_eq!(decode(&mut e, reserved), done(Status::BadOpcode));
+        assert_eq!(
+            decode(&mut e, (12, 0)),
+            done(Status::BadOpcode),
+            "unknown opcode"
+        );
+        // WAIT: the CQ or the counter is read, if it exists.
+        assert_eq!(
+            decode(&mut e, Wqe::wait_cq(3, 1, true).encode()),
+            (WaitCheck, None)
+        );
+        assert!(e.read_wait_cq.val());
+        assert_eq!(
+            decode(&mut e, Wqe::wait_cq(4, 1, true).encode()),
+            done(Status::BadIndex)
+        );
+        assert!(!e.read_wait_cq.val());
+        let wait_cnt = Wqe::wait_counter(7, 1, true).encode();
+        assert_eq!(decode(&mut e, wait_cnt), (WaitCheck, None));
+        assert_eq!(e.cnt_rd_addr.val().to_u64(), 7);
+        let wait_cnt = Wqe::wait_counter(8, 1, true).encode();
+        assert_eq!(decode(&mut e, wait_cnt), done(Status::BadIndex));
+        // SEND_EN / RECV_EN read the target's context, if the QP exists.
+        let en = Wqe::enable(true, 3, false, 1, false).encode();
+        assert_eq!(decode(&mut e, en), (EnableWrite, None));
+        assert!(e.read_enable.val());
+        let en = Wqe::enable(false, 4, false, 1, false).encode();
+        assert_eq!(decode(&mut e, en), done(Status::BadIndex));
+        // CALC: the operation, then every address (LOC ops take pairs).
+        assert_eq!(
+            decode(&mut e, calc(AluOp::Sum, 4, 0, 2, 8, false)),
+            (CalcReadA, None)
+        );
+        assert!(e.calc_start.val());
+        let bad_arg = Wqe {
+            alu_op: 12,
+            ..Wqe::decode(calc(AluOp::Sum, 4, 0, 2, 8, false).0, 0)
+        };
+        assert_eq!(decode(&mut e, bad_arg.encode()), done(Status::BadArg));
+        // a: 1017 + 3 * 2 = 1023 is the last word; 1018 + 6 = 1024 is not.
+        assert_eq!(
+            decode(&mut e, calc(AluOp::Sum, 4, 1017, 2, 8, false)),
+            (CalcReadA, None)
+        );
+        let outside = calc(AluOp::Sum, 4, 1018, 2, 8, false);
+        assert_eq!(decode(&mut e, outside), done(Status::BadAddr));
+        let loc = calc(AluOp::MaxLoc, 4, 1017, 2, 8, false);
+        assert_eq!(
+            decode(&mut e, loc),
+            done(Status::BadAddr),
+            "the last index word"
+        );
+        // The result: 4 words up to 1024 fit, pairs do not.
+        assert_eq!(
+            decode(&mut e, calc(AluOp::Sum, 4, 0, 1, 1020, false)),
+            (CalcReadA, None)
+        );
+        let pairs = calc(AluOp::MinLoc, 4, 0, 1, 1020, false);
+        assert_eq!(decode(&mut e, pairs), done(Status::BadAddr));
+        // Nothing to compute: complete, or send the empty result.
+        assert_eq!(
+            decode(&mut e, calc(AluOp::Sum, 0, 0, 1, 5, false)),
+            done(Status::Ok)
+        );
+        assert_eq!(
+            decode(&mut e, calc(AluOp::Sum, 0, 0, 1, 5, true)),
+            (TxStart, None)
+        );
+        assert_eq!(
+            (e.send_addr.val().to_u64(), e.send_len.val().to_u64()),
+            (5, 0)
+        );
+        // A full CQ stalls the queue.
+        e.cq_full.next = true;
+        assert_eq!(decode(&mut e, Wqe::nop(true).encode()), (Idle, None));
+        assert!(e.advance_visit.val());
+        assert_eq!(e.stat_hits.val().to_u64(), 1 << Stat::CqStall.code());
+    }
+
+    #[test]
+    fn visits_and_waits() {
+        let mut e = Exec::default();
+        e.connect_all();
+        show(&mut e, SeqState::SqContext, (0, 0));
+        assert!(e.advance_visit.val() && e.next_state.val() == SeqState::Idle);
+        e.runnable.next = true;
+        show(&mut e, SeqState::SqContext, (0, 0));
+        assert!(!e.advance_visit.val() && e.next_state.val() == SeqState::SqDecode);
+        // A CQ WAIT: `produced - target` taken as signed, not negative.
+        for (produced, target, met) in [
+            (5u64, 5u64, true),
+            (4, 5, false),
+            (0, 0xffff_fff0, true),
+            (0x8000_0005, 5, false),
+        ] {
+            e.cq_produced.next = produced.into();
+            show(
+                &mut e,
+                SeqState::WaitCheck,
+                Wqe::wait_cq(1, target, true).encode(),
+            );
+            assert_eq!(e.complete.val(), met, "{produced:#x} vs {target:#x}");
+            assert_eq!(e.advance_visit.val(), !met);
+        }
+        // A counter WAIT: unsigned.
+        e.cnt_data.next = 9.into();
+        show(
+            &mut e,
+            SeqState::WaitCheck,
+            Wqe::wait_counter(1, 9, true).encode(),
+        );
+        assert!(e.complete.val());
+        show(
+            &mut e,
+            SeqState::WaitCheck,
+            Wqe::wait_counter(1, 10, true).encode(),
+        );
+        assert!(!e.complete.val());
+    }
+}

@@ -1,0 +1,589 @@
+//! # The host command unit (module `nic_host`)
+//!
+//! Latches a host command when the sequencer takes it (`Idle`), runs it in `HostDecode`,
+//! `HostAccess` and `HostFinish` (see "Host commands" in `netcoll_models::nic` and the state
+//! table of its `model`) and answers in the response registers. It owns the CQs' wait-index
+//! memory (`cq_wait_index`, only posting a CQ WAIT uses it); the queue memories are reached
+//! through [`super::queues`] (`read_wq`, `post`, `pop`, …), the counter and data memories through
+//! request ports the parent merges with the other units' (zero when idle).
+//!
+//! # Inputs
+//! - `clock`, `reset`; `state` (the sequencer's), `sweep_at` (the reset sweep's index: this
+//!   unit clears `cq_wait_index` and the counters in `Init`);
+//! - the host port (`host_*` of the NIC): `valid`, `op`, `arg`, `w0`, `w1`;
+//! - the command's WQE fields (`opcode`, `wait_kind`, `wait_index`, `wait_count`, from the WQE
+//!   unpack fed with `command_w0`, `command_w1` during a host command); `CONFIG_QP`'s fields
+//!   come from this unit's `QpConfig` unpack (`qp_config`) of the command's `w0`;
+//! - what the memories returned: the work queue's `wq_pi`, `wq_ci`, the CQ's `cq_produced`,
+//!   `cq_consumed`, `cqe_data`, `dmem_data`, `cnt_data`, and the statistic `stat_value`.
+//!
+//! # Outputs
+//! - the response (`host_rsp_*` of the NIC): `rsp_valid`, `rsp_status`, `rsp_data` (registers);
+//! - `next_state`: the next state in the host states;
+//! - `command_w0`, `command_w1`: the latched command words;
+//! - to the queues: `wq_sel`, `cq_sel` (the queue / CQ the command names), `read_wq`, `read_cq`,
+//!   `post` (with the WQE `command_w0`, `post_w1`), `pop`, `configure` (with `cfg_cq`,
+//!   `cfg_managed`);
+//! - requests: `cnt_rd_addr`, `cnt_wr_en`, `cnt_wr_addr`, `cnt_wr_data`, `dmem_rd_addr`,
+//!   `dmem_wr_en`, `dmem_wr_addr`, `dmem_wr_data`;
+//! - `stat_hits` (one-hot, see [`super::stats`]), `stat_sel` (the statistic `READ_STAT` reads).
+
+use super::layouts::unpack::QpConfig;
+use super::sequencer::SeqState;
+use super::stats::{hit, STAT_BITS};
+use super::{k, WAIT_COUNT};
+use crate::dff_setup;
+use crate::prim::{Mem, Reg};
+use netcoll_models::nic::{HostOp, HostStatus, Opcode, Stat, STATS, WQ_DEPTH};
+use rust_hdl::prelude::*;
+
+const OP_BITS: usize = HostOp::BITS;
+const STATUS_BITS: usize = HostStatus::BITS;
+const OPCODE_BITS: usize = Opcode::BITS;
+const WAIT_BITS: usize = WAIT_COUNT.width;
+const STAT_SEL_BITS: usize = Stat::BITS;
+
+nic_block! {
+    /// The host command unit (widths as in [`super::Nic`]).
+    pub struct NicHost<
+        const QB: usize,
+        const WB: usize,
+        const CB: usize,
+        const KB: usize,
+        const DB: usize,
+        const SWB: usize,
+    > {
+        pub clock: Signal<In, Clock>,
+        pub reset: Signal<In, bool>,
+        pub state: Signal<In, SeqState>,
+        pub sweep_at: Signal<In, Bits<SWB>>,
+        pub valid: Signal<In, bool>,
+        pub op: Signal<In, Bits<OP_BITS>>,
+        pub arg: Signal<In, Bits<16>>,
+        pub w0: Signal<In, Bits<64>>,
+        pub w1: Signal<In, Bits<64>>,
+        pub opcode: Signal<In, Bits<OPCODE_BITS>>,
+        pub wait_kind: Signal<In, bool>,
+        pub wait_index: Signal<In, Bits<8>>,
+        pub wait_count: Signal<In, Bits<WAIT_BITS>>,
+        pub wq_pi: Signal<In, Bits<16>>,
+        pub wq_ci: Signal<In, Bits<16>>,
+        pub cq_produced: Signal<In, Bits<32>>,
+        pub cq_consumed: Signal<In, Bits<32>>,
+        pub cqe_data: Signal<In, Bits<64>>,
+        pub dmem_data: Signal<In, Bits<64>>,
+        pub cnt_data: Signal<In, Bits<32>>,
+        pub stat_value: Signal<In, Bits<STAT_BITS>>,
+        pub rsp_valid: Signal<Out, bool>,
+        pub rsp_status: Signal<Out, Bits<STATUS_BITS>>,
+        pub rsp_data: Signal<Out, Bits<64>>,
+        pub next_state: Signal<Out, SeqState>,
+        pub command_w0: Signal<Out, Bits<64>>,
+        pub command_w1: Signal<Out, Bits<64>>,
+        pub wq_sel: Signal<Out, Bits<WB>>,
+        pub cq_sel: Signal<Out, Bits<CB>>,
+        pub read_wq: Signal<Out, bool>,
+        pub read_cq: Signal<Out, bool>,
+        pub post: Signal<Out, bool>,
+        pub post_w1: Signal<Out, Bits<64>>,
+        pub pop: Signal<Out, bool>,
+        pub configure: Signal<Out, bool>,
+        pub cfg_cq: Signal<Out, Bits<8>>,
+        pub cfg_managed: Signal<Out, bool>,
+        pub cnt_rd_addr: Signal<Out, Bits<KB>>,
+        pub cnt_wr_en: Signal<Out, bool>,
+        pub cnt_wr_addr: Signal<Out, Bits<KB>>,
+        pub cnt_wr_data: Signal<Out, Bits<32>>,
+        pub dmem_rd_addr: Signal<Out, Bits<DB>>,
+        pub dmem_wr_en: Signal<Out, bool>,
+        pub dmem_wr_addr: Signal<Out, Bits<DB>>,
+        pub dmem_wr_data: Signal<Out, Bits<64>>,
+        pub stat_hits: Signal<Out, Bits<STATS>>,
+        pub stat_sel: Signal<Out, Bits<STAT_SEL_BITS>>,
+        // The command and the response.
+        cmd_op: Reg<Bits<OP_BITS>>,
+        cmd_arg: Reg<Bits<16>>,
+        cmd_w0: Reg<Bits<64>>,
+        cmd_w1: Reg<Bits<64>>,
+        response_valid: Reg<bool>,
+        response_status: Reg<Bits<STATUS_BITS>>,
+        response_data: Reg<Bits<64>>,
+        /// Per CQ, the sum of the counts of the CQ WAITs posted so far (see WAIT in the spec).
+        cq_wait_index: Mem<Bits<WAIT_BITS>, CB>,
+        /// `CONFIG_QP`'s word, split (module `nic_qp_config_fields`).
+        qp_config: QpConfig,
+        // Decisions of this cycle, carried out once.
+        running: Signal<Local, bool>,
+        first: Signal<Local, bool>,
+        answer: Signal<Local, bool>,
+        answer_status: Signal<Local, Bits<STATUS_BITS>>,
+        answer_data: Signal<Local, Bits<64>>,
+        refuse_index: Signal<Local, bool>,
+        /// A post of a CQ WAIT writes the CQ's new wait index.
+        wait_write: Signal<Local, bool>,
+        /// The command's queue is the RQ (a post to it, or the second half of `CONFIG_QP`).
+        to_rq: Signal<Local, bool>,
+        wq_used: Signal<Local, Bits<16>>,
+        /// Posting a WAIT on an existing CQ: its count becomes an absolute target.
+        cq_wait: Signal<Local, bool>,
+        wait_target: Signal<Local, Bits<WAIT_BITS>>,
+        qps: Constant<Bits<16>> = k(1 << QB),
+        cqs: Constant<Bits<16>> = k(1 << CB),
+        cqs8: Constant<Bits<8>> = k(1 << CB),
+        counters: Constant<Bits<16>> = k(1 << KB),
+        dmem_words: Constant<Bits<16>> = k(1 << DB),
+        stats: Constant<Bits<16>> = k(STATS as u64),
+        wq_depth: Constant<Bits<16>> = k(WQ_DEPTH as u64),
+        wait_count_at: Constant<Bits<8>> = k(WAIT_COUNT.lsb as u64),
+        wait_count_keep: Constant<Bits<64>> = k(!WAIT_COUNT.put(0, u64::MAX)),
+        last_op: Constant<Bits<OP_BITS>> = k(HostOp::ReadStat.code()),
+        op_nop: Constant<Bits<OP_BITS>> = k(HostOp::Nop.code()),
+        op_post_sq: Constant<Bits<OP_BITS>> = k(HostOp::PostSq.code()),
+        op_post_rq: Constant<Bits<OP_BITS>> = k(HostOp::PostRq.code()),
+        op_poll_cq: Constant<Bits<OP_BITS>> = k(HostOp::PollCq.code()),
+        op_write_mem: Constant<Bits<OP_BITS>> = k(HostOp::WriteMem.code()),
+        op_read_mem: Constant<Bits<OP_BITS>> = k(HostOp::ReadMem.code()),
+        op_write_cnt: Constant<Bits<OP_BITS>> = k(HostOp::WriteCnt.code()),
+        op_read_cnt: Constant<Bits<OP_BITS>> = k(HostOp::ReadCnt.code()),
+        op_config_qp: Constant<Bits<OP_BITS>> = k(HostOp::ConfigQp.code()),
+        wqe_wait: Constant<Bits<OPCODE_BITS>> = k(Opcode::Wait.code()),
+        ok: Constant<Bits<STATUS_BITS>> = k(HostStatus::Ok.code()),
+        bad_op: Constant<Bits<STATUS_BITS>> = k(HostStatus::BadOp.code()),
+        bad_index: Constant<Bits<STATUS_BITS>> = k(HostStatus::BadIndex.code()),
+        full: Constant<Bits<STATUS_BITS>> = k(HostStatus::Full.code()),
+        empty: Constant<Bits<STATUS_BITS>> = k(HostStatus::Empty.code()),
+        hit_bad_op: Constant<Bits<STATS>> = hit(Stat::HostBadOp),
+        hit_bad_index: Constant<Bits<STATS>> = hit(Stat::HostBadIndex),
+        hit_wq_full: Constant<Bits<STATS>> = hit(Stat::WqFull),
+    }
+}
+
+impl<
+        const QB: usize,
+        const WB: usize,
+        const CB: usize,
+        const KB: usize,
+        const DB: usize,
+        const SWB: usize,
+    > Logic for NicHost<QB, WB, CB, KB, DB, SWB>
+{
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(
+            self,
+            clock,
+            cmd_op,
+            cmd_arg,
+            cmd_w0,
+            cmd_w1,
+            response_valid,
+            response_status,
+            response_data
+        );
+        self.cq_wait_index.clock.next = self.clock.val();
+        self.rsp_valid.next = self.response_valid.q.val();
+        self.rsp_status.next = self.response_status.q.val();
+        self.rsp_data.next = self.response_data.q.val();
+        self.command_w0.next = self.cmd_w0.q.val();
+        self.command_w1.next = self.cmd_w1.q.val();
+        self.qp_config.w0.next = self.cmd_w0.q.val();
+        self.stat_sel.next = self.cmd_arg.q.val().get_bits::<STAT_SEL_BITS>(0);
+        self.response_valid.d.next = false;
+        if (self.state.val() == SeqState::Idle) & self.valid.val() {
+            self.cmd_op.d.next = self.op.val();
+            self.cmd_arg.d.next = self.arg.val();
+            self.cmd_w0.d.next = self.w0.val();
+            self.cmd_w1.d.next = self.w1.val();
+        }
+
+        // What the command names, and the WQE a post writes.
+        self.to_rq.next = (self.cmd_op.q.val() == self.op_post_rq.val())
+            | (self.state.val() == SeqState::HostFinish);
+        self.wq_sel.next = (bit_cast::<WB, QB>(self.cmd_arg.q.val().get_bits::<QB>(0)) << 1)
+            | bit_cast::<WB, 1>(self.to_rq.val().into());
+        self.cq_sel.next = self.cmd_arg.q.val().get_bits::<CB>(0);
+        self.wq_used.next = self.wq_pi.val() - self.wq_ci.val();
+        self.cq_wait.next = (self.opcode.val() == self.wqe_wait.val())
+            & !self.wait_kind.val()
+            & (self.wait_index.val() < self.cqs8.val());
+        self.wait_target.next = self.cq_wait_index.rd_data.val() + self.wait_count.val();
+        self.post_w1.next = self.cmd_w1.q.val();
+        if self.cq_wait.val() {
+            self.post_w1.next = (self.cmd_w1.q.val() & self.wait_count_keep.val())
+                | (bit_cast::<64, WAIT_BITS>(self.wait_target.val()) << self.wait_count_at.val());
+        }
+        self.cfg_cq.next = self.qp_config.sq_cq.val();
+        self.cfg_managed.next = self.qp_config.sq_managed.val();
+        if self.state.val() == SeqState::HostFinish {
+            self.cfg_cq.next = self.qp_config.rq_cq.val();
+            self.cfg_managed.next = self.qp_config.rq_managed.val();
+        }
+
+        // Defaults: nothing requested (the counter and data requests are zero when idle).
+        self.next_state.next = self.state.val();
+        self.read_wq.next = false;
+        self.read_cq.next = false;
+        self.post.next = false;
+        self.pop.next = false;
+        self.configure.next = false;
+        self.cnt_rd_addr.next = 0.into();
+        self.cnt_wr_en.next = false;
+        self.cnt_wr_addr.next = 0.into();
+        self.cnt_wr_data.next = 0.into();
+        self.dmem_rd_addr.next = 0.into();
+        self.dmem_wr_en.next = false;
+        self.dmem_wr_addr.next = 0.into();
+        self.dmem_wr_data.next = 0.into();
+        self.stat_hits.next = 0.into();
+        self.wait_write.next = false;
+        self.answer.next = false;
+        self.answer_status.next = self.ok.val();
+        self.answer_data.next = 0.into();
+        self.refuse_index.next = false;
+
+        // The reset sweep clears the counters (and the wait indices, below).
+        if self.state.val() == SeqState::Init {
+            self.cnt_wr_en.next = true;
+            self.cnt_wr_addr.next = self.sweep_at.val().get_bits::<KB>(0);
+        }
+
+        self.running.next = (self.state.val() == SeqState::HostDecode)
+            | (self.state.val() == SeqState::HostAccess)
+            | (self.state.val() == SeqState::HostFinish);
+        self.first.next = self.state.val() == SeqState::HostDecode;
+        if self.running.val() {
+            self.cnt_rd_addr.next = self.cmd_arg.q.val().get_bits::<KB>(0);
+            self.cnt_wr_addr.next = self.cmd_arg.q.val().get_bits::<KB>(0);
+            self.cnt_wr_data.next = self.cmd_w0.q.val().get_bits::<32>(0);
+            self.dmem_rd_addr.next = self.cmd_arg.q.val().get_bits::<DB>(0);
+            self.dmem_wr_addr.next = self.cmd_arg.q.val().get_bits::<DB>(0);
+            self.dmem_wr_data.next = self.cmd_w0.q.val();
+        }
+        if !self.running.val() {
+            // Not a host command cycle.
+        } else if self.cmd_op.q.val() > self.last_op.val() {
+            self.stat_hits.next = self.hit_bad_op.val();
+            self.answer.next = true;
+            self.answer_status.next = self.bad_op.val();
+        } else if self.cmd_op.q.val() == self.op_nop.val() {
+            self.answer.next = true;
+        } else if (self.cmd_op.q.val() == self.op_post_sq.val())
+            | (self.cmd_op.q.val() == self.op_post_rq.val())
+        {
+            if self.first.val() {
+                self.refuse_index.next = self.cmd_arg.q.val() >= self.qps.val();
+                self.read_wq.next = true;
+                self.next_state.next = SeqState::HostAccess;
+            } else if self.wq_used.val() == self.wq_depth.val() {
+                self.stat_hits.next = self.hit_wq_full.val();
+                self.answer.next = true;
+                self.answer_status.next = self.full.val();
+            } else {
+                self.post.next = true;
+                self.wait_write.next = self.cq_wait.val();
+                self.answer.next = true;
+                self.answer_data.next = bit_cast::<64, 16>(self.wq_pi.val());
+            }
+        } else if self.cmd_op.q.val() == self.op_poll_cq.val() {
+            if self.first.val() {
+                self.refuse_index.next = self.cmd_arg.q.val() >= self.cqs.val();
+                self.read_cq.next = true;
+                self.next_state.next = SeqState::HostAccess;
+            } else if self.state.val() == SeqState::HostAccess {
+                self.answer.next = self.cq_produced.val() == self.cq_consumed.val();
+                self.answer_status.next = self.empty.val();
+                self.pop.next = self.cq_produced.val() != self.cq_consumed.val();
+                self.next_state.next = SeqState::HostFinish;
+            } else {
+                self.answer.next = true;
+                self.answer_data.next = self.cqe_data.val();
+            }
+        } else if self.cmd_op.q.val() == self.op_write_mem.val() {
+            self.refuse_index.next = self.cmd_arg.q.val() >= self.dmem_words.val();
+            self.dmem_wr_en.next = true;
+            self.answer.next = true;
+        } else if self.cmd_op.q.val() == self.op_read_mem.val() {
+            if self.first.val() {
+                self.refuse_index.next = self.cmd_arg.q.val() >= self.dmem_words.val();
+                self.next_state.next = SeqState::HostAccess;
+            } else {
+                self.answer.next = true;
+                self.answer_data.next = self.dmem_data.val();
+            }
+        } else if self.cmd_op.q.val() == self.op_write_cnt.val() {
+            self.refuse_index.next = self.cmd_arg.q.val() >= self.counters.val();
+            self.cnt_wr_en.next = true;
+            self.answer.next = true;
+        } else if self.cmd_op.q.val() == self.op_read_cnt.val() {
+            if self.first.val() {
+                self.refuse_index.next = self.cmd_arg.q.val() >= self.counters.val();
+                self.next_state.next = SeqState::HostAccess;
+            } else {
+                self.answer.next = true;
+                self.answer_data.next = bit_cast::<64, 32>(self.cnt_data.val());
+            }
+        } else if self.cmd_op.q.val() == self.op_config_qp.val() {
+            if self.first.val() {
+                self.refuse_index.next = (self.cmd_arg.q.val() >= self.qps.val())
+                    | (self.qp_config.sq_cq.val() >= self.cqs8.val())
+                    | (self.qp_config.rq_cq.val() >= self.cqs8.val());
+                self.read_wq.next = true;
+                self.next_state.next = SeqState::HostAccess;
+            } else {
+                // HostAccess: the SQ's context (and read the RQ's); HostFinish: the RQ's.
+                self.configure.next = true;
+                self.read_wq.next = self.state.val() == SeqState::HostAccess;
+                self.answer.next = self.state.val() == SeqState::HostFinish;
+                self.next_state.next = SeqState::HostFinish;
+            }
+        } else {
+            // ReadStat.
+            self.refuse_index.next = self.cmd_arg.q.val() >= self.stats.val();
+            self.answer.next = true;
+            self.answer_data.next = bit_cast::<64, STAT_BITS>(self.stat_value.val());
+        }
+
+        // A refused index changes nothing; every answer ends the command.
+        if self.refuse_index.val() {
+            self.read_wq.next = false;
+            self.read_cq.next = false;
+            self.cnt_wr_en.next = false;
+            self.dmem_wr_en.next = false;
+            self.stat_hits.next = self.hit_bad_index.val();
+            self.answer.next = true;
+            self.answer_status.next = self.bad_index.val();
+            self.answer_data.next = 0.into();
+        }
+        if self.answer.val() {
+            self.response_valid.d.next = true;
+            self.response_status.d.next = self.answer_status.val();
+            self.response_data.d.next = self.answer_data.val();
+            self.next_state.next = SeqState::Background;
+        }
+
+        // The wait-index memory: cleared by the sweep, written by a post of a CQ WAIT.
+        self.cq_wait_index.rd_addr.next = self.wait_index.val().get_bits::<CB>(0);
+        self.cq_wait_index.wr_en.next =
+            (self.wait_write.val() | (self.state.val() == SeqState::Init)) & !self.reset.val();
+        self.cq_wait_index.wr_addr.next = self.wait_index.val().get_bits::<CB>(0);
+        self.cq_wait_index.wr_data.next = self.wait_target.val();
+        if self.state.val() == SeqState::Init {
+            self.cq_wait_index.wr_addr.next = self.sweep_at.val().get_bits::<CB>(0);
+            self.cq_wait_index.wr_data.next = 0.into();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use netcoll_models::nic::{Wqe, WqeWords};
+
+    /// 4 QPs, 4 CQs, 8 counters, 1024 words.
+    type Host = NicHost<2, 3, 2, 3, 10, 3>;
+
+    fn low(h: &mut Host) {
+        h.clock.next = Clock { clk: false };
+        assert!(simulate(h, 1000));
+    }
+    fn high(h: &mut Host) {
+        h.clock.next = Clock { clk: true };
+        assert!(simulate(h, 1000));
+    }
+
+    /// Runs the reset sweep (clearing the wait indices), then latches a command in Idle.
+    fn take(h: &mut Host, op: HostOp, arg: u64, w0: u64, w1: u64) {
+        h.state.next = SeqState::Idle;
+        h.valid.next = true;
+        h.op.next = op.code().into();
+        h.arg.next = arg.into();
+        h.w0.next = w0.into();
+        h.w1.next = w1.into();
+        low(h);
+        high(h);
+        h.valid.next = false;
+    }
+
+    /// The WQE fields the parent's unpack shows during a host command.
+    fn show_wqe(h: &mut Host, w0: u64, w1: u64) {
+        let f = WqeWords::unpack(w0, w1);
+        h.opcode.next = f.opcode.into();
+        h.wait_kind.next = f.wait_kind == 1;
+        h.wait_index.next = f.wait_index.into();
+        h.wait_count.next = f.wait_count.into();
+    }
+
+    fn new_host() -> Host {
+        let mut h = Host::default();
+        h.connect_all();
+        h.reset.next = true;
+        low(&mut h);
+        high(&mut h);
+        h.reset.next = false;
+        for k in 0..8u64 {
+            h.state.next = SeqState::Init;
+            h.sweep_at.next = k.into();
+            low(&mut h);
+            assert!(h.cnt_wr_en.val(), "the sweep clears the counters");
+            high(&mut h);
+        }
+        h
+    }
+
+    /// Posts `(w0, w1)` to the SQ of QP `qp` whose context shows `pi`, `ci`: the requests of
+    /// `HostDecode` and `HostAccess`, and the posted `w1`.
+    fn post(h: &mut Host, qp: u64, (w0, w1): (u64, u64), pi: u64, ci: u64) -> u64 {
+        take(h, HostOp::PostSq, qp, w0, w1);
+        show_wqe(h, w0, w1);
+        h.state.next = SeqState::HostDecode;
+        low(h);
+        assert!(h.read_wq.val());
+        assert_eq!(h.wq_sel.val().to_u64(), 2 * qp);
+        assert_eq!(h.next_state.val(), SeqState::HostAccess);
+        high(h);
+        h.state.next = SeqState::HostAccess;
+        h.wq_pi.next = pi.into();
+        h.wq_ci.next = ci.into();
+        low(h);
+        assert!(h.post.val());
+        assert_eq!(h.next_state.val(), SeqState::Background);
+        let posted = h.post_w1.val().to_u64();
+        high(h);
+        low(h);
+        assert!(h.rsp_valid.val());
+        assert_eq!(h.rsp_status.val().to_u64(), HostStatus::Ok.code());
+        assert_eq!(h.rsp_data.val().to_u64(), pi);
+        posted
+    }
+
+    #[test]
+    fn a_cq_wait_is_posted_with_its_absolute_target() {
+        let mut h = new_host();
+        // Not a WAIT: the WQE is posted as is.
+        let send = Wqe::send(3, 2, 1, 0, None, true).encode();
+        assert_eq!(post(&mut h, 1, send, 5, 5), send.1);
+        // Two WAITs on CQ 2: their counts add up (the module docs of `netcoll_models::nic`).
+        let wait = Wqe::wait_cq(2, 3, true).encode();
+        let want = |target| {
+            let mut f = WqeWords::unpack(wait.0, wait.1);
+            f.wait_count = target;
+            f.pack()[1]
+        };
+        assert_eq!(post(&mut h, 0, wait, 0, 0), want(3));
+        let wait4 = Wqe::wait_cq(2, 4, false).encode();
+        let mut f = WqeWords::unpack(wait4.0, wait4.1);
+        f.wait_count = 7;
+        assert_eq!(post(&mut h, 0, wait4, 1, 0), f.pack()[1]);
+        // A counter WAIT keeps its threshold.
+        let wait_cnt = Wqe::wait_counter(2, 9, false).encode();
+        assert_eq!(post(&mut h, 0, wait_cnt, 2, 0), wait_cnt.1);
+    }
+
+    fn answer(h: &mut Host) -> (u64, u64, u64) {
+        let s = h.stat_hits.val().to_u64();
+        high(h);
+        low(h);
+        assert!(h.rsp_valid.val());
+        (h.rsp_status.val().to_u64(), h.rsp_data.val().to_u64(), s)
+    }
+
+    #[test]
+    fn refused_commands_answer_and_count() {
+        let mut h = new_host();
+        let hit = |s: Stat| 1u64 << s.code();
+        // A full send queue.
+        take(&mut h, HostOp::PostRq, 3, 0, 0);
+        h.state.next = SeqState::HostDecode;
+        low(&mut h);
+        assert_eq!(h.wq_sel.val().to_u64(), 7, "the RQ of QP 3");
+        high(&mut h);
+        h.state.next = SeqState::HostAccess;
+        h.wq_pi.next = 0x0012.into();
+        h.wq_ci.next = 0x0002.into();
+        low(&mut h);
+        assert!(!h.post.val());
+        let full = (HostStatus::Full.code(), 0, hit(Stat::WqFull));
+        assert_eq!(answer(&mut h), full);
+        // A QP out of range, an unknown command, a statistic out of range.
+        for (op, arg) in [
+            (HostOp::PostSq.code(), 4),
+            (12, 0),
+            (HostOp::ReadStat.code(), 8),
+        ] {
+            h.state.next = SeqState::Idle;
+            h.valid.next = true;
+            h.op.next = op.into();
+            h.arg.next = arg.into();
+            low(&mut h);
+            high(&mut h);
+            h.valid.next = false;
+            h.state.next = SeqState::HostDecode;
+            low(&mut h);
+            assert!(!h.read_wq.val());
+            let want = if op == 12 {
+                (HostStatus::BadOp.code(), 0, hit(Stat::HostBadOp))
+            } else {
+                (HostStatus::BadIndex.code(), 0, hit(Stat::HostBadIndex))
+            };
+            assert_eq!(answer(&mut h), want, "op {op} arg {arg}");
+        }
+        // READ_STAT answers the bank's value; WRITE_MEM writes at once.
+        take(&mut h, HostOp::ReadStat, 5, 0, 0);
+        h.state.next = SeqState::HostDecode;
+        h.stat_value.next = 0x1234.into();
+        low(&mut h);
+        assert_eq!(h.stat_sel.val().to_u64(), 5);
+        assert_eq!(answer(&mut h), (HostStatus::Ok.code(), 0x1234, 0));
+        take(&mut h, HostOp::WriteMem, 1023, 0xfeed, 0);
+        h.state.next = SeqState::HostDecode;
+        low(&mut h);
+        assert!(h.dmem_wr_en.val());
+        assert_eq!(h.dmem_wr_addr.val().to_u64(), 1023);
+        assert_eq!(h.dmem_wr_data.val().to_u64(), 0xfeed);
+        answer(&mut h);
+        // Outside a host command nothing is requested.
+        h.state.next = SeqState::RxData;
+        low(&mut h);
+        assert!(!h.dmem_wr_en.val() && h.dmem_wr_addr.val().to_u64() == 0);
+    }
+
+    #[test]
+    fn config_qp_writes_the_sq_then_the_rq() {
+        let mut h = new_host();
+        let cfg = netcoll_models::nic::QpConfig {
+            sq_cq: 1,
+            rq_cq: 3,
+            sq_managed: 0,
+            rq_managed: 1,
+        };
+        take(&mut h, HostOp::ConfigQp, 2, cfg.pack()[0], 0);
+        h.state.next = SeqState::HostDecode;
+        low(&mut h);
+        assert!(h.read_wq.val() && !h.configure.val());
+        assert_eq!(h.wq_sel.val().to_u64(), 4);
+        high(&mut h);
+        h.state.next = SeqState::HostAccess;
+        low(&mut h);
+        assert!(
+            h.configure.val() && h.read_wq.val(),
+            "writes the SQ, reads the RQ"
+        );
+        assert_eq!(h.wq_sel.val().to_u64(), 4);
+        assert_eq!((h.cfg_cq.val().to_u64(), h.cfg_managed.val()), (1, false));
+        assert_eq!(h.next_state.val(), SeqState::HostFinish);
+        high(&mut h);
+        h.state.next = SeqState::HostFinish;
+        low(&mut h);
+        assert!(h.configure.val() && !h.read_wq.val());
+        assert_eq!(h.wq_sel.val().to_u64(), 5);
+        assert_eq!((h.cfg_cq.val().to_u64(), h.cfg_managed.val()), (3, true));
+        assert_eq!(answer(&mut h), (HostStatus::Ok.code(), 0, 0));
+        // A CQ out of range is refused at once.
+        let bad = netcoll_models::nic::QpConfig { rq_cq: 4, ..cfg };
+        take(&mut h, HostOp::ConfigQp, 2, bad.pack()[0], 0);
+        h.state.next = SeqState::HostDecode;
+        low(&mut h);
+        assert!(!h.read_wq.val());
+        assert_eq!(answer(&mut h).0, HostStatus::BadIndex.code());
+    }
+}

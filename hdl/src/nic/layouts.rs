@@ -1,0 +1,206 @@
+//! # The NIC's bit layouts as blocks (modules `nic_*_fields`, `nic_*_word`)
+//!
+//! Generated from the one declaration, `netcoll_models::nic_layouts!` (the WQE, the CQE, the
+//! queue contexts, `CONFIG_QP`'s word), by [`rtl_unpack!`](crate::rtl_unpack) (words in,
+//! fields out) and [`rtl_pack!`](crate::rtl_pack) (fields in, words out): no field position
+//! is written in the RTL. The NIC instantiates the ones it uses:
+//!
+//! | block | module | what |
+//! |---|---|---|
+//! | [`unpack::WqeWords`] | `nic_wqe_fields` | the current WQE (or host command) |
+//! | [`unpack::WqContext`] | `nic_wq_context_fields` | the work-queue context read |
+//! | [`unpack::CqContext`] | `nic_cq_counts_fields` | the CQ counts read |
+//! | [`unpack::QpConfig`] | `nic_qp_config_fields` | `CONFIG_QP`'s `w0` |
+//! | [`pack::WqContext`] | `nic_wq_context_word` | the work-queue context written |
+//! | [`pack::CqContext`] | `nic_cq_counts_word` | the CQ counts written |
+//! | [`pack::CqeWord`] | `nic_cqe_word` | the CQE written |
+
+/// Words in, one output per field.
+pub mod unpack {
+    use crate::rtl_unpack;
+    use rust_hdl::prelude::*;
+    netcoll_models::nic_layouts!(rtl_unpack! {});
+}
+
+/// One input per field, words out.
+pub mod pack {
+    use crate::rtl_pack;
+    use rust_hdl::prelude::*;
+    netcoll_models::nic_layouts!(rtl_pack! {});
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{pack, unpack};
+    use netcoll_models::nic::{CqContext, CqeWord, QpConfig, WqContext, WqeWords};
+    use rust_hdl::prelude::*;
+
+    /// A little xorshift: random words, fixed seed.
+    struct Words(u64);
+    impl Words {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            self.0
+        }
+    }
+
+    fn settle<B: Block>(b: &mut B) {
+        assert!(simulate(b, 100), "settles");
+    }
+
+    fn bits<const N: usize>(v: u64) -> Bits<N> {
+        Bits::<N>::from(v & netcoll_models::kit::ports::mask(N))
+    }
+
+    /// Every field of the unpack block equals the model's `unpack`, and the pack block fed
+    /// with them gives the model's `pack`, for random words.
+    #[test]
+    fn wqe_words_follow_the_declaration() {
+        let mut u = unpack::WqeWords::default();
+        let mut p = pack::WqeWords::default();
+        u.connect_all();
+        p.connect_all();
+        let mut r = Words(0x1234_5678_9ABC_DEF1);
+        for _ in 0..300 {
+            let (w0, w1) = (r.next(), r.next());
+            let f = WqeWords::unpack(w0, w1);
+            u.w0.next = w0.into();
+            u.w1.next = w1.into();
+            settle(&mut u);
+            macro_rules! check {
+                ($($f:ident),*) => {
+                    $(assert_eq!(u.$f.val().to_u64(), f.$f, stringify!($f));
+                      p.$f.next = bits(f.$f);)*
+                };
+            }
+            macro_rules! check_bool {
+                ($($f:ident),*) => {
+                    $(assert_eq!(u.$f.val(), f.$f == 1, stringify!($f));
+                      p.$f.next = f.$f == 1;)*
+                };
+            }
+            check!(
+                opcode, rsvd0, buf_addr, buf_len, peer_node, peer_qp, rsvd1, peer_cnt, wait_index,
+                wait_count, en_qp, en_value, calc_op, calc_dtype, calc_count, calc_a, calc_b,
+                calc_sa, calc_sb, calc_dst
+            );
+            check_bool!(signaled, peer_cnt_en, wait_kind, en_mode, calc_to_peer);
+            settle(&mut p);
+            assert_eq!([p.w0.val().to_u64(), p.w1.val().to_u64()], f.pack());
+            // Overlapping fields all came from the same words: packing gives them back.
+            assert_eq!(f.pack(), [w0, w1]);
+        }
+    }
+
+    #[test]
+    fn context_and_cqe_words_follow_the_declaration() {
+        let mut r = Words(0xDEAD_BEEF_0BAD_F00D);
+        let (mut uw, mut pw) = (unpack::WqContext::default(), pack::WqContext::default());
+        let (mut uc, mut pc) = (unpack::CqContext::default(), pack::CqContext::default());
+        let (mut uq, mut pq) = (unpack::QpConfig::default(), pack::QpConfig::default());
+        let (mut ue, mut pe) = (unpack::CqeWord::default(), pack::CqeWord::default());
+        uw.connect_all();
+        pw.connect_all();
+        uc.connect_all();
+        pc.connect_all();
+        uq.connect_all();
+        pq.connect_all();
+        ue.connect_all();
+        pe.connect_all();
+        for _ in 0..300 {
+            let w = r.next();
+            let f = WqContext::unpack(w);
+            uw.ctx.next = w.into();
+            settle(&mut uw);
+            assert_eq!(
+                (
+                    uw.pi.val().to_u64(),
+                    uw.ci.val().to_u64(),
+                    uw.ei.val().to_u64()
+                ),
+                (f.pi, f.ci, f.ei)
+            );
+            assert_eq!(
+                (uw.managed.val(), uw.cq.val().to_u64()),
+                (f.managed == 1, f.cq)
+            );
+            pw.pi.next = bits(f.pi);
+            pw.ci.next = bits(f.ci);
+            pw.ei.next = bits(f.ei);
+            pw.managed.next = f.managed == 1;
+            pw.cq.next = bits(f.cq);
+            settle(&mut pw);
+            assert_eq!(pw.ctx.val().to_u64(), f.pack()[0]);
+
+            let f = CqContext::unpack(w);
+            uc.counts.next = w.into();
+            settle(&mut uc);
+            assert_eq!(uc.produced.val().to_u64(), f.produced);
+            assert_eq!(uc.consumed.val().to_u64(), f.consumed);
+            pc.produced.next = bits(f.produced);
+            pc.consumed.next = bits(f.consumed);
+            settle(&mut pc);
+            assert_eq!(pc.counts.val().to_u64(), f.pack()[0]);
+
+            let f = QpConfig::unpack(w);
+            uq.w0.next = w.into();
+            settle(&mut uq);
+            assert_eq!(
+                (uq.sq_cq.val().to_u64(), uq.rq_cq.val().to_u64()),
+                (f.sq_cq, f.rq_cq)
+            );
+            assert_eq!(
+                (uq.sq_managed.val(), uq.rq_managed.val()),
+                (f.sq_managed == 1, f.rq_managed == 1)
+            );
+            pq.sq_cq.next = bits(f.sq_cq);
+            pq.rq_cq.next = bits(f.rq_cq);
+            pq.sq_managed.next = f.sq_managed == 1;
+            pq.rq_managed.next = f.rq_managed == 1;
+            settle(&mut pq);
+            assert_eq!(pq.w0.val().to_u64(), f.pack()[0]);
+
+            let f = CqeWord::unpack(w);
+            ue.cqe.next = w.into();
+            settle(&mut ue);
+            assert_eq!(
+                (
+                    ue.status.val().to_u64(),
+                    ue.opcode.val().to_u64(),
+                    ue.qp.val().to_u64()
+                ),
+                (f.status, f.opcode, f.qp)
+            );
+            assert_eq!(ue.is_recv.val(), f.is_recv == 1);
+            assert_eq!(
+                (ue.index.val().to_u64(), ue.len.val().to_u64()),
+                (f.index, f.len)
+            );
+            pe.status.next = bits(f.status);
+            pe.opcode.next = bits(f.opcode);
+            pe.qp.next = bits(f.qp);
+            pe.is_recv.next = f.is_recv == 1;
+            pe.index.next = bits(f.index);
+            pe.len.next = bits(f.len);
+            settle(&mut pe);
+            assert_eq!(pe.cqe.val().to_u64(), f.pack()[0]);
+        }
+    }
+
+    /// A word pinned by hand (from the field table of `netcoll_models::nic`), through the RTL.
+    #[test]
+    fn a_cqe_packs_at_the_documented_positions() {
+        let mut pe = pack::CqeWord::default();
+        pe.connect_all();
+        pe.status.next = bits(5);
+        pe.opcode.next = bits(1);
+        pe.qp.next = bits(0xab);
+        pe.is_recv.next = true;
+        pe.index.next = bits(0x1234);
+        pe.len.next = bits(0xffff);
+        settle(&mut pe);
+        assert_eq!(pe.cqe.val().to_u64(), 0xffff_1234_0001_ab15);
+    }
+}

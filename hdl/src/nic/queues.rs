@@ -1,0 +1,518 @@
+//! # The queues (module `nic_queues`)
+//!
+//! The work-queue and completion-queue memories — contexts `wqc`, WQEs `wqe0` / `wqe1`, CQ
+//! counts `cqp`, CQEs `cqe` (see the memory table of `netcoll_models::nic::model`) — and the
+//! work queue being served: its index `wq`, the context, its CQ's counts and its head WQE,
+//! latched when read. Every access to these memories is made here, on the state and on the
+//! requests of the other units; their words are split and assembled by layout blocks
+//! ([`super::layouts`]): `wq_context` / `cq_counts` (the fields of what `wqc` / `cqp` returned)
+//! and `wq_context_word` / `cq_counts_word` (the words written).
+//!
+//! | state | reads | writes, latches |
+//! |---|---|---|
+//! | `Init` | | `wqc`, `cqp` at `sweep_at`: zero |
+//! | background slot | `wqc[wq]` (the message's queue or the visited SQ) | `wq` |
+//! | host command | `wqc[wq_sel]` (`read_wq`; `+ 1` while `configure`), `cqp[cq_sel]` (`read_cq`), `cqe` (`pop`) | `post`: WQE and `pi + 1`; `pop`: `consumed + 1`; `configure`: `ei = ci`, CQ, managed |
+//! | `SqContext`, `RxContext` | the head WQE and `cqp[cq]` if runnable | context |
+//! | `SqDecode`, `RxWqe` | `wqc` of an enable's target, `cqp` of a CQ WAIT | WQE, counts |
+//! | `NakContext` / `NakCq` | `cqp[cq]` | CQ / counts |
+//! | `EnableWrite` | | the target's `ei` (also the latched one if it is the served queue) |
+//! | `Complete` | | the CQE and `produced + 1` (`write_cqe`); `ci + 1` (`retire`) |
+//!
+//! # Inputs
+//! - `clock`, `reset`; `state`, `sweep_at`, `take_rx`, `take_visit`, `visit_qp` (sequencer);
+//!   `rx_qp`, `rx_kind` (the arriving message; the QP's low `QB` bits);
+//! - `cqe_word`: the pending completion's CQE;
+//! - from the host unit: `cmd_w0`, `cmd_w1`, `post_w1`, `wq_sel`, `cq_sel`, `read_wq`,
+//!   `read_cq`, `post`, `pop`, `configure`, `cfg_cq`, `cfg_managed`;
+//! - from the execute unit: `read_enable`, `read_wait_cq`; the current WQE's `opcode`,
+//!   `en_qp`, `en_mode`, `en_value`, `wait_index` (index fields cut to their memory's width);
+//! - from the completion unit: `write_cqe`, `retire`.
+//!
+//! # Outputs
+//! - `wq_pi`, `wq_ci`: the work-queue context just read; `cq_produced`, `cq_consumed`: the CQ
+//!   counts just read; `cqe_data`: the CQE just read;
+//! - `cur_w0`, `cur_w1`: the current WQE (read in `SqDecode` / `RxWqe`, the host's command in
+//!   the host states, else the latched one);
+//! - the served queue: `wq`, `ctx_ci`; `runnable` (the context just read has a WQE that may
+//!   run), `cq_full` (the counts just read);
+//! - `advance_visit`: a send queue's WQE has retired.
+
+use super::k;
+use super::layouts::{pack, unpack};
+use super::sequencer::SeqState;
+use crate::dff_setup;
+use crate::prim::{Mem, Reg};
+use netcoll_models::nic::{Opcode, CQ_DEPTH, WQ_DEPTH};
+use rust_hdl::prelude::*;
+
+const OPCODE_BITS: usize = Opcode::BITS;
+/// Bits of a WQE's index within its ring.
+const WQ_SLOT_BITS: usize = WQ_DEPTH.trailing_zeros() as usize;
+/// Bits of a CQE's index within its ring.
+const CQ_SLOT_BITS: usize = CQ_DEPTH.trailing_zeros() as usize;
+
+nic_block! {
+    /// The queues (widths as in [`super::Nic`]).
+    pub struct NicQueues<
+        const QB: usize,
+        const WB: usize,
+        const WEB: usize,
+        const CB: usize,
+        const CEB: usize,
+        const SWB: usize,
+    > {
+        pub clock: Signal<In, Clock>,
+        pub reset: Signal<In, bool>,
+        pub state: Signal<In, SeqState>,
+        pub sweep_at: Signal<In, Bits<SWB>>,
+        pub take_rx: Signal<In, bool>,
+        pub take_visit: Signal<In, bool>,
+        pub visit_qp: Signal<In, Bits<QB>>,
+        pub rx_qp: Signal<In, Bits<QB>>,
+        pub rx_kind: Signal<In, bool>,
+        pub cqe_word: Signal<In, Bits<64>>,
+        pub cmd_w0: Signal<In, Bits<64>>,
+        pub cmd_w1: Signal<In, Bits<64>>,
+        pub post_w1: Signal<In, Bits<64>>,
+        pub wq_sel: Signal<In, Bits<WB>>,
+        pub cq_sel: Signal<In, Bits<CB>>,
+        pub read_wq: Signal<In, bool>,
+        pub read_cq: Signal<In, bool>,
+        pub post: Signal<In, bool>,
+        pub pop: Signal<In, bool>,
+        pub configure: Signal<In, bool>,
+        pub cfg_cq: Signal<In, Bits<8>>,
+        pub cfg_managed: Signal<In, bool>,
+        pub read_enable: Signal<In, bool>,
+        pub read_wait_cq: Signal<In, bool>,
+        pub opcode: Signal<In, Bits<OPCODE_BITS>>,
+        pub en_qp: Signal<In, Bits<QB>>,
+        pub en_mode: Signal<In, bool>,
+        pub en_value: Signal<In, Bits<16>>,
+        pub wait_index: Signal<In, Bits<CB>>,
+        pub write_cqe: Signal<In, bool>,
+        pub retire: Signal<In, bool>,
+        pub wq_pi: Signal<Out, Bits<16>>,
+        pub wq_ci: Signal<Out, Bits<16>>,
+        pub cq_produced: Signal<Out, Bits<32>>,
+        pub cq_consumed: Signal<Out, Bits<32>>,
+        pub cqe_data: Signal<Out, Bits<64>>,
+        pub cur_w0: Signal<Out, Bits<64>>,
+        pub cur_w1: Signal<Out, Bits<64>>,
+        pub wq: Signal<Out, Bits<WB>>,
+        pub ctx_ci: Signal<Out, Bits<16>>,
+        pub runnable: Signal<Out, bool>,
+        pub cq_full: Signal<Out, bool>,
+        pub advance_visit: Signal<Out, bool>,
+        wqc: Mem<Bits<64>, WB>,
+        wqe0: Mem<Bits<64>, WEB>,
+        wqe1: Mem<Bits<64>, WEB>,
+        cqp: Mem<Bits<64>, CB>,
+        cqe: Mem<Bits<64>, CEB>,
+        // The words of `wqc` and `cqp`: read, and written (modules `nic_wq_context_fields`,
+        // `nic_cq_counts_fields`, `nic_wq_context_word`, `nic_cq_counts_word`).
+        wq_context: unpack::WqContext,
+        cq_counts: unpack::CqContext,
+        wq_context_word: pack::WqContext,
+        cq_counts_word: pack::CqContext,
+        // The served queue.
+        served: Reg<Bits<WB>>,
+        pi: Reg<Bits<16>>,
+        ci: Reg<Bits<16>>,
+        ei: Reg<Bits<16>>,
+        managed: Reg<bool>,
+        cq: Reg<Bits<8>>,
+        produced: Reg<Bits<32>>,
+        consumed: Reg<Bits<32>>,
+        w0: Reg<Bits<64>>,
+        w1: Reg<Bits<64>>,
+        /// The queue a background slot serves: the message's (its RQ, or its SQ for a NAK),
+        /// or the visited SQ.
+        slot_wq: Signal<Local, Bits<WB>>,
+        /// `ei - ci` of the context just read: WQEs enabled.
+        enabled: Signal<Local, Bits<16>>,
+        /// The queue SEND_EN / RECV_EN names, and its new enable index.
+        enable_target: Signal<Local, Bits<WB>>,
+        up_to: Signal<Local, Bits<16>>,
+        new_ei: Signal<Local, Bits<16>>,
+        latch_context: Signal<Local, bool>,
+        latch_wqe: Signal<Local, bool>,
+        wqc_write: Signal<Local, bool>,
+        cqp_write: Signal<Local, bool>,
+        cqe_write: Signal<Local, bool>,
+        half: Constant<Bits<16>> = k(0x8000),
+        wq_slot_bits: Constant<Bits<8>> = k(WQ_SLOT_BITS as u64),
+        cq_slot_bits: Constant<Bits<8>> = k(CQ_SLOT_BITS as u64),
+        cq_depth: Constant<Bits<32>> = k(CQ_DEPTH as u64),
+        recv_en: Constant<Bits<OPCODE_BITS>> = k(Opcode::RecvEn.code()),
+    }
+}
+
+impl<
+        const QB: usize,
+        const WB: usize,
+        const WEB: usize,
+        const CB: usize,
+        const CEB: usize,
+        const SWB: usize,
+    > Logic for NicQueues<QB, WB, WEB, CB, CEB, SWB>
+{
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(self, clock, served, pi, ci, ei, managed, cq, produced, consumed, w0, w1);
+        self.wqc.clock.next = self.clock.val();
+        self.wqe0.clock.next = self.clock.val();
+        self.wqe1.clock.next = self.clock.val();
+        self.cqp.clock.next = self.clock.val();
+        self.cqe.clock.next = self.clock.val();
+        self.wq_context.ctx.next = self.wqc.rd_data.val();
+        self.cq_counts.counts.next = self.cqp.rd_data.val();
+        self.wq_pi.next = self.wq_context.pi.val();
+        self.wq_ci.next = self.wq_context.ci.val();
+        self.cq_produced.next = self.cq_counts.produced.val();
+        self.cq_consumed.next = self.cq_counts.consumed.val();
+        self.cqe_data.next = self.cqe.rd_data.val();
+        self.wq.next = self.served.q.val();
+        self.ctx_ci.next = self.ci.q.val();
+
+        // The context and counts just read.
+        self.enabled.next = self.wq_context.ei.val() - self.wq_context.ci.val();
+        self.runnable.next = (self.wq_context.ci.val() != self.wq_context.pi.val())
+            & (!self.wq_context.managed.val()
+                | ((self.enabled.val() != 0) & (self.enabled.val() < self.half.val())));
+        self.cq_full.next =
+            (self.cq_counts.produced.val() - self.cq_counts.consumed.val()) == self.cq_depth.val();
+        self.cur_w0.next = self.w0.q.val();
+        self.cur_w1.next = self.w1.q.val();
+        self.latch_wqe.next =
+            (self.state.val() == SeqState::SqDecode) | (self.state.val() == SeqState::RxWqe);
+        if self.latch_wqe.val() {
+            self.cur_w0.next = self.wqe0.rd_data.val();
+            self.cur_w1.next = self.wqe1.rd_data.val();
+            self.w0.d.next = self.wqe0.rd_data.val();
+            self.w1.d.next = self.wqe1.rd_data.val();
+            self.produced.d.next = self.cq_counts.produced.val();
+            self.consumed.d.next = self.cq_counts.consumed.val();
+        }
+        if (self.state.val() == SeqState::HostDecode)
+            | (self.state.val() == SeqState::HostAccess)
+            | (self.state.val() == SeqState::HostFinish)
+        {
+            self.cur_w0.next = self.cmd_w0.val();
+            self.cur_w1.next = self.cmd_w1.val();
+        }
+        self.enable_target.next = (bit_cast::<WB, QB>(self.en_qp.val()) << 1)
+            | bit_cast::<WB, 1>((self.opcode.val() == self.recv_en.val()).into());
+        self.up_to.next = self.en_value.val() + 1;
+        self.new_ei.next = self.wq_context.ei.val() + self.en_value.val();
+        if self.en_mode.val() {
+            // Up to an index: never backwards.
+            self.new_ei.next = self.wq_context.ei.val();
+            if (self.up_to.val() - self.wq_context.ei.val()) < self.half.val() {
+                self.new_ei.next = self.up_to.val();
+            }
+        }
+        self.slot_wq.next = bit_cast::<WB, QB>(self.visit_qp.val()) << 1;
+        if self.take_rx.val() {
+            self.slot_wq.next = (bit_cast::<WB, QB>(self.rx_qp.val()) << 1)
+                | bit_cast::<WB, 1>((!self.rx_kind.val()).into());
+        }
+
+        // Reads: a background slot's queue, the host's, a head WQE and its CQ, a NAK's CQ, an
+        // enable's target, a CQ WAIT's CQ, a popped CQE.
+        self.wqc.rd_addr.next = 0.into();
+        self.wqe0.rd_addr.next = 0.into();
+        self.wqe1.rd_addr.next = 0.into();
+        self.cqp.rd_addr.next = 0.into();
+        self.cqe.rd_addr.next = (bit_cast::<CEB, CB>(self.cq_sel.val()) << self.cq_slot_bits.val())
+            | bit_cast::<CEB, CQ_SLOT_BITS>(
+                self.cq_counts.consumed.val().get_bits::<CQ_SLOT_BITS>(0),
+            );
+        if self.take_rx.val() | self.take_visit.val() {
+            self.served.d.next = self.slot_wq.val();
+            self.wqc.rd_addr.next = self.slot_wq.val();
+        }
+        if self.read_wq.val() {
+            self.wqc.rd_addr.next =
+                self.wq_sel.val() | bit_cast::<WB, 1>(self.configure.val().into());
+        }
+        if self.read_cq.val() {
+            self.cqp.rd_addr.next = self.cq_sel.val();
+        }
+        self.latch_context.next =
+            (self.state.val() == SeqState::SqContext) | (self.state.val() == SeqState::RxContext);
+        if self.latch_context.val() {
+            self.pi.d.next = self.wq_context.pi.val();
+            self.ci.d.next = self.wq_context.ci.val();
+            self.ei.d.next = self.wq_context.ei.val();
+            self.managed.d.next = self.wq_context.managed.val();
+            self.cq.d.next = self.wq_context.cq.val();
+            if self.runnable.val() {
+                self.wqe0.rd_addr.next = (bit_cast::<WEB, WB>(self.served.q.val())
+                    << self.wq_slot_bits.val())
+                    | bit_cast::<WEB, WQ_SLOT_BITS>(
+                        self.wq_context.ci.val().get_bits::<WQ_SLOT_BITS>(0),
+                    );
+                self.wqe1.rd_addr.next = (bit_cast::<WEB, WB>(self.served.q.val())
+                    << self.wq_slot_bits.val())
+                    | bit_cast::<WEB, WQ_SLOT_BITS>(
+                        self.wq_context.ci.val().get_bits::<WQ_SLOT_BITS>(0),
+                    );
+                self.cqp.rd_addr.next = self.wq_context.cq.val().get_bits::<CB>(0);
+            }
+        }
+        if self.read_enable.val() {
+            self.wqc.rd_addr.next = self.enable_target.val();
+        }
+        if self.read_wait_cq.val() {
+            self.cqp.rd_addr.next = self.wait_index.val();
+        }
+        if self.state.val() == SeqState::NakContext {
+            self.cq.d.next = self.wq_context.cq.val();
+            self.cqp.rd_addr.next = self.wq_context.cq.val().get_bits::<CB>(0);
+        }
+        if self.state.val() == SeqState::NakCq {
+            self.produced.d.next = self.cq_counts.produced.val();
+            self.consumed.d.next = self.cq_counts.consumed.val();
+        }
+
+        // Writes. The written fields default to those just read (a read-modify-write).
+        self.wq_context_word.pi.next = self.wq_context.pi.val();
+        self.wq_context_word.ci.next = self.wq_context.ci.val();
+        self.wq_context_word.ei.next = self.wq_context.ei.val();
+        self.wq_context_word.managed.next = self.wq_context.managed.val();
+        self.wq_context_word.cq.next = self.wq_context.cq.val();
+        self.cq_counts_word.produced.next = self.cq_counts.produced.val();
+        self.cq_counts_word.consumed.next = self.cq_counts.consumed.val();
+        self.wqc_write.next = false;
+        self.wqc.wr_addr.next = self.wq_sel.val();
+        self.cqp_write.next = false;
+        self.cqp.wr_addr.next = self.cq_sel.val();
+        self.cqe_write.next = false;
+        self.cqe.wr_addr.next = (bit_cast::<CEB, CB>(self.cq.q.val().get_bits::<CB>(0))
+            << self.cq_slot_bits.val())
+            | bit_cast::<CEB, CQ_SLOT_BITS>(self.produced.q.val().get_bits::<CQ_SLOT_BITS>(0));
+        self.advance_visit.next = false;
+        if self.post.val() {
+            self.wqc_write.next = true;
+            self.wq_context_word.pi.next = self.wq_context.pi.val() + 1;
+        }
+        if self.configure.val() {
+            self.wqc_write.next = true;
+            self.wq_context_word.ei.next = self.wq_context.ci.val();
+            self.wq_context_word.managed.next = self.cfg_managed.val();
+            self.wq_context_word.cq.next = self.cfg_cq.val();
+        }
+        if self.pop.val() {
+            self.cqp_write.next = true;
+            self.cq_counts_word.consumed.next = self.cq_counts.consumed.val() + 1;
+        }
+        if self.state.val() == SeqState::EnableWrite {
+            self.wqc_write.next = true;
+            self.wqc.wr_addr.next = self.enable_target.val();
+            self.wq_context_word.ei.next = self.new_ei.val();
+            if self.enable_target.val() == self.served.q.val() {
+                self.ei.d.next = self.new_ei.val();
+            }
+        }
+        if self.state.val() == SeqState::Complete {
+            self.cqe_write.next = self.write_cqe.val();
+            self.cqp_write.next = self.write_cqe.val();
+            self.cqp.wr_addr.next = self.cq.q.val().get_bits::<CB>(0);
+            self.cq_counts_word.produced.next = self.produced.q.val() + 1;
+            self.cq_counts_word.consumed.next = self.consumed.q.val();
+            self.wqc_write.next = self.retire.val();
+            self.wqc.wr_addr.next = self.served.q.val();
+            self.wq_context_word.pi.next = self.pi.q.val();
+            self.wq_context_word.ci.next = self.ci.q.val() + 1;
+            self.wq_context_word.ei.next = self.ei.q.val();
+            self.wq_context_word.managed.next = self.managed.q.val();
+            self.wq_context_word.cq.next = self.cq.q.val();
+            self.advance_visit.next = self.retire.val() & !self.served.q.val().get_bit(0);
+        }
+        if self.state.val() == SeqState::Init {
+            self.wqc_write.next = true;
+            self.wqc.wr_addr.next = self.sweep_at.val().get_bits::<WB>(0);
+            self.cqp_write.next = true;
+            self.cqp.wr_addr.next = self.sweep_at.val().get_bits::<CB>(0);
+            self.wq_context_word.pi.next = 0.into();
+            self.wq_context_word.ci.next = 0.into();
+            self.wq_context_word.ei.next = 0.into();
+            self.wq_context_word.managed.next = false;
+            self.wq_context_word.cq.next = 0.into();
+            self.cq_counts_word.produced.next = 0.into();
+            self.cq_counts_word.consumed.next = 0.into();
+        }
+        // A post writes the WQE at the producer index.
+        self.wqe0.wr_addr.next = (bit_cast::<WEB, WB>(self.wq_sel.val())
+            << self.wq_slot_bits.val())
+            | bit_cast::<WEB, WQ_SLOT_BITS>(self.wq_context.pi.val().get_bits::<WQ_SLOT_BITS>(0));
+        self.wqe1.wr_addr.next = (bit_cast::<WEB, WB>(self.wq_sel.val())
+            << self.wq_slot_bits.val())
+            | bit_cast::<WEB, WQ_SLOT_BITS>(self.wq_context.pi.val().get_bits::<WQ_SLOT_BITS>(0));
+        self.wqe0.wr_data.next = self.cmd_w0.val();
+        self.wqe1.wr_data.next = self.post_w1.val();
+        self.wqc.wr_data.next = self.wq_context_word.ctx.val();
+        self.cqp.wr_data.next = self.cq_counts_word.counts.val();
+        self.cqe.wr_data.next = self.cqe_word.val();
+        // Nothing is written in a reset cycle.
+        self.wqe0.wr_en.next = self.post.val() & !self.reset.val();
+        self.wqe1.wr_en.next = self.post.val() & !self.reset.val();
+        self.wqc.wr_en.next = self.wqc_write.val() & !self.reset.val();
+        self.cqp.wr_en.next = self.cqp_write.val() & !self.reset.val();
+        self.cqe.wr_en.next = self.cqe_write.val() & !self.reset.val();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use netcoll_models::nic::{CqContext, CqeWord, WqContext, Wqe};
+
+    /// 4 QPs, 4 CQs.
+    type Queues = NicQueues<2, 3, 7, 2, 7, 3>;
+
+    /// One cycle in `state` (the inputs set by `set` first, cleared after), then the edge.
+    fn cycle(q: &mut Queues, state: SeqState, set: impl FnOnce(&mut Queues)) {
+        q.state.next = state;
+        set(q);
+        q.clock.next = Clock { clk: false };
+        assert!(simulate(q, 1000));
+        q.clock.next = Clock { clk: true };
+        assert!(simulate(q, 1000));
+        q.clock.next = Clock { clk: false };
+        for s in [
+            &mut q.take_rx,
+            &mut q.take_visit,
+            &mut q.read_wq,
+            &mut q.read_cq,
+            &mut q.post,
+            &mut q.pop,
+            &mut q.configure,
+            &mut q.read_enable,
+            &mut q.read_wait_cq,
+            &mut q.write_cqe,
+            &mut q.retire,
+        ] {
+            s.next = false;
+        }
+        assert!(simulate(q, 1000));
+    }
+
+    fn context(q: &Queues) -> WqContext {
+        WqContext {
+            pi: q.wq_pi.val().to_u64(),
+            ci: q.wq_ci.val().to_u64(),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn post_visit_complete_poll() {
+        let mut q = Queues::default();
+        q.connect_all();
+        for k in 0..8u64 {
+            cycle(&mut q, SeqState::Init, |q| q.sweep_at.next = k.into());
+        }
+        // The host posts a NOP to the SQ of QP 1 (HostDecode reads, HostAccess writes).
+        let (w0, w1) = Wqe::nop(true).encode();
+        cycle(&mut q, SeqState::HostDecode, |q| {
+            q.wq_sel.next = 2.into();
+            q.read_wq.next = true;
+        });
+        assert_eq!(context(&q), WqContext::default());
+        cycle(&mut q, SeqState::HostAccess, |q| {
+            q.post.next = true;
+            q.cmd_w0.next = w0.into();
+            q.post_w1.next = w1.into();
+        });
+        // A visit of SQ 1: its context, then the WQE.
+        cycle(&mut q, SeqState::Idle, |q| {
+            q.take_visit.next = true;
+            q.visit_qp.next = 1.into();
+        });
+        assert_eq!((q.wq_pi.val().to_u64(), q.wq_ci.val().to_u64()), (1, 0));
+        assert!(q.runnable.val());
+        cycle(&mut q, SeqState::SqContext, |_| {});
+        q.state.next = SeqState::SqDecode;
+        assert!(simulate(&mut q, 1000));
+        assert_eq!((q.cur_w0.val().to_u64(), q.cur_w1.val().to_u64()), (w0, w1));
+        assert!(!q.cq_full.val());
+        cycle(&mut q, SeqState::SqDecode, |_| {});
+        // It completes: a CQE to CQ 0 and `ci + 1`, the visit moves on.
+        let cqe = CqeWord {
+            opcode: 0,
+            qp: 1,
+            index: 0,
+            ..Default::default()
+        };
+        q.state.next = SeqState::Complete;
+        q.write_cqe.next = true;
+        q.retire.next = true;
+        q.cqe_word.next = cqe.pack()[0].into();
+        assert!(simulate(&mut q, 1000));
+        assert!(q.advance_visit.val());
+        cycle(&mut q, SeqState::Complete, |_| {});
+        cycle(&mut q, SeqState::Idle, |q| {
+            q.take_visit.next = true;
+            q.visit_qp.next = 1.into();
+        });
+        assert_eq!((q.wq_pi.val().to_u64(), q.wq_ci.val().to_u64()), (1, 1));
+        assert!(!q.runnable.val(), "nothing left to run");
+        // The host polls CQ 0: one CQE, then empty.
+        cycle(&mut q, SeqState::HostDecode, |q| {
+            q.cq_sel.next = 0.into();
+            q.read_cq.next = true;
+        });
+        let counts = CqContext {
+            produced: q.cq_produced.val().to_u64(),
+            consumed: q.cq_consumed.val().to_u64(),
+        };
+        assert_eq!(
+            counts,
+            CqContext {
+                produced: 1,
+                consumed: 0
+            }
+        );
+        cycle(&mut q, SeqState::HostAccess, |q| q.pop.next = true);
+        assert_eq!(q.cqe_data.val().to_u64(), cqe.pack()[0]);
+        cycle(&mut q, SeqState::HostDecode, |q| q.read_cq.next = true);
+        assert_eq!(q.cq_consumed.val().to_u64(), 1);
+    }
+
+    #[test]
+    fn managed_queues_run_what_is_enabled() {
+        let mut q = Queues::default();
+        q.connect_all();
+        // CONFIG_QP makes the SQ of QP 0 managed (ei = ci); a WQE is posted.
+        cycle(&mut q, SeqState::HostDecode, |q| q.read_wq.next = true);
+        cycle(&mut q, SeqState::HostAccess, |q| {
+            q.configure.next = true;
+            q.read_wq.next = true;
+            q.cfg_managed.next = true;
+            q.cfg_cq.next = 2.into();
+        });
+        cycle(&mut q, SeqState::HostDecode, |q| q.read_wq.next = true);
+        cycle(&mut q, SeqState::HostAccess, |q| q.post.next = true);
+        cycle(&mut q, SeqState::Idle, |q| q.take_visit.next = true);
+        assert!(!q.runnable.val(), "posted but not enabled");
+        // SEND_EN of QP 0 by 1 (decoded from another queue's WQE): now it may run.
+        let (w0, w1) = Wqe::enable(false, 0, false, 1, false).encode();
+        let f = netcoll_models::nic::WqeWords::unpack(w0, w1);
+        let show = |q: &mut Queues| {
+            q.opcode.next = f.opcode.into();
+            q.en_qp.next = f.en_qp.into();
+            q.en_mode.next = f.en_mode == 1;
+            q.en_value.next = f.en_value.into();
+        };
+        cycle(&mut q, SeqState::SqDecode, |q| {
+            show(q);
+            q.read_enable.next = true;
+        });
+        cycle(&mut q, SeqState::EnableWrite, show);
+        cycle(&mut q, SeqState::Idle, |q| q.take_visit.next = true);
+        assert!(q.runnable.val());
+    }
+}

@@ -1,0 +1,420 @@
+//! # Arriving messages (module `nic_receive`)
+//!
+//! A background slot that takes a message latches the header of its first beat here and looks
+//! at its queue: a data message goes to the RQ of `rx_qp` — its head WQE, if enabled, a RECV
+//! and its buffer in data memory, receives the beats (`RxData`), else the message is dropped
+//! (`RxDrop`) and a NAK with the reason sent back (through [`super::transmit`]); a NAK goes
+//! to the SQ of `rx_qp` and becomes a `REMOTE_DISCARD` completion (`NakContext`, `NakCq`). See
+//! "Messages" in `netcoll_models::nic` and the state table of its `model`.
+//!
+//! # Inputs
+//! - `clock`, `reset`; `state`, `take_rx` (this cycle's slot takes the message);
+//! - the port: `rx_valid`, `rx_kind`, `rx_src`, `rx_src_qp`, `rx_qp`, `rx_cnt_en`, `rx_cnt`,
+//!   `rx_tag`, `rx_empty`, `rx_last`, `rx_data`;
+//! - the queue: `runnable`, `cq_full`; the receive WQE's `opcode`, `buf_addr`, `buf_len` and
+//!   checks `reserved`, `buf_outside` (from [`super::execute`]);
+//! - `cnt_data`: the counter read; `pending`: a completion waits for the message's end.
+//!
+//! # Outputs
+//! - `next_state`: the next state when a slot takes a message and in the receive states;
+//! - `complete`, `complete_status`, `complete_len`, `hold`: the receive WQE completes (`hold`:
+//!   once the message is consumed);
+//! - `notify`: an arriving NAK's notification, for `msg_qp` and `msg_tag`;
+//! - `nak_send` and the NAK's header: `msg_src`, `msg_src_qp`, `msg_qp`, `msg_tag`,
+//!   `nak_reason` (registers);
+//! - `dmem_wr_en`, `dmem_wr_addr`, `dmem_wr_data`, `cnt_rd_addr`, `cnt_wr_en`, `cnt_wr_addr`,
+//!   `cnt_wr_data`: memory requests (zero outside the receive states);
+//! - `stat_hits`: `RxDiscard`, `NakReceived`, `CqOverrun`.
+
+use super::k;
+use super::sequencer::SeqState;
+use super::stats::hit;
+use crate::dff_setup;
+use crate::prim::Reg;
+use netcoll_models::nic::{Opcode, Stat, Status, STATS};
+use rust_hdl::prelude::*;
+
+const STATUS_BITS: usize = Status::BITS;
+const OPCODE_BITS: usize = Opcode::BITS;
+
+nic_block! {
+    /// Arriving messages (widths as in [`super::Nic`]).
+    pub struct NicReceive<const QB: usize, const KB: usize, const DB: usize> {
+        pub clock: Signal<In, Clock>,
+        pub reset: Signal<In, bool>,
+        pub state: Signal<In, SeqState>,
+        pub take_rx: Signal<In, bool>,
+        pub rx_valid: Signal<In, bool>,
+        pub rx_kind: Signal<In, bool>,
+        pub rx_src: Signal<In, Bits<8>>,
+        pub rx_src_qp: Signal<In, Bits<8>>,
+        pub rx_qp: Signal<In, Bits<8>>,
+        pub rx_cnt_en: Signal<In, bool>,
+        pub rx_cnt: Signal<In, Bits<8>>,
+        pub rx_tag: Signal<In, Bits<16>>,
+        pub rx_empty: Signal<In, bool>,
+        pub rx_last: Signal<In, bool>,
+        pub rx_data: Signal<In, Bits<64>>,
+        pub runnable: Signal<In, bool>,
+        pub cq_full: Signal<In, bool>,
+        pub opcode: Signal<In, Bits<OPCODE_BITS>>,
+        pub buf_addr: Signal<In, Bits<16>>,
+        pub buf_len: Signal<In, Bits<16>>,
+        pub reserved: Signal<In, bool>,
+        pub buf_outside: Signal<In, bool>,
+        pub cnt_data: Signal<In, Bits<32>>,
+        pub pending: Signal<In, bool>,
+        pub next_state: Signal<Out, SeqState>,
+        pub complete: Signal<Out, bool>,
+        pub complete_status: Signal<Out, Bits<STATUS_BITS>>,
+        pub complete_len: Signal<Out, Bits<16>>,
+        pub hold: Signal<Out, bool>,
+        pub notify: Signal<Out, bool>,
+        pub nak_send: Signal<Out, bool>,
+        pub msg_src: Signal<Out, Bits<8>>,
+        pub msg_src_qp: Signal<Out, Bits<8>>,
+        pub msg_qp: Signal<Out, Bits<8>>,
+        pub msg_tag: Signal<Out, Bits<16>>,
+        pub nak_reason: Signal<Out, Bits<STATUS_BITS>>,
+        pub dmem_wr_en: Signal<Out, bool>,
+        pub dmem_wr_addr: Signal<Out, Bits<DB>>,
+        pub dmem_wr_data: Signal<Out, Bits<64>>,
+        pub cnt_rd_addr: Signal<Out, Bits<KB>>,
+        pub cnt_wr_en: Signal<Out, bool>,
+        pub cnt_wr_addr: Signal<Out, Bits<KB>>,
+        pub cnt_wr_data: Signal<Out, Bits<32>>,
+        pub stat_hits: Signal<Out, Bits<STATS>>,
+        // The header of the message's first beat.
+        src: Reg<Bits<8>>,
+        src_qp: Reg<Bits<8>>,
+        qp: Reg<Bits<8>>,
+        cnt_en: Reg<bool>,
+        cnt: Reg<Bits<8>>,
+        tag: Reg<Bits<16>>,
+        /// A NAK is sent once the dropped message has been consumed, with data `reason`.
+        nak: Reg<bool>,
+        reason: Reg<Bits<STATUS_BITS>>,
+        /// The message had more words than the buffer.
+        overflow: Reg<bool>,
+        /// The store pointer, the words stored, the buffer's length.
+        addr: Reg<Bits<16>>,
+        stored: Reg<Bits<16>>,
+        cap: Reg<Bits<16>>,
+        store: Signal<Local, bool>,
+        overflows: Signal<Local, bool>,
+        counter_ok: Signal<Local, bool>,
+        refuse: Signal<Local, bool>,
+        refuse_reason: Signal<Local, Bits<STATUS_BITS>>,
+        qps: Constant<Bits<8>> = k(1 << QB),
+        counters: Constant<Bits<8>> = k(1 << KB),
+        op_recv: Constant<Bits<OPCODE_BITS>> = k(Opcode::Recv.code()),
+        ok: Constant<Bits<STATUS_BITS>> = k(Status::Ok.code()),
+        bad_opcode: Constant<Bits<STATUS_BITS>> = k(Status::BadOpcode.code()),
+        bad_index: Constant<Bits<STATUS_BITS>> = k(Status::BadIndex.code()),
+        bad_addr: Constant<Bits<STATUS_BITS>> = k(Status::BadAddr.code()),
+        len_err: Constant<Bits<STATUS_BITS>> = k(Status::LenErr.code()),
+        not_ready: Constant<Bits<STATUS_BITS>> = k(Status::NotReady.code()),
+        hit_rx_discard: Constant<Bits<STATS>> = hit(Stat::RxDiscard),
+        hit_nak_received: Constant<Bits<STATS>> = hit(Stat::NakReceived),
+        hit_cq_overrun: Constant<Bits<STATS>> = hit(Stat::CqOverrun),
+    }
+}
+
+impl<const QB: usize, const KB: usize, const DB: usize> Logic for NicReceive<QB, KB, DB> {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(
+            self, clock, src, src_qp, qp, cnt_en, cnt, tag, nak, reason, overflow, addr, stored,
+            cap
+        );
+        self.msg_src.next = self.src.q.val();
+        self.msg_src_qp.next = self.src_qp.q.val();
+        self.msg_qp.next = self.qp.q.val();
+        self.msg_tag.next = self.tag.q.val();
+        self.nak_reason.next = self.reason.q.val();
+        self.store.next = !self.rx_empty.val() & (self.stored.q.val() < self.cap.q.val());
+        self.overflows.next = self.overflow.q.val()
+            | (!self.rx_empty.val() & (self.stored.q.val() >= self.cap.q.val()));
+        self.counter_ok.next = self.cnt.q.val() < self.counters.val();
+
+        self.next_state.next = self.state.val();
+        self.complete.next = false;
+        self.complete_status.next = self.ok.val();
+        self.complete_len.next = 0.into();
+        self.hold.next = false;
+        self.notify.next = false;
+        self.nak_send.next = false;
+        self.refuse.next = false;
+        self.refuse_reason.next = self.not_ready.val();
+        self.dmem_wr_en.next = false;
+        self.dmem_wr_addr.next = 0.into();
+        self.dmem_wr_data.next = 0.into();
+        self.cnt_rd_addr.next = 0.into();
+        self.cnt_wr_en.next = false;
+        self.cnt_wr_addr.next = 0.into();
+        self.cnt_wr_data.next = 0.into();
+        self.stat_hits.next = 0.into();
+
+        // A slot takes the message: its header, and where it goes.
+        if self.take_rx.val() {
+            self.src.d.next = self.rx_src.val();
+            self.src_qp.d.next = self.rx_src_qp.val();
+            self.qp.d.next = self.rx_qp.val();
+            self.cnt_en.d.next = self.rx_cnt_en.val();
+            self.cnt.d.next = self.rx_cnt.val();
+            self.tag.d.next = self.rx_tag.val();
+            self.nak.d.next = false;
+            self.overflow.d.next = false;
+            if self.rx_qp.val() >= self.qps.val() {
+                // No such QP: a data message is NAKed, a NAK's notification dropped.
+                self.next_state.next = SeqState::RxDrop;
+                if self.rx_kind.val() {
+                    self.stat_hits.next = self.hit_cq_overrun.val();
+                } else {
+                    self.nak.d.next = true;
+                    self.reason.d.next = self.bad_index.val();
+                }
+            } else if self.rx_kind.val() {
+                self.next_state.next = SeqState::NakContext;
+            } else {
+                self.next_state.next = SeqState::RxContext;
+            }
+        }
+
+        match self.state.val() {
+            SeqState::RxContext => {
+                self.refuse.next = !self.runnable.val();
+                self.next_state.next = SeqState::RxWqe;
+            }
+            SeqState::RxWqe => {
+                if self.cq_full.val() {
+                    self.refuse.next = true;
+                } else if (self.opcode.val() != self.op_recv.val()) | self.reserved.val() {
+                    self.refuse.next = true;
+                    self.refuse_reason.next = self.bad_opcode.val();
+                } else if self.buf_outside.val() {
+                    self.refuse.next = true;
+                    self.refuse_reason.next = self.bad_addr.val();
+                } else {
+                    self.stored.d.next = 0.into();
+                    self.addr.d.next = self.buf_addr.val();
+                    self.cap.d.next = self.buf_len.val();
+                    self.overflow.d.next = false;
+                    self.next_state.next = SeqState::RxData;
+                }
+                // A failed receive WQE completes once the message is consumed.
+                self.complete.next = self.refuse.val() & !self.cq_full.val();
+                self.complete_status.next = self.refuse_reason.val();
+                self.hold.next = self.refuse.val() & !self.cq_full.val();
+            }
+            SeqState::RxData => {
+                if self.rx_valid.val() {
+                    if self.store.val() {
+                        self.dmem_wr_en.next = true;
+                        self.dmem_wr_addr.next = self.addr.q.val().get_bits::<DB>(0);
+                        self.dmem_wr_data.next = self.rx_data.val();
+                        self.stored.d.next = self.stored.q.val() + 1;
+                        self.addr.d.next = self.addr.q.val() + 1;
+                    }
+                    self.overflow.d.next = self.overflows.val();
+                    if self.rx_last.val() {
+                        self.complete.next = true;
+                        if self.cnt_en.q.val() & !self.counter_ok.val() {
+                            self.complete_status.next = self.bad_index.val();
+                        } else if self.overflows.val() {
+                            self.complete_status.next = self.len_err.val();
+                        }
+                        self.complete_len.next = self.stored.q.val();
+                        if self.store.val() {
+                            self.complete_len.next = self.stored.q.val() + 1;
+                        }
+                        self.next_state.next = SeqState::Complete;
+                        if self.cnt_en.q.val() & self.counter_ok.val() {
+                            self.cnt_rd_addr.next = self.cnt.q.val().get_bits::<KB>(0);
+                            self.next_state.next = SeqState::RxCounter;
+                        }
+                    }
+                }
+            }
+            SeqState::RxCounter => {
+                self.cnt_wr_en.next = true;
+                self.cnt_wr_addr.next = self.cnt.q.val().get_bits::<KB>(0);
+                self.cnt_wr_data.next = self.cnt_data.val() + 1;
+                self.next_state.next = SeqState::Complete;
+            }
+            SeqState::RxDrop => {
+                if self.rx_valid.val() & self.rx_last.val() {
+                    // The whole message is consumed: NAK it, or complete, or done.
+                    self.nak_send.next = self.nak.q.val();
+                    self.next_state.next = SeqState::Idle;
+                    if self.pending.val() {
+                        self.next_state.next = SeqState::Complete;
+                    }
+                    if self.nak.q.val() {
+                        self.stat_hits.next = self.hit_rx_discard.val();
+                        self.next_state.next = SeqState::TxHold;
+                    }
+                }
+            }
+            SeqState::NakContext => self.next_state.next = SeqState::NakCq,
+            SeqState::NakCq => {
+                self.stat_hits.next = self.hit_cq_overrun.val();
+                if !self.cq_full.val() {
+                    self.stat_hits.next = self.hit_nak_received.val();
+                    self.notify.next = true;
+                }
+                self.nak.d.next = false;
+                self.next_state.next = SeqState::RxDrop;
+            }
+            _ => {}
+        }
+        // A refused message is dropped; once it is consumed a NAK says why.
+        if self.refuse.val() {
+            self.nak.d.next = true;
+            self.reason.d.next = self.refuse_reason.val();
+            self.next_state.next = SeqState::RxDrop;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use netcoll_models::nic::{Wqe, WqeWords};
+
+    /// 4 QPs, 8 counters, 1024 words.
+    type Rx = NicReceive<2, 3, 10>;
+
+    /// What the unit did over one message.
+    #[derive(Debug, Default, PartialEq)]
+    struct Seen {
+        stored: Vec<(u64, u64)>,
+        completed: Option<(Status, u64)>,
+        nak: Option<Status>,
+        stats: u64,
+        states: Vec<SeqState>,
+    }
+
+    /// Delivers `beats` (`(data, empty)`, the last one last) to QP `qp` whose head receive
+    /// WQE is `wqe` (`runnable` says whether there is one), as the sequencer would, until the
+    /// unit leaves the receive states.
+    fn deliver(r: &mut Rx, qp: u64, runnable: bool, wqe: &Wqe, beats: &[(u64, bool)]) -> Seen {
+        let f = {
+            let (w0, w1) = wqe.encode();
+            WqeWords::unpack(w0, w1)
+        };
+        let mut seen = Seen::default();
+        let mut beat = 0;
+        r.state.next = SeqState::Idle;
+        r.take_rx.next = true;
+        r.runnable.next = runnable;
+        r.opcode.next = f.opcode.into();
+        r.buf_addr.next = f.buf_addr.into();
+        r.buf_len.next = f.buf_len.into();
+        r.buf_outside.next = f.buf_addr + f.buf_len > 1024;
+        r.rx_qp.next = qp.into();
+        r.rx_src.next = 7.into();
+        r.rx_tag.next = 0x99.into();
+        for _ in 0..100 {
+            let (data, empty) = beats[beat.min(beats.len() - 1)];
+            r.rx_valid.next = true;
+            r.rx_data.next = data.into();
+            r.rx_empty.next = empty;
+            r.rx_last.next = beat + 1 >= beats.len();
+            r.clock.next = Clock { clk: false };
+            assert!(simulate(r, 1000));
+            let state = r.state.val();
+            if r.dmem_wr_en.val() {
+                seen.stored
+                    .push((r.dmem_wr_addr.val().to_u64(), r.dmem_wr_data.val().to_u64()));
+            }
+            if r.complete.val() {
+                let s = Status::from_code(r.complete_status.val().to_u64()).unwrap();
+                seen.completed = Some((s, r.complete_len.val().to_u64()));
+            }
+            if r.nak_send.val() {
+                seen.nak = Some(Status::from_code(r.nak_reason.val().to_u64()).unwrap());
+            }
+            seen.stats |= r.stat_hits.val().to_u64();
+            let next = r.next_state.val();
+            r.clock.next = Clock { clk: true };
+            assert!(simulate(r, 1000));
+            r.take_rx.next = false;
+            if state == SeqState::RxData || state == SeqState::RxDrop {
+                beat += 1; // rx_ready: the beat was taken
+            }
+            seen.states.push(next);
+            r.state.next = next;
+            if !matches!(
+                next,
+                SeqState::RxContext | SeqState::RxWqe | SeqState::RxData | SeqState::RxDrop
+            ) {
+                return seen;
+            }
+        }
+        panic!("the message never ended");
+    }
+
+    fn new_rx() -> Rx {
+        let mut r = Rx::default();
+        r.connect_all();
+        r
+    }
+
+    #[test]
+    fn a_message_fills_its_buffer() {
+        let mut r = new_rx();
+        let recv = Wqe::recv(100, 4, true);
+        let seen = deliver(
+            &mut r,
+            1,
+            true,
+            &recv,
+            &[(10, false), (11, false), (12, false)],
+        );
+        assert_eq!(seen.stored, vec![(100, 10), (101, 11), (102, 12)]);
+        assert_eq!(seen.completed, Some((Status::Ok, 3)));
+        assert_eq!(seen.nak, None);
+        assert_eq!(seen.states.last(), Some(&SeqState::Complete));
+        // Longer than the buffer: the first words, LEN_ERR.
+        let short = Wqe::recv(200, 2, true);
+        let seen = deliver(
+            &mut r,
+            1,
+            true,
+            &short,
+            &[(1, false), (2, false), (3, false)],
+        );
+        assert_eq!(seen.stored, vec![(200, 1), (201, 2)]);
+        assert_eq!(seen.completed, Some((Status::LenErr, 2)));
+        // An empty message stores nothing.
+        let seen = deliver(&mut r, 1, true, &recv, &[(0, true)]);
+        assert_eq!(
+            (seen.stored.len(), seen.completed),
+            (0, Some((Status::Ok, 0)))
+        );
+    }
+
+    #[test]
+    fn refused_messages_are_dropped_and_naked() {
+        let mut r = new_rx();
+        let recv = Wqe::recv(100, 4, true);
+        let beats = [(1, false), (2, false)];
+        let discard = 1 << Stat::RxDiscard.code();
+        // No enabled WQE.
+        let seen = deliver(&mut r, 1, false, &recv, &beats);
+        assert_eq!((seen.nak, seen.completed), (Some(Status::NotReady), None));
+        assert_eq!((seen.stored.len(), seen.stats), (0, discard));
+        assert_eq!(seen.states.last(), Some(&SeqState::TxHold));
+        // A QP out of range.
+        let seen = deliver(&mut r, 4, true, &recv, &beats);
+        assert_eq!((seen.nak, seen.completed), (Some(Status::BadIndex), None));
+        // The head WQE is not a RECV, or its buffer is outside data memory: it fails too.
+        let seen = deliver(&mut r, 1, true, &Wqe::nop(false), &beats);
+        assert_eq!(seen.nak, Some(Status::BadOpcode));
+        assert_eq!(seen.completed, Some((Status::BadOpcode, 0)));
+        let seen = deliver(&mut r, 1, true, &Wqe::recv(1022, 4, true), &beats);
+        assert_eq!(seen.nak, Some(Status::BadAddr));
+        assert_eq!(seen.completed, Some((Status::BadAddr, 0)));
+    }
+}

@@ -1,0 +1,84 @@
+//! # The counter bank (module `switch_engine_counters`)
+//!
+//! The engine's eight `C`-bit saturating counters (see "Counters" in
+//! `netcoll_models::switch_engine`): counter 0 counts every accepted packet, counter `v`
+//! (1..=7) the packets with verdict `v`. One register array and one loop, instead of a
+//! register and an `if` per counter.
+//!
+//! # Inputs
+//! - `clock`, `reset` (synchronous, clears every counter);
+//! - `count`: a packet is accounted this cycle, with verdict `verdict` (3 bits);
+//! - `clear`: zero every counter (`ClearCounters`);
+//! - `sel` (3 bits): the counter shown on `value`.
+//!
+//! # Outputs
+//! - `value`: counter `sel` (as it is before this cycle's edge).
+
+use crate::prim::Reg;
+use netcoll_models::switch_engine::{Verdict, COUNTERS, COUNTER_INDEX_BITS};
+use rust_hdl::prelude::*;
+
+/// The counter bank with `C`-bit counters.
+#[derive(LogicBlock)]
+pub struct SwitchEngineCounters<const C: usize> {
+    pub clock: Signal<In, Clock>,
+    pub reset: Signal<In, bool>,
+    pub count: Signal<In, bool>,
+    pub verdict: Signal<In, Bits<{ Verdict::BITS }>>,
+    pub clear: Signal<In, bool>,
+    pub sel: Signal<In, Bits<COUNTER_INDEX_BITS>>,
+    pub value: Signal<Out, Bits<C>>,
+
+    counters: [Reg<Bits<C>>; COUNTERS],
+    /// One bit per counter that counts this packet: counter 0 and the verdict's (for OK, code
+    /// 0, just counter 0).
+    hit: Signal<Local, Bits<COUNTERS>>,
+    /// One bit for the selected counter.
+    sel_hot: Signal<Local, Bits<COUNTERS>>,
+    one: Constant<Bits<COUNTERS>>,
+    max: Constant<Bits<C>>,
+}
+
+impl<const C: usize> Default for SwitchEngineCounters<C> {
+    fn default() -> Self {
+        Self {
+            clock: Default::default(),
+            reset: Default::default(),
+            count: Default::default(),
+            verdict: Default::default(),
+            clear: Default::default(),
+            sel: Default::default(),
+            value: Default::default(),
+            counters: Default::default(),
+            hit: Default::default(),
+            sel_hot: Default::default(),
+            one: Constant::new(1.into()),
+            max: Constant::new(netcoll_models::kit::ports::mask(C).into()),
+        }
+    }
+}
+
+impl<const C: usize> Logic for SwitchEngineCounters<C> {
+    #[hdl_gen]
+    fn update(&mut self) {
+        self.hit.next = (self.one.val() << self.verdict.val()) | self.one.val();
+        self.sel_hot.next = self.one.val() << self.sel.val();
+        self.value.next = self.counters[0].q.val();
+        for k in 0..COUNTERS {
+            self.counters[k].clock.next = self.clock.val();
+            self.counters[k].reset.next = self.reset.val();
+            self.counters[k].d.next = self.counters[k].q.val();
+            if self.clear.val() {
+                self.counters[k].d.next = 0.into();
+            } else if self.count.val()
+                & self.hit.val().get_bit(k)
+                & (self.counters[k].q.val() != self.max.val())
+            {
+                self.counters[k].d.next = self.counters[k].q.val() + 1;
+            }
+            if self.sel_hot.val().get_bit(k) {
+                self.value.next = self.counters[k].q.val();
+            }
+        }
+    }
+}

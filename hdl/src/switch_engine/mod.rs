@@ -1,0 +1,518 @@
+//! # Switch collective engine (RTL)
+//!
+//! The rust-hdl description of the engine specified in `netcoll_models::switch_engine` (read
+//! its module docs for the packet rules, counters, configuration port and timing; the cycle
+//! model there is compared with this block every output every cycle). Its ports are generated
+//! from the one declaration, `netcoll_models::switch_engine_ports!`.
+//!
+//! # Micro-architecture
+//! Two stages. Stage 0 accepts one operation (configuration first) and presents its CGID to the
+//! table and state memories, whose read is registered. Stage 1 gets the entry and state —
+//! through a one-deep bypass when stage 1 wrote the same CGID in the previous cycle, because the
+//! memories read before they write — lets the CSM decision ([`csm`], module
+//! `switch_engine_csm`) decide, writes the state back, counts ([`counters`], module
+//! `switch_engine_counters`) and loads the output registers. So outputs appear two cycles after
+//! acceptance and the engine takes one operation per cycle with no stall. After reset a sweep
+//! writes every table and state word to zero, one per cycle, with the ready outputs low.
+//!
+//! The memory words follow the shared layouts `SwitchEngineParams::entry_layout` and
+//! `state_layout`; their field positions are this block's constants.
+
+pub mod counters;
+pub mod csm;
+
+pub use counters::SwitchEngineCounters;
+pub use csm::SwitchEngineCsm;
+
+use crate::dff_setup;
+use crate::emit::{emit_with_children, EmitError, Module};
+use crate::prim::{Mem, Reg};
+use crate::rtl_block;
+use netcoll_models::kit::cycle::ValueSim;
+use netcoll_models::kit::ports::mask;
+use netcoll_models::switch_engine::{
+    CfgOp, CsmState, SwitchEngineParams, Verdict, COUNTER_INDEX_BITS, OP_BITS, TID_BITS,
+};
+use rust_hdl::prelude::*;
+
+/// Width of a CSM state code (a plain constant: `get_bits::<{ CsmState::BITS }>` would make
+/// `#[hdl_gen]`'s output warn about braces).
+const CSM_BITS: usize = CsmState::BITS;
+
+fn k<const N: usize>(v: u64) -> Constant<Bits<N>> {
+    Constant::new(Bits::<N>::from(v))
+}
+
+/// The position of a field of a parameter-dependent memory word layout.
+fn at(l: &netcoll_models::kit::layout::Layout, field: &str) -> Constant<Bits<8>> {
+    k(l.lsb(field) as u64)
+}
+
+/// The parameters of the monomorphisation (`R` radix, `P` = log2 `R`, `G` CGID bits).
+fn params<const R: usize, const P: usize, const G: usize, const C: usize>() -> SwitchEngineParams {
+    SwitchEngineParams {
+        radix: R,
+        groups: 1 << G,
+        counter_bits: C,
+    }
+}
+
+netcoll_models::switch_engine_ports!(rtl_block! {
+    /// The engine, monomorphised per supported parameter set: `R` radix, `P` = log2(R), `G`
+    /// CGID bits, `C` counter bits, `EW` = 2 + P + R entry-word bits, `SW` = 5 + R state-word
+    /// bits (stable Rust cannot compute the last two from the first, so [`build`] does).
+    pub struct SwitchEngine<
+        const R: usize,
+        const P: usize,
+        const G: usize,
+        const C: usize,
+        const EW: usize,
+        const SW: usize,
+    > {
+        /// Low until the reset sweep has cleared the last group.
+        init_done: Reg<bool> = Default::default(),
+        /// The group the sweep clears next.
+        init_ptr: Reg<Bits<G>> = Default::default(),
+        // Stage 1: the accepted operation.
+        s1_valid: Reg<bool> = Default::default(),
+        s1_is_cfg: Reg<bool> = Default::default(),
+        s1_port: Reg<Bits<P>> = Default::default(),
+        s1_cgid: Reg<Bits<G>> = Default::default(),
+        s1_tid: Reg<Bits<TID_BITS>> = Default::default(),
+        s1_op: Reg<Bits<OP_BITS>> = Default::default(),
+        s1_cfg_op: Reg<Bits<{ CfgOp::BITS }>> = Default::default(),
+        s1_cfg_entry: Reg<Bits<EW>> = Default::default(),
+        s1_cfg_counter: Reg<Bits<COUNTER_INDEX_BITS>> = Default::default(),
+        // What stage 1 wrote in the previous cycle (read-before-write bypass).
+        byp_tbl_valid: Reg<bool> = Default::default(),
+        byp_st_valid: Reg<bool> = Default::default(),
+        byp_cgid: Reg<Bits<G>> = Default::default(),
+        byp_tbl: Reg<Bits<EW>> = Default::default(),
+        byp_st: Reg<Bits<SW>> = Default::default(),
+        /// The collective forwarding table.
+        tbl: Mem<Bits<EW>, G> = Default::default(),
+        /// The per-group CSM state.
+        st: Mem<Bits<SW>, G> = Default::default(),
+        /// The decision of rules 1–7 (module `switch_engine_csm`).
+        csm: SwitchEngineCsm<R, P> = Default::default(),
+        /// The drop / event counters (module `switch_engine_counters`).
+        counters: SwitchEngineCounters<C> = Default::default(),
+        // Output registers.
+        o_out_valid: Reg<bool> = Default::default(),
+        o_out_ports: Reg<Bits<R>> = Default::default(),
+        o_out_cgid: Reg<Bits<G>> = Default::default(),
+        o_out_tid: Reg<Bits<TID_BITS>> = Default::default(),
+        o_out_op: Reg<Bits<OP_BITS>> = Default::default(),
+        o_ev_valid: Reg<bool> = Default::default(),
+        o_ev_cgid: Reg<Bits<G>> = Default::default(),
+        o_ev_verdict: Reg<Bits<{ Verdict::BITS }>> = Default::default(),
+        o_ev_state: Reg<Bits<{ CsmState::BITS }>> = Default::default(),
+        o_ev_tid: Reg<Bits<TID_BITS>> = Default::default(),
+        o_ev_fail: Reg<bool> = Default::default(),
+        o_rsp_valid: Reg<bool> = Default::default(),
+        o_rsp_entry: Reg<Bits<EW>> = Default::default(),
+        o_rsp_st: Reg<Bits<SW>> = Default::default(),
+        o_rsp_counter: Reg<Bits<C>> = Default::default(),
+
+        // Stage 0.
+        acc_cfg: Signal<Local, bool> = Default::default(),
+        acc_pkt: Signal<Local, bool> = Default::default(),
+        cfg_word: Signal<Local, Bits<EW>> = Default::default(),
+        // Stage 1: the entry and state after the bypass.
+        tbl_word: Signal<Local, Bits<EW>> = Default::default(),
+        st_word: Signal<Local, Bits<SW>> = Default::default(),
+        pkt_s1: Signal<Local, bool> = Default::default(),
+        cfg_s1: Signal<Local, bool> = Default::default(),
+        n_st_word: Signal<Local, Bits<SW>> = Default::default(),
+
+        // Field positions of the memory words, from the shared layouts.
+        e_valid_at: Constant<Bits<8>> = at(&params::<R, P, G, C>().entry_layout(), "valid"),
+        e_root_at: Constant<Bits<8>> = at(&params::<R, P, G, C>().entry_layout(), "is_root"),
+        e_parent_at: Constant<Bits<8>> = at(&params::<R, P, G, C>().entry_layout(), "parent"),
+        e_children_at: Constant<Bits<8>> = at(&params::<R, P, G, C>().entry_layout(), "children"),
+        s_csm_at: Constant<Bits<8>> = at(&params::<R, P, G, C>().state_layout(), "csm"),
+        s_fail_at: Constant<Bits<8>> = at(&params::<R, P, G, C>().state_layout(), "fail"),
+        s_tid_at: Constant<Bits<8>> = at(&params::<R, P, G, C>().state_layout(), "tid"),
+        s_rep_at: Constant<Bits<8>> = at(&params::<R, P, G, C>().state_layout(), "reported"),
+        one_g: Constant<Bits<G>> = k(1),
+        last_g: Constant<Bits<G>> = k(mask(G)),
+        zero_ew: Constant<Bits<EW>> = k(0),
+        zero_sw: Constant<Bits<SW>> = k(0),
+        cfg_write: Constant<Bits<{ CfgOp::BITS }>> = k(CfgOp::Write.code()),
+        cfg_read_entry: Constant<Bits<{ CfgOp::BITS }>> = k(CfgOp::ReadEntry.code()),
+        cfg_read_counter: Constant<Bits<{ CfgOp::BITS }>> = k(CfgOp::ReadCounter.code()),
+        cfg_clear: Constant<Bits<{ CfgOp::BITS }>> = k(CfgOp::ClearCounters.code()),
+    }
+});
+
+impl<
+        const R: usize,
+        const P: usize,
+        const G: usize,
+        const C: usize,
+        const EW: usize,
+        const SW: usize,
+    > Logic for SwitchEngine<R, P, G, C, EW, SW>
+{
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(
+            self,
+            clock,
+            init_done,
+            init_ptr,
+            s1_valid,
+            s1_is_cfg,
+            s1_port,
+            s1_cgid,
+            s1_tid,
+            s1_op,
+            s1_cfg_op,
+            s1_cfg_entry,
+            s1_cfg_counter,
+            byp_tbl_valid,
+            byp_st_valid,
+            byp_cgid,
+            byp_tbl,
+            byp_st,
+            o_out_valid,
+            o_out_ports,
+            o_out_cgid,
+            o_out_tid,
+            o_out_op,
+            o_ev_valid,
+            o_ev_cgid,
+            o_ev_verdict,
+            o_ev_state,
+            o_ev_tid,
+            o_ev_fail,
+            o_rsp_valid,
+            o_rsp_entry,
+            o_rsp_st,
+            o_rsp_counter
+        );
+        self.tbl.clock.next = self.clock.val();
+        self.st.clock.next = self.clock.val();
+        self.counters.clock.next = self.clock.val();
+        self.counters.reset.next = self.reset.val();
+
+        // ---- Stage 0: accept one operation; configuration has priority over packets.
+        self.acc_cfg.next = self.init_done.q.val() & self.cfg_valid.val();
+        self.acc_pkt.next = self.init_done.q.val() & !self.cfg_valid.val() & self.pkt_valid.val();
+        self.pkt_ready.next = self.init_done.q.val() & !self.cfg_valid.val();
+        self.cfg_ready.next = self.init_done.q.val();
+        self.cfg_word.next = ((bit_cast::<EW, R>(self.cfg_children.val())
+            << self.e_children_at.val())
+            | (bit_cast::<EW, P>(self.cfg_parent.val()) << self.e_parent_at.val()))
+        .replace_bit(self.e_root_at.val().index(), self.cfg_is_root.val())
+        .replace_bit(self.e_valid_at.val().index(), self.cfg_entry_valid.val());
+        self.s1_valid.d.next = self.acc_cfg.val() | self.acc_pkt.val();
+        self.s1_is_cfg.d.next = self.acc_cfg.val();
+        self.s1_port.d.next = self.pkt_port.val();
+        self.s1_tid.d.next = self.pkt_tid.val();
+        self.s1_op.d.next = self.pkt_op.val();
+        self.s1_cfg_op.d.next = self.cfg_op.val();
+        self.s1_cfg_entry.d.next = self.cfg_word.val();
+        self.s1_cfg_counter.d.next = self.cfg_counter.val();
+        if self.cfg_valid.val() {
+            self.s1_cgid.d.next = self.cfg_cgid.val();
+            self.tbl.rd_addr.next = self.cfg_cgid.val();
+            self.st.rd_addr.next = self.cfg_cgid.val();
+        } else {
+            self.s1_cgid.d.next = self.pkt_cgid.val();
+            self.tbl.rd_addr.next = self.pkt_cgid.val();
+            self.st.rd_addr.next = self.pkt_cgid.val();
+        }
+
+        // ---- Stage 1: entry and state, bypassing last cycle's write to the same group.
+        self.tbl_word.next = self.tbl.rd_data.val();
+        if self.byp_tbl_valid.q.val() & (self.byp_cgid.q.val() == self.s1_cgid.q.val()) {
+            self.tbl_word.next = self.byp_tbl.q.val();
+        }
+        self.st_word.next = self.st.rd_data.val();
+        if self.byp_st_valid.q.val() & (self.byp_cgid.q.val() == self.s1_cgid.q.val()) {
+            self.st_word.next = self.byp_st.q.val();
+        }
+        self.pkt_s1.next = self.s1_valid.q.val() & !self.s1_is_cfg.q.val();
+        self.cfg_s1.next = self.s1_valid.q.val() & self.s1_is_cfg.q.val();
+        self.csm.port.next = self.s1_port.q.val();
+        self.csm.tid.next = self.s1_tid.q.val();
+        self.csm.op.next = self.s1_op.q.val();
+        self.csm.e_valid.next = self.tbl_word.val().get_bit(self.e_valid_at.val().index());
+        self.csm.e_is_root.next = self.tbl_word.val().get_bit(self.e_root_at.val().index());
+        self.csm.e_parent.next = self
+            .tbl_word
+            .val()
+            .get_bits::<P>(self.e_parent_at.val().index());
+        self.csm.e_children.next = self
+            .tbl_word
+            .val()
+            .get_bits::<R>(self.e_children_at.val().index());
+        self.csm.g_csm.next = self
+            .st_word
+            .val()
+            .get_bits::<CSM_BITS>(self.s_csm_at.val().index());
+        self.csm.g_fail.next = self.st_word.val().get_bit(self.s_fail_at.val().index());
+        self.csm.g_tid.next = self
+            .st_word
+            .val()
+            .get_bits::<TID_BITS>(self.s_tid_at.val().index());
+        self.csm.g_rep.next = self
+            .st_word
+            .val()
+            .get_bits::<R>(self.s_rep_at.val().index());
+        self.n_st_word.next = ((bit_cast::<SW, R>(self.csm.n_rep.val()) << self.s_rep_at.val())
+            | (bit_cast::<SW, TID_BITS>(self.csm.n_tid.val()) << self.s_tid_at.val())
+            | (bit_cast::<SW, CSM_BITS>(self.csm.n_csm.val()) << self.s_csm_at.val()))
+        .replace_bit(self.s_fail_at.val().index(), self.csm.n_fail.val());
+
+        // ---- Memory writes: the init sweep, a configuration write, or a packet's new state.
+        self.tbl.wr_en.next = false;
+        self.tbl.wr_addr.next = self.s1_cgid.q.val();
+        self.tbl.wr_data.next = self.s1_cfg_entry.q.val();
+        self.st.wr_en.next = false;
+        self.st.wr_addr.next = self.s1_cgid.q.val();
+        self.st.wr_data.next = self.n_st_word.val();
+        self.byp_cgid.d.next = self.s1_cgid.q.val();
+        self.byp_tbl.d.next = self.s1_cfg_entry.q.val();
+        self.byp_st.d.next = self.n_st_word.val();
+        self.byp_tbl_valid.d.next = false;
+        self.byp_st_valid.d.next = false;
+        if !self.init_done.q.val() {
+            self.tbl.wr_en.next = true;
+            self.tbl.wr_addr.next = self.init_ptr.q.val();
+            self.tbl.wr_data.next = self.zero_ew.val();
+            self.st.wr_en.next = true;
+            self.st.wr_addr.next = self.init_ptr.q.val();
+            self.st.wr_data.next = self.zero_sw.val();
+            self.init_ptr.d.next = self.init_ptr.q.val() + self.one_g.val();
+            if self.init_ptr.q.val() == self.last_g.val() {
+                self.init_done.d.next = true;
+            }
+        } else if self.cfg_s1.val() & (self.s1_cfg_op.q.val() == self.cfg_write.val()) {
+            self.tbl.wr_en.next = true;
+            self.st.wr_en.next = true;
+            self.st.wr_data.next = self.zero_sw.val();
+            self.byp_st.d.next = self.zero_sw.val();
+            self.byp_tbl_valid.d.next = true;
+            self.byp_st_valid.d.next = true;
+        } else if self.pkt_s1.val() & self.csm.reads_group.val() {
+            self.st.wr_en.next = true;
+            self.byp_st_valid.d.next = true;
+        }
+
+        // ---- Counters, read and cleared through the configuration port.
+        self.counters.count.next = self.pkt_s1.val();
+        self.counters.verdict.next = self.csm.verdict.val();
+        self.counters.clear.next =
+            self.cfg_s1.val() & (self.s1_cfg_op.q.val() == self.cfg_clear.val());
+        self.counters.sel.next = self.s1_cfg_counter.q.val();
+
+        // ---- Output registers: zero unless loaded.
+        self.o_out_valid.d.next = self.pkt_s1.val() & self.csm.send.val();
+        self.o_out_ports.d.next = 0.into();
+        self.o_out_cgid.d.next = 0.into();
+        self.o_out_tid.d.next = 0.into();
+        self.o_out_op.d.next = 0.into();
+        if self.pkt_s1.val() & self.csm.send.val() {
+            self.o_out_ports.d.next = self.csm.send_ports.val();
+            self.o_out_cgid.d.next = self.s1_cgid.q.val();
+            self.o_out_tid.d.next = self.s1_tid.q.val();
+            self.o_out_op.d.next = self.csm.send_op.val();
+        }
+        self.o_ev_valid.d.next = self.pkt_s1.val();
+        self.o_ev_cgid.d.next = 0.into();
+        self.o_ev_verdict.d.next = 0.into();
+        self.o_ev_state.d.next = 0.into();
+        self.o_ev_tid.d.next = 0.into();
+        self.o_ev_fail.d.next = false;
+        if self.pkt_s1.val() {
+            self.o_ev_cgid.d.next = self.s1_cgid.q.val();
+            self.o_ev_verdict.d.next = self.csm.verdict.val();
+            if self.csm.reads_group.val() {
+                self.o_ev_state.d.next = self.csm.n_csm.val();
+                self.o_ev_tid.d.next = self.csm.n_tid.val();
+                self.o_ev_fail.d.next = self.csm.n_fail.val();
+            }
+        }
+        self.o_rsp_valid.d.next = self.cfg_s1.val();
+        self.o_rsp_entry.d.next = self.zero_ew.val();
+        self.o_rsp_st.d.next = self.zero_sw.val();
+        self.o_rsp_counter.d.next = 0.into();
+        if self.cfg_s1.val() {
+            if self.s1_cfg_op.q.val() == self.cfg_write.val() {
+                self.o_rsp_entry.d.next = self.s1_cfg_entry.q.val();
+            }
+            if self.s1_cfg_op.q.val() == self.cfg_read_entry.val() {
+                self.o_rsp_entry.d.next = self.tbl_word.val();
+                self.o_rsp_st.d.next = self.st_word.val();
+            }
+            if self.s1_cfg_op.q.val() == self.cfg_read_counter.val() {
+                self.o_rsp_counter.d.next = self.counters.value.val();
+            }
+        }
+
+        // ---- Ports: every output but the two readies comes from a register.
+        self.out_valid.next = self.o_out_valid.q.val();
+        self.out_ports.next = self.o_out_ports.q.val();
+        self.out_cgid.next = self.o_out_cgid.q.val();
+        self.out_tid.next = self.o_out_tid.q.val();
+        self.out_op.next = self.o_out_op.q.val();
+        self.ev_valid.next = self.o_ev_valid.q.val();
+        self.ev_cgid.next = self.o_ev_cgid.q.val();
+        self.ev_verdict.next = self.o_ev_verdict.q.val();
+        self.ev_state.next = self.o_ev_state.q.val();
+        self.ev_tid.next = self.o_ev_tid.q.val();
+        self.ev_fail.next = self.o_ev_fail.q.val();
+        self.rsp_valid.next = self.o_rsp_valid.q.val();
+        self.rsp_entry_valid.next = self
+            .o_rsp_entry
+            .q
+            .val()
+            .get_bit(self.e_valid_at.val().index());
+        self.rsp_is_root.next = self
+            .o_rsp_entry
+            .q
+            .val()
+            .get_bit(self.e_root_at.val().index());
+        self.rsp_parent.next = self
+            .o_rsp_entry
+            .q
+            .val()
+            .get_bits::<P>(self.e_parent_at.val().index());
+        self.rsp_children.next = self
+            .o_rsp_entry
+            .q
+            .val()
+            .get_bits::<R>(self.e_children_at.val().index());
+        self.rsp_state.next = self
+            .o_rsp_st
+            .q
+            .val()
+            .get_bits::<CSM_BITS>(self.s_csm_at.val().index());
+        self.rsp_fail.next = self.o_rsp_st.q.val().get_bit(self.s_fail_at.val().index());
+        self.rsp_tid.next = self
+            .o_rsp_st
+            .q
+            .val()
+            .get_bits::<TID_BITS>(self.s_tid_at.val().index());
+        self.rsp_reported.next = self
+            .o_rsp_st
+            .q
+            .val()
+            .get_bits::<R>(self.s_rep_at.val().index());
+        self.rsp_counter.next = self.o_rsp_counter.q.val();
+    }
+}
+
+/// The engine's RTL at one parameter set, behind the interfaces the registry needs.
+pub trait SwitchEngineRtl {
+    /// The block as Verilog (with its two sub-modules), `header` as its leading comment.
+    fn verilog(&self, header: &[String]) -> Result<Module, EmitError>;
+    /// The block under rust-hdl's `simulate()`, as a value-vector design.
+    fn into_sim(self: Box<Self>) -> Box<dyn ValueSim>;
+}
+
+impl<
+        const R: usize,
+        const P: usize,
+        const G: usize,
+        const C: usize,
+        const EW: usize,
+        const SW: usize,
+    > SwitchEngineRtl for SwitchEngine<R, P, G, C, EW, SW>
+{
+    fn verilog(&self, header: &[String]) -> Result<Module, EmitError> {
+        emit_with_children(
+            self,
+            "switch_engine",
+            header,
+            &[
+                ("csm", "switch_engine_csm"),
+                ("counters", "switch_engine_counters"),
+            ],
+        )
+    }
+    fn into_sim(self: Box<Self>) -> Box<dyn ValueSim> {
+        Box::new(crate::kit::RtlSim::new(*self))
+    }
+}
+
+fn boxed<
+    const R: usize,
+    const P: usize,
+    const G: usize,
+    const C: usize,
+    const EW: usize,
+    const SW: usize,
+>() -> Box<dyn SwitchEngineRtl> {
+    let mut e = SwitchEngine::<R, P, G, C, EW, SW>::default();
+    e.connect_all();
+    Box::new(e)
+}
+
+/// The engine RTL for `p`, or `None` when `p` is not a supported parameter set (the
+/// configuration loader rejects those first, naming the allowed values).
+pub fn build(p: &SwitchEngineParams) -> Option<Box<dyn SwitchEngineRtl>> {
+    macro_rules! pick {
+        ($(($r:literal, $pb:literal, $ew:literal, $sw:literal)),*; $(($gn:literal, $gb:literal)),*) => {
+            pick!(@r [$(($r, $pb, $ew, $sw)),*] [$(($gn, $gb)),*])
+        };
+        (@r [$(($r:literal, $pb:literal, $ew:literal, $sw:literal)),*] $gs:tt) => {
+            $( if p.radix == $r { return pick!(@g $r, $pb, $ew, $sw, $gs); } )*
+        };
+        (@g $r:literal, $pb:literal, $ew:literal, $sw:literal, [$(($gn:literal, $gb:literal)),*]) => {{
+            $( if p.groups == $gn {
+                return match p.counter_bits {
+                    16 => Some(boxed::<$r, $pb, $gb, 16, $ew, $sw>()),
+                    32 => Some(boxed::<$r, $pb, $gb, 32, $ew, $sw>()),
+                    _ => None,
+                };
+            } )*
+            None
+        }};
+    }
+    pick!((4, 2, 8, 9), (8, 3, 13, 13), (16, 4, 22, 21), (32, 5, 39, 37);
+          (16, 4), (256, 8), (1024, 10), (4096, 12));
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use netcoll_models::kit::params::ParamTable;
+
+    #[test]
+    fn every_supported_parameter_set_builds_with_its_word_widths() {
+        for &radix in SwitchEngineParams::KEYS[0].allowed {
+            for &groups in SwitchEngineParams::KEYS[1].allowed {
+                for &counter_bits in SwitchEngineParams::KEYS[2].allowed {
+                    let p = SwitchEngineParams {
+                        radix,
+                        groups,
+                        counter_bits,
+                    };
+                    assert!(p.is_supported());
+                    assert!(build(&p).is_some(), "{p:?}");
+                }
+            }
+        }
+        // The EW / SW of the monomorphisations are the shared layouts' widths.
+        for (radix, ew, sw) in [(4, 8, 9), (8, 13, 13), (16, 22, 21), (32, 39, 37)] {
+            let p = SwitchEngineParams {
+                radix,
+                ..Default::default()
+            };
+            assert_eq!(
+                (p.entry_layout().width(), p.state_layout().width()),
+                (ew, sw)
+            );
+        }
+        assert!(build(&SwitchEngineParams {
+            radix: 6,
+            groups: 16,
+            counter_bits: 16
+        })
+        .is_none());
+    }
+}

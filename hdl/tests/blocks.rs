@@ -1,0 +1,37 @@
+//! Golden-text snapshots of every registered block's emitted Verilog (its module and every
+//! module it instantiates, as `netcoll gen` writes them), in the default and the small
+//! configuration. Reviewed by hand: a change shows up as a snapshot diff.
+
+use netcoll_hdl::generate::{generate, simulation_text};
+use netcoll_models::config::Config;
+use netcoll_models::kit::block::blocks;
+use netcoll_models::nic::NicParams;
+use netcoll_models::reduce_alu::ReduceAluParams;
+use netcoll_models::switch_engine::SwitchEngineParams;
+
+fn snapshots(cfg: &Config, tag: &str) {
+    let files = generate(cfg).expect("generate");
+    for b in blocks() {
+        let module = (b.module_name)(cfg);
+        let text = simulation_text(&files, &module)
+            .unwrap_or_else(|| panic!("{module}.v or a file it requires is missing"));
+        insta::assert_snapshot!(format!("{}_{tag}", b.name), text);
+    }
+}
+
+#[test]
+fn every_block_default() {
+    snapshots(&Config::default(), "default");
+}
+
+#[test]
+fn every_block_small() {
+    snapshots(
+        &Config {
+            switch: SwitchEngineParams::SMALL,
+            nic: NicParams::SMALL,
+            alu: ReduceAluParams { lanes: 1 },
+        },
+        "small",
+    );
+}

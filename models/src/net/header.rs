@@ -1,0 +1,347 @@
+//! # Collective packet format
+//!
+//! A collective packet is one 64-bit header word, optionally followed by `plen` 64-bit payload
+//! words. The header is packed LSB first; with `G = log2(groups)` ([`SwitchEngineParams::cgid_bits`])
+//! and `P = log2(radix)` ([`SwitchEngineParams::port_bits`]):
+//!
+//! | bits                    | field  | width | meaning                                              |
+//! |-------------------------|--------|-------|------------------------------------------------------|
+//! | `[2:0]`                 | `op`   | 3     | [`Opcode`] code; 4..7 are reserved                   |
+//! | `[4:3]`                 | `tid`  | 2     | transaction id ([`TID_BITS`])                        |
+//! | `[8:5]`                 | `plen` | 4     | payload length in 64-bit words; must be 0 (see below) |
+//! | `[9+G-1:9]`             | `cgid` | `G`   | collective group id                                  |
+//! | `[9+G+P-1:9+G]`         | `port` | `P`   | ingress port (filled in by the switch's MAC side)    |
+//! | `[63:9+G+P]`            | —      | rest  | must be zero                                         |
+//!
+//! The header is therefore [`header_bits`]`(p) = 9 + G + P` bits: 15 bits for
+//! [`SwitchEngineParams::SMALL`] (`G = 4`, `P = 2`), 21 bits for the default (`G = 8`, `P = 4`) and at
+//! most 26 bits (`G = 12`, `P = 5`), so it always fits one word.
+//!
+//! Why these choices:
+//! - `op` and `tid` sit at fixed low positions so that a decoder can classify a packet without
+//!   knowing the parameters; the parameter-dependent fields come last.
+//! - `plen` reserves room for in-switch reductions (the seed's "collective offload" covers
+//!   reductions as well as barriers). This version implements barriers only, so a nonzero
+//!   `plen` is rejected by [`Packet::decode`] rather than silently ignored: a sender that
+//!   believes the switch reduces must not get a barrier instead.
+//! - Bits above the header must be zero so that a header built for a larger configuration (more
+//!   groups or ports) is caught instead of being silently truncated to a different group.
+//! - `port` is the *ingress* port; it is part of the word because the engine receives the packet
+//!   together with the port it arrived on (`pkt_port`), and the testbench streams whole words.
+
+use crate::kit::layout::Layout;
+use crate::kit::ports::mask;
+use crate::switch_engine::{SwitchEngineParams, OP_BITS, TID_BITS};
+use thiserror::Error;
+
+/// Width of the `plen` field.
+pub const PLEN_BITS: usize = 4;
+
+/// The header's layout for parameters `p`: `op`, `tid`, `plen`, `cgid`, `port`, LSB first.
+pub fn layout(p: &SwitchEngineParams) -> Layout {
+    Layout::packed(&[
+        ("op", OP_BITS),
+        ("tid", TID_BITS),
+        ("plen", PLEN_BITS),
+        ("cgid", p.cgid_bits()),
+        ("port", p.port_bits()),
+    ])
+}
+
+/// Total header width in bits for parameters `p` (`9 + G + P`).
+pub fn header_bits(p: &SwitchEngineParams) -> usize {
+    layout(p).width()
+}
+
+crate::codes! {
+    /// Collective opcodes (`pkt_op` / `out_op`). Codes 4..7 are reserved: they can appear in a
+    /// [`Packet`] (whose `op` is a raw code) and the engine drops them with
+    /// [`crate::switch_engine::Verdict::BadOpcode`].
+    pub enum Opcode: 3 {
+        /// Child → parent: "my subtree has reached Full in transaction `tid`".
+        Full = 0 => "FULL",
+        /// Parent → children: "transaction `tid` completed, exit".
+        Exit = 1 => "EXIT",
+        /// Child → parent: "what became of transaction `tid`?" (sent by a child that is Full and
+        /// suspects a lost Exit).
+        StatusReq = 2 => "STATUS_REQ",
+        /// Parent → one child: "transaction `tid` completed" (the answer to a lagging child).
+        StatusRsp = 3 => "STATUS_RSP",
+    }
+}
+
+/// A decoded collective packet header.
+///
+/// `op` is the raw 3-bit code rather than an [`Opcode`] so that packets with reserved codes can be
+/// represented (the engine must see them in order to drop and count them).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Packet {
+    /// Ingress port (`P` bits).
+    pub port: u64,
+    /// Collective group id (`G` bits).
+    pub cgid: u64,
+    /// Transaction id (2 bits).
+    pub tid: u64,
+    /// Raw opcode (3 bits); see [`Opcode`].
+    pub op: u64,
+}
+
+/// Why a header word is not a valid packet for the given parameters.
+#[derive(Clone, Copy, Debug, Error, PartialEq, Eq)]
+pub enum PacketError {
+    /// `plen` is nonzero: the sender expects an in-switch reduction, which this version lacks.
+    #[error(
+        "packet header field `plen` = {value} is not supported: must be 0 \
+         (in-switch reduction payloads are not implemented)"
+    )]
+    NonzeroPlen { value: u64 },
+    /// Bits above the header are set: typically a header built for a larger configuration.
+    #[error(
+        "packet header word {word:#x} has bits set above the {width}-bit header \
+         (field `reserved` = {extra:#x})"
+    )]
+    BitsAboveHeader { word: u64, width: usize, extra: u64 },
+    /// A field of a [`Packet`] does not fit its width (only from [`Packet::check`]).
+    #[error("packet field `{field}` = {value} does not fit in {width} bits")]
+    FieldTooWide {
+        field: &'static str,
+        value: u64,
+        width: usize,
+    },
+}
+
+impl Packet {
+    /// The defined opcode, or `None` if `op` is reserved.
+    pub fn opcode(&self) -> Option<Opcode> {
+        Opcode::from_code(self.op)
+    }
+
+    /// Checks that every field fits its width for `p` (the precondition of [`Packet::encode`]).
+    pub fn check(&self, p: &SwitchEngineParams) -> Result<(), PacketError> {
+        let fields = [
+            ("op", self.op, OP_BITS),
+            ("tid", self.tid, TID_BITS),
+            ("cgid", self.cgid, p.cgid_bits()),
+            ("port", self.port, p.port_bits()),
+        ];
+        for (field, value, width) in fields {
+            if value > mask(width) {
+                return Err(PacketError::FieldTooWide {
+                    field,
+                    value,
+                    width,
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// Encodes the header (with `plen` = 0) as one word.
+    ///
+    /// # Panics
+    /// If a field does not fit its width: silently truncating would turn the packet into one of
+    /// a different group or port. Use [`Packet::check`] first on values that are not known to fit.
+    pub fn encode(&self, p: &SwitchEngineParams) -> u64 {
+        if let Err(e) = self.check(p) {
+            panic!("Packet::encode: {e}");
+        }
+        let l = layout(p);
+        let w = l.put(0, "op", self.op);
+        let w = l.put(w, "tid", self.tid);
+        let w = l.put(w, "cgid", self.cgid);
+        l.put(w, "port", self.port)
+    }
+
+    /// Decodes a header word for parameters `p`, rejecting a nonzero `plen` and any bit set
+    /// above the header. Reserved opcodes are *not* an error here (the engine handles them).
+    pub fn decode(word: u64, p: &SwitchEngineParams) -> Result<Packet, PacketError> {
+        let width = header_bits(p);
+        let extra = word >> width;
+        if extra != 0 {
+            return Err(PacketError::BitsAboveHeader { word, width, extra });
+        }
+        let l = layout(p);
+        let plen = l.get(word, "plen");
+        if plen != 0 {
+            return Err(PacketError::NonzeroPlen { value: plen });
+        }
+        Ok(Packet {
+            op: l.get(word, "op"),
+            tid: l.get(word, "tid"),
+            cgid: l.get(word, "cgid"),
+            port: l.get(word, "port"),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn layout_widths() {
+        assert_eq!(header_bits(&SwitchEngineParams::SMALL), 9 + 4 + 2);
+        assert_eq!(header_bits(&SwitchEngineParams::default()), 9 + 8 + 4);
+        let biggest = SwitchEngineParams {
+            radix: 32,
+            groups: 4096,
+            counter_bits: 32,
+        };
+        assert_eq!(header_bits(&biggest), 9 + 12 + 5);
+    }
+
+    #[test]
+    fn hand_encoded_word() {
+        // default params: op at 0, tid at 3, plen at 5, cgid at 9 (8 bits), port at 17 (4 bits)
+        let p = SwitchEngineParams::default();
+        let pkt = Packet {
+            port: 0xA,
+            cgid: 0x5C,
+            tid: 2,
+            op: 3,
+        };
+        let word = 3 | (2 << 3) | (0x5C << 9) | (0xA << 17);
+        assert_eq!(pkt.encode(&p), word);
+        assert_eq!(Packet::decode(word, &p), Ok(pkt));
+        // SMALL: cgid at 9 (4 bits), port at 13 (2 bits)
+        let s = SwitchEngineParams::SMALL;
+        let pkt = Packet {
+            port: 3,
+            cgid: 0xF,
+            tid: 1,
+            op: 7,
+        };
+        assert_eq!(pkt.encode(&s), 7 | (1 << 3) | (0xF << 9) | (3 << 13));
+    }
+
+    fn roundtrip_all(p: SwitchEngineParams) {
+        for port in 0..p.radix as u64 {
+            for cgid in 0..p.groups as u64 {
+                for tid in 0..4 {
+                    for op in 0..8 {
+                        let pkt = Packet {
+                            port,
+                            cgid,
+                            tid,
+                            op,
+                        };
+                        let w = pkt.encode(&p);
+                        assert!(w >> header_bits(&p) == 0);
+                        assert_eq!(Packet::decode(w, &p), Ok(pkt), "{pkt:?} word {w:#x}");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn roundtrip_small() {
+        roundtrip_all(SwitchEngineParams::SMALL);
+    }
+
+    #[test]
+    fn roundtrip_default() {
+        roundtrip_all(SwitchEngineParams::default());
+    }
+
+    #[test]
+    fn opcode_codes() {
+        assert_eq!(Opcode::from_code(0), Some(Opcode::Full));
+        assert_eq!(Opcode::from_code(1), Some(Opcode::Exit));
+        assert_eq!(Opcode::from_code(2), Some(Opcode::StatusReq));
+        assert_eq!(Opcode::from_code(3), Some(Opcode::StatusRsp));
+        for c in 4..8 {
+            assert_eq!(Opcode::from_code(c), None);
+        }
+        assert_eq!(Opcode::from_code(u64::MAX), None);
+        assert_eq!(
+            Packet {
+                op: 5,
+                ..Default::default()
+            }
+            .opcode(),
+            None
+        );
+    }
+
+    #[test]
+    fn nonzero_plen_rejected() {
+        let p = SwitchEngineParams::default();
+        let err = Packet::decode(3 << 5, &p).unwrap_err();
+        assert_eq!(err, PacketError::NonzeroPlen { value: 3 });
+        let msg = err.to_string();
+        assert!(msg.contains("`plen` = 3"), "{msg}");
+    }
+
+    #[test]
+    fn bits_above_header_rejected() {
+        let s = SwitchEngineParams::SMALL; // 15-bit header
+        let word = 1u64 << 15;
+        let err = Packet::decode(word, &s).unwrap_err();
+        assert_eq!(
+            err,
+            PacketError::BitsAboveHeader {
+                word,
+                width: 15,
+                extra: 1
+            }
+        );
+        let msg = err.to_string();
+        assert!(msg.contains("0x8000") && msg.contains("15-bit"), "{msg}");
+        // A default-params header with a high CGID is not a SMALL header.
+        let d = SwitchEngineParams::default();
+        let big = Packet {
+            port: 0,
+            cgid: 0x80,
+            tid: 0,
+            op: 0,
+        }
+        .encode(&d);
+        assert!(matches!(
+            Packet::decode(big, &s),
+            Err(PacketError::BitsAboveHeader { .. })
+        ));
+        assert!(Packet::decode(u64::MAX, &d).is_err());
+    }
+
+    #[test]
+    #[should_panic(expected = "`cgid` = 16 does not fit in 4 bits")]
+    fn encode_panics_on_wide_field() {
+        Packet {
+            port: 0,
+            cgid: 16,
+            tid: 0,
+            op: 0,
+        }
+        .encode(&SwitchEngineParams::SMALL);
+    }
+
+    #[test]
+    fn check_rejects_wide_fields() {
+        let s = SwitchEngineParams::SMALL;
+        let pkt = Packet {
+            port: 4,
+            cgid: 0,
+            tid: 0,
+            op: 0,
+        };
+        let err = pkt.check(&s).unwrap_err();
+        assert_eq!(
+            err,
+            PacketError::FieldTooWide {
+                field: "port",
+                value: 4,
+                width: 2
+            }
+        );
+        assert!(err.to_string().contains("`port` = 4"));
+        let bad_tid = Packet {
+            tid: 4,
+            ..Default::default()
+        };
+        assert!(matches!(
+            bad_tid.check(&s),
+            Err(PacketError::FieldTooWide { field: "tid", .. })
+        ));
+    }
+}

@@ -1,0 +1,370 @@
+//! # Reduction ALU
+//!
+//! The element-wise reduction unit the NIC's CALC work request uses (`r = a op b`), and that a
+//! switch could use for in-network reduction. This module is the specification every level
+//! implements: the codes ([`AluOp`], [`Dtype`]), the port structs ([`AluIn`], [`AluOut`]) and
+//! the constants. The golden reference is [`golden`] (plain Rust integer arithmetic), the cycle
+//! model [`model`] (bit-level, the way the RTL computes); the RTL is `netcoll-hdl`'s `alu`.
+//!
+//! ## Operations
+//!
+//! `op` is a 4-bit code ([`AluOp`]):
+//!
+//! | code | op      | result value                                   | result index |
+//! |------|---------|------------------------------------------------|--------------|
+//! | 0    | MAX     | the larger of `a`, `b`                         | 0            |
+//! | 1    | MIN     | the smaller of `a`, `b`                        | 0            |
+//! | 2    | MAXLOC  | see below                                      | see below    |
+//! | 3    | MINLOC  | see below                                      | see below    |
+//! | 4    | SUM     | `a + b`, wrapping at the dtype width            | 0            |
+//! | 5    | PROD    | `a * b`, wrapping at the dtype width            | 0            |
+//! | 6    | LAND    | `1` if `a != 0 && b != 0`, else `0`            | 0            |
+//! | 7    | LOR     | `1` if `a != 0 \|\| b != 0`, else `0`          | 0            |
+//! | 8    | LXOR    | `1` if exactly one of `a`, `b` is non-zero     | 0            |
+//! | 9    | BAND    | `a & b`                                        | 0            |
+//! | 10   | BOR     | `a \| b`                                       | 0            |
+//! | 11   | BXOR    | `a ^ b`                                        | 0            |
+//! | 12–15| reserved| `0`, and the `err` output is set                | 0            |
+//!
+//! Reserved codes are rejected by the NIC before they reach the ALU, but the block is defined
+//! for them: value 0, index 0, `err` high (when `in_valid`).
+//!
+//! ## Element types
+//!
+//! `dtype` is a 2-bit code ([`Dtype`]): I32 = 0, U32 = 1, I64 = 2, U64 = 3. Every element is
+//! carried in a 64-bit word:
+//! - for the 32-bit types only the low 32 bits of `a` and `b` are used (the upper bits are
+//!   ignored) and the result value has its upper 32 bits zero — it is zero-extended, **not**
+//!   sign-extended, also for I32;
+//! - index words (`ai`, `bi`, `ri`) are always full 64-bit unsigned values.
+//!
+//! MAX, MIN, MAXLOC and MINLOC compare under the dtype's signedness (two's complement for I32
+//! and I64). SUM and PROD wrap around (modulo 2^32 or 2^64); signed and unsigned types give the
+//! same bits. The logical operations treat an operand as true when it is non-zero at the dtype
+//! width (so for U32, `0x1_0000_0000` is false). The bitwise operations work at the dtype width.
+//!
+//! ### MAXLOC / MINLOC (MPI semantics)
+//!
+//! The operands are the pairs `(a, ai)` and `(b, bi)`. If `a`'s value is strictly better
+//! (larger for MAXLOC, smaller for MINLOC) the result is `(a, ai)`; if `b`'s is strictly better,
+//! `(b, bi)`; if the values are equal, `(a, min(ai, bi))` with the indices compared as unsigned
+//! 64-bit numbers: on a tie the lowest index wins, whichever operand carries it.
+//!
+//! All other operations give index 0.
+//!
+//! ## Lanes
+//!
+//! A block has `lanes` ∈ {1, 2, 4} ([`ReduceAluParams`]) independent lanes that compute in the same cycle and
+//! share `op` and `dtype`. The NIC uses the 1-lane block.
+//!
+//! ## Ports
+//!
+//! Declared once in [`reduce_alu_ports!`](crate::reduce_alu_ports) (with their docs): `reset`,
+//! `in_valid`, `op` and `dtype`, then per lane `k` the operands `a_k`, `ai_k`, `b_k`, `bi_k`;
+//! out: `out_valid`, `err` and per lane the results `r_k`, `ri_k`. Every port is at most 64
+//! bits wide.
+//!
+//! ## Timing
+//!
+//! Latency [`LATENCY`] = 1, one operation per cycle: every output is a register. The values
+//! computed from the inputs present at clock edge `t` appear on the outputs after edge `t`, so
+//! the outputs depend on registers only (no combinational path from input to output).
+//!
+//! - `out_valid` and `err` are loaded every cycle: `in_valid` and `in_valid && reserved(op)`.
+//! - The result registers `r_k`, `ri_k` are loaded **every cycle, regardless of
+//!   `in_valid`**: when `in_valid` is low they hold the result of whatever is on the operand
+//!   ports. This saves an enable on 128 × lanes flip-flops; consumers must qualify the results
+//!   with `out_valid`.
+//! - `reset` (synchronous, active high) clears every register to zero at the edge, taking
+//!   precedence over the inputs: an operation offered in a reset cycle is lost.
+//! - Inputs wider than their port are cut to the port width (`op & 15`, `dtype & 3`).
+//!
+//! ## Micro-architecture (shared by the cycle model and the RTL)
+//!
+//! - Operands at width: `av = a & wmask`, `bv = b & wmask` with `wmask` = `0xFFFF_FFFF` for the
+//!   32-bit types and all ones for the 64-bit ones. The final value is `& wmask` again.
+//! - Signed compare: flip the sign bit (bit 31 for I32, bit 63 for I64) of `av`, `bv` and compare
+//!   the results unsigned; for unsigned types nothing is flipped.
+//! - Product: rust-hdl only multiplies `Bits<16> × Bits<16> → Bits<32>`, so the low 64 bits of
+//!   `av × bv` are built from the ten 16 × 16 partial products `a_i × b_j` of the 16-bit digits
+//!   with `i + j <= 3`, each shifted left by `16 (i + j)`, summed modulo 2^64
+//!   ([`model::mul64_lo_from_16x16`]). For the 32-bit types the low 32 bits of that product are
+//!   the wrapped product, so one multiplier serves every dtype.
+
+pub mod golden;
+pub mod model;
+
+use crate::kit::block::BlockSpec;
+use crate::model_ports;
+
+/// Cycles from the inputs to the outputs.
+pub const LATENCY: usize = 1;
+/// The most lanes a block has; the size of the lane arrays in [`ReduceAluIn`] and
+/// [`ReduceAluOut`].
+pub const MAX_LANES: usize = 4;
+/// Width of an operand, a result and an index.
+pub const WORD_BITS: usize = 64;
+/// Operation codes from this one up are reserved.
+pub const FIRST_RESERVED_OP: u64 = 12;
+
+crate::param_table! {
+    /// Parameters of the stand-alone reduction ALU: the `[alu]` table of `netcoll.toml`. (The
+    /// NIC instantiates its own one-lane ALU whatever this says.)
+    pub struct ReduceAluParams in "alu" {
+        /// Lanes computed per cycle, sharing `op` and `dtype`.
+        lanes: 4 in [1, 2, 4],
+    }
+}
+
+impl ReduceAluParams {
+    /// Lanes (the width method of the lane port arrays).
+    pub fn lanes(&self) -> usize {
+        self.lanes
+    }
+}
+
+crate::codes! {
+    /// ALU operations (`op`, 4 bits); 12..15 are reserved.
+    pub enum AluOp: 4 {
+        Max = 0 => "MAX",
+        Min = 1 => "MIN",
+        MaxLoc = 2 => "MAXLOC",
+        MinLoc = 3 => "MINLOC",
+        Sum = 4 => "SUM",
+        Prod = 5 => "PROD",
+        LAnd = 6 => "LAND",
+        LOr = 7 => "LOR",
+        LXor = 8 => "LXOR",
+        BAnd = 9 => "BAND",
+        BOr = 10 => "BOR",
+        BXor = 11 => "BXOR",
+    }
+}
+
+impl AluOp {
+    /// MAXLOC and MINLOC work on (value, index) pairs.
+    pub fn is_loc(self) -> bool {
+        matches!(self, AluOp::MaxLoc | AluOp::MinLoc)
+    }
+}
+
+/// Whether `code` (cut to 4 bits) is a reserved operation.
+pub fn is_reserved_op(code: u64) -> bool {
+    code & 0xF >= FIRST_RESERVED_OP
+}
+
+crate::codes! {
+    /// Element types (`dtype`, 2 bits).
+    pub enum Dtype: 2 {
+        I32 = 0 => "i32",
+        U32 = 1 => "u32",
+        I64 = 2 => "i64",
+        U64 = 3 => "u64",
+    }
+}
+
+impl Dtype {
+    pub fn bits(self) -> u32 {
+        match self {
+            Dtype::I32 | Dtype::U32 => 32,
+            Dtype::I64 | Dtype::U64 => 64,
+        }
+    }
+
+    pub fn is_signed(self) -> bool {
+        matches!(self, Dtype::I32 | Dtype::I64)
+    }
+
+    pub fn mask(self) -> u64 {
+        match self.bits() {
+            32 => 0xFFFF_FFFF,
+            _ => u64::MAX,
+        }
+    }
+}
+
+/// The reduction ALU's ports: the one declaration every view uses (see
+/// [`crate::kit::ports`]). Lane `k`'s ports are `a_k`, `ai_k`, `b_k`, `bi_k`, `r_k`, `ri_k`.
+#[macro_export]
+macro_rules! reduce_alu_ports {
+    ($cb:ident ! $args:tt) => {
+        $cb! { $args
+            params $crate::reduce_alu::ReduceAluParams;
+            /// Inputs of the ALU for one clock cycle.
+            inputs ReduceAluIn {
+                /// Synchronous reset, active high.
+                reset: 1,
+                /// An operation is offered.
+                in_valid: 1,
+                /// `AluOp` code (12..15 reserved).
+                op: {$crate::reduce_alu::AluOp::BITS},
+                /// `Dtype` code.
+                dtype: {$crate::reduce_alu::Dtype::BITS},
+                /// Per lane: the first operand.
+                a: [{$crate::reduce_alu::WORD_BITS}; L, lanes, 4],
+                /// Per lane: the first operand's index (MAXLOC / MINLOC).
+                ai: [{$crate::reduce_alu::WORD_BITS}; L, lanes, 4],
+                /// Per lane: the second operand.
+                b: [{$crate::reduce_alu::WORD_BITS}; L, lanes, 4],
+                /// Per lane: the second operand's index.
+                bi: [{$crate::reduce_alu::WORD_BITS}; L, lanes, 4],
+            }
+            /// Outputs of the ALU (all registered, latency 1).
+            outputs ReduceAluOut {
+                /// Registered `in_valid`.
+                out_valid: 1,
+                /// Registered `in_valid && op >= 12`.
+                err: 1,
+                /// Per lane: the result value.
+                r: [{$crate::reduce_alu::WORD_BITS}; L, lanes, 4],
+                /// Per lane: the result index.
+                ri: [{$crate::reduce_alu::WORD_BITS}; L, lanes, 4],
+            }
+        }
+    };
+}
+crate::reduce_alu_ports!(model_ports! {});
+
+/// One lane's operands.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct AluLaneIn {
+    pub a: u64,
+    pub ai: u64,
+    pub b: u64,
+    pub bi: u64,
+}
+
+/// One lane's results.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct AluLaneOut {
+    pub r: u64,
+    pub ri: u64,
+}
+
+impl ReduceAluIn {
+    /// Lane `k`'s operands.
+    pub fn lane(&self, k: usize) -> AluLaneIn {
+        AluLaneIn {
+            a: self.a[k],
+            ai: self.ai[k],
+            b: self.b[k],
+            bi: self.bi[k],
+        }
+    }
+    /// Sets lane `k`'s operands.
+    pub fn set_lane(&mut self, k: usize, l: AluLaneIn) {
+        self.a[k] = l.a;
+        self.ai[k] = l.ai;
+        self.b[k] = l.b;
+        self.bi[k] = l.bi;
+    }
+}
+
+impl ReduceAluOut {
+    /// Lane `k`'s results.
+    pub fn lane(&self, k: usize) -> AluLaneOut {
+        AluLaneOut {
+            r: self.r[k],
+            ri: self.ri[k],
+        }
+    }
+    /// Sets lane `k`'s results.
+    pub fn set_lane(&mut self, k: usize, l: AluLaneOut) {
+        self.r[k] = l.r;
+        self.ri[k] = l.ri;
+    }
+}
+
+/// The reduction ALU as a block (see [`crate::kit::block`]). Its Verilog module for `lanes`
+/// lanes is `reduce_alu_l<lanes>`.
+pub struct ReduceAlu;
+
+impl BlockSpec for ReduceAlu {
+    const NAME: &'static str = "reduce_alu";
+    const DESCRIPTION: &'static str =
+        "reduction ALU: MAX MIN MAXLOC MINLOC SUM PROD LAND LOR LXOR BAND BOR BXOR on i32 u32 i64 u64";
+    const REGISTERED_OUTPUTS: bool = true;
+    type Params = ReduceAluParams;
+    type In = ReduceAluIn;
+    type Out = ReduceAluOut;
+    type Model = model::ReduceAluModel;
+    /// The golden function ([`golden::golden`]) behind one register stage.
+    type Golden = golden::ReduceAluGolden;
+    fn params(cfg: &crate::config::Config) -> ReduceAluParams {
+        cfg.alu
+    }
+    fn module_name(p: &ReduceAluParams) -> String {
+        format!("reduce_alu_l{}", p.lanes)
+    }
+    fn model(p: &ReduceAluParams) -> Self::Model {
+        model::ReduceAluModel::new(*p)
+    }
+    fn golden(p: &ReduceAluParams) -> Self::Golden {
+        golden::ReduceAluGolden::new(*p)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kit::ports::PortValues;
+
+    #[test]
+    fn codes_round_trip() {
+        for (k, op) in AluOp::ALL.iter().enumerate() {
+            assert_eq!(op.code(), k as u64);
+            assert_eq!(AluOp::from_code(k as u64), Some(*op));
+            assert!(!is_reserved_op(k as u64));
+        }
+        for c in 12..16 {
+            assert_eq!(AluOp::from_code(c), None);
+            assert!(is_reserved_op(c));
+        }
+        assert_eq!(AluOp::from_code(u64::MAX), None);
+        for (k, d) in Dtype::ALL.iter().enumerate() {
+            assert_eq!(Dtype::from_code(k as u64), Some(*d));
+        }
+        assert_eq!(Dtype::from_code(4), None);
+        assert_eq!(AluOp::MaxLoc.to_string(), "MAXLOC");
+        assert_eq!(Dtype::I32.to_string(), "i32");
+    }
+
+    #[test]
+    fn port_lists_follow_the_lanes() {
+        for lanes in [1, 2, 4] {
+            let p = ReduceAluParams { lanes };
+            let ins = ReduceAluIn::specs(&p);
+            let outs = ReduceAluOut::specs(&p);
+            assert_eq!(ins.len(), 4 + 4 * lanes);
+            assert_eq!(outs.len(), 2 + 2 * lanes);
+            assert!(ins.iter().chain(&outs).all(|s| s.width <= 64));
+            assert_eq!(
+                ins.last().map(|s| s.name.clone()),
+                Some(format!("bi_{}", lanes - 1))
+            );
+            let mut o = ReduceAluOut {
+                out_valid: true,
+                ..Default::default()
+            };
+            for k in 0..lanes {
+                o.set_lane(
+                    k,
+                    AluLaneOut {
+                        r: 10 + k as u64,
+                        ri: 20 + k as u64,
+                    },
+                );
+            }
+            assert_eq!(ReduceAluOut::from_values(&p, &o.to_values(&p)), o);
+            let mut i = ReduceAluIn {
+                op: 5,
+                dtype: 2,
+                ..Default::default()
+            };
+            i.bi[lanes - 1] = 77;
+            let v = i.to_values(&p);
+            assert_eq!((v[2], v[3]), (5, 2));
+            assert_eq!(v[ins.len() - 1], 77);
+        }
+    }
+}

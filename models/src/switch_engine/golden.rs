@@ -1,0 +1,1060 @@
+//! # Golden reference of the switch collective engine
+//!
+//! Untimed and written for clarity: one [`SwitchEngineGolden::apply`] per operation, a plain table of
+//! entries and states, explicit matches on roles, opcodes and TID distances, following the
+//! numbered steps of the [module docs](super) one for one. It is the reference the cycle model
+//! ([`super::engine`]) and, through it, the RTL are checked against, so it deliberately shares no
+//! code with them beyond the types of [`super`].
+//!
+//! Inputs wider than their fields are reduced to the field width (modulo `radix`, `groups`, 4,
+//! 8, ...) exactly as the RTL's narrower ports would truncate them, so the same random stimulus
+//! can drive all three levels.
+
+use super::{
+    CfgOp, CsmState, GroupState, Opcode, Packet, SwitchEngineParams, TableEntry, Verdict, COUNTERS,
+};
+
+/// One operation offered to the engine: a packet, or a configuration-port command.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Op {
+    Packet(Packet),
+    Cfg(CfgCmd),
+}
+
+/// A configuration-port command. `entry` is used by [`CfgOp::Write`], `counter` by
+/// [`CfgOp::ReadCounter`]; `cgid` by `Write` and `ReadEntry`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CfgCmd {
+    pub op: CfgOp,
+    pub cgid: u64,
+    pub entry: TableEntry,
+    pub counter: u64,
+}
+
+/// The packet the engine sends in answer to a packet, if any.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct OutPacket {
+    /// Egress port mask: one bit for a unicast, the child mask for EXIT.
+    pub ports: u64,
+    pub cgid: u64,
+    /// The TID of the packet being answered / forwarded (`T`), never the advanced group TID.
+    pub tid: u64,
+    pub op: Opcode,
+}
+
+/// What the engine did with one packet.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PacketResult {
+    pub verdict: Verdict,
+    /// The group's state after the packet; [`GroupState::default`] for the verdicts
+    /// `UnknownCgid`, `NotInTree` and `BadOpcode` (no group state is read for them).
+    pub state: GroupState,
+    pub out: Option<OutPacket>,
+}
+
+/// The answer to a configuration command. Fields the command does not produce are
+/// zero / default.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CfgResult {
+    pub entry: TableEntry,
+    pub state: GroupState,
+    pub counter: u64,
+}
+
+/// The engine's answer to one [`Op`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Response {
+    /// `cgid` is the packet's (width-reduced) CGID, as on `ev_cgid`.
+    Packet {
+        cgid: u64,
+        result: PacketResult,
+    },
+    Cfg(CfgResult),
+}
+
+/// Where a packet came from, relative to the group's tree (step 3 of the module docs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Role {
+    FromParent,
+    FromChild,
+}
+
+/// The golden reference: the table, the group states and the counters.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SwitchEngineGolden {
+    params: SwitchEngineParams,
+    /// Indexed by CGID; every entry starts invalid (the state after the reset sweep).
+    table: Vec<TableEntry>,
+    /// Indexed by CGID.
+    states: Vec<GroupState>,
+    counters: [u64; COUNTERS],
+}
+
+impl SwitchEngineGolden {
+    /// An engine just out of reset: every entry invalid, every group Idle with TID 0, counters 0.
+    pub fn new(params: SwitchEngineParams) -> Self {
+        Self {
+            params,
+            table: vec![TableEntry::default(); params.groups],
+            states: vec![GroupState::default(); params.groups],
+            counters: [0; COUNTERS],
+        }
+    }
+
+    pub fn params(&self) -> SwitchEngineParams {
+        self.params
+    }
+
+    /// The table entry of `cgid` (reduced modulo `groups`).
+    pub fn entry(&self, cgid: u64) -> TableEntry {
+        self.table[self.group_index(cgid)]
+    }
+
+    /// The state of group `cgid` (reduced modulo `groups`).
+    pub fn state(&self, cgid: u64) -> GroupState {
+        self.states[self.group_index(cgid)]
+    }
+
+    /// Counter `i` (reduced modulo 8).
+    pub fn counter(&self, i: u64) -> u64 {
+        self.counters[(i % COUNTERS as u64) as usize]
+    }
+
+    /// Applies one operation and returns the engine's answer.
+    pub fn apply(&mut self, op: &Op) -> Response {
+        match op {
+            Op::Packet(pkt) => {
+                let pkt = Packet {
+                    port: pkt.port % self.params.radix as u64,
+                    cgid: pkt.cgid % self.params.groups as u64,
+                    tid: pkt.tid % 4,
+                    op: pkt.op % 8,
+                };
+                let result = self.process_packet(&pkt);
+                self.count(result.verdict);
+                Response::Packet {
+                    cgid: pkt.cgid,
+                    result,
+                }
+            }
+            Op::Cfg(cmd) => Response::Cfg(self.configure(cmd)),
+        }
+    }
+
+    fn group_index(&self, cgid: u64) -> usize {
+        (cgid % self.params.groups as u64) as usize
+    }
+
+    /// Counter 0 counts every packet; counter `v` counts verdict `v` (there is no separate
+    /// counter for `Ok`, whose code 0 is taken by the total).
+    fn count(&mut self, verdict: Verdict) {
+        let max = self.params.counter_max();
+        self.counters[0] = (self.counters[0] + 1).min(max);
+        if verdict != Verdict::Ok {
+            let v = verdict.code() as usize;
+            self.counters[v] = (self.counters[v] + 1).min(max);
+        }
+    }
+
+    /// Steps 1–7 of the module docs, in order.
+    fn process_packet(&mut self, pkt: &Packet) -> PacketResult {
+        let index = self.group_index(pkt.cgid);
+        let entry = self.table[index];
+        let dropped = |verdict| PacketResult {
+            verdict,
+            state: GroupState::default(),
+            out: None,
+        };
+
+        // 1. unknown group
+        if !entry.valid {
+            return dropped(Verdict::UnknownCgid);
+        }
+        // 2. reserved opcode
+        let Some(opcode) = Opcode::from_code(pkt.op) else {
+            return dropped(Verdict::BadOpcode);
+        };
+        // 3. role of the ingress port (the parent wins if it is also in the child mask)
+        let role = if !entry.is_root && pkt.port == entry.parent {
+            Role::FromParent
+        } else if entry.children & (1 << pkt.port) != 0 {
+            Role::FromChild
+        } else {
+            return dropped(Verdict::NotInTree);
+        };
+        // 4. direction
+        let direction_ok = match opcode {
+            Opcode::Full | Opcode::StatusReq => role == Role::FromChild,
+            Opcode::Exit | Opcode::StatusRsp => role == Role::FromParent,
+        };
+        if !direction_ok {
+            return dropped(Verdict::BadOpcode);
+        }
+        // 5. failed group
+        let mut state = self.states[index];
+        if state.fail {
+            return PacketResult {
+                verdict: Verdict::GroupFailed,
+                state,
+                out: None,
+            };
+        }
+        // 6. / 7.
+        let distance = (pkt.tid + 4 - state.tid) % 4;
+        let (verdict, out) = match role {
+            Role::FromChild => from_child(&entry, &mut state, pkt, opcode, distance),
+            Role::FromParent => from_parent(&entry, &mut state, pkt, distance),
+        };
+        self.states[index] = state;
+        PacketResult {
+            verdict,
+            state,
+            out,
+        }
+    }
+
+    fn configure(&mut self, cmd: &CfgCmd) -> CfgResult {
+        let index = self.group_index(cmd.cgid);
+        match cmd.op {
+            CfgOp::Write => {
+                // Stored (and echoed) as given, reduced to the port widths, even when `valid`
+                // is false or `parent` is meaningless for a root.
+                let entry = TableEntry {
+                    valid: cmd.entry.valid,
+                    parent: cmd.entry.parent % self.params.radix as u64,
+                    children: cmd.entry.children & self.params.port_mask(),
+                    is_root: cmd.entry.is_root,
+                };
+                self.table[index] = entry;
+                self.states[index] = GroupState::default();
+                CfgResult {
+                    entry,
+                    state: GroupState::default(),
+                    counter: 0,
+                }
+            }
+            CfgOp::ReadEntry => CfgResult {
+                entry: self.table[index],
+                state: self.states[index],
+                counter: 0,
+            },
+            CfgOp::ReadCounter => CfgResult {
+                counter: self.counter(cmd.counter),
+                ..Default::default()
+            },
+            CfgOp::ClearCounters => {
+                self.counters = [0; COUNTERS];
+                CfgResult::default()
+            }
+        }
+    }
+}
+
+/// Moves the CSM one step along the ratchet. Asserting the step documents (and checks) that the
+/// golden never skips a state.
+fn ratchet(state: &mut GroupState, to: CsmState) {
+    assert_eq!(state.csm.next(), to, "CSM may only move one step forward");
+    state.csm = to;
+}
+
+/// Full → Exiting → Idle: the transaction completes here, so forget who reported and move to
+/// the next TID.
+fn complete_transaction(state: &mut GroupState) {
+    ratchet(state, CsmState::Exiting);
+    ratchet(state, CsmState::Idle);
+    state.reported = 0;
+    state.tid = (state.tid + 1) % 4;
+}
+
+/// Step 6: FULL or STATUS_REQ from a child.
+fn from_child(
+    entry: &TableEntry,
+    state: &mut GroupState,
+    pkt: &Packet,
+    opcode: Opcode,
+    distance: u64,
+) -> (Verdict, Option<OutPacket>) {
+    let reply = |ports: u64, op: Opcode| {
+        Some(OutPacket {
+            ports,
+            cgid: pkt.cgid,
+            tid: pkt.tid,
+            op,
+        })
+    };
+    let child_bit = 1u64 << pkt.port;
+    let to_parent = 1u64 << entry.parent;
+    match distance {
+        // The child missed the Exit of transaction T: tell it alone that T completed.
+        3 => (Verdict::Lag, reply(child_bit, Opcode::StatusRsp)),
+        // A child ahead of its parent is impossible short of a bug.
+        1 | 2 => {
+            state.fail = true;
+            (Verdict::TidFail, None)
+        }
+        _ => {
+            let already_reported = state.reported & child_bit != 0;
+            if !already_reported {
+                // FULL, or a STATUS_REQ standing in for a lost FULL.
+                state.reported |= child_bit;
+                if state.csm == CsmState::Idle {
+                    ratchet(state, CsmState::Filling);
+                }
+                if state.csm == CsmState::Filling && state.reported == entry.children {
+                    ratchet(state, CsmState::Full);
+                    if entry.is_root {
+                        complete_transaction(state);
+                        return (Verdict::Ok, reply(entry.children, Opcode::Exit));
+                    }
+                    return (Verdict::Ok, reply(to_parent, Opcode::Full));
+                }
+                (Verdict::Ok, None)
+            } else {
+                match opcode {
+                    Opcode::Full => (Verdict::Stale, None),
+                    // Only a non-root rests in Full; it may itself have missed the Exit.
+                    Opcode::StatusReq if state.csm == CsmState::Full => {
+                        (Verdict::Ok, reply(to_parent, Opcode::StatusReq))
+                    }
+                    _ => (Verdict::Ok, None),
+                }
+            }
+        }
+    }
+}
+
+/// Step 7: EXIT or STATUS_RSP from the parent, both meaning "transaction T completed".
+fn from_parent(
+    entry: &TableEntry,
+    state: &mut GroupState,
+    pkt: &Packet,
+    distance: u64,
+) -> (Verdict, Option<OutPacket>) {
+    match distance {
+        0 if state.csm == CsmState::Full => {
+            complete_transaction(state);
+            let out = OutPacket {
+                ports: entry.children,
+                cgid: pkt.cgid,
+                tid: pkt.tid,
+                op: Opcode::Exit,
+            };
+            (Verdict::Ok, Some(out))
+        }
+        3 => (Verdict::Stale, None),
+        // d == 0 but we never reported (the parent cannot have completed), or d == 1, 2.
+        _ => {
+            state.fail = true;
+            (Verdict::TidFail, None)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use CsmState::*;
+
+    fn pkt(port: u64, cgid: u64, tid: u64, op: Opcode) -> Op {
+        Op::Packet(Packet {
+            port,
+            cgid,
+            tid,
+            op: op.code(),
+        })
+    }
+
+    fn raw_pkt(port: u64, cgid: u64, tid: u64, op: u64) -> Op {
+        Op::Packet(Packet {
+            port,
+            cgid,
+            tid,
+            op,
+        })
+    }
+
+    fn write(cgid: u64, parent: u64, children: u64, is_root: bool) -> Op {
+        Op::Cfg(CfgCmd {
+            op: CfgOp::Write,
+            cgid,
+            entry: TableEntry {
+                valid: true,
+                parent,
+                children,
+                is_root,
+            },
+            counter: 0,
+        })
+    }
+
+    fn cfg(op: CfgOp, cgid: u64, counter: u64) -> Op {
+        Op::Cfg(CfgCmd {
+            op,
+            cgid,
+            entry: TableEntry::default(),
+            counter,
+        })
+    }
+
+    fn st(csm: CsmState, fail: bool, tid: u64, reported: u64) -> GroupState {
+        GroupState {
+            csm,
+            fail,
+            tid,
+            reported,
+        }
+    }
+
+    fn out(ports: u64, cgid: u64, tid: u64, op: Opcode) -> Option<OutPacket> {
+        Some(OutPacket {
+            ports,
+            cgid,
+            tid,
+            op,
+        })
+    }
+
+    /// Applies a packet and checks the whole result.
+    #[track_caller]
+    fn expect(
+        g: &mut SwitchEngineGolden,
+        op: Op,
+        verdict: Verdict,
+        state: GroupState,
+        out: Option<OutPacket>,
+    ) {
+        let r = g.apply(&op);
+        let Response::Packet { result, .. } = r else {
+            panic!("not a packet response: {r:?}")
+        };
+        assert_eq!(
+            result,
+            PacketResult {
+                verdict,
+                state,
+                out
+            },
+            "for {op:?}"
+        );
+    }
+
+    #[test]
+    fn root_barrier_two_children() {
+        let mut g = SwitchEngineGolden::new(SwitchEngineParams::default());
+        // root of group 5, children on ports 1 and 3
+        g.apply(&write(5, 0, 0b1010, true));
+        expect(
+            &mut g,
+            pkt(1, 5, 0, Opcode::Full),
+            Verdict::Ok,
+            st(Filling, false, 0, 0b0010),
+            None,
+        );
+        // last child: Filling → Full → Exiting → Idle, TID 0 → 1, EXIT(0) to both children
+        expect(
+            &mut g,
+            pkt(3, 5, 0, Opcode::Full),
+            Verdict::Ok,
+            st(Idle, false, 1, 0),
+            out(0b1010, 5, 0, Opcode::Exit),
+        );
+        // second barrier, TID 1, children in the other order
+        expect(
+            &mut g,
+            pkt(3, 5, 1, Opcode::Full),
+            Verdict::Ok,
+            st(Filling, false, 1, 0b1000),
+            None,
+        );
+        expect(
+            &mut g,
+            pkt(1, 5, 1, Opcode::Full),
+            Verdict::Ok,
+            st(Idle, false, 2, 0),
+            out(0b1010, 5, 1, Opcode::Exit),
+        );
+        assert_eq!(g.counter(0), 4);
+        for v in 1..8 {
+            assert_eq!(g.counter(v), 0);
+        }
+        assert_eq!(g.state(5), st(Idle, false, 2, 0));
+    }
+
+    #[test]
+    fn single_child_root_completes_in_one_packet() {
+        let mut g = SwitchEngineGolden::new(SwitchEngineParams::SMALL);
+        g.apply(&write(2, 0, 0b0100, true));
+        expect(
+            &mut g,
+            pkt(2, 2, 0, Opcode::Full),
+            Verdict::Ok,
+            st(Idle, false, 1, 0),
+            out(0b0100, 2, 0, Opcode::Exit),
+        );
+    }
+
+    #[test]
+    fn non_root_full_then_exit() {
+        let mut g = SwitchEngineGolden::new(SwitchEngineParams::SMALL);
+        // parent on port 0, children on ports 2 and 3
+        g.apply(&write(9, 0, 0b1100, false));
+        expect(
+            &mut g,
+            pkt(2, 9, 0, Opcode::Full),
+            Verdict::Ok,
+            st(Filling, false, 0, 0b0100),
+            None,
+        );
+        expect(
+            &mut g,
+            pkt(3, 9, 0, Opcode::Full),
+            Verdict::Ok,
+            st(Full, false, 0, 0b1100),
+            out(0b0001, 9, 0, Opcode::Full),
+        );
+        // waiting in Full; the parent completes transaction 0
+        expect(
+            &mut g,
+            pkt(0, 9, 0, Opcode::Exit),
+            Verdict::Ok,
+            st(Idle, false, 1, 0),
+            out(0b1100, 9, 0, Opcode::Exit),
+        );
+        // next transaction; this time the completion arrives as STATUS_RSP
+        expect(
+            &mut g,
+            pkt(3, 9, 1, Opcode::Full),
+            Verdict::Ok,
+            st(Filling, false, 1, 0b1000),
+            None,
+        );
+        expect(
+            &mut g,
+            pkt(2, 9, 1, Opcode::Full),
+            Verdict::Ok,
+            st(Full, false, 1, 0b1100),
+            out(0b0001, 9, 1, Opcode::Full),
+        );
+        expect(
+            &mut g,
+            pkt(0, 9, 1, Opcode::StatusRsp),
+            Verdict::Ok,
+            st(Idle, false, 2, 0),
+            out(0b1100, 9, 1, Opcode::Exit),
+        );
+        // a late duplicate EXIT(1) is news of a completed transaction
+        expect(
+            &mut g,
+            pkt(0, 9, 1, Opcode::Exit),
+            Verdict::Stale,
+            st(Idle, false, 2, 0),
+            None,
+        );
+        assert_eq!(g.counter(0), 7);
+        assert_eq!(g.counter(Verdict::Stale.code()), 1);
+    }
+
+    /// Builds a non-root group (parent port 0, children 1 and 2) whose TID is `g_tid`, Idle.
+    fn non_root_at_tid(g_tid: u64) -> SwitchEngineGolden {
+        let mut g = SwitchEngineGolden::new(SwitchEngineParams::SMALL);
+        g.apply(&write(3, 0, 0b0110, false));
+        for t in 0..g_tid {
+            g.apply(&pkt(1, 3, t, Opcode::Full));
+            g.apply(&pkt(2, 3, t, Opcode::Full));
+            g.apply(&pkt(0, 3, t, Opcode::Exit));
+        }
+        assert_eq!(g.state(3), st(Idle, false, g_tid, 0));
+        g
+    }
+
+    #[test]
+    fn tid_pairs_from_child() {
+        use Verdict::{Lag as L, Ok as K, TidFail as F};
+        // EXPECTED[G][T], d = (T - G) mod 4: 0 → Ok, 3 → Lag, 1/2 → TidFail
+        const EXPECTED: [[Verdict; 4]; 4] =
+            [[K, F, F, L], [L, K, F, F], [F, L, K, F], [F, F, L, K]];
+        for g_tid in 0..4 {
+            for t in 0..4 {
+                let mut g = non_root_at_tid(g_tid);
+                let verdict = EXPECTED[g_tid as usize][t as usize];
+                let (state, out) = match verdict {
+                    Verdict::Ok => (st(Filling, false, g_tid, 0b0010), None),
+                    Verdict::Lag => (
+                        st(Idle, false, g_tid, 0),
+                        out(0b0010, 3, t, Opcode::StatusRsp),
+                    ),
+                    _ => (st(Idle, true, g_tid, 0), None),
+                };
+                expect(&mut g, pkt(1, 3, t, Opcode::Full), verdict, state, out);
+            }
+        }
+    }
+
+    #[test]
+    fn tid_pairs_from_parent() {
+        use Verdict::{Ok as K, Stale as S, TidFail as F};
+        // EXPECTED[G][T] with the group Full: d = 0 → Ok, 3 → Stale, 1/2 → TidFail
+        const EXPECTED: [[Verdict; 4]; 4] =
+            [[K, F, F, S], [S, K, F, F], [F, S, K, F], [F, F, S, K]];
+        for g_tid in 0..4 {
+            for t in 0..4 {
+                let mut g = non_root_at_tid(g_tid);
+                g.apply(&pkt(1, 3, g_tid, Opcode::Full));
+                g.apply(&pkt(2, 3, g_tid, Opcode::Full));
+                assert_eq!(g.state(3), st(Full, false, g_tid, 0b0110));
+                let verdict = EXPECTED[g_tid as usize][t as usize];
+                let (state, out) = match verdict {
+                    Verdict::Ok => (
+                        st(Idle, false, (g_tid + 1) % 4, 0),
+                        out(0b0110, 3, t, Opcode::Exit),
+                    ),
+                    Verdict::Stale => (st(Full, false, g_tid, 0b0110), None),
+                    _ => (st(Full, true, g_tid, 0b0110), None),
+                };
+                expect(&mut g, pkt(0, 3, t, Opcode::Exit), verdict, state, out);
+            }
+        }
+    }
+
+    #[test]
+    fn completion_before_report_fails() {
+        // The parent cannot complete a transaction this switch has not reported Full in.
+        let mut g = non_root_at_tid(2);
+        expect(
+            &mut g,
+            pkt(0, 3, 2, Opcode::StatusRsp),
+            Verdict::TidFail,
+            st(Idle, true, 2, 0),
+            None,
+        );
+        let mut g = non_root_at_tid(1);
+        g.apply(&pkt(2, 3, 1, Opcode::Full));
+        expect(
+            &mut g,
+            pkt(0, 3, 1, Opcode::Exit),
+            Verdict::TidFail,
+            st(Filling, true, 1, 0b0100),
+            None,
+        );
+    }
+
+    #[test]
+    fn drop_verdicts() {
+        let mut g = SwitchEngineGolden::new(SwitchEngineParams::SMALL);
+        let zero = GroupState::default();
+        // group 1: non-root, parent port 3, child port 1; group 2: root, children 0 and 1
+        g.apply(&write(1, 3, 0b0010, false));
+        g.apply(&write(2, 3, 0b0011, true));
+
+        // 1. unknown CGID wins over everything else, even a reserved opcode
+        expect(
+            &mut g,
+            pkt(1, 7, 0, Opcode::Full),
+            Verdict::UnknownCgid,
+            zero,
+            None,
+        );
+        expect(
+            &mut g,
+            raw_pkt(2, 0, 0, 6),
+            Verdict::UnknownCgid,
+            zero,
+            None,
+        );
+        // 2. reserved opcode wins over the role check
+        for op in 4..8 {
+            expect(&mut g, raw_pkt(1, 1, 0, op), Verdict::BadOpcode, zero, None);
+            expect(&mut g, raw_pkt(2, 1, 0, op), Verdict::BadOpcode, zero, None);
+        }
+        // 3. port neither parent nor child; a root's `parent` field is ignored
+        expect(
+            &mut g,
+            pkt(2, 1, 0, Opcode::Full),
+            Verdict::NotInTree,
+            zero,
+            None,
+        );
+        expect(
+            &mut g,
+            pkt(0, 1, 0, Opcode::Exit),
+            Verdict::NotInTree,
+            zero,
+            None,
+        );
+        expect(
+            &mut g,
+            pkt(3, 2, 0, Opcode::Exit),
+            Verdict::NotInTree,
+            zero,
+            None,
+        );
+        // 4. wrong direction
+        expect(
+            &mut g,
+            pkt(1, 1, 0, Opcode::Exit),
+            Verdict::BadOpcode,
+            zero,
+            None,
+        );
+        expect(
+            &mut g,
+            pkt(1, 1, 0, Opcode::StatusRsp),
+            Verdict::BadOpcode,
+            zero,
+            None,
+        );
+        expect(
+            &mut g,
+            pkt(3, 1, 0, Opcode::Full),
+            Verdict::BadOpcode,
+            zero,
+            None,
+        );
+        expect(
+            &mut g,
+            pkt(3, 1, 0, Opcode::StatusReq),
+            Verdict::BadOpcode,
+            zero,
+            None,
+        );
+        // none of the above touched group 1
+        assert_eq!(g.state(1), zero);
+
+        // Stale: duplicate FULL (group 2: port 0 reports, then again)
+        expect(
+            &mut g,
+            pkt(0, 2, 0, Opcode::Full),
+            Verdict::Ok,
+            st(Filling, false, 0, 0b01),
+            None,
+        );
+        expect(
+            &mut g,
+            pkt(0, 2, 0, Opcode::Full),
+            Verdict::Stale,
+            st(Filling, false, 0, 0b01),
+            None,
+        );
+        // TidFail then GroupFailed for everything that reaches step 5, even a valid FULL
+        expect(
+            &mut g,
+            pkt(1, 2, 1, Opcode::Full),
+            Verdict::TidFail,
+            st(Filling, true, 0, 0b01),
+            None,
+        );
+        expect(
+            &mut g,
+            pkt(1, 2, 0, Opcode::Full),
+            Verdict::GroupFailed,
+            st(Filling, true, 0, 0b01),
+            None,
+        );
+        expect(
+            &mut g,
+            pkt(0, 2, 3, Opcode::StatusReq),
+            Verdict::GroupFailed,
+            st(Filling, true, 0, 0b01),
+            None,
+        );
+        // ... but steps 1–4 still come first
+        expect(
+            &mut g,
+            pkt(2, 2, 0, Opcode::Full),
+            Verdict::NotInTree,
+            zero,
+            None,
+        );
+
+        // counters: 2 + 8 + 3 + 4 + 2 + 1 + 2 + 1 = 23 packets
+        assert_eq!(g.counter(0), 23);
+        assert_eq!(g.counter(Verdict::UnknownCgid.code()), 2);
+        assert_eq!(g.counter(Verdict::BadOpcode.code()), 12);
+        assert_eq!(g.counter(Verdict::NotInTree.code()), 4);
+        assert_eq!(g.counter(Verdict::Stale.code()), 1);
+        assert_eq!(g.counter(Verdict::TidFail.code()), 1);
+        assert_eq!(g.counter(Verdict::GroupFailed.code()), 2);
+        assert_eq!(g.counter(Verdict::Lag.code()), 0);
+
+        // Only a configuration write clears Failure.
+        let r = g.apply(&write(2, 3, 0b0011, true));
+        let entry = TableEntry {
+            valid: true,
+            parent: 3,
+            children: 0b0011,
+            is_root: true,
+        };
+        assert_eq!(
+            r,
+            Response::Cfg(CfgResult {
+                entry,
+                state: zero,
+                counter: 0
+            })
+        );
+        expect(
+            &mut g,
+            pkt(1, 2, 0, Opcode::Full),
+            Verdict::Ok,
+            st(Filling, false, 0, 0b10),
+            None,
+        );
+    }
+
+    #[test]
+    fn lagging_child_gets_status_rsp() {
+        let mut g = SwitchEngineGolden::new(SwitchEngineParams::default());
+        g.apply(&write(40, 0, 0b0110, true));
+        g.apply(&pkt(1, 40, 0, Opcode::Full));
+        g.apply(&pkt(2, 40, 0, Opcode::Full));
+        assert_eq!(g.state(40), st(Idle, false, 1, 0));
+        // child 2 lost EXIT(0) and asks; the answer goes to port 2 only, with TID 0
+        expect(
+            &mut g,
+            pkt(2, 40, 0, Opcode::StatusReq),
+            Verdict::Lag,
+            st(Idle, false, 1, 0),
+            out(0b0100, 40, 0, Opcode::StatusRsp),
+        );
+        // a stray FULL(0) gets the same answer
+        expect(
+            &mut g,
+            pkt(2, 40, 0, Opcode::Full),
+            Verdict::Lag,
+            st(Idle, false, 1, 0),
+            out(0b0100, 40, 0, Opcode::StatusRsp),
+        );
+        // the lag answer leaves the new transaction alone
+        expect(
+            &mut g,
+            pkt(1, 40, 1, Opcode::Full),
+            Verdict::Ok,
+            st(Filling, false, 1, 0b0010),
+            None,
+        );
+        assert_eq!(g.counter(Verdict::Lag.code()), 2);
+    }
+
+    #[test]
+    fn status_req_handling() {
+        let mut g = SwitchEngineGolden::new(SwitchEngineParams::SMALL);
+        // non-root, parent 1, children 0, 2, 3
+        g.apply(&write(4, 1, 0b1101, false));
+        // STATUS_REQ whose FULL was lost counts as the FULL
+        expect(
+            &mut g,
+            pkt(0, 4, 0, Opcode::StatusReq),
+            Verdict::Ok,
+            st(Filling, false, 0, 0b0001),
+            None,
+        );
+        // already reported, group not Full: nothing to say yet
+        expect(
+            &mut g,
+            pkt(0, 4, 0, Opcode::StatusReq),
+            Verdict::Ok,
+            st(Filling, false, 0, 0b0001),
+            None,
+        );
+        g.apply(&pkt(2, 4, 0, Opcode::Full));
+        expect(
+            &mut g,
+            pkt(3, 4, 0, Opcode::StatusReq),
+            Verdict::Ok,
+            st(Full, false, 0, 0b1101),
+            out(0b0010, 4, 0, Opcode::Full),
+        );
+        // Full: a child's STATUS_REQ is forwarded to the parent
+        expect(
+            &mut g,
+            pkt(2, 4, 0, Opcode::StatusReq),
+            Verdict::Ok,
+            st(Full, false, 0, 0b1101),
+            out(0b0010, 4, 0, Opcode::StatusReq),
+        );
+        // ... and a duplicate FULL is still Stale
+        expect(
+            &mut g,
+            pkt(2, 4, 0, Opcode::Full),
+            Verdict::Stale,
+            st(Full, false, 0, 0b1101),
+            None,
+        );
+        assert_eq!(g.counter(0), 6);
+    }
+
+    #[test]
+    fn parent_port_in_child_mask_acts_as_parent() {
+        let mut g = SwitchEngineGolden::new(SwitchEngineParams::SMALL);
+        // misconfigured: parent 1 also in the child mask. The parent role wins, so port 1 can
+        // never report and the group never becomes Full.
+        g.apply(&write(0, 1, 0b0011, false));
+        expect(
+            &mut g,
+            pkt(1, 0, 0, Opcode::Full),
+            Verdict::BadOpcode,
+            GroupState::default(),
+            None,
+        );
+        expect(
+            &mut g,
+            pkt(0, 0, 0, Opcode::Full),
+            Verdict::Ok,
+            st(Filling, false, 0, 0b01),
+            None,
+        );
+    }
+
+    #[test]
+    fn config_ops() {
+        let p = SwitchEngineParams::SMALL;
+        let mut g = SwitchEngineGolden::new(p);
+        // fields are reduced to their widths: parent mod 4, children & 0xF, cgid mod 16
+        let r = g.apply(&Op::Cfg(CfgCmd {
+            op: CfgOp::Write,
+            cgid: 16 + 6,
+            entry: TableEntry {
+                valid: true,
+                parent: 5,
+                children: 0xF3,
+                is_root: false,
+            },
+            counter: 0,
+        }));
+        let e = TableEntry {
+            valid: true,
+            parent: 1,
+            children: 0x3,
+            is_root: false,
+        };
+        assert_eq!(
+            r,
+            Response::Cfg(CfgResult {
+                entry: e,
+                state: GroupState::default(),
+                counter: 0
+            })
+        );
+        assert_eq!(g.entry(6), e);
+        g.apply(&pkt(0, 6, 0, Opcode::Full));
+        let r = g.apply(&cfg(CfgOp::ReadEntry, 6, 5));
+        let s = st(Filling, false, 0, 0b01);
+        assert_eq!(
+            r,
+            Response::Cfg(CfgResult {
+                entry: e,
+                state: s,
+                counter: 0
+            })
+        );
+        // an invalid entry reads back as stored
+        let r = g.apply(&cfg(CfgOp::ReadEntry, 7, 0));
+        assert_eq!(r, Response::Cfg(CfgResult::default()));
+        let r = g.apply(&cfg(CfgOp::ReadCounter, 3, 0));
+        assert_eq!(
+            r,
+            Response::Cfg(CfgResult {
+                counter: 1,
+                ..Default::default()
+            })
+        );
+        g.apply(&pkt(0, 8, 0, Opcode::Full)); // UnknownCgid
+        let r = g.apply(&cfg(CfgOp::ReadCounter, 0, 1 + 8)); // counter index mod 8
+        assert_eq!(
+            r,
+            Response::Cfg(CfgResult {
+                counter: 1,
+                ..Default::default()
+            })
+        );
+        assert_eq!(
+            g.apply(&cfg(CfgOp::ClearCounters, 6, 0)),
+            Response::Cfg(CfgResult::default())
+        );
+        for i in 0..8 {
+            assert_eq!(g.counter(i), 0);
+        }
+        // ClearCounters leaves tables alone; a Write of an invalid entry resets the state
+        assert_eq!(g.state(6), s);
+        let r = g.apply(&Op::Cfg(CfgCmd {
+            op: CfgOp::Write,
+            cgid: 6,
+            entry: TableEntry {
+                valid: false,
+                parent: 2,
+                children: 0b100,
+                is_root: true,
+            },
+            counter: 0,
+        }));
+        let e2 = TableEntry {
+            valid: false,
+            parent: 2,
+            children: 0b100,
+            is_root: true,
+        };
+        assert_eq!(
+            r,
+            Response::Cfg(CfgResult {
+                entry: e2,
+                state: GroupState::default(),
+                counter: 0
+            })
+        );
+        expect(
+            &mut g,
+            pkt(2, 6, 0, Opcode::Full),
+            Verdict::UnknownCgid,
+            GroupState::default(),
+            None,
+        );
+    }
+
+    #[test]
+    fn counters_saturate() {
+        let p = SwitchEngineParams::SMALL;
+        assert_eq!(p.counter_max(), 65535);
+        let mut g = SwitchEngineGolden::new(p);
+        g.apply(&write(1, 0, 0b10, true));
+        g.apply(&pkt(1, 1, 0, Opcode::Full)); // Ok: counter 0 only
+        for _ in 0..65536 {
+            g.apply(&pkt(0, 2, 0, Opcode::Full)); // UnknownCgid
+        }
+        assert_eq!(g.counter(0), 65535);
+        assert_eq!(g.counter(1), 65535);
+        g.apply(&pkt(3, 1, 0, Opcode::Full)); // NotInTree, still counted in 2
+        assert_eq!(g.counter(0), 65535);
+        assert_eq!(g.counter(2), 1);
+        let r = g.apply(&cfg(CfgOp::ReadCounter, 0, 1));
+        assert_eq!(
+            r,
+            Response::Cfg(CfgResult {
+                counter: 65535,
+                ..Default::default()
+            })
+        );
+        g.apply(&cfg(CfgOp::ClearCounters, 0, 0));
+        g.apply(&pkt(0, 2, 0, Opcode::Full));
+        assert_eq!((g.counter(0), g.counter(1), g.counter(2)), (1, 1, 0));
+    }
+
+    #[test]
+    fn wide_inputs_are_reduced() {
+        let mut g = SwitchEngineGolden::new(SwitchEngineParams::SMALL);
+        g.apply(&write(3, 0, 0b10, true));
+        // port 5 → 1, cgid 19 → 3, tid 4 → 0, op 8 → 0 (Full)
+        let r = g.apply(&raw_pkt(5, 19, 4, 8));
+        let expected = PacketResult {
+            verdict: Verdict::Ok,
+            state: st(Idle, false, 1, 0),
+            out: out(0b10, 3, 0, Opcode::Exit),
+        };
+        assert_eq!(
+            r,
+            Response::Packet {
+                cgid: 3,
+                result: expected
+            }
+        );
+    }
+}

@@ -1,0 +1,463 @@
+//! # Switch collective engine
+//!
+//! The switch-side engine of seed `000_…`: a collective forwarding table per collective group id
+//! (CGID), a per-group collective state machine (CSM) ratchet and a 2-bit modular transaction-id
+//! (TID) comparator. It runs barriers inside a spanning tree of switches.
+//!
+//! This module holds what every level shares, each declared once: the parameters
+//! ([`SwitchEngineParams`]), the port declaration ([`switch_engine_ports!`](crate::switch_engine_ports),
+//! which generates [`SwitchEngineIn`] / [`SwitchEngineOut`] here and the RTL's ports), the
+//! codes that appear on those ports ([`Verdict`], [`CsmState`], [`CfgOp`]) and the memory word
+//! layouts. The packet format is the collective header of [`crate::net::header`]. The golden reference is in [`golden`], the cycle model in [`model`]; the RTL
+//! is `netcoll-hdl`'s `switch_engine`.
+//!
+//! ## Per-group state
+//!
+//! | field      | width | meaning                                                       |
+//! |------------|-------|---------------------------------------------------------------|
+//! | `csm`      | 2     | Idle = 0, Filling = 1, Full = 2, Exiting = 3                  |
+//! | `fail`     | 1     | Failure flag: set by an impossible TID, cleared only by a configuration write |
+//! | `tid`      | 2     | transaction id of the current (not yet completed) transaction |
+//! | `reported` | radix | one bit per child port that has reported Full this transaction |
+//!
+//! The CSM is a ratchet: it only ever moves one state forward (Idle → Filling → Full → Exiting →
+//! Idle). One packet may take it through several consecutive steps (a root whose last child
+//! reports goes Filling → Full → Exiting → Idle), never skipping one. Exiting is passed through
+//! within the packet that causes it, because the switch sends Exit to its children without
+//! waiting for acknowledgement; so between packets a group is Idle, Filling or Full.
+//!
+//! ## Packet processing (one packet, in this order)
+//!
+//! Let `p` be the ingress port, `T` the packet TID, `G` the group TID and `d = (T - G) mod 4`.
+//! 1. table entry not valid → drop, verdict [`Verdict::UnknownCgid`];
+//! 2. opcode reserved (4..7) → drop, [`Verdict::BadOpcode`];
+//! 3. role: `p` is the parent (non-root only) → from parent; else `p` in the child mask → from
+//!    child; else drop, [`Verdict::NotInTree`];
+//! 4. direction: FULL and STATUS_REQ must come from a child, EXIT and STATUS_RSP from the parent;
+//!    otherwise drop, [`Verdict::BadOpcode`];
+//! 5. group in Failure → drop, [`Verdict::GroupFailed`];
+//! 6. from a child (FULL or STATUS_REQ):
+//!    - `d == 3` (the child is one transaction behind: it missed Exit) → discard, answer
+//!      STATUS_RSP with TID `T` ("transaction T completed") to port `p` alone, state untouched,
+//!      [`Verdict::Lag`];
+//!    - `d == 1 or 2` (the child is ahead: impossible short of a bug) → set Failure,
+//!      [`Verdict::TidFail`];
+//!    - `d == 0`, child's `reported` bit clear (FULL, or a STATUS_REQ whose FULL was lost: a
+//!      child only asks while it is Full) → set the bit; Idle → Filling; if every child has now
+//!      reported, Filling → Full; then on Full: a root goes Full → Exiting → Idle, clears
+//!      `reported`, advances its TID and multicasts EXIT(`T`) to the child mask; a non-root sends
+//!      FULL(`T`) to its parent and waits. [`Verdict::Ok`];
+//!    - `d == 0`, bit already set: FULL is a duplicate → [`Verdict::Stale`]; STATUS_REQ while the
+//!      group is Full (non-root) → forward STATUS_REQ(`T`) to the parent (this switch may itself
+//!      have missed Exit), [`Verdict::Ok`]; STATUS_REQ otherwise → nothing to say yet,
+//!      [`Verdict::Ok`] with no output.
+//! 7. from the parent (EXIT or STATUS_RSP, which both mean "transaction `T` completed"):
+//!    - `d == 0` and Full → Full → Exiting → Idle, clear `reported`, advance TID, multicast
+//!      EXIT(`T`) to the child mask, [`Verdict::Ok`];
+//!    - `d == 0` and not Full (the parent cannot complete before we reported) → Failure,
+//!      [`Verdict::TidFail`];
+//!    - `d == 3` (news of a transaction already completed here) → [`Verdict::Stale`];
+//!    - `d == 1 or 2` → Failure, [`Verdict::TidFail`].
+//!
+//! Every accepted packet yields exactly one event (`ev_*` outputs) with its verdict and the
+//! group's state after it (all zero for the drop verdicts 1–3, where no group state is read),
+//! and at most one output packet.
+//!
+//! ### Clarifications
+//!
+//! Points the rules above leave open, and the reading the golden, the cycle model and the RTL
+//! all implement:
+//! - "Every child has now reported" means `reported == children` exactly. A non-root whose
+//!   parent port is also set in its child mask is misconfigured: step 3 gives that port the
+//!   parent role, so its bit can never be reported and the group never completes (EXIT would be
+//!   multicast to the child mask as configured). The engine does not check this.
+//! - EXIT goes to the configured child mask (`out_ports = children`); FULL and a forwarded
+//!   STATUS_REQ to `1 << parent`; the Lag answer STATUS_RSP to `1 << p`. Every output packet
+//!   carries the CGID and the TID `T` of the packet that caused it.
+//! - `TidFail` only sets `fail`; the CSM, TID and `reported` keep their values (and are what
+//!   `ev_*` and `ReadEntry` show). `GroupFailed` changes nothing and reports the stored state.
+//! - A STATUS_REQ whose child bit is clear counts exactly like a FULL, including the FULL or
+//!   EXIT it may trigger.
+//! - A group's state between packets is Idle with `reported == 0`, Filling, or Full with
+//!   `reported == children` (Full only for a non-root); so "bit clear while Full" cannot occur.
+//!
+//! ## Counters
+//!
+//! `counter_bits`-wide, saturating, readable and clearable through the configuration port.
+//! Counter 0 counts accepted packets; counter `v` (1..=7) counts packets whose verdict has code
+//! `v` ([`Verdict::code`]). A packet with verdict `Ok` therefore increments counter 0 only
+//! (code 0 is taken by the total); any other packet increments counter 0 and its verdict's.
+//! Counters are cleared by `reset` and by `ClearCounters`.
+//!
+//! ## Configuration port
+//!
+//! One operation per cycle, with priority over packets (a packet offered in the same cycle is
+//! not accepted: `pkt_ready` is low). [`CfgOp`]:
+//! - `Write`: writes the table entry of `cfg_cgid` and resets that group's state to Idle, TID 0,
+//!   no Failure, nothing reported (joining, re-building and destroying a group all go through it);
+//!   answers with the entry and state written;
+//! - `ReadEntry`: answers with the entry and the group state;
+//! - `ReadCounter`: answers `rsp_counter` = counter `cfg_counter`;
+//! - `ClearCounters`: zeroes every counter; answers with all fields zero.
+//!
+//! Fields of a response that the operation does not produce are zero. `Write` stores the entry
+//! as given (reduced to the port widths) even when `cfg_entry_valid` is low or `cfg_parent` is
+//! meaningless for a root, and `ReadEntry` returns it as stored: the table is a plain memory,
+//! and only `valid` (step 1) and, for a non-root, `parent` (step 3) are interpreted.
+//!
+//! ## Timing
+//!
+//! - Synchronous, active-high `reset`. After reset the engine clears its tables, one group per
+//!   cycle: `pkt_ready` and `cfg_ready` are low for exactly `groups` cycles after the last reset
+//!   cycle, then high (`pkt_ready` is also low in a cycle with `cfg_valid`).
+//! - An operation accepted in cycle `t` (`valid && ready`) produces its outputs (`out_*`, `ev_*`
+//!   or `rsp_*`) in cycle `t + 2` ([`LATENCY`]); one operation per cycle, sustained, in order.
+//!   Outputs not valid in a cycle are all zero.
+//! - `cfg_ready` is `init_done` and `pkt_ready` is `init_done && !cfg_valid`, combinationally;
+//!   neither is gated by `reset`. The reset edge clears the pipeline, so an operation accepted
+//!   in a reset cycle or in the cycle just before one is lost (no outputs, no effect).
+//! - Inputs wider than their port are cut to the port width (the RTL port has fewer bits), e.g.
+//!   `pkt_port & (radix - 1)`, `pkt_op & 7`, `cfg_children & port_mask()`, `cfg_counter & 7`.
+//!   The golden reduces its inputs the same way, so one stimulus drives every level.
+//!
+//! The cycle-level micro-architecture (reset sweep, two pipeline stages) is described in
+//! [`model`].
+
+pub mod golden;
+pub mod model;
+
+pub use crate::net::header::{Opcode, Packet};
+
+use crate::kit::block::BlockSpec;
+use crate::kit::layout::Layout;
+use crate::model_ports;
+
+/// Cycles from accepting an operation to its outputs.
+pub const LATENCY: usize = 2;
+/// Width of the TID, fixed by the protocol (seed `000_…`).
+pub const TID_BITS: usize = 2;
+/// Width of the opcode field.
+pub const OP_BITS: usize = 3;
+/// Number of counters: the total, then one per verdict code 1..=7.
+pub const COUNTERS: usize = 8;
+/// Width of a counter index on the configuration port.
+pub const COUNTER_INDEX_BITS: usize = 3;
+
+crate::param_table! {
+    /// Parameters of the switch collective engine: the `[switch]` table of `netcoll.toml`.
+    /// Only the listed values are supported (the RTL is monomorphised per combination).
+    pub struct SwitchEngineParams in "switch" {
+        /// Ports per switch; also the width of child masks.
+        radix: 16 in [4, 8, 16, 32],
+        /// Collective groups (table depth); a CGID is `log2(groups)` bits.
+        groups: 256 in [16, 256, 1024, 4096],
+        /// Width of each drop / event counter.
+        counter_bits: 32 in [16, 32],
+    }
+}
+
+impl SwitchEngineParams {
+    /// The small configuration used for the second snapshot and quick tests.
+    pub const SMALL: SwitchEngineParams = SwitchEngineParams {
+        radix: 4,
+        groups: 16,
+        counter_bits: 16,
+    };
+
+    /// Bits of a port number.
+    pub fn port_bits(&self) -> usize {
+        self.radix.trailing_zeros() as usize
+    }
+    /// Bits of a CGID.
+    pub fn cgid_bits(&self) -> usize {
+        self.groups.trailing_zeros() as usize
+    }
+    /// Width of a child mask (one bit per port).
+    pub fn radix(&self) -> usize {
+        self.radix
+    }
+    /// Width of a counter.
+    pub fn counter_bits(&self) -> usize {
+        self.counter_bits
+    }
+    /// Mask of the valid child-mask bits.
+    pub fn port_mask(&self) -> u64 {
+        crate::kit::ports::mask(self.radix)
+    }
+    /// Largest counter value (counters saturate there).
+    pub fn counter_max(&self) -> u64 {
+        crate::kit::ports::mask(self.counter_bits)
+    }
+
+    /// The table memory's word: `{children[R], parent[P], is_root, valid}` (LSB on the right).
+    /// All zero is an invalid entry, which is what the reset sweep writes.
+    pub fn entry_layout(&self) -> Layout {
+        Layout::packed(&[
+            ("valid", 1),
+            ("is_root", 1),
+            ("parent", self.port_bits()),
+            ("children", self.radix),
+        ])
+    }
+
+    /// The state memory's word: `{reported[R], tid[2], fail, csm[2]}` (LSB on the right).
+    /// All zero is Idle, TID 0, no failure, nothing reported.
+    pub fn state_layout(&self) -> Layout {
+        Layout::packed(&[
+            ("csm", CsmState::BITS),
+            ("fail", 1),
+            ("tid", TID_BITS),
+            ("reported", self.radix),
+        ])
+    }
+}
+
+crate::codes! {
+    /// CSM states, encoded as on the `ev_state` / `rsp_state` ports.
+    pub enum CsmState: 2 {
+        Idle = 0 => "IDLE",
+        Filling = 1 => "FILLING",
+        Full = 2 => "FULL",
+        Exiting = 3 => "EXITING",
+    }
+}
+
+impl CsmState {
+    /// The state of a 2-bit code (every code is a state).
+    pub fn of(c: u64) -> CsmState {
+        CsmState::ALL[(c & 3) as usize]
+    }
+    /// The ratchet: the one state that may follow this one.
+    pub fn next(self) -> CsmState {
+        CsmState::of(self.code() + 1)
+    }
+}
+
+crate::codes! {
+    /// What the engine did with an accepted packet; the code is the `ev_verdict` value and the
+    /// index of the counter it increments.
+    pub enum Verdict: 3 {
+        Ok = 0 => "OK",
+        UnknownCgid = 1 => "UNKNOWN_CGID",
+        NotInTree = 2 => "NOT_IN_TREE",
+        BadOpcode = 3 => "BAD_OPCODE",
+        GroupFailed = 4 => "GROUP_FAILED",
+        Stale = 5 => "STALE",
+        Lag = 6 => "LAG",
+        TidFail = 7 => "TID_FAIL",
+    }
+}
+
+crate::codes! {
+    /// Configuration-port operations (`cfg_op`).
+    pub enum CfgOp: 2 {
+        /// Write a table entry and reset its group.
+        Write = 0 => "WRITE",
+        /// Read a table entry and its group state.
+        ReadEntry = 1 => "READ_ENTRY",
+        /// Read one counter.
+        ReadCounter = 2 => "READ_COUNTER",
+        /// Zero every counter.
+        ClearCounters = 3 => "CLEAR_COUNTERS",
+    }
+}
+
+impl CfgOp {
+    /// The operation of a 2-bit code (every code is an operation).
+    pub fn of(c: u64) -> CfgOp {
+        CfgOp::ALL[(c & 3) as usize]
+    }
+}
+
+/// A collective forwarding table entry.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct TableEntry {
+    pub valid: bool,
+    /// Port toward the parent; ignored for the root.
+    pub parent: u64,
+    /// One bit per child port.
+    pub children: u64,
+    pub is_root: bool,
+}
+
+/// The per-group state.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct GroupState {
+    pub csm: CsmState,
+    pub fail: bool,
+    pub tid: u64,
+    pub reported: u64,
+}
+
+impl Default for GroupState {
+    fn default() -> Self {
+        Self {
+            csm: CsmState::Idle,
+            fail: false,
+            tid: 0,
+            reported: 0,
+        }
+    }
+}
+
+/// The switch engine's ports: the one declaration every view uses (see [`crate::kit::ports`]).
+/// Widths: `P` = port bits, `G` = CGID bits, `R` = radix, `C` = counter bits.
+#[macro_export]
+macro_rules! switch_engine_ports {
+    ($cb:ident ! $args:tt) => {
+        $cb! { $args
+            params $crate::switch_engine::SwitchEngineParams;
+            /// Inputs of the engine for one clock cycle.
+            inputs SwitchEngineIn {
+                /// Synchronous reset, active high.
+                reset: 1,
+                /// A packet is offered.
+                pkt_valid: 1,
+                /// The packet's ingress port.
+                pkt_port: (P, port_bits),
+                /// The packet's collective group.
+                pkt_cgid: (G, cgid_bits),
+                /// The packet's transaction id.
+                pkt_tid: {$crate::switch_engine::TID_BITS},
+                /// The packet's opcode (`Opcode` code; 4..7 reserved).
+                pkt_op: {$crate::switch_engine::OP_BITS},
+                /// A configuration operation is offered (it has priority over a packet).
+                cfg_valid: 1,
+                /// `CfgOp` code.
+                cfg_op: {$crate::switch_engine::CfgOp::BITS},
+                /// The group of `Write` and `ReadEntry`.
+                cfg_cgid: (G, cgid_bits),
+                /// `Write`: the entry's valid bit.
+                cfg_entry_valid: 1,
+                /// `Write`: the port toward the parent.
+                cfg_parent: (P, port_bits),
+                /// `Write`: the child-port mask.
+                cfg_children: (R, radix),
+                /// `Write`: the group's root is this switch.
+                cfg_is_root: 1,
+                /// `ReadCounter`: the counter index.
+                cfg_counter: {$crate::switch_engine::COUNTER_INDEX_BITS},
+            }
+            /// Outputs of the engine in one clock cycle (sampled before the clock edge).
+            outputs SwitchEngineOut {
+                /// A packet offered this cycle is accepted.
+                pkt_ready: 1,
+                /// A configuration operation offered this cycle is accepted.
+                cfg_ready: 1,
+                /// An output packet.
+                out_valid: 1,
+                /// Its egress port mask: one bit for a unicast, the child mask for EXIT.
+                out_ports: (R, radix),
+                out_cgid: (G, cgid_bits),
+                out_tid: {$crate::switch_engine::TID_BITS},
+                out_op: {$crate::switch_engine::OP_BITS},
+                /// An event: one per accepted packet.
+                ev_valid: 1,
+                ev_cgid: (G, cgid_bits),
+                /// `Verdict` code.
+                ev_verdict: {$crate::switch_engine::Verdict::BITS},
+                /// `CsmState` code after the packet.
+                ev_state: {$crate::switch_engine::CsmState::BITS},
+                ev_tid: {$crate::switch_engine::TID_BITS},
+                ev_fail: 1,
+                /// A configuration response.
+                rsp_valid: 1,
+                rsp_entry_valid: 1,
+                rsp_parent: (P, port_bits),
+                rsp_children: (R, radix),
+                rsp_is_root: 1,
+                rsp_state: {$crate::switch_engine::CsmState::BITS},
+                rsp_tid: {$crate::switch_engine::TID_BITS},
+                rsp_fail: 1,
+                rsp_reported: (R, radix),
+                rsp_counter: (C, counter_bits),
+            }
+        }
+    };
+}
+crate::switch_engine_ports!(model_ports! {});
+
+/// The switch collective engine as a block (see [`crate::kit::block`]).
+pub struct SwitchEngine;
+
+impl BlockSpec for SwitchEngine {
+    const NAME: &'static str = "switch_engine";
+    const DESCRIPTION: &'static str =
+        "switch collective engine: forwarding table, CSM ratchet, 2-bit TID comparator";
+    const REGISTERED_OUTPUTS: bool = false;
+    type Params = SwitchEngineParams;
+    type In = SwitchEngineIn;
+    type Out = SwitchEngineOut;
+    type Model = model::SwitchEngineModel;
+    type Golden = golden::SwitchEngineGolden;
+    fn params(cfg: &crate::config::Config) -> SwitchEngineParams {
+        cfg.switch
+    }
+    fn model(p: &SwitchEngineParams) -> Self::Model {
+        model::SwitchEngineModel::new(*p)
+    }
+    fn golden(p: &SwitchEngineParams) -> Self::Golden {
+        golden::SwitchEngineGolden::new(*p)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kit::ports::PortValues;
+
+    #[test]
+    fn port_widths_follow_the_parameters() {
+        let p = SwitchEngineParams::default();
+        let ins = SwitchEngineIn::specs(&p);
+        let w = |n: &str| ins.iter().find(|s| s.name == n).map(|s| s.width);
+        assert_eq!(
+            (
+                w("pkt_port"),
+                w("pkt_cgid"),
+                w("cfg_children"),
+                w("pkt_tid")
+            ),
+            (Some(4), Some(8), Some(16), Some(2))
+        );
+        let outs = SwitchEngineOut::specs(&SwitchEngineParams::SMALL);
+        assert_eq!(outs.len(), 23);
+        assert_eq!(
+            outs.last().map(|s| (s.name.as_str(), s.width)),
+            Some(("rsp_counter", 16))
+        );
+    }
+
+    #[test]
+    fn memory_word_layouts_are_pinned() {
+        // Written out by hand: entry {children, parent, is_root, valid}, state
+        // {reported, tid, fail, csm}.
+        let p = SwitchEngineParams::default();
+        let e = p.entry_layout();
+        assert_eq!(
+            (
+                e.lsb("valid"),
+                e.lsb("is_root"),
+                e.lsb("parent"),
+                e.lsb("children")
+            ),
+            (0, 1, 2, 6)
+        );
+        assert_eq!(e.width(), 2 + 4 + 16);
+        let s = p.state_layout();
+        assert_eq!(
+            (s.lsb("csm"), s.lsb("fail"), s.lsb("tid"), s.lsb("reported")),
+            (0, 2, 3, 5)
+        );
+        assert_eq!(s.width(), 5 + 16);
+    }
+
+    #[test]
+    fn codes_are_pinned() {
+        assert_eq!(Verdict::TidFail.code(), 7);
+        assert_eq!(Verdict::from_code(5), Some(Verdict::Stale));
+        assert_eq!(CsmState::Full.next(), CsmState::Exiting);
+        assert_eq!(CsmState::Exiting.next(), CsmState::Idle);
+        assert_eq!(CfgOp::of(6), CfgOp::ReadCounter);
+    }
+}

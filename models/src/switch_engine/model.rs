@@ -1,0 +1,1032 @@
+//! # Cycle model of the switch collective engine
+//!
+//! [`SwitchEngineModel::step`] is one clock cycle of the RTL (`netcoll-hdl`'s `switch_engine`): it
+//! returns what every output port shows during the cycle, then applies the rising edge. The
+//! testbench compares it with the RTL port by port, cycle by cycle, and with the
+//! [golden reference](super::golden) operation by operation.
+//!
+//! ## Micro-architecture (what the RTL implements, register for register)
+//!
+//! - **Reset sweep.** `init_done`, `init_ptr`, the stage-1 register, the output registers and the
+//!   counters are registers reset to zero by a synchronous `reset`. The table and state memories
+//!   are RAMs with no reset; instead, every cycle in which `init_done` is low and `reset` is low
+//!   writes `entry[init_ptr] = 0` (invalid) and `state[init_ptr] = 0` (Idle, TID 0) and advances
+//!   `init_ptr`; the edge that writes entry `groups - 1` sets `init_done`. Hence `pkt_ready` and
+//!   `cfg_ready` are low for exactly `groups` cycles after the last reset cycle. Clearing one
+//!   entry per cycle is why a reset takes `groups` cycles: a RAM has one write port.
+//! - **Stage 0 (cycle `t`).** `cfg_ready = init_done`, `pkt_ready = init_done && !cfg_valid`
+//!   (combinational: the configuration port has priority). An accepted operation is latched into
+//!   the stage-1 register at the edge, with every field reduced to its port width.
+//! - **Stage 1 (cycle `t + 1`).** The latched operation reads the table and state (seeing every
+//!   earlier operation's writes: the RTL uses a one-deep write bypass around the RAM read; the
+//!   model simply indexes arrays), and at the edge writes them back, updates the counters and
+//!   loads the output registers.
+//! - **Outputs (cycle `t + 2`).** The output registers; an output group (`out_*`, `ev_*`,
+//!   `rsp_*`) that was not loaded at the previous edge is all zero.
+//!
+//! The ready signals are not gated by `reset` (they are `init_done`-based only): an operation
+//! handshaken during a reset cycle is simply lost, because the reset edge clears the stage-1
+//! register. Stage 1 does not write the memories at a reset edge either; that is unobservable,
+//! since the sweep that follows rewrites every entry before anything can read it.
+//!
+//! [`SwitchEngineModel::new`] starts in the state right after a reset edge (so it sweeps first).
+//!
+//! The model keeps entries and states packed into one `u64` each, in the memory word layouts
+//! the RTL uses ([`SwitchEngineParams::entry_layout`], [`SwitchEngineParams::state_layout`]),
+//! and implements the packet rules independently of the golden, in the flat form the RTL
+//! uses; the tests compare the two on random streams.
+
+use super::golden::Response;
+use super::{
+    CfgOp, CsmState, GroupState, Opcode, SwitchEngineIn, SwitchEngineOut, SwitchEngineParams,
+    TableEntry, Verdict, COUNTERS,
+};
+use crate::kit::cycle::CycleSim;
+use crate::kit::ports::mask;
+
+/// Positions of the fields of the table and state memory words, taken once from the shared
+/// layouts ([`SwitchEngineParams::entry_layout`], [`SwitchEngineParams::state_layout`]) so
+/// that the per-cycle code is shifts and masks.
+#[derive(Clone, Copy, Debug)]
+struct Words {
+    e_valid: u32,
+    e_root: u32,
+    e_parent: u32,
+    e_children: u32,
+    s_csm: u32,
+    s_fail: u32,
+    s_tid: u32,
+    s_reported: u32,
+    port_bits: usize,
+    radix: usize,
+}
+
+impl Words {
+    fn new(p: &SwitchEngineParams) -> Words {
+        let (e, s) = (p.entry_layout(), p.state_layout());
+        Words {
+            e_valid: e.lsb("valid") as u32,
+            e_root: e.lsb("is_root") as u32,
+            e_parent: e.lsb("parent") as u32,
+            e_children: e.lsb("children") as u32,
+            s_csm: s.lsb("csm") as u32,
+            s_fail: s.lsb("fail") as u32,
+            s_tid: s.lsb("tid") as u32,
+            s_reported: s.lsb("reported") as u32,
+            port_bits: p.port_bits(),
+            radix: p.radix,
+        }
+    }
+
+    fn entry(&self, e: TableEntry) -> u64 {
+        ((e.valid as u64) << self.e_valid)
+            | ((e.is_root as u64) << self.e_root)
+            | (e.parent << self.e_parent)
+            | (e.children << self.e_children)
+    }
+
+    fn unpack_entry(&self, e: u64) -> TableEntry {
+        TableEntry {
+            valid: (e >> self.e_valid) & 1 != 0,
+            is_root: (e >> self.e_root) & 1 != 0,
+            parent: (e >> self.e_parent) & mask(self.port_bits),
+            children: (e >> self.e_children) & mask(self.radix),
+        }
+    }
+
+    fn state(&self, csm: CsmState, fail: bool, tid: u64, reported: u64) -> u64 {
+        (csm.code() << self.s_csm)
+            | ((fail as u64) << self.s_fail)
+            | (tid << self.s_tid)
+            | (reported << self.s_reported)
+    }
+
+    fn unpack_state(&self, s: u64) -> GroupState {
+        GroupState {
+            csm: CsmState::of(s >> self.s_csm),
+            fail: (s >> self.s_fail) & 1 != 0,
+            tid: (s >> self.s_tid) & 3,
+            reported: (s >> self.s_reported) & mask(self.radix),
+        }
+    }
+
+    fn with_fail(&self, s: u64) -> u64 {
+        s | (1 << self.s_fail)
+    }
+}
+
+/// The cycle model. See the [module docs](self) for the micro-architecture.
+#[derive(Clone, Debug)]
+pub struct SwitchEngineModel {
+    p: SwitchEngineParams,
+    /// `radix - 1`: the mask of a port number.
+    port_num_mask: u64,
+    /// `groups - 1`: the mask of a CGID.
+    cgid_mask: u64,
+    /// [`SwitchEngineParams::port_mask`]: the mask of a child mask.
+    child_mask: u64,
+    counter_max: u64,
+    w: Words,
+
+    // Memories (not reset by `reset`).
+    table: Vec<u64>,
+    state: Vec<u64>,
+
+    // Registers.
+    counters: [u64; COUNTERS],
+    init_done: bool,
+    init_ptr: u64,
+    s1_valid: bool,
+    s1_cfg: bool,
+    /// The operation in stage 1, fields already reduced to port widths.
+    s1: SwitchEngineIn,
+    /// Output registers (`pkt_ready` / `cfg_ready` are always false here; they are
+    /// combinational and computed in [`SwitchEngineModel::step`]).
+    regs: SwitchEngineOut,
+    /// The last cycle's inputs (for [`CycleSim::peek`]).
+    last: SwitchEngineIn,
+}
+
+impl SwitchEngineModel {
+    /// A model in the state right after a reset edge (it sweeps the tables first).
+    ///
+    /// # Panics
+    /// If `p` is outside what the packed memories hold (a word wider than 64 bits, or a radix
+    /// or group count that is not a power of two); every supported value is fine.
+    pub fn new(p: SwitchEngineParams) -> Self {
+        assert!(
+            p.radix.is_power_of_two() && p.entry_layout().width() <= 64,
+            "unsupported radix {}",
+            p.radix
+        );
+        assert!(
+            p.groups.is_power_of_two(),
+            "unsupported groups {}",
+            p.groups
+        );
+        assert!(
+            p.counter_bits < 64,
+            "unsupported counter_bits {}",
+            p.counter_bits
+        );
+        Self {
+            p,
+            port_num_mask: p.radix as u64 - 1,
+            cgid_mask: p.groups as u64 - 1,
+            child_mask: p.port_mask(),
+            counter_max: p.counter_max(),
+            w: Words::new(&p),
+            table: vec![0; p.groups],
+            state: vec![0; p.groups],
+            counters: [0; COUNTERS],
+            init_done: false,
+            init_ptr: 0,
+            s1_valid: false,
+            s1_cfg: false,
+            s1: SwitchEngineIn::default(),
+            regs: SwitchEngineOut::default(),
+            last: SwitchEngineIn::default(),
+        }
+    }
+
+    pub fn params(&self) -> SwitchEngineParams {
+        self.p
+    }
+
+    /// True once the reset sweep has finished.
+    pub fn init_done(&self) -> bool {
+        self.init_done
+    }
+
+    /// The table entry of `cgid` as the memory holds it now (for debugging and tests).
+    pub fn entry(&self, cgid: u64) -> TableEntry {
+        self.w
+            .unpack_entry(self.table[(cgid & self.cgid_mask) as usize])
+    }
+
+    /// The state of group `cgid` as the memory holds it now.
+    pub fn state(&self, cgid: u64) -> GroupState {
+        self.w
+            .unpack_state(self.state[(cgid & self.cgid_mask) as usize])
+    }
+
+    /// Counter `i & 7`.
+    pub fn counter(&self, i: u64) -> u64 {
+        self.counters[(i & 7) as usize]
+    }
+
+    /// The outputs during a cycle with inputs `i`: the output registers and the two
+    /// combinational ready signals.
+    fn outputs(&self, i: &SwitchEngineIn) -> SwitchEngineOut {
+        let mut o = self.regs;
+        o.cfg_ready = self.init_done;
+        o.pkt_ready = self.init_done && !i.cfg_valid;
+        o
+    }
+
+    /// One clock cycle: returns the outputs during the cycle, then applies the edge.
+    pub fn step(&mut self, i: &SwitchEngineIn) -> SwitchEngineOut {
+        let o = self.outputs(i);
+        self.last = *i;
+
+        if i.reset {
+            self.counters = [0; COUNTERS];
+            self.init_done = false;
+            self.init_ptr = 0;
+            self.s1_valid = false;
+            self.s1_cfg = false;
+            self.s1 = SwitchEngineIn::default();
+            self.regs = SwitchEngineOut::default();
+            return o;
+        }
+
+        if !self.init_done {
+            // Stage 1 is never valid during the sweep (nothing is accepted before init_done).
+            self.table[self.init_ptr as usize] = 0;
+            self.state[self.init_ptr as usize] = 0;
+            self.init_done = self.init_ptr == self.cgid_mask;
+            self.init_ptr = (self.init_ptr + 1) & self.cgid_mask;
+        }
+
+        self.regs = match (self.s1_valid, self.s1_cfg) {
+            (false, _) => SwitchEngineOut::default(),
+            (true, true) => self.exec_cfg(),
+            (true, false) => self.exec_pkt(),
+        };
+
+        let take_cfg = o.cfg_ready && i.cfg_valid;
+        let take_pkt = o.pkt_ready && i.pkt_valid;
+        self.s1_valid = take_cfg || take_pkt;
+        self.s1_cfg = take_cfg;
+        if self.s1_valid {
+            self.s1 = self.reduce(i);
+        }
+        o
+    }
+
+    /// The inputs as the RTL's ports see them: every field cut to its port width.
+    fn reduce(&self, i: &SwitchEngineIn) -> SwitchEngineIn {
+        SwitchEngineIn {
+            reset: i.reset,
+            pkt_valid: i.pkt_valid,
+            pkt_port: i.pkt_port & self.port_num_mask,
+            pkt_cgid: i.pkt_cgid & self.cgid_mask,
+            pkt_tid: i.pkt_tid & 3,
+            pkt_op: i.pkt_op & 7,
+            cfg_valid: i.cfg_valid,
+            cfg_op: i.cfg_op & 3,
+            cfg_cgid: i.cfg_cgid & self.cgid_mask,
+            cfg_entry_valid: i.cfg_entry_valid,
+            cfg_parent: i.cfg_parent & self.port_num_mask,
+            cfg_children: i.cfg_children & self.child_mask,
+            cfg_is_root: i.cfg_is_root,
+            cfg_counter: i.cfg_counter & 7,
+        }
+    }
+
+    fn bump(&mut self, v: Verdict) {
+        let c = &mut self.counters[v.code() as usize];
+        if *c < self.counter_max {
+            *c += 1;
+        }
+    }
+
+    /// Stage 1 for a packet.
+    fn exec_pkt(&mut self) -> SwitchEngineOut {
+        let s = self.s1;
+        let cgid = s.pkt_cgid as usize;
+        let (port, t, op) = (s.pkt_port, s.pkt_tid, s.pkt_op);
+        let pbit = 1u64 << port;
+        let e = self.w.unpack_entry(self.table[cgid]);
+        let from_parent = !e.is_root && e.parent == port;
+        let from_child = !from_parent && e.children & pbit != 0;
+        // FULL (0) and STATUS_REQ (2) travel up; EXIT (1) and STATUS_RSP (3) down.
+        let upward = op & 1 == 0;
+
+        let mut o = SwitchEngineOut {
+            ev_valid: true,
+            ev_cgid: s.pkt_cgid,
+            ..SwitchEngineOut::default()
+        };
+        let mut emit = |ports: u64, opc: Opcode| {
+            o.out_valid = true;
+            o.out_ports = ports;
+            o.out_cgid = s.pkt_cgid;
+            o.out_tid = t;
+            o.out_op = opc.code();
+        };
+
+        let verdict = if !e.valid {
+            Verdict::UnknownCgid
+        } else if op > 3 {
+            Verdict::BadOpcode
+        } else if !(from_parent || from_child) {
+            Verdict::NotInTree
+        } else if from_child != upward {
+            Verdict::BadOpcode
+        } else {
+            let w = self.w;
+            let mut st = self.state[cgid];
+            let g = w.unpack_state(st);
+            let d = t.wrapping_sub(g.tid) & 3;
+            let v = if g.fail {
+                Verdict::GroupFailed
+            } else if from_child {
+                match d {
+                    0 if g.reported & pbit == 0 => {
+                        let rep2 = g.reported | pbit;
+                        st = if rep2 != e.children {
+                            w.state(CsmState::Filling, false, g.tid, rep2)
+                        } else if e.is_root {
+                            emit(e.children, Opcode::Exit);
+                            w.state(CsmState::Idle, false, (g.tid + 1) & 3, 0)
+                        } else {
+                            emit(1 << e.parent, Opcode::Full);
+                            w.state(CsmState::Full, false, g.tid, rep2)
+                        };
+                        Verdict::Ok
+                    }
+                    0 if op == Opcode::Full.code() => Verdict::Stale,
+                    0 => {
+                        if g.csm == CsmState::Full {
+                            emit(1 << e.parent, Opcode::StatusReq);
+                        }
+                        Verdict::Ok
+                    }
+                    3 => {
+                        emit(pbit, Opcode::StatusRsp);
+                        Verdict::Lag
+                    }
+                    _ => {
+                        st = w.with_fail(st);
+                        Verdict::TidFail
+                    }
+                }
+            } else {
+                match d {
+                    0 if g.csm == CsmState::Full => {
+                        emit(e.children, Opcode::Exit);
+                        st = w.state(CsmState::Idle, false, (g.tid + 1) & 3, 0);
+                        Verdict::Ok
+                    }
+                    3 => Verdict::Stale,
+                    _ => {
+                        st = w.with_fail(st);
+                        Verdict::TidFail
+                    }
+                }
+            };
+            self.state[cgid] = st;
+            let after = w.unpack_state(st);
+            o.ev_state = after.csm.code();
+            o.ev_tid = after.tid;
+            o.ev_fail = after.fail;
+            v
+        };
+        o.ev_verdict = verdict.code();
+        self.bump(Verdict::Ok); // counter 0: every accepted packet
+        if verdict != Verdict::Ok {
+            self.bump(verdict);
+        }
+        o
+    }
+
+    /// Stage 1 for a configuration operation.
+    fn exec_cfg(&mut self) -> SwitchEngineOut {
+        let s = self.s1;
+        let cgid = s.cfg_cgid as usize;
+        let mut o = SwitchEngineOut {
+            rsp_valid: true,
+            ..SwitchEngineOut::default()
+        };
+        match CfgOp::of(s.cfg_op) {
+            CfgOp::Write => {
+                // Store the entry, reset the group; echo the entry and the reset state.
+                self.table[cgid] = self.w.entry(TableEntry {
+                    valid: s.cfg_entry_valid,
+                    parent: s.cfg_parent,
+                    children: s.cfg_children,
+                    is_root: s.cfg_is_root,
+                });
+                self.state[cgid] = 0;
+                o.rsp_entry_valid = s.cfg_entry_valid;
+                o.rsp_parent = s.cfg_parent;
+                o.rsp_children = s.cfg_children;
+                o.rsp_is_root = s.cfg_is_root;
+            }
+            CfgOp::ReadEntry => {
+                let e = self.w.unpack_entry(self.table[cgid]);
+                let st = self.w.unpack_state(self.state[cgid]);
+                o.rsp_entry_valid = e.valid;
+                o.rsp_parent = e.parent;
+                o.rsp_children = e.children;
+                o.rsp_is_root = e.is_root;
+                o.rsp_state = st.csm.code();
+                o.rsp_tid = st.tid;
+                o.rsp_fail = st.fail;
+                o.rsp_reported = st.reported;
+            }
+            CfgOp::ReadCounter => o.rsp_counter = self.counters[s.cfg_counter as usize],
+            CfgOp::ClearCounters => self.counters = [0; COUNTERS],
+        }
+        o
+    }
+}
+
+impl CycleSim for SwitchEngineModel {
+    type In = SwitchEngineIn;
+    type Out = SwitchEngineOut;
+    fn step(&mut self, i: &SwitchEngineIn) -> SwitchEngineOut {
+        SwitchEngineModel::step(self, i)
+    }
+    fn peek(&mut self) -> SwitchEngineOut {
+        let last = self.last;
+        self.outputs(&last)
+    }
+}
+
+/// The output registers an operation with golden answer `resp` loads, i.e. what the engine
+/// shows [`super::LATENCY`] cycles after accepting it (`pkt_ready` / `cfg_ready` false: they
+/// are not part of an operation's answer). This is the one place that maps the golden's
+/// [`Response`] onto the port fields.
+pub fn expected_outputs(resp: &Response) -> SwitchEngineOut {
+    let mut o = SwitchEngineOut::default();
+    match resp {
+        Response::Packet { cgid, result } => {
+            o.ev_valid = true;
+            o.ev_cgid = *cgid;
+            o.ev_verdict = result.verdict.code();
+            o.ev_state = result.state.csm as u64;
+            o.ev_tid = result.state.tid;
+            o.ev_fail = result.state.fail;
+            if let Some(out) = result.out {
+                o.out_valid = true;
+                o.out_ports = out.ports;
+                o.out_cgid = out.cgid;
+                o.out_tid = out.tid;
+                o.out_op = out.op.code();
+            }
+        }
+        Response::Cfg(r) => {
+            o.rsp_valid = true;
+            o.rsp_entry_valid = r.entry.valid;
+            o.rsp_parent = r.entry.parent;
+            o.rsp_children = r.entry.children;
+            o.rsp_is_root = r.entry.is_root;
+            o.rsp_state = r.state.csm as u64;
+            o.rsp_tid = r.state.tid;
+            o.rsp_fail = r.state.fail;
+            o.rsp_reported = r.state.reported;
+            o.rsp_counter = r.counter;
+        }
+    }
+    o
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::golden::{CfgCmd, Op, SwitchEngineGolden};
+    use super::super::{CfgOp, Packet, Verdict, LATENCY};
+    use super::*;
+    use std::collections::VecDeque;
+
+    /// Runs `n` reset cycles then steps until `init_done`; returns the idle cycles counted
+    /// after the last reset cycle (with packets and cfg ops offered throughout, which must not
+    /// be accepted).
+    fn reset_and_count(m: &mut SwitchEngineModel, n: usize) -> usize {
+        let busy = SwitchEngineIn {
+            pkt_valid: true,
+            cfg_valid: false,
+            pkt_cgid: 1,
+            ..SwitchEngineIn::default()
+        };
+        for _ in 0..n {
+            m.step(&SwitchEngineIn {
+                reset: true,
+                ..busy
+            });
+        }
+        let mut low = 0;
+        loop {
+            let cfg = low % 2 == 1;
+            let o = m.step(&SwitchEngineIn {
+                cfg_valid: cfg,
+                ..busy
+            });
+            assert!(
+                !o.ev_valid && !o.rsp_valid && !o.out_valid,
+                "output during sweep: {o:?}"
+            );
+            if o.cfg_ready {
+                assert_eq!(o.pkt_ready, !cfg);
+                return low;
+            }
+            assert!(!o.pkt_ready);
+            low += 1;
+        }
+    }
+
+    #[test]
+    fn init_sweep_length() {
+        for p in [SwitchEngineParams::SMALL, SwitchEngineParams::default()] {
+            let mut m = SwitchEngineModel::new(p);
+            assert_eq!(reset_and_count(&mut m, 3), p.groups);
+            // a few more cycles of traffic, then reset again
+            for _ in 0..10 {
+                m.step(&SwitchEngineIn {
+                    cfg_valid: true,
+                    ..SwitchEngineIn::default()
+                });
+            }
+            assert_eq!(reset_and_count(&mut m, 1), p.groups);
+            // fresh model without reset: also sweeps
+            let mut m = SwitchEngineModel::new(p);
+            assert_eq!(reset_and_count(&mut m, 0), p.groups);
+        }
+    }
+
+    /// A model past reset and sweep.
+    fn ready_model(p: SwitchEngineParams) -> SwitchEngineModel {
+        let mut m = SwitchEngineModel::new(p);
+        m.step(&SwitchEngineIn {
+            reset: true,
+            ..SwitchEngineIn::default()
+        });
+        for _ in 0..p.groups {
+            m.step(&SwitchEngineIn::default());
+        }
+        assert!(m.init_done());
+        m
+    }
+
+    fn write_in(cgid: u64, parent: u64, children: u64, is_root: bool) -> SwitchEngineIn {
+        SwitchEngineIn {
+            cfg_valid: true,
+            cfg_op: CfgOp::Write as u64,
+            cfg_cgid: cgid,
+            cfg_entry_valid: true,
+            cfg_parent: parent,
+            cfg_children: children,
+            cfg_is_root: is_root,
+            ..SwitchEngineIn::default()
+        }
+    }
+
+    fn pkt_in(port: u64, cgid: u64, tid: u64, op: Opcode) -> SwitchEngineIn {
+        SwitchEngineIn {
+            pkt_valid: true,
+            pkt_port: port,
+            pkt_cgid: cgid,
+            pkt_tid: tid,
+            pkt_op: op.code(),
+            ..SwitchEngineIn::default()
+        }
+    }
+
+    /// Outputs with the ready signals of an idle, initialised engine.
+    fn idle_out() -> SwitchEngineOut {
+        SwitchEngineOut {
+            pkt_ready: true,
+            cfg_ready: true,
+            ..SwitchEngineOut::default()
+        }
+    }
+
+    #[test]
+    fn latency_is_two() {
+        assert_eq!(LATENCY, 2);
+        let mut m = ready_model(SwitchEngineParams::default());
+        let t0 = m.step(&write_in(7, 3, 0b0110, false));
+        assert_eq!(
+            t0,
+            SwitchEngineOut {
+                pkt_ready: false,
+                ..idle_out()
+            }
+        );
+        assert_eq!(m.step(&SwitchEngineIn::default()), idle_out());
+        let rsp = SwitchEngineOut {
+            rsp_valid: true,
+            rsp_entry_valid: true,
+            rsp_parent: 3,
+            rsp_children: 0b0110,
+            ..idle_out()
+        };
+        assert_eq!(m.step(&SwitchEngineIn::default()), rsp);
+        assert_eq!(m.step(&SwitchEngineIn::default()), idle_out());
+        // a packet: accepted at t, event at t + 2
+        m.step(&pkt_in(1, 7, 0, Opcode::Full));
+        assert_eq!(m.step(&SwitchEngineIn::default()), idle_out());
+        let ev = SwitchEngineOut {
+            ev_valid: true,
+            ev_cgid: 7,
+            ev_state: 1,
+            ..idle_out()
+        };
+        assert_eq!(m.step(&SwitchEngineIn::default()), ev);
+        assert_eq!(m.step(&SwitchEngineIn::default()), idle_out());
+    }
+
+    #[test]
+    fn back_to_back_same_cgid() {
+        let mut m = ready_model(SwitchEngineParams::default());
+        // cycle 0: write root of group 9 with children 2 and 5; a packet offered alongside is
+        // not accepted (cfg has priority)
+        let both = SwitchEngineIn {
+            pkt_valid: true,
+            pkt_port: 2,
+            pkt_cgid: 9,
+            ..write_in(9, 0, 0b10_0100, true)
+        };
+        let o0 = m.step(&both);
+        assert!(!o0.pkt_ready && o0.cfg_ready);
+        // cycles 1, 2: both children report, back to back; cycle 3: read the entry; cycle 4: a
+        // FULL of the next transaction; cycle 5: read counter 0
+        let o1 = m.step(&pkt_in(2, 9, 0, Opcode::Full));
+        let o2 = m.step(&pkt_in(5, 9, 0, Opcode::Full));
+        let read = SwitchEngineIn {
+            cfg_valid: true,
+            cfg_op: CfgOp::ReadEntry as u64,
+            cfg_cgid: 9,
+            ..SwitchEngineIn::default()
+        };
+        let o3 = m.step(&read);
+        let o4 = m.step(&pkt_in(5, 9, 1, Opcode::Full));
+        let rc = SwitchEngineIn {
+            cfg_valid: true,
+            cfg_op: CfgOp::ReadCounter as u64,
+            cfg_counter: 0,
+            ..SwitchEngineIn::default()
+        };
+        let o5 = m.step(&rc);
+        let o6 = m.step(&SwitchEngineIn::default());
+        let o7 = m.step(&SwitchEngineIn::default());
+        assert_eq!(o1, idle_out());
+        let entry = |o: SwitchEngineOut| SwitchEngineOut {
+            rsp_valid: true,
+            rsp_entry_valid: true,
+            rsp_parent: 0,
+            rsp_children: 0b10_0100,
+            rsp_is_root: true,
+            ..o
+        };
+        assert_eq!(o2, entry(idle_out()));
+        assert_eq!(
+            o3,
+            SwitchEngineOut {
+                pkt_ready: false,
+                ev_valid: true,
+                ev_cgid: 9,
+                ev_state: 1,
+                ..idle_out()
+            }
+        );
+        // second FULL completes: Idle, TID 1, EXIT(0) to the child mask
+        let exit = SwitchEngineOut {
+            out_valid: true,
+            out_ports: 0b10_0100,
+            out_cgid: 9,
+            out_tid: 0,
+            out_op: Opcode::Exit.code(),
+            ev_valid: true,
+            ev_cgid: 9,
+            ev_state: 0,
+            ev_tid: 1,
+            ..idle_out()
+        };
+        assert_eq!(o4, exit);
+        // the read (accepted right after the completing packet) sees the new state
+        assert_eq!(
+            o5,
+            SwitchEngineOut {
+                pkt_ready: false,
+                rsp_tid: 1,
+                ..entry(idle_out())
+            }
+        );
+        assert_eq!(
+            o6,
+            SwitchEngineOut {
+                ev_valid: true,
+                ev_cgid: 9,
+                ev_state: 1,
+                ev_tid: 1,
+                rsp_reported: 0,
+                ..idle_out()
+            }
+        );
+        assert_eq!(
+            o7,
+            SwitchEngineOut {
+                rsp_valid: true,
+                rsp_counter: 3,
+                ..idle_out()
+            }
+        );
+        assert_eq!(
+            m.state(9),
+            GroupState {
+                csm: super::super::CsmState::Filling,
+                fail: false,
+                tid: 1,
+                reported: 1 << 5
+            }
+        );
+    }
+
+    /// xorshift64* — tiny, deterministic, good enough for stimulus.
+    struct Rng(u64);
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            let mut x = self.0;
+            x ^= x >> 12;
+            x ^= x << 25;
+            x ^= x >> 27;
+            self.0 = x;
+            x.wrapping_mul(0x2545_F491_4F6C_DD1D)
+        }
+        fn below(&mut self, n: u64) -> u64 {
+            self.next() % n
+        }
+        fn chance(&mut self, percent: u64) -> bool {
+            self.below(100) < percent
+        }
+    }
+
+    /// Picks a set bit of `mask` (nonzero) at random.
+    fn random_bit(rng: &mut Rng, mask: u64) -> u64 {
+        let n = mask.count_ones() as u64;
+        let mut k = rng.below(n);
+        for b in 0..64 {
+            if mask & (1 << b) != 0 {
+                if k == 0 {
+                    return b;
+                }
+                k -= 1;
+            }
+        }
+        unreachable!()
+    }
+
+    /// Random stimulus for one cycle, biased by the golden's current state so that barriers
+    /// actually complete (uniform TIDs and ports would almost only produce drops). Fields of
+    /// invalid ports and high bits beyond the port widths carry garbage on purpose.
+    fn random_input(rng: &mut Rng, g: &SwitchEngineGolden, hot: &[u64]) -> SwitchEngineIn {
+        let p = g.params();
+        let mut i = SwitchEngineIn {
+            pkt_port: rng.next(),
+            pkt_cgid: rng.next(),
+            pkt_tid: rng.next(),
+            pkt_op: rng.next(),
+            cfg_op: rng.next(),
+            cfg_cgid: rng.next(),
+            cfg_entry_valid: rng.chance(50),
+            cfg_parent: rng.next(),
+            cfg_children: rng.next(),
+            cfg_is_root: rng.chance(50),
+            cfg_counter: rng.next(),
+            ..SwitchEngineIn::default()
+        };
+        let garbage =
+            |rng: &mut Rng, bits: usize| if rng.chance(3) { rng.next() << bits } else { 0 };
+        let pick_cgid = |rng: &mut Rng| {
+            if rng.chance(85) {
+                hot[rng.below(hot.len() as u64) as usize]
+            } else {
+                rng.below(p.groups as u64)
+            }
+        };
+        i.cfg_valid = rng.chance(4);
+        if i.cfg_valid {
+            i.cfg_cgid = pick_cgid(rng) | garbage(rng, p.cgid_bits());
+            i.cfg_op = match rng.below(100) {
+                0..=59 => 0,
+                60..=79 => 1,
+                80..=96 => 2,
+                _ => 3,
+            } | garbage(rng, 2);
+            i.cfg_entry_valid = rng.chance(92);
+            // mostly small, nonempty child masks, so that barriers complete
+            let ch = match rng.below(100) {
+                0..=4 => 0,
+                5..=9 => rng.next(),
+                _ => (rng.next() & rng.next() & rng.next()) | (1 << rng.below(p.radix as u64)),
+            };
+            i.cfg_children = (ch & p.port_mask()) | garbage(rng, p.radix);
+            i.cfg_parent = rng.below(p.radix as u64) | garbage(rng, p.port_bits());
+            i.cfg_is_root = rng.chance(40);
+            i.cfg_counter = rng.below(8) | garbage(rng, 3);
+        }
+        i.pkt_valid = rng.chance(75);
+        if i.pkt_valid {
+            let cgid = pick_cgid(rng);
+            let e = g.entry(cgid);
+            let s = g.state(cgid);
+            let r = rng.below(100);
+            let (port, from_parent) = if r < 60 && e.children != 0 {
+                (random_bit(rng, e.children), false)
+            } else if r < 80 {
+                (e.parent, true)
+            } else {
+                (rng.below(p.radix as u64), false)
+            };
+            let op = if rng.chance(4) {
+                rng.below(8)
+            } else if from_parent {
+                [1, 1, 3][rng.below(3) as usize]
+            } else {
+                [0, 0, 0, 2][rng.below(4) as usize]
+            };
+            // Mostly the TIDs a healthy tree would use: the group's own from a child, the
+            // completed one (Stale) from the parent unless the group waits in Full; sometimes
+            // a lagging child; rarely anything (TidFail, which disables the group until the
+            // next Write).
+            let tid = (if rng.chance(3) {
+                rng.next()
+            } else if from_parent {
+                if s.csm == super::super::CsmState::Full && rng.chance(85) {
+                    s.tid
+                } else {
+                    s.tid + 3
+                }
+            } else if rng.chance(88) {
+                s.tid
+            } else {
+                s.tid + 3
+            }) & 3;
+            i.pkt_port = port | garbage(rng, p.port_bits());
+            i.pkt_cgid = cgid | garbage(rng, p.cgid_bits());
+            i.pkt_tid = tid | garbage(rng, 2);
+            i.pkt_op = op | garbage(rng, 3);
+        }
+        i
+    }
+
+    fn op_of(i: &SwitchEngineIn, cfg: bool) -> Op {
+        if cfg {
+            Op::Cfg(CfgCmd {
+                op: CfgOp::of(i.cfg_op),
+                cgid: i.cfg_cgid,
+                entry: TableEntry {
+                    valid: i.cfg_entry_valid,
+                    parent: i.cfg_parent,
+                    children: i.cfg_children,
+                    is_root: i.cfg_is_root,
+                },
+                counter: i.cfg_counter,
+            })
+        } else {
+            Op::Packet(Packet {
+                port: i.pkt_port,
+                cgid: i.pkt_cgid,
+                tid: i.pkt_tid,
+                op: i.pkt_op,
+            })
+        }
+    }
+
+    /// Drives the cycle model with random stimulus (idle gaps, occasional resets) and checks
+    /// every output of every cycle against the golden's answers, delayed by [`LATENCY`].
+    fn random_compare(p: SwitchEngineParams, seed: u64, min_ops: u64) {
+        let mut rng = Rng(seed);
+        let hot = [0, 1, 5, p.groups as u64 - 1];
+        let mut m = SwitchEngineModel::new(p);
+        let mut g = SwitchEngineGolden::new(p);
+        let mut pending: VecDeque<(u64, SwitchEngineOut)> = VecDeque::new();
+        let mut since_reset = 0usize;
+        let mut verdicts = [0u64; 8];
+        let (mut ops, mut cfgs, mut resets) = (0u64, 0u64, 0u64);
+        let mut outs = [0u64; 4]; // output packets by opcode
+        let mut cycle = 0u64;
+        let mut gap = 0;
+        let mut reset_left = 1; // start with a reset
+        while ops < min_ops {
+            let mut i = if gap > 0 {
+                gap -= 1;
+                SwitchEngineIn {
+                    pkt_port: rng.next(),
+                    cfg_cgid: rng.next(),
+                    ..SwitchEngineIn::default()
+                }
+            } else {
+                if rng.chance(8) {
+                    gap = rng.below(6);
+                }
+                random_input(&mut rng, &g, &hot)
+            };
+            if reset_left == 0 && rng.below(30_000) == 0 {
+                reset_left = 1 + rng.below(3);
+            }
+            if reset_left > 0 {
+                i.reset = true;
+                reset_left -= 1;
+            }
+            let o = m.step(&i);
+
+            // expected outputs of this cycle
+            let mut want = match pending.front() {
+                Some(&(due, e)) if due == cycle => {
+                    pending.pop_front();
+                    e
+                }
+                _ => SwitchEngineOut::default(),
+            };
+            want.cfg_ready = since_reset >= p.groups;
+            want.pkt_ready = want.cfg_ready && !i.cfg_valid;
+            assert_eq!(o, want, "seed {seed:#x}, cycle {cycle}, input {i:?}");
+
+            if i.reset {
+                // the edge drops everything in flight; the sweep then clears the tables
+                pending.clear();
+                g = SwitchEngineGolden::new(p);
+                since_reset = 0;
+                resets += 1;
+            } else {
+                since_reset += 1;
+                let take_cfg = o.cfg_ready && i.cfg_valid;
+                let take_pkt = o.pkt_ready && i.pkt_valid;
+                if take_cfg || take_pkt {
+                    let resp = g.apply(&op_of(&i, take_cfg));
+                    if let Response::Packet { result, .. } = &resp {
+                        verdicts[result.verdict.code() as usize] += 1;
+                        if let Some(out) = result.out {
+                            outs[out.op.code() as usize] += 1;
+                        }
+                    } else {
+                        cfgs += 1;
+                    }
+                    pending.push_back((cycle + LATENCY as u64, expected_outputs(&resp)));
+                    ops += 1;
+                }
+            }
+            cycle += 1;
+        }
+        // the stimulus must actually exercise the rules
+        println!("{p:?}: {cycle} cycles, {ops} ops, verdicts {verdicts:?}, outputs {outs:?}, cfgs {cfgs}, resets {resets}");
+        for v in Verdict::ALL {
+            assert!(
+                verdicts[v.code() as usize] >= 50,
+                "seed {seed:#x}: verdict {v:?} seen {verdicts:?}"
+            );
+        }
+        assert!(
+            outs.iter().all(|&n| n >= 100),
+            "seed {seed:#x}: outputs by opcode {outs:?}"
+        );
+        assert!(
+            cfgs >= 1000 && resets >= 2,
+            "seed {seed:#x}: cfgs {cfgs} resets {resets}"
+        );
+        // the final state agrees too (after draining the pipeline)
+        for _ in 0..LATENCY {
+            m.step(&SwitchEngineIn::default());
+        }
+        for c in 0..p.groups as u64 {
+            assert_eq!(m.entry(c), g.entry(c), "seed {seed:#x}: entry {c}");
+            assert_eq!(m.state(c), g.state(c), "seed {seed:#x}: state {c}");
+        }
+        for k in 0..8 {
+            assert_eq!(m.counter(k), g.counter(k), "seed {seed:#x}: counter {k}");
+        }
+    }
+
+    #[test]
+    fn random_vs_golden_small() {
+        random_compare(SwitchEngineParams::SMALL, 0x9E48_F7EB_2DF9_8CE6, 150_000);
+    }
+
+    #[test]
+    fn random_vs_golden_default() {
+        random_compare(
+            SwitchEngineParams::default(),
+            0x0000_C011_EC71_0E55,
+            150_000,
+        );
+    }
+
+    #[test]
+    fn random_vs_golden_largest() {
+        let p = SwitchEngineParams {
+            radix: 32,
+            groups: 4096,
+            counter_bits: 32,
+        };
+        random_compare(p, 0x5EED_0000_0000_0001, 100_000);
+    }
+
+    #[test]
+    fn counters_saturate_in_model() {
+        let p = SwitchEngineParams::SMALL;
+        let mut m = ready_model(p);
+        // 70_000 packets for an unknown group, back to back
+        for _ in 0..70_000 {
+            m.step(&pkt_in(0, 3, 0, Opcode::Full));
+        }
+        for _ in 0..LATENCY {
+            m.step(&SwitchEngineIn::default());
+        }
+        assert_eq!(m.counter(0), 65_535);
+        assert_eq!(m.counter(Verdict::UnknownCgid.code()), 65_535);
+        assert_eq!(m.counter(Verdict::NotInTree.code()), 0);
+    }
+}

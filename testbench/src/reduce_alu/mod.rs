@@ -1,0 +1,338 @@
+//! # The reduction ALU's conformance harness
+//!
+//! The ALU has no protocol beyond "one operation per cycle, answered one cycle later", so every
+//! level — the golden function behind one register stage
+//! (`netcoll_models::reduce_alu::golden::ReduceAluGolden`), the cycle model, the rust-hdl RTL
+//! and the emitted Verilog — is a cycle-level design ([`dut`]); only the design under test
+//! changes. The directed suite ([`suite`]) runs unchanged at every level and checks every output
+//! every cycle against the golden function. [`lockstep`] compares a design with the cycle model
+//! every output every cycle (the harness's [`Lockstep`]) under the random inputs of
+//! [`Stimulus`], which inserts idle cycles; the ALU's outputs have no `ready`.
+
+pub mod suite;
+
+use crate::harness::{cycle_sim, Level, Lockstep, Sim};
+use netcoll_models::config::Config;
+use netcoll_models::kit::cycle::CycleSim;
+use netcoll_models::kit::ports::PortValues;
+use netcoll_models::reduce_alu::golden::ReduceAluGolden;
+use netcoll_models::reduce_alu::model::ReduceAluModel;
+use netcoll_models::reduce_alu::{
+    AluLaneIn, AluOp, Dtype, ReduceAlu, ReduceAluIn, ReduceAluOut, ReduceAluParams,
+};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+/// The ALU at a cycle level.
+pub type AluSim = Sim<ReduceAlu>;
+
+/// The configuration with a `lanes`-lane ALU.
+pub fn config(lanes: usize) -> Config {
+    Config {
+        alu: ReduceAluParams { lanes },
+        ..Default::default()
+    }
+}
+
+/// A fresh `lanes`-lane design of one level (the golden level is the golden function behind
+/// one register stage).
+pub fn dut(level: Level, lanes: usize) -> Result<AluSim, String> {
+    let p = ReduceAluParams { lanes };
+    if !netcoll_models::kit::params::ParamTable::is_supported(&p) {
+        return Err(format!(
+            "the reduction ALU has 1, 2 or 4 lanes, not {lanes}"
+        ));
+    }
+    match level {
+        Level::Golden => Ok(Box::new(ReduceAluGolden::new(p))),
+        _ => cycle_sim::<ReduceAlu>(level, &config(lanes)),
+    }
+}
+
+/// The first output port of a `lanes`-lane block that differs between `expected` and
+/// `actual`: (port name, expected, actual).
+pub fn first_difference(
+    lanes: usize,
+    expected: &ReduceAluOut,
+    actual: &ReduceAluOut,
+) -> Option<(String, u64, u64)> {
+    if expected == actual {
+        return None;
+    }
+    let p = ReduceAluParams { lanes };
+    let (e, a) = (expected.to_values(&p), actual.to_values(&p));
+    let names = ReduceAluOut::specs(&p);
+    (0..e.len())
+        .find(|&k| e[k] != a[k])
+        .map(|k| (names[k].name.clone(), e[k], a[k]))
+}
+
+/// Inputs in words: `op=MAXLOC dtype=i32 in_valid=1 reset=0 lane0=(a, ai, b, bi) ...`.
+pub fn describe(i: &ReduceAluIn, lanes: usize) -> String {
+    let op = AluOp::from_code(i.op & 0xF)
+        .map(|o| o.name().to_string())
+        .unwrap_or_else(|| format!("reserved({})", i.op & 0xF));
+    let dt = Dtype::from_code(i.dtype & 3)
+        .map(|d| d.name())
+        .unwrap_or("?");
+    let mut s = format!(
+        "op={op} dtype={dt} in_valid={} reset={}",
+        i.in_valid as u8, i.reset as u8
+    );
+    for k in 0..lanes {
+        let l = i.lane(k);
+        s += &format!(
+            " lane{k}=(a={:#x}, ai={:#x}, b={:#x}, bi={:#x})",
+            l.a, l.ai, l.b, l.bi
+        );
+    }
+    s
+}
+
+/// Runs `dut` against the cycle model on the same random inputs for `cycles` cycles (the first
+/// one a reset), comparing every output every cycle; the first difference, with the last cycles
+/// (and their waveform, given `vcd_dir`).
+pub fn lockstep(
+    lanes: usize,
+    dut: AluSim,
+    stim: &mut Stimulus,
+    cycles: u64,
+    vcd_dir: Option<&std::path::Path>,
+) -> Result<(), String> {
+    let p = ReduceAluParams { lanes };
+    let mut l = Lockstep::new(
+        p,
+        Box::new(ReduceAluModel::new(p)),
+        dut,
+        "cycle model vs design",
+    );
+    if let Some(dir) = vcd_dir {
+        l = l.with_vcd_dir(dir);
+    }
+    for cycle in 0..cycles {
+        let i = if cycle == 0 {
+            ReduceAluIn {
+                reset: true,
+                ..Default::default()
+            }
+        } else {
+            stim.next_inputs()
+        };
+        l.step(&i);
+        if l.mismatch().is_some() {
+            break;
+        }
+    }
+    l.finish()
+        .map(|_| ())
+        .map_err(|m| format!("seed {:#x}: {m}", stim.seed()))
+}
+
+/// The ALU's row of `netcoll check` at `level`: the edge-value suite with every lane count,
+/// then (cycle levels) random operations in lockstep with the cycle model — or, for the cycle
+/// model itself, with the golden function behind its register.
+pub fn check(level: Level, opts: &crate::check::CheckOptions) -> crate::check::Row {
+    let mut row = crate::check::Row::default();
+    for lanes in [1, 2, 4] {
+        row.tests += 1;
+        let suite = suite::cycles(lanes);
+        let traced = dut(level, lanes).map(|d| match &opts.trace {
+            Some(t) if level != Level::Golden => {
+                let case = format!("edges_l{lanes}");
+                Box::new(t.tap(
+                    d,
+                    ReduceAluParams { lanes },
+                    &[level.name(), "reduce_alu", &case],
+                )) as AluSim
+            }
+            _ => d,
+        });
+        match traced {
+            Ok(mut d) => match suite::run(&mut d, lanes, &suite) {
+                Ok(r) => row.cycles += r.cycles,
+                Err(e) => row.failures.push(e),
+            },
+            Err(e) => row.failures.push(format!("cannot build the design: {e}")),
+        }
+    }
+    let cycles = opts.cycles_at(level);
+    if level == Level::Golden || cycles == 0 {
+        return row;
+    }
+    let lanes = opts.config.alu.lanes;
+    row.tests += 1;
+    let mut stim = Stimulus::new(lanes, 0xA1_0C4B);
+    let design = match level {
+        // The model against the golden function: the golden is the reference design here.
+        Level::Model => dut(Level::Golden, lanes),
+        _ => dut(level, lanes),
+    };
+    match design {
+        Ok(d) => match lockstep(lanes, d, &mut stim, cycles, opts.vcd_dir.as_deref()) {
+            Ok(()) => row.cycles += cycles,
+            Err(e) => row.failures.push(e),
+        },
+        Err(e) => row.failures.push(format!("cannot build the design: {e}")),
+    }
+    row
+}
+
+/// Words that sit on the boundaries the ALU cares about: signs, digit edges, type limits, and
+/// 32-bit values with garbage in the upper half.
+pub const EDGE_WORDS: [u64; 20] = [
+    0,
+    1,
+    2,
+    0xFFFF,
+    0x1_0000,
+    0x7FFF_FFFF,
+    0x8000_0000,
+    0xFFFF_FFFF,
+    0x1_0000_0000,
+    0x7FFF_FFFF_FFFF_FFFF,
+    0x8000_0000_0000_0000,
+    0xFFFF_FFFF_FFFF_FFFE,
+    u64::MAX,
+    0xFFFF_FFFF_0000_0000,
+    0xA5A5_A5A5_0000_0001,
+    0xFFFF_FFFF_7FFF_FFFF,
+    0x0000_0001_8000_0000,
+    0xFFFF_0000_FFFF_0000,
+    0x0123_4567_89AB_CDEF,
+    0xDEAD_BEEF_DEAD_BEEF,
+];
+
+/// Random ALU inputs from a fixed seed: mostly valid operations on a mix of edge words, random
+/// words, small numbers and equal operands (so that ties happen), some idle cycles (with
+/// operands still changing), some reserved operation codes and the occasional reset.
+pub struct Stimulus {
+    lanes: usize,
+    seed: u64,
+    rng: ChaCha8Rng,
+    /// Probability of an idle cycle (`in_valid` low).
+    pub idle: f64,
+    /// Probability of a reset cycle.
+    pub reset: f64,
+    /// Probability of a reserved operation code.
+    pub reserved: f64,
+}
+
+impl Stimulus {
+    pub fn new(lanes: usize, seed: u64) -> Self {
+        Self {
+            lanes,
+            seed,
+            rng: ChaCha8Rng::seed_from_u64(seed),
+            idle: 0.15,
+            reset: 0.001,
+            reserved: 0.04,
+        }
+    }
+
+    pub fn seed(&self) -> u64 {
+        self.seed
+    }
+
+    fn word(&mut self) -> u64 {
+        match self.rng.gen_range(0..10) {
+            0..=3 => EDGE_WORDS[self.rng.gen_range(0..EDGE_WORDS.len())],
+            4..=6 => self.rng.gen(),
+            7 => self.rng.gen_range(0..16),
+            // A small negative number, at either width.
+            8 => 0u64.wrapping_sub(self.rng.gen_range(1..16)),
+            _ => (0u32.wrapping_sub(self.rng.gen_range(1..16))) as u64,
+        }
+    }
+
+    fn index(&mut self) -> u64 {
+        match self.rng.gen_range(0..4) {
+            0 | 1 => self.rng.gen_range(0..8),
+            2 => self.rng.gen(),
+            _ => EDGE_WORDS[self.rng.gen_range(0..EDGE_WORDS.len())],
+        }
+    }
+
+    pub fn next_inputs(&mut self) -> ReduceAluIn {
+        let op = if self.rng.gen_bool(self.reserved) {
+            self.rng.gen_range(12..16)
+        } else {
+            self.rng.gen_range(0..12)
+        };
+        let mut i = ReduceAluIn {
+            reset: self.rng.gen_bool(self.reset),
+            in_valid: !self.rng.gen_bool(self.idle),
+            op,
+            dtype: self.rng.gen_range(0..4),
+            ..Default::default()
+        };
+        for k in 0..self.lanes {
+            let a = self.word();
+            let b = match self.rng.gen_range(0..6) {
+                // Equal values (for 32-bit types, equal in the low half only).
+                0 => a,
+                1 => (self.word() & 0xFFFF_FFFF_0000_0000) | (a & 0xFFFF_FFFF),
+                _ => self.word(),
+            };
+            let ai = self.index();
+            let bi = if self.rng.gen_range(0..5) == 0 {
+                ai
+            } else {
+                self.index()
+            };
+            i.set_lane(k, AluLaneIn { a, ai, b, bi });
+        }
+        i
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stimulus_is_reproducible() {
+        let mut a = Stimulus::new(4, 9);
+        let mut b = Stimulus::new(4, 9);
+        for _ in 0..1000 {
+            assert_eq!(a.next_inputs(), b.next_inputs());
+        }
+    }
+
+    #[test]
+    fn differences_name_the_port() {
+        let e = ReduceAluOut::default();
+        let mut a = e;
+        a.ri[1] = 5;
+        assert_eq!(
+            first_difference(2, &e, &a),
+            Some(("ri_1".to_string(), 0, 5))
+        );
+        assert_eq!(first_difference(2, &e, &e), None);
+    }
+
+    #[test]
+    fn golden_level_has_latency_one() {
+        let mut g = dut(Level::Golden, 1).expect("supported");
+        let mut i = ReduceAluIn {
+            in_valid: true,
+            op: 4,
+            dtype: 3,
+            ..Default::default()
+        };
+        i.set_lane(
+            0,
+            AluLaneIn {
+                a: 40,
+                ai: 0,
+                b: 2,
+                bi: 0,
+            },
+        );
+        assert_eq!(g.step(&i), ReduceAluOut::default());
+        let o = g.step(&ReduceAluIn::default());
+        assert!(o.out_valid);
+        assert_eq!(o.r[0], 42);
+        assert_eq!(g.step(&ReduceAluIn::default()).r[0], 0);
+        assert!(dut(Level::Model, 3).is_err());
+    }
+}

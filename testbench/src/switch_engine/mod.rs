@@ -1,0 +1,496 @@
+//! # The switch engine's transactor and conformance harness
+//!
+//! The suite ([`suite`]) is written once against [`EngineDut`]: "here are operations, give me
+//! the engine's answers". Four levels implement it, only the design under test changes:
+//! - [`Level::Golden`]: `netcoll_models::switch_engine::golden`, untimed ([`GoldenDut`]);
+//! - [`Level::Model`], [`Level::Rtl`], [`Level::Verilator`]: the cycle model, the rust-hdl RTL
+//!   and the emitted Verilog, each made by [`crate::harness::cycle_sim`] and driven by the
+//!   transactor [`CycleDriver`].
+//!
+//! [`CycleDriver`] also checks the timing contract every cycle: each accepted operation answers
+//! exactly [`LATENCY`] cycles later and outputs that are not valid are zero. [`lockstep`] runs a
+//! cycle-level design against the cycle model every output every cycle (the harness's
+//! [`Lockstep`]) under the random, protocol-aware inputs of [`Stimulus`], which checks every
+//! answer against its shadow golden reference. The engine's outputs have no `ready`, so its
+//! drivers disturb traffic with idle gaps only.
+
+pub mod scenario;
+pub mod stimulus;
+pub mod suite;
+
+pub use crate::harness::Level;
+pub use stimulus::Stimulus;
+
+use crate::harness::{cycle_sim, Lockstep, Sim};
+use netcoll_models::config::Config;
+use netcoll_models::kit::cycle::CycleSim;
+use netcoll_models::kit::ports::PortValues;
+use netcoll_models::switch_engine::golden::{
+    CfgCmd, CfgResult, Op, OutPacket, PacketResult, Response, SwitchEngineGolden,
+};
+use netcoll_models::switch_engine::model::{expected_outputs, SwitchEngineModel};
+use netcoll_models::switch_engine::{
+    CfgOp, CsmState, GroupState, Opcode, SwitchEngine, SwitchEngineIn, SwitchEngineOut,
+    SwitchEngineParams, TableEntry, Verdict, LATENCY,
+};
+use std::collections::VecDeque;
+
+/// An operation and the idle cycles offered before it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Timed {
+    pub idle: u32,
+    pub op: Op,
+}
+
+/// A design under test, at operation level: reset, run `ops`, return one answer per op.
+pub trait EngineDut {
+    fn level(&self) -> Level;
+    fn params(&self) -> SwitchEngineParams;
+    /// Resets the design, then offers `ops` in order. Answers are in [`observable`] form.
+    fn run(&mut self, ops: &[Timed]) -> Result<Vec<Response>, String> {
+        self.run_with(ops, &mut |_, _| {})
+    }
+    /// Like [`EngineDut::run`], telling `on_answer` of each answer (its operation's index and
+    /// the answer) as soon as the design shows it.
+    fn run_with(
+        &mut self,
+        ops: &[Timed],
+        on_answer: &mut dyn FnMut(usize, &Response),
+    ) -> Result<Vec<Response>, String>;
+    /// Clock cycles simulated so far (0 for the untimed golden reference).
+    fn cycles(&self) -> u64 {
+        0
+    }
+}
+
+/// The engine at a cycle level.
+pub type EngineSim = Sim<SwitchEngine>;
+
+/// The configuration with the engine's parameters `p` (and defaults elsewhere).
+pub fn config(p: &SwitchEngineParams) -> Config {
+    Config {
+        switch: *p,
+        ..Default::default()
+    }
+}
+
+/// Makes a fresh cycle-level design of one level; `None` for the golden level.
+pub fn cycle_dut(level: Level, p: &SwitchEngineParams) -> Result<Option<EngineSim>, String> {
+    if level == Level::Golden {
+        return Ok(None);
+    }
+    cycle_sim::<SwitchEngine>(level, &config(p)).map(Some)
+}
+
+/// Like [`dut`], with a cycle-level design tapped by `tracer` (scope `level / switch_engine /
+/// case`).
+pub fn traced_dut(
+    level: Level,
+    p: &SwitchEngineParams,
+    tracer: Option<&crate::harness::vcd::Tracer>,
+    case: &str,
+) -> Result<Box<dyn EngineDut>, String> {
+    let Some(t) = tracer else {
+        return dut(level, p);
+    };
+    Ok(match cycle_dut(level, p)? {
+        None => Box::new(GoldenDut { params: *p }),
+        Some(d) => {
+            let tap = t.tap(d, *p, &[level.name(), "switch_engine", case]);
+            Box::new(CycleDriver::new(level, *p, Box::new(tap)))
+        }
+    })
+}
+
+/// A fresh operation-level design of one level.
+pub fn dut(level: Level, p: &SwitchEngineParams) -> Result<Box<dyn EngineDut>, String> {
+    Ok(match cycle_dut(level, p)? {
+        None => Box::new(GoldenDut { params: *p }),
+        Some(d) => Box::new(CycleDriver::new(level, *p, d)),
+    })
+}
+
+/// Answers as they can be observed on the ports: a packet's `reported` mask is not an output,
+/// so it is zero here (it is checked through `ReadEntry`). Every level's answers go through
+/// this, so levels are compared on exactly what the hardware shows.
+pub fn observable(r: &Response) -> Response {
+    from_outputs(&expected_outputs(r)).unwrap_or(*r)
+}
+
+/// The answer shown by one cycle's outputs, if any.
+pub fn from_outputs(o: &SwitchEngineOut) -> Option<Response> {
+    if o.ev_valid {
+        // A reserved opcode on the wire has no `Opcode`; CycleDriver rejects it before this.
+        let out = Opcode::from_code(o.out_op)
+            .filter(|_| o.out_valid)
+            .map(|op| OutPacket {
+                ports: o.out_ports,
+                cgid: o.out_cgid,
+                tid: o.out_tid,
+                op,
+            });
+        Some(Response::Packet {
+            cgid: o.ev_cgid,
+            result: PacketResult {
+                verdict: Verdict::from_code(o.ev_verdict).unwrap_or(Verdict::Ok),
+                state: GroupState {
+                    csm: CsmState::of(o.ev_state),
+                    fail: o.ev_fail,
+                    tid: o.ev_tid,
+                    reported: 0,
+                },
+                out,
+            },
+        })
+    } else if o.rsp_valid {
+        Some(Response::Cfg(CfgResult {
+            entry: TableEntry {
+                valid: o.rsp_entry_valid,
+                parent: o.rsp_parent,
+                children: o.rsp_children,
+                is_root: o.rsp_is_root,
+            },
+            state: GroupState {
+                csm: CsmState::of(o.rsp_state),
+                fail: o.rsp_fail,
+                tid: o.rsp_tid,
+                reported: o.rsp_reported,
+            },
+            counter: o.rsp_counter,
+        }))
+    } else {
+        None
+    }
+}
+
+/// The golden reference as a design under test.
+pub struct GoldenDut {
+    params: SwitchEngineParams,
+}
+
+impl EngineDut for GoldenDut {
+    fn level(&self) -> Level {
+        Level::Golden
+    }
+    fn params(&self) -> SwitchEngineParams {
+        self.params
+    }
+    fn run_with(
+        &mut self,
+        ops: &[Timed],
+        on_answer: &mut dyn FnMut(usize, &Response),
+    ) -> Result<Vec<Response>, String> {
+        let mut g = SwitchEngineGolden::new(self.params);
+        let mut answers = Vec::with_capacity(ops.len());
+        for (n, t) in ops.iter().enumerate() {
+            let a = observable(&g.apply(&t.op));
+            on_answer(n, &a);
+            answers.push(a);
+        }
+        Ok(answers)
+    }
+}
+
+/// The port inputs that offer `op` (with `reset` low).
+pub fn op_inputs(op: &Op) -> SwitchEngineIn {
+    let mut i = SwitchEngineIn::default();
+    match op {
+        Op::Packet(p) => {
+            i.pkt_valid = true;
+            i.pkt_port = p.port;
+            i.pkt_cgid = p.cgid;
+            i.pkt_tid = p.tid;
+            i.pkt_op = p.op;
+        }
+        Op::Cfg(CfgCmd {
+            op,
+            cgid,
+            entry,
+            counter,
+        }) => {
+            i.cfg_valid = true;
+            i.cfg_op = *op as u64;
+            i.cfg_cgid = *cgid;
+            i.cfg_entry_valid = entry.valid;
+            i.cfg_parent = entry.parent;
+            i.cfg_children = entry.children;
+            i.cfg_is_root = entry.is_root;
+            i.cfg_counter = *counter;
+        }
+    }
+    i
+}
+
+/// Drives a cycle-level design through operations, checking the timing contract.
+pub struct CycleDriver {
+    level: Level,
+    params: SwitchEngineParams,
+    dut: EngineSim,
+    cycle: u64,
+}
+
+/// Reset cycles the driver applies before every run.
+pub const RESET_CYCLES: u64 = 2;
+
+impl CycleDriver {
+    pub fn new(level: Level, params: SwitchEngineParams, dut: EngineSim) -> Self {
+        Self {
+            level,
+            params,
+            dut,
+            cycle: 0,
+        }
+    }
+
+    fn step(
+        &mut self,
+        i: &SwitchEngineIn,
+        pending: &mut VecDeque<(u64, bool)>,
+        answers: &mut Vec<Response>,
+        on_answer: &mut dyn FnMut(usize, &Response),
+    ) -> Result<SwitchEngineOut, String> {
+        let o = self.dut.step(i);
+        let now = self.cycle;
+        self.cycle += 1;
+        let answer = from_outputs(&o);
+        if o.ev_valid && o.rsp_valid {
+            return Err(format!("cycle {now}: ev_valid and rsp_valid together"));
+        }
+        if o.out_valid && !o.ev_valid {
+            return Err(format!("cycle {now}: out_valid without ev_valid"));
+        }
+        if o.out_valid && Opcode::from_code(o.out_op).is_none() {
+            return Err(format!(
+                "cycle {now}: out_op is the reserved code {}",
+                o.out_op
+            ));
+        }
+        // Outputs of a group (out_*, ev_*, rsp_*) whose valid is low must be zero.
+        let specs = SwitchEngineOut::specs(&self.params);
+        for (spec, v) in specs.iter().zip(o.to_values(&self.params)).skip(2) {
+            if v != 0 && !is_answer_field(&spec.name, &o) {
+                return Err(format!(
+                    "cycle {now}: signal {} is {v:#x} but its group is not valid (expected 0)",
+                    spec.name
+                ));
+            }
+        }
+        if let Some(a) = answer {
+            let (accepted, is_cfg) = pending
+                .pop_front()
+                .ok_or_else(|| format!("cycle {now}: an answer with no operation outstanding"))?;
+            if now != accepted + LATENCY as u64 {
+                return Err(format!(
+                    "cycle {now}: answer to the operation accepted in cycle {accepted} came after {} cycles, expected {LATENCY}",
+                    now - accepted
+                ));
+            }
+            if is_cfg != matches!(a, Response::Cfg(_)) {
+                return Err(format!("cycle {now}: answer of the wrong kind: {a:?}"));
+            }
+            on_answer(answers.len(), &a);
+            answers.push(a);
+        }
+        Ok(o)
+    }
+}
+
+/// Whether `name` belongs to an output group that is valid in `o` (so may be non-zero).
+fn is_answer_field(name: &str, o: &SwitchEngineOut) -> bool {
+    (name.starts_with("out_") && o.out_valid)
+        || (name.starts_with("ev_") && o.ev_valid)
+        || (name.starts_with("rsp_") && o.rsp_valid)
+}
+
+impl EngineDut for CycleDriver {
+    fn level(&self) -> Level {
+        self.level
+    }
+    fn params(&self) -> SwitchEngineParams {
+        self.params
+    }
+    fn cycles(&self) -> u64 {
+        self.cycle
+    }
+    fn run_with(
+        &mut self,
+        ops: &[Timed],
+        on_answer: &mut dyn FnMut(usize, &Response),
+    ) -> Result<Vec<Response>, String> {
+        let mut pending = VecDeque::new();
+        let mut answers = Vec::with_capacity(ops.len());
+        let reset = SwitchEngineIn {
+            reset: true,
+            ..Default::default()
+        };
+        for _ in 0..RESET_CYCLES {
+            self.step(&reset, &mut pending, &mut answers, on_answer)?;
+        }
+        // The table sweep: ready must rise after exactly `groups` cycles.
+        let idle = SwitchEngineIn::default();
+        let start = self.cycle;
+        loop {
+            let o = self.step(&idle, &mut pending, &mut answers, on_answer)?;
+            if o.cfg_ready {
+                break;
+            }
+            if self.cycle - start > self.params.groups as u64 + 1 {
+                return Err(format!("cycle {}: still not ready after reset", self.cycle));
+            }
+        }
+        let waited = self.cycle - 1 - start;
+        if waited != self.params.groups as u64 {
+            return Err(format!(
+                "ready rose {waited} cycles after reset, expected {} (one per group)",
+                self.params.groups
+            ));
+        }
+        for (n, t) in ops.iter().enumerate() {
+            for _ in 0..t.idle {
+                self.step(&idle, &mut pending, &mut answers, on_answer)?;
+            }
+            let i = op_inputs(&t.op);
+            let is_cfg = i.cfg_valid;
+            let at = self.cycle;
+            let o = self.step(&i, &mut pending, &mut answers, on_answer)?;
+            let accepted = if is_cfg { o.cfg_ready } else { o.pkt_ready };
+            if !accepted {
+                return Err(format!(
+                    "cycle {at}: operation #{n} {:?} not accepted",
+                    t.op
+                ));
+            }
+            pending.push_back((at, is_cfg));
+        }
+        for _ in 0..=LATENCY {
+            self.step(&idle, &mut pending, &mut answers, on_answer)?;
+        }
+        if !pending.is_empty() {
+            return Err(format!("{} operations never answered", pending.len()));
+        }
+        Ok(answers)
+    }
+}
+
+/// Runs `dut` against the cycle model on the same inputs for `cycles` cycles, comparing every
+/// output every cycle (the harness's [`Lockstep`]); with no `dut`, the cycle model alone. The
+/// stimulus observes the outputs (it is protocol-aware) and checks every answer against its
+/// golden shadow. A reset is applied for [`RESET_CYCLES`] first. The error is the first
+/// difference (with the last cycles and, given `vcd_dir`, their waveform) or the first wrong
+/// answer.
+pub fn lockstep(
+    dut: Option<EngineSim>,
+    stim: &mut Stimulus,
+    cycles: u64,
+    vcd_dir: Option<&std::path::Path>,
+) -> Result<(), String> {
+    let p = stim.params();
+    let mut reference = SwitchEngineModel::new(p);
+    match dut {
+        None => drive(&mut reference, stim, cycles),
+        Some(d) => {
+            let mut l = Lockstep::new(p, Box::new(reference), d, "cycle model vs design");
+            if let Some(dir) = vcd_dir {
+                l = l.with_vcd_dir(dir);
+            }
+            drive(&mut l, stim, cycles);
+            l.finish().map_err(|m| m.to_string())?;
+        }
+    }
+    match &stim.golden_mismatch {
+        Some(g) => Err(g.clone()),
+        None => Ok(()),
+    }
+}
+
+/// Steps `design` with reset then `stim` for `cycles` cycles, letting `stim` check every
+/// answer; stops at the first wrong one.
+fn drive(
+    design: &mut dyn CycleSim<In = SwitchEngineIn, Out = SwitchEngineOut>,
+    stim: &mut Stimulus,
+    cycles: u64,
+) {
+    for cycle in 0..cycles {
+        let i = if cycle < RESET_CYCLES {
+            SwitchEngineIn {
+                reset: true,
+                ..Default::default()
+            }
+        } else {
+            stim.next_inputs()
+        };
+        let o = design.step(&i);
+        stim.observe(&i, &o);
+        if stim.golden_mismatch.is_some() {
+            break;
+        }
+    }
+}
+
+/// Seeds of the random runs of `netcoll check`; fixed so a failure reproduces.
+pub const CHECK_SEEDS: [u64; 2] = [0x000_9E48_F7EB, 0x2DF9_8CE6];
+
+/// The engine's row of `netcoll check` at `level`: the directed suite, then (cycle levels)
+/// random traffic in lockstep with the cycle model, every answer checked by the stimulus's
+/// golden shadow.
+pub fn check(level: Level, opts: &crate::check::CheckOptions) -> crate::check::Row {
+    let mut row = crate::check::Row::default();
+    for case in suite::cases() {
+        row.tests += 1;
+        match traced_dut(level, &case.params, opts.trace.as_ref(), case.name) {
+            Ok(mut d) => {
+                if let Err(e) = suite::run_case(d.as_mut(), &case) {
+                    row.failures.push(format!("{}: {e}", case.name));
+                }
+                row.cycles += d.cycles();
+            }
+            Err(e) => row
+                .failures
+                .push(format!("{}: cannot build the design: {e}", case.name)),
+        }
+    }
+    let cycles = opts.cycles_at(level);
+    if level == Level::Golden || cycles == 0 {
+        return row;
+    }
+    let p = opts.config.switch;
+    for &seed in &CHECK_SEEDS {
+        row.tests += 1;
+        let mut stim = Stimulus::new(p, seed);
+        let design = match level {
+            Level::Model => None,
+            _ => match cycle_dut(level, &p) {
+                Ok(d) => d,
+                Err(e) => {
+                    row.failures.push(format!("cannot build the design: {e}"));
+                    continue;
+                }
+            },
+        };
+        if let Err(e) = lockstep(design, &mut stim, cycles, opts.vcd_dir.as_deref()) {
+            row.failures.push(format!("seed {seed:#x}: {e}"));
+        } else if stim.checked < cycles / 4 {
+            row.failures.push(format!(
+                "seed {seed:#x}: only {} answers checked in {cycles} cycles: the stimulus is not exercising the design",
+                stim.checked
+            ));
+        }
+        row.cycles += cycles;
+    }
+    row
+}
+
+/// Configuration commands, for building suites.
+pub fn write_entry(cgid: u64, parent: u64, children: u64, is_root: bool) -> Op {
+    Op::Cfg(CfgCmd {
+        op: CfgOp::Write,
+        cgid,
+        entry: TableEntry {
+            valid: true,
+            parent,
+            children,
+            is_root,
+        },
+        counter: 0,
+    })
+}

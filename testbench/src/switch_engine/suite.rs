@@ -1,0 +1,585 @@
+//! The switch engine's directed conformance suite.
+//!
+//! Every case is a list of operations, each with the answer a reader of seed `000_…` and of
+//! `netcoll_models::switch_engine` expects, written out by hand. [`run_case`] runs a case on any
+//! [`EngineDut`], so the same cases check the golden reference, the cycle model, the rust-hdl
+//! RTL and the Verilog under Verilator.
+
+use super::{write_entry, EngineDut, Timed};
+use netcoll_models::switch_engine::golden::{CfgCmd, Op, Response};
+use netcoll_models::switch_engine::{
+    CfgOp, CsmState, GroupState, Opcode, Packet, SwitchEngineParams, TableEntry, Verdict,
+};
+
+use CsmState::{Filling, Full, Idle};
+use Opcode::{Exit, Full as FullOp, StatusReq, StatusRsp};
+
+/// What one operation must answer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Expect {
+    /// A packet's verdict, the group state after it (`csm`, `tid`, `fail`) and the packet sent.
+    Pkt {
+        verdict: Verdict,
+        csm: CsmState,
+        tid: u64,
+        fail: bool,
+        out: Option<(u64, u64, Opcode)>,
+    },
+    /// A `ReadEntry` / `Write` answer.
+    Entry {
+        entry: TableEntry,
+        state: GroupState,
+    },
+    /// A `ReadCounter` answer.
+    Counter(u64),
+    /// Any configuration answer with all fields zero (`ClearCounters`).
+    Empty,
+}
+
+/// A directed test case.
+pub struct Case {
+    pub name: &'static str,
+    pub params: SwitchEngineParams,
+    pub steps: Vec<(Timed, Expect)>,
+}
+
+fn t(op: Op) -> Timed {
+    Timed { idle: 0, op }
+}
+
+fn pkt(port: u64, cgid: u64, tid: u64, op: u64) -> Op {
+    Op::Packet(Packet {
+        port,
+        cgid,
+        tid,
+        op,
+    })
+}
+
+fn ok(csm: CsmState, tid: u64, out: Option<(u64, u64, Opcode)>) -> Expect {
+    Expect::Pkt {
+        verdict: Verdict::Ok,
+        csm,
+        tid,
+        fail: false,
+        out,
+    }
+}
+
+fn drop(verdict: Verdict) -> Expect {
+    Expect::Pkt {
+        verdict,
+        csm: Idle,
+        tid: 0,
+        fail: false,
+        out: None,
+    }
+}
+
+fn entry(parent: u64, children: u64, is_root: bool) -> TableEntry {
+    TableEntry {
+        valid: true,
+        parent,
+        children,
+        is_root,
+    }
+}
+
+fn written(parent: u64, children: u64, is_root: bool) -> Expect {
+    Expect::Entry {
+        entry: entry(parent, children, is_root),
+        state: GroupState::default(),
+    }
+}
+
+fn read(cgid: u64) -> Op {
+    Op::Cfg(CfgCmd {
+        op: CfgOp::ReadEntry,
+        cgid,
+        entry: TableEntry::default(),
+        counter: 0,
+    })
+}
+
+fn counter(i: u64) -> Op {
+    Op::Cfg(CfgCmd {
+        op: CfgOp::ReadCounter,
+        cgid: 0,
+        entry: TableEntry::default(),
+        counter: i,
+    })
+}
+
+const F: u64 = 0; // FULL
+const X: u64 = 1; // EXIT
+const SQ: u64 = 2; // STATUS_REQ
+const SR: u64 = 3; // STATUS_RSP
+
+/// Every transition of the ratchet, at a root and at a non-root, with the table read back.
+fn csm_transitions() -> Case {
+    let s = |csm, tid, reported| GroupState {
+        csm,
+        fail: false,
+        tid,
+        reported,
+    };
+    let steps = vec![
+        // Root group 3, children on ports 0 and 1.
+        (t(write_entry(3, 0, 0b0011, true)), written(0, 0b0011, true)),
+        (t(pkt(0, 3, 0, F)), ok(Filling, 0, None)), // Idle -> Filling
+        (
+            t(read(3)),
+            Expect::Entry {
+                entry: entry(0, 0b0011, true),
+                state: s(Filling, 0, 0b01),
+            },
+        ),
+        // Filling -> Full -> Exiting -> Idle at the root: EXIT to both children, TID 0 -> 1.
+        (t(pkt(1, 3, 0, F)), ok(Idle, 1, Some((0b0011, 0, Exit)))),
+        (
+            t(read(3)),
+            Expect::Entry {
+                entry: entry(0, 0b0011, true),
+                state: s(Idle, 1, 0),
+            },
+        ),
+        // Non-root group 5: parent on port 3, children on 1 and 2.
+        (
+            t(write_entry(5, 3, 0b0110, false)),
+            written(3, 0b0110, false),
+        ),
+        (t(pkt(2, 5, 0, F)), ok(Filling, 0, None)),
+        // Filling -> Full: tell the parent, wait.
+        (t(pkt(1, 5, 0, F)), ok(Full, 0, Some((0b1000, 0, FullOp)))),
+        (
+            t(read(5)),
+            Expect::Entry {
+                entry: entry(3, 0b0110, false),
+                state: s(Full, 0, 0b0110),
+            },
+        ),
+        // Full -> Exiting -> Idle on the parent's EXIT: EXIT to the children, TID 0 -> 1.
+        (t(pkt(3, 5, 0, X)), ok(Idle, 1, Some((0b0110, 0, Exit)))),
+        (
+            t(read(5)),
+            Expect::Entry {
+                entry: entry(3, 0b0110, false),
+                state: s(Idle, 1, 0),
+            },
+        ),
+        // A second transaction on the same group uses TID 1.
+        (t(pkt(1, 5, 1, F)), ok(Filling, 1, None)),
+        (t(pkt(2, 5, 1, F)), ok(Full, 1, Some((0b1000, 1, FullOp)))),
+        (t(pkt(3, 5, 1, SR)), ok(Idle, 2, Some((0b0110, 1, Exit)))),
+    ];
+    Case {
+        name: "csm_every_transition",
+        params: SwitchEngineParams::SMALL,
+        steps,
+    }
+}
+
+/// All 16 (packet TID, group TID) pairs for a child's FULL: one group per pair (SMALL has 16).
+fn tid_pairs_from_child() -> Case {
+    let mut steps = vec![];
+    for g in 0..4u64 {
+        for tp in 0..4u64 {
+            let cgid = g * 4 + tp;
+            // A root with one child on port 2: every FULL completes a transaction.
+            steps.push((
+                t(write_entry(cgid, 0, 0b0100, true)),
+                written(0, 0b0100, true),
+            ));
+            for k in 0..g {
+                steps.push((
+                    t(pkt(2, cgid, k, F)),
+                    ok(Idle, k + 1, Some((0b0100, k, Exit))),
+                ));
+            }
+            let want = match (tp + 4 - g) % 4 {
+                0 => ok(Idle, (g + 1) % 4, Some((0b0100, tp, Exit))),
+                3 => Expect::Pkt {
+                    verdict: Verdict::Lag,
+                    csm: Idle,
+                    tid: g,
+                    fail: false,
+                    out: Some((0b0100, tp, StatusRsp)),
+                },
+                _ => Expect::Pkt {
+                    verdict: Verdict::TidFail,
+                    csm: Idle,
+                    tid: g,
+                    fail: true,
+                    out: None,
+                },
+            };
+            steps.push((t(pkt(2, cgid, tp, F)), want));
+        }
+    }
+    Case {
+        name: "tid_all_16_pairs_from_child",
+        params: SwitchEngineParams::SMALL,
+        steps,
+    }
+}
+
+/// All 16 (packet TID, group TID) pairs for the parent's EXIT to a Full group.
+fn tid_pairs_from_parent() -> Case {
+    let mut steps = vec![];
+    for g in 0..4u64 {
+        for tp in 0..4u64 {
+            let cgid = g * 4 + tp;
+            // Parent on port 3, one child on port 1.
+            steps.push((
+                t(write_entry(cgid, 3, 0b0010, false)),
+                written(3, 0b0010, false),
+            ));
+            for k in 0..g {
+                steps.push((
+                    t(pkt(1, cgid, k, F)),
+                    ok(Full, k, Some((0b1000, k, FullOp))),
+                ));
+                steps.push((
+                    t(pkt(3, cgid, k, X)),
+                    ok(Idle, k + 1, Some((0b0010, k, Exit))),
+                ));
+            }
+            steps.push((
+                t(pkt(1, cgid, g, F)),
+                ok(Full, g, Some((0b1000, g, FullOp))),
+            ));
+            let want = match (tp + 4 - g) % 4 {
+                0 => ok(Idle, (g + 1) % 4, Some((0b0010, tp, Exit))),
+                3 => Expect::Pkt {
+                    verdict: Verdict::Stale,
+                    csm: Full,
+                    tid: g,
+                    fail: false,
+                    out: None,
+                },
+                _ => Expect::Pkt {
+                    verdict: Verdict::TidFail,
+                    csm: Full,
+                    tid: g,
+                    fail: true,
+                    out: None,
+                },
+            };
+            steps.push((t(pkt(3, cgid, tp, X)), want));
+        }
+    }
+    Case {
+        name: "tid_all_16_pairs_from_parent",
+        params: SwitchEngineParams::SMALL,
+        steps,
+    }
+}
+
+/// Each drop reason, then the counters that count them.
+fn drop_reasons() -> Case {
+    let steps = vec![
+        (
+            t(write_entry(7, 3, 0b0011, false)),
+            written(3, 0b0011, false),
+        ),
+        (t(pkt(0, 9, 0, F)), drop(Verdict::UnknownCgid)),
+        (t(pkt(2, 7, 0, F)), drop(Verdict::NotInTree)),
+        (t(pkt(0, 7, 0, 5)), drop(Verdict::BadOpcode)),
+        (t(pkt(0, 7, 0, X)), drop(Verdict::BadOpcode)), // EXIT from a child
+        (t(pkt(3, 7, 0, F)), drop(Verdict::BadOpcode)), // FULL from the parent
+        (t(pkt(0, 7, 0, F)), ok(Filling, 0, None)),
+        (
+            t(pkt(0, 7, 0, F)),
+            Expect::Pkt {
+                verdict: Verdict::Stale,
+                csm: Filling,
+                tid: 0,
+                fail: false,
+                out: None,
+            },
+        ),
+        (
+            t(pkt(1, 7, 2, F)),
+            Expect::Pkt {
+                verdict: Verdict::TidFail,
+                csm: Filling,
+                tid: 0,
+                fail: true,
+                out: None,
+            },
+        ),
+        (
+            t(pkt(1, 7, 0, F)),
+            Expect::Pkt {
+                verdict: Verdict::GroupFailed,
+                csm: Filling,
+                tid: 0,
+                fail: true,
+                out: None,
+            },
+        ),
+        (t(counter(0)), Expect::Counter(9)),
+        (t(counter(1)), Expect::Counter(1)),
+        (t(counter(2)), Expect::Counter(1)),
+        (t(counter(3)), Expect::Counter(3)),
+        (t(counter(4)), Expect::Counter(1)),
+        (t(counter(5)), Expect::Counter(1)),
+        (t(counter(6)), Expect::Counter(0)),
+        (t(counter(7)), Expect::Counter(1)),
+        // Only the subnet manager's write clears Failure.
+        (
+            t(write_entry(7, 3, 0b0011, false)),
+            written(3, 0b0011, false),
+        ),
+        (t(pkt(1, 7, 0, F)), ok(Filling, 0, None)),
+        (
+            t(Op::Cfg(CfgCmd {
+                op: CfgOp::ClearCounters,
+                cgid: 0,
+                entry: TableEntry::default(),
+                counter: 0,
+            })),
+            Expect::Empty,
+        ),
+        (t(counter(0)), Expect::Counter(0)),
+        (t(counter(3)), Expect::Counter(0)),
+    ];
+    Case {
+        name: "drop_reasons_and_counters",
+        params: SwitchEngineParams::SMALL,
+        steps,
+    }
+}
+
+/// A barrier over a root with twelve children (default parameters), twice.
+fn full_barrier() -> Case {
+    let children: u64 = 0b1111_1111_1111_0000;
+    let mut steps = vec![(
+        t(write_entry(200, 0, children, true)),
+        written(0, children, true),
+    )];
+    for round in 0..2u64 {
+        let ports: Vec<u64> = (4..16).collect();
+        for (k, &p) in ports.iter().enumerate() {
+            let want = if k + 1 == ports.len() {
+                ok(Idle, round + 1, Some((children, round, Exit)))
+            } else {
+                ok(Filling, round, None)
+            };
+            // Children report in a different order each round.
+            let p = if round == 0 { p } else { 19 - p };
+            steps.push((t(pkt(p, 200, round, F)), want));
+        }
+    }
+    Case {
+        name: "full_barrier_twelve_children",
+        params: SwitchEngineParams::default(),
+        steps,
+    }
+}
+
+/// Lost Exit: a child left behind asks, is told its transaction completed, and the next
+/// barrier proceeds; a non-root switch that missed Exit asks its own parent.
+fn lagging_child() -> Case {
+    let steps = vec![
+        (t(write_entry(1, 0, 0b0110, true)), written(0, 0b0110, true)),
+        (t(pkt(1, 1, 0, F)), ok(Filling, 0, None)),
+        (t(pkt(2, 1, 0, F)), ok(Idle, 1, Some((0b0110, 0, Exit)))),
+        // Port 2 never saw that EXIT: it is still Full at TID 0 and asks.
+        (
+            t(pkt(2, 1, 0, SQ)),
+            Expect::Pkt {
+                verdict: Verdict::Lag,
+                csm: Idle,
+                tid: 1,
+                fail: false,
+                out: Some((0b0100, 0, StatusRsp)),
+            },
+        ),
+        // Both move on to transaction 1, which completes normally.
+        (t(pkt(2, 1, 1, F)), ok(Filling, 1, None)),
+        (t(pkt(1, 1, 1, F)), ok(Idle, 2, Some((0b0110, 1, Exit)))),
+        // A non-root (group 2, parent port 3) that is Full and whose child asks: the switch
+        // asks its own parent, whose STATUS_RSP completes the transaction here too.
+        (
+            t(write_entry(2, 3, 0b0001, false)),
+            written(3, 0b0001, false),
+        ),
+        (t(pkt(0, 2, 0, F)), ok(Full, 0, Some((0b1000, 0, FullOp)))),
+        (
+            t(pkt(0, 2, 0, SQ)),
+            ok(Full, 0, Some((0b1000, 0, StatusReq))),
+        ),
+        (t(pkt(3, 2, 0, SR)), ok(Idle, 1, Some((0b0001, 0, Exit)))),
+        // The parent's late EXIT for the same transaction is stale.
+        (
+            t(pkt(3, 2, 0, X)),
+            Expect::Pkt {
+                verdict: Verdict::Stale,
+                csm: Idle,
+                tid: 1,
+                fail: false,
+                out: None,
+            },
+        ),
+        // A lost FULL: the child's STATUS_REQ counts as its report.
+        (t(pkt(0, 2, 1, SQ)), ok(Full, 1, Some((0b1000, 1, FullOp)))),
+    ];
+    Case {
+        name: "lagging_child_recovers",
+        params: SwitchEngineParams::SMALL,
+        steps,
+    }
+}
+
+/// Two groups interleaved back to back, with and without idle cycles between operations:
+/// exercises the read-before-write bypass.
+fn interleaved_groups() -> Case {
+    let mut steps = vec![
+        (t(write_entry(4, 0, 0b0011, true)), written(0, 0b0011, true)),
+        (
+            t(write_entry(8, 3, 0b0101, false)),
+            written(3, 0b0101, false),
+        ),
+    ];
+    for round in 0..3u64 {
+        let idle = round as u32; // 0, 1, 2 idle cycles between operations
+        let mut s = |op, e| steps.push((Timed { idle, op }, e));
+        s(pkt(0, 4, round, F), ok(Filling, round, None));
+        s(pkt(0, 8, round, F), ok(Filling, round, None));
+        s(
+            pkt(1, 4, round, F),
+            ok(Idle, round + 1, Some((0b0011, round, Exit))),
+        );
+        s(
+            pkt(2, 8, round, F),
+            ok(Full, round, Some((0b1000, round, FullOp))),
+        );
+        s(
+            pkt(3, 8, round, X),
+            ok(Idle, round + 1, Some((0b0101, round, Exit))),
+        );
+    }
+    steps.push((
+        t(read(4)),
+        Expect::Entry {
+            entry: entry(0, 0b0011, true),
+            state: GroupState {
+                csm: Idle,
+                fail: false,
+                tid: 3,
+                reported: 0,
+            },
+        },
+    ));
+    Case {
+        name: "interleaved_groups",
+        params: SwitchEngineParams::SMALL,
+        steps,
+    }
+}
+
+/// Configuration right before and after packets of the same group, no idle cycles.
+fn config_back_to_back() -> Case {
+    let steps = vec![
+        (
+            t(write_entry(6, 1, 0b0001, false)),
+            written(1, 0b0001, false),
+        ),
+        (t(pkt(0, 6, 0, F)), ok(Full, 0, Some((0b0010, 0, FullOp)))),
+        // Re-building the group resets its state immediately.
+        (
+            t(write_entry(6, 2, 0b0001, false)),
+            written(2, 0b0001, false),
+        ),
+        (t(pkt(0, 6, 0, F)), ok(Full, 0, Some((0b0100, 0, FullOp)))),
+        (t(pkt(2, 6, 0, X)), ok(Idle, 1, Some((0b0001, 0, Exit)))),
+        // Destroying it (valid = 0) makes it unknown.
+        (
+            t(Op::Cfg(CfgCmd {
+                op: CfgOp::Write,
+                cgid: 6,
+                entry: TableEntry::default(),
+                counter: 0,
+            })),
+            Expect::Entry {
+                entry: TableEntry::default(),
+                state: GroupState::default(),
+            },
+        ),
+        (t(pkt(0, 6, 1, F)), drop(Verdict::UnknownCgid)),
+    ];
+    Case {
+        name: "config_back_to_back",
+        params: SwitchEngineParams::SMALL,
+        steps,
+    }
+}
+
+/// Every directed case.
+pub fn cases() -> Vec<Case> {
+    vec![
+        csm_transitions(),
+        tid_pairs_from_child(),
+        tid_pairs_from_parent(),
+        drop_reasons(),
+        full_barrier(),
+        lagging_child(),
+        interleaved_groups(),
+        config_back_to_back(),
+    ]
+}
+
+fn check(e: &Expect, r: &Response) -> bool {
+    match (e, r) {
+        (
+            Expect::Pkt {
+                verdict,
+                csm,
+                tid,
+                fail,
+                out,
+            },
+            Response::Packet { result, .. },
+        ) => {
+            result.verdict == *verdict
+                && result.state.csm == *csm
+                && result.state.tid == *tid
+                && result.state.fail == *fail
+                && result.out.map(|o| (o.ports, o.tid, o.op)) == *out
+        }
+        (Expect::Entry { entry, state }, Response::Cfg(c)) => {
+            c.entry == *entry && c.state == *state && c.counter == 0
+        }
+        (Expect::Counter(n), Response::Cfg(c)) => {
+            c.counter == *n && c.entry == TableEntry::default() && c.state == GroupState::default()
+        }
+        (Expect::Empty, Response::Cfg(c)) => {
+            c.counter == 0 && c.entry == TableEntry::default() && c.state == GroupState::default()
+        }
+        _ => false,
+    }
+}
+
+/// Runs `case` on `dut`; the error names the step, the operation, what was expected and what
+/// came back.
+pub fn run_case(dut: &mut dyn EngineDut, case: &Case) -> Result<(), String> {
+    let ops: Vec<Timed> = case.steps.iter().map(|s| s.0).collect();
+    let answers = dut.run(&ops)?;
+    if answers.len() != ops.len() {
+        return Err(format!(
+            "{} answers to {} operations",
+            answers.len(),
+            ops.len()
+        ));
+    }
+    for (k, ((op, want), got)) in case.steps.iter().zip(&answers).enumerate() {
+        if !check(want, got) {
+            return Err(format!(
+                "step {k}: {:?}\n  expected {want:?}\n  got      {got:?}",
+                op.op
+            ));
+        }
+    }
+    Ok(())
+}
