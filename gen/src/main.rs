@@ -80,6 +80,33 @@ enum Cmd {
         /// Print the report as JSON instead of a table.
         #[arg(long)]
         json: bool,
+        /// Place and route on this FPGA family instead (ecp5 or ice40): area and Fmax per
+        /// block, every port registered; installs pinned Yosys / nextpnr (YoWASP) if missing.
+        #[arg(long, value_name = "FAMILY")]
+        fpga: Option<String>,
+        /// nextpnr device [default: 85k for ecp5 (LFE5U-85F), up5k for ice40].
+        #[arg(long, requires = "fpga")]
+        device: Option<String>,
+        /// Package [default: CABGA381 for ecp5, sg48 for ice40].
+        #[arg(long, requires = "fpga")]
+        package: Option<String>,
+        /// ECP5 speed grade: 6, 7 or 8 [default: 6].
+        #[arg(long, requires = "fpga")]
+        speed: Option<u8>,
+        /// Place-and-route seeds, comma-separated; the report gives each and the median.
+        #[arg(
+            long,
+            requires = "fpga",
+            value_delimiter = ',',
+            default_value = "1,2,3"
+        )]
+        seeds: Vec<u64>,
+        /// Only these blocks (comma-separated names) [default: every block].
+        #[arg(long, requires = "fpga", value_delimiter = ',')]
+        blocks: Vec<String>,
+        /// Keep every input, netlist, report and a `run.sh` of the exact commands in DIR.
+        #[arg(long, requires = "fpga", value_name = "DIR")]
+        keep: Option<PathBuf>,
     },
     /// The NIC cross-channel controller.
     Nic {
@@ -216,6 +243,35 @@ fn synth(config: &Option<PathBuf>, json: bool, out: &mut Out) -> Result<bool, Cl
     Ok(report.passed)
 }
 
+fn fpga(
+    config: &Option<PathBuf>,
+    opts: &netcoll_testbench::fpga::FpgaOptions,
+    json: bool,
+    out: &mut Out,
+) -> Result<bool, CliError> {
+    use netcoll_testbench::fpga::FpgaError;
+    let cfg = load(config)?;
+    opts.validate()
+        .map_err(|e| CliError::Input(format!("netcoll synth --fpga: {e}")))?;
+    let start = std::time::Instant::now();
+    let report = netcoll_testbench::fpga::run(&cfg, opts, &mut |what| {
+        eprintln!(
+            "netcoll synth --fpga [{:>4}s]: {what}",
+            start.elapsed().as_secs()
+        );
+    })
+    .map_err(|e| match e {
+        FpgaError::BadOption { .. } => CliError::Input(format!("netcoll synth --fpga: {e}")),
+        e => CliError::Failed(format!("netcoll synth --fpga: {e}")),
+    })?;
+    if json {
+        out.line(&serde_json::to_string_pretty(&report).unwrap_or_default())?;
+    } else {
+        out.text(&report.table())?;
+    }
+    Ok(report.passed)
+}
+
 fn dispatch(cli: Cli, out: &mut Out) -> Result<bool, CliError> {
     match cli.cmd {
         Cmd::Gen { config, out: dir } => gen(&config, &dir, out),
@@ -227,7 +283,35 @@ fn dispatch(cli: Cli, out: &mut Out) -> Result<bool, CliError> {
             json,
             vcd,
         } => check(&config, cycles, &levels, no_verilator, json, &vcd, out),
-        Cmd::Synth { config, json } => synth(&config, json, out),
+        Cmd::Synth {
+            config,
+            json,
+            fpga: Some(family),
+            device,
+            package,
+            speed,
+            seeds,
+            blocks,
+            keep,
+        } => {
+            let family = netcoll_testbench::fpga::Family::parse(&family)
+                .map_err(|e| CliError::Input(e.to_string()))?;
+            let mut opts = netcoll_testbench::fpga::FpgaOptions::new(family);
+            if let Some(d) = device {
+                opts.device = d;
+            }
+            if let Some(p) = package {
+                opts.package = p;
+            }
+            if speed.is_some() || family == netcoll_testbench::fpga::Family::Ice40 {
+                opts.speed = speed;
+            }
+            opts.seeds = seeds;
+            opts.blocks = blocks;
+            opts.keep = keep;
+            fpga(&config, &opts, json, out)
+        }
+        Cmd::Synth { config, json, .. } => synth(&config, json, out),
         Cmd::Nic {
             cmd: BlockCmd::Run(args),
         } => run::nic(&args, out),

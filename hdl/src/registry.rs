@@ -47,6 +47,9 @@ pub struct RtlEntry {
     /// The block under rust-hdl's `simulate()`.
     pub sim: fn(&Config) -> Result<Box<dyn ValueSim>, GenError>,
     pub synth: SynthMode,
+    /// The clock (MHz) the block must close at on an FPGA (ECP5, speed grade 6, every port
+    /// registered): `netcoll synth --fpga` writes its constraint from this.
+    pub fpga_mhz: f64,
     /// Derived parameters the manifest lists besides the table's keys.
     pub derived: fn(&Config) -> Vec<(&'static str, usize)>,
 }
@@ -66,6 +69,10 @@ fn unsupported(block: &'static str, t: &dyn ParamTable) -> GenError {
     }
 }
 
+/// Every block's FPGA target: 125 MHz on an LFE5U-85F at speed grade 6 (the timing issue's
+/// bar; NIC shells run their user logic at 250–322 MHz on UltraScale+, about twice as fast).
+const FPGA_MHZ: f64 = 125.0;
+
 /// Every block's RTL, in registry order.
 pub fn blocks() -> Vec<RtlEntry> {
     vec![
@@ -82,6 +89,7 @@ pub fn blocks() -> Vec<RtlEntry> {
                 Ok(rtl.into_sim())
             },
             synth: SynthMode::Flat,
+            fpga_mhz: FPGA_MHZ,
             derived: |c| {
                 vec![
                     ("port_bits", c.switch.port_bits()),
@@ -101,6 +109,7 @@ pub fn blocks() -> Vec<RtlEntry> {
                 Ok(rtl.into_sim())
             },
             synth: SynthMode::Coarse,
+            fpga_mhz: FPGA_MHZ,
             derived: |_| {
                 vec![
                     ("wq_depth", netcoll_models::nic::WQ_DEPTH),
@@ -121,6 +130,7 @@ pub fn blocks() -> Vec<RtlEntry> {
                 Ok(rtl.into_sim())
             },
             synth: SynthMode::Flat,
+            fpga_mhz: FPGA_MHZ,
             derived: |_| vec![("latency", netcoll_models::reduce_alu::LATENCY)],
         },
     ]

@@ -6,6 +6,7 @@
 
 pub mod bench;
 pub mod check;
+pub mod fpga;
 pub mod harness;
 pub mod nic;
 pub mod reduce_alu;
