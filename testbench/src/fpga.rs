@@ -206,17 +206,9 @@ impl FpgaOptions {
 pub struct FpgaBlock {
     pub block: String,
     pub module: String,
-    /// Logic cells after synthesis: LUT4s and carry cells (`CCU2C`, two LUT4s' worth each;
-    /// iCE40: `SB_LUT4` and `SB_CARRY`).
-    pub lut4: u64,
-    pub carry: u64,
-    /// The block's own flip-flops (the wrapper's chains not counted).
-    pub flip_flops: u64,
-    /// Block RAMs (`DP16KD` / `SB_RAM40_4K`) and multipliers (`MULT18X18D` / `SB_MAC16`).
-    pub block_ram: u64,
-    pub multipliers: u64,
-    /// Distributed (LUT) RAM cells (`TRELLIS_DPR16X4`: 16 × 4 bits each).
-    pub lut_ram: u64,
+    /// The block's area (its flip-flops without the wrapper's chains).
+    #[serde(flatten)]
+    pub area: Area,
     /// The target clock (MHz), from the registry.
     pub target_mhz: f64,
     /// Achieved Fmax per seed (MHz), in `seeds` order.
@@ -292,12 +284,12 @@ impl FpgaRun {
                 "{:<14} {:<14} {:>6} {:>5} {:>6} {:>6} {:>5} {:>5} {:>7.1} {:>7.1}  {:<17} {} -> {}{mark}",
                 b.block,
                 b.module,
-                b.lut4,
-                b.carry,
-                b.lut_ram,
-                b.flip_flops,
-                b.block_ram,
-                b.multipliers,
+                b.area.lut4,
+                b.area.carry,
+                b.area.lut_ram,
+                b.area.flip_flops,
+                b.area.block_ram,
+                b.area.multipliers,
                 b.median_mhz,
                 b.target_mhz,
                 per_seed.join(" "),
@@ -411,13 +403,17 @@ pub fn lpf(mhz: f64) -> String {
 }
 
 /// The counts of a Yosys `stat -json` after `synth_ecp5` / `synth_ice40` (a flat design).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct Area {
+    /// Logic cells: LUT4s and carry cells (`CCU2C`, two LUT4s' worth each; iCE40: `SB_LUT4`
+    /// and `SB_CARRY`).
     pub lut4: u64,
     pub carry: u64,
     pub flip_flops: u64,
+    /// Block RAMs (`DP16KD` / `SB_RAM40_4K`) and multipliers (`MULT18X18D` / `SB_MAC16`).
     pub block_ram: u64,
     pub multipliers: u64,
+    /// Distributed (LUT) RAM cells (`TRELLIS_DPR16X4`: 16 × 4 bits each).
     pub lut_ram: u64,
 }
 
@@ -790,12 +786,10 @@ fn block(
     Ok(FpgaBlock {
         block: name.to_string(),
         module: module.name.clone(),
-        lut4: area.lut4,
-        carry: area.carry,
-        flip_flops: area.flip_flops.saturating_sub((chain.0 + chain.1) as u64),
-        block_ram: area.block_ram,
-        multipliers: area.multipliers,
-        lut_ram: area.lut_ram,
+        area: Area {
+            flip_flops: area.flip_flops.saturating_sub((chain.0 + chain.1) as u64),
+            ..area
+        },
         target_mhz,
         fmax_mhz: fmax,
         median_mhz: med,
