@@ -251,8 +251,6 @@ fn fpga(
 ) -> Result<bool, CliError> {
     use netcoll_testbench::fpga::FpgaError;
     let cfg = load(config)?;
-    opts.validate()
-        .map_err(|e| CliError::Input(format!("netcoll synth --fpga: {e}")))?;
     let start = std::time::Instant::now();
     let report = netcoll_testbench::fpga::run(&cfg, opts, &mut |what| {
         eprintln!(

@@ -233,3 +233,41 @@ fn config_errors_escape_what_they_echo() {
     );
     let _ = std::fs::remove_dir_all(&d);
 }
+
+/// A bad FPGA option is a usage error (exit 2) naming the option and what is allowed, given
+/// before any tool is installed or run.
+#[test]
+fn synth_fpga_bad_options_exit_2_naming_the_option() {
+    for (args, key, allowed) in [
+        (&["--fpga", "xilinx"][..], "--fpga", "ecp5 or ice40"),
+        (
+            &["--fpga", "ecp5", "--speed", "4"][..],
+            "--speed",
+            "6, 7 or 8",
+        ),
+        (
+            &["--fpga", "ecp5", "--device", "99k"][..],
+            "--device",
+            "85k",
+        ),
+        (
+            &["--fpga", "ecp5", "--blocks", "ghost"][..],
+            "--blocks",
+            "switch_engine",
+        ),
+    ] {
+        let s = netcoll()
+            .arg("synth")
+            .args(args)
+            .env("NETCOLL_FPGA_BIN", "/nonexistent")
+            .output()
+            .expect("run");
+        let err = String::from_utf8_lossy(&s.stderr);
+        assert_eq!(s.status.code(), Some(2), "{args:?}: {err}");
+        assert!(
+            err.contains(key) && err.contains(allowed),
+            "{args:?}: {err}"
+        );
+        assert_eq!(err.lines().count(), 1, "{args:?}: one line: {err}");
+    }
+}
