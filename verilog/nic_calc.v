@@ -31,6 +31,7 @@ module nic_calc (
 
     localparam [3:0] alu_max_loc = 4'd2;
     localparam [3:0] alu_min_loc = 4'd3;
+    localparam [1:0] alu_wait_start = 2'd2;
     localparam [4:0] SEQ_STATE_COMPLETE = 5'ha;
     localparam [4:0] SEQ_STATE_CALC_READ_A = 5'h14;
     localparam [4:0] SEQ_STATE_CALC_READ_B = 5'h15;
@@ -41,6 +42,7 @@ module nic_calc (
     localparam [4:0] SEQ_STATE_CALC_WRITE = 5'h1a;
     localparam [4:0] SEQ_STATE_CALC_WRITE_INDEX = 5'h1b;
     localparam [4:0] SEQ_STATE_TX_START = 5'h1c;
+    localparam [4:0] SEQ_STATE_CALC_WAIT = 5'h1d;
 
     // Registers: `x_q` holds, `x_d` is its next value.
     reg [15:0] left_q;
@@ -59,6 +61,8 @@ module nic_calc (
     reg [63:0] b_d;
     reg [63:0] b_index_q;
     reg [63:0] b_index_d;
+    reg [1:0] alu_wait_q;
+    reg [1:0] alu_wait_d;
 
     // Instance `alu`.
     wire alu_in_valid;
@@ -102,6 +106,7 @@ module nic_calc (
             a_index_q <= 64'd0;
             b_q <= 64'd0;
             b_index_q <= 64'd0;
+            alu_wait_q <= 2'd0;
         end else begin
             left_q <= left_d;
             addr_a_q <= addr_a_d;
@@ -111,6 +116,7 @@ module nic_calc (
             a_index_q <= a_index_d;
             b_q <= b_d;
             b_index_q <= b_index_d;
+            alu_wait_q <= alu_wait_d;
         end
     end
 
@@ -132,6 +138,7 @@ module nic_calc (
         a_index_d = a_index_q;
         b_d = b_q;
         b_index_d = b_index_q;
+        alu_wait_d = alu_wait_q;
         if (start) begin
             left_d = calc_count;
             addr_a_d = calc_a;
@@ -178,7 +185,15 @@ module nic_calc (
                 next_state = SEQ_STATE_CALC_ALU;
             end
             SEQ_STATE_CALC_ALU: begin
-                next_state = SEQ_STATE_CALC_WRITE;
+                alu_wait_d = alu_wait_start;
+                next_state = SEQ_STATE_CALC_WAIT;
+            end
+            SEQ_STATE_CALC_WAIT: begin
+                if (|alu_wait_q) begin
+                    alu_wait_d = alu_wait_q - 2'd1;
+                end else begin
+                    next_state = SEQ_STATE_CALC_WRITE;
+                end
             end
             SEQ_STATE_CALC_WRITE: begin
                 dmem_wr_en = alu_out_valid & (~alu_err);

@@ -53,6 +53,7 @@ module nic_sequencer (
     localparam [4:0] SEQ_STATE_CALC_WRITE = 5'h1a;
     localparam [4:0] SEQ_STATE_CALC_WRITE_INDEX = 5'h1b;
     localparam [4:0] SEQ_STATE_TX_START = 5'h1c;
+    localparam [4:0] SEQ_STATE_CALC_WAIT = 5'h1d;
 
     // Registers: `x_q` holds, `x_d` is its next value.
     reg [4:0] state_q;
@@ -177,6 +178,9 @@ module nic_sequencer (
                 state_d = calc_next;
             end
             SEQ_STATE_CALC_ALU: begin
+                state_d = calc_next;
+            end
+            SEQ_STATE_CALC_WAIT: begin
                 state_d = calc_next;
             end
             SEQ_STATE_CALC_WRITE: begin

@@ -22,97 +22,165 @@ module reduce_alu_l1 (
     localparam [3:0] first_reserved = 4'hc;
     localparam [63:0] mask32 = 64'hffffffff;
     localparam [63:0] mask64 = 64'hffffffffffffffff;
+    localparam [3:0] op_prod = 4'd5;
     localparam [63:0] sign32 = 64'h80000000;
     localparam [63:0] sign64 = 64'h8000000000000000;
     localparam [63:0] zero = 64'd0;
 
     // Registers: `x_q` holds, `x_d` is its next value.
+    reg s1_valid_q;
+    reg s1_valid_d;
+    reg [3:0] s1_op_q;
+    reg [3:0] s1_op_d;
+    reg [1:0] s1_dtype_q;
+    reg [1:0] s1_dtype_d;
+    reg s2_valid_q;
+    reg s2_valid_d;
+    reg s2_err_q;
+    reg s2_err_d;
+    reg [3:0] s2_op_q;
+    reg [3:0] s2_op_d;
+    reg s2_is32_q;
+    reg s2_is32_d;
+    reg s3_valid_q;
+    reg s3_valid_d;
+    reg s3_err_q;
+    reg s3_err_d;
+    reg s3_is_prod_q;
+    reg s3_is_prod_d;
+    reg s3_is32_q;
+    reg s3_is32_d;
     reg o_valid_q;
     reg o_valid_d;
     reg o_err_q;
     reg o_err_d;
-    reg [63:0] o_r_0_q;
-    wire [63:0] o_r_0_d;
-    reg [63:0] o_ri_0_q;
-    wire [63:0] o_ri_0_d;
 
     // Instance `lane_0`.
-    wire [3:0] lane_0_op;
-    reg [63:0] lane_0_wmask;
-    reg [63:0] lane_0_sflip;
     wire [63:0] lane_0_a;
     wire [63:0] lane_0_ai;
     wire [63:0] lane_0_b;
     wire [63:0] lane_0_bi;
+    reg [63:0] lane_0_in_wmask;
+    reg [63:0] lane_0_s1_sflip;
+    wire [3:0] lane_0_s2_op;
+    wire lane_0_s3_is_prod;
+    reg [63:0] lane_0_s3_wmask;
     wire [63:0] lane_0_r;
     wire [63:0] lane_0_ri;
     reduce_alu_lane lane_0 (
-        .op(lane_0_op),
-        .wmask(lane_0_wmask),
-        .sflip(lane_0_sflip),
+        .clock(clock),
+        .reset(reset),
         .a(lane_0_a),
         .ai(lane_0_ai),
         .b(lane_0_b),
         .bi(lane_0_bi),
+        .in_wmask(lane_0_in_wmask),
+        .s1_sflip(lane_0_s1_sflip),
+        .s2_op(lane_0_s2_op),
+        .s3_is_prod(lane_0_s3_is_prod),
+        .s3_wmask(lane_0_s3_wmask),
         .r(lane_0_r),
         .ri(lane_0_ri)
     );
 
     // Combinational signals.
-    wire is32;
-    wire is_signed;
-    reg [63:0] wmask;
-    reg [63:0] sflip;
-    wire reserved;
+    reg [63:0] in_wmask;
+    wire s1_is32;
+    wire s1_is_signed;
+    reg [63:0] s1_sflip;
+    reg [63:0] s3_wmask;
 
     always @(posedge clock) begin
         if (reset) begin
+            s1_valid_q <= 1'b0;
+            s1_op_q <= 4'd0;
+            s1_dtype_q <= 2'd0;
+            s2_valid_q <= 1'b0;
+            s2_err_q <= 1'b0;
+            s2_op_q <= 4'd0;
+            s2_is32_q <= 1'b0;
+            s3_valid_q <= 1'b0;
+            s3_err_q <= 1'b0;
+            s3_is_prod_q <= 1'b0;
+            s3_is32_q <= 1'b0;
             o_valid_q <= 1'b0;
             o_err_q <= 1'b0;
-            o_r_0_q <= 64'd0;
-            o_ri_0_q <= 64'd0;
         end else begin
+            s1_valid_q <= s1_valid_d;
+            s1_op_q <= s1_op_d;
+            s1_dtype_q <= s1_dtype_d;
+            s2_valid_q <= s2_valid_d;
+            s2_err_q <= s2_err_d;
+            s2_op_q <= s2_op_d;
+            s2_is32_q <= s2_is32_d;
+            s3_valid_q <= s3_valid_d;
+            s3_err_q <= s3_err_d;
+            s3_is_prod_q <= s3_is_prod_d;
+            s3_is32_q <= s3_is32_d;
             o_valid_q <= o_valid_d;
             o_err_q <= o_err_d;
-            o_r_0_q <= o_r_0_d;
-            o_ri_0_q <= o_ri_0_d;
         end
     end
 
-    assign is32 = ~dtype[1];
-    assign is_signed = ~dtype[0];
-    assign reserved = op >= first_reserved;
+    assign s1_is32 = ~s1_dtype_q[1];
+    assign s1_is_signed = ~s1_dtype_q[0];
     assign out_valid = o_valid_q;
     assign err = o_err_q;
-    assign lane_0_op = op;
     assign lane_0_a = a_0;
     assign lane_0_ai = ai_0;
     assign lane_0_b = b_0;
     assign lane_0_bi = bi_0;
-    assign o_r_0_d = lane_0_r;
-    assign o_ri_0_d = lane_0_ri;
-    assign r_0 = o_r_0_q;
-    assign ri_0 = o_ri_0_q;
+    assign lane_0_s2_op = s2_op_q;
+    assign lane_0_s3_is_prod = s3_is_prod_q;
+    assign r_0 = lane_0_r;
+    assign ri_0 = lane_0_ri;
 
     always @(*) begin
+        s1_valid_d = s1_valid_q;
+        s1_op_d = s1_op_q;
+        s1_dtype_d = s1_dtype_q;
+        s2_valid_d = s2_valid_q;
+        s2_err_d = s2_err_q;
+        s2_op_d = s2_op_q;
+        s2_is32_d = s2_is32_q;
+        s3_valid_d = s3_valid_q;
+        s3_err_d = s3_err_q;
+        s3_is_prod_d = s3_is_prod_q;
+        s3_is32_d = s3_is32_q;
         o_valid_d = o_valid_q;
         o_err_d = o_err_q;
-        wmask = mask64;
-        if (is32) begin
-            wmask = mask32;
+        s1_valid_d = in_valid;
+        s1_op_d = op;
+        s1_dtype_d = dtype;
+        in_wmask = mask64;
+        if (~dtype[1]) begin
+            in_wmask = mask32;
         end
-        sflip = zero;
-        if (is_signed) begin
-            if (is32) begin
-                sflip = sign32;
+        s1_sflip = zero;
+        if (s1_is_signed) begin
+            if (s1_is32) begin
+                s1_sflip = sign32;
             end else begin
-                sflip = sign64;
+                s1_sflip = sign64;
             end
         end
-        o_valid_d = in_valid;
-        o_err_d = in_valid & reserved;
-        lane_0_wmask = wmask;
-        lane_0_sflip = sflip;
+        s2_valid_d = s1_valid_q;
+        s2_err_d = s1_valid_q & (s1_op_q >= first_reserved);
+        s2_op_d = s1_op_q;
+        s2_is32_d = s1_is32;
+        s3_valid_d = s2_valid_q;
+        s3_err_d = s2_err_q;
+        s3_is_prod_d = s2_op_q == op_prod;
+        s3_is32_d = s2_is32_q;
+        s3_wmask = mask64;
+        if (s3_is32_q) begin
+            s3_wmask = mask32;
+        end
+        o_valid_d = s3_valid_q;
+        o_err_d = s3_err_q;
+        lane_0_in_wmask = in_wmask;
+        lane_0_s1_sflip = s1_sflip;
+        lane_0_s3_wmask = s3_wmask;
     end
 
 endmodule

@@ -40,220 +40,282 @@ module reduce_alu_l4 (
     localparam [3:0] first_reserved = 4'hc;
     localparam [63:0] mask32 = 64'hffffffff;
     localparam [63:0] mask64 = 64'hffffffffffffffff;
+    localparam [3:0] op_prod = 4'd5;
     localparam [63:0] sign32 = 64'h80000000;
     localparam [63:0] sign64 = 64'h8000000000000000;
     localparam [63:0] zero = 64'd0;
 
     // Registers: `x_q` holds, `x_d` is its next value.
+    reg s1_valid_q;
+    reg s1_valid_d;
+    reg [3:0] s1_op_q;
+    reg [3:0] s1_op_d;
+    reg [1:0] s1_dtype_q;
+    reg [1:0] s1_dtype_d;
+    reg s2_valid_q;
+    reg s2_valid_d;
+    reg s2_err_q;
+    reg s2_err_d;
+    reg [3:0] s2_op_q;
+    reg [3:0] s2_op_d;
+    reg s2_is32_q;
+    reg s2_is32_d;
+    reg s3_valid_q;
+    reg s3_valid_d;
+    reg s3_err_q;
+    reg s3_err_d;
+    reg s3_is_prod_q;
+    reg s3_is_prod_d;
+    reg s3_is32_q;
+    reg s3_is32_d;
     reg o_valid_q;
     reg o_valid_d;
     reg o_err_q;
     reg o_err_d;
-    reg [63:0] o_r_0_q;
-    wire [63:0] o_r_0_d;
-    reg [63:0] o_r_1_q;
-    wire [63:0] o_r_1_d;
-    reg [63:0] o_r_2_q;
-    wire [63:0] o_r_2_d;
-    reg [63:0] o_r_3_q;
-    wire [63:0] o_r_3_d;
-    reg [63:0] o_ri_0_q;
-    wire [63:0] o_ri_0_d;
-    reg [63:0] o_ri_1_q;
-    wire [63:0] o_ri_1_d;
-    reg [63:0] o_ri_2_q;
-    wire [63:0] o_ri_2_d;
-    reg [63:0] o_ri_3_q;
-    wire [63:0] o_ri_3_d;
 
     // Instance `lane_0`.
-    wire [3:0] lane_0_op;
-    reg [63:0] lane_0_wmask;
-    reg [63:0] lane_0_sflip;
     wire [63:0] lane_0_a;
     wire [63:0] lane_0_ai;
     wire [63:0] lane_0_b;
     wire [63:0] lane_0_bi;
+    reg [63:0] lane_0_in_wmask;
+    reg [63:0] lane_0_s1_sflip;
+    wire [3:0] lane_0_s2_op;
+    wire lane_0_s3_is_prod;
+    reg [63:0] lane_0_s3_wmask;
     wire [63:0] lane_0_r;
     wire [63:0] lane_0_ri;
     reduce_alu_lane lane_0 (
-        .op(lane_0_op),
-        .wmask(lane_0_wmask),
-        .sflip(lane_0_sflip),
+        .clock(clock),
+        .reset(reset),
         .a(lane_0_a),
         .ai(lane_0_ai),
         .b(lane_0_b),
         .bi(lane_0_bi),
+        .in_wmask(lane_0_in_wmask),
+        .s1_sflip(lane_0_s1_sflip),
+        .s2_op(lane_0_s2_op),
+        .s3_is_prod(lane_0_s3_is_prod),
+        .s3_wmask(lane_0_s3_wmask),
         .r(lane_0_r),
         .ri(lane_0_ri)
     );
 
     // Instance `lane_1`.
-    wire [3:0] lane_1_op;
-    reg [63:0] lane_1_wmask;
-    reg [63:0] lane_1_sflip;
     wire [63:0] lane_1_a;
     wire [63:0] lane_1_ai;
     wire [63:0] lane_1_b;
     wire [63:0] lane_1_bi;
+    reg [63:0] lane_1_in_wmask;
+    reg [63:0] lane_1_s1_sflip;
+    wire [3:0] lane_1_s2_op;
+    wire lane_1_s3_is_prod;
+    reg [63:0] lane_1_s3_wmask;
     wire [63:0] lane_1_r;
     wire [63:0] lane_1_ri;
     reduce_alu_lane lane_1 (
-        .op(lane_1_op),
-        .wmask(lane_1_wmask),
-        .sflip(lane_1_sflip),
+        .clock(clock),
+        .reset(reset),
         .a(lane_1_a),
         .ai(lane_1_ai),
         .b(lane_1_b),
         .bi(lane_1_bi),
+        .in_wmask(lane_1_in_wmask),
+        .s1_sflip(lane_1_s1_sflip),
+        .s2_op(lane_1_s2_op),
+        .s3_is_prod(lane_1_s3_is_prod),
+        .s3_wmask(lane_1_s3_wmask),
         .r(lane_1_r),
         .ri(lane_1_ri)
     );
 
     // Instance `lane_2`.
-    wire [3:0] lane_2_op;
-    reg [63:0] lane_2_wmask;
-    reg [63:0] lane_2_sflip;
     wire [63:0] lane_2_a;
     wire [63:0] lane_2_ai;
     wire [63:0] lane_2_b;
     wire [63:0] lane_2_bi;
+    reg [63:0] lane_2_in_wmask;
+    reg [63:0] lane_2_s1_sflip;
+    wire [3:0] lane_2_s2_op;
+    wire lane_2_s3_is_prod;
+    reg [63:0] lane_2_s3_wmask;
     wire [63:0] lane_2_r;
     wire [63:0] lane_2_ri;
     reduce_alu_lane lane_2 (
-        .op(lane_2_op),
-        .wmask(lane_2_wmask),
-        .sflip(lane_2_sflip),
+        .clock(clock),
+        .reset(reset),
         .a(lane_2_a),
         .ai(lane_2_ai),
         .b(lane_2_b),
         .bi(lane_2_bi),
+        .in_wmask(lane_2_in_wmask),
+        .s1_sflip(lane_2_s1_sflip),
+        .s2_op(lane_2_s2_op),
+        .s3_is_prod(lane_2_s3_is_prod),
+        .s3_wmask(lane_2_s3_wmask),
         .r(lane_2_r),
         .ri(lane_2_ri)
     );
 
     // Instance `lane_3`.
-    wire [3:0] lane_3_op;
-    reg [63:0] lane_3_wmask;
-    reg [63:0] lane_3_sflip;
     wire [63:0] lane_3_a;
     wire [63:0] lane_3_ai;
     wire [63:0] lane_3_b;
     wire [63:0] lane_3_bi;
+    reg [63:0] lane_3_in_wmask;
+    reg [63:0] lane_3_s1_sflip;
+    wire [3:0] lane_3_s2_op;
+    wire lane_3_s3_is_prod;
+    reg [63:0] lane_3_s3_wmask;
     wire [63:0] lane_3_r;
     wire [63:0] lane_3_ri;
     reduce_alu_lane lane_3 (
-        .op(lane_3_op),
-        .wmask(lane_3_wmask),
-        .sflip(lane_3_sflip),
+        .clock(clock),
+        .reset(reset),
         .a(lane_3_a),
         .ai(lane_3_ai),
         .b(lane_3_b),
         .bi(lane_3_bi),
+        .in_wmask(lane_3_in_wmask),
+        .s1_sflip(lane_3_s1_sflip),
+        .s2_op(lane_3_s2_op),
+        .s3_is_prod(lane_3_s3_is_prod),
+        .s3_wmask(lane_3_s3_wmask),
         .r(lane_3_r),
         .ri(lane_3_ri)
     );
 
     // Combinational signals.
-    wire is32;
-    wire is_signed;
-    reg [63:0] wmask;
-    reg [63:0] sflip;
-    wire reserved;
+    reg [63:0] in_wmask;
+    wire s1_is32;
+    wire s1_is_signed;
+    reg [63:0] s1_sflip;
+    reg [63:0] s3_wmask;
 
     always @(posedge clock) begin
         if (reset) begin
+            s1_valid_q <= 1'b0;
+            s1_op_q <= 4'd0;
+            s1_dtype_q <= 2'd0;
+            s2_valid_q <= 1'b0;
+            s2_err_q <= 1'b0;
+            s2_op_q <= 4'd0;
+            s2_is32_q <= 1'b0;
+            s3_valid_q <= 1'b0;
+            s3_err_q <= 1'b0;
+            s3_is_prod_q <= 1'b0;
+            s3_is32_q <= 1'b0;
             o_valid_q <= 1'b0;
             o_err_q <= 1'b0;
-            o_r_0_q <= 64'd0;
-            o_r_1_q <= 64'd0;
-            o_r_2_q <= 64'd0;
-            o_r_3_q <= 64'd0;
-            o_ri_0_q <= 64'd0;
-            o_ri_1_q <= 64'd0;
-            o_ri_2_q <= 64'd0;
-            o_ri_3_q <= 64'd0;
         end else begin
+            s1_valid_q <= s1_valid_d;
+            s1_op_q <= s1_op_d;
+            s1_dtype_q <= s1_dtype_d;
+            s2_valid_q <= s2_valid_d;
+            s2_err_q <= s2_err_d;
+            s2_op_q <= s2_op_d;
+            s2_is32_q <= s2_is32_d;
+            s3_valid_q <= s3_valid_d;
+            s3_err_q <= s3_err_d;
+            s3_is_prod_q <= s3_is_prod_d;
+            s3_is32_q <= s3_is32_d;
             o_valid_q <= o_valid_d;
             o_err_q <= o_err_d;
-            o_r_0_q <= o_r_0_d;
-            o_r_1_q <= o_r_1_d;
-            o_r_2_q <= o_r_2_d;
-            o_r_3_q <= o_r_3_d;
-            o_ri_0_q <= o_ri_0_d;
-            o_ri_1_q <= o_ri_1_d;
-            o_ri_2_q <= o_ri_2_d;
-            o_ri_3_q <= o_ri_3_d;
         end
     end
 
-    assign is32 = ~dtype[1];
-    assign is_signed = ~dtype[0];
-    assign reserved = op >= first_reserved;
+    assign s1_is32 = ~s1_dtype_q[1];
+    assign s1_is_signed = ~s1_dtype_q[0];
     assign out_valid = o_valid_q;
     assign err = o_err_q;
-    assign lane_0_op = op;
     assign lane_0_a = a_0;
     assign lane_0_ai = ai_0;
     assign lane_0_b = b_0;
     assign lane_0_bi = bi_0;
-    assign o_r_0_d = lane_0_r;
-    assign o_ri_0_d = lane_0_ri;
-    assign r_0 = o_r_0_q;
-    assign ri_0 = o_ri_0_q;
-    assign lane_1_op = op;
+    assign lane_0_s2_op = s2_op_q;
+    assign lane_0_s3_is_prod = s3_is_prod_q;
+    assign r_0 = lane_0_r;
+    assign ri_0 = lane_0_ri;
     assign lane_1_a = a_1;
     assign lane_1_ai = ai_1;
     assign lane_1_b = b_1;
     assign lane_1_bi = bi_1;
-    assign o_r_1_d = lane_1_r;
-    assign o_ri_1_d = lane_1_ri;
-    assign r_1 = o_r_1_q;
-    assign ri_1 = o_ri_1_q;
-    assign lane_2_op = op;
+    assign lane_1_s2_op = s2_op_q;
+    assign lane_1_s3_is_prod = s3_is_prod_q;
+    assign r_1 = lane_1_r;
+    assign ri_1 = lane_1_ri;
     assign lane_2_a = a_2;
     assign lane_2_ai = ai_2;
     assign lane_2_b = b_2;
     assign lane_2_bi = bi_2;
-    assign o_r_2_d = lane_2_r;
-    assign o_ri_2_d = lane_2_ri;
-    assign r_2 = o_r_2_q;
-    assign ri_2 = o_ri_2_q;
-    assign lane_3_op = op;
+    assign lane_2_s2_op = s2_op_q;
+    assign lane_2_s3_is_prod = s3_is_prod_q;
+    assign r_2 = lane_2_r;
+    assign ri_2 = lane_2_ri;
     assign lane_3_a = a_3;
     assign lane_3_ai = ai_3;
     assign lane_3_b = b_3;
     assign lane_3_bi = bi_3;
-    assign o_r_3_d = lane_3_r;
-    assign o_ri_3_d = lane_3_ri;
-    assign r_3 = o_r_3_q;
-    assign ri_3 = o_ri_3_q;
+    assign lane_3_s2_op = s2_op_q;
+    assign lane_3_s3_is_prod = s3_is_prod_q;
+    assign r_3 = lane_3_r;
+    assign ri_3 = lane_3_ri;
 
     always @(*) begin
+        s1_valid_d = s1_valid_q;
+        s1_op_d = s1_op_q;
+        s1_dtype_d = s1_dtype_q;
+        s2_valid_d = s2_valid_q;
+        s2_err_d = s2_err_q;
+        s2_op_d = s2_op_q;
+        s2_is32_d = s2_is32_q;
+        s3_valid_d = s3_valid_q;
+        s3_err_d = s3_err_q;
+        s3_is_prod_d = s3_is_prod_q;
+        s3_is32_d = s3_is32_q;
         o_valid_d = o_valid_q;
         o_err_d = o_err_q;
-        wmask = mask64;
-        if (is32) begin
-            wmask = mask32;
+        s1_valid_d = in_valid;
+        s1_op_d = op;
+        s1_dtype_d = dtype;
+        in_wmask = mask64;
+        if (~dtype[1]) begin
+            in_wmask = mask32;
         end
-        sflip = zero;
-        if (is_signed) begin
-            if (is32) begin
-                sflip = sign32;
+        s1_sflip = zero;
+        if (s1_is_signed) begin
+            if (s1_is32) begin
+                s1_sflip = sign32;
             end else begin
-                sflip = sign64;
+                s1_sflip = sign64;
             end
         end
-        o_valid_d = in_valid;
-        o_err_d = in_valid & reserved;
-        lane_0_wmask = wmask;
-        lane_0_sflip = sflip;
-        lane_1_wmask = wmask;
-        lane_1_sflip = sflip;
-        lane_2_wmask = wmask;
-        lane_2_sflip = sflip;
-        lane_3_wmask = wmask;
-        lane_3_sflip = sflip;
+        s2_valid_d = s1_valid_q;
+        s2_err_d = s1_valid_q & (s1_op_q >= first_reserved);
+        s2_op_d = s1_op_q;
+        s2_is32_d = s1_is32;
+        s3_valid_d = s2_valid_q;
+        s3_err_d = s2_err_q;
+        s3_is_prod_d = s2_op_q == op_prod;
+        s3_is32_d = s2_is32_q;
+        s3_wmask = mask64;
+        if (s3_is32_q) begin
+            s3_wmask = mask32;
+        end
+        o_valid_d = s3_valid_q;
+        o_err_d = s3_err_q;
+        lane_0_in_wmask = in_wmask;
+        lane_0_s1_sflip = s1_sflip;
+        lane_0_s3_wmask = s3_wmask;
+        lane_1_in_wmask = in_wmask;
+        lane_1_s1_sflip = s1_sflip;
+        lane_1_s3_wmask = s3_wmask;
+        lane_2_in_wmask = in_wmask;
+        lane_2_s1_sflip = s1_sflip;
+        lane_2_s3_wmask = s3_wmask;
+        lane_3_in_wmask = in_wmask;
+        lane_3_s1_sflip = s1_sflip;
+        lane_3_s3_wmask = s3_wmask;
     end
 
 endmodule

@@ -4,15 +4,19 @@
 `default_nettype none
 
 module reduce_alu_lane (
-    input  wire [3:0]   op,
-    input  wire [63:0]  wmask,
-    input  wire [63:0]  sflip,
+    input  wire         clock,
+    input  wire         reset,
     input  wire [63:0]  a,
     input  wire [63:0]  ai,
     input  wire [63:0]  b,
     input  wire [63:0]  bi,
-    output reg  [63:0]  r,
-    output reg  [63:0]  ri
+    input  wire [63:0]  in_wmask,
+    input  wire [63:0]  s1_sflip,
+    input  wire [3:0]   s2_op,
+    input  wire         s3_is_prod,
+    input  wire [63:0]  s3_wmask,
+    output wire [63:0]  r,
+    output wire [63:0]  ri
 );
 
     localparam [63:0] one = 64'd1;
@@ -26,118 +30,322 @@ module reduce_alu_lane (
     localparam [3:0] op_maxloc = 4'd2;
     localparam [3:0] op_min = 4'd1;
     localparam [3:0] op_minloc = 4'd3;
-    localparam [3:0] op_prod = 4'd5;
     localparam [3:0] op_sum = 4'd4;
     localparam [63:0] zero = 64'd0;
+
+    // Registers: `x_q` holds, `x_d` is its next value.
+    reg [63:0] s1_av_q;
+    reg [63:0] s1_av_d;
+    reg [63:0] s1_ai_q;
+    reg [63:0] s1_ai_d;
+    reg [63:0] s1_bv_q;
+    reg [63:0] s1_bv_d;
+    reg [63:0] s1_bi_q;
+    reg [63:0] s1_bi_d;
+    reg [63:0] s2_av_q;
+    reg [63:0] s2_av_d;
+    reg [63:0] s2_bv_q;
+    reg [63:0] s2_bv_d;
+    reg [63:0] s2_ai_q;
+    reg [63:0] s2_ai_d;
+    reg [63:0] s2_bi_q;
+    reg [63:0] s2_bi_d;
+    reg s2_a_gt_q;
+    reg s2_a_gt_d;
+    reg s2_a_lt_q;
+    reg s2_a_lt_d;
+    reg s2_bi_lt_ai_q;
+    reg s2_bi_lt_ai_d;
+    reg [63:0] s2_sum_q;
+    reg [63:0] s2_sum_d;
+    reg s2_at_q;
+    reg s2_at_d;
+    reg s2_bt_q;
+    reg s2_bt_d;
+    reg [31:0] s2_p00_q;
+    reg [31:0] s2_p00_d;
+    reg [31:0] s2_p01_q;
+    reg [31:0] s2_p01_d;
+    reg [31:0] s2_p02_q;
+    reg [31:0] s2_p02_d;
+    reg [31:0] s2_p03_q;
+    reg [31:0] s2_p03_d;
+    reg [31:0] s2_p10_q;
+    reg [31:0] s2_p10_d;
+    reg [31:0] s2_p11_q;
+    reg [31:0] s2_p11_d;
+    reg [31:0] s2_p12_q;
+    reg [31:0] s2_p12_d;
+    reg [31:0] s2_p20_q;
+    reg [31:0] s2_p20_d;
+    reg [31:0] s2_p21_q;
+    reg [31:0] s2_p21_d;
+    reg [31:0] s2_p30_q;
+    reg [31:0] s2_p30_d;
+    reg [63:0] s3_value_q;
+    reg [63:0] s3_value_d;
+    reg [63:0] s3_index_q;
+    reg [63:0] s3_index_d;
+    reg [63:0] s3_ps_q;
+    reg [63:0] s3_ps_d;
+    reg [63:0] s3_pc_q;
+    reg [63:0] s3_pc_d;
+    reg [63:0] o_r_q;
+    reg [63:0] o_r_d;
+    reg [63:0] o_ri_q;
+    reg [63:0] o_ri_d;
 
     // Combinational signals.
     wire [63:0] av;
     wire [63:0] bv;
     wire [63:0] ak;
     wire [63:0] bk;
-    wire a_gt;
-    wire a_lt;
-    wire at;
-    wire bt;
     reg [63:0] imin;
-    wire [63:0] sum;
-    wire [31:0] p00;
-    wire [31:0] p01;
-    wire [31:0] p02;
-    wire [31:0] p03;
-    wire [31:0] p10;
-    wire [31:0] p11;
-    wire [31:0] p12;
-    wire [31:0] p20;
-    wire [31:0] p21;
-    wire [31:0] p30;
+    wire [63:0] t0;
+    wire [63:0] t1;
+    wire [63:0] t2;
+    wire [63:0] t3;
+    wire [63:0] t4;
+    wire [63:0] t5;
+    wire [63:0] t6;
+    wire [63:0] t7;
+    wire [63:0] t8;
+    wire [63:0] t9;
+    wire [63:0] l1_s0;
+    wire [63:0] l1_c0;
+    wire [63:0] l1_s1;
+    wire [63:0] l1_c1;
+    wire [63:0] l1_s2;
+    wire [63:0] l1_c2;
+    wire [63:0] l2_s0;
+    wire [63:0] l2_c0;
+    wire [63:0] l2_s1;
+    wire [63:0] l2_c1;
+    wire [63:0] l3_s;
+    wire [63:0] l3_c;
+    wire [63:0] l4_s;
+    wire [63:0] l4_c;
     wire [63:0] prod;
-    reg [63:0] nr;
 
-    assign av = a & wmask;
-    assign bv = b & wmask;
-    assign ak = av ^ sflip;
-    assign bk = bv ^ sflip;
-    assign a_gt = ak > bk;
-    assign a_lt = ak < bk;
-    assign at = |av;
-    assign bt = |bv;
-    assign sum = av + bv;
-    assign p00 = {{16{1'b0}}, av[15:0]} * {{16{1'b0}}, bv[15:0]};
-    assign p01 = {{16{1'b0}}, av[15:0]} * {{16{1'b0}}, bv[31:16]};
-    assign p02 = {{16{1'b0}}, av[15:0]} * {{16{1'b0}}, bv[47:32]};
-    assign p03 = {{16{1'b0}}, av[15:0]} * {{16{1'b0}}, bv[63:48]};
-    assign p10 = {{16{1'b0}}, av[31:16]} * {{16{1'b0}}, bv[15:0]};
-    assign p11 = {{16{1'b0}}, av[31:16]} * {{16{1'b0}}, bv[31:16]};
-    assign p12 = {{16{1'b0}}, av[31:16]} * {{16{1'b0}}, bv[47:32]};
-    assign p20 = {{16{1'b0}}, av[47:32]} * {{16{1'b0}}, bv[15:0]};
-    assign p21 = {{16{1'b0}}, av[47:32]} * {{16{1'b0}}, bv[31:16]};
-    assign p30 = {{16{1'b0}}, av[63:48]} * {{16{1'b0}}, bv[15:0]};
-    assign prod = (((((((({{32{1'b0}}, p00} + ({{32{1'b0}}, p01} << 5'h10)) + ({{32{1'b0}}, p10} << 5'h10)) + ({{32{1'b0}}, p02} << 6'h20)) + ({{32{1'b0}}, p11} << 6'h20)) + ({{32{1'b0}}, p20} << 6'h20)) + ({{32{1'b0}}, p03} << 6'h30)) + ({{32{1'b0}}, p12} << 6'h30)) + ({{32{1'b0}}, p21} << 6'h30)) + ({{32{1'b0}}, p30} << 6'h30);
+    always @(posedge clock) begin
+        if (reset) begin
+            s1_av_q <= 64'd0;
+            s1_ai_q <= 64'd0;
+            s1_bv_q <= 64'd0;
+            s1_bi_q <= 64'd0;
+            s2_av_q <= 64'd0;
+            s2_bv_q <= 64'd0;
+            s2_ai_q <= 64'd0;
+            s2_bi_q <= 64'd0;
+            s2_a_gt_q <= 1'b0;
+            s2_a_lt_q <= 1'b0;
+            s2_bi_lt_ai_q <= 1'b0;
+            s2_sum_q <= 64'd0;
+            s2_at_q <= 1'b0;
+            s2_bt_q <= 1'b0;
+            s2_p00_q <= 32'd0;
+            s2_p01_q <= 32'd0;
+            s2_p02_q <= 32'd0;
+            s2_p03_q <= 32'd0;
+            s2_p10_q <= 32'd0;
+            s2_p11_q <= 32'd0;
+            s2_p12_q <= 32'd0;
+            s2_p20_q <= 32'd0;
+            s2_p21_q <= 32'd0;
+            s2_p30_q <= 32'd0;
+            s3_value_q <= 64'd0;
+            s3_index_q <= 64'd0;
+            s3_ps_q <= 64'd0;
+            s3_pc_q <= 64'd0;
+            o_r_q <= 64'd0;
+            o_ri_q <= 64'd0;
+        end else begin
+            s1_av_q <= s1_av_d;
+            s1_ai_q <= s1_ai_d;
+            s1_bv_q <= s1_bv_d;
+            s1_bi_q <= s1_bi_d;
+            s2_av_q <= s2_av_d;
+            s2_bv_q <= s2_bv_d;
+            s2_ai_q <= s2_ai_d;
+            s2_bi_q <= s2_bi_d;
+            s2_a_gt_q <= s2_a_gt_d;
+            s2_a_lt_q <= s2_a_lt_d;
+            s2_bi_lt_ai_q <= s2_bi_lt_ai_d;
+            s2_sum_q <= s2_sum_d;
+            s2_at_q <= s2_at_d;
+            s2_bt_q <= s2_bt_d;
+            s2_p00_q <= s2_p00_d;
+            s2_p01_q <= s2_p01_d;
+            s2_p02_q <= s2_p02_d;
+            s2_p03_q <= s2_p03_d;
+            s2_p10_q <= s2_p10_d;
+            s2_p11_q <= s2_p11_d;
+            s2_p12_q <= s2_p12_d;
+            s2_p20_q <= s2_p20_d;
+            s2_p21_q <= s2_p21_d;
+            s2_p30_q <= s2_p30_d;
+            s3_value_q <= s3_value_d;
+            s3_index_q <= s3_index_d;
+            s3_ps_q <= s3_ps_d;
+            s3_pc_q <= s3_pc_d;
+            o_r_q <= o_r_d;
+            o_ri_q <= o_ri_d;
+        end
+    end
+
+    assign av = s1_av_q;
+    assign bv = s1_bv_q;
+    assign ak = av ^ s1_sflip;
+    assign bk = bv ^ s1_sflip;
+    assign t0 = {{32{1'b0}}, s2_p00_q};
+    assign t1 = {{32{1'b0}}, s2_p01_q} << 5'h10;
+    assign t2 = {{32{1'b0}}, s2_p02_q} << 6'h20;
+    assign t3 = {{32{1'b0}}, s2_p03_q} << 6'h30;
+    assign t4 = {{32{1'b0}}, s2_p10_q} << 5'h10;
+    assign t5 = {{32{1'b0}}, s2_p11_q} << 6'h20;
+    assign t6 = {{32{1'b0}}, s2_p12_q} << 6'h30;
+    assign t7 = {{32{1'b0}}, s2_p20_q} << 6'h20;
+    assign t8 = {{32{1'b0}}, s2_p21_q} << 6'h30;
+    assign t9 = {{32{1'b0}}, s2_p30_q} << 6'h30;
+    assign l1_s0 = (t0 ^ t1) ^ t2;
+    assign l1_c0 = (((t0 & t1) | (t0 & t2)) | (t1 & t2)) << 1'b1;
+    assign l1_s1 = (t3 ^ t4) ^ t5;
+    assign l1_c1 = (((t3 & t4) | (t3 & t5)) | (t4 & t5)) << 1'b1;
+    assign l1_s2 = (t6 ^ t7) ^ t8;
+    assign l1_c2 = (((t6 & t7) | (t6 & t8)) | (t7 & t8)) << 1'b1;
+    assign l2_s0 = (l1_s0 ^ l1_c0) ^ l1_s1;
+    assign l2_c0 = (((l1_s0 & l1_c0) | (l1_s0 & l1_s1)) | (l1_c0 & l1_s1)) << 1'b1;
+    assign l2_s1 = (l1_c1 ^ l1_s2) ^ l1_c2;
+    assign l2_c1 = (((l1_c1 & l1_s2) | (l1_c1 & l1_c2)) | (l1_s2 & l1_c2)) << 1'b1;
+    assign l3_s = (l2_s0 ^ l2_c0) ^ l2_s1;
+    assign l3_c = (((l2_s0 & l2_c0) | (l2_s0 & l2_s1)) | (l2_c0 & l2_s1)) << 1'b1;
+    assign l4_s = (l3_s ^ l3_c) ^ l2_c1;
+    assign l4_c = (((l3_s & l3_c) | (l3_s & l2_c1)) | (l3_c & l2_c1)) << 1'b1;
+    assign prod = s3_ps_q + s3_pc_q;
+    assign r = o_r_q;
+    assign ri = o_ri_q;
 
     always @(*) begin
-        imin = ai;
-        if (bi < ai) begin
-            imin = bi;
+        s1_av_d = s1_av_q;
+        s1_ai_d = s1_ai_q;
+        s1_bv_d = s1_bv_q;
+        s1_bi_d = s1_bi_q;
+        s2_av_d = s2_av_q;
+        s2_bv_d = s2_bv_q;
+        s2_ai_d = s2_ai_q;
+        s2_bi_d = s2_bi_q;
+        s2_a_gt_d = s2_a_gt_q;
+        s2_a_lt_d = s2_a_lt_q;
+        s2_bi_lt_ai_d = s2_bi_lt_ai_q;
+        s2_sum_d = s2_sum_q;
+        s2_at_d = s2_at_q;
+        s2_bt_d = s2_bt_q;
+        s2_p00_d = s2_p00_q;
+        s2_p01_d = s2_p01_q;
+        s2_p02_d = s2_p02_q;
+        s2_p03_d = s2_p03_q;
+        s2_p10_d = s2_p10_q;
+        s2_p11_d = s2_p11_q;
+        s2_p12_d = s2_p12_q;
+        s2_p20_d = s2_p20_q;
+        s2_p21_d = s2_p21_q;
+        s2_p30_d = s2_p30_q;
+        s3_value_d = s3_value_q;
+        s3_index_d = s3_index_q;
+        s3_ps_d = s3_ps_q;
+        s3_pc_d = s3_pc_q;
+        o_r_d = o_r_q;
+        o_ri_d = o_ri_q;
+        s1_av_d = a & in_wmask;
+        s1_ai_d = ai;
+        s1_bv_d = b & in_wmask;
+        s1_bi_d = bi;
+        s2_av_d = av;
+        s2_bv_d = bv;
+        s2_ai_d = s1_ai_q;
+        s2_bi_d = s1_bi_q;
+        s2_a_gt_d = ak > bk;
+        s2_a_lt_d = ak < bk;
+        s2_bi_lt_ai_d = s1_bi_q < s1_ai_q;
+        s2_sum_d = av + bv;
+        s2_at_d = |av;
+        s2_bt_d = |bv;
+        s2_p00_d = {{16{1'b0}}, av[15:0]} * {{16{1'b0}}, bv[15:0]};
+        s2_p01_d = {{16{1'b0}}, av[15:0]} * {{16{1'b0}}, bv[31:16]};
+        s2_p02_d = {{16{1'b0}}, av[15:0]} * {{16{1'b0}}, bv[47:32]};
+        s2_p03_d = {{16{1'b0}}, av[15:0]} * {{16{1'b0}}, bv[63:48]};
+        s2_p10_d = {{16{1'b0}}, av[31:16]} * {{16{1'b0}}, bv[15:0]};
+        s2_p11_d = {{16{1'b0}}, av[31:16]} * {{16{1'b0}}, bv[31:16]};
+        s2_p12_d = {{16{1'b0}}, av[31:16]} * {{16{1'b0}}, bv[47:32]};
+        s2_p20_d = {{16{1'b0}}, av[47:32]} * {{16{1'b0}}, bv[15:0]};
+        s2_p21_d = {{16{1'b0}}, av[47:32]} * {{16{1'b0}}, bv[31:16]};
+        s2_p30_d = {{16{1'b0}}, av[63:48]} * {{16{1'b0}}, bv[15:0]};
+        imin = s2_ai_q;
+        if (s2_bi_lt_ai_q) begin
+            imin = s2_bi_q;
         end
-        nr = zero;
-        ri = zero;
-        if (op == op_max) begin
-            nr = av;
-            if (a_lt) begin
-                nr = bv;
+        s3_value_d = zero;
+        s3_index_d = zero;
+        if (s2_op == op_max) begin
+            s3_value_d = s2_av_q;
+            if (s2_a_lt_q) begin
+                s3_value_d = s2_bv_q;
             end
-        end else if (op == op_min) begin
-            nr = av;
-            if (a_gt) begin
-                nr = bv;
+        end else if (s2_op == op_min) begin
+            s3_value_d = s2_av_q;
+            if (s2_a_gt_q) begin
+                s3_value_d = s2_bv_q;
             end
-        end else if (op == op_maxloc) begin
-            if (a_gt) begin
-                nr = av;
-                ri = ai;
-            end else if (a_lt) begin
-                nr = bv;
-                ri = bi;
+        end else if (s2_op == op_maxloc) begin
+            if (s2_a_gt_q) begin
+                s3_value_d = s2_av_q;
+                s3_index_d = s2_ai_q;
+            end else if (s2_a_lt_q) begin
+                s3_value_d = s2_bv_q;
+                s3_index_d = s2_bi_q;
             end else begin
-                nr = av;
-                ri = imin;
+                s3_value_d = s2_av_q;
+                s3_index_d = imin;
             end
-        end else if (op == op_minloc) begin
-            if (a_lt) begin
-                nr = av;
-                ri = ai;
-            end else if (a_gt) begin
-                nr = bv;
-                ri = bi;
+        end else if (s2_op == op_minloc) begin
+            if (s2_a_lt_q) begin
+                s3_value_d = s2_av_q;
+                s3_index_d = s2_ai_q;
+            end else if (s2_a_gt_q) begin
+                s3_value_d = s2_bv_q;
+                s3_index_d = s2_bi_q;
             end else begin
-                nr = av;
-                ri = imin;
+                s3_value_d = s2_av_q;
+                s3_index_d = imin;
             end
-        end else if (op == op_sum) begin
-            nr = sum;
-        end else if (op == op_prod) begin
-            nr = prod;
-        end else if (op == op_land) begin
-            if (at & bt) begin
-                nr = one;
+        end else if (s2_op == op_sum) begin
+            s3_value_d = s2_sum_q;
+        end else if (s2_op == op_land) begin
+            if (s2_at_q & s2_bt_q) begin
+                s3_value_d = one;
             end
-        end else if (op == op_lor) begin
-            if (at | bt) begin
-                nr = one;
+        end else if (s2_op == op_lor) begin
+            if (s2_at_q | s2_bt_q) begin
+                s3_value_d = one;
             end
-        end else if (op == op_lxor) begin
-            if (at ^ bt) begin
-                nr = one;
+        end else if (s2_op == op_lxor) begin
+            if (s2_at_q ^ s2_bt_q) begin
+                s3_value_d = one;
             end
-        end else if (op == op_band) begin
-            nr = av & bv;
-        end else if (op == op_bor) begin
-            nr = av | bv;
-        end else if (op == op_bxor) begin
-            nr = av ^ bv;
+        end else if (s2_op == op_band) begin
+            s3_value_d = s2_av_q & s2_bv_q;
+        end else if (s2_op == op_bor) begin
+            s3_value_d = s2_av_q | s2_bv_q;
+        end else if (s2_op == op_bxor) begin
+            s3_value_d = s2_av_q ^ s2_bv_q;
         end
-        r = nr & wmask;
+        s3_ps_d = (l4_s ^ l4_c) ^ t9;
+        s3_pc_d = (((l4_s & l4_c) | (l4_s & t9)) | (l4_c & t9)) << 1'b1;
+        o_r_d = s3_value_q & s3_wmask;
+        if (s3_is_prod) begin
+            o_r_d = prod & s3_wmask;
+        end
+        o_ri_d = s3_index_q;
     end
 
 endmodule

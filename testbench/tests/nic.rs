@@ -541,11 +541,15 @@ fn mutants_of_the_emitted_verilog_fail_the_examples() {
             "wait_met = cnt_data >= wait_count;",
             "wait_met = (cnt_data + 32'd1) >= wait_count;",
         ),
-        ("SUM computes XOR", "sum = av + bv;", "sum = av ^ bv;"),
+        (
+            "SUM computes XOR",
+            "s2_sum_d = av + bv;",
+            "s2_sum_d = av ^ bv;",
+        ),
         (
             "MAXLOC / MINLOC ties keep the higher index",
-            "if (bi < ai) begin",
-            "if (bi > ai) begin",
+            "s2_bi_lt_ai_d = s1_bi_q < s1_ai_q;",
+            "s2_bi_lt_ai_d = s1_bi_q > s1_ai_q;",
         ),
     ];
     let examples: Vec<(Scenario, Vec<Event>)> = examples()

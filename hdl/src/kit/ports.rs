@@ -186,3 +186,25 @@ macro_rules! rtl_states {
         }
     };
 }
+
+/// A sub-block's struct (`#[derive(LogicBlock)]`) and its `Default`: every field
+/// `Default::default()` unless it gives its initial value (`= expr`).
+#[macro_export]
+macro_rules! sub_block {
+    ($(#[$m:meta])* pub struct $name:ident $(< $(const $g:ident : usize),* $(,)? >)? {
+        $($(#[$fm:meta])* $vis:vis $f:ident : $ft:ty $(= $fe:expr)?),* $(,)?
+    }) => {
+        $(#[$m])*
+        #[derive(LogicBlock)]
+        pub struct $name $(<$(const $g: usize),*>)? {
+            $($(#[$fm])* $vis $f: $ft,)*
+        }
+        impl $(<$(const $g: usize),*>)? Default for $name $(<$($g),*>)? {
+            fn default() -> Self {
+                Self { $($f: $crate::sub_block!(@init $($fe)?),)* }
+            }
+        }
+    };
+    (@init) => { Default::default() };
+    (@init $e:expr) => { $e };
+}

@@ -2,9 +2,10 @@
 //!
 //! Runs CALC's elements through the reduction ALU (its instance `alu`, module `reduce_alu_l1`):
 //! per element, read `a` (and `b`, and for MAXLOC / MINLOC both indices) from data memory
-//! into the operand registers, let the ALU compute (its result is registered), write the result
-//! (and its index). After the last element the result goes to a peer (a transmission of the
-//! result buffer) or the WQE completes. `CalcReadA` … `CalcWriteIndex` in the state table of
+//! into the operand registers, let the ALU compute (its pipeline answers `LATENCY` cycles
+//! later: `CalcAlu`, then `CalcWait` counting down `alu_wait`), write the result (and its
+//! index). After the last element the result goes to a peer (a transmission of the
+//! result buffer) or the WQE completes. `CalcReadA` … `CalcWriteIndex` and `CalcWait` in the state table of
 //! `netcoll_models::nic::model`.
 //!
 //! # Inputs
@@ -25,13 +26,14 @@ use super::sequencer::SeqState;
 use crate::dff_setup;
 use crate::prim::Reg;
 use crate::reduce_alu::ReduceAlu;
+use netcoll_models::nic::model::{ALU_WAIT, ALU_WAIT_BITS};
 use netcoll_models::reduce_alu::{AluOp, Dtype};
 use rust_hdl::prelude::*;
 
 const ALU_OP_BITS: usize = AluOp::BITS;
 const DTYPE_BITS: usize = Dtype::BITS;
 
-nic_block! {
+crate::sub_block! {
     /// The CALC loop over a data memory of `2^DB` words.
     pub struct NicCalc<const DB: usize> {
         pub clock: Signal<In, Clock>,
@@ -66,6 +68,8 @@ nic_block! {
         a_index: Reg<Bits<64>>,
         b: Reg<Bits<64>>,
         b_index: Reg<Bits<64>>,
+        /// `CalcWait` cycles still to go after this one.
+        alu_wait: Reg<Bits<ALU_WAIT_BITS>>,
         /// The reduction ALU (one lane): its inputs are the operand registers, its result is
         /// registered.
         alu: ReduceAlu<1>,
@@ -75,13 +79,14 @@ nic_block! {
         element_done: Signal<Local, bool>,
         alu_max_loc: Constant<Bits<ALU_OP_BITS>> = k(AluOp::MaxLoc.code()),
         alu_min_loc: Constant<Bits<ALU_OP_BITS>> = k(AluOp::MinLoc.code()),
+        alu_wait_start: Constant<Bits<ALU_WAIT_BITS>> = k(ALU_WAIT),
     }
 }
 
 impl<const DB: usize> Logic for NicCalc<DB> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, left, addr_a, addr_b, addr_dst, a, a_index, b, b_index);
+        dff_setup!(self, clock, left, addr_a, addr_b, addr_dst, a, a_index, b, b_index, alu_wait);
         self.is_loc.next = (self.calc_op.val() == self.alu_max_loc.val())
             | (self.calc_op.val() == self.alu_min_loc.val());
         self.alu.clock.next = self.clock.val();
@@ -139,7 +144,17 @@ impl<const DB: usize> Logic for NicCalc<DB> {
                 }
                 self.next_state.next = SeqState::CalcAlu;
             }
-            SeqState::CalcAlu => self.next_state.next = SeqState::CalcWrite,
+            SeqState::CalcAlu => {
+                self.alu_wait.d.next = self.alu_wait_start.val();
+                self.next_state.next = SeqState::CalcWait;
+            }
+            SeqState::CalcWait => {
+                if self.alu_wait.q.val().any() {
+                    self.alu_wait.d.next = self.alu_wait.q.val() - 1;
+                } else {
+                    self.next_state.next = SeqState::CalcWrite;
+                }
+            }
             SeqState::CalcWrite => {
                 // The ALU answers the operands of CalcAlu (CALC never passes a reserved op).
                 self.dmem_wr_en.next = self.alu.out_valid.val() & !self.alu.err.val();

@@ -34,7 +34,7 @@ use rust_hdl::prelude::*;
 const STATUS_BITS: usize = Status::BITS;
 const OPCODE_BITS: usize = Opcode::BITS;
 
-nic_block! {
+crate::sub_block! {
     /// The pending completion for `2^QB` queue pairs (`WB` = `QB + 1`).
     pub struct NicCompletion<const QB: usize, const WB: usize> {
         pub clock: Signal<In, Clock>,

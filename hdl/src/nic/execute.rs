@@ -38,7 +38,7 @@ const STATUS_BITS: usize = Status::BITS;
 const OPCODE_BITS: usize = Opcode::BITS;
 const ALU_OP_BITS: usize = AluOp::BITS;
 
-nic_block! {
+crate::sub_block! {
     /// WQE decode and dispatch (widths as in [`super::Nic`]).
     pub struct NicExecute<const QB: usize, const CB: usize, const KB: usize, const DB: usize> {
         pub state: Signal<In, SeqState>,

@@ -43,7 +43,7 @@ const OPCODE_BITS: usize = Opcode::BITS;
 const WAIT_BITS: usize = WAIT_COUNT.width;
 const STAT_SEL_BITS: usize = Stat::BITS;
 
-nic_block! {
+crate::sub_block! {
     /// The host command unit (widths as in [`super::Nic`]).
     pub struct NicHost<
         const QB: usize,

@@ -41,27 +41,6 @@ use netcoll_models::kit::layout::LayoutField;
 use netcoll_models::nic::{NicParams, WqeWords};
 use rust_hdl::prelude::*;
 
-/// A sub-block's struct (`#[derive(LogicBlock)]`) and its `Default`: every field
-/// `Default::default()` unless it gives its initial value (`= expr`).
-macro_rules! nic_block {
-    ($(#[$m:meta])* pub struct $name:ident $(< $(const $g:ident : usize),* $(,)? >)? {
-        $($(#[$fm:meta])* $vis:vis $f:ident : $ft:ty $(= $fe:expr)?),* $(,)?
-    }) => {
-        $(#[$m])*
-        #[derive(LogicBlock)]
-        pub struct $name $(<$(const $g: usize),*>)? {
-            $($(#[$fm])* $vis $f: $ft,)*
-        }
-        impl $(<$(const $g: usize),*>)? Default for $name $(<$($g),*>)? {
-            fn default() -> Self {
-                Self { $($f: nic_block!(@init $($fe)?),)* }
-            }
-        }
-    };
-    (@init) => { Default::default() };
-    (@init $e:expr) => { $e };
-}
-
 pub mod calc;
 pub mod completion;
 pub mod execute;
@@ -476,13 +455,21 @@ mod tests {
             SeqState::Background,
             SeqState::HostDecode,
             SeqState::TxStart,
+            SeqState::CalcWait,
         ];
-        let model = [M::Init, M::Idle, M::Background, M::HostDecode, M::TxStart];
+        let model = [
+            M::Init,
+            M::Idle,
+            M::Background,
+            M::HostDecode,
+            M::TxStart,
+            M::CalcWait,
+        ];
         for (r, m) in rtl.iter().zip(model) {
             assert_eq!(*r as u64, m.code(), "{r:?}");
         }
         // Same number of states, so the same width, and the last has the same code.
         assert_eq!(<SeqState as Synth>::BITS, M::BITS);
-        assert_eq!(SeqState::TxStart as usize, M::ALL.len() - 1);
+        assert_eq!(SeqState::CalcWait as usize, M::ALL.len() - 1);
     }
 }

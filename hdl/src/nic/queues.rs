@@ -52,7 +52,7 @@ const WQ_SLOT_BITS: usize = WQ_DEPTH.trailing_zeros() as usize;
 /// Bits of a CQE's index within its ring.
 const CQ_SLOT_BITS: usize = CQ_DEPTH.trailing_zeros() as usize;
 
-nic_block! {
+crate::sub_block! {
     /// The queues (widths as in [`super::Nic`]).
     pub struct NicQueues<
         const QB: usize,

@@ -37,7 +37,7 @@ use rust_hdl::prelude::*;
 const STATUS_BITS: usize = Status::BITS;
 const OPCODE_BITS: usize = Opcode::BITS;
 
-nic_block! {
+crate::sub_block! {
     /// Arriving messages (widths as in [`super::Nic`]).
     pub struct NicReceive<const QB: usize, const KB: usize, const DB: usize> {
         pub clock: Signal<In, Clock>,

@@ -31,7 +31,7 @@ use rust_hdl::prelude::*;
 
 netcoll_models::nic_seq_states!(rtl_states! {});
 
-nic_block! {
+crate::sub_block! {
     /// The sequencer for `2^QB` queue pairs and a reset sweep of `2^SWB` indices.
     pub struct NicSequencer<const QB: usize, const SWB: usize> {
         pub clock: Signal<In, Clock>,
@@ -119,6 +119,7 @@ impl<const QB: usize, const SWB: usize> Logic for NicSequencer<QB, SWB> {
             SeqState::CalcReadBIndex => self.state.d.next = self.calc_next.val(),
             SeqState::CalcOperands => self.state.d.next = self.calc_next.val(),
             SeqState::CalcAlu => self.state.d.next = self.calc_next.val(),
+            SeqState::CalcWait => self.state.d.next = self.calc_next.val(),
             SeqState::CalcWrite => self.state.d.next = self.calc_next.val(),
             SeqState::CalcWriteIndex => self.state.d.next = self.calc_next.val(),
             _ => {}

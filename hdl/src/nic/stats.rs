@@ -28,7 +28,7 @@ pub fn hit(s: Stat) -> Constant<Bits<STATS>> {
     k(1 << s.code())
 }
 
-nic_block! {
+crate::sub_block! {
     /// The statistics bank.
     pub struct NicStats {
         pub clock: Signal<In, Clock>,

@@ -30,7 +30,7 @@ use rust_hdl::prelude::*;
 
 const STATUS_BITS: usize = Status::BITS;
 
-nic_block! {
+crate::sub_block! {
     /// Sending messages (widths as in [`super::Nic`]).
     pub struct NicTransmit<const QB: usize, const DB: usize> {
         pub clock: Signal<In, Clock>,

@@ -7,10 +7,12 @@
 //! `r_k`, `ri_k`. The block for `L` lanes is emitted as module `reduce_alu_l<L>`.
 //!
 //! # Structure
-//! A shared decode of `dtype` (the element mask and the sign bit to flip), `L` instances of
-//! [`ReduceAluLane`] (module `reduce_alu_lane`) and one stage of output registers (latency 1).
-//! A block that contains the ALU (the NIC) instantiates `ReduceAlu<1>` as a child and drives
-//! its ports like any others.
+//! The four register stages of the specification ("Micro-architecture"): the control part here
+//! — `in_valid`, `op`, `dtype` as offered (`s1_*`), then the valid bit, `err`, `op` and the
+//! element width carried on (`s2_*`, `s3_*`, `o_*`), each decoded at the stage that uses it —
+//! and `L` instances of [`ReduceAluLane`] (module `reduce_alu_lane`) with the operands' stages.
+//! Latency 4. A block that contains the ALU (the NIC) instantiates `ReduceAlu<1>` as a child
+//! and drives its ports like any others.
 
 pub mod lane;
 
@@ -21,10 +23,12 @@ use crate::emit::{emit_with_children, EmitError, Module};
 use crate::prim::Reg;
 use crate::rtl_block;
 use netcoll_models::kit::cycle::ValueSim;
-use netcoll_models::reduce_alu::{ReduceAluParams, FIRST_RESERVED_OP, WORD_BITS};
+use netcoll_models::reduce_alu::{AluOp, Dtype, ReduceAluParams, FIRST_RESERVED_OP, WORD_BITS};
 use rust_hdl::prelude::*;
 
 const W: usize = WORD_BITS;
+const OPB: usize = AluOp::BITS;
+const DTB: usize = Dtype::BITS;
 
 fn k<const N: usize>(v: u64) -> Constant<Bits<N>> {
     Constant::new(Bits::<N>::from(v))
@@ -33,20 +37,32 @@ fn k<const N: usize>(v: u64) -> Constant<Bits<N>> {
 netcoll_models::reduce_alu_ports!(rtl_block! {
     /// The reduction ALU with `L` lanes.
     pub struct ReduceAlu<const L: usize> {
+        // Stage 1: the control inputs as offered.
+        s1_valid: Reg<bool> = Default::default(),
+        s1_op: Reg<Bits<OPB>> = Default::default(),
+        s1_dtype: Reg<Bits<DTB>> = Default::default(),
+        // Stage 2: `err` decided, `op` carried, the width decoded.
+        s2_valid: Reg<bool> = Default::default(),
+        s2_err: Reg<bool> = Default::default(),
+        s2_op: Reg<Bits<OPB>> = Default::default(),
+        s2_is32: Reg<bool> = Default::default(),
+        // Stage 3: PROD decoded for the final add.
+        s3_valid: Reg<bool> = Default::default(),
+        s3_err: Reg<bool> = Default::default(),
+        s3_is_prod: Reg<bool> = Default::default(),
+        s3_is32: Reg<bool> = Default::default(),
         o_valid: Reg<bool> = Default::default(),
         o_err: Reg<bool> = Default::default(),
-        /// Per lane: the result value and index registers (loaded every cycle).
-        o_r: [Reg<Bits<W>>; L] = core::array::from_fn(|_| Default::default()),
-        o_ri: [Reg<Bits<W>>; L] = core::array::from_fn(|_| Default::default()),
-        /// The lanes (module `reduce_alu_lane`).
+        /// The lanes (module `reduce_alu_lane`), with the operands' stages.
         lane: [ReduceAluLane; L] = core::array::from_fn(|_| Default::default()),
-        // Shared decode: `dtype[1] = 0` is a 32-bit type, `dtype[0] = 0` a signed one.
-        is32: Signal<Local, bool> = Default::default(),
-        is_signed: Signal<Local, bool> = Default::default(),
-        wmask: Signal<Local, Bits<W>> = Default::default(),
-        sflip: Signal<Local, Bits<W>> = Default::default(),
-        reserved: Signal<Local, bool> = Default::default(),
-        first_reserved: Constant<Bits<4>> = k(FIRST_RESERVED_OP),
+        // The decode of `dtype`: `dtype[1] = 0` is a 32-bit type, `dtype[0] = 0` a signed one.
+        in_wmask: Signal<Local, Bits<W>> = Default::default(),
+        s1_is32: Signal<Local, bool> = Default::default(),
+        s1_is_signed: Signal<Local, bool> = Default::default(),
+        s1_sflip: Signal<Local, Bits<W>> = Default::default(),
+        s3_wmask: Signal<Local, Bits<W>> = Default::default(),
+        first_reserved: Constant<Bits<OPB>> = k(FIRST_RESERVED_OP),
+        op_prod: Constant<Bits<OPB>> = k(AluOp::Prod.code()),
         mask32: Constant<Bits<W>> = k(0xFFFF_FFFF),
         mask64: Constant<Bits<W>> = k(u64::MAX),
         sign32: Constant<Bits<W>> = k(1 << 31),
@@ -58,43 +74,61 @@ netcoll_models::reduce_alu_ports!(rtl_block! {
 impl<const L: usize> Logic for ReduceAlu<L> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, o_valid, o_err);
-        self.is32.next = !self.dtype.val().get_bit(1);
-        self.is_signed.next = !self.dtype.val().get_bit(0);
-        self.wmask.next = self.mask64.val();
-        if self.is32.val() {
-            self.wmask.next = self.mask32.val();
+        dff_setup!(
+            self, clock, s1_valid, s1_op, s1_dtype, s2_valid, s2_err, s2_op, s2_is32, s3_valid,
+            s3_err, s3_is_prod, s3_is32, o_valid, o_err
+        );
+        self.s1_valid.d.next = self.in_valid.val();
+        self.s1_op.d.next = self.op.val();
+        self.s1_dtype.d.next = self.dtype.val();
+
+        self.in_wmask.next = self.mask64.val();
+        if !self.dtype.val().get_bit(1) {
+            self.in_wmask.next = self.mask32.val();
         }
-        self.sflip.next = self.zero.val();
-        if self.is_signed.val() {
-            if self.is32.val() {
-                self.sflip.next = self.sign32.val();
+        self.s1_is32.next = !self.s1_dtype.q.val().get_bit(1);
+        self.s1_is_signed.next = !self.s1_dtype.q.val().get_bit(0);
+        self.s1_sflip.next = self.zero.val();
+        if self.s1_is_signed.val() {
+            if self.s1_is32.val() {
+                self.s1_sflip.next = self.sign32.val();
             } else {
-                self.sflip.next = self.sign64.val();
+                self.s1_sflip.next = self.sign64.val();
             }
         }
-        self.reserved.next = self.op.val() >= self.first_reserved.val();
-        self.o_valid.d.next = self.in_valid.val();
-        self.o_err.d.next = self.in_valid.val() & self.reserved.val();
+        self.s2_valid.d.next = self.s1_valid.q.val();
+        self.s2_err.d.next =
+            self.s1_valid.q.val() & (self.s1_op.q.val() >= self.first_reserved.val());
+        self.s2_op.d.next = self.s1_op.q.val();
+        self.s2_is32.d.next = self.s1_is32.val();
+
+        self.s3_valid.d.next = self.s2_valid.q.val();
+        self.s3_err.d.next = self.s2_err.q.val();
+        self.s3_is_prod.d.next = self.s2_op.q.val() == self.op_prod.val();
+        self.s3_is32.d.next = self.s2_is32.q.val();
+        self.s3_wmask.next = self.mask64.val();
+        if self.s3_is32.q.val() {
+            self.s3_wmask.next = self.mask32.val();
+        }
+
+        self.o_valid.d.next = self.s3_valid.q.val();
+        self.o_err.d.next = self.s3_err.q.val();
         self.out_valid.next = self.o_valid.q.val();
         self.err.next = self.o_err.q.val();
         for n in 0..L {
-            self.lane[n].op.next = self.op.val();
-            self.lane[n].wmask.next = self.wmask.val();
-            self.lane[n].sflip.next = self.sflip.val();
+            self.lane[n].clock.next = self.clock.val();
+            self.lane[n].reset.next = self.reset.val();
             self.lane[n].a.next = self.a[n].val();
             self.lane[n].ai.next = self.ai[n].val();
             self.lane[n].b.next = self.b[n].val();
             self.lane[n].bi.next = self.bi[n].val();
-            // Loaded every cycle, valid or not: no enable on the wide registers.
-            self.o_r[n].clock.next = self.clock.val();
-            self.o_r[n].reset.next = self.reset.val();
-            self.o_r[n].d.next = self.lane[n].r.val();
-            self.o_ri[n].clock.next = self.clock.val();
-            self.o_ri[n].reset.next = self.reset.val();
-            self.o_ri[n].d.next = self.lane[n].ri.val();
-            self.r[n].next = self.o_r[n].q.val();
-            self.ri[n].next = self.o_ri[n].q.val();
+            self.lane[n].in_wmask.next = self.in_wmask.val();
+            self.lane[n].s1_sflip.next = self.s1_sflip.val();
+            self.lane[n].s2_op.next = self.s2_op.q.val();
+            self.lane[n].s3_is_prod.next = self.s3_is_prod.q.val();
+            self.lane[n].s3_wmask.next = self.s3_wmask.val();
+            self.r[n].next = self.lane[n].r.val();
+            self.ri[n].next = self.lane[n].ri.val();
         }
     }
 }

@@ -22,13 +22,18 @@
 //!
 //! Per work request (cycles after the visit starts): context read (1), WQE + CQ-count read (1),
 //! decode (1), then: NOP → completion (1); SEND → 2 cycles per beat plus waiting for `tx_ready`;
-//! WAIT → condition read (1); SEND_EN / RECV_EN → target context read (1); CALC → 5 cycles per
-//! element (7 for MAXLOC / MINLOC) and the optional send. The completion cycle writes the CQE and
+//! WAIT → condition read (1); SEND_EN / RECV_EN → target context read (1); CALC → 8 cycles per
+//! element (10 for MAXLOC / MINLOC; 5 and 7 before the ALU was pipelined, issue 8) and the
+//! optional send. The completion cycle writes the CQE and
 //! the queue context. While a message is transmitted the sequencer does nothing else, so the
 //! network must accept a message it has started (the testbench links buffer them).
 //!
-//! The ALU is the registered reduction ALU ([`crate::reduce_alu`]): its inputs come from registers
-//! (its operation and type from the current WQE), its result is read one cycle later.
+//! The ALU is the pipelined reduction ALU ([`crate::reduce_alu`]): its inputs come from registers
+//! (its operation and type from the current WQE), its result is read
+//! [`LATENCY`](crate::reduce_alu::LATENCY) cycles later (`CalcAlu`, then `CalcWait`). The
+//! operands and the WQE stay put from `CalcAlu` to `CalcWriteIndex`, so every stage of the ALU
+//! holds the same operation by then and this model evaluates it once, into `result` and
+//! `result_index`, every cycle from the registers it holds.
 //!
 //! ## The sequencer's states
 //!
@@ -65,7 +70,8 @@
 //! | `CalcReadAIndex` | latches `b`, reads `a`'s index | `CalcReadBIndex` |
 //! | `CalcReadBIndex` | latches `a`'s index, reads `b`'s index | `CalcOperands` |
 //! | `CalcOperands` | latches the last operand | `CalcAlu` |
-//! | `CalcAlu` | the ALU computes | `CalcWrite` |
+//! | `CalcAlu` | the operands enter the ALU; `wait = LATENCY - 2` | `CalcWait` |
+//! | `CalcWait` | the ALU computes; `wait -= 1` | `CalcWait`; `CalcWrite` when `wait` was 0 |
 //! | `CalcWrite` | writes the result | `CalcWriteIndex` (LOC); `CalcReadA` (next element), `TxStart` (to a peer), `Complete` |
 //! | `CalcWriteIndex` | writes the result's index | as `CalcWrite` without LOC |
 //!
@@ -83,7 +89,7 @@
 //!   NAK is due) and its `reason`, `overflow`, the store pointer `addr`, `stored`, `cap`;
 //! - transmit: the `tx_*` output registers, `nak` (the message is a NAK), `left` (beats), `addr`;
 //! - calc: `left` (elements), `addr_a`, `addr_b`, `addr_dst`, the operands `a`, `a_index`, `b`,
-//!   `b_index`; the ALU's result registers;
+//!   `b_index`, the `CalcWait` counter `wait`; the ALU's pipeline;
 //! - statistics: one 32-bit counter per [`Stat`].
 //!
 //! ## Memories
@@ -172,7 +178,7 @@ macro_rules! nic_seq_states {
                 CalcReadBIndex,
                 /// CALC element: the last operand arrives.
                 CalcOperands,
-                /// CALC element: the ALU computes.
+                /// CALC element: the operands enter the ALU.
                 CalcAlu,
                 /// CALC element: write the result value.
                 CalcWrite,
@@ -180,6 +186,8 @@ macro_rules! nic_seq_states {
                 CalcWriteIndex,
                 /// Transmit: read the first word (or offer the empty beat).
                 TxStart,
+                /// CALC element: waiting for the ALU's pipeline (`LATENCY - 1` cycles).
+                CalcWait,
             }
         }
     };
@@ -188,6 +196,15 @@ crate::nic_seq_states!(model_states! {});
 use SeqState::*;
 
 const M16: u64 = 0xFFFF;
+
+/// `CalcWait`'s count: with `CalcAlu`, `LATENCY` cycles from the operands to `CalcWrite`.
+pub const ALU_WAIT: u64 = crate::reduce_alu::LATENCY as u64 - 2;
+/// Bits of the `CalcWait` counter.
+pub const ALU_WAIT_BITS: usize = 2;
+const _: () = assert!(
+    ALU_WAIT < 1 << ALU_WAIT_BITS,
+    "the ALU latency outgrew the counter"
+);
 const M32: u64 = 0xFFFF_FFFF;
 
 /// A memory with a registered read port, as `netcoll-hdl`'s `Mem`.
@@ -319,6 +336,8 @@ struct Calc {
     a_index: u64,
     b: u64,
     b_index: u64,
+    /// `CalcWait` cycles still to go after this one.
+    wait: u64,
     result: u64,
     result_index: u64,
 }
@@ -458,7 +477,7 @@ impl NicModel {
         if let Some(s) = stat {
             n.stats[s as usize] = (n.stats[s as usize] + 1) & M32;
         }
-        // The ALU registers its result every cycle.
+        // The ALU's result: the operation its pipeline holds (see the module docs).
         let (r, ri) = alu_eval(&wqe, &cur.calc);
         n.calc.result = r;
         n.calc.result_index = ri;
@@ -487,7 +506,7 @@ impl NicModel {
             HostDecode | HostAccess | HostFinish => self.host(cur, n, wqe),
             SqContext | SqDecode | WaitCheck | EnableWrite => self.execute(cur, n, wqe),
             CalcReadA | CalcReadB | CalcReadAIndex | CalcReadBIndex | CalcOperands | CalcAlu
-            | CalcWrite | CalcWriteIndex => {
+            | CalcWait | CalcWrite | CalcWriteIndex => {
                 self.calc(cur, n, wqe);
                 None
             }
@@ -780,7 +799,12 @@ impl NicModel {
                 }
                 n.seq.state = CalcAlu;
             }
-            CalcAlu => n.seq.state = CalcWrite,
+            CalcAlu => {
+                n.calc.wait = ALU_WAIT;
+                n.seq.state = CalcWait;
+            }
+            CalcWait if c.wait == 0 => n.seq.state = CalcWrite,
+            CalcWait => n.calc.wait = c.wait - 1,
             CalcWrite => {
                 self.dmem.write(c.addr_dst, c.result);
                 if loc {
@@ -1258,7 +1282,8 @@ mod tests {
         assert_eq!(SeqState::Init.code(), 0);
         assert_eq!(SeqState::Idle.code(), 1);
         assert_eq!(SeqState::TxStart.code(), 28);
-        assert_eq!(SeqState::ALL.len(), 29);
+        assert_eq!(SeqState::CalcWait.code(), 29);
+        assert_eq!(SeqState::ALL.len(), 30);
         assert_eq!(SeqState::BITS, 5);
     }
 }

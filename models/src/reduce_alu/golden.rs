@@ -91,10 +91,11 @@ fn truth(dtype: Dtype, x: u64) -> bool {
     element(dtype, x) != 0
 }
 
-/// The golden function behind the block's one register stage: what the output registers load
-/// at an edge with inputs `i` (lanes from `lanes` on stay zero). The ALU has no protocol
-/// beyond "one operation per cycle, answered one cycle later", so its golden reference is a
-/// cycle design too.
+/// The golden function of one operation as the block answers it: the outputs, `LATENCY`
+/// cycles later, of an edge with inputs `i` (lanes from `lanes` on stay zero; a reset gives
+/// all zero). The ALU has no protocol beyond "one operation per cycle, answered
+/// [`LATENCY`](super::LATENCY) cycles later", so its golden reference is a cycle design too
+/// ([`ReduceAluGolden`]).
 pub fn golden_next(i: &ReduceAluIn, lanes: usize) -> ReduceAluOut {
     if i.reset {
         return ReduceAluOut::default();
@@ -113,19 +114,21 @@ pub fn golden_next(i: &ReduceAluIn, lanes: usize) -> ReduceAluOut {
     o
 }
 
-/// The golden reference as a design: [`golden_next`] into one register stage (latency 1,
-/// reset to zero).
+/// The golden reference as a design: [`golden_next`] through a delay line of
+/// [`LATENCY`](super::LATENCY) stages; a reset clears the whole line (the pipeline's registers
+/// reset to zero, and zero operands give zero results).
 #[derive(Clone, Debug)]
 pub struct ReduceAluGolden {
     lanes: usize,
-    q: ReduceAluOut,
+    /// Answers in flight, the oldest (the one on the outputs) first.
+    line: std::collections::VecDeque<ReduceAluOut>,
 }
 
 impl ReduceAluGolden {
     pub fn new(p: ReduceAluParams) -> Self {
         ReduceAluGolden {
             lanes: p.lanes,
-            q: ReduceAluOut::default(),
+            line: vec![ReduceAluOut::default(); super::LATENCY].into(),
         }
     }
 }
@@ -134,10 +137,17 @@ impl CycleSim for ReduceAluGolden {
     type In = ReduceAluIn;
     type Out = ReduceAluOut;
     fn step(&mut self, i: &ReduceAluIn) -> ReduceAluOut {
-        std::mem::replace(&mut self.q, golden_next(i, self.lanes))
+        let out = self.line.pop_front().unwrap_or_default();
+        if i.reset {
+            self.line
+                .iter_mut()
+                .for_each(|o| *o = ReduceAluOut::default());
+        }
+        self.line.push_back(golden_next(i, self.lanes));
+        out
     }
     fn peek(&mut self) -> ReduceAluOut {
-        self.q
+        self.line.front().copied().unwrap_or_default()
     }
 }
 

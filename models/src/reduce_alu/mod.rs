@@ -66,30 +66,55 @@
 //!
 //! ## Timing
 //!
-//! Latency [`LATENCY`] = 1, one operation per cycle: every output is a register. The values
-//! computed from the inputs present at clock edge `t` appear on the outputs after edge `t`, so
-//! the outputs depend on registers only (no combinational path from input to output).
+//! Latency [`LATENCY`] = 4, one operation per cycle, sustained: the values computed from the
+//! inputs present at clock edge `t` appear on the outputs after edge `t + 3`, i.e. an operation
+//! offered in cycle `t` is answered in cycle `t + 4`. Every output is a register, so the outputs
+//! depend on registers only (no combinational path from input to output), and every input goes
+//! straight into a register.
 //!
-//! - `out_valid` and `err` are loaded every cycle: `in_valid` and `in_valid && reserved(op)`.
-//! - The result registers `r_k`, `ri_k` are loaded **every cycle, regardless of
-//!   `in_valid`**: when `in_valid` is low they hold the result of whatever is on the operand
-//!   ports. This saves an enable on 128 × lanes flip-flops; consumers must qualify the results
-//!   with `out_valid`.
+//! - `out_valid` and `err` follow `in_valid` and `in_valid && reserved(op)` through the pipeline.
+//! - The result registers `r_k`, `ri_k`, and every pipeline register before them, are loaded
+//!   **every cycle, regardless of `in_valid`**: when `in_valid` is low they carry the result of
+//!   whatever is on the operand ports. This saves an enable on about 1,000 flip-flops per lane;
+//!   consumers must qualify the results with `out_valid`.
 //! - `reset` (synchronous, active high) clears every register to zero at the edge, taking
-//!   precedence over the inputs: an operation offered in a reset cycle is lost.
+//!   precedence over the inputs: an operation offered in a reset cycle, or in one of the three
+//!   cycles before it, is lost, and the outputs are zero for the four cycles after a reset edge.
 //! - Inputs wider than their port are cut to the port width (`op & 15`, `dtype & 3`).
+//!
+//! **Changed in issue 8 (timing closure):** the latency was 1 (the whole computation between
+//! the inputs and one output register, about 48 MHz on an ECP5 -6). It is 4 now: a register
+//! stage on the inputs, the partial products registered, a carry-save tree registered, and the
+//! final add. The results, their order and the throughput are unchanged.
 //!
 //! ## Micro-architecture (shared by the cycle model and the RTL)
 //!
-//! - Operands at width: `av = a & wmask`, `bv = b & wmask` with `wmask` = `0xFFFF_FFFF` for the
-//!   32-bit types and all ones for the 64-bit ones. The final value is `& wmask` again.
-//! - Signed compare: flip the sign bit (bit 31 for I32, bit 63 for I64) of `av`, `bv` and compare
-//!   the results unsigned; for unsigned types nothing is flipped.
-//! - Product: rust-hdl only multiplies `Bits<16> × Bits<16> → Bits<32>`, so the low 64 bits of
-//!   `av × bv` are built from the ten 16 × 16 partial products `a_i × b_j` of the 16-bit digits
-//!   with `i + j <= 3`, each shifted left by `16 (i + j)`, summed modulo 2^64
-//!   ([`model::mul64_lo_from_16x16`]). For the 32-bit types the low 32 bits of that product are
-//!   the wrapped product, so one multiplier serves every dtype.
+//! Four register stages, every one loaded every cycle:
+//!
+//! 1. **Inputs** (`s1_*`): `in_valid`, `op`, `dtype` as offered; per lane the operands at
+//!    width, `av = a & wmask`, `bv = b & wmask` with `wmask` = `0xFFFF_FFFF` for the 32-bit
+//!    types and all ones for the 64-bit ones (masked on the way in, so that stage 2's
+//!    multipliers start from registers), and `ai`, `bi` as offered.
+//! 2. **Compares and products** (`s2_*`), from stage 1 (`av`, `bv`, `ai`, `bi` carried on):
+//!    - signed compare: flip the sign bit (bit 31 for I32, bit 63 for I64) of `av`, `bv` and
+//!      compare the results unsigned (`a_gt`, `a_lt`); for unsigned types nothing is flipped;
+//!      `bi_lt_ai` compares the indices;
+//!    - `sum = av + bv`, the truth values `av != 0`, `bv != 0`;
+//!    - product: rust-hdl only multiplies `Bits<16> × Bits<16> → Bits<32>`, so the low 64 bits
+//!      of `av × bv` are built from the ten 16 × 16 partial products `a_i × b_j` of the 16-bit
+//!      digits with `i + j <= 3` ([`model::partial_products`]); each is registered.
+//!    - the decoded `op` is carried on, with `err`'s `reserved(op)`.
+//! 3. **Result or carry-save product** (`s3_*`), from stage 2: for every operation but PROD the
+//!    result value and index (the operation table above, from the registered compares); for
+//!    PROD the ten partial products, each shifted left by `16 (i + j)`, reduced modulo 2^64 by
+//!    a tree of 3:2 carry-save adders to two words `ps`, `pc` with `ps + pc = av × bv` modulo
+//!    2^64 ([`model::carry_save`]).
+//! 4. **Outputs**: `r = (PROD ? ps + pc : value) & wmask` (one 64-bit add: SUM and PROD carry
+//!    out of bit 31, and the mask keeps a 32-bit result zero-extended), `ri`, `out_valid`,
+//!    `err`.
+//!
+//! For the 32-bit types the low 32 bits of the 64-bit product are the wrapped product, so one
+//! multiplier serves every dtype.
 
 pub mod golden;
 pub mod model;
@@ -97,8 +122,9 @@ pub mod model;
 use crate::kit::block::BlockSpec;
 use crate::model_ports;
 
-/// Cycles from the inputs to the outputs.
-pub const LATENCY: usize = 1;
+/// Cycles from the inputs to the outputs: an operation offered in cycle `t` is answered in
+/// cycle `t + LATENCY` (see "Timing").
+pub const LATENCY: usize = 4;
 /// The most lanes a block has; the size of the lane arrays in [`ReduceAluIn`] and
 /// [`ReduceAluOut`].
 pub const MAX_LANES: usize = 4;
@@ -209,7 +235,7 @@ macro_rules! reduce_alu_ports {
                 /// Per lane: the second operand's index.
                 bi: [{$crate::reduce_alu::WORD_BITS}; L, lanes, 4],
             }
-            /// Outputs of the ALU (all registered, latency 1).
+            /// Outputs of the ALU (all registered, latency 4).
             outputs ReduceAluOut {
                 /// Registered `in_valid`.
                 out_valid: 1,

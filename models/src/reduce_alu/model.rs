@@ -1,31 +1,74 @@
 //! Cycle model of the reduction ALU: one [`ReduceAluModel::step`] per clock, the same ports as
-//! the RTL ([`ReduceAluIn`], [`ReduceAluOut`]) and the same arithmetic, bit for bit: a width mask, a sign-bit flip
-//! before an unsigned compare, and a 64-bit product built from 16 × 16 multiplies. It does not
-//! call the golden reference; the harness compares the two.
+//! the RTL ([`ReduceAluIn`], [`ReduceAluOut`]), the same four register stages and the same
+//! arithmetic, bit for bit: a width mask, a sign-bit flip before an unsigned compare, a 64-bit
+//! product from registered 16 × 16 partial products reduced by a carry-save tree (see
+//! "Micro-architecture" in [`super`]). It does not call the golden reference; the harness
+//! compares the two.
 
-use super::{AluLaneIn, AluLaneOut, AluOp, ReduceAluIn, ReduceAluOut, ReduceAluParams};
+use super::{AluLaneIn, AluLaneOut, AluOp, ReduceAluIn, ReduceAluOut, ReduceAluParams, MAX_LANES};
 use crate::kit::cycle::CycleSim;
 
-/// The low 64 bits of `a * b` from 16 × 16 → 32-bit multiplies, as the RTL computes it.
+/// The ten 16 × 16 partial products of `a × b` whose weight is below 2^64, in the order
+/// `(i, j)` = 00, 01, 02, 03, 10, 11, 12, 20, 21, 30 (`a`'s digit `i`, `b`'s digit `j`).
 ///
 /// With 16-bit digits `a = Σ a_i 2^(16 i)` and `b = Σ b_j 2^(16 j)`, the product is
-/// `Σ a_i b_j 2^(16 (i + j))`; the terms with `i + j >= 4` are multiples of 2^64 and vanish, so
-/// the ten partial products with `i + j <= 3` suffice.
-pub fn mul64_lo_from_16x16(a: u64, b: u64) -> u64 {
+/// `Σ a_i b_j 2^(16 (i + j))`; the terms with `i + j >= 4` are multiples of 2^64 and vanish.
+pub const PARTIAL_DIGITS: [(u32, u32); 10] = [
+    (0, 0),
+    (0, 1),
+    (0, 2),
+    (0, 3),
+    (1, 0),
+    (1, 1),
+    (1, 2),
+    (2, 0),
+    (2, 1),
+    (3, 0),
+];
+
+/// The partial products of [`PARTIAL_DIGITS`] (each fits in 32 bits: (2^16 - 1)^2 < 2^32).
+pub fn partial_products(a: u64, b: u64) -> [u32; 10] {
     let digit = |x: u64, k: u32| ((x >> (16 * k)) & 0xFFFF) as u32;
-    let mut acc = 0u64;
-    for i in 0..4 {
-        for j in 0..4 - i {
-            // A 16 × 16 product fits in 32 bits: (2^16 - 1)^2 < 2^32.
-            let partial = digit(a, i) * digit(b, j);
-            // Bits shifted past bit 63 are the multiples of 2^64 that wrap away.
-            acc = acc.wrapping_add((partial as u64) << (16 * (i + j)));
-        }
-    }
-    acc
+    PARTIAL_DIGITS.map(|(i, j)| digit(a, i) * digit(b, j))
 }
 
-/// The shared decode of `dtype` (its port bits): the element mask and the sign bit to flip.
+/// One 3:2 carry-save adder on 64-bit words: `(s, c)` with `s + c = x + y + z` modulo 2^64.
+pub fn csa(x: u64, y: u64, z: u64) -> (u64, u64) {
+    (x ^ y ^ z, ((x & y) | (x & z) | (y & z)) << 1)
+}
+
+/// The partial products, each shifted to its weight, reduced to two words `(ps, pc)` with
+/// `ps + pc` = the product modulo 2^64, by the RTL's tree of carry-save adders: ten terms →
+/// 7 → 5 → 4 → 3 → 2 (the terms are taken three at a time in order, the leftovers carried on).
+pub fn carry_save(p: &[u32; 10]) -> (u64, u64) {
+    let t: Vec<u64> = PARTIAL_DIGITS
+        .iter()
+        .zip(p)
+        .map(|(&(i, j), &v)| (v as u64) << (16 * (i + j)))
+        .collect();
+    // Level 1: 10 → 7.
+    let (a0, a1) = csa(t[0], t[1], t[2]);
+    let (a2, a3) = csa(t[3], t[4], t[5]);
+    let (a4, a5) = csa(t[6], t[7], t[8]);
+    // Level 2: a0..a5, t9 → 5.
+    let (b0, b1) = csa(a0, a1, a2);
+    let (b2, b3) = csa(a3, a4, a5);
+    // Level 3: b0..b3, t9 → 4.
+    let (c0, c1) = csa(b0, b1, b2);
+    // Level 4: c0, c1, b3, t9 → 3.
+    let (d0, d1) = csa(c0, c1, b3);
+    // Level 5: d0, d1, t9 → 2.
+    csa(d0, d1, t[9])
+}
+
+/// The low 64 bits of `a * b` as the RTL computes it: partial products, carry-save tree, one
+/// add.
+pub fn mul64_lo_from_16x16(a: u64, b: u64) -> u64 {
+    let (s, c) = carry_save(&partial_products(a, b));
+    s.wrapping_add(c)
+}
+
+/// The decode of `dtype` (its port bits): the element mask and the sign bit to flip.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Decode {
     /// `0xFFFF_FFFF` for I32 / U32, all ones for I64 / U64.
@@ -47,40 +90,120 @@ fn decode(dtype: u64) -> Decode {
     Decode { wmask, sflip }
 }
 
-/// One lane's result from its operands: what the lane's result registers load.
-fn lane(op: u64, d: Decode, l: &AluLaneIn) -> AluLaneOut {
-    let av = l.a & d.wmask;
-    let bv = l.b & d.wmask;
+/// Stage 1: the control inputs as offered, the operands at width (every register resets to
+/// zero: `Default`).
+#[derive(Clone, Copy, Debug, Default)]
+struct Stage1 {
+    valid: bool,
+    op: u64,
+    dtype: u64,
+    /// `a`, `b` masked to the offered dtype's width; `ai`, `bi` as offered.
+    lane: [AluLaneIn; MAX_LANES],
+}
+
+/// Stage 2, one lane: operands at width, compares, sum, truth values, partial products.
+#[derive(Clone, Copy, Debug, Default)]
+struct Lane2 {
+    av: u64,
+    bv: u64,
+    ai: u64,
+    bi: u64,
+    a_gt: bool,
+    a_lt: bool,
+    bi_lt_ai: bool,
+    sum: u64,
+    at: bool,
+    bt: bool,
+    p: [u32; 10],
+}
+
+/// Stage 2: the lanes and the control carried on.
+#[derive(Clone, Copy, Debug, Default)]
+struct Stage2 {
+    valid: bool,
+    err: bool,
+    op: u64,
+    is32: bool,
+    lane: [Lane2; MAX_LANES],
+}
+
+/// Stage 3, one lane: the result of every op but PROD, and PROD's carry-save pair.
+#[derive(Clone, Copy, Debug, Default)]
+struct Lane3 {
+    value: u64,
+    index: u64,
+    ps: u64,
+    pc: u64,
+}
+
+/// Stage 3: the lanes and the control carried on.
+#[derive(Clone, Copy, Debug, Default)]
+struct Stage3 {
+    valid: bool,
+    err: bool,
+    is_prod: bool,
+    is32: bool,
+    lane: [Lane3; MAX_LANES],
+}
+
+fn lane2(d: Decode, l: &AluLaneIn) -> Lane2 {
+    let (av, bv) = (l.a, l.b);
     // Flipping the sign bit maps two's complement order onto unsigned order.
-    let ak = av ^ d.sflip;
-    let bk = bv ^ d.sflip;
-    let a_gt = ak > bk;
-    let a_lt = ak < bk;
-    let at = av != 0;
-    let bt = bv != 0;
-    let imin = if l.bi < l.ai { l.bi } else { l.ai };
-    let (v, i) = match AluOp::from_code(op & 0xF) {
-        None => (0, 0),
-        Some(AluOp::Max) => (if a_lt { bv } else { av }, 0),
-        Some(AluOp::Min) => (if a_gt { bv } else { av }, 0),
-        Some(AluOp::MaxLoc) if a_gt => (av, l.ai),
-        Some(AluOp::MaxLoc) if a_lt => (bv, l.bi),
-        Some(AluOp::MinLoc) if a_lt => (av, l.ai),
-        Some(AluOp::MinLoc) if a_gt => (bv, l.bi),
-        Some(AluOp::MaxLoc | AluOp::MinLoc) => (av, imin),
-        Some(AluOp::Sum) => (av.wrapping_add(bv), 0),
-        Some(AluOp::Prod) => (mul64_lo_from_16x16(av, bv), 0),
-        Some(AluOp::LAnd) => ((at & bt) as u64, 0),
-        Some(AluOp::LOr) => ((at | bt) as u64, 0),
-        Some(AluOp::LXor) => ((at ^ bt) as u64, 0),
-        Some(AluOp::BAnd) => (av & bv, 0),
-        Some(AluOp::BOr) => (av | bv, 0),
-        Some(AluOp::BXor) => (av ^ bv, 0),
+    let (ak, bk) = (av ^ d.sflip, bv ^ d.sflip);
+    Lane2 {
+        av,
+        bv,
+        ai: l.ai,
+        bi: l.bi,
+        a_gt: ak > bk,
+        a_lt: ak < bk,
+        bi_lt_ai: l.bi < l.ai,
+        sum: av.wrapping_add(bv),
+        at: av != 0,
+        bt: bv != 0,
+        p: partial_products(av, bv),
+    }
+}
+
+fn lane3(op: u64, l: &Lane2) -> Lane3 {
+    let imin = if l.bi_lt_ai { l.bi } else { l.ai };
+    let (value, index) = match AluOp::from_code(op & 0xF) {
+        None | Some(AluOp::Prod) => (0, 0),
+        Some(AluOp::Max) => (if l.a_lt { l.bv } else { l.av }, 0),
+        Some(AluOp::Min) => (if l.a_gt { l.bv } else { l.av }, 0),
+        Some(AluOp::MaxLoc) if l.a_gt => (l.av, l.ai),
+        Some(AluOp::MaxLoc) if l.a_lt => (l.bv, l.bi),
+        Some(AluOp::MinLoc) if l.a_lt => (l.av, l.ai),
+        Some(AluOp::MinLoc) if l.a_gt => (l.bv, l.bi),
+        Some(AluOp::MaxLoc | AluOp::MinLoc) => (l.av, imin),
+        Some(AluOp::Sum) => (l.sum, 0),
+        Some(AluOp::LAnd) => ((l.at & l.bt) as u64, 0),
+        Some(AluOp::LOr) => ((l.at | l.bt) as u64, 0),
+        Some(AluOp::LXor) => ((l.at ^ l.bt) as u64, 0),
+        Some(AluOp::BAnd) => (l.av & l.bv, 0),
+        Some(AluOp::BOr) => (l.av | l.bv, 0),
+        Some(AluOp::BXor) => (l.av ^ l.bv, 0),
+    };
+    let (ps, pc) = carry_save(&l.p);
+    Lane3 {
+        value,
+        index,
+        ps,
+        pc,
+    }
+}
+
+fn lane_out(is_prod: bool, is32: bool, l: &Lane3) -> AluLaneOut {
+    let v = if is_prod {
+        l.ps.wrapping_add(l.pc)
+    } else {
+        l.value
     };
     // SUM and PROD carry out of bit 31; the mask keeps a 32-bit result zero-extended.
+    let wmask = if is32 { 0xFFFF_FFFF } else { u64::MAX };
     AluLaneOut {
-        r: v & d.wmask,
-        ri: i,
+        r: v & wmask,
+        ri: l.index,
     }
 }
 
@@ -88,8 +211,9 @@ fn lane(op: u64, d: Decode, l: &AluLaneIn) -> AluLaneOut {
 #[derive(Clone, Debug)]
 pub struct ReduceAluModel {
     lanes: usize,
-    /// The last cycle's inputs (for [`CycleSim::peek`]).
-    last: ReduceAluIn,
+    s1: Stage1,
+    s2: Stage2,
+    s3: Stage3,
     /// The output registers.
     q: ReduceAluOut,
 }
@@ -98,8 +222,10 @@ impl ReduceAluModel {
     /// A model in its reset state.
     pub fn new(p: ReduceAluParams) -> Self {
         Self {
-            lanes: p.lanes.min(super::MAX_LANES),
-            last: ReduceAluIn::default(),
+            lanes: p.lanes.min(MAX_LANES),
+            s1: Stage1::default(),
+            s2: Stage2::default(),
+            s3: Stage3::default(),
             q: ReduceAluOut::default(),
         }
     }
@@ -109,24 +235,52 @@ impl ReduceAluModel {
     }
 
     /// One clock cycle: returns the outputs (the registers, before the edge), then applies the
-    /// edge with inputs `i`.
+    /// edge with inputs `i`: every stage loads from the one before it.
     pub fn step(&mut self, i: &ReduceAluIn) -> ReduceAluOut {
         let out = self.q;
-        self.last = *i;
-        self.q = if i.reset {
-            ReduceAluOut::default()
-        } else {
-            let d = decode(i.dtype & 3);
-            let mut n = ReduceAluOut {
-                out_valid: i.in_valid,
-                err: i.in_valid && super::is_reserved_op(i.op),
-                ..Default::default()
-            };
-            for k in 0..self.lanes {
-                n.set_lane(k, lane(i.op & 0xF, d, &i.lane(k)));
-            }
-            n
+        if i.reset {
+            *self = Self::new(ReduceAluParams { lanes: self.lanes });
+            return out;
+        }
+        let mut q = ReduceAluOut {
+            out_valid: self.s3.valid,
+            err: self.s3.err,
+            ..Default::default()
         };
+        let mut s3 = Stage3 {
+            valid: self.s2.valid,
+            err: self.s2.err,
+            is_prod: self.s2.op == AluOp::Prod.code(),
+            is32: self.s2.is32,
+            ..Default::default()
+        };
+        let d = decode(self.s1.dtype);
+        let mut s2 = Stage2 {
+            valid: self.s1.valid,
+            err: self.s1.valid && super::is_reserved_op(self.s1.op),
+            op: self.s1.op,
+            is32: d.wmask == 0xFFFF_FFFF,
+            ..Default::default()
+        };
+        let mut s1 = Stage1 {
+            valid: i.in_valid,
+            op: i.op & 0xF,
+            dtype: i.dtype & 3,
+            ..Default::default()
+        };
+        for k in 0..self.lanes {
+            q.set_lane(k, lane_out(self.s3.is_prod, self.s3.is32, &self.s3.lane[k]));
+            s3.lane[k] = lane3(self.s2.op, &self.s2.lane[k]);
+            s2.lane[k] = lane2(d, &self.s1.lane[k]);
+            let l = i.lane(k);
+            let wmask = decode(i.dtype & 3).wmask;
+            s1.lane[k] = AluLaneIn {
+                a: l.a & wmask,
+                b: l.b & wmask,
+                ..l
+            };
+        }
+        (self.q, self.s3, self.s2, self.s1) = (q, s3, s2, s1);
         out
     }
 }
@@ -245,6 +399,9 @@ mod tests {
             i.set_lane(k, *l);
         }
         m.step(&i);
+        for _ in 1..super::super::LATENCY {
+            m.step(&ReduceAluIn::default());
+        }
         m.step(&ReduceAluIn::default())
     }
 
@@ -290,36 +447,87 @@ mod tests {
         assert_eq!(o.lane(0), AluLaneOut::default());
     }
 
+    /// The answer shows exactly four cycles after the operation, and one operation per
+    /// cycle flows; a reset clears every stage.
     #[test]
-    fn latency_one_and_reset() {
+    fn latency_four_back_to_back_and_reset() {
+        assert_eq!(super::super::LATENCY, 4);
         let mut m = ReduceAluModel::new(ReduceAluParams { lanes: 1 });
-        let mut i = ReduceAluIn {
-            in_valid: true,
-            op: 4,
-            dtype: 3,
-            ..Default::default()
+        let op = |a: u64, b: u64| {
+            let mut i = ReduceAluIn {
+                in_valid: true,
+                op: AluOp::Sum.code(),
+                dtype: 3,
+                ..Default::default()
+            };
+            i.set_lane(0, pair(a, 0, b, 0));
+            i
         };
-        i.set_lane(0, pair(2, 0, 3, 0));
+        // Operations 10+1, 20+2, 30+3 in cycles 0, 1, 2: answers in cycles 4, 5, 6.
+        let mut seen = vec![];
+        for t in 0..8u64 {
+            let i = if t < 3 {
+                op(10 * (t + 1), t + 1)
+            } else {
+                ReduceAluIn::default()
+            };
+            let o = m.step(&i);
+            seen.push((o.out_valid, o.r[0]));
+        }
         assert_eq!(
-            m.step(&i),
-            ReduceAluOut::default(),
-            "nothing before the first edge"
+            seen,
+            [
+                (false, 0),
+                (false, 0),
+                (false, 0),
+                (false, 0),
+                (true, 11),
+                (true, 22),
+                (true, 33),
+                (false, 0)
+            ]
         );
-        let o = m.step(&ReduceAluIn { reset: true, ..i });
-        assert!(o.out_valid);
-        assert_eq!(o.r[0], 5);
-        assert_eq!(
-            m.step(&ReduceAluIn::default()),
-            ReduceAluOut::default(),
-            "reset wins"
-        );
+        // An operation three cycles before a reset is lost; the outputs stay zero after it.
+        m.step(&op(2, 3));
+        m.step(&ReduceAluIn::default());
+        m.step(&ReduceAluIn::default());
+        m.step(&ReduceAluIn {
+            reset: true,
+            ..op(4, 4)
+        });
+        for t in 0..5 {
+            assert_eq!(
+                m.step(&ReduceAluIn::default()),
+                ReduceAluOut::default(),
+                "cycle {t} after the reset edge"
+            );
+        }
         // Results load without in_valid; out_valid stays low.
         m.step(&ReduceAluIn {
             in_valid: false,
-            ..i
+            ..op(2, 3)
         });
+        for _ in 1..4 {
+            m.step(&ReduceAluIn::default());
+        }
         let o = m.step(&ReduceAluIn::default());
         assert!(!o.out_valid && !o.err);
         assert_eq!(o.r[0], 5);
+    }
+
+    #[test]
+    fn carry_save_pair_sums_to_the_product() {
+        const SEED: u64 = 0x00A1_0002;
+        let mut rng = SplitMix(SEED);
+        for n in 0..100_000 {
+            let (a, b) = (rng.next(), rng.next());
+            let (s, c) = carry_save(&partial_products(a, b));
+            assert_eq!(
+                s.wrapping_add(c),
+                a.wrapping_mul(b),
+                "seed {SEED:#x}, pair #{n}: a={a:#x} b={b:#x}"
+            );
+        }
+        assert_eq!(csa(0b011, 0b101, 0b110), (0b000, 0b1110));
     }
 }

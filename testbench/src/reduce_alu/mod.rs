@@ -1,7 +1,8 @@
 //! # The reduction ALU's conformance harness
 //!
-//! The ALU has no protocol beyond "one operation per cycle, answered one cycle later", so every
-//! level — the golden function behind one register stage
+//! The ALU has no protocol beyond "one operation per cycle, answered
+//! [`LATENCY`](netcoll_models::reduce_alu::LATENCY) cycles later",
+//! so every level — the golden function behind a delay line
 //! (`netcoll_models::reduce_alu::golden::ReduceAluGolden`), the cycle model, the rust-hdl RTL
 //! and the emitted Verilog — is a cycle-level design ([`dut`]); only the design under test
 //! changes. The directed suite ([`suite`]) runs unchanged at every level and checks every output
@@ -35,7 +36,7 @@ pub fn config(lanes: usize) -> Config {
 }
 
 /// A fresh `lanes`-lane design of one level (the golden level is the golden function behind
-/// one register stage).
+/// its delay line).
 pub fn dut(level: Level, lanes: usize) -> Result<AluSim, String> {
     let p = ReduceAluParams { lanes };
     if !netcoll_models::kit::params::ParamTable::is_supported(&p) {
@@ -130,7 +131,7 @@ pub fn lockstep(
 
 /// The ALU's row of `netcoll check` at `level`: the edge-value suite with every lane count,
 /// then (cycle levels) random operations in lockstep with the cycle model — or, for the cycle
-/// model itself, with the golden function behind its register.
+/// model itself, with the golden function behind its delay line.
 pub fn check(level: Level, opts: &crate::check::CheckOptions) -> crate::check::Row {
     let mut row = crate::check::Row::default();
     for lanes in [1, 2, 4] {
@@ -311,7 +312,7 @@ mod tests {
     }
 
     #[test]
-    fn golden_level_has_latency_one() {
+    fn golden_level_answers_after_the_latency() {
         let mut g = dut(Level::Golden, 1).expect("supported");
         let mut i = ReduceAluIn {
             in_valid: true,
@@ -329,9 +330,16 @@ mod tests {
             },
         );
         assert_eq!(g.step(&i), ReduceAluOut::default());
+        for t in 1..4 {
+            assert_eq!(
+                g.step(&ReduceAluIn::default()),
+                ReduceAluOut::default(),
+                "cycle {t}"
+            );
+        }
         let o = g.step(&ReduceAluIn::default());
         assert!(o.out_valid);
-        assert_eq!(o.r[0], 42);
+        assert_eq!(o.r[0], 42, "cycle 4");
         assert_eq!(g.step(&ReduceAluIn::default()).r[0], 0);
         assert!(dut(Level::Model, 3).is_err());
     }

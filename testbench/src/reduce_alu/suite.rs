@@ -9,17 +9,19 @@
 //! The table is laid out as one cycle-level sequence for a `lanes`-lane block ([`cycles`]):
 //! 1. back to back, one operation per cycle, consecutive pairs of one (op, dtype) side by side
 //!    in the lanes; in the middle an operation is offered in a reset cycle (it must be lost,
-//!    the outputs after it all zero) and then offered again;
+//!    with the [`LATENCY`]` - 1` before it still in the pipeline, and the outputs for
+//!    `LATENCY` cycles after it all zero) and then offered again;
 //! 2. the table again with every pair moved one lane up, and 0–2 idle cycles before each
 //!    operation; idle cycles keep `op`/`dtype` and offer swapped operands with `in_valid` low,
 //!    which the result registers load anyway (out_valid low, err low).
 //!
-//! [`run`] checks every output of every cycle (but the first, before any edge).
+//! [`run`] checks every output of every cycle (but the first, before any edge): in cycle `t`
+//! the golden answer to the inputs of cycle `t - LATENCY`.
 
 use super::{describe, first_difference, AluSim};
 use netcoll_models::kit::cycle::CycleSim;
 use netcoll_models::reduce_alu::golden::golden_next;
-use netcoll_models::reduce_alu::{AluLaneIn, Dtype, ReduceAluIn, ReduceAluOut};
+use netcoll_models::reduce_alu::{AluLaneIn, Dtype, ReduceAluIn, ReduceAluOut, LATENCY};
 
 /// Edge values of the 32-bit types: signs and limits, 16-bit digit edges, and values with
 /// garbage in the upper half (which must be ignored).
@@ -176,9 +178,20 @@ pub fn cycles(lanes: usize) -> Vec<Cycle> {
     // One more edge, so the last operation's result is seen.
     inputs.push(ReduceAluIn::default());
 
+    // LATENCY more edges, so the last operation's result is seen.
+    inputs.extend(std::iter::repeat_n(ReduceAluIn::default(), LATENCY - 1));
+
+    // The answer in cycle t is the golden function of the inputs of cycle t - LATENCY, unless
+    // a reset edge came in between (it clears the pipeline: all zero).
     let mut out = Vec::with_capacity(inputs.len());
     for (t, i) in inputs.iter().enumerate() {
-        let expect = t.checked_sub(1).map(|p| golden_next(&inputs[p], lanes));
+        let expect = match t {
+            0 => None,
+            _ if inputs[t.saturating_sub(LATENCY)..t].iter().any(|i| i.reset) => {
+                Some(ReduceAluOut::default())
+            }
+            _ => Some(golden_next(&inputs[t - LATENCY], lanes)),
+        };
         out.push(Cycle { input: *i, expect });
     }
     out
@@ -214,8 +227,8 @@ pub fn run(dut: &mut AluSim, lanes: usize, suite: &[Cycle]) -> Result<Report, St
             if failures.len() < 10 {
                 failures.push(format!(
                     "cycle {t}: signal {signal} expected {e:#x}, actual {a:#x} (inputs of cycle {}: {})",
-                    t - 1,
-                    describe(&suite[t - 1].input, lanes)
+                    t.saturating_sub(LATENCY),
+                    describe(&suite[t.saturating_sub(LATENCY)].input, lanes)
                 ));
             }
         }
