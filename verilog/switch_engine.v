@@ -22,10 +22,10 @@ module switch_engine (
     output wire         pkt_ready,
     output wire         cfg_ready,
     output wire         out_valid,
-    output wire [15:0]  out_ports,
-    output wire [7:0]   out_cgid,
-    output wire [1:0]   out_tid,
-    output wire [2:0]   out_op,
+    output reg  [15:0]  out_ports,
+    output reg  [7:0]   out_cgid,
+    output reg  [1:0]   out_tid,
+    output reg  [2:0]   out_op,
     output wire         ev_valid,
     output wire [7:0]   ev_cgid,
     output wire [2:0]   ev_verdict,
@@ -41,7 +41,7 @@ module switch_engine (
     output wire [1:0]   rsp_tid,
     output wire         rsp_fail,
     output wire [15:0]  rsp_reported,
-    output wire [31:0]  rsp_counter
+    output reg  [31:0]  rsp_counter
 );
 
     localparam [1:0] cfg_clear = 2'd3;
@@ -52,6 +52,7 @@ module switch_engine (
     localparam [7:0] e_parent_at = 8'd2;
     localparam [7:0] last_g = 8'hff;
     localparam [7:0] one_g = 8'd1;
+    localparam [15:0] one_r = 16'd1;
     localparam [7:0] s_csm_at = 8'd0;
     localparam [7:0] s_rep_at = 8'd5;
     localparam [7:0] s_tid_at = 8'd3;
@@ -81,16 +82,36 @@ module switch_engine (
     reg [21:0] s1_cfg_entry_d;
     reg [2:0] s1_cfg_counter_q;
     reg [2:0] s1_cfg_counter_d;
-    reg byp_tbl_valid_q;
-    reg byp_tbl_valid_d;
-    reg byp_st_valid_q;
-    reg byp_st_valid_d;
-    reg [7:0] byp_cgid_q;
-    reg [7:0] byp_cgid_d;
-    reg [21:0] byp_tbl_q;
-    reg [21:0] byp_tbl_d;
-    reg [20:0] byp_st_q;
-    reg [20:0] byp_st_d;
+    reg s1_wr_tbl_q;
+    reg s1_wr_tbl_d;
+    reg s1_wr_st_q;
+    reg s1_wr_st_d;
+    reg s2_valid_q;
+    reg s2_valid_d;
+    reg s2_is_cfg_q;
+    reg s2_is_cfg_d;
+    reg [3:0] s2_port_q;
+    reg [3:0] s2_port_d;
+    reg [15:0] s2_port_hot_q;
+    reg [15:0] s2_port_hot_d;
+    reg [7:0] s2_cgid_q;
+    reg [7:0] s2_cgid_d;
+    reg [1:0] s2_tid_q;
+    reg [1:0] s2_tid_d;
+    reg [2:0] s2_op_q;
+    reg [2:0] s2_op_d;
+    reg [1:0] s2_cfg_op_q;
+    reg [1:0] s2_cfg_op_d;
+    reg [21:0] s2_cfg_entry_q;
+    reg [21:0] s2_cfg_entry_d;
+    reg [2:0] s2_cfg_counter_q;
+    reg [2:0] s2_cfg_counter_d;
+    reg s2_wr_tbl_q;
+    reg s2_wr_tbl_d;
+    reg s2_wr_st_q;
+    reg s2_wr_st_d;
+    reg [20:0] byp1_st_q;
+    reg [20:0] byp1_st_d;
     reg o_out_valid_q;
     reg o_out_valid_d;
     reg [15:0] o_out_ports_q;
@@ -119,8 +140,16 @@ module switch_engine (
     reg [21:0] o_rsp_entry_d;
     reg [20:0] o_rsp_st_q;
     reg [20:0] o_rsp_st_d;
-    reg [31:0] o_rsp_counter_q;
-    reg [31:0] o_rsp_counter_d;
+    reg s3_count_q;
+    reg s3_count_d;
+    reg [2:0] s3_verdict_q;
+    reg [2:0] s3_verdict_d;
+    reg s3_clear_q;
+    reg s3_clear_d;
+    reg s3_read_q;
+    reg s3_read_d;
+    reg [2:0] s3_sel_q;
+    reg [2:0] s3_sel_d;
 
     // Memory `tbl`: 256 words, registered read.
     reg [21:0] tbl_words [0:255];
@@ -138,18 +167,45 @@ module switch_engine (
     reg [7:0] st_wr_addr;
     reg [20:0] st_wr_data;
 
+    // Instance `bypass`.
+    wire [21:0] bypass_tbl_rd;
+    wire [20:0] bypass_st_rd;
+    wire [7:0] bypass_s1_cgid;
+    wire [7:0] bypass_s2_cgid;
+    wire bypass_s2_wr_tbl;
+    wire bypass_s2_wr_st;
+    wire [21:0] bypass_s2_entry;
+    wire [20:0] bypass_byp1_st;
+    wire [21:0] bypass_tbl_word;
+    wire [20:0] bypass_st_word;
+    switch_engine_bypass bypass (
+        .clock(clock),
+        .reset(reset),
+        .tbl_rd(bypass_tbl_rd),
+        .st_rd(bypass_st_rd),
+        .s1_cgid(bypass_s1_cgid),
+        .s2_cgid(bypass_s2_cgid),
+        .s2_wr_tbl(bypass_s2_wr_tbl),
+        .s2_wr_st(bypass_s2_wr_st),
+        .s2_entry(bypass_s2_entry),
+        .byp1_st(bypass_byp1_st),
+        .tbl_word(bypass_tbl_word),
+        .st_word(bypass_st_word)
+    );
+
     // Instance `csm`.
     wire [3:0] csm_port;
+    wire [15:0] csm_port_hot;
     wire [1:0] csm_tid;
     wire [2:0] csm_op;
-    reg csm_e_valid;
-    reg csm_e_is_root;
-    reg [3:0] csm_e_parent;
-    reg [15:0] csm_e_children;
-    reg [1:0] csm_g_csm;
-    reg csm_g_fail;
-    reg [1:0] csm_g_tid;
-    reg [15:0] csm_g_rep;
+    wire csm_e_valid;
+    wire csm_e_is_root;
+    wire [3:0] csm_e_parent;
+    wire [15:0] csm_e_children;
+    wire [1:0] csm_g_csm;
+    wire csm_g_fail;
+    wire [1:0] csm_g_tid;
+    wire [15:0] csm_g_rep;
     wire [2:0] csm_verdict;
     wire csm_reads_group;
     wire [1:0] csm_n_csm;
@@ -161,6 +217,7 @@ module switch_engine (
     wire [2:0] csm_send_op;
     switch_engine_csm csm (
         .port(csm_port),
+        .port_hot(csm_port_hot),
         .tid(csm_tid),
         .op(csm_op),
         .e_valid(csm_e_valid),
@@ -202,11 +259,10 @@ module switch_engine (
     wire acc_cfg;
     wire acc_pkt;
     wire [21:0] cfg_word;
-    reg [21:0] tbl_word;
-    reg [20:0] st_word;
-    wire pkt_s1;
-    wire cfg_s1;
+    wire pkt_s2;
+    wire cfg_s2;
     wire [20:0] n_st_word;
+    reg [20:0] wr_st_word;
 
     always @(posedge clock) begin
         if (reset) begin
@@ -221,11 +277,21 @@ module switch_engine (
             s1_cfg_op_q <= 2'd0;
             s1_cfg_entry_q <= 22'd0;
             s1_cfg_counter_q <= 3'd0;
-            byp_tbl_valid_q <= 1'b0;
-            byp_st_valid_q <= 1'b0;
-            byp_cgid_q <= 8'd0;
-            byp_tbl_q <= 22'd0;
-            byp_st_q <= 21'd0;
+            s1_wr_tbl_q <= 1'b0;
+            s1_wr_st_q <= 1'b0;
+            s2_valid_q <= 1'b0;
+            s2_is_cfg_q <= 1'b0;
+            s2_port_q <= 4'd0;
+            s2_port_hot_q <= 16'd0;
+            s2_cgid_q <= 8'd0;
+            s2_tid_q <= 2'd0;
+            s2_op_q <= 3'd0;
+            s2_cfg_op_q <= 2'd0;
+            s2_cfg_entry_q <= 22'd0;
+            s2_cfg_counter_q <= 3'd0;
+            s2_wr_tbl_q <= 1'b0;
+            s2_wr_st_q <= 1'b0;
+            byp1_st_q <= 21'd0;
             o_out_valid_q <= 1'b0;
             o_out_ports_q <= 16'd0;
             o_out_cgid_q <= 8'd0;
@@ -240,7 +306,11 @@ module switch_engine (
             o_rsp_valid_q <= 1'b0;
             o_rsp_entry_q <= 22'd0;
             o_rsp_st_q <= 21'd0;
-            o_rsp_counter_q <= 32'd0;
+            s3_count_q <= 1'b0;
+            s3_verdict_q <= 3'd0;
+            s3_clear_q <= 1'b0;
+            s3_read_q <= 1'b0;
+            s3_sel_q <= 3'd0;
         end else begin
             init_done_q <= init_done_d;
             init_ptr_q <= init_ptr_d;
@@ -253,11 +323,21 @@ module switch_engine (
             s1_cfg_op_q <= s1_cfg_op_d;
             s1_cfg_entry_q <= s1_cfg_entry_d;
             s1_cfg_counter_q <= s1_cfg_counter_d;
-            byp_tbl_valid_q <= byp_tbl_valid_d;
-            byp_st_valid_q <= byp_st_valid_d;
-            byp_cgid_q <= byp_cgid_d;
-            byp_tbl_q <= byp_tbl_d;
-            byp_st_q <= byp_st_d;
+            s1_wr_tbl_q <= s1_wr_tbl_d;
+            s1_wr_st_q <= s1_wr_st_d;
+            s2_valid_q <= s2_valid_d;
+            s2_is_cfg_q <= s2_is_cfg_d;
+            s2_port_q <= s2_port_d;
+            s2_port_hot_q <= s2_port_hot_d;
+            s2_cgid_q <= s2_cgid_d;
+            s2_tid_q <= s2_tid_d;
+            s2_op_q <= s2_op_d;
+            s2_cfg_op_q <= s2_cfg_op_d;
+            s2_cfg_entry_q <= s2_cfg_entry_d;
+            s2_cfg_counter_q <= s2_cfg_counter_d;
+            s2_wr_tbl_q <= s2_wr_tbl_d;
+            s2_wr_st_q <= s2_wr_st_d;
+            byp1_st_q <= byp1_st_d;
             o_out_valid_q <= o_out_valid_d;
             o_out_ports_q <= o_out_ports_d;
             o_out_cgid_q <= o_out_cgid_d;
@@ -272,7 +352,11 @@ module switch_engine (
             o_rsp_valid_q <= o_rsp_valid_d;
             o_rsp_entry_q <= o_rsp_entry_d;
             o_rsp_st_q <= o_rsp_st_d;
-            o_rsp_counter_q <= o_rsp_counter_d;
+            s3_count_q <= s3_count_d;
+            s3_verdict_q <= s3_verdict_d;
+            s3_clear_q <= s3_clear_d;
+            s3_read_q <= s3_read_d;
+            s3_sel_q <= s3_sel_d;
         end
     end
 
@@ -295,21 +379,34 @@ module switch_engine (
     assign pkt_ready = init_done_q & (~cfg_valid);
     assign cfg_ready = init_done_q;
     assign cfg_word = (((((({{6{1'b0}}, cfg_children} << e_children_at) | ({{18{1'b0}}, cfg_parent} << e_parent_at)) & 22'h3ffffd) | ({{21{1'b0}}, cfg_is_root} << 1)) & 22'h3ffffe) | {{21{1'b0}}, cfg_entry_valid});
-    assign pkt_s1 = s1_valid_q & (~s1_is_cfg_q);
-    assign cfg_s1 = s1_valid_q & s1_is_cfg_q;
-    assign csm_port = s1_port_q;
-    assign csm_tid = s1_tid_q;
-    assign csm_op = s1_op_q;
+    assign bypass_tbl_rd = tbl_rd_data;
+    assign bypass_st_rd = st_rd_data;
+    assign bypass_s1_cgid = s1_cgid_q;
+    assign bypass_s2_cgid = s2_cgid_q;
+    assign bypass_s2_wr_tbl = s2_wr_tbl_q;
+    assign bypass_s2_wr_st = s2_wr_st_q;
+    assign bypass_s2_entry = s2_cfg_entry_q;
+    assign bypass_byp1_st = byp1_st_q;
+    assign pkt_s2 = s2_valid_q & (~s2_is_cfg_q);
+    assign cfg_s2 = s2_valid_q & s2_is_cfg_q;
+    assign csm_port = s2_port_q;
+    assign csm_port_hot = s2_port_hot_q;
+    assign csm_tid = s2_tid_q;
+    assign csm_op = s2_op_q;
+    assign csm_e_valid = bypass_tbl_word[0];
+    assign csm_e_is_root = bypass_tbl_word[1];
+    assign csm_e_parent = bypass_tbl_word[5:2];
+    assign csm_e_children = bypass_tbl_word[21:6];
+    assign csm_g_csm = bypass_st_word[1:0];
+    assign csm_g_fail = bypass_st_word[2];
+    assign csm_g_tid = bypass_st_word[4:3];
+    assign csm_g_rep = bypass_st_word[20:5];
     assign n_st_word = ((((({{5{1'b0}}, csm_n_rep} << s_rep_at) | ({{19{1'b0}}, csm_n_tid} << s_tid_at)) | ({{19{1'b0}}, csm_n_csm} << s_csm_at)) & 21'h1ffffb) | ({{20{1'b0}}, csm_n_fail} << 2));
-    assign counters_count = pkt_s1;
-    assign counters_verdict = csm_verdict;
-    assign counters_clear = cfg_s1 & (s1_cfg_op_q == cfg_clear);
-    assign counters_sel = s1_cfg_counter_q;
+    assign counters_count = s3_count_q;
+    assign counters_verdict = s3_verdict_q;
+    assign counters_clear = s3_clear_q;
+    assign counters_sel = s3_sel_q;
     assign out_valid = o_out_valid_q;
-    assign out_ports = o_out_ports_q;
-    assign out_cgid = o_out_cgid_q;
-    assign out_tid = o_out_tid_q;
-    assign out_op = o_out_op_q;
     assign ev_valid = o_ev_valid_q;
     assign ev_cgid = o_ev_cgid_q;
     assign ev_verdict = o_ev_verdict_q;
@@ -325,7 +422,6 @@ module switch_engine (
     assign rsp_fail = o_rsp_st_q[2];
     assign rsp_tid = o_rsp_st_q[4:3];
     assign rsp_reported = o_rsp_st_q[20:5];
-    assign rsp_counter = o_rsp_counter_q;
 
     always @(*) begin
         init_done_d = init_done_q;
@@ -339,11 +435,21 @@ module switch_engine (
         s1_cfg_op_d = s1_cfg_op_q;
         s1_cfg_entry_d = s1_cfg_entry_q;
         s1_cfg_counter_d = s1_cfg_counter_q;
-        byp_tbl_valid_d = byp_tbl_valid_q;
-        byp_st_valid_d = byp_st_valid_q;
-        byp_cgid_d = byp_cgid_q;
-        byp_tbl_d = byp_tbl_q;
-        byp_st_d = byp_st_q;
+        s1_wr_tbl_d = s1_wr_tbl_q;
+        s1_wr_st_d = s1_wr_st_q;
+        s2_valid_d = s2_valid_q;
+        s2_is_cfg_d = s2_is_cfg_q;
+        s2_port_d = s2_port_q;
+        s2_port_hot_d = s2_port_hot_q;
+        s2_cgid_d = s2_cgid_q;
+        s2_tid_d = s2_tid_q;
+        s2_op_d = s2_op_q;
+        s2_cfg_op_d = s2_cfg_op_q;
+        s2_cfg_entry_d = s2_cfg_entry_q;
+        s2_cfg_counter_d = s2_cfg_counter_q;
+        s2_wr_tbl_d = s2_wr_tbl_q;
+        s2_wr_st_d = s2_wr_st_q;
+        byp1_st_d = byp1_st_q;
         o_out_valid_d = o_out_valid_q;
         o_out_ports_d = o_out_ports_q;
         o_out_cgid_d = o_out_cgid_q;
@@ -358,7 +464,11 @@ module switch_engine (
         o_rsp_valid_d = o_rsp_valid_q;
         o_rsp_entry_d = o_rsp_entry_q;
         o_rsp_st_d = o_rsp_st_q;
-        o_rsp_counter_d = o_rsp_counter_q;
+        s3_count_d = s3_count_q;
+        s3_verdict_d = s3_verdict_q;
+        s3_clear_d = s3_clear_q;
+        s3_read_d = s3_read_q;
+        s3_sel_d = s3_sel_q;
         s1_valid_d = acc_cfg | acc_pkt;
         s1_is_cfg_d = acc_cfg;
         s1_port_d = pkt_port;
@@ -367,6 +477,8 @@ module switch_engine (
         s1_cfg_op_d = cfg_op;
         s1_cfg_entry_d = cfg_word;
         s1_cfg_counter_d = cfg_counter;
+        s1_wr_tbl_d = acc_cfg & (cfg_op == cfg_write);
+        s1_wr_st_d = acc_pkt | (acc_cfg & (cfg_op == cfg_write));
         if (cfg_valid) begin
             s1_cgid_d = cfg_cgid;
             tbl_rd_addr = cfg_cgid;
@@ -376,33 +488,29 @@ module switch_engine (
             tbl_rd_addr = pkt_cgid;
             st_rd_addr = pkt_cgid;
         end
-        tbl_word = tbl_rd_data;
-        if (byp_tbl_valid_q & (byp_cgid_q == s1_cgid_q)) begin
-            tbl_word = byp_tbl_q;
+        s2_valid_d = s1_valid_q;
+        s2_is_cfg_d = s1_is_cfg_q;
+        s2_port_d = s1_port_q;
+        s2_port_hot_d = one_r << s1_port_q;
+        s2_cgid_d = s1_cgid_q;
+        s2_tid_d = s1_tid_q;
+        s2_op_d = s1_op_q;
+        s2_cfg_op_d = s1_cfg_op_q;
+        s2_cfg_entry_d = s1_cfg_entry_q;
+        s2_cfg_counter_d = s1_cfg_counter_q;
+        s2_wr_tbl_d = s1_wr_tbl_q;
+        s2_wr_st_d = s1_wr_st_q;
+        wr_st_word = n_st_word;
+        if (s2_is_cfg_q) begin
+            wr_st_word = zero_sw;
         end
-        st_word = st_rd_data;
-        if (byp_st_valid_q & (byp_cgid_q == s1_cgid_q)) begin
-            st_word = byp_st_q;
-        end
-        csm_e_valid = tbl_word[0];
-        csm_e_is_root = tbl_word[1];
-        csm_e_parent = tbl_word[5:2];
-        csm_e_children = tbl_word[21:6];
-        csm_g_csm = st_word[1:0];
-        csm_g_fail = st_word[2];
-        csm_g_tid = st_word[4:3];
-        csm_g_rep = st_word[20:5];
-        tbl_wr_en = 1'b0;
-        tbl_wr_addr = s1_cgid_q;
-        tbl_wr_data = s1_cfg_entry_q;
-        st_wr_en = 1'b0;
-        st_wr_addr = s1_cgid_q;
-        st_wr_data = n_st_word;
-        byp_cgid_d = s1_cgid_q;
-        byp_tbl_d = s1_cfg_entry_q;
-        byp_st_d = n_st_word;
-        byp_tbl_valid_d = 1'b0;
-        byp_st_valid_d = 1'b0;
+        byp1_st_d = wr_st_word;
+        tbl_wr_en = s2_wr_tbl_q;
+        tbl_wr_addr = s2_cgid_q;
+        tbl_wr_data = s2_cfg_entry_q;
+        st_wr_en = s2_wr_st_q;
+        st_wr_addr = s2_cgid_q;
+        st_wr_data = wr_st_word;
         if (~init_done_q) begin
             tbl_wr_en = 1'b1;
             tbl_wr_addr = init_ptr_q;
@@ -414,36 +522,20 @@ module switch_engine (
             if (init_ptr_q == last_g) begin
                 init_done_d = 1'b1;
             end
-        end else if (cfg_s1 & (s1_cfg_op_q == cfg_write)) begin
-            tbl_wr_en = 1'b1;
-            st_wr_en = 1'b1;
-            st_wr_data = zero_sw;
-            byp_st_d = zero_sw;
-            byp_tbl_valid_d = 1'b1;
-            byp_st_valid_d = 1'b1;
-        end else if (pkt_s1 & csm_reads_group) begin
-            st_wr_en = 1'b1;
-            byp_st_valid_d = 1'b1;
         end
-        o_out_valid_d = pkt_s1 & csm_send;
-        o_out_ports_d = 16'd0;
-        o_out_cgid_d = 8'd0;
-        o_out_tid_d = 2'd0;
-        o_out_op_d = 3'd0;
-        if (pkt_s1 & csm_send) begin
-            o_out_ports_d = csm_send_ports;
-            o_out_cgid_d = s1_cgid_q;
-            o_out_tid_d = s1_tid_q;
-            o_out_op_d = csm_send_op;
-        end
-        o_ev_valid_d = pkt_s1;
+        o_out_valid_d = pkt_s2 & csm_send;
+        o_out_ports_d = csm_send_ports;
+        o_out_cgid_d = s2_cgid_q;
+        o_out_tid_d = s2_tid_q;
+        o_out_op_d = csm_send_op;
+        o_ev_valid_d = pkt_s2;
         o_ev_cgid_d = 8'd0;
         o_ev_verdict_d = 3'd0;
         o_ev_state_d = 2'd0;
         o_ev_tid_d = 2'd0;
         o_ev_fail_d = 1'b0;
-        if (pkt_s1) begin
-            o_ev_cgid_d = s1_cgid_q;
+        if (pkt_s2) begin
+            o_ev_cgid_d = s2_cgid_q;
             o_ev_verdict_d = csm_verdict;
             if (csm_reads_group) begin
                 o_ev_state_d = csm_n_csm;
@@ -451,21 +543,36 @@ module switch_engine (
                 o_ev_fail_d = csm_n_fail;
             end
         end
-        o_rsp_valid_d = cfg_s1;
+        o_rsp_valid_d = cfg_s2;
         o_rsp_entry_d = zero_ew;
         o_rsp_st_d = zero_sw;
-        o_rsp_counter_d = 32'd0;
-        if (cfg_s1) begin
-            if (s1_cfg_op_q == cfg_write) begin
-                o_rsp_entry_d = s1_cfg_entry_q;
+        if (cfg_s2) begin
+            if (s2_cfg_op_q == cfg_write) begin
+                o_rsp_entry_d = s2_cfg_entry_q;
             end
-            if (s1_cfg_op_q == cfg_read_entry) begin
-                o_rsp_entry_d = tbl_word;
-                o_rsp_st_d = st_word;
+            if (s2_cfg_op_q == cfg_read_entry) begin
+                o_rsp_entry_d = bypass_tbl_word;
+                o_rsp_st_d = bypass_st_word;
             end
-            if (s1_cfg_op_q == cfg_read_counter) begin
-                o_rsp_counter_d = counters_value;
-            end
+        end
+        s3_count_d = pkt_s2;
+        s3_verdict_d = csm_verdict;
+        s3_clear_d = cfg_s2 & (s2_cfg_op_q == cfg_clear);
+        s3_read_d = cfg_s2 & (s2_cfg_op_q == cfg_read_counter);
+        s3_sel_d = s2_cfg_counter_q;
+        rsp_counter = 32'd0;
+        if (s3_read_q) begin
+            rsp_counter = counters_value;
+        end
+        out_ports = 16'd0;
+        out_cgid = 8'd0;
+        out_tid = 2'd0;
+        out_op = 3'd0;
+        if (o_out_valid_q) begin
+            out_ports = o_out_ports_q;
+            out_cgid = o_out_cgid_q;
+            out_tid = o_out_tid_q;
+            out_op = o_out_op_q;
         end
     end
 

@@ -5,6 +5,7 @@
 
 module switch_engine_csm (
     input  wire [3:0]   port,
+    input  wire [15:0]  port_hot,
     input  wire [1:0]   tid,
     input  wire [2:0]   op,
     input  wire         e_valid,
@@ -48,33 +49,23 @@ module switch_engine_csm (
     localparam [15:0] zero_r = 16'd0;
 
     // Combinational signals.
-    wire [15:0] port_bit;
     wire [1:0] tid_diff;
     wire from_parent;
     wire from_child;
     wire child_op;
     wire parent_op;
     wire [15:0] rep_now;
-    reg [1:0] walk_first;
-    reg [1:0] walk;
+    wire all_now;
 
-    assign port_bit = one_r << port;
     assign tid_diff = tid - g_tid;
     assign from_parent = (~e_is_root) & (e_parent == port);
     assign from_child = e_children[port];
     assign child_op = (op == op_full) | (op == op_status_req);
     assign parent_op = (op == op_exit) | (op == op_status_rsp);
-    assign rep_now = g_rep | port_bit;
+    assign rep_now = g_rep | port_hot;
+    assign all_now = rep_now == e_children;
 
     always @(*) begin
-        walk_first = g_csm;
-        if (g_csm == csm_idle) begin
-            walk_first = g_csm + step;
-        end
-        walk = walk_first;
-        if ((walk_first == csm_filling) & (rep_now == e_children)) begin
-            walk = walk_first + step;
-        end
         verdict = v_ok;
         reads_group = 1'b0;
         n_csm = g_csm;
@@ -97,7 +88,7 @@ module switch_engine_csm (
                     verdict = v_group_failed;
                 end else if (tid_diff == tid_same) begin
                     if (g_csm == csm_full) begin
-                        n_csm = (g_csm + step) + step;
+                        n_csm = csm_idle;
                         n_tid = g_tid + step;
                         n_rep = zero_r;
                         send = 1'b1;
@@ -124,23 +115,24 @@ module switch_engine_csm (
                 end else if (tid_diff == tid_behind) begin
                     verdict = v_lag;
                     send = 1'b1;
-                    send_ports = port_bit;
+                    send_ports = port_hot;
                     send_op = op_status_rsp;
                 end else if (tid_diff != tid_same) begin
                     verdict = v_tid_fail;
                     n_fail = 1'b1;
-                end else if ((g_rep & port_bit) == zero_r) begin
+                end else if ((g_rep & port_hot) == zero_r) begin
                     n_rep = rep_now;
-                    n_csm = walk;
-                    if (walk == csm_full) begin
+                    n_csm = csm_filling;
+                    if (all_now) begin
                         send = 1'b1;
                         if (e_is_root) begin
-                            n_csm = (walk + step) + step;
+                            n_csm = csm_idle;
                             n_tid = g_tid + step;
                             n_rep = zero_r;
                             send_ports = e_children;
                             send_op = op_exit;
                         end else begin
+                            n_csm = csm_full;
                             send_ports = one_r << e_parent;
                             send_op = op_full;
                         end

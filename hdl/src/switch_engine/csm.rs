@@ -5,7 +5,8 @@
 //! send. Stage 1 of [`super::SwitchEngine`] feeds it and registers what it decides.
 //!
 //! # Inputs
-//! - the packet: `port` (P bits), `tid` (2), `op` (3);
+//! - the packet: `port` (P bits), `port_hot` (R, `1 << port`, decoded a stage earlier), `tid`
+//!   (2), `op` (3);
 //! - the entry: `e_valid`, `e_is_root`, `e_parent` (P), `e_children` (R);
 //! - the group state: `g_csm` (2), `g_fail`, `g_tid` (2), `g_rep` (R).
 //!
@@ -27,6 +28,7 @@ fn k<const N: usize>(v: u64) -> Constant<Bits<N>> {
 #[derive(LogicBlock)]
 pub struct SwitchEngineCsm<const R: usize, const P: usize> {
     pub port: Signal<In, Bits<P>>,
+    pub port_hot: Signal<In, Bits<R>>,
     pub tid: Signal<In, Bits<TID_BITS>>,
     pub op: Signal<In, Bits<OP_BITS>>,
     pub e_valid: Signal<In, bool>,
@@ -48,17 +50,14 @@ pub struct SwitchEngineCsm<const R: usize, const P: usize> {
     pub send_ports: Signal<Out, Bits<R>>,
     pub send_op: Signal<Out, Bits<OP_BITS>>,
 
-    port_bit: Signal<Local, Bits<R>>,
     tid_diff: Signal<Local, Bits<TID_BITS>>,
     from_parent: Signal<Local, bool>,
     from_child: Signal<Local, bool>,
     child_op: Signal<Local, bool>,
     parent_op: Signal<Local, bool>,
     rep_now: Signal<Local, Bits<R>>,
-    /// The ratchet for a child's first report: Idle → Filling, then Filling → Full once every
-    /// child has reported — one step at a time, never skipping.
-    walk_first: Signal<Local, Bits<{ CsmState::BITS }>>,
-    walk: Signal<Local, Bits<{ CsmState::BITS }>>,
+    /// Every child has reported once this packet's report is counted.
+    all_now: Signal<Local, bool>,
 
     one_r: Constant<Bits<R>>,
     zero_r: Constant<Bits<R>>,
@@ -88,6 +87,7 @@ impl<const R: usize, const P: usize> Default for SwitchEngineCsm<R, P> {
     fn default() -> Self {
         Self {
             port: Default::default(),
+            port_hot: Default::default(),
             tid: Default::default(),
             op: Default::default(),
             e_valid: Default::default(),
@@ -107,15 +107,13 @@ impl<const R: usize, const P: usize> Default for SwitchEngineCsm<R, P> {
             send: Default::default(),
             send_ports: Default::default(),
             send_op: Default::default(),
-            port_bit: Default::default(),
             tid_diff: Default::default(),
             from_parent: Default::default(),
             from_child: Default::default(),
             child_op: Default::default(),
             parent_op: Default::default(),
             rep_now: Default::default(),
-            walk_first: Default::default(),
-            walk: Default::default(),
+            all_now: Default::default(),
             one_r: k(1),
             zero_r: k(0),
             step: k(1),
@@ -143,7 +141,6 @@ impl<const R: usize, const P: usize> Default for SwitchEngineCsm<R, P> {
 impl<const R: usize, const P: usize> Logic for SwitchEngineCsm<R, P> {
     #[hdl_gen]
     fn update(&mut self) {
-        self.port_bit.next = self.one_r.val() << self.port.val();
         self.tid_diff.next = self.tid.val() - self.g_tid.val();
         // Rule 3: the parent wins if its port is also in the child mask.
         self.from_parent.next = !self.e_is_root.val() & (self.e_parent.val() == self.port.val());
@@ -153,17 +150,8 @@ impl<const R: usize, const P: usize> Logic for SwitchEngineCsm<R, P> {
             (self.op.val() == self.op_full.val()) | (self.op.val() == self.op_status_req.val());
         self.parent_op.next =
             (self.op.val() == self.op_exit.val()) | (self.op.val() == self.op_status_rsp.val());
-        self.rep_now.next = self.g_rep.val() | self.port_bit.val();
-        self.walk_first.next = self.g_csm.val();
-        if self.g_csm.val() == self.csm_idle.val() {
-            self.walk_first.next = self.g_csm.val() + self.step.val();
-        }
-        self.walk.next = self.walk_first.val();
-        if (self.walk_first.val() == self.csm_filling.val())
-            & (self.rep_now.val() == self.e_children.val())
-        {
-            self.walk.next = self.walk_first.val() + self.step.val();
-        }
+        self.rep_now.next = self.g_rep.val() | self.port_hot.val();
+        self.all_now.next = self.rep_now.val() == self.e_children.val();
 
         self.verdict.next = self.v_ok.val();
         self.reads_group.next = false;
@@ -190,7 +178,7 @@ impl<const R: usize, const P: usize> Logic for SwitchEngineCsm<R, P> {
                 } else if self.tid_diff.val() == self.tid_same.val() {
                     if self.g_csm.val() == self.csm_full.val() {
                         // Full -> Exiting -> Idle: tell every child, advance the TID.
-                        self.n_csm.next = self.g_csm.val() + self.step.val() + self.step.val();
+                        self.n_csm.next = self.csm_idle.val();
                         self.n_tid.next = self.g_tid.val() + self.step.val();
                         self.n_rep.next = self.zero_r.val();
                         self.send.next = true;
@@ -219,24 +207,27 @@ impl<const R: usize, const P: usize> Logic for SwitchEngineCsm<R, P> {
                     // The child missed Exit: the transaction it asks about has completed.
                     self.verdict.next = self.v_lag.val();
                     self.send.next = true;
-                    self.send_ports.next = self.port_bit.val();
+                    self.send_ports.next = self.port_hot.val();
                     self.send_op.next = self.op_status_rsp.val();
                 } else if self.tid_diff.val() != self.tid_same.val() {
                     self.verdict.next = self.v_tid_fail.val();
                     self.n_fail.next = true;
-                } else if (self.g_rep.val() & self.port_bit.val()) == self.zero_r.val() {
+                } else if (self.g_rep.val() & self.port_hot.val()) == self.zero_r.val() {
+                    // The ratchet for a child's first report (a group between packets is Idle
+                    // or Filling here): Filling until every child has reported, then Full —
+                    // and at the root on through Exiting to Idle.
                     self.n_rep.next = self.rep_now.val();
-                    self.n_csm.next = self.walk.val();
-                    if self.walk.val() == self.csm_full.val() {
+                    self.n_csm.next = self.csm_filling.val();
+                    if self.all_now.val() {
                         self.send.next = true;
                         if self.e_is_root.val() {
-                            // Full -> Exiting -> Idle at the root.
-                            self.n_csm.next = self.walk.val() + self.step.val() + self.step.val();
+                            self.n_csm.next = self.csm_idle.val();
                             self.n_tid.next = self.g_tid.val() + self.step.val();
                             self.n_rep.next = self.zero_r.val();
                             self.send_ports.next = self.e_children.val();
                             self.send_op.next = self.op_exit.val();
                         } else {
+                            self.n_csm.next = self.csm_full.val();
                             self.send_ports.next = self.one_r.val() << self.e_parent.val();
                             self.send_op.next = self.op_full.val();
                         }

@@ -6,21 +6,27 @@
 //! from the one declaration, `netcoll_models::switch_engine_ports!`.
 //!
 //! # Micro-architecture
-//! Two stages. Stage 0 accepts one operation (configuration first) and presents its CGID to the
-//! table and state memories, whose read is registered. Stage 1 gets the entry and state —
-//! through a one-deep bypass when stage 1 wrote the same CGID in the previous cycle, because the
-//! memories read before they write — lets the CSM decision ([`csm`], module
-//! `switch_engine_csm`) decide, writes the state back, counts ([`counters`], module
-//! `switch_engine_counters`) and loads the output registers. So outputs appear two cycles after
-//! acceptance and the engine takes one operation per cycle with no stall. After reset a sweep
-//! writes every table and state word to zero, one per cycle, with the ready outputs low.
+//! Three stages (the cycle model's module docs describe them register for register). Stage 0
+//! accepts one operation (configuration first) and presents its CGID to the table and state
+//! memories, whose read is registered. Stage 1 registers the read data again (the RAM output
+//! register) and compares the CGID with the writes the read missed, registering the bypass
+//! selects ([`bypass`], module `switch_engine_bypass`). Stage 2 takes the bypassed entry and
+//! state (muxes with registered selects), lets the CSM decision ([`csm`], module
+//! `switch_engine_csm`) decide, writes the state (and a `Write`'s entry) back and loads the
+//! output registers, the verdict and the counter command. Stage 3 shows the outputs while the
+//! counters ([`counters`], module `switch_engine_counters`) count the registered verdict or
+//! clear, and a `ReadCounter` reads them. So outputs appear three cycles after acceptance and
+//! the engine takes one operation per cycle with no stall. After reset a sweep writes every
+//! table and state word to zero, one per cycle, with the ready outputs low.
 //!
 //! The memory words follow the shared layouts `SwitchEngineParams::entry_layout` and
 //! `state_layout`; their field positions are this block's constants.
 
+pub mod bypass;
 pub mod counters;
 pub mod csm;
 
+pub use bypass::SwitchEngineBypass;
 pub use counters::SwitchEngineCounters;
 pub use csm::SwitchEngineCsm;
 
@@ -83,21 +89,36 @@ netcoll_models::switch_engine_ports!(rtl_block! {
         s1_cfg_op: Reg<Bits<{ CfgOp::BITS }>> = Default::default(),
         s1_cfg_entry: Reg<Bits<EW>> = Default::default(),
         s1_cfg_counter: Reg<Bits<COUNTER_INDEX_BITS>> = Default::default(),
-        // What stage 1 wrote in the previous cycle (read-before-write bypass).
-        byp_tbl_valid: Reg<bool> = Default::default(),
-        byp_st_valid: Reg<bool> = Default::default(),
-        byp_cgid: Reg<Bits<G>> = Default::default(),
-        byp_tbl: Reg<Bits<EW>> = Default::default(),
-        byp_st: Reg<Bits<SW>> = Default::default(),
+        /// It will write the table (a `Write`) / the state (a packet or a `Write`) in stage 2.
+        s1_wr_tbl: Reg<bool> = Default::default(),
+        s1_wr_st: Reg<bool> = Default::default(),
+        // Stage 2: the same, a cycle later.
+        s2_valid: Reg<bool> = Default::default(),
+        s2_is_cfg: Reg<bool> = Default::default(),
+        s2_port: Reg<Bits<P>> = Default::default(),
+        /// `1 << s2_port`, decoded in stage 1.
+        s2_port_hot: Reg<Bits<R>> = Default::default(),
+        s2_cgid: Reg<Bits<G>> = Default::default(),
+        s2_tid: Reg<Bits<TID_BITS>> = Default::default(),
+        s2_op: Reg<Bits<OP_BITS>> = Default::default(),
+        s2_cfg_op: Reg<Bits<{ CfgOp::BITS }>> = Default::default(),
+        s2_cfg_entry: Reg<Bits<EW>> = Default::default(),
+        s2_cfg_counter: Reg<Bits<COUNTER_INDEX_BITS>> = Default::default(),
+        s2_wr_tbl: Reg<bool> = Default::default(),
+        s2_wr_st: Reg<bool> = Default::default(),
+        /// The state stage 2 wrote at the last edge (for the bypass).
+        byp1_st: Reg<Bits<SW>> = Default::default(),
         /// The collective forwarding table.
         tbl: Mem<Bits<EW>, G> = Default::default(),
         /// The per-group CSM state.
         st: Mem<Bits<SW>, G> = Default::default(),
+        /// The memories' output registers and the write bypass (module `switch_engine_bypass`).
+        bypass: SwitchEngineBypass<G, EW, SW> = Default::default(),
         /// The decision of rules 1–7 (module `switch_engine_csm`).
         csm: SwitchEngineCsm<R, P> = Default::default(),
         /// The drop / event counters (module `switch_engine_counters`).
         counters: SwitchEngineCounters<C> = Default::default(),
-        // Output registers.
+        // Stage 3: output registers …
         o_out_valid: Reg<bool> = Default::default(),
         o_out_ports: Reg<Bits<R>> = Default::default(),
         o_out_cgid: Reg<Bits<G>> = Default::default(),
@@ -112,18 +133,23 @@ netcoll_models::switch_engine_ports!(rtl_block! {
         o_rsp_valid: Reg<bool> = Default::default(),
         o_rsp_entry: Reg<Bits<EW>> = Default::default(),
         o_rsp_st: Reg<Bits<SW>> = Default::default(),
-        o_rsp_counter: Reg<Bits<C>> = Default::default(),
+        // … and the counter command: count the verdict, clear, or read counter `s3_sel`.
+        s3_count: Reg<bool> = Default::default(),
+        s3_verdict: Reg<Bits<{ Verdict::BITS }>> = Default::default(),
+        s3_clear: Reg<bool> = Default::default(),
+        s3_read: Reg<bool> = Default::default(),
+        s3_sel: Reg<Bits<COUNTER_INDEX_BITS>> = Default::default(),
 
         // Stage 0.
         acc_cfg: Signal<Local, bool> = Default::default(),
         acc_pkt: Signal<Local, bool> = Default::default(),
         cfg_word: Signal<Local, Bits<EW>> = Default::default(),
-        // Stage 1: the entry and state after the bypass.
-        tbl_word: Signal<Local, Bits<EW>> = Default::default(),
-        st_word: Signal<Local, Bits<SW>> = Default::default(),
-        pkt_s1: Signal<Local, bool> = Default::default(),
-        cfg_s1: Signal<Local, bool> = Default::default(),
+        // Stage 2.
+        pkt_s2: Signal<Local, bool> = Default::default(),
+        cfg_s2: Signal<Local, bool> = Default::default(),
         n_st_word: Signal<Local, Bits<SW>> = Default::default(),
+        /// The state stage 2 writes: the packet's new state, zero for a `Write`.
+        wr_st_word: Signal<Local, Bits<SW>> = Default::default(),
 
         // Field positions of the memory words, from the shared layouts.
         e_valid_at: Constant<Bits<8>> = at(&params::<R, P, G, C>().entry_layout(), "valid"),
@@ -138,6 +164,7 @@ netcoll_models::switch_engine_ports!(rtl_block! {
         last_g: Constant<Bits<G>> = k(mask(G)),
         zero_ew: Constant<Bits<EW>> = k(0),
         zero_sw: Constant<Bits<SW>> = k(0),
+        one_r: Constant<Bits<R>> = k(1),
         cfg_write: Constant<Bits<{ CfgOp::BITS }>> = k(CfgOp::Write.code()),
         cfg_read_entry: Constant<Bits<{ CfgOp::BITS }>> = k(CfgOp::ReadEntry.code()),
         cfg_read_counter: Constant<Bits<{ CfgOp::BITS }>> = k(CfgOp::ReadCounter.code()),
@@ -170,11 +197,21 @@ impl<
             s1_cfg_op,
             s1_cfg_entry,
             s1_cfg_counter,
-            byp_tbl_valid,
-            byp_st_valid,
-            byp_cgid,
-            byp_tbl,
-            byp_st,
+            s1_wr_tbl,
+            s1_wr_st,
+            s2_valid,
+            s2_is_cfg,
+            s2_port,
+            s2_port_hot,
+            s2_cgid,
+            s2_tid,
+            s2_op,
+            s2_cfg_op,
+            s2_cfg_entry,
+            s2_cfg_counter,
+            s2_wr_tbl,
+            s2_wr_st,
+            byp1_st,
             o_out_valid,
             o_out_ports,
             o_out_cgid,
@@ -189,10 +226,16 @@ impl<
             o_rsp_valid,
             o_rsp_entry,
             o_rsp_st,
-            o_rsp_counter
+            s3_count,
+            s3_verdict,
+            s3_clear,
+            s3_read,
+            s3_sel
         );
         self.tbl.clock.next = self.clock.val();
         self.st.clock.next = self.clock.val();
+        self.bypass.clock.next = self.clock.val();
+        self.bypass.reset.next = self.reset.val();
         self.counters.clock.next = self.clock.val();
         self.counters.reset.next = self.reset.val();
 
@@ -214,6 +257,9 @@ impl<
         self.s1_cfg_op.d.next = self.cfg_op.val();
         self.s1_cfg_entry.d.next = self.cfg_word.val();
         self.s1_cfg_counter.d.next = self.cfg_counter.val();
+        self.s1_wr_tbl.d.next = self.acc_cfg.val() & (self.cfg_op.val() == self.cfg_write.val());
+        self.s1_wr_st.d.next =
+            self.acc_pkt.val() | (self.acc_cfg.val() & (self.cfg_op.val() == self.cfg_write.val()));
         if self.cfg_valid.val() {
             self.s1_cgid.d.next = self.cfg_cgid.val();
             self.tbl.rd_addr.next = self.cfg_cgid.val();
@@ -224,40 +270,72 @@ impl<
             self.st.rd_addr.next = self.pkt_cgid.val();
         }
 
-        // ---- Stage 1: entry and state, bypassing last cycle's write to the same group.
-        self.tbl_word.next = self.tbl.rd_data.val();
-        if self.byp_tbl_valid.q.val() & (self.byp_cgid.q.val() == self.s1_cgid.q.val()) {
-            self.tbl_word.next = self.byp_tbl.q.val();
-        }
-        self.st_word.next = self.st.rd_data.val();
-        if self.byp_st_valid.q.val() & (self.byp_cgid.q.val() == self.s1_cgid.q.val()) {
-            self.st_word.next = self.byp_st.q.val();
-        }
-        self.pkt_s1.next = self.s1_valid.q.val() & !self.s1_is_cfg.q.val();
-        self.cfg_s1.next = self.s1_valid.q.val() & self.s1_is_cfg.q.val();
-        self.csm.port.next = self.s1_port.q.val();
-        self.csm.tid.next = self.s1_tid.q.val();
-        self.csm.op.next = self.s1_op.q.val();
-        self.csm.e_valid.next = self.tbl_word.val().get_bit(self.e_valid_at.val().index());
-        self.csm.e_is_root.next = self.tbl_word.val().get_bit(self.e_root_at.val().index());
+        // ---- Stage 1: the read data is registered and the bypass compared (in `bypass`).
+        self.s2_valid.d.next = self.s1_valid.q.val();
+        self.s2_is_cfg.d.next = self.s1_is_cfg.q.val();
+        self.s2_port.d.next = self.s1_port.q.val();
+        self.s2_port_hot.d.next = self.one_r.val() << self.s1_port.q.val();
+        self.s2_cgid.d.next = self.s1_cgid.q.val();
+        self.s2_tid.d.next = self.s1_tid.q.val();
+        self.s2_op.d.next = self.s1_op.q.val();
+        self.s2_cfg_op.d.next = self.s1_cfg_op.q.val();
+        self.s2_cfg_entry.d.next = self.s1_cfg_entry.q.val();
+        self.s2_cfg_counter.d.next = self.s1_cfg_counter.q.val();
+        self.s2_wr_tbl.d.next = self.s1_wr_tbl.q.val();
+        self.s2_wr_st.d.next = self.s1_wr_st.q.val();
+        self.bypass.tbl_rd.next = self.tbl.rd_data.val();
+        self.bypass.st_rd.next = self.st.rd_data.val();
+        self.bypass.s1_cgid.next = self.s1_cgid.q.val();
+        self.bypass.s2_cgid.next = self.s2_cgid.q.val();
+        self.bypass.s2_wr_tbl.next = self.s2_wr_tbl.q.val();
+        self.bypass.s2_wr_st.next = self.s2_wr_st.q.val();
+        self.bypass.s2_entry.next = self.s2_cfg_entry.q.val();
+        self.bypass.byp1_st.next = self.byp1_st.q.val();
+
+        // ---- Stage 2: decide on the bypassed entry and state.
+        self.pkt_s2.next = self.s2_valid.q.val() & !self.s2_is_cfg.q.val();
+        self.cfg_s2.next = self.s2_valid.q.val() & self.s2_is_cfg.q.val();
+        self.csm.port.next = self.s2_port.q.val();
+        self.csm.port_hot.next = self.s2_port_hot.q.val();
+        self.csm.tid.next = self.s2_tid.q.val();
+        self.csm.op.next = self.s2_op.q.val();
+        self.csm.e_valid.next = self
+            .bypass
+            .tbl_word
+            .val()
+            .get_bit(self.e_valid_at.val().index());
+        self.csm.e_is_root.next = self
+            .bypass
+            .tbl_word
+            .val()
+            .get_bit(self.e_root_at.val().index());
         self.csm.e_parent.next = self
+            .bypass
             .tbl_word
             .val()
             .get_bits::<P>(self.e_parent_at.val().index());
         self.csm.e_children.next = self
+            .bypass
             .tbl_word
             .val()
             .get_bits::<R>(self.e_children_at.val().index());
         self.csm.g_csm.next = self
+            .bypass
             .st_word
             .val()
             .get_bits::<CSM_BITS>(self.s_csm_at.val().index());
-        self.csm.g_fail.next = self.st_word.val().get_bit(self.s_fail_at.val().index());
+        self.csm.g_fail.next = self
+            .bypass
+            .st_word
+            .val()
+            .get_bit(self.s_fail_at.val().index());
         self.csm.g_tid.next = self
+            .bypass
             .st_word
             .val()
             .get_bits::<TID_BITS>(self.s_tid_at.val().index());
         self.csm.g_rep.next = self
+            .bypass
             .st_word
             .val()
             .get_bits::<R>(self.s_rep_at.val().index());
@@ -265,19 +343,21 @@ impl<
             | (bit_cast::<SW, TID_BITS>(self.csm.n_tid.val()) << self.s_tid_at.val())
             | (bit_cast::<SW, CSM_BITS>(self.csm.n_csm.val()) << self.s_csm_at.val()))
         .replace_bit(self.s_fail_at.val().index(), self.csm.n_fail.val());
+        // Every packet writes its group's state back (unchanged for the drops 1–3); a `Write`
+        // resets it.
+        self.wr_st_word.next = self.n_st_word.val();
+        if self.s2_is_cfg.q.val() {
+            self.wr_st_word.next = self.zero_sw.val();
+        }
+        self.byp1_st.d.next = self.wr_st_word.val();
 
-        // ---- Memory writes: the init sweep, a configuration write, or a packet's new state.
-        self.tbl.wr_en.next = false;
-        self.tbl.wr_addr.next = self.s1_cgid.q.val();
-        self.tbl.wr_data.next = self.s1_cfg_entry.q.val();
-        self.st.wr_en.next = false;
-        self.st.wr_addr.next = self.s1_cgid.q.val();
-        self.st.wr_data.next = self.n_st_word.val();
-        self.byp_cgid.d.next = self.s1_cgid.q.val();
-        self.byp_tbl.d.next = self.s1_cfg_entry.q.val();
-        self.byp_st.d.next = self.n_st_word.val();
-        self.byp_tbl_valid.d.next = false;
-        self.byp_st_valid.d.next = false;
+        // ---- Memory writes: the init sweep, or stage 2's.
+        self.tbl.wr_en.next = self.s2_wr_tbl.q.val();
+        self.tbl.wr_addr.next = self.s2_cgid.q.val();
+        self.tbl.wr_data.next = self.s2_cfg_entry.q.val();
+        self.st.wr_en.next = self.s2_wr_st.q.val();
+        self.st.wr_addr.next = self.s2_cgid.q.val();
+        self.st.wr_data.next = self.wr_st_word.val();
         if !self.init_done.q.val() {
             self.tbl.wr_en.next = true;
             self.tbl.wr_addr.next = self.init_ptr.q.val();
@@ -289,45 +369,24 @@ impl<
             if self.init_ptr.q.val() == self.last_g.val() {
                 self.init_done.d.next = true;
             }
-        } else if self.cfg_s1.val() & (self.s1_cfg_op.q.val() == self.cfg_write.val()) {
-            self.tbl.wr_en.next = true;
-            self.st.wr_en.next = true;
-            self.st.wr_data.next = self.zero_sw.val();
-            self.byp_st.d.next = self.zero_sw.val();
-            self.byp_tbl_valid.d.next = true;
-            self.byp_st_valid.d.next = true;
-        } else if self.pkt_s1.val() & self.csm.reads_group.val() {
-            self.st.wr_en.next = true;
-            self.byp_st_valid.d.next = true;
         }
 
-        // ---- Counters, read and cleared through the configuration port.
-        self.counters.count.next = self.pkt_s1.val();
-        self.counters.verdict.next = self.csm.verdict.val();
-        self.counters.clear.next =
-            self.cfg_s1.val() & (self.s1_cfg_op.q.val() == self.cfg_clear.val());
-        self.counters.sel.next = self.s1_cfg_counter.q.val();
-
-        // ---- Output registers: zero unless loaded.
-        self.o_out_valid.d.next = self.pkt_s1.val() & self.csm.send.val();
-        self.o_out_ports.d.next = 0.into();
-        self.o_out_cgid.d.next = 0.into();
-        self.o_out_tid.d.next = 0.into();
-        self.o_out_op.d.next = 0.into();
-        if self.pkt_s1.val() & self.csm.send.val() {
-            self.o_out_ports.d.next = self.csm.send_ports.val();
-            self.o_out_cgid.d.next = self.s1_cgid.q.val();
-            self.o_out_tid.d.next = self.s1_tid.q.val();
-            self.o_out_op.d.next = self.csm.send_op.val();
-        }
-        self.o_ev_valid.d.next = self.pkt_s1.val();
+        // ---- Stage 3's registers: outputs (zero unless loaded; the output packet's fields
+        // are loaded every cycle and zeroed at the ports instead, so that they do not wait for
+        // the decision to send) and the counter command.
+        self.o_out_valid.d.next = self.pkt_s2.val() & self.csm.send.val();
+        self.o_out_ports.d.next = self.csm.send_ports.val();
+        self.o_out_cgid.d.next = self.s2_cgid.q.val();
+        self.o_out_tid.d.next = self.s2_tid.q.val();
+        self.o_out_op.d.next = self.csm.send_op.val();
+        self.o_ev_valid.d.next = self.pkt_s2.val();
         self.o_ev_cgid.d.next = 0.into();
         self.o_ev_verdict.d.next = 0.into();
         self.o_ev_state.d.next = 0.into();
         self.o_ev_tid.d.next = 0.into();
         self.o_ev_fail.d.next = false;
-        if self.pkt_s1.val() {
-            self.o_ev_cgid.d.next = self.s1_cgid.q.val();
+        if self.pkt_s2.val() {
+            self.o_ev_cgid.d.next = self.s2_cgid.q.val();
             self.o_ev_verdict.d.next = self.csm.verdict.val();
             if self.csm.reads_group.val() {
                 self.o_ev_state.d.next = self.csm.n_csm.val();
@@ -335,29 +394,48 @@ impl<
                 self.o_ev_fail.d.next = self.csm.n_fail.val();
             }
         }
-        self.o_rsp_valid.d.next = self.cfg_s1.val();
+        self.o_rsp_valid.d.next = self.cfg_s2.val();
         self.o_rsp_entry.d.next = self.zero_ew.val();
         self.o_rsp_st.d.next = self.zero_sw.val();
-        self.o_rsp_counter.d.next = 0.into();
-        if self.cfg_s1.val() {
-            if self.s1_cfg_op.q.val() == self.cfg_write.val() {
-                self.o_rsp_entry.d.next = self.s1_cfg_entry.q.val();
+        if self.cfg_s2.val() {
+            if self.s2_cfg_op.q.val() == self.cfg_write.val() {
+                self.o_rsp_entry.d.next = self.s2_cfg_entry.q.val();
             }
-            if self.s1_cfg_op.q.val() == self.cfg_read_entry.val() {
-                self.o_rsp_entry.d.next = self.tbl_word.val();
-                self.o_rsp_st.d.next = self.st_word.val();
-            }
-            if self.s1_cfg_op.q.val() == self.cfg_read_counter.val() {
-                self.o_rsp_counter.d.next = self.counters.value.val();
+            if self.s2_cfg_op.q.val() == self.cfg_read_entry.val() {
+                self.o_rsp_entry.d.next = self.bypass.tbl_word.val();
+                self.o_rsp_st.d.next = self.bypass.st_word.val();
             }
         }
+        self.s3_count.d.next = self.pkt_s2.val();
+        self.s3_verdict.d.next = self.csm.verdict.val();
+        self.s3_clear.d.next = self.cfg_s2.val() & (self.s2_cfg_op.q.val() == self.cfg_clear.val());
+        self.s3_read.d.next =
+            self.cfg_s2.val() & (self.s2_cfg_op.q.val() == self.cfg_read_counter.val());
+        self.s3_sel.d.next = self.s2_cfg_counter.q.val();
 
-        // ---- Ports: every output but the two readies comes from a register.
+        // ---- Stage 3: the counters count, clear or are read, in operation order.
+        self.counters.count.next = self.s3_count.q.val();
+        self.counters.verdict.next = self.s3_verdict.q.val();
+        self.counters.clear.next = self.s3_clear.q.val();
+        self.counters.sel.next = self.s3_sel.q.val();
+        self.rsp_counter.next = 0.into();
+        if self.s3_read.q.val() {
+            self.rsp_counter.next = self.counters.value.val();
+        }
+
+        // ---- Ports: registers, but for the two readies, `rsp_counter` and the zeroing of
+        // `out_*` when no packet is sent.
         self.out_valid.next = self.o_out_valid.q.val();
-        self.out_ports.next = self.o_out_ports.q.val();
-        self.out_cgid.next = self.o_out_cgid.q.val();
-        self.out_tid.next = self.o_out_tid.q.val();
-        self.out_op.next = self.o_out_op.q.val();
+        self.out_ports.next = 0.into();
+        self.out_cgid.next = 0.into();
+        self.out_tid.next = 0.into();
+        self.out_op.next = 0.into();
+        if self.o_out_valid.q.val() {
+            self.out_ports.next = self.o_out_ports.q.val();
+            self.out_cgid.next = self.o_out_cgid.q.val();
+            self.out_tid.next = self.o_out_tid.q.val();
+            self.out_op.next = self.o_out_op.q.val();
+        }
         self.ev_valid.next = self.o_ev_valid.q.val();
         self.ev_cgid.next = self.o_ev_cgid.q.val();
         self.ev_verdict.next = self.o_ev_verdict.q.val();
@@ -401,7 +479,6 @@ impl<
             .q
             .val()
             .get_bits::<R>(self.s_rep_at.val().index());
-        self.rsp_counter.next = self.o_rsp_counter.q.val();
     }
 }
 
@@ -428,6 +505,7 @@ impl<
             "switch_engine",
             header,
             &[
+                ("bypass", "switch_engine_bypass"),
                 ("csm", "switch_engine_csm"),
                 ("counters", "switch_engine_counters"),
             ],

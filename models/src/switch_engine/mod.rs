@@ -111,7 +111,10 @@
 //!   cycle: `pkt_ready` and `cfg_ready` are low for exactly `groups` cycles after the last reset
 //!   cycle, then high (`pkt_ready` is also low in a cycle with `cfg_valid`).
 //! - An operation accepted in cycle `t` (`valid && ready`) produces its outputs (`out_*`, `ev_*`
-//!   or `rsp_*`) in cycle `t + 2` ([`LATENCY`]); one operation per cycle, sustained, in order.
+//!   or `rsp_*`) in cycle `t + 3` ([`LATENCY`]); one operation per cycle, sustained, in order.
+//!   Every operation sees the effect of every operation accepted before it, however close:
+//!   a packet right after a `Write` or another packet of the same group, a `ReadEntry` right
+//!   after a packet, a `ReadCounter` right after packets or a `ClearCounters`.
 //!   Outputs not valid in a cycle are all zero.
 //! - `cfg_ready` is `init_done` and `pkt_ready` is `init_done && !cfg_valid`, combinationally;
 //!   neither is gated by `reset`. The reset edge clears the pipeline, so an operation accepted
@@ -120,8 +123,22 @@
 //!   `pkt_port & (radix - 1)`, `pkt_op & 7`, `cfg_children & port_mask()`, `cfg_counter & 7`.
 //!   The golden reduces its inputs the same way, so one stimulus drives every level.
 //!
-//! The cycle-level micro-architecture (reset sweep, two pipeline stages) is described in
-//! [`model`].
+//! The cycle-level micro-architecture (reset sweep, three pipeline stages, write bypass) is
+//! described in [`model`].
+//!
+//! ### Latency change (issue 8, timing closure): 2 → 3 cycles
+//!
+//! Until issue 8 the engine answered in `t + 2`: the table and state RAMs' read data went,
+//! through a one-deep write bypass, straight into the CSM decision, the port muxes, the verdict
+//! priority chain and the eight saturating counters, all in one cycle (about 12 logic levels:
+//! 65 MHz on an ECP5 -6). Now the RAMs' read data is registered first (the RAM output register,
+//! one more cycle), the write bypass is two deep and its CGID compares are registered a cycle
+//! early, and the counters count a verdict that is already in a register, in the stage that
+//! also reads and clears them. Only the latency changes: still one operation per cycle, in
+//! order, with no stall and the same answers; `pkt_ready` / `cfg_ready` and the reset sweep
+//! are unchanged. `rsp_counter` is now the counter selected by the `ReadCounter` answering in
+//! that cycle (a mux of registers) rather than a register of its own; every other output is
+//! still a register.
 
 pub mod golden;
 pub mod model;
@@ -133,7 +150,7 @@ use crate::kit::layout::Layout;
 use crate::model_ports;
 
 /// Cycles from accepting an operation to its outputs.
-pub const LATENCY: usize = 2;
+pub const LATENCY: usize = 3;
 /// Width of the TID, fixed by the protocol (seed `000_…`).
 pub const TID_BITS: usize = 2;
 /// Width of the opcode field.

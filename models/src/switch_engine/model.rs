@@ -7,27 +7,53 @@
 //!
 //! ## Micro-architecture (what the RTL implements, register for register)
 //!
-//! - **Reset sweep.** `init_done`, `init_ptr`, the stage-1 register, the output registers and the
-//!   counters are registers reset to zero by a synchronous `reset`. The table and state memories
-//!   are RAMs with no reset; instead, every cycle in which `init_done` is low and `reset` is low
-//!   writes `entry[init_ptr] = 0` (invalid) and `state[init_ptr] = 0` (Idle, TID 0) and advances
-//!   `init_ptr`; the edge that writes entry `groups - 1` sets `init_done`. Hence `pkt_ready` and
-//!   `cfg_ready` are low for exactly `groups` cycles after the last reset cycle. Clearing one
-//!   entry per cycle is why a reset takes `groups` cycles: a RAM has one write port.
+//! An operation accepted in cycle `t` goes through three stages and answers in `t + 3`
+//! ([`super::LATENCY`]); one enters every cycle. The stages are cut so that no path runs from a
+//! RAM's output into a decision in the same cycle: the memories' reads are registered twice
+//! (the RAM's own read register, then an output register), the write bypass is selected by
+//! CGID compares made a cycle early, and the counters count a verdict that is already in a
+//! register.
+//!
+//! - **Reset sweep.** `init_done`, `init_ptr`, every pipeline valid bit, the output registers
+//!   and the counters are registers reset to zero by a synchronous `reset`. The table and state
+//!   memories are RAMs with no reset; instead, every cycle in which `init_done` is low and
+//!   `reset` is low writes `entry[init_ptr] = 0` (invalid) and `state[init_ptr] = 0` (Idle, TID
+//!   0) and advances `init_ptr`; the edge that writes entry `groups - 1` sets `init_done`.
+//!   Hence `pkt_ready` and `cfg_ready` are low for exactly `groups` cycles after the last reset
+//!   cycle. Clearing one entry per cycle is why a reset takes `groups` cycles: a RAM has one
+//!   write port.
 //! - **Stage 0 (cycle `t`).** `cfg_ready = init_done`, `pkt_ready = init_done && !cfg_valid`
-//!   (combinational: the configuration port has priority). An accepted operation is latched into
-//!   the stage-1 register at the edge, with every field reduced to its port width.
-//! - **Stage 1 (cycle `t + 1`).** The latched operation reads the table and state (seeing every
-//!   earlier operation's writes: the RTL uses a one-deep write bypass around the RAM read; the
-//!   model simply indexes arrays), and at the edge writes them back, updates the counters and
-//!   loads the output registers.
-//! - **Outputs (cycle `t + 2`).** The output registers; an output group (`out_*`, `ev_*`,
-//!   `rsp_*`) that was not loaded at the previous edge is all zero.
+//!   (combinational: the configuration port has priority). The accepted operation's CGID
+//!   addresses both memories (their read is registered, and reads the word as it is *before*
+//!   that edge's write); the operation, every field reduced to its port width, is latched into
+//!   the stage-1 registers.
+//! - **Stage 1 (`t + 1`).** The memories' read data is latched into their output registers
+//!   (`tbl_q`, `st_q`). The early bypass compare: the CGID is compared with the two writes the
+//!   memory read of stage 0 missed — the one stage 2 makes at the end of this cycle (the
+//!   previous operation) and the one it made at the end of the previous cycle (`byp1`, the
+//!   operation before that) — and the results are registered as the state bypass selects
+//!   (`sel1`, `sel2`). Table entries are written only by configuration `Write`s, whose entry
+//!   is already in a register, so the table bypass is resolved here completely: the newest
+//!   matching entry is registered (`e_byp`, with `e_use_byp`).
+//! - **Stage 2 (`t + 2`).** The entry is `e_byp` or `tbl_q`; the state is `byp1` if `sel1`,
+//!   else `byp2` if `sel2`, else `st_q` — a mux whose selects are registers. Rules 1–7 (or the
+//!   configuration operation) decide; at the edge the state is written back (every packet
+//!   writes it, unchanged for the drop verdicts 1–3, and a `Write` writes zero; a `Write` also
+//!   writes the entry), the write is kept in `byp1` (and `byp1` moves to `byp2`), and the
+//!   output registers are loaded, with the verdict and the counter command (count, clear,
+//!   read, index) in registers of their own.
+//! - **Stage 3 (`t + 3`): outputs and counters.** `out_*`, `ev_*` and `rsp_*` but
+//!   `rsp_counter` are the output registers; an output group that was not loaded at the
+//!   previous edge is all zero. The counters count the registered verdict (or clear) at the
+//!   edge ending this cycle, and `rsp_counter` is the selected counter during this cycle
+//!   (a mux of registers, zero unless a `ReadCounter` is in stage 3). Since every counter
+//!   operation (count, clear, read) happens in this one stage, in order, a `ReadCounter` sees
+//!   every earlier packet and clear and none of the later ones.
 //!
 //! The ready signals are not gated by `reset` (they are `init_done`-based only): an operation
-//! handshaken during a reset cycle is simply lost, because the reset edge clears the stage-1
-//! register. Stage 1 does not write the memories at a reset edge either; that is unobservable,
-//! since the sweep that follows rewrites every entry before anything can read it.
+//! handshaken during a reset cycle is simply lost, because the reset edge clears the pipeline's
+//! valid bits. Stage 2 does not write the memories at a reset edge either; that is
+//! unobservable, since the sweep that follows rewrites every entry before anything can read it.
 //!
 //! [`SwitchEngineModel::new`] starts in the state right after a reset edge (so it sweeps first).
 //!
@@ -136,15 +162,74 @@ pub struct SwitchEngineModel {
     counters: [u64; COUNTERS],
     init_done: bool,
     init_ptr: u64,
-    s1_valid: bool,
-    s1_cfg: bool,
-    /// The operation in stage 1, fields already reduced to port widths.
-    s1: SwitchEngineIn,
-    /// Output registers (`pkt_ready` / `cfg_ready` are always false here; they are
-    /// combinational and computed in [`SwitchEngineModel::step`]).
+    /// Stage 1: the accepted operation, fields already reduced to port widths.
+    s1: Stage,
+    /// The memories' own read registers (`rd_data`): the words of stage 1's CGID.
+    tbl_rd: u64,
+    st_rd: u64,
+    /// Stage 2: the operation, and the memories' output registers.
+    s2: Stage,
+    tbl_q: u64,
+    st_q: u64,
+    /// The table bypass, resolved in stage 1: the newest entry written to stage 2's CGID that
+    /// the memory read missed.
+    e_use_byp: bool,
+    e_byp: u64,
+    /// The state bypass selects, compared in stage 1: use `byp1` / `byp2`.
+    sel1: bool,
+    sel2: bool,
+    /// The write stage 2 made at the last edge (`byp1`) and the one before (`byp2_st`).
+    byp1_cgid: u64,
+    byp1_tbl_valid: bool,
+    byp1_st_valid: bool,
+    byp1_tbl: u64,
+    byp1_st: u64,
+    byp2_st: u64,
+    /// Stage 3: output registers (`pkt_ready`, `cfg_ready` and `rsp_counter` are always zero
+    /// here; they are combinational and computed in [`SwitchEngineModel::step`]) …
     regs: SwitchEngineOut,
+    /// … and the counter command: count `s3_verdict`, clear, or read counter `s3_sel`.
+    s3_count: bool,
+    s3_verdict: Verdict,
+    s3_clear: bool,
+    s3_read: bool,
+    s3_sel: u64,
     /// The last cycle's inputs (for [`CycleSim::peek`]).
     last: SwitchEngineIn,
+}
+
+/// A pipeline stage's operation register.
+#[derive(Clone, Copy, Debug, Default)]
+struct Stage {
+    valid: bool,
+    cfg: bool,
+    op: SwitchEngineIn,
+}
+
+impl Stage {
+    fn cgid(&self) -> u64 {
+        if self.cfg {
+            self.op.cfg_cgid
+        } else {
+            self.op.pkt_cgid
+        }
+    }
+    /// A configuration `Write`: writes the table (and the state).
+    fn writes_table(&self) -> bool {
+        self.valid && self.cfg && CfgOp::of(self.op.cfg_op) == CfgOp::Write
+    }
+    /// A packet or a `Write`: writes the state back in stage 2.
+    fn writes_state(&self) -> bool {
+        self.valid && (!self.cfg || CfgOp::of(self.op.cfg_op) == CfgOp::Write)
+    }
+}
+
+/// What stage 2 decides for one operation.
+struct Decision {
+    out: SwitchEngineOut,
+    tbl_wr: Option<u64>,
+    st_wr: Option<u64>,
+    verdict: Option<Verdict>,
 }
 
 impl SwitchEngineModel {
@@ -181,10 +266,28 @@ impl SwitchEngineModel {
             counters: [0; COUNTERS],
             init_done: false,
             init_ptr: 0,
-            s1_valid: false,
-            s1_cfg: false,
-            s1: SwitchEngineIn::default(),
+            s1: Stage::default(),
+            tbl_rd: 0,
+            st_rd: 0,
+            s2: Stage::default(),
+            tbl_q: 0,
+            st_q: 0,
+            e_use_byp: false,
+            e_byp: 0,
+            sel1: false,
+            sel2: false,
+            byp1_cgid: 0,
+            byp1_tbl_valid: false,
+            byp1_st_valid: false,
+            byp1_tbl: 0,
+            byp1_st: 0,
+            byp2_st: 0,
             regs: SwitchEngineOut::default(),
+            s3_count: false,
+            s3_verdict: Verdict::Ok,
+            s3_clear: false,
+            s3_read: false,
+            s3_sel: 0,
             last: SwitchEngineIn::default(),
         }
     }
@@ -215,10 +318,13 @@ impl SwitchEngineModel {
         self.counters[(i & 7) as usize]
     }
 
-    /// The outputs during a cycle with inputs `i`: the output registers and the two
-    /// combinational ready signals.
+    /// The outputs during a cycle with inputs `i`: the output registers, the counter selected
+    /// by a `ReadCounter` in stage 3, and the two combinational ready signals.
     fn outputs(&self, i: &SwitchEngineIn) -> SwitchEngineOut {
         let mut o = self.regs;
+        if self.s3_read {
+            o.rsp_counter = self.counters[self.s3_sel as usize];
+        }
         o.cfg_ready = self.init_done;
         o.pkt_ready = self.init_done && !i.cfg_valid;
         o
@@ -230,36 +336,119 @@ impl SwitchEngineModel {
         self.last = *i;
 
         if i.reset {
-            self.counters = [0; COUNTERS];
-            self.init_done = false;
-            self.init_ptr = 0;
-            self.s1_valid = false;
-            self.s1_cfg = false;
-            self.s1 = SwitchEngineIn::default();
-            self.regs = SwitchEngineOut::default();
+            // Every register but the memories' own read registers (which nothing reads
+            // before a valid operation has loaded them).
+            *self = Self {
+                table: std::mem::take(&mut self.table),
+                state: std::mem::take(&mut self.state),
+                tbl_rd: self.tbl_rd,
+                st_rd: self.st_rd,
+                last: *i,
+                ..Self::new(self.p)
+            };
             return o;
         }
 
+        // Stage 3: the counters take the registered command.
+        if self.s3_clear {
+            self.counters = [0; COUNTERS];
+        } else if self.s3_count {
+            self.bump(Verdict::Ok); // counter 0: every accepted packet
+            if self.s3_verdict != Verdict::Ok {
+                self.bump(self.s3_verdict);
+            }
+        }
+
+        // Stage 2: decide with the bypassed entry and state; load stage 3.
+        let d = if self.s2.valid {
+            let e = if self.e_use_byp {
+                self.e_byp
+            } else {
+                self.tbl_q
+            };
+            let st = if self.sel1 {
+                self.byp1_st
+            } else if self.sel2 {
+                self.byp2_st
+            } else {
+                self.st_q
+            };
+            if self.s2.cfg {
+                self.exec_cfg(e, st)
+            } else {
+                self.exec_pkt(e, st)
+            }
+        } else {
+            Decision {
+                out: SwitchEngineOut::default(),
+                tbl_wr: None,
+                st_wr: None,
+                verdict: None,
+            }
+        };
+        self.regs = d.out;
+        self.s3_count = d.verdict.is_some();
+        self.s3_verdict = d.verdict.unwrap_or(Verdict::Ok);
+        let cfg_op = CfgOp::of(self.s2.op.cfg_op);
+        let s2_cfg = self.s2.valid && self.s2.cfg;
+        self.s3_clear = s2_cfg && cfg_op == CfgOp::ClearCounters;
+        self.s3_read = s2_cfg && cfg_op == CfgOp::ReadCounter;
+        self.s3_sel = self.s2.op.cfg_counter;
+
+        // Stage 1 → 2: output registers, and the early bypass compare against the write
+        // stage 2 makes at this edge and the one `byp1` holds.
+        let cgid = self.s1.cgid();
+        let hit1 = cgid == self.s2.cgid();
+        let hit2 = cgid == self.byp1_cgid;
+        let (hit1_tbl, hit2_tbl) = (hit1 && self.s2.writes_table(), hit2 && self.byp1_tbl_valid);
+        self.e_use_byp = hit1_tbl || hit2_tbl;
+        self.e_byp = if hit1_tbl {
+            self.cfg_word(&self.s2.op)
+        } else {
+            self.byp1_tbl
+        };
+        self.sel1 = hit1 && self.s2.writes_state();
+        self.sel2 = hit2 && self.byp1_st_valid;
+        self.tbl_q = self.tbl_rd;
+        self.st_q = self.st_rd;
+
+        // Stage 2's write, kept for the bypass.
+        let wr_cgid = self.s2.cgid() as usize;
+        self.byp2_st = self.byp1_st;
+        self.byp1_cgid = self.s2.cgid();
+        self.byp1_tbl_valid = d.tbl_wr.is_some();
+        self.byp1_st_valid = d.st_wr.is_some();
+        self.byp1_tbl = d.tbl_wr.unwrap_or(0);
+        self.byp1_st = d.st_wr.unwrap_or(0);
+        self.s2 = self.s1;
+
+        // Stage 0 → 1: accept; the memories read (before this edge's writes).
+        let take_cfg = o.cfg_ready && i.cfg_valid;
+        let take_pkt = o.pkt_ready && i.pkt_valid;
+        self.s1.valid = take_cfg || take_pkt;
+        self.s1.cfg = take_cfg;
+        if self.s1.valid {
+            self.s1.op = self.reduce(i);
+            let c = self.s1.cgid() as usize;
+            self.tbl_rd = self.table[c];
+            self.st_rd = self.state[c];
+        }
+
+        // The memory writes: the reset sweep, or stage 2's.
         if !self.init_done {
-            // Stage 1 is never valid during the sweep (nothing is accepted before init_done).
+            // Nothing is in the pipeline during the sweep (nothing is accepted before
+            // init_done).
             self.table[self.init_ptr as usize] = 0;
             self.state[self.init_ptr as usize] = 0;
             self.init_done = self.init_ptr == self.cgid_mask;
             self.init_ptr = (self.init_ptr + 1) & self.cgid_mask;
-        }
-
-        self.regs = match (self.s1_valid, self.s1_cfg) {
-            (false, _) => SwitchEngineOut::default(),
-            (true, true) => self.exec_cfg(),
-            (true, false) => self.exec_pkt(),
-        };
-
-        let take_cfg = o.cfg_ready && i.cfg_valid;
-        let take_pkt = o.pkt_ready && i.pkt_valid;
-        self.s1_valid = take_cfg || take_pkt;
-        self.s1_cfg = take_cfg;
-        if self.s1_valid {
-            self.s1 = self.reduce(i);
+        } else {
+            if let Some(e) = d.tbl_wr {
+                self.table[wr_cgid] = e;
+            }
+            if let Some(st) = d.st_wr {
+                self.state[wr_cgid] = st;
+            }
         }
         o
     }
@@ -284,6 +473,16 @@ impl SwitchEngineModel {
         }
     }
 
+    /// The table word of a configuration `Write`'s entry fields.
+    fn cfg_word(&self, s: &SwitchEngineIn) -> u64 {
+        self.w.entry(TableEntry {
+            valid: s.cfg_entry_valid,
+            parent: s.cfg_parent,
+            children: s.cfg_children,
+            is_root: s.cfg_is_root,
+        })
+    }
+
     fn bump(&mut self, v: Verdict) {
         let c = &mut self.counters[v.code() as usize];
         if *c < self.counter_max {
@@ -291,13 +490,13 @@ impl SwitchEngineModel {
         }
     }
 
-    /// Stage 1 for a packet.
-    fn exec_pkt(&mut self) -> SwitchEngineOut {
-        let s = self.s1;
-        let cgid = s.pkt_cgid as usize;
+    /// Stage 2 for a packet, with its group's entry word `e` and state word `st`. The state
+    /// is always written back (unchanged for the drop verdicts 1–3, which do not read it).
+    fn exec_pkt(&self, e: u64, mut st: u64) -> Decision {
+        let s = self.s2.op;
         let (port, t, op) = (s.pkt_port, s.pkt_tid, s.pkt_op);
         let pbit = 1u64 << port;
-        let e = self.w.unpack_entry(self.table[cgid]);
+        let e = self.w.unpack_entry(e);
         let from_parent = !e.is_root && e.parent == port;
         let from_child = !from_parent && e.children & pbit != 0;
         // FULL (0) and STATUS_REQ (2) travel up; EXIT (1) and STATUS_RSP (3) down.
@@ -326,7 +525,6 @@ impl SwitchEngineModel {
             Verdict::BadOpcode
         } else {
             let w = self.w;
-            let mut st = self.state[cgid];
             let g = w.unpack_state(st);
             let d = t.wrapping_sub(g.tid) & 3;
             let v = if g.fail {
@@ -376,7 +574,6 @@ impl SwitchEngineModel {
                     }
                 }
             };
-            self.state[cgid] = st;
             let after = w.unpack_state(st);
             o.ev_state = after.csm.code();
             o.ev_tid = after.tid;
@@ -384,39 +581,41 @@ impl SwitchEngineModel {
             v
         };
         o.ev_verdict = verdict.code();
-        self.bump(Verdict::Ok); // counter 0: every accepted packet
-        if verdict != Verdict::Ok {
-            self.bump(verdict);
+        Decision {
+            out: o,
+            tbl_wr: None,
+            st_wr: Some(st),
+            verdict: Some(verdict),
         }
-        o
     }
 
-    /// Stage 1 for a configuration operation.
-    fn exec_cfg(&mut self) -> SwitchEngineOut {
-        let s = self.s1;
-        let cgid = s.cfg_cgid as usize;
-        let mut o = SwitchEngineOut {
-            rsp_valid: true,
-            ..SwitchEngineOut::default()
+    /// Stage 2 for a configuration operation, with its group's entry word `e` and state word
+    /// `st` (used by `ReadEntry`). `ReadCounter` and `ClearCounters` act in stage 3.
+    fn exec_cfg(&self, e: u64, st: u64) -> Decision {
+        let s = self.s2.op;
+        let mut d = Decision {
+            out: SwitchEngineOut {
+                rsp_valid: true,
+                ..SwitchEngineOut::default()
+            },
+            tbl_wr: None,
+            st_wr: None,
+            verdict: None,
         };
+        let o = &mut d.out;
         match CfgOp::of(s.cfg_op) {
             CfgOp::Write => {
                 // Store the entry, reset the group; echo the entry and the reset state.
-                self.table[cgid] = self.w.entry(TableEntry {
-                    valid: s.cfg_entry_valid,
-                    parent: s.cfg_parent,
-                    children: s.cfg_children,
-                    is_root: s.cfg_is_root,
-                });
-                self.state[cgid] = 0;
+                d.tbl_wr = Some(self.cfg_word(&s));
+                d.st_wr = Some(0);
                 o.rsp_entry_valid = s.cfg_entry_valid;
                 o.rsp_parent = s.cfg_parent;
                 o.rsp_children = s.cfg_children;
                 o.rsp_is_root = s.cfg_is_root;
             }
             CfgOp::ReadEntry => {
-                let e = self.w.unpack_entry(self.table[cgid]);
-                let st = self.w.unpack_state(self.state[cgid]);
+                let e = self.w.unpack_entry(e);
+                let st = self.w.unpack_state(st);
                 o.rsp_entry_valid = e.valid;
                 o.rsp_parent = e.parent;
                 o.rsp_children = e.children;
@@ -426,10 +625,9 @@ impl SwitchEngineModel {
                 o.rsp_fail = st.fail;
                 o.rsp_reported = st.reported;
             }
-            CfgOp::ReadCounter => o.rsp_counter = self.counters[s.cfg_counter as usize],
-            CfgOp::ClearCounters => self.counters = [0; COUNTERS],
+            CfgOp::ReadCounter | CfgOp::ClearCounters => {}
         }
-        o
+        d
     }
 }
 
@@ -593,8 +791,8 @@ mod tests {
     }
 
     #[test]
-    fn latency_is_two() {
-        assert_eq!(LATENCY, 2);
+    fn latency_is_three() {
+        assert_eq!(LATENCY, 3);
         let mut m = ready_model(SwitchEngineParams::default());
         let t0 = m.step(&write_in(7, 3, 0b0110, false));
         assert_eq!(
@@ -605,6 +803,7 @@ mod tests {
             }
         );
         assert_eq!(m.step(&SwitchEngineIn::default()), idle_out());
+        assert_eq!(m.step(&SwitchEngineIn::default()), idle_out());
         let rsp = SwitchEngineOut {
             rsp_valid: true,
             rsp_entry_valid: true,
@@ -614,8 +813,9 @@ mod tests {
         };
         assert_eq!(m.step(&SwitchEngineIn::default()), rsp);
         assert_eq!(m.step(&SwitchEngineIn::default()), idle_out());
-        // a packet: accepted at t, event at t + 2
+        // a packet: accepted at t, event at t + 3
         m.step(&pkt_in(1, 7, 0, Opcode::Full));
+        assert_eq!(m.step(&SwitchEngineIn::default()), idle_out());
         assert_eq!(m.step(&SwitchEngineIn::default()), idle_out());
         let ev = SwitchEngineOut {
             ev_valid: true,
@@ -638,30 +838,40 @@ mod tests {
             pkt_cgid: 9,
             ..write_in(9, 0, 0b10_0100, true)
         };
-        let o0 = m.step(&both);
-        assert!(!o0.pkt_ready && o0.cfg_ready);
-        // cycles 1, 2: both children report, back to back; cycle 3: read the entry; cycle 4: a
-        // FULL of the next transaction; cycle 5: read counter 0
-        let o1 = m.step(&pkt_in(2, 9, 0, Opcode::Full));
-        let o2 = m.step(&pkt_in(5, 9, 0, Opcode::Full));
         let read = SwitchEngineIn {
             cfg_valid: true,
             cfg_op: CfgOp::ReadEntry as u64,
             cfg_cgid: 9,
             ..SwitchEngineIn::default()
         };
-        let o3 = m.step(&read);
-        let o4 = m.step(&pkt_in(5, 9, 1, Opcode::Full));
         let rc = SwitchEngineIn {
             cfg_valid: true,
             cfg_op: CfgOp::ReadCounter as u64,
             cfg_counter: 0,
             ..SwitchEngineIn::default()
         };
-        let o5 = m.step(&rc);
-        let o6 = m.step(&SwitchEngineIn::default());
-        let o7 = m.step(&SwitchEngineIn::default());
-        assert_eq!(o1, idle_out());
+        // cycles 1, 2: both children report, back to back; cycle 3: read the entry; cycle 4: a
+        // FULL of the next transaction; cycle 5: read counter 0; then idle
+        let ins = [
+            both,
+            pkt_in(2, 9, 0, Opcode::Full),
+            pkt_in(5, 9, 0, Opcode::Full),
+            read,
+            pkt_in(5, 9, 1, Opcode::Full),
+            rc,
+            SwitchEngineIn::default(),
+            SwitchEngineIn::default(),
+            SwitchEngineIn::default(),
+            SwitchEngineIn::default(),
+        ];
+        let o: Vec<SwitchEngineOut> = ins.iter().map(|i| m.step(i)).collect();
+        let busy = |o: SwitchEngineOut, cfg: bool| SwitchEngineOut {
+            pkt_ready: !cfg,
+            ..o
+        };
+        assert_eq!(o[0], busy(idle_out(), true));
+        assert_eq!(o[1], idle_out());
+        assert_eq!(o[2], idle_out());
         let entry = |o: SwitchEngineOut| SwitchEngineOut {
             rsp_valid: true,
             rsp_entry_valid: true,
@@ -670,11 +880,11 @@ mod tests {
             rsp_is_root: true,
             ..o
         };
-        assert_eq!(o2, entry(idle_out()));
+        // each answer 3 cycles after its operation
+        assert_eq!(o[3], busy(entry(idle_out()), true));
         assert_eq!(
-            o3,
+            o[4],
             SwitchEngineOut {
-                pkt_ready: false,
                 ev_valid: true,
                 ev_cgid: 9,
                 ev_state: 1,
@@ -694,35 +904,35 @@ mod tests {
             ev_tid: 1,
             ..idle_out()
         };
-        assert_eq!(o4, exit);
+        assert_eq!(o[5], busy(exit, true));
         // the read (accepted right after the completing packet) sees the new state
         assert_eq!(
-            o5,
+            o[6],
             SwitchEngineOut {
-                pkt_ready: false,
                 rsp_tid: 1,
                 ..entry(idle_out())
             }
         );
         assert_eq!(
-            o6,
+            o[7],
             SwitchEngineOut {
                 ev_valid: true,
                 ev_cgid: 9,
                 ev_state: 1,
                 ev_tid: 1,
-                rsp_reported: 0,
                 ..idle_out()
             }
         );
+        // the counter read right after the last packet counts all three
         assert_eq!(
-            o7,
+            o[8],
             SwitchEngineOut {
                 rsp_valid: true,
                 rsp_counter: 3,
                 ..idle_out()
             }
         );
+        assert_eq!(o[9], idle_out());
         assert_eq!(
             m.state(9),
             GroupState {

@@ -74,12 +74,12 @@
 //! the operation answered and `cycle` the cycle of the answer (its issue cycle + [`LATENCY`]):
 //!
 //! ```text
-//! {"event":"entry","step":1,"cycle":2,"op":"write","cgid":1,"valid":true,"parent":0,"children":[1,2],"is_root":true,"state":"IDLE","tid":0,"fail":false,"reported":[]}
-//! {"event":"verdict","step":2,"cycle":3,"port":1,"cgid":1,"verdict":"OK","state":"FILLING","tid":0,"fail":false}
-//! {"event":"verdict","step":2,"cycle":4,"port":2,"cgid":1,"verdict":"OK","state":"IDLE","tid":1,"fail":false}
-//! {"event":"out","step":2,"cycle":4,"ports":[1,2],"cgid":1,"tid":0,"op":"EXIT"}
-//! {"event":"counter","step":3,"cycle":22,"counter":"TOTAL","index":0,"value":2}
-//! {"event":"cleared","step":4,"cycle":23}
+//! {"event":"entry","step":1,"cycle":3,"op":"write","cgid":1,"valid":true,"parent":0,"children":[1,2],"is_root":true,"state":"IDLE","tid":0,"fail":false,"reported":[]}
+//! {"event":"verdict","step":2,"cycle":4,"port":1,"cgid":1,"verdict":"OK","state":"FILLING","tid":0,"fail":false}
+//! {"event":"verdict","step":2,"cycle":5,"port":2,"cgid":1,"verdict":"OK","state":"IDLE","tid":1,"fail":false}
+//! {"event":"out","step":2,"cycle":5,"ports":[1,2],"cgid":1,"tid":0,"op":"EXIT"}
+//! {"event":"counter","step":3,"cycle":23,"counter":"TOTAL","index":0,"value":2}
+//! {"event":"cleared","step":4,"cycle":24}
 //! ```
 //!
 //! - `verdict`: the engine's event for a packet (`ev_*`): the packet's ingress `port` (from

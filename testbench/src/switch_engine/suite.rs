@@ -516,6 +516,101 @@ fn config_back_to_back() -> Case {
     }
 }
 
+fn clear() -> Op {
+    Op::Cfg(CfgCmd {
+        op: CfgOp::ClearCounters,
+        cgid: 0,
+        entry: TableEntry::default(),
+        counter: 0,
+    })
+}
+
+/// One group's operations at every distance of the write bypass: an operation accepted 1, 2
+/// and 3 cycles after the one that last wrote its group (idle cycles or another group's
+/// packets in between), after packets and after configuration `Write`s (state and entry),
+/// and counter reads and clears right after the packets they count.
+fn bypass_depth() -> Case {
+    let at = |idle: u32, op: Op| Timed { idle, op };
+    let steps = vec![
+        (
+            at(0, write_entry(3, 0, 0b1110, true)),
+            written(0, 0b1110, true),
+        ),
+        // 1, 2 and 3 cycles after the previous write of group 3.
+        (at(0, pkt(1, 3, 0, F)), ok(Filling, 0, None)),
+        (at(1, pkt(2, 3, 0, F)), ok(Filling, 0, None)),
+        (at(2, pkt(3, 3, 0, F)), ok(Idle, 1, Some((0b1110, 0, Exit)))),
+        (
+            at(0, read(3)),
+            Expect::Entry {
+                entry: entry(0, 0b1110, true),
+                state: GroupState {
+                    csm: Idle,
+                    fail: false,
+                    tid: 1,
+                    reported: 0,
+                },
+            },
+        ),
+        // 2 cycles after the completing packet (the read between writes nothing), then a
+        // duplicate right behind it.
+        (at(0, pkt(3, 3, 1, F)), ok(Filling, 1, None)),
+        (
+            at(0, pkt(3, 3, 1, F)),
+            Expect::Pkt {
+                verdict: Verdict::Stale,
+                csm: Filling,
+                tid: 1,
+                fail: false,
+                out: None,
+            },
+        ),
+        // Counters read and cleared right behind the packets.
+        (at(0, counter(0)), Expect::Counter(5)),
+        (at(0, counter(Verdict::Stale.code())), Expect::Counter(1)),
+        (at(0, clear()), Expect::Empty),
+        (at(0, counter(0)), Expect::Counter(0)),
+        // A Write resets the Filling group (TID 1): the packet 2 cycles later sees TID 0.
+        (
+            at(0, write_entry(3, 0, 0b1110, true)),
+            written(0, 0b1110, true),
+        ),
+        (at(1, pkt(1, 3, 0, F)), ok(Filling, 0, None)),
+        (at(0, pkt(0, 5, 0, F)), drop(Verdict::UnknownCgid)),
+        (at(0, pkt(2, 3, 0, F)), ok(Filling, 0, None)),
+        (at(0, pkt(3, 3, 0, F)), ok(Idle, 1, Some((0b1110, 0, Exit)))),
+        // New entries, used 1 and 2 cycles after they are written.
+        (
+            at(0, write_entry(3, 0, 0b0010, false)),
+            written(0, 0b0010, false),
+        ),
+        (
+            at(0, pkt(1, 3, 0, F)),
+            ok(Full, 0, Some((0b0001, 0, FullOp))),
+        ),
+        (
+            at(0, write_entry(3, 2, 0b0010, false)),
+            written(2, 0b0010, false),
+        ),
+        (at(0, pkt(0, 5, 0, F)), drop(Verdict::UnknownCgid)),
+        (
+            at(0, pkt(1, 3, 0, F)),
+            ok(Full, 0, Some((0b0100, 0, FullOp))),
+        ),
+        (at(0, pkt(2, 3, 0, X)), ok(Idle, 1, Some((0b0010, 0, Exit)))),
+        (at(0, counter(0)), Expect::Counter(8)),
+        (
+            at(0, counter(Verdict::UnknownCgid.code())),
+            Expect::Counter(2),
+        ),
+    ];
+    Case {
+        name: "bypass_depth",
+        params: SwitchEngineParams::SMALL,
+        steps,
+    }
+}
+
 /// Every directed case.
 pub fn cases() -> Vec<Case> {
     vec![
@@ -527,6 +622,7 @@ pub fn cases() -> Vec<Case> {
         lagging_child(),
         interleaved_groups(),
         config_back_to_back(),
+        bypass_depth(),
     ]
 }
 
