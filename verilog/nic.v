@@ -70,6 +70,7 @@ module nic (
     wire [4:0] sequencer_sweep_at;
     wire sequencer_take_rx;
     wire sequencer_take_visit;
+    wire sequencer_take_host;
     wire [3:0] sequencer_visit_qp;
     wire sequencer_host_ready;
     wire sequencer_rx_ready;
@@ -88,6 +89,7 @@ module nic (
         .sweep_at(sequencer_sweep_at),
         .take_rx(sequencer_take_rx),
         .take_visit(sequencer_take_visit),
+        .take_host(sequencer_take_host),
         .visit_qp(sequencer_visit_qp),
         .host_ready(sequencer_host_ready),
         .rx_ready(sequencer_rx_ready)
@@ -118,7 +120,6 @@ module nic (
     wire [63:0] host_cmd_rsp_data;
     wire [4:0] host_cmd_next_state;
     wire [63:0] host_cmd_command_w0;
-    wire [63:0] host_cmd_command_w1;
     wire [4:0] host_cmd_wq_sel;
     wire [3:0] host_cmd_cq_sel;
     wire host_cmd_read_wq;
@@ -166,7 +167,6 @@ module nic (
         .rsp_data(host_cmd_rsp_data),
         .next_state(host_cmd_next_state),
         .command_w0(host_cmd_command_w0),
-        .command_w1(host_cmd_command_w1),
         .wq_sel(host_cmd_wq_sel),
         .cq_sel(host_cmd_cq_sel),
         .read_wq(host_cmd_read_wq),
@@ -194,12 +194,14 @@ module nic (
     wire [4:0] queues_sweep_at;
     wire queues_take_rx;
     wire queues_take_visit;
+    wire queues_take_host;
+    wire [63:0] queues_host_w0;
+    wire [63:0] queues_host_w1;
     wire [3:0] queues_visit_qp;
     wire [3:0] queues_rx_qp;
     wire queues_rx_kind;
     wire [63:0] queues_cqe_word;
     wire [63:0] queues_cmd_w0;
-    wire [63:0] queues_cmd_w1;
     wire [63:0] queues_post_w1;
     wire [4:0] queues_wq_sel;
     wire [3:0] queues_cq_sel;
@@ -230,6 +232,7 @@ module nic (
     wire [15:0] queues_ctx_ci;
     wire queues_runnable;
     wire queues_cq_full;
+    wire queues_read_cq_full;
     wire queues_advance_visit;
     nic_queues queues (
         .clock(clock),
@@ -238,12 +241,14 @@ module nic (
         .sweep_at(queues_sweep_at),
         .take_rx(queues_take_rx),
         .take_visit(queues_take_visit),
+        .take_host(queues_take_host),
+        .host_w0(queues_host_w0),
+        .host_w1(queues_host_w1),
         .visit_qp(queues_visit_qp),
         .rx_qp(queues_rx_qp),
         .rx_kind(queues_rx_kind),
         .cqe_word(queues_cqe_word),
         .cmd_w0(queues_cmd_w0),
-        .cmd_w1(queues_cmd_w1),
         .post_w1(queues_post_w1),
         .wq_sel(queues_wq_sel),
         .cq_sel(queues_cq_sel),
@@ -274,6 +279,7 @@ module nic (
         .ctx_ci(queues_ctx_ci),
         .runnable(queues_runnable),
         .cq_full(queues_cq_full),
+        .read_cq_full(queues_read_cq_full),
         .advance_visit(queues_advance_visit)
     );
 
@@ -292,10 +298,6 @@ module nic (
     wire [7:0] execute_en_qp;
     wire [3:0] execute_calc_op;
     wire [15:0] execute_calc_count;
-    wire [15:0] execute_calc_a;
-    wire [15:0] execute_calc_b;
-    wire [7:0] execute_calc_sa;
-    wire [7:0] execute_calc_sb;
     wire [15:0] execute_calc_dst;
     wire execute_calc_to_peer;
     wire [31:0] execute_cq_produced;
@@ -329,10 +331,6 @@ module nic (
         .en_qp(execute_en_qp),
         .calc_op(execute_calc_op),
         .calc_count(execute_calc_count),
-        .calc_a(execute_calc_a),
-        .calc_b(execute_calc_b),
-        .calc_sa(execute_calc_sa),
-        .calc_sb(execute_calc_sb),
         .calc_dst(execute_calc_dst),
         .calc_to_peer(execute_calc_to_peer),
         .cq_produced(execute_cq_produced),
@@ -375,6 +373,7 @@ module nic (
     wire [15:0] calc_send_addr;
     wire [15:0] calc_send_len;
     wire calc_complete;
+    wire [3:0] calc_complete_status;
     nic_calc calc (
         .clock(clock),
         .reset(reset),
@@ -398,7 +397,8 @@ module nic (
         .send(calc_send),
         .send_addr(calc_send_addr),
         .send_len(calc_send_len),
-        .complete(calc_complete)
+        .complete(calc_complete),
+        .complete_status(calc_complete_status)
     );
 
     // Instance `receive`.
@@ -417,6 +417,7 @@ module nic (
     wire [63:0] receive_rx_data;
     wire receive_runnable;
     wire receive_cq_full;
+    wire receive_read_cq_full;
     wire [3:0] receive_opcode;
     wire [15:0] receive_buf_addr;
     wire [15:0] receive_buf_len;
@@ -462,6 +463,7 @@ module nic (
         .rx_data(receive_rx_data),
         .runnable(receive_runnable),
         .cq_full(receive_cq_full),
+        .read_cq_full(receive_read_cq_full),
         .opcode(receive_opcode),
         .buf_addr(receive_buf_addr),
         .buf_len(receive_buf_len),
@@ -724,12 +726,14 @@ module nic (
     assign queues_sweep_at = sequencer_sweep_at;
     assign queues_take_rx = sequencer_take_rx;
     assign queues_take_visit = sequencer_take_visit;
+    assign queues_take_host = sequencer_take_host;
+    assign queues_host_w0 = host_w0;
+    assign queues_host_w1 = host_w1;
     assign queues_visit_qp = sequencer_visit_qp;
     assign queues_rx_qp = rx_qp[3:0];
     assign queues_rx_kind = rx_kind;
     assign queues_cqe_word = completion_cqe;
     assign queues_cmd_w0 = host_cmd_command_w0;
-    assign queues_cmd_w1 = host_cmd_command_w1;
     assign queues_post_w1 = host_cmd_post_w1;
     assign queues_wq_sel = host_cmd_wq_sel;
     assign queues_cq_sel = host_cmd_cq_sel;
@@ -765,10 +769,6 @@ module nic (
     assign execute_en_qp = wqe_en_qp;
     assign execute_calc_op = wqe_calc_op;
     assign execute_calc_count = wqe_calc_count;
-    assign execute_calc_a = wqe_calc_a;
-    assign execute_calc_b = wqe_calc_b;
-    assign execute_calc_sa = wqe_calc_sa;
-    assign execute_calc_sb = wqe_calc_sb;
     assign execute_calc_dst = wqe_calc_dst;
     assign execute_calc_to_peer = wqe_calc_to_peer;
     assign execute_cq_produced = queues_cq_produced;
@@ -800,6 +800,7 @@ module nic (
     assign receive_rx_data = rx_data;
     assign receive_runnable = queues_runnable;
     assign receive_cq_full = queues_cq_full;
+    assign receive_read_cq_full = queues_read_cq_full;
     assign receive_opcode = wqe_opcode;
     assign receive_buf_addr = wqe_buf_addr;
     assign receive_buf_len = wqe_buf_len;
@@ -839,7 +840,7 @@ module nic (
     assign tx_data = transmit_tx_data;
     assign completion_state = sequencer_current;
     assign completion_complete = ((execute_complete | calc_complete) | receive_complete) | transmit_complete;
-    assign completion_complete_status = execute_complete_status | receive_complete_status;
+    assign completion_complete_status = (execute_complete_status | calc_complete_status) | receive_complete_status;
     assign completion_complete_len = receive_complete_len;
     assign completion_opcode = wqe_opcode;
     assign completion_signaled = wqe_signaled;

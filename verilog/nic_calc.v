@@ -26,12 +26,17 @@ module nic_calc (
     output reg          send,
     output reg  [15:0]  send_addr,
     output reg  [15:0]  send_len,
-    output reg          complete
+    output reg          complete,
+    output reg  [3:0]   complete_status
 );
 
     localparam [3:0] alu_max_loc = 4'd2;
     localparam [3:0] alu_min_loc = 4'd3;
     localparam [1:0] alu_wait_start = 2'd2;
+    localparam [3:0] bad_addr = 4'd3;
+    localparam [17:0] dmem_words_dst = 18'h1000;
+    localparam [32:0] dmem_words_end = 33'h1000;
+    localparam [3:0] ok = 4'd0;
     localparam [4:0] SEQ_STATE_COMPLETE = 5'ha;
     localparam [4:0] SEQ_STATE_CALC_READ_A = 5'h14;
     localparam [4:0] SEQ_STATE_CALC_READ_B = 5'h15;
@@ -63,6 +68,10 @@ module nic_calc (
     reg [63:0] b_index_d;
     reg [1:0] alu_wait_q;
     reg [1:0] alu_wait_d;
+    reg [31:0] span_a_q;
+    reg [31:0] span_a_d;
+    reg [31:0] span_b_q;
+    reg [31:0] span_b_d;
 
     // Instance `alu`.
     wire alu_in_valid;
@@ -95,6 +104,12 @@ module nic_calc (
     // Combinational signals.
     wire is_loc;
     reg element_done;
+    wire [15:0] last;
+    reg [32:0] pair;
+    reg [32:0] end_a;
+    reg [32:0] end_b;
+    reg [17:0] end_dst;
+    reg outside;
 
     always @(posedge clock) begin
         if (reset) begin
@@ -107,6 +122,8 @@ module nic_calc (
             b_q <= 64'd0;
             b_index_q <= 64'd0;
             alu_wait_q <= 2'd0;
+            span_a_q <= 32'd0;
+            span_b_q <= 32'd0;
         end else begin
             left_q <= left_d;
             addr_a_q <= addr_a_d;
@@ -117,6 +134,8 @@ module nic_calc (
             b_q <= b_d;
             b_index_q <= b_index_d;
             alu_wait_q <= alu_wait_d;
+            span_a_q <= span_a_d;
+            span_b_q <= span_b_d;
         end
     end
 
@@ -128,6 +147,7 @@ module nic_calc (
     assign alu_ai_0 = a_index_q;
     assign alu_b_0 = b_q;
     assign alu_bi_0 = b_index_q;
+    assign last = calc_count - 16'd1;
 
     always @(*) begin
         left_d = left_q;
@@ -139,7 +159,20 @@ module nic_calc (
         b_d = b_q;
         b_index_d = b_index_q;
         alu_wait_d = alu_wait_q;
+        span_a_d = span_a_q;
+        span_b_d = span_b_q;
+        pair = 33'd0;
+        end_dst = {{2{1'b0}}, calc_dst} + {{2{1'b0}}, calc_count};
+        if (is_loc) begin
+            pair = 33'd1;
+            end_dst = {{2{1'b0}}, calc_dst} + ({{2{1'b0}}, calc_count} << 1'b1);
+        end
+        end_a = ({{17{1'b0}}, calc_a} + {1'b0, span_a_q}) + pair;
+        end_b = ({{17{1'b0}}, calc_b} + {1'b0, span_b_q}) + pair;
+        outside = ((end_a >= dmem_words_end) | (end_b >= dmem_words_end)) | (end_dst > dmem_words_dst);
         if (start) begin
+            span_a_d = {{16{1'b0}}, last} * {{16{1'b0}}, {{8{1'b0}}, calc_sa}};
+            span_b_d = {{16{1'b0}}, last} * {{16{1'b0}}, {{8{1'b0}}, calc_sb}};
             left_d = calc_count;
             addr_a_d = calc_a;
             addr_b_d = calc_b;
@@ -215,6 +248,12 @@ module nic_calc (
         send_addr = 16'd0;
         send_len = 16'd0;
         complete = 1'b0;
+        complete_status = ok;
+        if ((state == SEQ_STATE_CALC_READ_A) & outside) begin
+            complete = 1'b1;
+            complete_status = bad_addr;
+            next_state = SEQ_STATE_COMPLETE;
+        end
         if (element_done) begin
             left_d = left_q - 16'd1;
             addr_a_d = addr_a_q + {{8{1'b0}}, calc_sa};

@@ -18,10 +18,6 @@ module nic_execute (
     input  wire [7:0]   en_qp,
     input  wire [3:0]   calc_op,
     input  wire [15:0]  calc_count,
-    input  wire [15:0]  calc_a,
-    input  wire [15:0]  calc_b,
-    input  wire [7:0]   calc_sa,
-    input  wire [7:0]   calc_sb,
     input  wire [15:0]  calc_dst,
     input  wire         calc_to_peer,
     input  wire [31:0]  cq_produced,
@@ -42,8 +38,6 @@ module nic_execute (
     output reg  [7:0]   stat_hits
 );
 
-    localparam [3:0] alu_max_loc = 4'd2;
-    localparam [3:0] alu_min_loc = 4'd3;
     localparam [3:0] alu_reserved = 4'hc;
     localparam [3:0] bad_addr = 4'd3;
     localparam [3:0] bad_arg = 4'd6;
@@ -52,7 +46,6 @@ module nic_execute (
     localparam [7:0] counters = 8'h20;
     localparam [7:0] cqs = 8'h10;
     localparam [16:0] dmem_words17 = 17'h1000;
-    localparam [33:0] dmem_words34 = 34'h1000;
     localparam [31:0] half32 = 32'h80000000;
     localparam [7:0] hit_cq_stall = 8'd8;
     localparam [3:0] ok = 4'd0;
@@ -71,22 +64,13 @@ module nic_execute (
     localparam [4:0] SEQ_STATE_COMPLETE = 5'ha;
     localparam [4:0] SEQ_STATE_CALC_READ_A = 5'h14;
     localparam [4:0] SEQ_STATE_TX_START = 5'h1c;
+    localparam [4:0] SEQ_STATE_SQ_WQE = 5'h1e;
 
     // Combinational signals.
     wire [16:0] buf_end;
     reg wait_index_ok;
     wire [31:0] wait_lead;
     reg wait_met;
-    wire is_loc;
-    wire [15:0] last;
-    wire [31:0] span_a;
-    wire [31:0] span_b;
-    reg [33:0] pair;
-    reg [33:0] dst_words;
-    reg [33:0] end_a;
-    reg [33:0] end_b;
-    reg [33:0] end_dst;
-    reg calc_outside;
     reg fail;
     reg [3:0] fail_status;
 
@@ -94,10 +78,6 @@ module nic_execute (
     assign buf_end = {1'b0, buf_addr} + {1'b0, buf_len};
     assign buf_outside = buf_end > dmem_words17;
     assign wait_lead = cq_produced - wait_count;
-    assign is_loc = (calc_op == alu_max_loc) | (calc_op == alu_min_loc);
-    assign last = calc_count - 16'd1;
-    assign span_a = {{16{1'b0}}, last} * {{16{1'b0}}, {{8{1'b0}}, calc_sa}};
-    assign span_b = {{16{1'b0}}, last} * {{16{1'b0}}, {{8{1'b0}}, calc_sb}};
 
     always @(*) begin
         wait_index_ok = wait_index < cqs;
@@ -108,16 +88,6 @@ module nic_execute (
         if (wait_kind) begin
             wait_met = cnt_data >= wait_count;
         end
-        pair = 34'd0;
-        dst_words = {{18{1'b0}}, calc_count};
-        if (is_loc) begin
-            pair = 34'd1;
-            dst_words = {{18{1'b0}}, calc_count} << 1'b1;
-        end
-        end_a = ({{18{1'b0}}, calc_a} + {{2{1'b0}}, span_a}) + pair;
-        end_b = ({{18{1'b0}}, calc_b} + {{2{1'b0}}, span_b}) + pair;
-        end_dst = {{18{1'b0}}, calc_dst} + dst_words;
-        calc_outside = (calc_count != 16'd0) & (((end_a >= dmem_words34) | (end_b >= dmem_words34)) | (end_dst > dmem_words34));
         next_state = state;
         advance_visit = 1'b0;
         fail = 1'b0;
@@ -133,11 +103,14 @@ module nic_execute (
         stat_hits = 8'd0;
         case (state)
             SEQ_STATE_SQ_CONTEXT: begin
-                next_state = SEQ_STATE_SQ_DECODE;
+                next_state = SEQ_STATE_SQ_WQE;
                 if (~runnable) begin
                     advance_visit = 1'b1;
                     next_state = SEQ_STATE_IDLE;
                 end
+            end
+            SEQ_STATE_SQ_WQE: begin
+                next_state = SEQ_STATE_SQ_DECODE;
             end
             SEQ_STATE_SQ_DECODE: begin
                 if (cq_full) begin
@@ -169,11 +142,8 @@ module nic_execute (
                     read_enable = 1'b1;
                     next_state = SEQ_STATE_ENABLE_WRITE;
                 end else if (opcode == op_calc) begin
-                    fail = (calc_op >= alu_reserved) | calc_outside;
-                    fail_status = bad_addr;
-                    if (calc_op >= alu_reserved) begin
-                        fail_status = bad_arg;
-                    end
+                    fail = calc_op >= alu_reserved;
+                    fail_status = bad_arg;
                     calc_start = 1'b1;
                     if (calc_count != 16'd0) begin
                         next_state = SEQ_STATE_CALC_READ_A;

@@ -30,7 +30,6 @@ module nic_host (
     output wire [63:0]  rsp_data,
     output reg  [4:0]   next_state,
     output wire [63:0]  command_w0,
-    output wire [63:0]  command_w1,
     output wire [4:0]   wq_sel,
     output wire [3:0]   cq_sel,
     output reg          read_wq,
@@ -170,7 +169,6 @@ module nic_host (
     assign rsp_status = response_status_q;
     assign rsp_data = response_data_q;
     assign command_w0 = cmd_w0_q;
-    assign command_w1 = cmd_w1_q;
     assign qp_config_w0 = cmd_w0_q;
     assign stat_sel = cmd_arg_q[2:0];
     assign to_rq = (cmd_op_q == op_post_rq) | (state == SEQ_STATE_HOST_FINISH);

@@ -10,12 +10,14 @@ module nic_queues (
     input  wire [4:0]   sweep_at,
     input  wire         take_rx,
     input  wire         take_visit,
+    input  wire         take_host,
+    input  wire [63:0]  host_w0,
+    input  wire [63:0]  host_w1,
     input  wire [3:0]   visit_qp,
     input  wire [3:0]   rx_qp,
     input  wire         rx_kind,
     input  wire [63:0]  cqe_word,
     input  wire [63:0]  cmd_w0,
-    input  wire [63:0]  cmd_w1,
     input  wire [63:0]  post_w1,
     input  wire [4:0]   wq_sel,
     input  wire [3:0]   cq_sel,
@@ -40,12 +42,13 @@ module nic_queues (
     output wire [31:0]  cq_produced,
     output wire [31:0]  cq_consumed,
     output wire [63:0]  cqe_data,
-    output reg  [63:0]  cur_w0,
-    output reg  [63:0]  cur_w1,
+    output wire [63:0]  cur_w0,
+    output wire [63:0]  cur_w1,
     output wire [4:0]   wq,
     output wire [15:0]  ctx_ci,
     output wire         runnable,
     output wire         cq_full,
+    output wire         read_cq_full,
     output reg          advance_visit
 );
 
@@ -55,17 +58,14 @@ module nic_queues (
     localparam [3:0] recv_en = 4'd5;
     localparam [7:0] wq_slot_bits = 8'd4;
     localparam [4:0] SEQ_STATE_INIT = 5'd0;
-    localparam [4:0] SEQ_STATE_HOST_DECODE = 5'd3;
-    localparam [4:0] SEQ_STATE_HOST_ACCESS = 5'd4;
-    localparam [4:0] SEQ_STATE_HOST_FINISH = 5'd5;
     localparam [4:0] SEQ_STATE_SQ_CONTEXT = 5'd6;
-    localparam [4:0] SEQ_STATE_SQ_DECODE = 5'd7;
     localparam [4:0] SEQ_STATE_ENABLE_WRITE = 5'd9;
     localparam [4:0] SEQ_STATE_COMPLETE = 5'ha;
     localparam [4:0] SEQ_STATE_RX_CONTEXT = 5'hd;
     localparam [4:0] SEQ_STATE_RX_WQE = 5'he;
     localparam [4:0] SEQ_STATE_NAK_CONTEXT = 5'h12;
     localparam [4:0] SEQ_STATE_NAK_CQ = 5'h13;
+    localparam [4:0] SEQ_STATE_SQ_WQE = 5'h1e;
 
     // Registers: `x_q` holds, `x_d` is its next value.
     reg [4:0] served_q;
@@ -84,6 +84,8 @@ module nic_queues (
     reg [31:0] produced_d;
     reg [31:0] consumed_q;
     reg [31:0] consumed_d;
+    reg full_q;
+    reg full_d;
     reg [63:0] w0_q;
     reg [63:0] w0_d;
     reg [63:0] w1_q;
@@ -203,6 +205,7 @@ module nic_queues (
             cq_q <= 8'd0;
             produced_q <= 32'd0;
             consumed_q <= 32'd0;
+            full_q <= 1'b0;
             w0_q <= 64'd0;
             w1_q <= 64'd0;
         end else begin
@@ -214,6 +217,7 @@ module nic_queues (
             cq_q <= cq_d;
             produced_q <= produced_d;
             consumed_q <= consumed_d;
+            full_q <= full_d;
             w0_q <= w0_d;
             w1_q <= w1_d;
         end
@@ -265,8 +269,11 @@ module nic_queues (
     assign ctx_ci = ci_q;
     assign enabled = wq_context_ei - wq_context_ci;
     assign runnable = (wq_context_ci != wq_context_pi) & ((~wq_context_managed) | ((enabled != 16'd0) & (enabled < half)));
-    assign cq_full = (cq_counts_produced - cq_counts_consumed) == cq_depth;
-    assign latch_wqe = (state == SEQ_STATE_SQ_DECODE) | (state == SEQ_STATE_RX_WQE);
+    assign read_cq_full = (cq_counts_produced - cq_counts_consumed) == cq_depth;
+    assign cq_full = full_q;
+    assign cur_w0 = w0_q;
+    assign cur_w1 = w1_q;
+    assign latch_wqe = (state == SEQ_STATE_SQ_WQE) | (state == SEQ_STATE_RX_WQE);
     assign enable_target = ({1'b0, en_qp} << 1'b1) | {{4{1'b0}}, opcode == recv_en};
     assign up_to = en_value + 16'd1;
     assign cqe_rd_addr = ({{5{1'b0}}, cq_sel} << cq_slot_bits) | {{4{1'b0}}, cq_counts_consumed[4:0]};
@@ -291,21 +298,19 @@ module nic_queues (
         cq_d = cq_q;
         produced_d = produced_q;
         consumed_d = consumed_q;
+        full_d = full_q;
         w0_d = w0_q;
         w1_d = w1_q;
-        cur_w0 = w0_q;
-        cur_w1 = w1_q;
+        if (take_host) begin
+            w0_d = host_w0;
+            w1_d = host_w1;
+        end
         if (latch_wqe) begin
-            cur_w0 = wqe0_rd_data;
-            cur_w1 = wqe1_rd_data;
             w0_d = wqe0_rd_data;
             w1_d = wqe1_rd_data;
             produced_d = cq_counts_produced;
             consumed_d = cq_counts_consumed;
-        end
-        if (((state == SEQ_STATE_HOST_DECODE) | (state == SEQ_STATE_HOST_ACCESS)) | (state == SEQ_STATE_HOST_FINISH)) begin
-            cur_w0 = cmd_w0;
-            cur_w1 = cmd_w1;
+            full_d = read_cq_full;
         end
         new_ei = wq_context_ei + en_value;
         if (en_mode) begin

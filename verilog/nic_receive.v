@@ -21,6 +21,7 @@ module nic_receive (
     input  wire [63:0]  rx_data,
     input  wire         runnable,
     input  wire         cq_full,
+    input  wire         read_cq_full,
     input  wire [3:0]   opcode,
     input  wire [15:0]  buf_addr,
     input  wire [15:0]  buf_len,
@@ -72,6 +73,7 @@ module nic_receive (
     localparam [4:0] SEQ_STATE_RX_DROP = 5'h11;
     localparam [4:0] SEQ_STATE_NAK_CONTEXT = 5'h12;
     localparam [4:0] SEQ_STATE_NAK_CQ = 5'h13;
+    localparam [4:0] SEQ_STATE_RX_CHECK = 5'h1f;
 
     // Registers: `x_q` holds, `x_d` is its next value.
     reg [7:0] src_q;
@@ -204,6 +206,9 @@ module nic_receive (
                 next_state = SEQ_STATE_RX_WQE;
             end
             SEQ_STATE_RX_WQE: begin
+                next_state = SEQ_STATE_RX_CHECK;
+            end
+            SEQ_STATE_RX_CHECK: begin
                 if (cq_full) begin
                     refuse = 1'b1;
                 end else if ((opcode != op_recv) | reserved) begin
@@ -276,7 +281,7 @@ module nic_receive (
             end
             SEQ_STATE_NAK_CQ: begin
                 stat_hits = hit_cq_overrun;
-                if (~cq_full) begin
+                if (~read_cq_full) begin
                     stat_hits = hit_nak_received;
                     notify = 1'b1;
                 end

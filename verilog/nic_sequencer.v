@@ -18,6 +18,7 @@ module nic_sequencer (
     output wire [4:0]   sweep_at,
     output wire         take_rx,
     output wire         take_visit,
+    output wire         take_host,
     output wire [3:0]   visit_qp,
     output wire         host_ready,
     output wire         rx_ready
@@ -54,6 +55,8 @@ module nic_sequencer (
     localparam [4:0] SEQ_STATE_CALC_WRITE_INDEX = 5'h1b;
     localparam [4:0] SEQ_STATE_TX_START = 5'h1c;
     localparam [4:0] SEQ_STATE_CALC_WAIT = 5'h1d;
+    localparam [4:0] SEQ_STATE_SQ_WQE = 5'h1e;
+    localparam [4:0] SEQ_STATE_RX_CHECK = 5'h1f;
 
     // Registers: `x_q` holds, `x_d` is its next value.
     reg [4:0] state_q;
@@ -86,6 +89,7 @@ module nic_sequencer (
     assign sweep_at = sweep_q;
     assign visit_qp = next_visit_q;
     assign host_ready = state_q == SEQ_STATE_IDLE;
+    assign take_host = (state_q == SEQ_STATE_IDLE) & host_valid;
     assign rx_ready = (state_q == SEQ_STATE_RX_DATA) | (state_q == SEQ_STATE_RX_DROP);
     assign background = ((state_q == SEQ_STATE_IDLE) & (~host_valid)) | (state_q == SEQ_STATE_BACKGROUND);
     assign take_rx = (background & rx_valid) & (~last_slot_rx_q);
@@ -120,6 +124,9 @@ module nic_sequencer (
             SEQ_STATE_SQ_CONTEXT: begin
                 state_d = execute_next;
             end
+            SEQ_STATE_SQ_WQE: begin
+                state_d = execute_next;
+            end
             SEQ_STATE_SQ_DECODE: begin
                 state_d = execute_next;
             end
@@ -145,6 +152,9 @@ module nic_sequencer (
                 state_d = receive_next;
             end
             SEQ_STATE_RX_WQE: begin
+                state_d = receive_next;
+            end
+            SEQ_STATE_RX_CHECK: begin
                 state_d = receive_next;
             end
             SEQ_STATE_RX_DATA: begin

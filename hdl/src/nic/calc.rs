@@ -5,8 +5,13 @@
 //! into the operand registers, let the ALU compute (its pipeline answers `LATENCY` cycles
 //! later: `CalcAlu`, then `CalcWait` counting down `alu_wait`), write the result (and its
 //! index). After the last element the result goes to a peer (a transmission of the
-//! result buffer) or the WQE completes. `CalcReadA` … `CalcWriteIndex` and `CalcWait` in the state table of
-//! `netcoll_models::nic::model`.
+//! result buffer) or the WQE completes. `CalcReadA` … `CalcWriteIndex` and `CalcWait` in the
+//! state table of `netcoll_models::nic::model`.
+//!
+//! The unit also checks the CALC's addresses: `start` registers the spans `(count - 1) ×
+//! stride` (the multiplier then has a cycle to itself), and `CalcReadA` compares the last
+//! element of `a`, `b` and the result with the data memory's size; outside, the WQE completes
+//! with `BAD_ADDR` before anything is written.
 //!
 //! # Inputs
 //! - `clock`, `reset`; `state`;
@@ -19,7 +24,8 @@
 //! - `next_state`: the next state in the CALC states;
 //! - `dmem_rd_addr`, `dmem_wr_en`, `dmem_wr_addr`, `dmem_wr_data`: data memory requests (zero
 //!   outside the CALC states);
-//! - `send`, `send_addr`, `send_len`: send the result buffer; `complete`: the WQE completes.
+//! - `send`, `send_addr`, `send_len`: send the result buffer; `complete`, `complete_status`:
+//!   the WQE completes (`BAD_ADDR`, or `OK` = 0).
 
 use super::k;
 use super::sequencer::SeqState;
@@ -27,11 +33,18 @@ use crate::dff_setup;
 use crate::prim::Reg;
 use crate::reduce_alu::ReduceAlu;
 use netcoll_models::nic::model::{ALU_WAIT, ALU_WAIT_BITS};
+use netcoll_models::nic::Status;
 use netcoll_models::reduce_alu::{AluOp, Dtype};
 use rust_hdl::prelude::*;
 
 const ALU_OP_BITS: usize = AluOp::BITS;
 const DTYPE_BITS: usize = Dtype::BITS;
+const STATUS_BITS: usize = Status::BITS;
+/// Bits of a span: the product of rust-hdl's 16 × 16 multiplier (a 16-bit element count
+/// times an 8-bit stride needs 24 of them).
+const SPAN_BITS: usize = 32;
+/// Bits of the last address of `a` or `b`: 16-bit base, a span and one more for a pair.
+const END_BITS: usize = SPAN_BITS + 1;
 
 crate::sub_block! {
     /// The CALC loop over a data memory of `2^DB` words.
@@ -59,6 +72,7 @@ crate::sub_block! {
         pub send_addr: Signal<Out, Bits<16>>,
         pub send_len: Signal<Out, Bits<16>>,
         pub complete: Signal<Out, bool>,
+        pub complete_status: Signal<Out, Bits<STATUS_BITS>>,
         /// Elements still to compute, the current one included.
         left: Reg<Bits<16>>,
         addr_a: Reg<Bits<16>>,
@@ -70,6 +84,9 @@ crate::sub_block! {
         b_index: Reg<Bits<64>>,
         /// `CalcWait` cycles still to go after this one.
         alu_wait: Reg<Bits<ALU_WAIT_BITS>>,
+        /// `(count - 1) × calc_sa` and `× calc_sb`, registered at `start`.
+        span_a: Reg<Bits<SPAN_BITS>>,
+        span_b: Reg<Bits<SPAN_BITS>>,
         /// The reduction ALU (one lane): its inputs are the operand registers, its result is
         /// registered.
         alu: ReduceAlu<1>,
@@ -77,6 +94,18 @@ crate::sub_block! {
         is_loc: Signal<Local, bool>,
         /// The element just written was the last one.
         element_done: Signal<Local, bool>,
+        // The bounds check: the last words of `a`, `b` and the result.
+        last: Signal<Local, Bits<16>>,
+        pair: Signal<Local, Bits<END_BITS>>,
+        end_a: Signal<Local, Bits<END_BITS>>,
+        end_b: Signal<Local, Bits<END_BITS>>,
+        /// The result's end (one past its last word): 16-bit base plus up to 2 × 65535 words.
+        end_dst: Signal<Local, Bits<18>>,
+        outside: Signal<Local, bool>,
+        dmem_words_end: Constant<Bits<END_BITS>> = k(1 << DB),
+        dmem_words_dst: Constant<Bits<18>> = k(1 << DB),
+        ok: Constant<Bits<STATUS_BITS>> = k(Status::Ok.code()),
+        bad_addr: Constant<Bits<STATUS_BITS>> = k(Status::BadAddr.code()),
         alu_max_loc: Constant<Bits<ALU_OP_BITS>> = k(AluOp::MaxLoc.code()),
         alu_min_loc: Constant<Bits<ALU_OP_BITS>> = k(AluOp::MinLoc.code()),
         alu_wait_start: Constant<Bits<ALU_WAIT_BITS>> = k(ALU_WAIT),
@@ -86,7 +115,10 @@ crate::sub_block! {
 impl<const DB: usize> Logic for NicCalc<DB> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, left, addr_a, addr_b, addr_dst, a, a_index, b, b_index, alu_wait);
+        dff_setup!(
+            self, clock, left, addr_a, addr_b, addr_dst, a, a_index, b, b_index, alu_wait, span_a,
+            span_b
+        );
         self.is_loc.next = (self.calc_op.val() == self.alu_max_loc.val())
             | (self.calc_op.val() == self.alu_min_loc.val());
         self.alu.clock.next = self.clock.val();
@@ -98,7 +130,28 @@ impl<const DB: usize> Logic for NicCalc<DB> {
         self.alu.ai[0].next = self.a_index.q.val();
         self.alu.b[0].next = self.b.q.val();
         self.alu.bi[0].next = self.b_index.q.val();
+        // rust-hdl multiplies only 16 x 16: the strides are widened to 16 bits.
+        self.last.next = self.calc_count.val() - 1;
+        self.pair.next = 0.into();
+        self.end_dst.next =
+            bit_cast::<18, 16>(self.calc_dst.val()) + bit_cast::<18, 16>(self.calc_count.val());
+        if self.is_loc.val() {
+            self.pair.next = 1.into();
+            self.end_dst.next = bit_cast::<18, 16>(self.calc_dst.val())
+                + (bit_cast::<18, 16>(self.calc_count.val()) << 1);
+        }
+        self.end_a.next = bit_cast::<END_BITS, 16>(self.calc_a.val())
+            + bit_cast::<END_BITS, SPAN_BITS>(self.span_a.q.val())
+            + self.pair.val();
+        self.end_b.next = bit_cast::<END_BITS, 16>(self.calc_b.val())
+            + bit_cast::<END_BITS, SPAN_BITS>(self.span_b.q.val())
+            + self.pair.val();
+        self.outside.next = (self.end_a.val() >= self.dmem_words_end.val())
+            | (self.end_b.val() >= self.dmem_words_end.val())
+            | (self.end_dst.val() > self.dmem_words_dst.val());
         if self.start.val() {
+            self.span_a.d.next = self.last.val() * bit_cast::<16, 8>(self.calc_sa.val());
+            self.span_b.d.next = self.last.val() * bit_cast::<16, 8>(self.calc_sb.val());
             self.left.d.next = self.calc_count.val();
             self.addr_a.d.next = self.calc_a.val();
             self.addr_b.d.next = self.calc_b.val();
@@ -177,6 +230,12 @@ impl<const DB: usize> Logic for NicCalc<DB> {
         self.send_addr.next = 0.into();
         self.send_len.next = 0.into();
         self.complete.next = false;
+        self.complete_status.next = self.ok.val();
+        if (self.state.val() == SeqState::CalcReadA) & self.outside.val() {
+            self.complete.next = true;
+            self.complete_status.next = self.bad_addr.val();
+            self.next_state.next = SeqState::Complete;
+        }
         if self.element_done.val() {
             self.left.d.next = self.left.q.val() - 1;
             self.addr_a.d.next = self.addr_a.q.val() + bit_cast::<16, 8>(self.calc_sa.val());
@@ -257,6 +316,85 @@ mod tests {
             }
         }
         panic!("the loop did not end");
+    }
+
+    /// What `CalcReadA` does with the CALC `wqe` loaded in `SqDecode`: `Some(BAD_ADDR)` if it
+    /// fails the WQE, `None` if it reads `a`.
+    fn first_read(c: &mut Calc, (w0, w1): (u64, u64)) -> Option<Status> {
+        let f = WqeWords::unpack(w0, w1);
+        c.calc_op.next = f.calc_op.into();
+        c.calc_count.next = f.calc_count.into();
+        c.calc_a.next = f.calc_a.into();
+        c.calc_b.next = f.calc_b.into();
+        c.calc_sa.next = f.calc_sa.into();
+        c.calc_sb.next = f.calc_sb.into();
+        c.calc_dst.next = f.calc_dst.into();
+        c.state.next = SeqState::SqDecode;
+        c.start.next = true;
+        c.clock.next = Clock { clk: false };
+        assert!(simulate(c, 1000));
+        c.clock.next = Clock { clk: true };
+        assert!(simulate(c, 1000));
+        c.start.next = false;
+        c.state.next = SeqState::CalcReadA;
+        c.clock.next = Clock { clk: false };
+        assert!(simulate(c, 1000));
+        if c.complete.val() {
+            assert_eq!(c.next_state.val(), SeqState::Complete);
+            Some(Status::from_code(c.complete_status.val().to_u64()).expect("a status"))
+        } else {
+            assert_eq!(c.next_state.val(), SeqState::CalcReadB);
+            assert_eq!(c.complete_status.val().to_u64(), Status::Ok.code());
+            None
+        }
+    }
+
+    fn calc(op: AluOp, count: u64, a: u64, sa: u64, b: u64, dst: u64) -> (u64, u64) {
+        Wqe {
+            opcode: Opcode::Calc.code(),
+            alu_op: op.code(),
+            dtype: Dtype::U64.code(),
+            len: count,
+            addr: a,
+            sa,
+            b,
+            sb: 3,
+            dst_addr: dst,
+            ..Default::default()
+        }
+        .encode()
+    }
+
+    /// Data memory of 1024 words; hand-computed last words.
+    #[test]
+    fn addresses_are_checked_before_the_first_read() {
+        let mut c = Calc::default();
+        c.connect_all();
+        let bad = Some(Status::BadAddr);
+        // a: 1017 + 3 × 2 = 1023 is the last word; 1018 + 6 = 1024 is not.
+        assert_eq!(first_read(&mut c, calc(AluOp::Sum, 4, 1017, 2, 0, 8)), None);
+        assert_eq!(first_read(&mut c, calc(AluOp::Sum, 4, 1018, 2, 0, 8)), bad);
+        // b: 1014 + 3 × 3 = 1023 fits; 1015 + 9 does not.
+        assert_eq!(first_read(&mut c, calc(AluOp::Sum, 4, 0, 1, 1014, 8)), None);
+        assert_eq!(first_read(&mut c, calc(AluOp::Sum, 4, 0, 1, 1015, 8)), bad);
+        // LOC ops take pairs: the index word after the last value must fit too.
+        assert_eq!(
+            first_read(&mut c, calc(AluOp::MaxLoc, 4, 1017, 2, 0, 8)),
+            bad
+        );
+        assert_eq!(
+            first_read(&mut c, calc(AluOp::MaxLoc, 4, 1016, 2, 0, 8)),
+            None
+        );
+        // The result: 4 words from 1020 fit, 4 pairs do not.
+        assert_eq!(first_read(&mut c, calc(AluOp::Sum, 4, 0, 1, 0, 1020)), None);
+        assert_eq!(
+            first_read(&mut c, calc(AluOp::MinLoc, 4, 0, 1, 0, 1020)),
+            bad
+        );
+        // The widest stride: 3 + 4 × 255 = 1023 fits, 4 + 1020 does not.
+        assert_eq!(first_read(&mut c, calc(AluOp::Sum, 5, 3, 255, 0, 0)), None);
+        assert_eq!(first_read(&mut c, calc(AluOp::Sum, 5, 4, 255, 0, 0)), bad);
     }
 
     #[test]

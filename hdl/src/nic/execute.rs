@@ -1,18 +1,18 @@
 //! # WQE decode and dispatch (module `nic_execute`)
 //!
-//! Combinational: what a visit of a send queue does in `SqContext`, `SqDecode`, `WaitCheck` and
-//! `EnableWrite` (see "Work requests" in `netcoll_models::nic` and the state table of its
-//! `model`). In `SqDecode` it checks the head WQE just read — reserved bits, opcode, indices,
-//! buffer bounds, the CALC operation and its element addresses — and either completes it at
-//! once (NOP, or an error status) or starts its work: a transmission, a WAIT's read, an
-//! enable's read, the CALC loop. The bounds checks are also the receive unit's (`reserved`,
-//! `buf_outside`).
+//! Combinational: what a visit of a send queue does in `SqContext`, `SqWqe`, `SqDecode`,
+//! `WaitCheck` and `EnableWrite` (see "Work requests" in `netcoll_models::nic` and the state
+//! table of its `model`). In `SqDecode` it checks the head WQE latched in `SqWqe` — reserved
+//! bits, opcode, indices, buffer bounds, the CALC operation — and either completes it at once
+//! (NOP, or an error status) or starts its work: a transmission, a WAIT's read, an enable's
+//! read, the CALC loop (whose addresses the CALC unit checks in `CalcReadA`, from registered
+//! spans). The bounds checks are also the receive unit's (`reserved`, `buf_outside`).
 //!
 //! # Inputs
-//! - `state`; `runnable`, `cq_full` (the queues: the context and counts just read);
+//! - `state`; `runnable` (the queues: the context just read), `cq_full` (the latched counts);
 //! - the current WQE's fields (from the WQE unpack): `opcode`, `rsvd0`, `rsvd1`, `buf_addr`,
 //!   `buf_len`, `wait_kind`, `wait_index`, `wait_count`, `en_qp`, `calc_op`, `calc_count`,
-//!   `calc_a`, `calc_b`, `calc_sa`, `calc_sb`, `calc_dst`, `calc_to_peer`;
+//!   `calc_dst`, `calc_to_peer`;
 //! - `cq_produced` (the counts of a CQ WAIT's CQ), `cnt_data` (a counter WAIT's counter).
 //!
 //! # Outputs
@@ -55,10 +55,6 @@ crate::sub_block! {
         pub en_qp: Signal<In, Bits<8>>,
         pub calc_op: Signal<In, Bits<ALU_OP_BITS>>,
         pub calc_count: Signal<In, Bits<16>>,
-        pub calc_a: Signal<In, Bits<16>>,
-        pub calc_b: Signal<In, Bits<16>>,
-        pub calc_sa: Signal<In, Bits<8>>,
-        pub calc_sb: Signal<In, Bits<8>>,
         pub calc_dst: Signal<In, Bits<16>>,
         pub calc_to_peer: Signal<In, bool>,
         pub cq_produced: Signal<In, Bits<32>>,
@@ -82,24 +78,12 @@ crate::sub_block! {
         /// `produced - target` of a CQ WAIT, taken as signed.
         wait_lead: Signal<Local, Bits<32>>,
         wait_met: Signal<Local, bool>,
-        // CALC bounds: the last element of each argument (pairs for LOC ops), the result.
-        is_loc: Signal<Local, bool>,
-        last: Signal<Local, Bits<16>>,
-        span_a: Signal<Local, Bits<32>>,
-        span_b: Signal<Local, Bits<32>>,
-        pair: Signal<Local, Bits<34>>,
-        dst_words: Signal<Local, Bits<34>>,
-        end_a: Signal<Local, Bits<34>>,
-        end_b: Signal<Local, Bits<34>>,
-        end_dst: Signal<Local, Bits<34>>,
-        calc_outside: Signal<Local, bool>,
         fail: Signal<Local, bool>,
         fail_status: Signal<Local, Bits<STATUS_BITS>>,
         qps: Constant<Bits<8>> = k(1 << QB),
         cqs: Constant<Bits<8>> = k(1 << CB),
         counters: Constant<Bits<8>> = k(1 << KB),
         dmem_words17: Constant<Bits<17>> = k(1 << DB),
-        dmem_words34: Constant<Bits<34>> = k(1 << DB),
         half32: Constant<Bits<32>> = k(1 << 31),
         op_nop: Constant<Bits<OPCODE_BITS>> = k(Opcode::Nop.code()),
         op_send: Constant<Bits<OPCODE_BITS>> = k(Opcode::Send.code()),
@@ -107,8 +91,6 @@ crate::sub_block! {
         op_send_en: Constant<Bits<OPCODE_BITS>> = k(Opcode::SendEn.code()),
         op_recv_en: Constant<Bits<OPCODE_BITS>> = k(Opcode::RecvEn.code()),
         op_calc: Constant<Bits<OPCODE_BITS>> = k(Opcode::Calc.code()),
-        alu_max_loc: Constant<Bits<ALU_OP_BITS>> = k(AluOp::MaxLoc.code()),
-        alu_min_loc: Constant<Bits<ALU_OP_BITS>> = k(AluOp::MinLoc.code()),
         alu_reserved: Constant<Bits<ALU_OP_BITS>> = k(FIRST_RESERVED_OP),
         ok: Constant<Bits<STATUS_BITS>> = k(Status::Ok.code()),
         bad_opcode: Constant<Bits<STATUS_BITS>> = k(Status::BadOpcode.code()),
@@ -138,29 +120,6 @@ impl<const QB: usize, const CB: usize, const KB: usize, const DB: usize> Logic
         if self.wait_kind.val() {
             self.wait_met.next = self.cnt_data.val() >= self.wait_count.val();
         }
-        self.is_loc.next = (self.calc_op.val() == self.alu_max_loc.val())
-            | (self.calc_op.val() == self.alu_min_loc.val());
-        self.last.next = self.calc_count.val() - 1;
-        // rust-hdl multiplies only 16 x 16: the strides are widened to 16 bits.
-        self.span_a.next = self.last.val() * bit_cast::<16, 8>(self.calc_sa.val());
-        self.span_b.next = self.last.val() * bit_cast::<16, 8>(self.calc_sb.val());
-        self.pair.next = 0.into();
-        self.dst_words.next = bit_cast::<34, 16>(self.calc_count.val());
-        if self.is_loc.val() {
-            self.pair.next = 1.into();
-            self.dst_words.next = bit_cast::<34, 16>(self.calc_count.val()) << 1;
-        }
-        self.end_a.next = bit_cast::<34, 16>(self.calc_a.val())
-            + bit_cast::<34, 32>(self.span_a.val())
-            + self.pair.val();
-        self.end_b.next = bit_cast::<34, 16>(self.calc_b.val())
-            + bit_cast::<34, 32>(self.span_b.val())
-            + self.pair.val();
-        self.end_dst.next = bit_cast::<34, 16>(self.calc_dst.val()) + self.dst_words.val();
-        self.calc_outside.next = (self.calc_count.val() != 0)
-            & ((self.end_a.val() >= self.dmem_words34.val())
-                | (self.end_b.val() >= self.dmem_words34.val())
-                | (self.end_dst.val() > self.dmem_words34.val()));
 
         // Defaults: nothing started.
         self.next_state.next = self.state.val();
@@ -178,12 +137,13 @@ impl<const QB: usize, const CB: usize, const KB: usize, const DB: usize> Logic
         self.stat_hits.next = 0.into();
         match self.state.val() {
             SeqState::SqContext => {
-                self.next_state.next = SeqState::SqDecode;
+                self.next_state.next = SeqState::SqWqe;
                 if !self.runnable.val() {
                     self.advance_visit.next = true;
                     self.next_state.next = SeqState::Idle;
                 }
             }
+            SeqState::SqWqe => self.next_state.next = SeqState::SqDecode,
             SeqState::SqDecode => {
                 if self.cq_full.val() {
                     // Back-pressure: the WQE does not start while its CQ is full.
@@ -217,12 +177,8 @@ impl<const QB: usize, const CB: usize, const KB: usize, const DB: usize> Logic
                     self.read_enable.next = true;
                     self.next_state.next = SeqState::EnableWrite;
                 } else if self.opcode.val() == self.op_calc.val() {
-                    self.fail.next =
-                        (self.calc_op.val() >= self.alu_reserved.val()) | self.calc_outside.val();
-                    self.fail_status.next = self.bad_addr.val();
-                    if self.calc_op.val() >= self.alu_reserved.val() {
-                        self.fail_status.next = self.bad_arg.val();
-                    }
+                    self.fail.next = self.calc_op.val() >= self.alu_reserved.val();
+                    self.fail_status.next = self.bad_arg.val();
                     self.calc_start.next = true;
                     if self.calc_count.val() != 0 {
                         self.next_state.next = SeqState::CalcReadA;
@@ -294,10 +250,6 @@ mod tests {
         e.en_qp.next = f.en_qp.into();
         e.calc_op.next = f.calc_op.into();
         e.calc_count.next = f.calc_count.into();
-        e.calc_a.next = f.calc_a.into();
-        e.calc_b.next = f.calc_b.into();
-        e.calc_sa.next = f.calc_sa.into();
-        e.calc_sb.next = f.calc_sb.into();
         e.calc_dst.next = f.calc_dst.into();
         e.calc_to_peer.next = f.calc_to_peer == 1;
         assert!(simulate(e, 1000));
@@ -380,7 +332,7 @@ mod tests {
         assert!(e.read_enable.val());
         let en = Wqe::enable(false, 4, false, 1, false).encode();
         assert_eq!(decode(&mut e, en), done(Status::BadIndex));
-        // CALC: the operation, then every address (LOC ops take pairs).
+        // CALC: the operation (the addresses are the CALC unit's, in `CalcReadA`).
         assert_eq!(
             decode(&mut e, calc(AluOp::Sum, 4, 0, 2, 8, false)),
             (CalcReadA, None)
@@ -391,26 +343,8 @@ mod tests {
             ..Wqe::decode(calc(AluOp::Sum, 4, 0, 2, 8, false).0, 0)
         };
         assert_eq!(decode(&mut e, bad_arg.encode()), done(Status::BadArg));
-        // a: 1017 + 3 * 2 = 1023 is the last word; 1018 + 6 = 1024 is not.
-        assert_eq!(
-            decode(&mut e, calc(AluOp::Sum, 4, 1017, 2, 8, false)),
-            (CalcReadA, None)
-        );
         let outside = calc(AluOp::Sum, 4, 1018, 2, 8, false);
-        assert_eq!(decode(&mut e, outside), done(Status::BadAddr));
-        let loc = calc(AluOp::MaxLoc, 4, 1017, 2, 8, false);
-        assert_eq!(
-            decode(&mut e, loc),
-            done(Status::BadAddr),
-            "the last index word"
-        );
-        // The result: 4 words up to 1024 fit, pairs do not.
-        assert_eq!(
-            decode(&mut e, calc(AluOp::Sum, 4, 0, 1, 1020, false)),
-            (CalcReadA, None)
-        );
-        let pairs = calc(AluOp::MinLoc, 4, 0, 1, 1020, false);
-        assert_eq!(decode(&mut e, pairs), done(Status::BadAddr));
+        assert_eq!(decode(&mut e, outside), (CalcReadA, None));
         // Nothing to compute: complete, or send the empty result.
         assert_eq!(
             decode(&mut e, calc(AluOp::Sum, 0, 0, 1, 5, false)),
@@ -439,6 +373,8 @@ mod tests {
         assert!(e.advance_visit.val() && e.next_state.val() == SeqState::Idle);
         e.runnable.next = true;
         show(&mut e, SeqState::SqContext, (0, 0));
+        assert!(!e.advance_visit.val() && e.next_state.val() == SeqState::SqWqe);
+        show(&mut e, SeqState::SqWqe, (0, 0));
         assert!(!e.advance_visit.val() && e.next_state.val() == SeqState::SqDecode);
         // A CQ WAIT: `produced - target` taken as signed, not negative.
         for (produced, target, met) in [

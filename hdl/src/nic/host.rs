@@ -12,7 +12,7 @@
 //!   unit clears `cq_wait_index` and the counters in `Init`);
 //! - the host port (`host_*` of the NIC): `valid`, `op`, `arg`, `w0`, `w1`;
 //! - the command's WQE fields (`opcode`, `wait_kind`, `wait_index`, `wait_count`, from the WQE
-//!   unpack fed with `command_w0`, `command_w1` during a host command); `CONFIG_QP`'s fields
+//!   unpack: the queues latch the command's words as the WQE when it is taken); `CONFIG_QP`'s fields
 //!   come from this unit's `QpConfig` unpack (`qp_config`) of the command's `w0`;
 //! - what the memories returned: the work queue's `wq_pi`, `wq_ci`, the CQ's `cq_produced`,
 //!   `cq_consumed`, `cqe_data`, `dmem_data`, `cnt_data`, and the statistic `stat_value`.
@@ -20,7 +20,7 @@
 //! # Outputs
 //! - the response (`host_rsp_*` of the NIC): `rsp_valid`, `rsp_status`, `rsp_data` (registers);
 //! - `next_state`: the next state in the host states;
-//! - `command_w0`, `command_w1`: the latched command words;
+//! - `command_w0`: the latched command's first word (a posted WQE's);
 //! - to the queues: `wq_sel`, `cq_sel` (the queue / CQ the command names), `read_wq`, `read_cq`,
 //!   `post` (with the WQE `command_w0`, `post_w1`), `pop`, `configure` (with `cfg_cq`,
 //!   `cfg_managed`);
@@ -79,7 +79,6 @@ crate::sub_block! {
         pub rsp_data: Signal<Out, Bits<64>>,
         pub next_state: Signal<Out, SeqState>,
         pub command_w0: Signal<Out, Bits<64>>,
-        pub command_w1: Signal<Out, Bits<64>>,
         pub wq_sel: Signal<Out, Bits<WB>>,
         pub cq_sel: Signal<Out, Bits<CB>>,
         pub read_wq: Signal<Out, bool>,
@@ -185,7 +184,6 @@ impl<
         self.rsp_status.next = self.response_status.q.val();
         self.rsp_data.next = self.response_data.q.val();
         self.command_w0.next = self.cmd_w0.q.val();
-        self.command_w1.next = self.cmd_w1.q.val();
         self.qp_config.w0.next = self.cmd_w0.q.val();
         self.stat_sel.next = self.cmd_arg.q.val().get_bits::<STAT_SEL_BITS>(0);
         self.response_valid.d.next = false;

@@ -16,7 +16,7 @@
 //! | [`host`] | `nic_host` | host commands and their responses; the CQ wait indices |
 //! | [`queues`] | `nic_queues` | the WQ and CQ memories, the served queue's context, counts and WQE |
 //! | [`execute`] | `nic_execute` | WQE decode and dispatch: checks, NOP, SEND, WAIT, SEND_EN / RECV_EN, CALC start |
-//! | [`calc`] | `nic_calc` | the CALC element loop, around the reduction ALU (`reduce_alu_l1`) |
+//! | [`calc`] | `nic_calc` | the CALC address check and element loop, around the reduction ALU (`reduce_alu_l1`) |
 //! | [`receive`] | `nic_receive` | arriving messages and NAKs |
 //! | [`transmit`] | `nic_transmit` | the `tx_*` registers, the beat loop, NAKs out |
 //! | [`completion`] | `nic_completion` | the pending completion (the CQE's fields) |
@@ -193,12 +193,14 @@ impl<
         self.queues.sweep_at.next = self.sequencer.sweep_at.val();
         self.queues.take_rx.next = self.sequencer.take_rx.val();
         self.queues.take_visit.next = self.sequencer.take_visit.val();
+        self.queues.take_host.next = self.sequencer.take_host.val();
+        self.queues.host_w0.next = self.host_w0.val();
+        self.queues.host_w1.next = self.host_w1.val();
         self.queues.visit_qp.next = self.sequencer.visit_qp.val();
         self.queues.rx_qp.next = self.rx_qp.val().get_bits::<QB>(0);
         self.queues.rx_kind.next = self.rx_kind.val();
         self.queues.cqe_word.next = self.completion.cqe.val();
         self.queues.cmd_w0.next = self.host_cmd.command_w0.val();
-        self.queues.cmd_w1.next = self.host_cmd.command_w1.val();
         self.queues.post_w1.next = self.host_cmd.post_w1.val();
         self.queues.wq_sel.next = self.host_cmd.wq_sel.val();
         self.queues.cq_sel.next = self.host_cmd.cq_sel.val();
@@ -236,10 +238,6 @@ impl<
         self.execute.en_qp.next = self.wqe.en_qp.val();
         self.execute.calc_op.next = self.wqe.calc_op.val();
         self.execute.calc_count.next = self.wqe.calc_count.val();
-        self.execute.calc_a.next = self.wqe.calc_a.val();
-        self.execute.calc_b.next = self.wqe.calc_b.val();
-        self.execute.calc_sa.next = self.wqe.calc_sa.val();
-        self.execute.calc_sb.next = self.wqe.calc_sb.val();
         self.execute.calc_dst.next = self.wqe.calc_dst.val();
         self.execute.calc_to_peer.next = self.wqe.calc_to_peer.val();
         self.execute.cq_produced.next = self.queues.cq_produced.val();
@@ -275,6 +273,7 @@ impl<
         self.receive.rx_data.next = self.rx_data.val();
         self.receive.runnable.next = self.queues.runnable.val();
         self.receive.cq_full.next = self.queues.cq_full.val();
+        self.receive.read_cq_full.next = self.queues.read_cq_full.val();
         self.receive.opcode.next = self.wqe.opcode.val();
         self.receive.buf_addr.next = self.wqe.buf_addr.val();
         self.receive.buf_len.next = self.wqe.buf_len.val();
@@ -321,8 +320,9 @@ impl<
             | self.calc.complete.val()
             | self.receive.complete.val()
             | self.transmit.complete.val();
-        self.completion.complete_status.next =
-            self.execute.complete_status.val() | self.receive.complete_status.val();
+        self.completion.complete_status.next = self.execute.complete_status.val()
+            | self.calc.complete_status.val()
+            | self.receive.complete_status.val();
         self.completion.complete_len.next = self.receive.complete_len.val();
         self.completion.opcode.next = self.wqe.opcode.val();
         self.completion.signaled.next = self.wqe.signaled.val();
@@ -456,6 +456,8 @@ mod tests {
             SeqState::HostDecode,
             SeqState::TxStart,
             SeqState::CalcWait,
+            SeqState::SqWqe,
+            SeqState::RxCheck,
         ];
         let model = [
             M::Init,
@@ -464,12 +466,14 @@ mod tests {
             M::HostDecode,
             M::TxStart,
             M::CalcWait,
+            M::SqWqe,
+            M::RxCheck,
         ];
         for (r, m) in rtl.iter().zip(model) {
             assert_eq!(*r as u64, m.code(), "{r:?}");
         }
         // Same number of states, so the same width, and the last has the same code.
         assert_eq!(<SeqState as Synth>::BITS, M::BITS);
-        assert_eq!(SeqState::CalcWait as usize, M::ALL.len() - 1);
+        assert_eq!(SeqState::RxCheck as usize, M::ALL.len() - 1);
     }
 }

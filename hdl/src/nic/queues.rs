@@ -14,16 +14,19 @@
 //! | background slot | `wqc[wq]` (the message's queue or the visited SQ) | `wq` |
 //! | host command | `wqc[wq_sel]` (`read_wq`; `+ 1` while `configure`), `cqp[cq_sel]` (`read_cq`), `cqe` (`pop`) | `post`: WQE and `pi + 1`; `pop`: `consumed + 1`; `configure`: `ei = ci`, CQ, managed |
 //! | `SqContext`, `RxContext` | the head WQE and `cqp[cq]` if runnable | context |
-//! | `SqDecode`, `RxWqe` | `wqc` of an enable's target, `cqp` of a CQ WAIT | WQE, counts |
+//! | `Idle` taking a host command | | its words as the WQE |
+//! | `SqWqe`, `RxWqe` | | WQE, counts |
+//! | `SqDecode` | `wqc` of an enable's target, `cqp` of a CQ WAIT | |
 //! | `NakContext` / `NakCq` | `cqp[cq]` | CQ / counts |
 //! | `EnableWrite` | | the target's `ei` (also the latched one if it is the served queue) |
 //! | `Complete` | | the CQE and `produced + 1` (`write_cqe`); `ci + 1` (`retire`) |
 //!
 //! # Inputs
-//! - `clock`, `reset`; `state`, `sweep_at`, `take_rx`, `take_visit`, `visit_qp` (sequencer);
+//! - `clock`, `reset`; `state`, `sweep_at`, `take_rx`, `take_visit`, `take_host`, `visit_qp`
+//!   (sequencer); `host_w0`, `host_w1` (the host command's words, at the port);
 //!   `rx_qp`, `rx_kind` (the arriving message; the QP's low `QB` bits);
 //! - `cqe_word`: the pending completion's CQE;
-//! - from the host unit: `cmd_w0`, `cmd_w1`, `post_w1`, `wq_sel`, `cq_sel`, `read_wq`,
+//! - from the host unit: `cmd_w0`, `post_w1`, `wq_sel`, `cq_sel`, `read_wq`,
 //!   `read_cq`, `post`, `pop`, `configure`, `cfg_cq`, `cfg_managed`;
 //! - from the execute unit: `read_enable`, `read_wait_cq`; the current WQE's `opcode`,
 //!   `en_qp`, `en_mode`, `en_value`, `wait_index` (index fields cut to their memory's width);
@@ -32,10 +35,12 @@
 //! # Outputs
 //! - `wq_pi`, `wq_ci`: the work-queue context just read; `cq_produced`, `cq_consumed`: the CQ
 //!   counts just read; `cqe_data`: the CQE just read;
-//! - `cur_w0`, `cur_w1`: the current WQE (read in `SqDecode` / `RxWqe`, the host's command in
-//!   the host states, else the latched one);
+//! - `cur_w0`, `cur_w1`: the latched WQE, or the host's command while one runs (latched on
+//!   `take_host` into the same registers, so no mux stands between them and the decoders; never
+//!   the memory's output, which comes late in the cycle);
 //! - the served queue: `wq`, `ctx_ci`; `runnable` (the context just read has a WQE that may
-//!   run), `cq_full` (the counts just read);
+//!   run), `cq_full` (registered when the counts were latched with the WQE: `SqDecode`,
+//!   `RxCheck`), `read_cq_full` (the counts just read: `NakCq`);
 //! - `advance_visit`: a send queue's WQE has retired.
 
 use super::k;
@@ -68,12 +73,14 @@ crate::sub_block! {
         pub sweep_at: Signal<In, Bits<SWB>>,
         pub take_rx: Signal<In, bool>,
         pub take_visit: Signal<In, bool>,
+        pub take_host: Signal<In, bool>,
+        pub host_w0: Signal<In, Bits<64>>,
+        pub host_w1: Signal<In, Bits<64>>,
         pub visit_qp: Signal<In, Bits<QB>>,
         pub rx_qp: Signal<In, Bits<QB>>,
         pub rx_kind: Signal<In, bool>,
         pub cqe_word: Signal<In, Bits<64>>,
         pub cmd_w0: Signal<In, Bits<64>>,
-        pub cmd_w1: Signal<In, Bits<64>>,
         pub post_w1: Signal<In, Bits<64>>,
         pub wq_sel: Signal<In, Bits<WB>>,
         pub cq_sel: Signal<In, Bits<CB>>,
@@ -104,6 +111,7 @@ crate::sub_block! {
         pub ctx_ci: Signal<Out, Bits<16>>,
         pub runnable: Signal<Out, bool>,
         pub cq_full: Signal<Out, bool>,
+        pub read_cq_full: Signal<Out, bool>,
         pub advance_visit: Signal<Out, bool>,
         wqc: Mem<Bits<64>, WB>,
         wqe0: Mem<Bits<64>, WEB>,
@@ -125,6 +133,8 @@ crate::sub_block! {
         cq: Reg<Bits<8>>,
         produced: Reg<Bits<32>>,
         consumed: Reg<Bits<32>>,
+        /// The CQ was full when its counts were latched with the WQE.
+        full: Reg<bool>,
         w0: Reg<Bits<64>>,
         w1: Reg<Bits<64>>,
         /// The queue a background slot serves: the message's (its RQ, or its SQ for a NAK),
@@ -160,7 +170,7 @@ impl<
 {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, served, pi, ci, ei, managed, cq, produced, consumed, w0, w1);
+        dff_setup!(self, clock, served, pi, ci, ei, managed, cq, produced, consumed, full, w0, w1);
         self.wqc.clock.next = self.clock.val();
         self.wqe0.clock.next = self.clock.val();
         self.wqe1.clock.next = self.clock.val();
@@ -181,26 +191,23 @@ impl<
         self.runnable.next = (self.wq_context.ci.val() != self.wq_context.pi.val())
             & (!self.wq_context.managed.val()
                 | ((self.enabled.val() != 0) & (self.enabled.val() < self.half.val())));
-        self.cq_full.next =
+        self.read_cq_full.next =
             (self.cq_counts.produced.val() - self.cq_counts.consumed.val()) == self.cq_depth.val();
+        self.cq_full.next = self.full.q.val();
         self.cur_w0.next = self.w0.q.val();
         self.cur_w1.next = self.w1.q.val();
         self.latch_wqe.next =
-            (self.state.val() == SeqState::SqDecode) | (self.state.val() == SeqState::RxWqe);
+            (self.state.val() == SeqState::SqWqe) | (self.state.val() == SeqState::RxWqe);
+        if self.take_host.val() {
+            self.w0.d.next = self.host_w0.val();
+            self.w1.d.next = self.host_w1.val();
+        }
         if self.latch_wqe.val() {
-            self.cur_w0.next = self.wqe0.rd_data.val();
-            self.cur_w1.next = self.wqe1.rd_data.val();
             self.w0.d.next = self.wqe0.rd_data.val();
             self.w1.d.next = self.wqe1.rd_data.val();
             self.produced.d.next = self.cq_counts.produced.val();
             self.consumed.d.next = self.cq_counts.consumed.val();
-        }
-        if (self.state.val() == SeqState::HostDecode)
-            | (self.state.val() == SeqState::HostAccess)
-            | (self.state.val() == SeqState::HostFinish)
-        {
-            self.cur_w0.next = self.cmd_w0.val();
-            self.cur_w1.next = self.cmd_w1.val();
+            self.full.d.next = self.read_cq_full.val();
         }
         self.enable_target.next = (bit_cast::<WB, QB>(self.en_qp.val()) << 1)
             | bit_cast::<WB, 1>((self.opcode.val() == self.recv_en.val()).into());
@@ -435,6 +442,15 @@ mod tests {
         assert_eq!((q.wq_pi.val().to_u64(), q.wq_ci.val().to_u64()), (1, 0));
         assert!(q.runnable.val());
         cycle(&mut q, SeqState::SqContext, |_| {});
+        // SqWqe latches the WQE just read; SqDecode sees it from the registers.
+        q.state.next = SeqState::SqWqe;
+        assert!(simulate(&mut q, 1000));
+        assert_eq!(
+            (q.cur_w0.val().to_u64(), q.cur_w1.val().to_u64()),
+            (0, 0),
+            "not the memory's output"
+        );
+        cycle(&mut q, SeqState::SqWqe, |_| {});
         q.state.next = SeqState::SqDecode;
         assert!(simulate(&mut q, 1000));
         assert_eq!((q.cur_w0.val().to_u64(), q.cur_w1.val().to_u64()), (w0, w1));

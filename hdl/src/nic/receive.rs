@@ -11,8 +11,9 @@
 //! - `clock`, `reset`; `state`, `take_rx` (this cycle's slot takes the message);
 //! - the port: `rx_valid`, `rx_kind`, `rx_src`, `rx_src_qp`, `rx_qp`, `rx_cnt_en`, `rx_cnt`,
 //!   `rx_tag`, `rx_empty`, `rx_last`, `rx_data`;
-//! - the queue: `runnable`, `cq_full`; the receive WQE's `opcode`, `buf_addr`, `buf_len` and
-//!   checks `reserved`, `buf_outside` (from [`super::execute`]);
+//! - the queue: `runnable`, `cq_full` (the counts latched with the WQE, for `RxCheck`),
+//!   `read_cq_full` (the counts just read, for `NakCq`); the receive WQE's `opcode`,
+//!   `buf_addr`, `buf_len` and checks `reserved`, `buf_outside` (from [`super::execute`]);
 //! - `cnt_data`: the counter read; `pending`: a completion waits for the message's end.
 //!
 //! # Outputs
@@ -57,6 +58,7 @@ crate::sub_block! {
         pub rx_data: Signal<In, Bits<64>>,
         pub runnable: Signal<In, bool>,
         pub cq_full: Signal<In, bool>,
+        pub read_cq_full: Signal<In, bool>,
         pub opcode: Signal<In, Bits<OPCODE_BITS>>,
         pub buf_addr: Signal<In, Bits<16>>,
         pub buf_len: Signal<In, Bits<16>>,
@@ -186,7 +188,8 @@ impl<const QB: usize, const KB: usize, const DB: usize> Logic for NicReceive<QB,
                 self.refuse.next = !self.runnable.val();
                 self.next_state.next = SeqState::RxWqe;
             }
-            SeqState::RxWqe => {
+            SeqState::RxWqe => self.next_state.next = SeqState::RxCheck,
+            SeqState::RxCheck => {
                 if self.cq_full.val() {
                     self.refuse.next = true;
                 } else if (self.opcode.val() != self.op_recv.val()) | self.reserved.val() {
@@ -259,7 +262,7 @@ impl<const QB: usize, const KB: usize, const DB: usize> Logic for NicReceive<QB,
             SeqState::NakContext => self.next_state.next = SeqState::NakCq,
             SeqState::NakCq => {
                 self.stat_hits.next = self.hit_cq_overrun.val();
-                if !self.cq_full.val() {
+                if !self.read_cq_full.val() {
                     self.stat_hits.next = self.hit_nak_received.val();
                     self.notify.next = true;
                 }
@@ -347,7 +350,11 @@ mod tests {
             r.state.next = next;
             if !matches!(
                 next,
-                SeqState::RxContext | SeqState::RxWqe | SeqState::RxData | SeqState::RxDrop
+                SeqState::RxContext
+                    | SeqState::RxWqe
+                    | SeqState::RxCheck
+                    | SeqState::RxData
+                    | SeqState::RxDrop
             ) {
                 return seen;
             }

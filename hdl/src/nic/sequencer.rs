@@ -19,7 +19,7 @@
 //! - `current`: the state;
 //! - `sweep_at` (`SWB` bits): the index the reset sweep clears in `Init`;
 //! - `take_rx`, `take_visit`: this cycle's background slot takes a message, starts a
-//!   send-queue visit;
+//!   send-queue visit; `take_host`: this cycle takes a host command;
 //! - `visit_qp` (`QB` bits): the QP whose send queue the next visit looks at;
 //! - `host_ready`, `rx_ready`: the ports (functions of the state only).
 
@@ -48,6 +48,7 @@ crate::sub_block! {
         pub sweep_at: Signal<Out, Bits<SWB>>,
         pub take_rx: Signal<Out, bool>,
         pub take_visit: Signal<Out, bool>,
+        pub take_host: Signal<Out, bool>,
         pub visit_qp: Signal<Out, Bits<QB>>,
         pub host_ready: Signal<Out, bool>,
         pub rx_ready: Signal<Out, bool>,
@@ -72,6 +73,7 @@ impl<const QB: usize, const SWB: usize> Logic for NicSequencer<QB, SWB> {
         self.sweep_at.next = self.sweep.q.val();
         self.visit_qp.next = self.next_visit.q.val();
         self.host_ready.next = self.state.q.val() == SeqState::Idle;
+        self.take_host.next = (self.state.q.val() == SeqState::Idle) & self.host_valid.val();
         self.rx_ready.next =
             (self.state.q.val() == SeqState::RxData) | (self.state.q.val() == SeqState::RxDrop);
 
@@ -99,6 +101,7 @@ impl<const QB: usize, const SWB: usize> Logic for NicSequencer<QB, SWB> {
             SeqState::HostAccess => self.state.d.next = self.host_next.val(),
             SeqState::HostFinish => self.state.d.next = self.host_next.val(),
             SeqState::SqContext => self.state.d.next = self.execute_next.val(),
+            SeqState::SqWqe => self.state.d.next = self.execute_next.val(),
             SeqState::SqDecode => self.state.d.next = self.execute_next.val(),
             SeqState::WaitCheck => self.state.d.next = self.execute_next.val(),
             SeqState::EnableWrite => self.state.d.next = self.execute_next.val(),
@@ -108,6 +111,7 @@ impl<const QB: usize, const SWB: usize> Logic for NicSequencer<QB, SWB> {
             SeqState::TxHold => self.state.d.next = self.transmit_next.val(),
             SeqState::RxContext => self.state.d.next = self.receive_next.val(),
             SeqState::RxWqe => self.state.d.next = self.receive_next.val(),
+            SeqState::RxCheck => self.state.d.next = self.receive_next.val(),
             SeqState::RxData => self.state.d.next = self.receive_next.val(),
             SeqState::RxCounter => self.state.d.next = self.receive_next.val(),
             SeqState::RxDrop => self.state.d.next = self.receive_next.val(),

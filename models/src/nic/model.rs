@@ -45,13 +45,14 @@
 //! | state | what it does | next states |
 //! |---|---|---|
 //! | `Init` | writes zero to the context memories at index `sweep`, `sweep += 1` | `Init`; `Idle` after the last index |
-//! | `Idle` | `host_ready`: takes a host command (latches it), else starts a background slot | `HostDecode`; or as `Background` |
+//! | `Idle` | `host_ready`: takes a host command (latches it, also as the WQE), else starts a background slot | `HostDecode`; or as `Background` |
 //! | `Background` | a message if `rx_valid` and the last slot was not one (latches its header, reads its queue's context), else a visit of SQ `visit_qp` (reads its context) | `RxContext`, `NakContext`, `RxDrop` (QP out of range); `SqContext` |
 //! | `HostDecode` | checks the index, issues the reads | `HostAccess`; `Background` (answered) |
 //! | `HostAccess` | uses what was read, writes, issues more reads | `HostFinish`; `Background` (answered) |
 //! | `HostFinish` | the last step of `POLL_CQ` / `CONFIG_QP`, answers | `Background` |
-//! | `SqContext` | latches the SQ's context; if its head WQE may run, reads it and its CQ's counts | `SqDecode`; `Idle` (next SQ) |
-//! | `SqDecode` | latches the WQE and the counts; CQ full → stall; else decodes it | `Idle` (stall, next SQ), `Complete` (NOP, error), `TxStart` (SEND), `WaitCheck`, `EnableWrite`, `CalcReadA`, `TxStart` / `Complete` (empty CALC) |
+//! | `SqContext` | latches the SQ's context; if its head WQE may run, reads it and its CQ's counts | `SqWqe`; `Idle` (next SQ) |
+//! | `SqWqe` | latches the WQE and the counts | `SqDecode` |
+//! | `SqDecode` | CQ full → stall; else decodes the WQE (a CALC's spans are registered) | `Idle` (stall, next SQ), `Complete` (NOP, error), `TxStart` (SEND), `WaitCheck`, `EnableWrite`, `CalcReadA`, `TxStart` / `Complete` (empty CALC) |
 //! | `WaitCheck` | compares the CQ's produced count or the counter with the WQE's target | `Complete`; `Idle` (not yet, next SQ) |
 //! | `EnableWrite` | writes the target queue's new enable index | `Complete` |
 //! | `Complete` | writes the CQE (if signaled or failed) and the CQ's count, retires the WQE (context `ci + 1`) | `Idle` |
@@ -59,13 +60,14 @@
 //! | `TxBeat` | shows the beat just read | `TxHold` |
 //! | `TxHold` | waits for `tx_ready`; then the next word, or the end of the message | `TxHold`, `TxBeat`, `Complete` (sent), `Idle` / `Complete` (NAK sent) |
 //! | `RxContext` | latches the RQ's context; if a WQE is enabled, reads it and its CQ's counts | `RxWqe`; `RxDrop` (NAK: not ready) |
-//! | `RxWqe` | latches the WQE and counts; checks it | `RxData`; `RxDrop` (NAK: CQ full, or the WQE fails) |
+//! | `RxWqe` | latches the WQE and counts | `RxCheck` |
+//! | `RxCheck` | checks the WQE and the CQ's room | `RxData`; `RxDrop` (NAK: CQ full, or the WQE fails) |
 //! | `RxData` | `rx_ready`: stores beats; at the last one completes (and reads the counter) | `RxData`, `Complete`, `RxCounter` |
 //! | `RxCounter` | increments the counter | `Complete` |
 //! | `RxDrop` | `rx_ready`: consumes beats; after the last one sends the NAK, or completes | `RxDrop`, `TxHold` (NAK), `Complete`, `Idle` |
 //! | `NakContext` | latches the SQ's CQ, reads its counts | `NakCq` |
 //! | `NakCq` | sets up the `REMOTE_DISCARD` completion (or counts the overrun) | `RxDrop` |
-//! | `CalcReadA` | reads `a` | `CalcReadB` |
+//! | `CalcReadA` | reads `a`; checks the CALC's addresses (from the spans) | `CalcReadB`; `Complete` (`BAD_ADDR`) |
 //! | `CalcReadB` | latches `a`, reads `b` | `CalcReadAIndex` (LOC), `CalcOperands` |
 //! | `CalcReadAIndex` | latches `b`, reads `a`'s index | `CalcReadBIndex` |
 //! | `CalcReadBIndex` | latches `a`'s index, reads `b`'s index | `CalcOperands` |
@@ -81,7 +83,10 @@
 //! - host: the command `op`, `arg`, `w0`, `w1`; the response `rsp_valid`, `rsp_status`,
 //!   `rsp_data`;
 //! - queues: the served work queue `wq` (`2 qp` for an SQ, `2 qp + 1` for an RQ), its context
-//!   `ctx` ([`WqContext`]), its CQ's `counts` ([`CqContext`]), its head WQE `w0`, `w1`;
+//!   `ctx` ([`WqContext`]), its CQ's `counts` ([`CqContext`]) and `full` (no room for a CQE,
+//!   computed when the counts are latched with the WQE), its head WQE `w0`, `w1` (also
+//!   loaded with the host's command words when one is taken, so that one register pair feeds
+//!   every decoder);
 //! - completion: the pending completion (`status`, `len`, `opcode`, `qp`, `is_recv`, `index`
 //!   — a [`CqeWord`]'s fields), `write_cqe`, `retire` (the WQE leaves its queue) and `pending`
 //!   (a completion is due after a discarded message);
@@ -89,7 +94,8 @@
 //!   NAK is due) and its `reason`, `overflow`, the store pointer `addr`, `stored`, `cap`;
 //! - transmit: the `tx_*` output registers, `nak` (the message is a NAK), `left` (beats), `addr`;
 //! - calc: `left` (elements), `addr_a`, `addr_b`, `addr_dst`, the operands `a`, `a_index`, `b`,
-//!   `b_index`, the `CalcWait` counter `wait`; the ALU's pipeline;
+//!   `b_index`, the `CalcWait` counter `wait`; `span_a`, `span_b` (`(count - 1) × stride`, for
+//!   the bounds check); the ALU's pipeline;
 //! - statistics: one 32-bit counter per [`Stat`].
 //!
 //! ## Memories
@@ -111,6 +117,21 @@
 //! `sweep = 0 .. 2^SWB - 1` (each memory at `sweep` modulo its size), `SWB` the widest of their
 //! index widths; the WQE, CQE and data memories are not cleared (nothing reads them before
 //! writing).
+//!
+//! ## Timing
+//!
+//! A block RAM's read data arrives late in its cycle (an ECP5 DP16KD without its output
+//! register: 5.8 ns after the clock at speed grade 6), so nothing decides on it in the cycle it
+//! arrives: the head WQE and its CQ's counts are latched first (`SqWqe`, `RxWqe`) and decoded
+//! and checked from those registers in the next state (`SqDecode`, `RxCheck`); whether the CQ
+//! is full is computed while latching (the counts come from distributed RAM, early in the
+//! cycle) and registered, so the decode does not wait for a 32-bit subtraction. A CALC's address
+//! check needs `(count - 1) × stride`, a multiplier: `SqDecode` registers the two spans and
+//! `CalcReadA` compares the ends, so the multiplier and the compare sit in different cycles.
+//! Each costs a cycle: a send-queue WQE takes one more cycle than before the timing issue, an
+//! arriving message one more before its first beat is taken, and a CALC whose addresses are
+//! outside data memory completes (`BAD_ADDR`) from `CalcReadA` instead of `SqDecode`. What is
+//! computed, and in which order, is unchanged.
 
 use super::{
     log2, CqContext, CqeWord, HostOp, HostStatus, NicIn, NicOut, NicParams, Opcode, QpConfig, Stat,
@@ -142,7 +163,7 @@ macro_rules! nic_seq_states {
                 HostFinish,
                 /// Send-queue visit: the queue's context has been read.
                 SqContext,
-                /// Send-queue visit: the head WQE and its CQ's counts have been read; decode.
+                /// Send-queue visit: the head WQE and its CQ's counts have been latched; decode.
                 SqDecode,
                 /// WAIT: the CQ count or the counter has been read; compare.
                 WaitCheck,
@@ -156,7 +177,7 @@ macro_rules! nic_seq_states {
                 TxHold,
                 /// Arriving message: the receive queue's context has been read.
                 RxContext,
-                /// Arriving message: the receive WQE and its CQ's counts have been read.
+                /// Arriving message: the receive WQE and its CQ's counts have been read; latch them.
                 RxWqe,
                 /// Arriving message: storing beats.
                 RxData,
@@ -188,6 +209,10 @@ macro_rules! nic_seq_states {
                 TxStart,
                 /// CALC element: waiting for the ALU's pipeline (`LATENCY - 1` cycles).
                 CalcWait,
+                /// Send-queue visit: the head WQE and its CQ's counts have been read; latch them.
+                SqWqe,
+                /// Arriving message: the receive WQE and its CQ's counts are latched; check them.
+                RxCheck,
             }
         }
     };
@@ -270,6 +295,9 @@ struct Queue {
     wq: u64,
     ctx: WqContext,
     counts: CqContext,
+    /// The CQ had no room when its counts were latched with the WQE (computed then, from
+    /// the counts just read, so that the decode has no 32-bit subtraction in front of it).
+    full: bool,
     w0: u64,
     w1: u64,
 }
@@ -338,6 +366,10 @@ struct Calc {
     b_index: u64,
     /// `CalcWait` cycles still to go after this one.
     wait: u64,
+    /// `(count - 1) × calc_sa`, `(count - 1) × calc_sb`: registered in `SqDecode` so that
+    /// `CalcReadA`'s bounds check has no multiplier in front of it.
+    span_a: u64,
+    span_b: u64,
     result: u64,
     result_index: u64,
 }
@@ -381,6 +413,11 @@ fn sx16_pos(v: u64) -> bool {
 /// `v` taken as a signed 16-bit number is not negative.
 fn sx16_nonneg(v: u64) -> bool {
     v & M16 < 0x8000
+}
+
+/// The CQ whose counts are `q` has no room for another CQE.
+fn cq_full(q: &CqContext) -> bool {
+    q.produced.wrapping_sub(q.consumed) & M32 == CQ_DEPTH as u64
 }
 
 /// What a cycle does besides the register and memory updates: the statistic it counts.
@@ -465,14 +502,9 @@ impl NicModel {
         let cur = self.r;
         let mut n = cur;
         n.host.rsp_valid = false;
-        // The WQE the units look at this cycle: the one being read in SqDecode / RxWqe, the
-        // host's command while one runs, else the latched one.
-        let (w0, w1) = match cur.seq.state {
-            SqDecode | RxWqe => (self.wqe0.rd_data, self.wqe1.rd_data),
-            HostDecode | HostAccess | HostFinish => (cur.host.w0, cur.host.w1),
-            _ => (cur.queue.w0, cur.queue.w1),
-        };
-        let wqe = WqeWords::unpack(w0, w1);
+        // The WQE the units look at: the latched one, or the host's command while one runs
+        // (latched into the same registers; never the memory's output: see "Timing").
+        let wqe = WqeWords::unpack(cur.queue.w0, cur.queue.w1);
         let stat = self.cycle(i, &cur, &mut n, &wqe);
         if let Some(s) = stat {
             n.stats[s as usize] = (n.stats[s as usize] + 1) & M32;
@@ -499,12 +531,14 @@ impl NicModel {
                 n.host.arg = i.host_arg & M16;
                 n.host.w0 = i.host_w0;
                 n.host.w1 = i.host_w1;
+                n.queue.w0 = i.host_w0;
+                n.queue.w1 = i.host_w1;
                 n.seq.state = HostDecode;
                 None
             }
             Idle | Background => self.background(i, cur, n),
             HostDecode | HostAccess | HostFinish => self.host(cur, n, wqe),
-            SqContext | SqDecode | WaitCheck | EnableWrite => self.execute(cur, n, wqe),
+            SqContext | SqWqe | SqDecode | WaitCheck | EnableWrite => self.execute(cur, n, wqe),
             CalcReadA | CalcReadB | CalcReadAIndex | CalcReadBIndex | CalcOperands | CalcAlu
             | CalcWait | CalcWrite | CalcWriteIndex => {
                 self.calc(cur, n, wqe);
@@ -515,7 +549,7 @@ impl NicModel {
                 self.transmit(i, cur, n, wqe);
                 None
             }
-            RxContext | RxWqe | RxData | RxCounter | RxDrop | NakContext | NakCq => {
+            RxContext | RxWqe | RxCheck | RxData | RxCounter | RxDrop | NakContext | NakCq => {
                 self.receive(i, cur, n, wqe)
             }
         }
@@ -573,18 +607,18 @@ impl NicModel {
         runnable
     }
 
-    /// Latches the WQE and the CQ's counts just read; whether that CQ is full.
-    fn latch_wqe(&self, n: &mut Regs) -> bool {
+    /// Latches the WQE and the CQ's counts just read, and whether that CQ is full.
+    fn latch_wqe(&self, n: &mut Regs) {
         n.queue.w0 = self.wqe0.rd_data;
         n.queue.w1 = self.wqe1.rd_data;
-        self.latch_counts(n)
+        n.queue.full = self.latch_counts(n);
     }
 
     /// Latches the CQ's counts just read; whether that CQ is full.
     fn latch_counts(&self, n: &mut Regs) -> bool {
         let q = CqContext::unpack(self.cqp.rd_data);
         n.queue.counts = q;
-        q.produced.wrapping_sub(q.consumed) & M32 == CQ_DEPTH as u64
+        cq_full(&q)
     }
 
     /// Sets up the completion of the current WQE (`wqe`, of queue `wq`) with `status`.
@@ -639,15 +673,20 @@ impl NicModel {
         match cur.seq.state {
             SqContext => {
                 if self.latch_context(cur, n) {
-                    n.seq.state = SqDecode;
+                    n.seq.state = SqWqe;
                 } else {
                     self.advance_visit(cur, n);
                     n.seq.state = Idle;
                 }
                 None
             }
+            SqWqe => {
+                self.latch_wqe(n);
+                n.seq.state = SqDecode;
+                None
+            }
             SqDecode => {
-                if self.latch_wqe(n) {
+                if cur.queue.full {
                     // Back-pressure: the WQE does not start while its CQ is full.
                     self.advance_visit(cur, n);
                     n.seq.state = Idle;
@@ -695,7 +734,7 @@ impl NicModel {
         }
     }
 
-    /// `SqDecode` with room in the CQ: what the WQE just read does.
+    /// `SqDecode` with room in the CQ: what the latched WQE does.
     fn decode(&mut self, cur: &Regs, n: &mut Regs, wqe: &WqeWords) {
         let p = self.p;
         let (qps, cqs, cnts, dmw) = (
@@ -738,17 +777,14 @@ impl NicModel {
                 }
             }
             Some(Opcode::Calc) => {
-                let loc = is_loc(wqe) as u64;
                 let count = wqe.calc_count;
-                let last = count.wrapping_sub(1) & M16;
-                let a_end = wqe.calc_a + last * wqe.calc_sa + loc;
-                let b_end = wqe.calc_b + last * wqe.calc_sb + loc;
-                let dst_end = wqe.calc_dst + (count << loc);
                 if wqe.calc_op >= FIRST_RESERVED_OP {
                     Self::complete_with(cur, n, wqe, Status::BadArg);
-                } else if count != 0 && (a_end >= dmw || b_end >= dmw || dst_end > dmw) {
-                    Self::complete_with(cur, n, wqe, Status::BadAddr);
                 } else {
+                    // `CalcReadA` checks the addresses with these.
+                    let last = count.wrapping_sub(1) & M16;
+                    n.calc.span_a = last * wqe.calc_sa;
+                    n.calc.span_b = last * wqe.calc_sb;
                     n.calc.left = count;
                     n.calc.addr_a = wqe.calc_a;
                     n.calc.addr_b = wqe.calc_b;
@@ -772,7 +808,18 @@ impl NicModel {
         match cur.seq.state {
             CalcReadA => {
                 self.dmem.read(c.addr_a);
-                n.seq.state = CalcReadB;
+                // The whole CALC's addresses (the same answer for every element): a bad one
+                // fails the WQE before its first write.
+                let dmw = self.p.dmem_words as u64;
+                let pair = loc as u64;
+                let a_end = wqe.calc_a + c.span_a + pair;
+                let b_end = wqe.calc_b + c.span_b + pair;
+                let dst_end = wqe.calc_dst + (wqe.calc_count << pair);
+                if a_end >= dmw || b_end >= dmw || dst_end > dmw {
+                    Self::complete_with(cur, n, wqe, Status::BadAddr);
+                } else {
+                    n.seq.state = CalcReadB;
+                }
             }
             CalcReadB => {
                 n.calc.a = self.dmem.rd_data;
@@ -952,7 +999,11 @@ impl NicModel {
                 }
             }
             RxWqe => {
-                if self.latch_wqe(n) {
+                self.latch_wqe(n);
+                n.seq.state = RxCheck;
+            }
+            RxCheck => {
+                if cur.queue.full {
                     Self::refuse(n, Status::NotReady);
                 } else if wqe.opcode != Opcode::Recv.code() || reserved(wqe) {
                     Self::complete_with(cur, n, wqe, Status::BadOpcode);
@@ -1283,7 +1334,9 @@ mod tests {
         assert_eq!(SeqState::Idle.code(), 1);
         assert_eq!(SeqState::TxStart.code(), 28);
         assert_eq!(SeqState::CalcWait.code(), 29);
-        assert_eq!(SeqState::ALL.len(), 30);
+        assert_eq!(SeqState::SqWqe.code(), 30);
+        assert_eq!(SeqState::RxCheck.code(), 31);
+        assert_eq!(SeqState::ALL.len(), 32);
         assert_eq!(SeqState::BITS, 5);
     }
 }
