@@ -270,11 +270,8 @@ mod tests {
 
     type Calc = NicCalc<10>;
 
-    /// Runs a CALC from `SqDecode` to its end with `mem` as data memory (the unit plays its
-    /// part, this test the sequencer's and the memory's): the state it ends in and whether it
-    /// sent (with the address and length) or completed.
-    fn run(c: &mut Calc, mem: &mut [u64], wqe: &Wqe) -> (SeqState, Option<(u64, u64)>) {
-        let (w0, w1) = wqe.encode();
+    /// Shows the CALC WQE `(w0, w1)` to the unit as `SqDecode` starting it.
+    fn start(c: &mut Calc, (w0, w1): (u64, u64)) {
         let f = WqeWords::unpack(w0, w1);
         c.calc_op.next = f.calc_op.into();
         c.calc_dtype.next = f.calc_dtype.into();
@@ -287,6 +284,13 @@ mod tests {
         c.calc_to_peer.next = f.calc_to_peer == 1;
         c.state.next = SeqState::SqDecode;
         c.start.next = true;
+    }
+
+    /// Runs a CALC from `SqDecode` to its end with `mem` as data memory (the unit plays its
+    /// part, this test the sequencer's and the memory's): the state it ends in and whether it
+    /// sent (with the address and length) or completed.
+    fn run(c: &mut Calc, mem: &mut [u64], wqe: &Wqe) -> (SeqState, Option<(u64, u64)>) {
+        start(c, wqe.encode());
         let mut read = 0usize;
         for _ in 0..200 {
             c.dmem_data.next = mem[read].into();
@@ -320,17 +324,8 @@ mod tests {
 
     /// What `CalcReadA` does with the CALC `wqe` loaded in `SqDecode`: `Some(BAD_ADDR)` if it
     /// fails the WQE, `None` if it reads `a`.
-    fn first_read(c: &mut Calc, (w0, w1): (u64, u64)) -> Option<Status> {
-        let f = WqeWords::unpack(w0, w1);
-        c.calc_op.next = f.calc_op.into();
-        c.calc_count.next = f.calc_count.into();
-        c.calc_a.next = f.calc_a.into();
-        c.calc_b.next = f.calc_b.into();
-        c.calc_sa.next = f.calc_sa.into();
-        c.calc_sb.next = f.calc_sb.into();
-        c.calc_dst.next = f.calc_dst.into();
-        c.state.next = SeqState::SqDecode;
-        c.start.next = true;
+    fn first_read(c: &mut Calc, wqe: (u64, u64)) -> Option<Status> {
+        start(c, wqe);
         c.clock.next = Clock { clk: false };
         assert!(simulate(c, 1000));
         c.clock.next = Clock { clk: true };

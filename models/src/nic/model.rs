@@ -415,11 +415,6 @@ fn sx16_nonneg(v: u64) -> bool {
     v & M16 < 0x8000
 }
 
-/// The CQ whose counts are `q` has no room for another CQE.
-fn cq_full(q: &CqContext) -> bool {
-    q.produced.wrapping_sub(q.consumed) & M32 == CQ_DEPTH as u64
-}
-
 /// What a cycle does besides the register and memory updates: the statistic it counts.
 type StatEvent = Option<Stat>;
 
@@ -618,7 +613,7 @@ impl NicModel {
     fn latch_counts(&self, n: &mut Regs) -> bool {
         let q = CqContext::unpack(self.cqp.rd_data);
         n.queue.counts = q;
-        cq_full(&q)
+        q.produced.wrapping_sub(q.consumed) & M32 == CQ_DEPTH as u64
     }
 
     /// Sets up the completion of the current WQE (`wqe`, of queue `wq`) with `status`.
