@@ -61,7 +61,7 @@ module reduce_alu_l1 (
     wire [63:0] lane_0_b;
     wire [63:0] lane_0_bi;
     reg [63:0] lane_0_in_wmask;
-    reg [63:0] lane_0_s1_sflip;
+    reg [63:0] lane_0_in_sflip;
     wire [3:0] lane_0_s2_op;
     wire lane_0_s3_is_prod;
     reg [63:0] lane_0_s3_wmask;
@@ -75,7 +75,7 @@ module reduce_alu_l1 (
         .b(lane_0_b),
         .bi(lane_0_bi),
         .in_wmask(lane_0_in_wmask),
-        .s1_sflip(lane_0_s1_sflip),
+        .in_sflip(lane_0_in_sflip),
         .s2_op(lane_0_s2_op),
         .s3_is_prod(lane_0_s3_is_prod),
         .s3_wmask(lane_0_s3_wmask),
@@ -86,8 +86,7 @@ module reduce_alu_l1 (
     // Combinational signals.
     reg [63:0] in_wmask;
     wire s1_is32;
-    wire s1_is_signed;
-    reg [63:0] s1_sflip;
+    reg [63:0] in_sflip;
     reg [63:0] s3_wmask;
 
     always @(posedge clock) begin
@@ -123,7 +122,6 @@ module reduce_alu_l1 (
     end
 
     assign s1_is32 = ~s1_dtype_q[1];
-    assign s1_is_signed = ~s1_dtype_q[0];
     assign out_valid = o_valid_q;
     assign err = o_err_q;
     assign lane_0_a = a_0;
@@ -156,12 +154,11 @@ module reduce_alu_l1 (
         if (~dtype[1]) begin
             in_wmask = mask32;
         end
-        s1_sflip = zero;
-        if (s1_is_signed) begin
-            if (s1_is32) begin
-                s1_sflip = sign32;
-            end else begin
-                s1_sflip = sign64;
+        in_sflip = zero;
+        if (~dtype[0]) begin
+            in_sflip = sign64;
+            if (~dtype[1]) begin
+                in_sflip = sign32;
             end
         end
         s2_valid_d = s1_valid_q;
@@ -179,7 +176,7 @@ module reduce_alu_l1 (
         o_valid_d = s3_valid_q;
         o_err_d = s3_err_q;
         lane_0_in_wmask = in_wmask;
-        lane_0_s1_sflip = s1_sflip;
+        lane_0_in_sflip = in_sflip;
         lane_0_s3_wmask = s3_wmask;
     end
 

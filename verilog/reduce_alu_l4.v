@@ -79,7 +79,7 @@ module reduce_alu_l4 (
     wire [63:0] lane_0_b;
     wire [63:0] lane_0_bi;
     reg [63:0] lane_0_in_wmask;
-    reg [63:0] lane_0_s1_sflip;
+    reg [63:0] lane_0_in_sflip;
     wire [3:0] lane_0_s2_op;
     wire lane_0_s3_is_prod;
     reg [63:0] lane_0_s3_wmask;
@@ -93,7 +93,7 @@ module reduce_alu_l4 (
         .b(lane_0_b),
         .bi(lane_0_bi),
         .in_wmask(lane_0_in_wmask),
-        .s1_sflip(lane_0_s1_sflip),
+        .in_sflip(lane_0_in_sflip),
         .s2_op(lane_0_s2_op),
         .s3_is_prod(lane_0_s3_is_prod),
         .s3_wmask(lane_0_s3_wmask),
@@ -107,7 +107,7 @@ module reduce_alu_l4 (
     wire [63:0] lane_1_b;
     wire [63:0] lane_1_bi;
     reg [63:0] lane_1_in_wmask;
-    reg [63:0] lane_1_s1_sflip;
+    reg [63:0] lane_1_in_sflip;
     wire [3:0] lane_1_s2_op;
     wire lane_1_s3_is_prod;
     reg [63:0] lane_1_s3_wmask;
@@ -121,7 +121,7 @@ module reduce_alu_l4 (
         .b(lane_1_b),
         .bi(lane_1_bi),
         .in_wmask(lane_1_in_wmask),
-        .s1_sflip(lane_1_s1_sflip),
+        .in_sflip(lane_1_in_sflip),
         .s2_op(lane_1_s2_op),
         .s3_is_prod(lane_1_s3_is_prod),
         .s3_wmask(lane_1_s3_wmask),
@@ -135,7 +135,7 @@ module reduce_alu_l4 (
     wire [63:0] lane_2_b;
     wire [63:0] lane_2_bi;
     reg [63:0] lane_2_in_wmask;
-    reg [63:0] lane_2_s1_sflip;
+    reg [63:0] lane_2_in_sflip;
     wire [3:0] lane_2_s2_op;
     wire lane_2_s3_is_prod;
     reg [63:0] lane_2_s3_wmask;
@@ -149,7 +149,7 @@ module reduce_alu_l4 (
         .b(lane_2_b),
         .bi(lane_2_bi),
         .in_wmask(lane_2_in_wmask),
-        .s1_sflip(lane_2_s1_sflip),
+        .in_sflip(lane_2_in_sflip),
         .s2_op(lane_2_s2_op),
         .s3_is_prod(lane_2_s3_is_prod),
         .s3_wmask(lane_2_s3_wmask),
@@ -163,7 +163,7 @@ module reduce_alu_l4 (
     wire [63:0] lane_3_b;
     wire [63:0] lane_3_bi;
     reg [63:0] lane_3_in_wmask;
-    reg [63:0] lane_3_s1_sflip;
+    reg [63:0] lane_3_in_sflip;
     wire [3:0] lane_3_s2_op;
     wire lane_3_s3_is_prod;
     reg [63:0] lane_3_s3_wmask;
@@ -177,7 +177,7 @@ module reduce_alu_l4 (
         .b(lane_3_b),
         .bi(lane_3_bi),
         .in_wmask(lane_3_in_wmask),
-        .s1_sflip(lane_3_s1_sflip),
+        .in_sflip(lane_3_in_sflip),
         .s2_op(lane_3_s2_op),
         .s3_is_prod(lane_3_s3_is_prod),
         .s3_wmask(lane_3_s3_wmask),
@@ -188,8 +188,7 @@ module reduce_alu_l4 (
     // Combinational signals.
     reg [63:0] in_wmask;
     wire s1_is32;
-    wire s1_is_signed;
-    reg [63:0] s1_sflip;
+    reg [63:0] in_sflip;
     reg [63:0] s3_wmask;
 
     always @(posedge clock) begin
@@ -225,7 +224,6 @@ module reduce_alu_l4 (
     end
 
     assign s1_is32 = ~s1_dtype_q[1];
-    assign s1_is_signed = ~s1_dtype_q[0];
     assign out_valid = o_valid_q;
     assign err = o_err_q;
     assign lane_0_a = a_0;
@@ -282,12 +280,11 @@ module reduce_alu_l4 (
         if (~dtype[1]) begin
             in_wmask = mask32;
         end
-        s1_sflip = zero;
-        if (s1_is_signed) begin
-            if (s1_is32) begin
-                s1_sflip = sign32;
-            end else begin
-                s1_sflip = sign64;
+        in_sflip = zero;
+        if (~dtype[0]) begin
+            in_sflip = sign64;
+            if (~dtype[1]) begin
+                in_sflip = sign32;
             end
         end
         s2_valid_d = s1_valid_q;
@@ -305,16 +302,16 @@ module reduce_alu_l4 (
         o_valid_d = s3_valid_q;
         o_err_d = s3_err_q;
         lane_0_in_wmask = in_wmask;
-        lane_0_s1_sflip = s1_sflip;
+        lane_0_in_sflip = in_sflip;
         lane_0_s3_wmask = s3_wmask;
         lane_1_in_wmask = in_wmask;
-        lane_1_s1_sflip = s1_sflip;
+        lane_1_in_sflip = in_sflip;
         lane_1_s3_wmask = s3_wmask;
         lane_2_in_wmask = in_wmask;
-        lane_2_s1_sflip = s1_sflip;
+        lane_2_in_sflip = in_sflip;
         lane_2_s3_wmask = s3_wmask;
         lane_3_in_wmask = in_wmask;
-        lane_3_s1_sflip = s1_sflip;
+        lane_3_in_sflip = in_sflip;
         lane_3_s3_wmask = s3_wmask;
     end
 

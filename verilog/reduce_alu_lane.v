@@ -11,7 +11,7 @@ module reduce_alu_lane (
     input  wire [63:0]  b,
     input  wire [63:0]  bi,
     input  wire [63:0]  in_wmask,
-    input  wire [63:0]  s1_sflip,
+    input  wire [63:0]  in_sflip,
     input  wire [3:0]   s2_op,
     input  wire         s3_is_prod,
     input  wire [63:0]  s3_wmask,
@@ -42,6 +42,10 @@ module reduce_alu_lane (
     reg [63:0] s1_bv_d;
     reg [63:0] s1_bi_q;
     reg [63:0] s1_bi_d;
+    reg [63:0] s1_ak_q;
+    reg [63:0] s1_ak_d;
+    reg [63:0] s1_bk_q;
+    reg [63:0] s1_bk_d;
     reg [63:0] s2_av_q;
     reg [63:0] s2_av_d;
     reg [63:0] s2_bv_q;
@@ -50,10 +54,14 @@ module reduce_alu_lane (
     reg [63:0] s2_ai_d;
     reg [63:0] s2_bi_q;
     reg [63:0] s2_bi_d;
-    reg s2_a_gt_q;
-    reg s2_a_gt_d;
-    reg s2_a_lt_q;
-    reg s2_a_lt_d;
+    reg s2_hi_gt_q;
+    reg s2_hi_gt_d;
+    reg s2_hi_lt_q;
+    reg s2_hi_lt_d;
+    reg s2_lo_gt_q;
+    reg s2_lo_gt_d;
+    reg s2_lo_lt_q;
+    reg s2_lo_lt_d;
     reg s2_bi_lt_ai_q;
     reg s2_bi_lt_ai_d;
     reg [63:0] s2_sum_q;
@@ -62,44 +70,150 @@ module reduce_alu_lane (
     reg s2_at_d;
     reg s2_bt_q;
     reg s2_bt_d;
-    reg [31:0] s2_p00_q;
-    reg [31:0] s2_p00_d;
-    reg [31:0] s2_p01_q;
-    reg [31:0] s2_p01_d;
-    reg [31:0] s2_p02_q;
-    reg [31:0] s2_p02_d;
-    reg [31:0] s2_p03_q;
-    reg [31:0] s2_p03_d;
-    reg [31:0] s2_p10_q;
-    reg [31:0] s2_p10_d;
-    reg [31:0] s2_p11_q;
-    reg [31:0] s2_p11_d;
-    reg [31:0] s2_p12_q;
-    reg [31:0] s2_p12_d;
-    reg [31:0] s2_p20_q;
-    reg [31:0] s2_p20_d;
-    reg [31:0] s2_p21_q;
-    reg [31:0] s2_p21_d;
-    reg [31:0] s2_p30_q;
-    reg [31:0] s2_p30_d;
     reg [63:0] s3_value_q;
     reg [63:0] s3_value_d;
     reg [63:0] s3_index_q;
     reg [63:0] s3_index_d;
-    reg [63:0] s3_ps_q;
-    reg [63:0] s3_ps_d;
-    reg [63:0] s3_pc_q;
-    reg [63:0] s3_pc_d;
+    reg [63:0] s3_row0_q;
+    reg [63:0] s3_row0_d;
+    reg [63:0] s3_row1_q;
+    reg [63:0] s3_row1_d;
+    reg [63:0] s3_row2_q;
+    reg [63:0] s3_row2_d;
+    reg [63:0] s3_row3_q;
+    reg [63:0] s3_row3_d;
     reg [63:0] o_r_q;
     reg [63:0] o_r_d;
     reg [63:0] o_ri_q;
     reg [63:0] o_ri_d;
 
+    // Instance `s2_p00`.
+    wire [15:0] s2_p00_a;
+    wire [15:0] s2_p00_b;
+    wire [31:0] s2_p00_p;
+    reduce_alu_mul16 s2_p00 (
+        .clock(clock),
+        .reset(reset),
+        .a(s2_p00_a),
+        .b(s2_p00_b),
+        .p(s2_p00_p)
+    );
+
+    // Instance `s2_p01`.
+    wire [15:0] s2_p01_a;
+    wire [15:0] s2_p01_b;
+    wire [31:0] s2_p01_p;
+    reduce_alu_mul16 s2_p01 (
+        .clock(clock),
+        .reset(reset),
+        .a(s2_p01_a),
+        .b(s2_p01_b),
+        .p(s2_p01_p)
+    );
+
+    // Instance `s2_p02`.
+    wire [15:0] s2_p02_a;
+    wire [15:0] s2_p02_b;
+    wire [31:0] s2_p02_p;
+    reduce_alu_mul16 s2_p02 (
+        .clock(clock),
+        .reset(reset),
+        .a(s2_p02_a),
+        .b(s2_p02_b),
+        .p(s2_p02_p)
+    );
+
+    // Instance `s2_p03`.
+    wire [15:0] s2_p03_a;
+    wire [15:0] s2_p03_b;
+    wire [31:0] s2_p03_p;
+    reduce_alu_mul16 s2_p03 (
+        .clock(clock),
+        .reset(reset),
+        .a(s2_p03_a),
+        .b(s2_p03_b),
+        .p(s2_p03_p)
+    );
+
+    // Instance `s2_p10`.
+    wire [15:0] s2_p10_a;
+    wire [15:0] s2_p10_b;
+    wire [31:0] s2_p10_p;
+    reduce_alu_mul16 s2_p10 (
+        .clock(clock),
+        .reset(reset),
+        .a(s2_p10_a),
+        .b(s2_p10_b),
+        .p(s2_p10_p)
+    );
+
+    // Instance `s2_p11`.
+    wire [15:0] s2_p11_a;
+    wire [15:0] s2_p11_b;
+    wire [31:0] s2_p11_p;
+    reduce_alu_mul16 s2_p11 (
+        .clock(clock),
+        .reset(reset),
+        .a(s2_p11_a),
+        .b(s2_p11_b),
+        .p(s2_p11_p)
+    );
+
+    // Instance `s2_p12`.
+    wire [15:0] s2_p12_a;
+    wire [15:0] s2_p12_b;
+    wire [31:0] s2_p12_p;
+    reduce_alu_mul16 s2_p12 (
+        .clock(clock),
+        .reset(reset),
+        .a(s2_p12_a),
+        .b(s2_p12_b),
+        .p(s2_p12_p)
+    );
+
+    // Instance `s2_p20`.
+    wire [15:0] s2_p20_a;
+    wire [15:0] s2_p20_b;
+    wire [31:0] s2_p20_p;
+    reduce_alu_mul16 s2_p20 (
+        .clock(clock),
+        .reset(reset),
+        .a(s2_p20_a),
+        .b(s2_p20_b),
+        .p(s2_p20_p)
+    );
+
+    // Instance `s2_p21`.
+    wire [15:0] s2_p21_a;
+    wire [15:0] s2_p21_b;
+    wire [31:0] s2_p21_p;
+    reduce_alu_mul16 s2_p21 (
+        .clock(clock),
+        .reset(reset),
+        .a(s2_p21_a),
+        .b(s2_p21_b),
+        .p(s2_p21_p)
+    );
+
+    // Instance `s2_p30`.
+    wire [15:0] s2_p30_a;
+    wire [15:0] s2_p30_b;
+    wire [31:0] s2_p30_p;
+    reduce_alu_mul16 s2_p30 (
+        .clock(clock),
+        .reset(reset),
+        .a(s2_p30_a),
+        .b(s2_p30_b),
+        .p(s2_p30_p)
+    );
+
     // Combinational signals.
+    wire [63:0] am;
+    wire a_gt;
+    wire a_lt;
+    wire [63:0] bm;
     wire [63:0] av;
     wire [63:0] bv;
-    wire [63:0] ak;
-    wire [63:0] bk;
     reg [63:0] imin;
     wire [63:0] t0;
     wire [63:0] t1;
@@ -125,6 +239,8 @@ module reduce_alu_lane (
     wire [63:0] l3_c;
     wire [63:0] l4_s;
     wire [63:0] l4_c;
+    wire [63:0] ps;
+    wire [63:0] pc;
     wire [63:0] prod;
 
     always @(posedge clock) begin
@@ -133,30 +249,26 @@ module reduce_alu_lane (
             s1_ai_q <= 64'd0;
             s1_bv_q <= 64'd0;
             s1_bi_q <= 64'd0;
+            s1_ak_q <= 64'd0;
+            s1_bk_q <= 64'd0;
             s2_av_q <= 64'd0;
             s2_bv_q <= 64'd0;
             s2_ai_q <= 64'd0;
             s2_bi_q <= 64'd0;
-            s2_a_gt_q <= 1'b0;
-            s2_a_lt_q <= 1'b0;
+            s2_hi_gt_q <= 1'b0;
+            s2_hi_lt_q <= 1'b0;
+            s2_lo_gt_q <= 1'b0;
+            s2_lo_lt_q <= 1'b0;
             s2_bi_lt_ai_q <= 1'b0;
             s2_sum_q <= 64'd0;
             s2_at_q <= 1'b0;
             s2_bt_q <= 1'b0;
-            s2_p00_q <= 32'd0;
-            s2_p01_q <= 32'd0;
-            s2_p02_q <= 32'd0;
-            s2_p03_q <= 32'd0;
-            s2_p10_q <= 32'd0;
-            s2_p11_q <= 32'd0;
-            s2_p12_q <= 32'd0;
-            s2_p20_q <= 32'd0;
-            s2_p21_q <= 32'd0;
-            s2_p30_q <= 32'd0;
             s3_value_q <= 64'd0;
             s3_index_q <= 64'd0;
-            s3_ps_q <= 64'd0;
-            s3_pc_q <= 64'd0;
+            s3_row0_q <= 64'd0;
+            s3_row1_q <= 64'd0;
+            s3_row2_q <= 64'd0;
+            s3_row3_q <= 64'd0;
             o_r_q <= 64'd0;
             o_ri_q <= 64'd0;
         end else begin
@@ -164,49 +276,67 @@ module reduce_alu_lane (
             s1_ai_q <= s1_ai_d;
             s1_bv_q <= s1_bv_d;
             s1_bi_q <= s1_bi_d;
+            s1_ak_q <= s1_ak_d;
+            s1_bk_q <= s1_bk_d;
             s2_av_q <= s2_av_d;
             s2_bv_q <= s2_bv_d;
             s2_ai_q <= s2_ai_d;
             s2_bi_q <= s2_bi_d;
-            s2_a_gt_q <= s2_a_gt_d;
-            s2_a_lt_q <= s2_a_lt_d;
+            s2_hi_gt_q <= s2_hi_gt_d;
+            s2_hi_lt_q <= s2_hi_lt_d;
+            s2_lo_gt_q <= s2_lo_gt_d;
+            s2_lo_lt_q <= s2_lo_lt_d;
             s2_bi_lt_ai_q <= s2_bi_lt_ai_d;
             s2_sum_q <= s2_sum_d;
             s2_at_q <= s2_at_d;
             s2_bt_q <= s2_bt_d;
-            s2_p00_q <= s2_p00_d;
-            s2_p01_q <= s2_p01_d;
-            s2_p02_q <= s2_p02_d;
-            s2_p03_q <= s2_p03_d;
-            s2_p10_q <= s2_p10_d;
-            s2_p11_q <= s2_p11_d;
-            s2_p12_q <= s2_p12_d;
-            s2_p20_q <= s2_p20_d;
-            s2_p21_q <= s2_p21_d;
-            s2_p30_q <= s2_p30_d;
             s3_value_q <= s3_value_d;
             s3_index_q <= s3_index_d;
-            s3_ps_q <= s3_ps_d;
-            s3_pc_q <= s3_pc_d;
+            s3_row0_q <= s3_row0_d;
+            s3_row1_q <= s3_row1_d;
+            s3_row2_q <= s3_row2_d;
+            s3_row3_q <= s3_row3_d;
             o_r_q <= o_r_d;
             o_ri_q <= o_ri_d;
         end
     end
 
+    assign am = a & in_wmask;
+    assign bm = b & in_wmask;
     assign av = s1_av_q;
     assign bv = s1_bv_q;
-    assign ak = av ^ s1_sflip;
-    assign bk = bv ^ s1_sflip;
-    assign t0 = {{32{1'b0}}, s2_p00_q};
-    assign t1 = {{32{1'b0}}, s2_p01_q} << 5'h10;
-    assign t2 = {{32{1'b0}}, s2_p02_q} << 6'h20;
-    assign t3 = {{32{1'b0}}, s2_p03_q} << 6'h30;
-    assign t4 = {{32{1'b0}}, s2_p10_q} << 5'h10;
-    assign t5 = {{32{1'b0}}, s2_p11_q} << 6'h20;
-    assign t6 = {{32{1'b0}}, s2_p12_q} << 6'h30;
-    assign t7 = {{32{1'b0}}, s2_p20_q} << 6'h20;
-    assign t8 = {{32{1'b0}}, s2_p21_q} << 6'h30;
-    assign t9 = {{32{1'b0}}, s2_p30_q} << 6'h30;
+    assign s2_p00_a = am[15:0];
+    assign s2_p00_b = bm[15:0];
+    assign s2_p01_a = am[15:0];
+    assign s2_p01_b = bm[31:16];
+    assign s2_p02_a = am[15:0];
+    assign s2_p02_b = bm[47:32];
+    assign s2_p03_a = am[15:0];
+    assign s2_p03_b = bm[63:48];
+    assign s2_p10_a = am[31:16];
+    assign s2_p10_b = bm[15:0];
+    assign s2_p11_a = am[31:16];
+    assign s2_p11_b = bm[31:16];
+    assign s2_p12_a = am[31:16];
+    assign s2_p12_b = bm[47:32];
+    assign s2_p20_a = am[47:32];
+    assign s2_p20_b = bm[15:0];
+    assign s2_p21_a = am[47:32];
+    assign s2_p21_b = bm[31:16];
+    assign s2_p30_a = am[63:48];
+    assign s2_p30_b = bm[15:0];
+    assign a_gt = s2_hi_gt_q | ((~s2_hi_lt_q) & s2_lo_gt_q);
+    assign a_lt = s2_hi_lt_q | ((~s2_hi_gt_q) & s2_lo_lt_q);
+    assign t0 = {{32{1'b0}}, s2_p00_p};
+    assign t1 = {{32{1'b0}}, s2_p01_p} << 5'h10;
+    assign t2 = {{32{1'b0}}, s2_p02_p} << 6'h20;
+    assign t3 = {{32{1'b0}}, s2_p03_p} << 6'h30;
+    assign t4 = {{32{1'b0}}, s2_p10_p} << 5'h10;
+    assign t5 = {{32{1'b0}}, s2_p11_p} << 6'h20;
+    assign t6 = {{32{1'b0}}, s2_p12_p} << 6'h30;
+    assign t7 = {{32{1'b0}}, s2_p20_p} << 6'h20;
+    assign t8 = {{32{1'b0}}, s2_p21_p} << 6'h30;
+    assign t9 = {{32{1'b0}}, s2_p30_p} << 6'h30;
     assign l1_s0 = (t0 ^ t1) ^ t2;
     assign l1_c0 = (((t0 & t1) | (t0 & t2)) | (t1 & t2)) << 1'b1;
     assign l1_s1 = (t3 ^ t4) ^ t5;
@@ -219,9 +349,11 @@ module reduce_alu_lane (
     assign l2_c1 = (((l1_c1 & l1_s2) | (l1_c1 & l1_c2)) | (l1_s2 & l1_c2)) << 1'b1;
     assign l3_s = (l2_s0 ^ l2_c0) ^ l2_s1;
     assign l3_c = (((l2_s0 & l2_c0) | (l2_s0 & l2_s1)) | (l2_c0 & l2_s1)) << 1'b1;
-    assign l4_s = (l3_s ^ l3_c) ^ l2_c1;
-    assign l4_c = (((l3_s & l3_c) | (l3_s & l2_c1)) | (l3_c & l2_c1)) << 1'b1;
-    assign prod = s3_ps_q + s3_pc_q;
+    assign l4_s = (s3_row0_q ^ s3_row1_q) ^ s3_row2_q;
+    assign l4_c = (((s3_row0_q & s3_row1_q) | (s3_row0_q & s3_row2_q)) | (s3_row1_q & s3_row2_q)) << 1'b1;
+    assign ps = (l4_s ^ l4_c) ^ s3_row3_q;
+    assign pc = (((l4_s & l4_c) | (l4_s & s3_row3_q)) | (l4_c & s3_row3_q)) << 1'b1;
+    assign prod = ps + pc;
     assign r = o_r_q;
     assign ri = o_ri_q;
 
@@ -230,56 +362,46 @@ module reduce_alu_lane (
         s1_ai_d = s1_ai_q;
         s1_bv_d = s1_bv_q;
         s1_bi_d = s1_bi_q;
+        s1_ak_d = s1_ak_q;
+        s1_bk_d = s1_bk_q;
         s2_av_d = s2_av_q;
         s2_bv_d = s2_bv_q;
         s2_ai_d = s2_ai_q;
         s2_bi_d = s2_bi_q;
-        s2_a_gt_d = s2_a_gt_q;
-        s2_a_lt_d = s2_a_lt_q;
+        s2_hi_gt_d = s2_hi_gt_q;
+        s2_hi_lt_d = s2_hi_lt_q;
+        s2_lo_gt_d = s2_lo_gt_q;
+        s2_lo_lt_d = s2_lo_lt_q;
         s2_bi_lt_ai_d = s2_bi_lt_ai_q;
         s2_sum_d = s2_sum_q;
         s2_at_d = s2_at_q;
         s2_bt_d = s2_bt_q;
-        s2_p00_d = s2_p00_q;
-        s2_p01_d = s2_p01_q;
-        s2_p02_d = s2_p02_q;
-        s2_p03_d = s2_p03_q;
-        s2_p10_d = s2_p10_q;
-        s2_p11_d = s2_p11_q;
-        s2_p12_d = s2_p12_q;
-        s2_p20_d = s2_p20_q;
-        s2_p21_d = s2_p21_q;
-        s2_p30_d = s2_p30_q;
         s3_value_d = s3_value_q;
         s3_index_d = s3_index_q;
-        s3_ps_d = s3_ps_q;
-        s3_pc_d = s3_pc_q;
+        s3_row0_d = s3_row0_q;
+        s3_row1_d = s3_row1_q;
+        s3_row2_d = s3_row2_q;
+        s3_row3_d = s3_row3_q;
         o_r_d = o_r_q;
         o_ri_d = o_ri_q;
-        s1_av_d = a & in_wmask;
+        s1_av_d = am;
         s1_ai_d = ai;
-        s1_bv_d = b & in_wmask;
+        s1_bv_d = bm;
         s1_bi_d = bi;
+        s1_ak_d = am ^ in_sflip;
+        s1_bk_d = bm ^ in_sflip;
         s2_av_d = av;
         s2_bv_d = bv;
         s2_ai_d = s1_ai_q;
         s2_bi_d = s1_bi_q;
-        s2_a_gt_d = ak > bk;
-        s2_a_lt_d = ak < bk;
+        s2_hi_gt_d = s1_ak_q[63:32] > s1_bk_q[63:32];
+        s2_hi_lt_d = s1_ak_q[63:32] < s1_bk_q[63:32];
+        s2_lo_gt_d = s1_ak_q[31:0] > s1_bk_q[31:0];
+        s2_lo_lt_d = s1_ak_q[31:0] < s1_bk_q[31:0];
         s2_bi_lt_ai_d = s1_bi_q < s1_ai_q;
         s2_sum_d = av + bv;
         s2_at_d = |av;
         s2_bt_d = |bv;
-        s2_p00_d = {{16{1'b0}}, av[15:0]} * {{16{1'b0}}, bv[15:0]};
-        s2_p01_d = {{16{1'b0}}, av[15:0]} * {{16{1'b0}}, bv[31:16]};
-        s2_p02_d = {{16{1'b0}}, av[15:0]} * {{16{1'b0}}, bv[47:32]};
-        s2_p03_d = {{16{1'b0}}, av[15:0]} * {{16{1'b0}}, bv[63:48]};
-        s2_p10_d = {{16{1'b0}}, av[31:16]} * {{16{1'b0}}, bv[15:0]};
-        s2_p11_d = {{16{1'b0}}, av[31:16]} * {{16{1'b0}}, bv[31:16]};
-        s2_p12_d = {{16{1'b0}}, av[31:16]} * {{16{1'b0}}, bv[47:32]};
-        s2_p20_d = {{16{1'b0}}, av[47:32]} * {{16{1'b0}}, bv[15:0]};
-        s2_p21_d = {{16{1'b0}}, av[47:32]} * {{16{1'b0}}, bv[31:16]};
-        s2_p30_d = {{16{1'b0}}, av[63:48]} * {{16{1'b0}}, bv[15:0]};
         imin = s2_ai_q;
         if (s2_bi_lt_ai_q) begin
             imin = s2_bi_q;
@@ -288,19 +410,19 @@ module reduce_alu_lane (
         s3_index_d = zero;
         if (s2_op == op_max) begin
             s3_value_d = s2_av_q;
-            if (s2_a_lt_q) begin
+            if (a_lt) begin
                 s3_value_d = s2_bv_q;
             end
         end else if (s2_op == op_min) begin
             s3_value_d = s2_av_q;
-            if (s2_a_gt_q) begin
+            if (a_gt) begin
                 s3_value_d = s2_bv_q;
             end
         end else if (s2_op == op_maxloc) begin
-            if (s2_a_gt_q) begin
+            if (a_gt) begin
                 s3_value_d = s2_av_q;
                 s3_index_d = s2_ai_q;
-            end else if (s2_a_lt_q) begin
+            end else if (a_lt) begin
                 s3_value_d = s2_bv_q;
                 s3_index_d = s2_bi_q;
             end else begin
@@ -308,10 +430,10 @@ module reduce_alu_lane (
                 s3_index_d = imin;
             end
         end else if (s2_op == op_minloc) begin
-            if (s2_a_lt_q) begin
+            if (a_lt) begin
                 s3_value_d = s2_av_q;
                 s3_index_d = s2_ai_q;
-            end else if (s2_a_gt_q) begin
+            end else if (a_gt) begin
                 s3_value_d = s2_bv_q;
                 s3_index_d = s2_bi_q;
             end else begin
@@ -339,8 +461,10 @@ module reduce_alu_lane (
         end else if (s2_op == op_bxor) begin
             s3_value_d = s2_av_q ^ s2_bv_q;
         end
-        s3_ps_d = (l4_s ^ l4_c) ^ t9;
-        s3_pc_d = (((l4_s & l4_c) | (l4_s & t9)) | (l4_c & t9)) << 1'b1;
+        s3_row0_d = l3_s;
+        s3_row1_d = l3_c;
+        s3_row2_d = l2_c1;
+        s3_row3_d = t9;
         o_r_d = s3_value_q & s3_wmask;
         if (s3_is_prod) begin
             o_r_d = prod & s3_wmask;

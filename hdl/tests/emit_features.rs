@@ -5,8 +5,8 @@
 //! blocks.
 
 use netcoll_hdl::emit::examples::{
-    AccUnit, ChildArray, Example, LocalArray, MatchLiterals, MemArray, NestedLoops, RegArrayLoop,
-    StateMachine,
+    AccUnit, ChildArray, Example, LocalArray, MatchLiterals, MemArray, MulPair, NestedLoops,
+    RegArrayLoop, StateMachine,
 };
 use netcoll_hdl::emit::{emit, emit_with_children, EmitError, Module};
 use netcoll_hdl::prim::Reg;
@@ -355,4 +355,32 @@ fn declared_instances_hold_at_every_depth() {
     // Without the inner declaration the child's instances are refused, naming them.
     let err = emit_with_children(&b, "outer", &[], &[("inner", "child_array")]).unwrap_err();
     assert!(err.to_string().contains("sub-block `accs$0`"), "{err}");
+}
+
+/// A module primitive is instantiated, never inlined, and its module comes with the parent's,
+/// once however many instances use it, with the ports its atoms declare.
+#[test]
+fn mul_pair() {
+    let m = emitted::<MulPair>();
+    insta::assert_snapshot!("mul_pair", m.text);
+    has(&m, "    reduce_alu_mul16 mul_ab (\n");
+    has(&m, "    reduce_alu_mul16 mul_ac (\n");
+    has(&m, "        .b(mul_ac_b),\n");
+    assert_eq!(m.children.len(), 1, "one module for both instances");
+    let mul = &m.children[0];
+    assert_eq!(mul.name, "reduce_alu_mul16");
+    let ports: Vec<_> = mul
+        .ports
+        .iter()
+        .map(|p| (p.name.as_str(), p.width))
+        .collect();
+    assert_eq!(
+        ports,
+        [("clock", 1), ("reset", 1), ("a", 16), ("b", 16), ("p", 32)]
+    );
+    assert!(mul.text.contains("`ifdef NETCOLL_ECP5"));
+    assert!(
+        !m.text.contains("MULT18X18D"),
+        "the vendor body stays in the child"
+    );
 }

@@ -662,12 +662,14 @@ fn block(
     let wrap = format!("{top}.v");
     std::fs::write(dir.join(&wrap), wrapper(&module)).map_err(io_err("writing", dir))?;
     names.push(wrap);
-    let (synth_cmd, device_args) = match opts.family {
+    // `defines`: the vendor bodies of primitives (see `netcoll_hdl::prim::mul`).
+    let (synth_cmd, defines, device_args) = match opts.family {
         Family::Ecp5 => {
             std::fs::write(dir.join("clock.lpf"), lpf(target_mhz))
                 .map_err(io_err("writing", dir))?;
             (
                 "synth_ecp5",
+                format!(" -D{}", netcoll_hdl::prim::mul::ECP5_MACRO),
                 vec![
                     format!("--{}", opts.device),
                     "--package".into(),
@@ -682,6 +684,7 @@ fn block(
         }
         Family::Ice40 => (
             "synth_ice40",
+            String::new(),
             vec![
                 format!("--{}", opts.device),
                 "--package".into(),
@@ -692,7 +695,7 @@ fn block(
         ),
     };
     let yosys_script = format!(
-        "read_verilog -sv {}; {synth_cmd} -top {top} -json netlist.json; tee -q -o stat.json stat -json",
+        "read_verilog -sv{defines} {}; {synth_cmd} -top {top} -json netlist.json; tee -q -o stat.json stat -json",
         names.join(" ")
     );
     let pnr_args = |seed: u64| -> Vec<String> {

@@ -142,15 +142,20 @@ fn a_wrong_design_is_caught() {
 
 /// Yosys finds exactly the ALU's pipeline registers (see "Micro-architecture" in
 /// `netcoll_models::reduce_alu`), counted by hand:
-/// - control, 20: stage 1 `in_valid`, `op` (4), `dtype` (2); stage 2 valid, `err`, `op` (4),
-///   `is32`; stage 3 valid, `err`, `is_prod`, `is32`; outputs `out_valid`, `err`;
-/// - per lane, 1201: stage 1 `a`, `ai`, `b`, `bi` (256); stage 2 `av`, `bv`, `ai`, `bi`, `sum`
-///   (320), five compare and truth bits, ten 32-bit partial products less the upper halves of
-///   the four of weight 2^48, which shift past bit 63 and synthesis removes (256);
-///   stage 3 value, index, `ps`, `pc` (256) less `pc`'s bits 0–19, which are always zero
-///   (bits 0–15 hold `p00` alone, so no carry is born below bit 16, and a carry born at bit
-///   16 in the tree's first or second level moves up one bit per level: levels 2–5 put the
-///   lowest possible carry at bits 17, 18, 19, 20); outputs `r`, `ri` (128).
+/// - control, 19: stage 1 `in_valid`, `op` (4), `dtype`'s width bit (its signedness is decoded
+///   from the offered `dtype`, so nothing reads the registered bit); stage 2 valid, `err`,
+///   `op` (4), `is32`; stage 3 valid, `err`, `is_prod`, `is32`; outputs `out_valid`, `err`;
+/// - per lane, 1255: stage 1 `a`, `ai`, `b`, `bi` (256) and of the compare keys only the two
+///   sign bits each can flip (4: the other bits equal the operands', and synthesis merges
+///   them); stage 2 `av`, `bv`, `ai`, `bi`, `sum` (320), seven compare and truth bits (the
+///   keys' halves compared apart, greater and less each, `bi < ai`, `a != 0`, `b != 0`), ten
+///   32-bit partial products less the upper halves of the four of weight 2^48, which shift
+///   past bit 63 and synthesis removes (256) — the multipliers' operand registers are copies
+///   of stage 1's and merge with them; stage 3 value, index (128) and the tree's four rows
+///   less their constant-zero bits (156): the level-3 sum (64), the level-3 carry above bit
+///   17 (46: no carry is born below bit 16, where `p00` is alone, and one born at bit 16
+///   moves up a bit per level), the level-2 carry of the upper half above bit 33 (30: its
+///   lowest terms start at bit 32) and `p30` at bit 48 (16); outputs `r`, `ri` (128).
 #[test]
 fn emitted_alu_has_exactly_its_registers() {
     let dir = std::env::temp_dir().join(format!("netcoll-alu-ffs-{}", std::process::id()));
@@ -168,7 +173,7 @@ fn emitted_alu_has_exactly_its_registers() {
         let refs: Vec<&std::path::Path> = paths.iter().map(|p| p.as_path()).collect();
         let r = netcoll_testbench::tools::yosys_synth_check_files(&refs, &top)
             .unwrap_or_else(|e| panic!("{top}: {e}"));
-        assert_eq!(r.flip_flops, 20 + 1201 * lanes as u64, "{top}: {r:?}");
+        assert_eq!(r.flip_flops, 19 + 1255 * lanes as u64, "{top}: {r:?}");
     }
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -4,7 +4,7 @@
 //! with rust-hdl's `simulate()` on seeded random inputs, every output compared every cycle.
 
 use netcoll_hdl::emit::examples::{
-    ChildArray, Example, LocalArray, MatchLiterals, MemArray, NestedLoops, RegArrayLoop,
+    ChildArray, Example, LocalArray, MatchLiterals, MemArray, MulPair, NestedLoops, RegArrayLoop,
     StateMachine,
 };
 use netcoll_hdl::emit::{Dir, Module};
@@ -140,6 +140,11 @@ fn child_array() {
 #[test]
 fn mem_array() {
     check::<MemArray>(0x5eed_0008);
+}
+
+#[test]
+fn mul_pair() {
+    check::<MulPair>(0x5eed_0009);
 }
 
 #[test]

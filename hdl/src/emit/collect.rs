@@ -8,7 +8,7 @@
 //! atom for a signal), so arrays need nothing special here beyond matching `f$k` against an
 //! instance declared as `f`.
 
-use super::{Emitter, Module};
+use super::{Dir, Emitter, Module, Port};
 use crate::prim::PRIMITIVE_MARK;
 use rust_hdl::core::ast::Verilog;
 use rust_hdl::core::atom::{Atom, AtomKind};
@@ -66,6 +66,22 @@ pub(super) struct Collect {
 /// Whether `s` is a non-empty run of ASCII digits: an array index in a rust-hdl name.
 pub(super) fn is_index(s: &str) -> bool {
     !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit())
+}
+
+/// A primitive that is a module of its own ([`crate::prim::Mul16`]): its custom Verilog is the
+/// marker, `module <name>`, a newline and the module's text.
+fn module_primitive(node: &dyn Block) -> Option<Module> {
+    let Verilog::Custom(t) = node.hdl() else {
+        return None;
+    };
+    let rest = t.strip_prefix(PRIMITIVE_MARK)?.strip_prefix("module ")?;
+    let (name, text) = rest.split_once('\n')?;
+    Some(Module {
+        name: name.to_string(),
+        ports: vec![],
+        text: text.to_string(),
+        children: vec![],
+    })
 }
 
 fn primitive(node: &dyn Block) -> Option<Prim> {
@@ -135,6 +151,12 @@ impl Probe for Collect {
         match self.depth {
             1 => self.code = Some(node.hdl()),
             2 => match (primitive(node), self.instance_of(name)) {
+                _ if module_primitive(node).is_some() => self.children.push(Child {
+                    name: name.to_string(),
+                    prim: Prim::Inst,
+                    atoms: vec![],
+                    module: module_primitive(node),
+                }),
                 (Some(prim), _) => self.children.push(Child {
                     name: name.to_string(),
                     prim,
@@ -183,6 +205,27 @@ impl Probe for Collect {
         }
     }
     fn visit_end_scope(&mut self, _name: &str, _node: &dyn Block) {
+        // A module primitive's ports are known once its atoms have been visited.
+        if self.depth == 2 {
+            if let Some(c) = self.children.last_mut() {
+                if let Some(m) = c.module.as_mut().filter(|m| m.ports.is_empty()) {
+                    m.ports = c
+                        .atoms
+                        .iter()
+                        .filter_map(|a| match a.kind {
+                            AtomKind::InputParameter => Some((a, Dir::Input)),
+                            AtomKind::OutputParameter => Some((a, Dir::Output)),
+                            _ => None,
+                        })
+                        .map(|(a, dir)| Port {
+                            name: a.name.clone(),
+                            dir,
+                            width: a.width,
+                        })
+                        .collect();
+                }
+            }
+        }
         self.depth -= 1;
     }
 }

@@ -20,7 +20,7 @@
 #![allow(clippy::needless_range_loop)]
 
 use super::{emit, emit_with_children, EmitError, Module};
-use crate::prim::{Mem, Reg};
+use crate::prim::{Mem, Mul16, Reg};
 use rust_hdl::prelude::*;
 
 /// Four 8-bit accumulators in a register array, updated by one loop.
@@ -413,6 +413,49 @@ impl Logic for StateMachine {
     }
 }
 
+/// Two [`Mul16`] primitives, a module of their own each (not inlined), and the sum of their
+/// products: the multipliers' generic Verilog body against their rust-hdl model.
+///
+/// # Inputs
+/// - `clock`, `reset`: rising-edge clock, synchronous reset (of the multipliers too).
+/// - `a`, `b`, `c`: 16-bit operands.
+///
+/// # Outputs
+/// - `ab`: `a × b` of two edges earlier (the first multiplier's product register).
+/// - `sum`: `a × b + a × c` of two edges earlier, modulo 2^32, registered once more.
+#[derive(LogicBlock, Default)]
+pub struct MulPair {
+    pub clock: Signal<In, Clock>,
+    pub reset: Signal<In, bool>,
+    pub a: Signal<In, Bits<16>>,
+    pub b: Signal<In, Bits<16>>,
+    pub c: Signal<In, Bits<16>>,
+    pub ab: Signal<Out, Bits<32>>,
+    pub sum: Signal<Out, Bits<32>>,
+    mul_ab: Mul16,
+    mul_ac: Mul16,
+    total: Reg<Bits<32>>,
+}
+
+impl Logic for MulPair {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(self, clock, total);
+        self.total.reset.next = self.reset.val();
+        self.mul_ab.clock.next = self.clock.val();
+        self.mul_ab.reset.next = self.reset.val();
+        self.mul_ab.a.next = self.a.val();
+        self.mul_ab.b.next = self.b.val();
+        self.mul_ac.clock.next = self.clock.val();
+        self.mul_ac.reset.next = self.reset.val();
+        self.mul_ac.a.next = self.a.val();
+        self.mul_ac.b.next = self.c.val();
+        self.total.d.next = self.mul_ab.p.val() + self.mul_ac.p.val();
+        self.ab.next = self.mul_ab.p.val();
+        self.sum.next = self.total.q.val();
+    }
+}
+
 /// An example as a test harness drives it, with plain integers: inputs and outputs in the
 /// order of the emitted module's ports, `clock` excluded, each value as wide as its port.
 pub trait Example: Sized {
@@ -628,6 +671,29 @@ impl Example for StateMachine {
                     s.sum.val().to_u64(),
                 ]
             },
+        )
+    }
+}
+
+impl Example for MulPair {
+    const NAME: &'static str = "mul_pair";
+    const INPUTS: &'static [&'static str] = &["reset", "a", "b", "c"];
+    const OUTPUTS: &'static [&'static str] = &["ab", "sum"];
+    fn connected() -> Self {
+        connected()
+    }
+    fn verilog(&self) -> Result<Module, EmitError> {
+        emit(self, Self::NAME, &header(Self::NAME))
+    }
+    fn cycle(&mut self, v: &[u64]) -> Option<Vec<u64>> {
+        self.reset.next = v[0] & 1 != 0;
+        self.a.next = b(v[1]);
+        self.b.next = b(v[2]);
+        self.c.next = b(v[3]);
+        cycle(
+            self,
+            |s| &mut s.clock,
+            |s| vec![s.ab.val().to_u64(), s.sum.val().to_u64()],
         )
     }
 }

@@ -58,8 +58,7 @@ netcoll_models::reduce_alu_ports!(rtl_block! {
         // The decode of `dtype`: `dtype[1] = 0` is a 32-bit type, `dtype[0] = 0` a signed one.
         in_wmask: Signal<Local, Bits<W>> = Default::default(),
         s1_is32: Signal<Local, bool> = Default::default(),
-        s1_is_signed: Signal<Local, bool> = Default::default(),
-        s1_sflip: Signal<Local, Bits<W>> = Default::default(),
+        in_sflip: Signal<Local, Bits<W>> = Default::default(),
         s3_wmask: Signal<Local, Bits<W>> = Default::default(),
         first_reserved: Constant<Bits<OPB>> = k(FIRST_RESERVED_OP),
         op_prod: Constant<Bits<OPB>> = k(AluOp::Prod.code()),
@@ -86,16 +85,14 @@ impl<const L: usize> Logic for ReduceAlu<L> {
         if !self.dtype.val().get_bit(1) {
             self.in_wmask.next = self.mask32.val();
         }
-        self.s1_is32.next = !self.s1_dtype.q.val().get_bit(1);
-        self.s1_is_signed.next = !self.s1_dtype.q.val().get_bit(0);
-        self.s1_sflip.next = self.zero.val();
-        if self.s1_is_signed.val() {
-            if self.s1_is32.val() {
-                self.s1_sflip.next = self.sign32.val();
-            } else {
-                self.s1_sflip.next = self.sign64.val();
+        self.in_sflip.next = self.zero.val();
+        if !self.dtype.val().get_bit(0) {
+            self.in_sflip.next = self.sign64.val();
+            if !self.dtype.val().get_bit(1) {
+                self.in_sflip.next = self.sign32.val();
             }
         }
+        self.s1_is32.next = !self.s1_dtype.q.val().get_bit(1);
         self.s2_valid.d.next = self.s1_valid.q.val();
         self.s2_err.d.next =
             self.s1_valid.q.val() & (self.s1_op.q.val() >= self.first_reserved.val());
@@ -123,7 +120,7 @@ impl<const L: usize> Logic for ReduceAlu<L> {
             self.lane[n].b.next = self.b[n].val();
             self.lane[n].bi.next = self.bi[n].val();
             self.lane[n].in_wmask.next = self.in_wmask.val();
-            self.lane[n].s1_sflip.next = self.s1_sflip.val();
+            self.lane[n].in_sflip.next = self.in_sflip.val();
             self.lane[n].s2_op.next = self.s2_op.q.val();
             self.lane[n].s3_is_prod.next = self.s3_is_prod.q.val();
             self.lane[n].s3_wmask.next = self.s3_wmask.val();

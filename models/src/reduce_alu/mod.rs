@@ -93,25 +93,32 @@
 //!
 //! 1. **Inputs** (`s1_*`): `in_valid`, `op`, `dtype` as offered; per lane the operands at
 //!    width, `av = a & wmask`, `bv = b & wmask` with `wmask` = `0xFFFF_FFFF` for the 32-bit
-//!    types and all ones for the 64-bit ones (masked on the way in, so that stage 2's
-//!    multipliers start from registers), and `ai`, `bi` as offered.
+//!    types and all ones for the 64-bit ones, their compare keys `ak = av ^ sflip`,
+//!    `bk = bv ^ sflip` (`sflip` is the sign bit, bit 31 for I32 and bit 63 for I64, or 0 for
+//!    the unsigned types: flipping it maps two's complement order onto unsigned order), and
+//!    `ai`, `bi` as offered. The cycle model flips the keys in stage 2 from the registered
+//!    `dtype`, the same function; the RTL registers them so that stage 2's compares start from
+//!    registers.
 //! 2. **Compares and products** (`s2_*`), from stage 1 (`av`, `bv`, `ai`, `bi` carried on):
-//!    - signed compare: flip the sign bit (bit 31 for I32, bit 63 for I64) of `av`, `bv` and
-//!      compare the results unsigned (`a_gt`, `a_lt`); for unsigned types nothing is flipped;
-//!      `bi_lt_ai` compares the indices;
+//!    - `a_gt = ak > bk`, `a_lt = ak < bk` (unsigned); `bi_lt_ai` compares the indices. The RTL
+//!      compares the keys' 32-bit halves here, registers the four results and combines them at
+//!      the start of stage 3 (two short carry chains instead of one long one);
 //!    - `sum = av + bv`, the truth values `av != 0`, `bv != 0`;
 //!    - product: rust-hdl only multiplies `Bits<16> × Bits<16> → Bits<32>`, so the low 64 bits
 //!      of `av × bv` are built from the ten 16 × 16 partial products `a_i × b_j` of the 16-bit
-//!      digits with `i + j <= 3` ([`model::partial_products`]); each is registered.
+//!      digits with `i + j <= 3` ([`model::partial_products`]); each is registered. In the RTL
+//!      each is a multiplier with its own operand registers (copies of stage 1's, taken from
+//!      the same masked operands) and product register — the shape of an FPGA DSP block, so
+//!      that no fabric logic sits on either side of it.
 //!    - the decoded `op` is carried on, with `err`'s `reserved(op)`.
-//! 3. **Result or carry-save product** (`s3_*`), from stage 2: for every operation but PROD the
+//! 3. **Result or carry-save rows** (`s3_*`), from stage 2: for every operation but PROD the
 //!    result value and index (the operation table above, from the registered compares); for
 //!    PROD the ten partial products, each shifted left by `16 (i + j)`, reduced modulo 2^64 by
-//!    a tree of 3:2 carry-save adders to two words `ps`, `pc` with `ps + pc = av × bv` modulo
-//!    2^64 ([`model::carry_save`]).
-//! 4. **Outputs**: `r = (PROD ? ps + pc : value) & wmask` (one 64-bit add: SUM and PROD carry
-//!    out of bit 31, and the mask keeps a 32-bit result zero-extended), `ri`, `out_valid`,
-//!    `err`.
+//!    three levels of 3:2 carry-save adders to four rows ([`model::carry_save_rows`]).
+//! 4. **Outputs**: the last two carry-save levels to `ps`, `pc`
+//!    ([`model::carry_save_finish`]), `r = (PROD ? ps + pc : value) & wmask` (one 64-bit add:
+//!    SUM and PROD carry out of bit 31, and the mask keeps a 32-bit result zero-extended),
+//!    `ri`, `out_valid`, `err`.
 //!
 //! For the 32-bit types the low 32 bits of the 64-bit product are the wrapped product, so one
 //! multiplier serves every dtype.

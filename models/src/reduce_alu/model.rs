@@ -37,10 +37,11 @@ pub fn csa(x: u64, y: u64, z: u64) -> (u64, u64) {
     (x ^ y ^ z, ((x & y) | (x & z) | (y & z)) << 1)
 }
 
-/// The partial products, each shifted to its weight, reduced to two words `(ps, pc)` with
-/// `ps + pc` = the product modulo 2^64, by the RTL's tree of carry-save adders: ten terms →
-/// 7 → 5 → 4 → 3 → 2 (the terms are taken three at a time in order, the leftovers carried on).
-pub fn carry_save(p: &[u32; 10]) -> (u64, u64) {
+/// The partial products, each shifted to its weight, through the first three levels of the
+/// RTL's tree of carry-save adders: ten terms → 7 → 5 → 4 (the terms are taken three at a time
+/// in order, the leftovers carried on). The four rows sum to the product modulo 2^64; they are
+/// what stage 3 registers.
+pub fn carry_save_rows(p: &[u32; 10]) -> [u64; 4] {
     let mut t = [0u64; 10];
     for (k, &(i, j)) in PARTIAL_DIGITS.iter().enumerate() {
         t[k] = (p[k] as u64) << (16 * (i + j));
@@ -54,10 +55,19 @@ pub fn carry_save(p: &[u32; 10]) -> (u64, u64) {
     let (b2, b3) = csa(a3, a4, a5);
     // Level 3: b0..b3, t9 → 4.
     let (c0, c1) = csa(b0, b1, b2);
-    // Level 4: c0, c1, b3, t9 → 3.
-    let (d0, d1) = csa(c0, c1, b3);
-    // Level 5: d0, d1, t9 → 2.
-    csa(d0, d1, t[9])
+    [c0, c1, b3, t[9]]
+}
+
+/// The tree's last two levels, 4 → 3 → 2, on [`carry_save_rows`]: `(ps, pc)` with `ps + pc`
+/// the product modulo 2^64 (the output stage adds them).
+pub fn carry_save_finish(rows: &[u64; 4]) -> (u64, u64) {
+    let (d0, d1) = csa(rows[0], rows[1], rows[2]);
+    csa(d0, d1, rows[3])
+}
+
+/// The whole tree: [`carry_save_rows`] then [`carry_save_finish`].
+pub fn carry_save(p: &[u32; 10]) -> (u64, u64) {
+    carry_save_finish(&carry_save_rows(p))
 }
 
 /// The low 64 bits of `a * b` as the RTL computes it: partial products, carry-save tree, one
@@ -126,13 +136,12 @@ struct Stage2 {
     lane: [Lane2; MAX_LANES],
 }
 
-/// Stage 3, one lane: the result of every op but PROD, and PROD's carry-save pair.
+/// Stage 3, one lane: the result of every op but PROD, and PROD's four carry-save rows.
 #[derive(Clone, Copy, Debug, Default)]
 struct Lane3 {
     value: u64,
     index: u64,
-    ps: u64,
-    pc: u64,
+    rows: [u64; 4],
 }
 
 /// Stage 3: the lanes and the control carried on.
@@ -183,18 +192,17 @@ fn lane3(op: u64, l: &Lane2) -> Lane3 {
         Some(AluOp::BOr) => (l.av | l.bv, 0),
         Some(AluOp::BXor) => (l.av ^ l.bv, 0),
     };
-    let (ps, pc) = carry_save(&l.p);
     Lane3 {
         value,
         index,
-        ps,
-        pc,
+        rows: carry_save_rows(&l.p),
     }
 }
 
 fn lane_out(is_prod: bool, is32: bool, l: &Lane3) -> AluLaneOut {
     let v = if is_prod {
-        l.ps.wrapping_add(l.pc)
+        let (ps, pc) = carry_save_finish(&l.rows);
+        ps.wrapping_add(pc)
     } else {
         l.value
     };
