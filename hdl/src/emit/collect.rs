@@ -150,24 +150,28 @@ impl Probe for Collect {
         self.depth += 1;
         match self.depth {
             1 => self.code = Some(node.hdl()),
-            2 => match (primitive(node), self.instance_of(name)) {
-                _ if module_primitive(node).is_some() => self.children.push(Child {
+            2 => match (
+                module_primitive(node),
+                primitive(node),
+                self.instance_of(name),
+            ) {
+                (Some(module), _, _) => self.children.push(Child {
                     name: name.to_string(),
                     prim: Prim::Inst,
                     atoms: vec![],
-                    module: module_primitive(node),
+                    module: Some(module),
                 }),
-                (Some(prim), _) => self.children.push(Child {
+                (None, Some(prim), _) => self.children.push(Child {
                     name: name.to_string(),
                     prim,
                     atoms: vec![],
                     module: None,
                 }),
-                (None, Some((module, array))) => {
+                (None, None, Some((module, array))) => {
                     self.instantiate(name, node, &module, array.as_deref())
                 }
-                (None, None) => self.errors.push(format!(
-                    "sub-block `{name}` is not a netcoll primitive (Reg or Mem) nor a \
+                (None, None, None) => self.errors.push(format!(
+                    "sub-block `{name}` is not a netcoll primitive (Reg, Mem or Mul16) nor a \
                      declared instance"
                 )),
             },
@@ -205,7 +209,8 @@ impl Probe for Collect {
         }
     }
     fn visit_end_scope(&mut self, _name: &str, _node: &dyn Block) {
-        // A module primitive's ports are known once its atoms have been visited.
+        // A module primitive's ports are known once its atoms have been visited (an instantiated
+        // block's module comes with its ports from `instantiate`, never empty).
         if self.depth == 2 {
             if let Some(c) = self.children.last_mut() {
                 if let Some(m) = c.module.as_mut().filter(|m| m.ports.is_empty()) {
