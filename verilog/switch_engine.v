@@ -48,6 +48,7 @@ module switch_engine (
     localparam [1:0] cfg_read_counter = 2'd2;
     localparam [1:0] cfg_read_entry = 2'd1;
     localparam [1:0] cfg_write = 2'd0;
+    localparam [1:0] csm_full = 2'd2;
     localparam [7:0] e_children_at = 8'd6;
     localparam [7:0] e_parent_at = 8'd2;
     localparam [7:0] last_g = 8'hff;
@@ -56,6 +57,9 @@ module switch_engine (
     localparam [7:0] s_csm_at = 8'd0;
     localparam [7:0] s_rep_at = 8'd5;
     localparam [7:0] s_tid_at = 8'd3;
+    localparam [1:0] tid_behind = 2'd3;
+    localparam [1:0] tid_same = 2'd0;
+    localparam [1:0] tid_step = 2'd1;
     localparam [21:0] zero_ew = 22'd0;
     localparam [20:0] zero_sw = 21'd0;
 
@@ -110,6 +114,64 @@ module switch_engine (
     reg s2_wr_tbl_d;
     reg s2_wr_st_q;
     reg s2_wr_st_d;
+    reg s3_valid_q;
+    reg s3_valid_d;
+    reg s3_is_cfg_q;
+    reg s3_is_cfg_d;
+    reg [3:0] s3_port_q;
+    reg [3:0] s3_port_d;
+    reg [15:0] s3_port_hot_q;
+    reg [15:0] s3_port_hot_d;
+    reg [7:0] s3_cgid_q;
+    reg [7:0] s3_cgid_d;
+    reg [1:0] s3_tid_q;
+    reg [1:0] s3_tid_d;
+    reg [1:0] s3_cfg_op_q;
+    reg [1:0] s3_cfg_op_d;
+    reg [21:0] s3_cfg_entry_q;
+    reg [21:0] s3_cfg_entry_d;
+    reg [2:0] s3_cfg_counter_q;
+    reg [2:0] s3_cfg_counter_d;
+    reg s3_wr_tbl_q;
+    reg s3_wr_tbl_d;
+    reg s3_wr_st_q;
+    reg s3_wr_st_d;
+    reg [21:0] s3_entry_q;
+    reg [21:0] s3_entry_d;
+    reg s3_p_path_q;
+    reg s3_p_path_d;
+    reg s3_c_path_q;
+    reg s3_c_path_d;
+    reg [2:0] s3_v_entry_q;
+    reg [2:0] s3_v_entry_d;
+    reg s3_status_req_q;
+    reg s3_status_req_d;
+    reg [15:0] s3_parent_hot_q;
+    reg [15:0] s3_parent_hot_d;
+    reg pre_fail_q;
+    reg pre_fail_d;
+    reg pre_full_q;
+    reg pre_full_d;
+    reg pre_t_same_q;
+    reg pre_t_same_d;
+    reg pre_t_behind_q;
+    reg pre_t_behind_d;
+    reg pre_rep_bit_q;
+    reg pre_rep_bit_d;
+    reg pre_all_now_q;
+    reg pre_all_now_d;
+    reg fwd_fail_q;
+    reg fwd_fail_d;
+    reg fwd_full_q;
+    reg fwd_full_d;
+    reg fwd_t_same_q;
+    reg fwd_t_same_d;
+    reg fwd_t_behind_q;
+    reg fwd_t_behind_d;
+    reg fwd_rep_bit_q;
+    reg fwd_rep_bit_d;
+    reg fwd_all_now_q;
+    reg fwd_all_now_d;
     reg [20:0] byp1_st_q;
     reg [20:0] byp1_st_d;
     reg o_out_valid_q;
@@ -140,16 +202,16 @@ module switch_engine (
     reg [21:0] o_rsp_entry_d;
     reg [20:0] o_rsp_st_q;
     reg [20:0] o_rsp_st_d;
-    reg s3_count_q;
-    reg s3_count_d;
-    reg [2:0] s3_verdict_q;
-    reg [2:0] s3_verdict_d;
-    reg s3_clear_q;
-    reg s3_clear_d;
-    reg s3_read_q;
-    reg s3_read_d;
-    reg [2:0] s3_sel_q;
-    reg [2:0] s3_sel_d;
+    reg s4_count_q;
+    reg s4_count_d;
+    reg [2:0] s4_verdict_q;
+    reg [2:0] s4_verdict_d;
+    reg s4_clear_q;
+    reg s4_clear_d;
+    reg s4_read_q;
+    reg s4_read_d;
+    reg [2:0] s4_sel_q;
+    reg [2:0] s4_sel_d;
 
     // Memory `tbl`: 256 words, registered read.
     reg [21:0] tbl_words [0:255];
@@ -173,10 +235,15 @@ module switch_engine (
     wire [7:0] bypass_s1_cgid;
     wire [7:0] bypass_s2_cgid;
     wire bypass_s2_wr_tbl;
-    wire bypass_s2_wr_st;
     wire [21:0] bypass_s2_entry;
+    wire [7:0] bypass_s3_cgid;
+    wire bypass_s3_wr_tbl;
+    wire bypass_s3_wr_st;
+    wire [21:0] bypass_s3_entry;
     wire [20:0] bypass_byp1_st;
     wire [21:0] bypass_tbl_word;
+    wire [20:0] bypass_st_older;
+    wire bypass_st_newest;
     wire [20:0] bypass_st_word;
     switch_engine_bypass bypass (
         .clock(clock),
@@ -186,26 +253,62 @@ module switch_engine (
         .s1_cgid(bypass_s1_cgid),
         .s2_cgid(bypass_s2_cgid),
         .s2_wr_tbl(bypass_s2_wr_tbl),
-        .s2_wr_st(bypass_s2_wr_st),
         .s2_entry(bypass_s2_entry),
+        .s3_cgid(bypass_s3_cgid),
+        .s3_wr_tbl(bypass_s3_wr_tbl),
+        .s3_wr_st(bypass_s3_wr_st),
+        .s3_entry(bypass_s3_entry),
         .byp1_st(bypass_byp1_st),
         .tbl_word(bypass_tbl_word),
+        .st_older(bypass_st_older),
+        .st_newest(bypass_st_newest),
         .st_word(bypass_st_word)
     );
 
+    // Instance `classify`.
+    wire [3:0] classify_port;
+    wire [2:0] classify_op;
+    wire classify_e_valid;
+    wire classify_e_is_root;
+    wire [3:0] classify_e_parent;
+    wire [15:0] classify_e_children;
+    wire classify_p_path;
+    wire classify_c_path;
+    wire [2:0] classify_v_entry;
+    wire classify_status_req;
+    wire [15:0] classify_parent_hot;
+    switch_engine_classify classify (
+        .port(classify_port),
+        .op(classify_op),
+        .e_valid(classify_e_valid),
+        .e_is_root(classify_e_is_root),
+        .e_parent(classify_e_parent),
+        .e_children(classify_e_children),
+        .p_path(classify_p_path),
+        .c_path(classify_c_path),
+        .v_entry(classify_v_entry),
+        .status_req(classify_status_req),
+        .parent_hot(classify_parent_hot)
+    );
+
     // Instance `csm`.
-    wire [3:0] csm_port;
     wire [15:0] csm_port_hot;
-    wire [1:0] csm_tid;
-    wire [2:0] csm_op;
-    wire csm_e_valid;
+    wire csm_status_req;
+    wire csm_p_path;
+    wire csm_c_path;
+    wire [2:0] csm_v_entry;
     wire csm_e_is_root;
-    wire [3:0] csm_e_parent;
     wire [15:0] csm_e_children;
+    wire [15:0] csm_parent_hot;
     wire [1:0] csm_g_csm;
     wire csm_g_fail;
     wire [1:0] csm_g_tid;
     wire [15:0] csm_g_rep;
+    wire csm_g_full;
+    wire csm_t_same;
+    wire csm_t_behind;
+    wire csm_rep_bit;
+    wire csm_all_now;
     wire [2:0] csm_verdict;
     wire csm_reads_group;
     wire [1:0] csm_n_csm;
@@ -215,19 +318,26 @@ module switch_engine (
     wire csm_send;
     wire [15:0] csm_send_ports;
     wire [2:0] csm_send_op;
+    wire csm_report;
+    wire csm_restart;
     switch_engine_csm csm (
-        .port(csm_port),
         .port_hot(csm_port_hot),
-        .tid(csm_tid),
-        .op(csm_op),
-        .e_valid(csm_e_valid),
+        .status_req(csm_status_req),
+        .p_path(csm_p_path),
+        .c_path(csm_c_path),
+        .v_entry(csm_v_entry),
         .e_is_root(csm_e_is_root),
-        .e_parent(csm_e_parent),
         .e_children(csm_e_children),
+        .parent_hot(csm_parent_hot),
         .g_csm(csm_g_csm),
         .g_fail(csm_g_fail),
         .g_tid(csm_g_tid),
         .g_rep(csm_g_rep),
+        .g_full(csm_g_full),
+        .t_same(csm_t_same),
+        .t_behind(csm_t_behind),
+        .rep_bit(csm_rep_bit),
+        .all_now(csm_all_now),
         .verdict(csm_verdict),
         .reads_group(csm_reads_group),
         .n_csm(csm_n_csm),
@@ -236,7 +346,9 @@ module switch_engine (
         .n_rep(csm_n_rep),
         .send(csm_send),
         .send_ports(csm_send_ports),
-        .send_op(csm_send_op)
+        .send_op(csm_send_op),
+        .report(csm_report),
+        .restart(csm_restart)
     );
 
     // Instance `counters`.
@@ -259,8 +371,19 @@ module switch_engine (
     wire acc_cfg;
     wire acc_pkt;
     wire [21:0] cfg_word;
-    wire pkt_s2;
-    wire cfg_s2;
+    wire [15:0] s2_children;
+    wire [15:0] older_rep;
+    wire [1:0] older_tid;
+    wire [1:0] fwd_diff_kept;
+    wire [1:0] fwd_diff_next;
+    reg [1:0] fwd_diff;
+    wire [1:0] pre_diff;
+    wire pkt_s3;
+    wire fwd_zero;
+    wire fwd_kept_bit;
+    wire fwd_all_kept;
+    wire fwd_all_rep;
+    wire cfg_s3;
     wire [20:0] n_st_word;
     reg [20:0] wr_st_word;
 
@@ -291,6 +414,35 @@ module switch_engine (
             s2_cfg_counter_q <= 3'd0;
             s2_wr_tbl_q <= 1'b0;
             s2_wr_st_q <= 1'b0;
+            s3_valid_q <= 1'b0;
+            s3_is_cfg_q <= 1'b0;
+            s3_port_q <= 4'd0;
+            s3_port_hot_q <= 16'd0;
+            s3_cgid_q <= 8'd0;
+            s3_tid_q <= 2'd0;
+            s3_cfg_op_q <= 2'd0;
+            s3_cfg_entry_q <= 22'd0;
+            s3_cfg_counter_q <= 3'd0;
+            s3_wr_tbl_q <= 1'b0;
+            s3_wr_st_q <= 1'b0;
+            s3_entry_q <= 22'd0;
+            s3_p_path_q <= 1'b0;
+            s3_c_path_q <= 1'b0;
+            s3_v_entry_q <= 3'd0;
+            s3_status_req_q <= 1'b0;
+            s3_parent_hot_q <= 16'd0;
+            pre_fail_q <= 1'b0;
+            pre_full_q <= 1'b0;
+            pre_t_same_q <= 1'b0;
+            pre_t_behind_q <= 1'b0;
+            pre_rep_bit_q <= 1'b0;
+            pre_all_now_q <= 1'b0;
+            fwd_fail_q <= 1'b0;
+            fwd_full_q <= 1'b0;
+            fwd_t_same_q <= 1'b0;
+            fwd_t_behind_q <= 1'b0;
+            fwd_rep_bit_q <= 1'b0;
+            fwd_all_now_q <= 1'b0;
             byp1_st_q <= 21'd0;
             o_out_valid_q <= 1'b0;
             o_out_ports_q <= 16'd0;
@@ -306,11 +458,11 @@ module switch_engine (
             o_rsp_valid_q <= 1'b0;
             o_rsp_entry_q <= 22'd0;
             o_rsp_st_q <= 21'd0;
-            s3_count_q <= 1'b0;
-            s3_verdict_q <= 3'd0;
-            s3_clear_q <= 1'b0;
-            s3_read_q <= 1'b0;
-            s3_sel_q <= 3'd0;
+            s4_count_q <= 1'b0;
+            s4_verdict_q <= 3'd0;
+            s4_clear_q <= 1'b0;
+            s4_read_q <= 1'b0;
+            s4_sel_q <= 3'd0;
         end else begin
             init_done_q <= init_done_d;
             init_ptr_q <= init_ptr_d;
@@ -337,6 +489,35 @@ module switch_engine (
             s2_cfg_counter_q <= s2_cfg_counter_d;
             s2_wr_tbl_q <= s2_wr_tbl_d;
             s2_wr_st_q <= s2_wr_st_d;
+            s3_valid_q <= s3_valid_d;
+            s3_is_cfg_q <= s3_is_cfg_d;
+            s3_port_q <= s3_port_d;
+            s3_port_hot_q <= s3_port_hot_d;
+            s3_cgid_q <= s3_cgid_d;
+            s3_tid_q <= s3_tid_d;
+            s3_cfg_op_q <= s3_cfg_op_d;
+            s3_cfg_entry_q <= s3_cfg_entry_d;
+            s3_cfg_counter_q <= s3_cfg_counter_d;
+            s3_wr_tbl_q <= s3_wr_tbl_d;
+            s3_wr_st_q <= s3_wr_st_d;
+            s3_entry_q <= s3_entry_d;
+            s3_p_path_q <= s3_p_path_d;
+            s3_c_path_q <= s3_c_path_d;
+            s3_v_entry_q <= s3_v_entry_d;
+            s3_status_req_q <= s3_status_req_d;
+            s3_parent_hot_q <= s3_parent_hot_d;
+            pre_fail_q <= pre_fail_d;
+            pre_full_q <= pre_full_d;
+            pre_t_same_q <= pre_t_same_d;
+            pre_t_behind_q <= pre_t_behind_d;
+            pre_rep_bit_q <= pre_rep_bit_d;
+            pre_all_now_q <= pre_all_now_d;
+            fwd_fail_q <= fwd_fail_d;
+            fwd_full_q <= fwd_full_d;
+            fwd_t_same_q <= fwd_t_same_d;
+            fwd_t_behind_q <= fwd_t_behind_d;
+            fwd_rep_bit_q <= fwd_rep_bit_d;
+            fwd_all_now_q <= fwd_all_now_d;
             byp1_st_q <= byp1_st_d;
             o_out_valid_q <= o_out_valid_d;
             o_out_ports_q <= o_out_ports_d;
@@ -352,11 +533,11 @@ module switch_engine (
             o_rsp_valid_q <= o_rsp_valid_d;
             o_rsp_entry_q <= o_rsp_entry_d;
             o_rsp_st_q <= o_rsp_st_d;
-            s3_count_q <= s3_count_d;
-            s3_verdict_q <= s3_verdict_d;
-            s3_clear_q <= s3_clear_d;
-            s3_read_q <= s3_read_d;
-            s3_sel_q <= s3_sel_d;
+            s4_count_q <= s4_count_d;
+            s4_verdict_q <= s4_verdict_d;
+            s4_clear_q <= s4_clear_d;
+            s4_read_q <= s4_read_d;
+            s4_sel_q <= s4_sel_d;
         end
     end
 
@@ -384,28 +565,52 @@ module switch_engine (
     assign bypass_s1_cgid = s1_cgid_q;
     assign bypass_s2_cgid = s2_cgid_q;
     assign bypass_s2_wr_tbl = s2_wr_tbl_q;
-    assign bypass_s2_wr_st = s2_wr_st_q;
     assign bypass_s2_entry = s2_cfg_entry_q;
+    assign bypass_s3_cgid = s3_cgid_q;
+    assign bypass_s3_wr_tbl = s3_wr_tbl_q;
+    assign bypass_s3_wr_st = s3_wr_st_q;
+    assign bypass_s3_entry = s3_cfg_entry_q;
     assign bypass_byp1_st = byp1_st_q;
-    assign pkt_s2 = s2_valid_q & (~s2_is_cfg_q);
-    assign cfg_s2 = s2_valid_q & s2_is_cfg_q;
-    assign csm_port = s2_port_q;
-    assign csm_port_hot = s2_port_hot_q;
-    assign csm_tid = s2_tid_q;
-    assign csm_op = s2_op_q;
-    assign csm_e_valid = bypass_tbl_word[0];
-    assign csm_e_is_root = bypass_tbl_word[1];
-    assign csm_e_parent = bypass_tbl_word[5:2];
-    assign csm_e_children = bypass_tbl_word[21:6];
+    assign classify_port = s2_port_q;
+    assign classify_op = s2_op_q;
+    assign classify_e_valid = bypass_tbl_word[0];
+    assign classify_e_is_root = bypass_tbl_word[1];
+    assign classify_e_parent = bypass_tbl_word[5:2];
+    assign classify_e_children = bypass_tbl_word[21:6];
+    assign s2_children = bypass_tbl_word[21:6];
+    assign older_rep = bypass_st_older[20:5];
+    assign older_tid = bypass_st_older[4:3];
+    assign pre_diff = s2_tid_q - older_tid;
+    assign pkt_s3 = s3_valid_q & (~s3_is_cfg_q);
+    assign cfg_s3 = s3_valid_q & s3_is_cfg_q;
+    assign csm_port_hot = s3_port_hot_q;
+    assign csm_status_req = s3_status_req_q;
+    assign csm_p_path = s3_p_path_q;
+    assign csm_c_path = s3_c_path_q;
+    assign csm_v_entry = s3_v_entry_q;
+    assign csm_parent_hot = s3_parent_hot_q;
+    assign csm_e_is_root = s3_entry_q[1];
+    assign csm_e_children = s3_entry_q[21:6];
     assign csm_g_csm = bypass_st_word[1:0];
-    assign csm_g_fail = bypass_st_word[2];
     assign csm_g_tid = bypass_st_word[4:3];
     assign csm_g_rep = bypass_st_word[20:5];
+    assign csm_g_fail = (bypass_st_newest & fwd_fail_q) | ((~bypass_st_newest) & pre_fail_q);
+    assign csm_g_full = (bypass_st_newest & fwd_full_q) | ((~bypass_st_newest) & pre_full_q);
+    assign csm_t_same = (bypass_st_newest & fwd_t_same_q) | ((~bypass_st_newest) & pre_t_same_q);
+    assign csm_t_behind = (bypass_st_newest & fwd_t_behind_q) | ((~bypass_st_newest) & pre_t_behind_q);
+    assign csm_rep_bit = (bypass_st_newest & fwd_rep_bit_q) | ((~bypass_st_newest) & pre_rep_bit_q);
+    assign csm_all_now = (bypass_st_newest & fwd_all_now_q) | ((~bypass_st_newest) & pre_all_now_q);
+    assign fwd_zero = s3_is_cfg_q | csm_restart;
+    assign fwd_kept_bit = csm_g_rep[s2_port_q];
+    assign fwd_all_kept = (csm_g_rep | s2_port_hot_q) == s2_children;
+    assign fwd_all_rep = ((csm_g_rep | s3_port_hot_q) | s2_port_hot_q) == s2_children;
+    assign fwd_diff_kept = s2_tid_q - csm_g_tid;
+    assign fwd_diff_next = fwd_diff_kept - tid_step;
     assign n_st_word = ((((({{5{1'b0}}, csm_n_rep} << s_rep_at) | ({{19{1'b0}}, csm_n_tid} << s_tid_at)) | ({{19{1'b0}}, csm_n_csm} << s_csm_at)) & 21'h1ffffb) | ({{20{1'b0}}, csm_n_fail} << 2));
-    assign counters_count = s3_count_q;
-    assign counters_verdict = s3_verdict_q;
-    assign counters_clear = s3_clear_q;
-    assign counters_sel = s3_sel_q;
+    assign counters_count = s4_count_q;
+    assign counters_verdict = s4_verdict_q;
+    assign counters_clear = s4_clear_q;
+    assign counters_sel = s4_sel_q;
     assign out_valid = o_out_valid_q;
     assign ev_valid = o_ev_valid_q;
     assign ev_cgid = o_ev_cgid_q;
@@ -449,6 +654,35 @@ module switch_engine (
         s2_cfg_counter_d = s2_cfg_counter_q;
         s2_wr_tbl_d = s2_wr_tbl_q;
         s2_wr_st_d = s2_wr_st_q;
+        s3_valid_d = s3_valid_q;
+        s3_is_cfg_d = s3_is_cfg_q;
+        s3_port_d = s3_port_q;
+        s3_port_hot_d = s3_port_hot_q;
+        s3_cgid_d = s3_cgid_q;
+        s3_tid_d = s3_tid_q;
+        s3_cfg_op_d = s3_cfg_op_q;
+        s3_cfg_entry_d = s3_cfg_entry_q;
+        s3_cfg_counter_d = s3_cfg_counter_q;
+        s3_wr_tbl_d = s3_wr_tbl_q;
+        s3_wr_st_d = s3_wr_st_q;
+        s3_entry_d = s3_entry_q;
+        s3_p_path_d = s3_p_path_q;
+        s3_c_path_d = s3_c_path_q;
+        s3_v_entry_d = s3_v_entry_q;
+        s3_status_req_d = s3_status_req_q;
+        s3_parent_hot_d = s3_parent_hot_q;
+        pre_fail_d = pre_fail_q;
+        pre_full_d = pre_full_q;
+        pre_t_same_d = pre_t_same_q;
+        pre_t_behind_d = pre_t_behind_q;
+        pre_rep_bit_d = pre_rep_bit_q;
+        pre_all_now_d = pre_all_now_q;
+        fwd_fail_d = fwd_fail_q;
+        fwd_full_d = fwd_full_q;
+        fwd_t_same_d = fwd_t_same_q;
+        fwd_t_behind_d = fwd_t_behind_q;
+        fwd_rep_bit_d = fwd_rep_bit_q;
+        fwd_all_now_d = fwd_all_now_q;
         byp1_st_d = byp1_st_q;
         o_out_valid_d = o_out_valid_q;
         o_out_ports_d = o_out_ports_q;
@@ -464,11 +698,11 @@ module switch_engine (
         o_rsp_valid_d = o_rsp_valid_q;
         o_rsp_entry_d = o_rsp_entry_q;
         o_rsp_st_d = o_rsp_st_q;
-        s3_count_d = s3_count_q;
-        s3_verdict_d = s3_verdict_q;
-        s3_clear_d = s3_clear_q;
-        s3_read_d = s3_read_q;
-        s3_sel_d = s3_sel_q;
+        s4_count_d = s4_count_q;
+        s4_verdict_d = s4_verdict_q;
+        s4_clear_d = s4_clear_q;
+        s4_read_d = s4_read_q;
+        s4_sel_d = s4_sel_q;
         s1_valid_d = acc_cfg | acc_pkt;
         s1_is_cfg_d = acc_cfg;
         s1_port_d = pkt_port;
@@ -500,16 +734,61 @@ module switch_engine (
         s2_cfg_counter_d = s1_cfg_counter_q;
         s2_wr_tbl_d = s1_wr_tbl_q;
         s2_wr_st_d = s1_wr_st_q;
+        s3_valid_d = s2_valid_q;
+        s3_is_cfg_d = s2_is_cfg_q;
+        s3_port_d = s2_port_q;
+        s3_port_hot_d = s2_port_hot_q;
+        s3_cgid_d = s2_cgid_q;
+        s3_tid_d = s2_tid_q;
+        s3_cfg_op_d = s2_cfg_op_q;
+        s3_cfg_entry_d = s2_cfg_entry_q;
+        s3_cfg_counter_d = s2_cfg_counter_q;
+        s3_wr_tbl_d = s2_wr_tbl_q;
+        s3_wr_st_d = s2_wr_st_q;
+        s3_entry_d = bypass_tbl_word;
+        s3_p_path_d = classify_p_path;
+        s3_c_path_d = classify_c_path;
+        s3_v_entry_d = classify_v_entry;
+        s3_status_req_d = classify_status_req;
+        s3_parent_hot_d = classify_parent_hot;
+        pre_fail_d = bypass_st_older[2];
+        pre_full_d = bypass_st_older[1:0] == csm_full;
+        pre_t_same_d = pre_diff == tid_same;
+        pre_t_behind_d = pre_diff == tid_behind;
+        pre_rep_bit_d = older_rep[s2_port_q];
+        pre_all_now_d = (older_rep | s2_port_hot_q) == s2_children;
+        fwd_diff = fwd_diff_kept;
+        if (s3_is_cfg_q) begin
+            fwd_diff = s2_tid_q;
+        end else if (csm_restart) begin
+            fwd_diff = fwd_diff_next;
+        end
+        fwd_t_same_d = fwd_diff == tid_same;
+        fwd_t_behind_d = fwd_diff == tid_behind;
+        fwd_fail_d = (~s3_is_cfg_q) & csm_n_fail;
+        fwd_full_d = csm_g_full;
+        if (fwd_zero) begin
+            fwd_full_d = 1'b0;
+        end else if (csm_report) begin
+            fwd_full_d = csm_all_now;
+        end
+        fwd_rep_bit_d = (~fwd_zero) & (fwd_kept_bit | (csm_report & (s3_port_q == s2_port_q)));
+        fwd_all_now_d = fwd_all_kept;
+        if (fwd_zero) begin
+            fwd_all_now_d = s2_port_hot_q == s2_children;
+        end else if (csm_report) begin
+            fwd_all_now_d = fwd_all_rep;
+        end
         wr_st_word = n_st_word;
-        if (s2_is_cfg_q) begin
+        if (s3_is_cfg_q) begin
             wr_st_word = zero_sw;
         end
         byp1_st_d = wr_st_word;
-        tbl_wr_en = s2_wr_tbl_q;
-        tbl_wr_addr = s2_cgid_q;
-        tbl_wr_data = s2_cfg_entry_q;
-        st_wr_en = s2_wr_st_q;
-        st_wr_addr = s2_cgid_q;
+        tbl_wr_en = s3_wr_tbl_q;
+        tbl_wr_addr = s3_cgid_q;
+        tbl_wr_data = s3_cfg_entry_q;
+        st_wr_en = s3_wr_st_q;
+        st_wr_addr = s3_cgid_q;
         st_wr_data = wr_st_word;
         if (~init_done_q) begin
             tbl_wr_en = 1'b1;
@@ -523,19 +802,19 @@ module switch_engine (
                 init_done_d = 1'b1;
             end
         end
-        o_out_valid_d = pkt_s2 & csm_send;
+        o_out_valid_d = pkt_s3 & csm_send;
         o_out_ports_d = csm_send_ports;
-        o_out_cgid_d = s2_cgid_q;
-        o_out_tid_d = s2_tid_q;
+        o_out_cgid_d = s3_cgid_q;
+        o_out_tid_d = s3_tid_q;
         o_out_op_d = csm_send_op;
-        o_ev_valid_d = pkt_s2;
+        o_ev_valid_d = pkt_s3;
         o_ev_cgid_d = 8'd0;
         o_ev_verdict_d = 3'd0;
         o_ev_state_d = 2'd0;
         o_ev_tid_d = 2'd0;
         o_ev_fail_d = 1'b0;
-        if (pkt_s2) begin
-            o_ev_cgid_d = s2_cgid_q;
+        if (pkt_s3) begin
+            o_ev_cgid_d = s3_cgid_q;
             o_ev_verdict_d = csm_verdict;
             if (csm_reads_group) begin
                 o_ev_state_d = csm_n_csm;
@@ -543,25 +822,25 @@ module switch_engine (
                 o_ev_fail_d = csm_n_fail;
             end
         end
-        o_rsp_valid_d = cfg_s2;
+        o_rsp_valid_d = cfg_s3;
         o_rsp_entry_d = zero_ew;
         o_rsp_st_d = zero_sw;
-        if (cfg_s2) begin
-            if (s2_cfg_op_q == cfg_write) begin
-                o_rsp_entry_d = s2_cfg_entry_q;
+        if (cfg_s3) begin
+            if (s3_cfg_op_q == cfg_write) begin
+                o_rsp_entry_d = s3_cfg_entry_q;
             end
-            if (s2_cfg_op_q == cfg_read_entry) begin
-                o_rsp_entry_d = bypass_tbl_word;
+            if (s3_cfg_op_q == cfg_read_entry) begin
+                o_rsp_entry_d = s3_entry_q;
                 o_rsp_st_d = bypass_st_word;
             end
         end
-        s3_count_d = pkt_s2;
-        s3_verdict_d = csm_verdict;
-        s3_clear_d = cfg_s2 & (s2_cfg_op_q == cfg_clear);
-        s3_read_d = cfg_s2 & (s2_cfg_op_q == cfg_read_counter);
-        s3_sel_d = s2_cfg_counter_q;
+        s4_count_d = pkt_s3;
+        s4_verdict_d = csm_verdict;
+        s4_clear_d = cfg_s3 & (s3_cfg_op_q == cfg_clear);
+        s4_read_d = cfg_s3 & (s3_cfg_op_q == cfg_read_counter);
+        s4_sel_d = s3_cfg_counter_q;
         rsp_counter = 32'd0;
-        if (s3_read_q) begin
+        if (s4_read_q) begin
             rsp_counter = counters_value;
         end
         out_ports = 16'd0;

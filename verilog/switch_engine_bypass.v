@@ -11,10 +11,15 @@ module switch_engine_bypass (
     input  wire [7:0]   s1_cgid,
     input  wire [7:0]   s2_cgid,
     input  wire         s2_wr_tbl,
-    input  wire         s2_wr_st,
     input  wire [21:0]  s2_entry,
+    input  wire [7:0]   s3_cgid,
+    input  wire         s3_wr_tbl,
+    input  wire         s3_wr_st,
+    input  wire [21:0]  s3_entry,
     input  wire [20:0]  byp1_st,
     output reg  [21:0]  tbl_word,
+    output reg  [20:0]  st_older,
+    output wire         st_newest,
     output reg  [20:0]  st_word
 );
 
@@ -27,10 +32,14 @@ module switch_engine_bypass (
     reg e_use_byp_d;
     reg [21:0] e_byp_q;
     reg [21:0] e_byp_d;
+    reg pre_byp1_q;
+    reg pre_byp1_d;
+    reg pre_byp2_q;
+    reg pre_byp2_d;
+    reg [20:0] st_pre_q;
+    reg [20:0] st_pre_d;
     reg sel1_q;
     reg sel1_d;
-    reg sel2_q;
-    reg sel2_d;
     reg [7:0] byp1_cgid_q;
     reg [7:0] byp1_cgid_d;
     reg byp1_tbl_valid_q;
@@ -43,9 +52,10 @@ module switch_engine_bypass (
     reg [20:0] byp2_st_d;
 
     // Combinational signals.
-    wire hit1;
-    wire hit2;
-    wire hit1_tbl;
+    wire hit2_tbl;
+    wire hit3_tbl;
+    wire hit3;
+    wire hit_byp1;
 
     always @(posedge clock) begin
         if (reset) begin
@@ -53,8 +63,10 @@ module switch_engine_bypass (
             st_q_q <= 21'd0;
             e_use_byp_q <= 1'b0;
             e_byp_q <= 22'd0;
+            pre_byp1_q <= 1'b0;
+            pre_byp2_q <= 1'b0;
+            st_pre_q <= 21'd0;
             sel1_q <= 1'b0;
-            sel2_q <= 1'b0;
             byp1_cgid_q <= 8'd0;
             byp1_tbl_valid_q <= 1'b0;
             byp1_st_valid_q <= 1'b0;
@@ -65,8 +77,10 @@ module switch_engine_bypass (
             st_q_q <= st_q_d;
             e_use_byp_q <= e_use_byp_d;
             e_byp_q <= e_byp_d;
+            pre_byp1_q <= pre_byp1_d;
+            pre_byp2_q <= pre_byp2_d;
+            st_pre_q <= st_pre_d;
             sel1_q <= sel1_d;
-            sel2_q <= sel2_d;
             byp1_cgid_q <= byp1_cgid_d;
             byp1_tbl_valid_q <= byp1_tbl_valid_d;
             byp1_st_valid_q <= byp1_st_valid_d;
@@ -75,17 +89,21 @@ module switch_engine_bypass (
         end
     end
 
-    assign hit1 = s1_cgid == s2_cgid;
-    assign hit2 = s1_cgid == byp1_cgid_q;
-    assign hit1_tbl = hit1 & s2_wr_tbl;
+    assign hit2_tbl = (s1_cgid == s2_cgid) & s2_wr_tbl;
+    assign hit3 = s1_cgid == s3_cgid;
+    assign hit3_tbl = hit3 & s3_wr_tbl;
+    assign hit_byp1 = s1_cgid == byp1_cgid_q;
+    assign st_newest = sel1_q;
 
     always @(*) begin
         tbl_q_d = tbl_q_q;
         st_q_d = st_q_q;
         e_use_byp_d = e_use_byp_q;
         e_byp_d = e_byp_q;
+        pre_byp1_d = pre_byp1_q;
+        pre_byp2_d = pre_byp2_q;
+        st_pre_d = st_pre_q;
         sel1_d = sel1_q;
-        sel2_d = sel2_q;
         byp1_cgid_d = byp1_cgid_q;
         byp1_tbl_valid_d = byp1_tbl_valid_q;
         byp1_st_valid_d = byp1_st_valid_q;
@@ -93,27 +111,35 @@ module switch_engine_bypass (
         byp2_st_d = byp2_st_q;
         tbl_q_d = tbl_rd;
         st_q_d = st_rd;
-        e_use_byp_d = hit1_tbl | (hit2 & byp1_tbl_valid_q);
+        e_use_byp_d = (hit2_tbl | hit3_tbl) | (hit_byp1 & byp1_tbl_valid_q);
         e_byp_d = byp1_tbl_q;
-        if (hit1_tbl) begin
+        if (hit2_tbl) begin
             e_byp_d = s2_entry;
+        end else if (hit3_tbl) begin
+            e_byp_d = s3_entry;
         end
-        sel1_d = hit1 & s2_wr_st;
-        sel2_d = hit2 & byp1_st_valid_q;
+        pre_byp1_d = hit3 & s3_wr_st;
+        pre_byp2_d = hit_byp1 & byp1_st_valid_q;
         tbl_word = tbl_q_q;
         if (e_use_byp_q) begin
             tbl_word = e_byp_q;
         end
-        st_word = st_q_q;
+        st_older = st_q_q;
+        if (pre_byp1_q) begin
+            st_older = byp1_st;
+        end else if (pre_byp2_q) begin
+            st_older = byp2_st_q;
+        end
+        st_pre_d = st_older;
+        sel1_d = (s2_cgid == s3_cgid) & s3_wr_st;
+        st_word = st_pre_q;
         if (sel1_q) begin
             st_word = byp1_st;
-        end else if (sel2_q) begin
-            st_word = byp2_st_q;
         end
-        byp1_cgid_d = s2_cgid;
-        byp1_tbl_valid_d = s2_wr_tbl;
-        byp1_st_valid_d = s2_wr_st;
-        byp1_tbl_d = s2_entry;
+        byp1_cgid_d = s3_cgid;
+        byp1_tbl_valid_d = s3_wr_tbl;
+        byp1_st_valid_d = s3_wr_st;
+        byp1_tbl_d = s3_entry;
         byp2_st_d = byp1_st;
     end
 

@@ -4,151 +4,116 @@
 `default_nettype none
 
 module switch_engine_csm (
-    input  wire [3:0]   port,
     input  wire [15:0]  port_hot,
-    input  wire [1:0]   tid,
-    input  wire [2:0]   op,
-    input  wire         e_valid,
+    input  wire         status_req,
+    input  wire         p_path,
+    input  wire         c_path,
+    input  wire [2:0]   v_entry,
     input  wire         e_is_root,
-    input  wire [3:0]   e_parent,
     input  wire [15:0]  e_children,
+    input  wire [15:0]  parent_hot,
     input  wire [1:0]   g_csm,
     input  wire         g_fail,
     input  wire [1:0]   g_tid,
     input  wire [15:0]  g_rep,
+    input  wire         g_full,
+    input  wire         t_same,
+    input  wire         t_behind,
+    input  wire         rep_bit,
+    input  wire         all_now,
     output reg  [2:0]   verdict,
-    output reg          reads_group,
+    output wire         reads_group,
     output reg  [1:0]   n_csm,
-    output reg          n_fail,
+    output wire         n_fail,
     output reg  [1:0]   n_tid,
     output reg  [15:0]  n_rep,
-    output reg          send,
+    output wire         send,
     output reg  [15:0]  send_ports,
-    output reg  [2:0]   send_op
+    output reg  [2:0]   send_op,
+    output wire         report,
+    output wire         restart
 );
 
     localparam [1:0] csm_filling = 2'd1;
     localparam [1:0] csm_full = 2'd2;
     localparam [1:0] csm_idle = 2'd0;
-    localparam [15:0] one_r = 16'd1;
     localparam [2:0] op_exit = 3'd1;
     localparam [2:0] op_full = 3'd0;
     localparam [2:0] op_status_req = 3'd2;
     localparam [2:0] op_status_rsp = 3'd3;
     localparam [1:0] step = 2'd1;
-    localparam [1:0] tid_behind = 2'd3;
-    localparam [1:0] tid_same = 2'd0;
-    localparam [2:0] v_bad_opcode = 3'd3;
     localparam [2:0] v_group_failed = 3'd4;
     localparam [2:0] v_lag = 3'd6;
-    localparam [2:0] v_not_in_tree = 3'd2;
     localparam [2:0] v_ok = 3'd0;
     localparam [2:0] v_stale = 3'd5;
     localparam [2:0] v_tid_fail = 3'd7;
-    localparam [2:0] v_unknown_cgid = 3'd1;
     localparam [15:0] zero_r = 16'd0;
 
     // Combinational signals.
-    wire [1:0] tid_diff;
-    wire from_parent;
-    wire from_child;
-    wire child_op;
-    wire parent_op;
+    wire live;
     wire [15:0] rep_now;
-    wire all_now;
+    wire exit_now;
+    wire complete;
+    wire set_fail;
+    wire lag;
+    wire ask_up;
+    wire stale;
 
-    assign tid_diff = tid - g_tid;
-    assign from_parent = (~e_is_root) & (e_parent == port);
-    assign from_child = e_children[port];
-    assign child_op = (op == op_full) | (op == op_status_req);
-    assign parent_op = (op == op_exit) | (op == op_status_rsp);
+    assign live = ~g_fail;
     assign rep_now = g_rep | port_hot;
-    assign all_now = rep_now == e_children;
+    assign exit_now = ((p_path & live) & t_same) & g_full;
+    assign report = ((c_path & live) & t_same) & (~rep_bit);
+    assign complete = report & all_now;
+    assign restart = exit_now | (complete & e_is_root);
+    assign set_fail = (live & (~t_behind)) & ((p_path & (~(t_same & g_full))) | (c_path & (~t_same)));
+    assign lag = (c_path & live) & t_behind;
+    assign ask_up = (((((c_path & live) & t_same) & rep_bit) & status_req) & g_full) & (~e_is_root);
+    assign stale = (p_path & t_behind) | (((c_path & t_same) & rep_bit) & (~status_req));
+    assign reads_group = p_path | c_path;
+    assign n_fail = g_fail | set_fail;
+    assign send = ((restart | complete) | lag) | ask_up;
 
     always @(*) begin
-        verdict = v_ok;
-        reads_group = 1'b0;
-        n_csm = g_csm;
-        n_fail = g_fail;
+        verdict = v_entry;
+        if (reads_group) begin
+            verdict = v_ok;
+            if (g_fail) begin
+                verdict = v_group_failed;
+            end else if (set_fail) begin
+                verdict = v_tid_fail;
+            end else if (lag) begin
+                verdict = v_lag;
+            end else if (stale) begin
+                verdict = v_stale;
+            end
+        end
         n_tid = g_tid;
         n_rep = g_rep;
-        send = 1'b0;
+        n_csm = g_csm;
+        if (restart) begin
+            n_tid = g_tid + step;
+            n_rep = zero_r;
+            n_csm = csm_idle;
+        end else if (report) begin
+            n_rep = rep_now;
+            n_csm = csm_filling;
+            if (all_now) begin
+                n_csm = csm_full;
+            end
+        end
         send_ports = zero_r;
         send_op = op_full;
-        if (~e_valid) begin
-            verdict = v_unknown_cgid;
-        end else if (op[2]) begin
-            verdict = v_bad_opcode;
-        end else if (from_parent) begin
-            if (~parent_op) begin
-                verdict = v_bad_opcode;
-            end else begin
-                reads_group = 1'b1;
-                if (g_fail) begin
-                    verdict = v_group_failed;
-                end else if (tid_diff == tid_same) begin
-                    if (g_csm == csm_full) begin
-                        n_csm = csm_idle;
-                        n_tid = g_tid + step;
-                        n_rep = zero_r;
-                        send = 1'b1;
-                        send_ports = e_children;
-                        send_op = op_exit;
-                    end else begin
-                        verdict = v_tid_fail;
-                        n_fail = 1'b1;
-                    end
-                end else if (tid_diff == tid_behind) begin
-                    verdict = v_stale;
-                end else begin
-                    verdict = v_tid_fail;
-                    n_fail = 1'b1;
-                end
-            end
-        end else if (from_child) begin
-            if (~child_op) begin
-                verdict = v_bad_opcode;
-            end else begin
-                reads_group = 1'b1;
-                if (g_fail) begin
-                    verdict = v_group_failed;
-                end else if (tid_diff == tid_behind) begin
-                    verdict = v_lag;
-                    send = 1'b1;
-                    send_ports = port_hot;
-                    send_op = op_status_rsp;
-                end else if (tid_diff != tid_same) begin
-                    verdict = v_tid_fail;
-                    n_fail = 1'b1;
-                end else if ((g_rep & port_hot) == zero_r) begin
-                    n_rep = rep_now;
-                    n_csm = csm_filling;
-                    if (all_now) begin
-                        send = 1'b1;
-                        if (e_is_root) begin
-                            n_csm = csm_idle;
-                            n_tid = g_tid + step;
-                            n_rep = zero_r;
-                            send_ports = e_children;
-                            send_op = op_exit;
-                        end else begin
-                            n_csm = csm_full;
-                            send_ports = one_r << e_parent;
-                            send_op = op_full;
-                        end
-                    end
-                end else if (op == op_status_req) begin
-                    if ((g_csm == csm_full) & (~e_is_root)) begin
-                        send = 1'b1;
-                        send_ports = one_r << e_parent;
-                        send_op = op_status_req;
-                    end
-                end else begin
-                    verdict = v_stale;
-                end
-            end
-        end else begin
-            verdict = v_not_in_tree;
+        if (restart) begin
+            send_ports = e_children;
+            send_op = op_exit;
+        end else if (lag) begin
+            send_ports = port_hot;
+            send_op = op_status_rsp;
+        end else if (complete) begin
+            send_ports = parent_hot;
+        end else if (ask_up) begin
+            send_ports = parent_hot;
+            send_op = op_status_req;
         end
     end
 

@@ -219,25 +219,25 @@ fn counter(step: usize, cycle: u64, name: &str, index: u64, value: u64) -> Strin
 #[test]
 fn barrier_example_prints_what_the_protocol_says() {
     // Written from the example's comments and the spec: writes in cycles 0 and 1, answers
-    // three cycles (LATENCY) after each operation.
+    // four cycles (LATENCY) after each operation.
     let want = vec![
-        r#"{"event":"entry","step":1,"cycle":3,"op":"write","cgid":1,"valid":true,"parent":0,"children":[1,2,3],"is_root":true,"state":"IDLE","tid":0,"fail":false,"reported":[]}"#.to_string(),
-        r#"{"event":"entry","step":2,"cycle":4,"op":"write","cgid":2,"valid":true,"parent":0,"children":[1,2],"is_root":false,"state":"IDLE","tid":0,"fail":false,"reported":[]}"#.to_string(),
-        verdict(3, 5, 1, 1, "OK", "FILLING", 0, false),
-        verdict(3, 6, 2, 1, "OK", "FILLING", 0, false),
-        verdict(3, 7, 3, 1, "OK", "IDLE", 1, false),
-        out(3, 7, "[1,2,3]", 1, 0, "EXIT"),
-        verdict(4, 23, 3, 1, "OK", "FILLING", 1, false),
-        verdict(4, 24, 1, 1, "OK", "FILLING", 1, false),
-        verdict(4, 25, 2, 1, "OK", "IDLE", 2, false),
-        out(4, 25, "[1,2,3]", 1, 1, "EXIT"),
-        verdict(5, 26, 1, 2, "OK", "FILLING", 0, false),
-        verdict(5, 27, 2, 2, "OK", "FULL", 0, false),
-        out(5, 27, "[0]", 2, 0, "FULL"),
-        verdict(7, 38, 0, 2, "OK", "IDLE", 1, false),
-        out(7, 38, "[1,2]", 2, 0, "EXIT"),
-        r#"{"event":"entry","step":8,"cycle":39,"op":"read_entry","cgid":1,"valid":true,"parent":0,"children":[1,2,3],"is_root":true,"state":"IDLE","tid":2,"fail":false,"reported":[]}"#.to_string(),
-        r#"{"event":"entry","step":8,"cycle":40,"op":"read_entry","cgid":2,"valid":true,"parent":0,"children":[1,2],"is_root":false,"state":"IDLE","tid":1,"fail":false,"reported":[]}"#.to_string(),
+        r#"{"event":"entry","step":1,"cycle":4,"op":"write","cgid":1,"valid":true,"parent":0,"children":[1,2,3],"is_root":true,"state":"IDLE","tid":0,"fail":false,"reported":[]}"#.to_string(),
+        r#"{"event":"entry","step":2,"cycle":5,"op":"write","cgid":2,"valid":true,"parent":0,"children":[1,2],"is_root":false,"state":"IDLE","tid":0,"fail":false,"reported":[]}"#.to_string(),
+        verdict(3, 6, 1, 1, "OK", "FILLING", 0, false),
+        verdict(3, 7, 2, 1, "OK", "FILLING", 0, false),
+        verdict(3, 8, 3, 1, "OK", "IDLE", 1, false),
+        out(3, 8, "[1,2,3]", 1, 0, "EXIT"),
+        verdict(4, 24, 3, 1, "OK", "FILLING", 1, false),
+        verdict(4, 25, 1, 1, "OK", "FILLING", 1, false),
+        verdict(4, 26, 2, 1, "OK", "IDLE", 2, false),
+        out(4, 26, "[1,2,3]", 1, 1, "EXIT"),
+        verdict(5, 27, 1, 2, "OK", "FILLING", 0, false),
+        verdict(5, 28, 2, 2, "OK", "FULL", 0, false),
+        out(5, 28, "[0]", 2, 0, "FULL"),
+        verdict(7, 39, 0, 2, "OK", "IDLE", 1, false),
+        out(7, 39, "[1,2]", 2, 0, "EXIT"),
+        r#"{"event":"entry","step":8,"cycle":40,"op":"read_entry","cgid":1,"valid":true,"parent":0,"children":[1,2,3],"is_root":true,"state":"IDLE","tid":2,"fail":false,"reported":[]}"#.to_string(),
+        r#"{"event":"entry","step":8,"cycle":41,"op":"read_entry","cgid":2,"valid":true,"parent":0,"children":[1,2],"is_root":false,"state":"IDLE","tid":1,"fail":false,"reported":[]}"#.to_string(),
     ];
     assert_eq!(switch_lines("barrier.toml", Level::Golden), want);
 }
@@ -261,20 +261,20 @@ fn lagging_child_example_is_answered_and_recovers() {
     contains_in_order(
         &l,
         &[
-            out(3, 6, "[1,2]", 3, 0, "EXIT"),
+            out(3, 7, "[1,2]", 3, 0, "EXIT"),
             // Port 2 missed that EXIT: its STATUS_REQ(0) is one transaction behind.
-            verdict(4, 33, 2, 3, "LAG", "IDLE", 1, false),
-            out(4, 33, "[2]", 3, 0, "STATUS_RSP"),
-            verdict(5, 35, 1, 3, "OK", "IDLE", 2, false),
-            out(5, 35, "[1,2]", 3, 1, "EXIT"),
-            out(6, 37, "[0]", 4, 0, "FULL"),
+            verdict(4, 34, 2, 3, "LAG", "IDLE", 1, false),
+            out(4, 34, "[2]", 3, 0, "STATUS_RSP"),
+            verdict(5, 36, 1, 3, "OK", "IDLE", 2, false),
+            out(5, 36, "[1,2]", 3, 1, "EXIT"),
+            out(6, 38, "[0]", 4, 0, "FULL"),
             // The middle switch forwards the question, then the answer completes it.
-            verdict(7, 63, 1, 4, "OK", "FULL", 0, false),
-            out(7, 63, "[0]", 4, 0, "STATUS_REQ"),
-            verdict(8, 64, 0, 4, "OK", "IDLE", 1, false),
-            out(8, 64, "[1,2]", 4, 0, "EXIT"),
-            counter(9, 65, "TOTAL", 0, 9),
-            counter(9, 66, "LAG", 6, 1),
+            verdict(7, 64, 1, 4, "OK", "FULL", 0, false),
+            out(7, 64, "[0]", 4, 0, "STATUS_REQ"),
+            verdict(8, 65, 0, 4, "OK", "IDLE", 1, false),
+            out(8, 65, "[1,2]", 4, 0, "EXIT"),
+            counter(9, 66, "TOTAL", 0, 9),
+            counter(9, 67, "LAG", 6, 1),
         ],
         "lagging_child",
     );
@@ -286,17 +286,17 @@ fn drops_example_gives_each_verdict_and_counts_it() {
     contains_in_order(
         &l,
         &[
-            verdict(3, 5, 1, 9, "UNKNOWN_CGID", "IDLE", 0, false),
-            verdict(4, 6, 3, 5, "NOT_IN_TREE", "IDLE", 0, false),
-            verdict(5, 7, 1, 5, "BAD_OPCODE", "IDLE", 0, false),
-            verdict(6, 8, 1, 5, "BAD_OPCODE", "IDLE", 0, false),
-            verdict(7, 9, 1, 5, "OK", "FILLING", 0, false),
-            verdict(7, 10, 1, 5, "STALE", "FILLING", 0, false),
-            verdict(8, 11, 2, 5, "LAG", "FILLING", 0, false),
-            out(8, 11, "[2]", 5, 3, "STATUS_RSP"),
-            verdict(9, 12, 0, 6, "STALE", "IDLE", 0, false),
-            verdict(10, 13, 2, 5, "TID_FAIL", "FILLING", 0, true),
-            verdict(11, 14, 2, 5, "GROUP_FAILED", "FILLING", 0, true),
+            verdict(3, 6, 1, 9, "UNKNOWN_CGID", "IDLE", 0, false),
+            verdict(4, 7, 3, 5, "NOT_IN_TREE", "IDLE", 0, false),
+            verdict(5, 8, 1, 5, "BAD_OPCODE", "IDLE", 0, false),
+            verdict(6, 9, 1, 5, "BAD_OPCODE", "IDLE", 0, false),
+            verdict(7, 10, 1, 5, "OK", "FILLING", 0, false),
+            verdict(7, 11, 1, 5, "STALE", "FILLING", 0, false),
+            verdict(8, 12, 2, 5, "LAG", "FILLING", 0, false),
+            out(8, 12, "[2]", 5, 3, "STATUS_RSP"),
+            verdict(9, 13, 0, 6, "STALE", "IDLE", 0, false),
+            verdict(10, 14, 2, 5, "TID_FAIL", "FILLING", 0, true),
+            verdict(11, 15, 2, 5, "GROUP_FAILED", "FILLING", 0, true),
         ],
         "drops",
     );
@@ -305,24 +305,24 @@ fn drops_example_gives_each_verdict_and_counts_it() {
         .filter(|x| x.contains(r#""event":"counter""#))
         .collect();
     let want = [
-        counter(12, 43, "TOTAL", 0, 10),
-        counter(12, 44, "UNKNOWN_CGID", 1, 1),
-        counter(12, 45, "NOT_IN_TREE", 2, 1),
-        counter(12, 46, "BAD_OPCODE", 3, 2),
-        counter(12, 47, "GROUP_FAILED", 4, 1),
-        counter(12, 48, "STALE", 5, 2),
-        counter(12, 49, "LAG", 6, 1),
-        counter(12, 50, "TID_FAIL", 7, 1),
+        counter(12, 44, "TOTAL", 0, 10),
+        counter(12, 45, "UNKNOWN_CGID", 1, 1),
+        counter(12, 46, "NOT_IN_TREE", 2, 1),
+        counter(12, 47, "BAD_OPCODE", 3, 2),
+        counter(12, 48, "GROUP_FAILED", 4, 1),
+        counter(12, 49, "STALE", 5, 2),
+        counter(12, 50, "LAG", 6, 1),
+        counter(12, 51, "TID_FAIL", 7, 1),
         // After the rewrite, the clear and one good barrier.
-        counter(16, 55, "TOTAL", 0, 2),
-        counter(16, 56, "TID_FAIL", 7, 0),
+        counter(16, 56, "TOTAL", 0, 2),
+        counter(16, 57, "TID_FAIL", 7, 0),
     ];
     assert_eq!(counters, want.iter().collect::<Vec<_>>());
     assert!(
-        l.contains(&r#"{"event":"cleared","step":14,"cycle":52}"#.to_string()),
+        l.contains(&r#"{"event":"cleared","step":14,"cycle":53}"#.to_string()),
         "{l:?}"
     );
-    assert!(l.contains(&out(15, 54, "[1,2]", 5, 0, "EXIT")), "{l:?}");
+    assert!(l.contains(&out(15, 55, "[1,2]", 5, 0, "EXIT")), "{l:?}");
 }
 
 #[test]
@@ -333,23 +333,23 @@ fn interleaved_example_completes_each_group_on_its_own() {
         .filter(|x| x.contains(r#""event":"out""#))
         .collect();
     let want = [
-        out(7, 9, "[1,2]", 7, 0, "EXIT"),
-        out(9, 11, "[2,3]", 8, 0, "EXIT"),
-        out(11, 14, "[3]", 9, 0, "FULL"),
-        out(12, 15, "[0,2]", 9, 0, "EXIT"),
+        out(7, 10, "[1,2]", 7, 0, "EXIT"),
+        out(9, 12, "[2,3]", 8, 0, "EXIT"),
+        out(11, 15, "[3]", 9, 0, "FULL"),
+        out(12, 16, "[0,2]", 9, 0, "EXIT"),
     ];
     assert_eq!(outs, want.iter().collect::<Vec<_>>());
     // Group 9's first FULL (from port 0) was forgotten by the rewrite in step 8.
     assert!(
-        l.contains(&verdict(11, 13, 0, 9, "OK", "FILLING", 0, false)),
+        l.contains(&verdict(11, 14, 0, 9, "OK", "FILLING", 0, false)),
         "{l:?}"
     );
     contains_in_order(
         &l,
         &[
-            r#"{"event":"entry","step":13,"cycle":16,"op":"read_entry","cgid":7,"valid":true,"parent":0,"children":[1,2],"is_root":true,"state":"FILLING","tid":1,"fail":false,"reported":[1]}"#.to_string(),
-            r#"{"event":"entry","step":13,"cycle":17,"op":"read_entry","cgid":8,"valid":true,"parent":0,"children":[2,3],"is_root":true,"state":"IDLE","tid":1,"fail":false,"reported":[]}"#.to_string(),
-            r#"{"event":"entry","step":13,"cycle":18,"op":"read_entry","cgid":9,"valid":true,"parent":3,"children":[0,2],"is_root":false,"state":"IDLE","tid":1,"fail":false,"reported":[]}"#.to_string(),
+            r#"{"event":"entry","step":13,"cycle":17,"op":"read_entry","cgid":7,"valid":true,"parent":0,"children":[1,2],"is_root":true,"state":"FILLING","tid":1,"fail":false,"reported":[1]}"#.to_string(),
+            r#"{"event":"entry","step":13,"cycle":18,"op":"read_entry","cgid":8,"valid":true,"parent":0,"children":[2,3],"is_root":true,"state":"IDLE","tid":1,"fail":false,"reported":[]}"#.to_string(),
+            r#"{"event":"entry","step":13,"cycle":19,"op":"read_entry","cgid":9,"valid":true,"parent":3,"children":[0,2],"is_root":false,"state":"IDLE","tid":1,"fail":false,"reported":[]}"#.to_string(),
         ],
         "interleaved",
     );

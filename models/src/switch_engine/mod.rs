@@ -111,22 +111,22 @@
 //!   cycle: `pkt_ready` and `cfg_ready` are low for exactly `groups` cycles after the last reset
 //!   cycle, then high (`pkt_ready` is also low in a cycle with `cfg_valid`).
 //! - An operation accepted in cycle `t` (`valid && ready`) produces its outputs (`out_*`, `ev_*`
-//!   or `rsp_*`) in cycle `t + 3` ([`LATENCY`]); one operation per cycle, sustained, in order.
+//!   or `rsp_*`) in cycle `t + 4` ([`LATENCY`]); one operation per cycle, sustained, in order.
 //!   Every operation sees the effect of every operation accepted before it, however close:
 //!   a packet right after a `Write` or another packet of the same group, a `ReadEntry` right
 //!   after a packet, a `ReadCounter` right after packets or a `ClearCounters`.
 //!   Outputs not valid in a cycle are all zero.
 //! - `cfg_ready` is `init_done` and `pkt_ready` is `init_done && !cfg_valid`, combinationally;
 //!   neither is gated by `reset`. The reset edge clears the pipeline, so an operation accepted
-//!   in a reset cycle or in the cycle just before one is lost (no outputs, no effect).
+//!   in a reset cycle or in the three cycles before one is lost (no outputs, no effect).
 //! - Inputs wider than their port are cut to the port width (the RTL port has fewer bits), e.g.
 //!   `pkt_port & (radix - 1)`, `pkt_op & 7`, `cfg_children & port_mask()`, `cfg_counter & 7`.
 //!   The golden reduces its inputs the same way, so one stimulus drives every level.
 //!
-//! The cycle-level micro-architecture (reset sweep, three pipeline stages, write bypass) is
+//! The cycle-level micro-architecture (reset sweep, four pipeline stages, write bypass) is
 //! described in [`model`].
 //!
-//! ### Latency change (issue 8, timing closure): 2 → 3 cycles
+//! ### Latency changes (issue 8, timing closure): 2 → 3 → 4 cycles
 //!
 //! Until issue 8 the engine answered in `t + 2`: the table and state RAMs' read data went,
 //! through a one-deep write bypass, straight into the CSM decision, the port muxes, the verdict
@@ -139,6 +139,13 @@
 //! are unchanged. `rsp_counter` is now the counter selected by the `ReadCounter` answering in
 //! that cycle (a mux of registers) rather than a register of its own; every other output is
 //! still a register.
+//!
+//! At three cycles the decision still began at the bypass muxes: entry → the packet's port
+//! against the child mask and the parent (a 16:1 mux) → the path → the state rules → the next
+//! state, about seven logic levels (108 MHz on an ECP5 -6). Now the entry is resolved a stage
+//! earlier and what the packet's port and opcode make of it is registered (rules 1–5 and the
+//! path), so the decision starts from registers and the 2:1 state mux; the write bypass is
+//! three deep. Again only the latency changes, by one cycle.
 
 pub mod golden;
 pub mod model;
@@ -150,7 +157,7 @@ use crate::kit::layout::Layout;
 use crate::model_ports;
 
 /// Cycles from accepting an operation to its outputs.
-pub const LATENCY: usize = 3;
+pub const LATENCY: usize = 4;
 /// Width of the TID, fixed by the protocol (seed `000_…`).
 pub const TID_BITS: usize = 2;
 /// Width of the opcode field.

@@ -7,12 +7,16 @@
 //!
 //! ## Micro-architecture (what the RTL implements, register for register)
 //!
-//! An operation accepted in cycle `t` goes through three stages and answers in `t + 3`
+//! An operation accepted in cycle `t` goes through four stages and answers in `t + 4`
 //! ([`super::LATENCY`]); one enters every cycle. The stages are cut so that no path runs from a
-//! RAM's output into a decision in the same cycle: the memories' reads are registered twice
-//! (the RAM's own read register, then an output register), the write bypass is selected by
-//! CGID compares made a cycle early, and the counters count a verdict that is already in a
-//! register.
+//! RAM's output into a decision in the same cycle and the decision itself starts from
+//! registers: the memories' reads are registered twice (the RAM's own read register, then an
+//! output register), the entry is resolved a stage before the decision (so what the packet's
+//! port and opcode make of it can be registered), the write bypass is selected by CGID
+//! compares made a cycle or two early, and the counters count a verdict that is already in a
+//! register. The one path left from a decision to the next is the state of a group that gets
+//! a packet every cycle: its next state is in `byp1_st`, and the next decision takes it
+//! through a 2:1 mux.
 //!
 //! - **Reset sweep.** `init_done`, `init_ptr`, every pipeline valid bit, the output registers
 //!   and the counters are registers reset to zero by a synchronous `reset`. The table and state
@@ -28,31 +32,37 @@
 //!   that edge's write); the operation, every field reduced to its port width, is latched into
 //!   the stage-1 registers.
 //! - **Stage 1 (`t + 1`).** The memories' read data is latched into their output registers
-//!   (`tbl_q`, `st_q`). The early bypass compare: the CGID is compared with the two writes the
-//!   memory read of stage 0 missed — the one stage 2 makes at the end of this cycle (the
-//!   previous operation) and the one it made at the end of the previous cycle (`byp1`, the
-//!   operation before that) — and the results are registered as the state bypass selects
-//!   (`sel1`, `sel2`). Table entries are written only by configuration `Write`s, whose entry
-//!   is already in a register, so the table bypass is resolved here completely: the newest
-//!   matching entry is registered (`e_byp`, with `e_use_byp`).
-//! - **Stage 2 (`t + 2`).** The entry is `e_byp` or `tbl_q`; the state is `byp1` if `sel1`,
-//!   else `byp2` if `sel2`, else `st_q` — a mux whose selects are registers. Rules 1–7 (or the
+//!   (`tbl_q`, `st_q`). The read of stage 0 missed three writes, all made by stage 3: the one
+//!   of the edge before (`byp1`), the one at the end of this cycle and the one at the end of
+//!   the next (the operations now in stages 3 and 2). Table entries are written only by
+//!   configuration `Write`s, whose entry is in a register from stage 1 on, so the table
+//!   bypass is resolved here completely: the newest of the three entries written to this
+//!   CGID is registered (`e_byp`, with `e_use_byp`). For the state, the CGID is compared with
+//!   the two older writes, which will be in `byp1` and `byp2` during stage 2 (`pre_byp1`,
+//!   `pre_byp2`).
+//! - **Stage 2 (`t + 2`).** The entry (`e_byp` or `tbl_q`) is registered for stage 3
+//!   (`s3_entry`), with what the packet's port and opcode make of it (the RTL's
+//!   `switch_engine_classify`: rules 1–5, the path, the parent's port as a mask); the state
+//!   as the two older writes and the memory left it is registered (`st_pre`: `byp1` if
+//!   `pre_byp1`, else `byp2` if `pre_byp2`, else `st_q`); and the CGID is compared with the
+//!   operation in stage 3, whose write at the end of this cycle is the newest (`sel1`).
+//! - **Stage 3 (`t + 3`).** The state is `byp1` if `sel1`, else `st_pre`. Rules 6–7 (or the
 //!   configuration operation) decide; at the edge the state is written back (every packet
 //!   writes it, unchanged for the drop verdicts 1–3, and a `Write` writes zero; a `Write` also
-//!   writes the entry), the write is kept in `byp1` (and `byp1` moves to `byp2`), and the
-//!   output registers are loaded, with the verdict and the counter command (count, clear,
-//!   read, index) in registers of their own.
-//! - **Stage 3 (`t + 3`): outputs and counters.** `out_*`, `ev_*` and `rsp_*` but
+//!   writes the entry), the write is kept in `byp1` (and `byp1`'s state moves to `byp2`),
+//!   and the output registers are loaded, with the verdict and the counter command (count,
+//!   clear, read, index) in registers of their own.
+//! - **Stage 4 (`t + 4`): outputs and counters.** `out_*`, `ev_*` and `rsp_*` but
 //!   `rsp_counter` are the output registers; an output group that was not loaded at the
 //!   previous edge is all zero. The counters count the registered verdict (or clear) at the
 //!   edge ending this cycle, and `rsp_counter` is the selected counter during this cycle
-//!   (a mux of registers, zero unless a `ReadCounter` is in stage 3). Since every counter
+//!   (a mux of registers, zero unless a `ReadCounter` is in stage 4). Since every counter
 //!   operation (count, clear, read) happens in this one stage, in order, a `ReadCounter` sees
 //!   every earlier packet and clear and none of the later ones.
 //!
 //! The ready signals are not gated by `reset` (they are `init_done`-based only): an operation
 //! handshaken during a reset cycle is simply lost, because the reset edge clears the pipeline's
-//! valid bits. Stage 2 does not write the memories at a reset edge either; that is
+//! valid bits. Stage 3 does not write the memories at a reset edge either; that is
 //! unobservable, since the sweep that follows rewrites every entry before anything can read it.
 //!
 //! [`SwitchEngineModel::new`] starts in the state right after a reset edge (so it sweeps first).
@@ -175,25 +185,33 @@ pub struct SwitchEngineModel {
     /// the memory read missed.
     e_use_byp: bool,
     e_byp: u64,
-    /// The state bypass selects, compared in stage 1: use `byp1` / `byp2`.
+    /// The state bypass selects for stage 2, compared in stage 1: the state is `byp1_st` /
+    /// `byp2_st` rather than `st_q`.
+    pre_byp1: bool,
+    pre_byp2: bool,
+    /// Stage 3: the operation, its entry (resolved in stage 2) …
+    s3: Stage,
+    s3_entry: u64,
+    /// … its state as every write but the one stage 3 makes at this edge left it (resolved
+    /// in stage 2), and whether that write replaces it (compared in stage 2).
+    st_pre: u64,
     sel1: bool,
-    sel2: bool,
-    /// The write stage 2 made at the last edge (`byp1`) and the one before (`byp2_st`).
+    /// The write stage 3 made at the last edge (`byp1`) and the one before (`byp2_st`).
     byp1_cgid: u64,
     byp1_tbl_valid: bool,
     byp1_st_valid: bool,
     byp1_tbl: u64,
     byp1_st: u64,
     byp2_st: u64,
-    /// Stage 3: output registers (`pkt_ready`, `cfg_ready` and `rsp_counter` are always zero
+    /// Stage 4: output registers (`pkt_ready`, `cfg_ready` and `rsp_counter` are always zero
     /// here; they are combinational and computed in [`SwitchEngineModel::step`]) …
     regs: SwitchEngineOut,
-    /// … and the counter command: count `s3_verdict`, clear, or read counter `s3_sel`.
-    s3_count: bool,
-    s3_verdict: Verdict,
-    s3_clear: bool,
-    s3_read: bool,
-    s3_sel: u64,
+    /// … and the counter command: count `s4_verdict`, clear, or read counter `s4_sel`.
+    s4_count: bool,
+    s4_verdict: Verdict,
+    s4_clear: bool,
+    s4_read: bool,
+    s4_sel: u64,
     /// The last cycle's inputs (for [`CycleSim::peek`]).
     last: SwitchEngineIn,
 }
@@ -218,13 +236,13 @@ impl Stage {
     fn writes_table(&self) -> bool {
         self.valid && self.cfg && CfgOp::of(self.op.cfg_op) == CfgOp::Write
     }
-    /// A packet or a `Write`: writes the state back in stage 2.
+    /// A packet or a `Write`: writes the state back in stage 3.
     fn writes_state(&self) -> bool {
         self.valid && (!self.cfg || CfgOp::of(self.op.cfg_op) == CfgOp::Write)
     }
 }
 
-/// What stage 2 decides for one operation.
+/// What stage 3 decides for one operation.
 struct Decision {
     out: SwitchEngineOut,
     tbl_wr: Option<u64>,
@@ -274,8 +292,12 @@ impl SwitchEngineModel {
             st_q: 0,
             e_use_byp: false,
             e_byp: 0,
+            pre_byp1: false,
+            pre_byp2: false,
+            s3: Stage::default(),
+            s3_entry: 0,
+            st_pre: 0,
             sel1: false,
-            sel2: false,
             byp1_cgid: 0,
             byp1_tbl_valid: false,
             byp1_st_valid: false,
@@ -283,11 +305,11 @@ impl SwitchEngineModel {
             byp1_st: 0,
             byp2_st: 0,
             regs: SwitchEngineOut::default(),
-            s3_count: false,
-            s3_verdict: Verdict::Ok,
-            s3_clear: false,
-            s3_read: false,
-            s3_sel: 0,
+            s4_count: false,
+            s4_verdict: Verdict::Ok,
+            s4_clear: false,
+            s4_read: false,
+            s4_sel: 0,
             last: SwitchEngineIn::default(),
         }
     }
@@ -319,11 +341,11 @@ impl SwitchEngineModel {
     }
 
     /// The outputs during a cycle with inputs `i`: the output registers, the counter selected
-    /// by a `ReadCounter` in stage 3, and the two combinational ready signals.
+    /// by a `ReadCounter` in stage 4, and the two combinational ready signals.
     fn outputs(&self, i: &SwitchEngineIn) -> SwitchEngineOut {
         let mut o = self.regs;
-        if self.s3_read {
-            o.rsp_counter = self.counters[self.s3_sel as usize];
+        if self.s4_read {
+            o.rsp_counter = self.counters[self.s4_sel as usize];
         }
         o.cfg_ready = self.init_done;
         o.pkt_ready = self.init_done && !i.cfg_valid;
@@ -349,34 +371,23 @@ impl SwitchEngineModel {
             return o;
         }
 
-        // Stage 3: the counters take the registered command.
-        if self.s3_clear {
+        // Stage 4: the counters take the registered command.
+        if self.s4_clear {
             self.counters = [0; COUNTERS];
-        } else if self.s3_count {
+        } else if self.s4_count {
             self.bump(Verdict::Ok); // counter 0: every accepted packet
-            if self.s3_verdict != Verdict::Ok {
-                self.bump(self.s3_verdict);
+            if self.s4_verdict != Verdict::Ok {
+                self.bump(self.s4_verdict);
             }
         }
 
-        // Stage 2: decide with the bypassed entry and state; load stage 3.
-        let d = if self.s2.valid {
-            let e = if self.e_use_byp {
-                self.e_byp
+        // Stage 3: decide with the resolved entry and the bypassed state; load stage 4.
+        let d = if self.s3.valid {
+            let st = if self.sel1 { self.byp1_st } else { self.st_pre };
+            if self.s3.cfg {
+                self.exec_cfg(self.s3_entry, st)
             } else {
-                self.tbl_q
-            };
-            let st = if self.sel1 {
-                self.byp1_st
-            } else if self.sel2 {
-                self.byp2_st
-            } else {
-                self.st_q
-            };
-            if self.s2.cfg {
-                self.exec_cfg(e, st)
-            } else {
-                self.exec_pkt(e, st)
+                self.exec_pkt(self.s3_entry, st)
             }
         } else {
             Decision {
@@ -387,39 +398,58 @@ impl SwitchEngineModel {
             }
         };
         self.regs = d.out;
-        self.s3_count = d.verdict.is_some();
-        self.s3_verdict = d.verdict.unwrap_or(Verdict::Ok);
-        let cfg_op = CfgOp::of(self.s2.op.cfg_op);
-        let s2_cfg = self.s2.valid && self.s2.cfg;
-        self.s3_clear = s2_cfg && cfg_op == CfgOp::ClearCounters;
-        self.s3_read = s2_cfg && cfg_op == CfgOp::ReadCounter;
-        self.s3_sel = self.s2.op.cfg_counter;
+        self.s4_count = d.verdict.is_some();
+        self.s4_verdict = d.verdict.unwrap_or(Verdict::Ok);
+        let cfg_op = CfgOp::of(self.s3.op.cfg_op);
+        let s3_cfg = self.s3.valid && self.s3.cfg;
+        self.s4_clear = s3_cfg && cfg_op == CfgOp::ClearCounters;
+        self.s4_read = s3_cfg && cfg_op == CfgOp::ReadCounter;
+        self.s4_sel = self.s3.op.cfg_counter;
 
-        // Stage 1 → 2: output registers, and the early bypass compare against the write
-        // stage 2 makes at this edge and the one `byp1` holds.
-        let cgid = self.s1.cgid();
-        let hit1 = cgid == self.s2.cgid();
-        let hit2 = cgid == self.byp1_cgid;
-        let (hit1_tbl, hit2_tbl) = (hit1 && self.s2.writes_table(), hit2 && self.byp1_tbl_valid);
-        self.e_use_byp = hit1_tbl || hit2_tbl;
-        self.e_byp = if hit1_tbl {
-            self.cfg_word(&self.s2.op)
+        // Stage 2 → 3: the entry, the state but for stage 3's write, and whether stage 3's
+        // write (the newest) replaces it.
+        self.s3_entry = if self.e_use_byp {
+            self.e_byp
         } else {
-            self.byp1_tbl
+            self.tbl_q
         };
-        self.sel1 = hit1 && self.s2.writes_state();
-        self.sel2 = hit2 && self.byp1_st_valid;
+        self.st_pre = if self.pre_byp1 {
+            self.byp1_st
+        } else if self.pre_byp2 {
+            self.byp2_st
+        } else {
+            self.st_q
+        };
+        self.sel1 = self.s2.cgid() == self.s3.cgid() && self.s3.writes_state();
+
+        // Stage 1 → 2: output registers, and the early bypass compares against the writes
+        // the memory read missed: stage 2's and stage 3's (at the next edge and this one) and
+        // `byp1`'s.
+        let cgid = self.s1.cgid();
+        let hit2 = cgid == self.s2.cgid();
+        let hit3 = cgid == self.s3.cgid();
+        let hit_b1 = cgid == self.byp1_cgid;
+        (self.e_use_byp, self.e_byp) = if hit2 && self.s2.writes_table() {
+            (true, self.cfg_word(&self.s2.op))
+        } else if hit3 && self.s3.writes_table() {
+            (true, self.cfg_word(&self.s3.op))
+        } else {
+            (hit_b1 && self.byp1_tbl_valid, self.byp1_tbl)
+        };
+        self.pre_byp1 = hit3 && self.s3.writes_state();
+        self.pre_byp2 = hit_b1 && self.byp1_st_valid;
         self.tbl_q = self.tbl_rd;
         self.st_q = self.st_rd;
 
-        // Stage 2's write, kept for the bypass.
-        let wr_cgid = self.s2.cgid() as usize;
+        // Stage 3's write, kept for the bypass.
+        let wr_cgid = self.s3.cgid() as usize;
         self.byp2_st = self.byp1_st;
-        self.byp1_cgid = self.s2.cgid();
+        self.byp1_cgid = self.s3.cgid();
         self.byp1_tbl_valid = d.tbl_wr.is_some();
         self.byp1_st_valid = d.st_wr.is_some();
         self.byp1_tbl = d.tbl_wr.unwrap_or(0);
         self.byp1_st = d.st_wr.unwrap_or(0);
+        self.s3 = self.s2;
         self.s2 = self.s1;
 
         // Stage 0 → 1: accept; the memories read (before this edge's writes).
@@ -434,7 +464,7 @@ impl SwitchEngineModel {
             self.st_rd = self.state[c];
         }
 
-        // The memory writes: the reset sweep, or stage 2's.
+        // The memory writes: the reset sweep, or stage 3's.
         if !self.init_done {
             // Nothing is in the pipeline during the sweep (nothing is accepted before
             // init_done).
@@ -490,10 +520,10 @@ impl SwitchEngineModel {
         }
     }
 
-    /// Stage 2 for a packet, with its group's entry word `e` and state word `st`. The state
+    /// Stage 3 for a packet, with its group's entry word `e` and state word `st`. The state
     /// is always written back (unchanged for the drop verdicts 1–3, which do not read it).
     fn exec_pkt(&self, e: u64, mut st: u64) -> Decision {
-        let s = self.s2.op;
+        let s = self.s3.op;
         let (port, t, op) = (s.pkt_port, s.pkt_tid, s.pkt_op);
         let pbit = 1u64 << port;
         let e = self.w.unpack_entry(e);
@@ -589,10 +619,10 @@ impl SwitchEngineModel {
         }
     }
 
-    /// Stage 2 for a configuration operation, with its group's entry word `e` and state word
-    /// `st` (used by `ReadEntry`). `ReadCounter` and `ClearCounters` act in stage 3.
+    /// Stage 3 for a configuration operation, with its group's entry word `e` and state word
+    /// `st` (used by `ReadEntry`). `ReadCounter` and `ClearCounters` act in stage 4.
     fn exec_cfg(&self, e: u64, st: u64) -> Decision {
-        let s = self.s2.op;
+        let s = self.s3.op;
         let mut d = Decision {
             out: SwitchEngineOut {
                 rsp_valid: true,
@@ -791,8 +821,8 @@ mod tests {
     }
 
     #[test]
-    fn latency_is_three() {
-        assert_eq!(LATENCY, 3);
+    fn latency_is_four() {
+        assert_eq!(LATENCY, 4);
         let mut m = ready_model(SwitchEngineParams::default());
         let t0 = m.step(&write_in(7, 3, 0b0110, false));
         assert_eq!(
@@ -802,8 +832,9 @@ mod tests {
                 ..idle_out()
             }
         );
-        assert_eq!(m.step(&SwitchEngineIn::default()), idle_out());
-        assert_eq!(m.step(&SwitchEngineIn::default()), idle_out());
+        for _ in 1..LATENCY {
+            assert_eq!(m.step(&SwitchEngineIn::default()), idle_out());
+        }
         let rsp = SwitchEngineOut {
             rsp_valid: true,
             rsp_entry_valid: true,
@@ -813,10 +844,11 @@ mod tests {
         };
         assert_eq!(m.step(&SwitchEngineIn::default()), rsp);
         assert_eq!(m.step(&SwitchEngineIn::default()), idle_out());
-        // a packet: accepted at t, event at t + 3
+        // a packet: accepted at t, event at t + 4
         m.step(&pkt_in(1, 7, 0, Opcode::Full));
-        assert_eq!(m.step(&SwitchEngineIn::default()), idle_out());
-        assert_eq!(m.step(&SwitchEngineIn::default()), idle_out());
+        for _ in 1..LATENCY {
+            assert_eq!(m.step(&SwitchEngineIn::default()), idle_out());
+        }
         let ev = SwitchEngineOut {
             ev_valid: true,
             ev_cgid: 7,
@@ -863,6 +895,7 @@ mod tests {
             SwitchEngineIn::default(),
             SwitchEngineIn::default(),
             SwitchEngineIn::default(),
+            SwitchEngineIn::default(),
         ];
         let o: Vec<SwitchEngineOut> = ins.iter().map(|i| m.step(i)).collect();
         let busy = |o: SwitchEngineOut, cfg: bool| SwitchEngineOut {
@@ -872,6 +905,7 @@ mod tests {
         assert_eq!(o[0], busy(idle_out(), true));
         assert_eq!(o[1], idle_out());
         assert_eq!(o[2], idle_out());
+        assert_eq!(o[3], busy(idle_out(), true));
         let entry = |o: SwitchEngineOut| SwitchEngineOut {
             rsp_valid: true,
             rsp_entry_valid: true,
@@ -880,16 +914,19 @@ mod tests {
             rsp_is_root: true,
             ..o
         };
-        // each answer 3 cycles after its operation
-        assert_eq!(o[3], busy(entry(idle_out()), true));
+        // each answer 4 cycles after its operation
+        assert_eq!(o[4], entry(idle_out()));
         assert_eq!(
-            o[4],
-            SwitchEngineOut {
-                ev_valid: true,
-                ev_cgid: 9,
-                ev_state: 1,
-                ..idle_out()
-            }
+            o[5],
+            busy(
+                SwitchEngineOut {
+                    ev_valid: true,
+                    ev_cgid: 9,
+                    ev_state: 1,
+                    ..idle_out()
+                },
+                true
+            )
         );
         // second FULL completes: Idle, TID 1, EXIT(0) to the child mask
         let exit = SwitchEngineOut {
@@ -904,17 +941,17 @@ mod tests {
             ev_tid: 1,
             ..idle_out()
         };
-        assert_eq!(o[5], busy(exit, true));
+        assert_eq!(o[6], exit);
         // the read (accepted right after the completing packet) sees the new state
         assert_eq!(
-            o[6],
+            o[7],
             SwitchEngineOut {
                 rsp_tid: 1,
                 ..entry(idle_out())
             }
         );
         assert_eq!(
-            o[7],
+            o[8],
             SwitchEngineOut {
                 ev_valid: true,
                 ev_cgid: 9,
@@ -925,14 +962,14 @@ mod tests {
         );
         // the counter read right after the last packet counts all three
         assert_eq!(
-            o[8],
+            o[9],
             SwitchEngineOut {
                 rsp_valid: true,
                 rsp_counter: 3,
                 ..idle_out()
             }
         );
-        assert_eq!(o[9], idle_out());
+        assert_eq!(o[10], idle_out());
         assert_eq!(
             m.state(9),
             GroupState {

@@ -525,10 +525,11 @@ fn clear() -> Op {
     })
 }
 
-/// One group's operations at every distance of the write bypass: an operation accepted 1, 2
-/// and 3 cycles after the one that last wrote its group (idle cycles or another group's
-/// packets in between), after packets and after configuration `Write`s (state and entry),
-/// and counter reads and clears right after the packets they count.
+/// One group's operations at every distance of the write bypass and just past it: an
+/// operation accepted 1, 2, 3 and 4 cycles after the one that last wrote its group (idle
+/// cycles or another group's packets in between), after packets and after configuration
+/// `Write`s (state and entry), and counter reads and clears right after the packets they
+/// count.
 fn bypass_depth() -> Case {
     let at = |idle: u32, op: Op| Timed { idle, op };
     let steps = vec![
@@ -603,6 +604,16 @@ fn bypass_depth() -> Case {
             at(0, counter(Verdict::UnknownCgid.code())),
             Expect::Counter(2),
         ),
+        // An entry and a reset state used 3 cycles after their `Write`, then the memory's
+        // word 4 cycles after the packet that wrote it.
+        (
+            at(0, write_entry(3, 0, 0b0110, true)),
+            written(0, 0b0110, true),
+        ),
+        (at(0, pkt(0, 5, 0, F)), drop(Verdict::UnknownCgid)),
+        (at(0, pkt(0, 5, 0, F)), drop(Verdict::UnknownCgid)),
+        (at(0, pkt(1, 3, 0, F)), ok(Filling, 0, None)),
+        (at(3, pkt(2, 3, 0, F)), ok(Idle, 1, Some((0b0110, 0, Exit)))),
     ];
     Case {
         name: "bypass_depth",
