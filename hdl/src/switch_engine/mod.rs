@@ -131,12 +131,10 @@ netcoll_models::switch_engine_ports!(rtl_block! {
         s3_status_req: Reg<bool> = Default::default(),
         s3_parent_hot: Reg<Bits<R>> = Default::default(),
         /// `g_fail`, `g_full`, `t_same`, `t_behind`, `rep_bit` and `all_now` of the operation in
-        /// stage 3 (see
-        /// [`csm`]) for its state as
-        /// `st_pre` holds it (worked out in stage 2) and as the last edge's decision wrote it
-        /// (`byp1_st`, worked out with that decision): the decision of one packet to a group
-        /// feeds the next one's through a 2:1 mux rather than TID compares, a port mux and a
-        /// mask compare.
+        /// stage 3 (see [`csm`]) for its state as `st_pre` holds it (`pre_*`, worked out in
+        /// stage 2) and as the last edge's decision wrote it (`fwd_*`, worked out with that
+        /// decision): the decision of one packet to a group feeds the next one's through a 2:1
+        /// mux rather than TID compares, a port mux and a mask compare.
         pre_fail: Reg<bool> = Default::default(),
         pre_full: Reg<bool> = Default::default(),
         pre_t_same: Reg<bool> = Default::default(),
@@ -189,7 +187,7 @@ netcoll_models::switch_engine_ports!(rtl_block! {
         acc_cfg: Signal<Local, bool> = Default::default(),
         acc_pkt: Signal<Local, bool> = Default::default(),
         cfg_word: Signal<Local, Bits<EW>> = Default::default(),
-        // Stage 2: the entry's child mask, and what stage 2's port adds to a reported mask.
+        // Stage 2: the entry's child mask and the older state's fields, for `pre_*`.
         s2_children: Signal<Local, Bits<R>> = Default::default(),
         older_rep: Signal<Local, Bits<R>> = Default::default(),
         older_tid: Signal<Local, Bits<TID_BITS>> = Default::default(),

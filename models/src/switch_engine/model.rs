@@ -46,6 +46,10 @@
 //!   as the two older writes and the memory left it is registered (`st_pre`: `byp1` if
 //!   `pre_byp1`, else `byp2` if `pre_byp2`, else `st_q`); and the CGID is compared with the
 //!   operation in stage 3, whose write at the end of this cycle is the newest (`sel1`).
+//!   The RTL also registers what the decision needs to know of each of the two states stage
+//!   3 chooses between (failed, Full, the TID compares, the port's reported bit, every child
+//!   reported): of `st_pre` here, of `byp1_st` with the decision that writes it. Those are
+//!   functions of registers the model has, so the model works them out when it decides.
 //! - **Stage 3 (`t + 3`).** The state is `byp1` if `sel1`, else `st_pre`. Rules 6–7 (or the
 //!   configuration operation) decide; at the edge the state is written back (every packet
 //!   writes it, unchanged for the drop verdicts 1–3, and a `Write` writes zero; a `Write` also
