@@ -32,7 +32,7 @@ module nic_calc (
 
     localparam [3:0] alu_max_loc = 4'd2;
     localparam [3:0] alu_min_loc = 4'd3;
-    localparam [1:0] alu_wait_start = 2'd2;
+    localparam [2:0] alu_wait_start = 3'd4;
     localparam [3:0] bad_addr = 4'd3;
     localparam [17:0] dmem_words_dst = 18'h1000;
     localparam [32:0] dmem_words_end = 33'h1000;
@@ -66,8 +66,8 @@ module nic_calc (
     reg [63:0] b_d;
     reg [63:0] b_index_q;
     reg [63:0] b_index_d;
-    reg [1:0] alu_wait_q;
-    reg [1:0] alu_wait_d;
+    reg [2:0] alu_wait_q;
+    reg [2:0] alu_wait_d;
     reg [31:0] span_a_q;
     reg [31:0] span_a_d;
     reg [31:0] span_b_q;
@@ -121,7 +121,7 @@ module nic_calc (
             a_index_q <= 64'd0;
             b_q <= 64'd0;
             b_index_q <= 64'd0;
-            alu_wait_q <= 2'd0;
+            alu_wait_q <= 3'd0;
             span_a_q <= 32'd0;
             span_b_q <= 32'd0;
         end else begin
@@ -223,7 +223,7 @@ module nic_calc (
             end
             SEQ_STATE_CALC_WAIT: begin
                 if (|alu_wait_q) begin
-                    alu_wait_d = alu_wait_q - 2'd1;
+                    alu_wait_d = alu_wait_q - 3'd1;
                 end else begin
                     next_state = SEQ_STATE_CALC_WRITE;
                 end

@@ -22,7 +22,7 @@ module reduce_alu_l1 (
     localparam [3:0] first_reserved = 4'hc;
     localparam [63:0] mask32 = 64'hffffffff;
     localparam [63:0] mask64 = 64'hffffffffffffffff;
-    localparam [3:0] op_prod = 4'd5;
+    localparam [11:0] one_hot = 12'd1;
     localparam [63:0] sign32 = 64'h80000000;
     localparam [63:0] sign64 = 64'h8000000000000000;
     localparam [63:0] zero = 64'd0;
@@ -38,8 +38,8 @@ module reduce_alu_l1 (
     reg s2_valid_d;
     reg s2_err_q;
     reg s2_err_d;
-    reg [3:0] s2_op_q;
-    reg [3:0] s2_op_d;
+    reg [11:0] s2_op_hot_q;
+    reg [11:0] s2_op_hot_d;
     reg s2_is32_q;
     reg s2_is32_d;
     reg s3_valid_q;
@@ -50,6 +50,30 @@ module reduce_alu_l1 (
     reg s3_is_prod_d;
     reg s3_is32_q;
     reg s3_is32_d;
+    reg s3_larger_q;
+    reg s3_larger_d;
+    reg s3_smaller_q;
+    reg s3_smaller_d;
+    reg s3_maxloc_q;
+    reg s3_maxloc_d;
+    reg s3_minloc_q;
+    reg s3_minloc_d;
+    reg s4_valid_q;
+    reg s4_valid_d;
+    reg s4_err_q;
+    reg s4_err_d;
+    reg s4_is_prod_q;
+    reg s4_is_prod_d;
+    reg s4_is32_q;
+    reg s4_is32_d;
+    reg s5_valid_q;
+    reg s5_valid_d;
+    reg s5_err_q;
+    reg s5_err_d;
+    reg s5_is_prod_q;
+    reg s5_is_prod_d;
+    reg s5_is32_q;
+    reg s5_is32_d;
     reg o_valid_q;
     reg o_valid_d;
     reg o_err_q;
@@ -62,9 +86,19 @@ module reduce_alu_l1 (
     wire [63:0] lane_0_bi;
     reg [63:0] lane_0_in_wmask;
     reg [63:0] lane_0_in_sflip;
-    wire [3:0] lane_0_s2_op;
-    wire lane_0_s3_is_prod;
-    reg [63:0] lane_0_s3_wmask;
+    wire lane_0_s2_is_sum;
+    wire lane_0_s2_is_land;
+    wire lane_0_s2_is_lor;
+    wire lane_0_s2_is_lxor;
+    wire lane_0_s2_is_band;
+    wire lane_0_s2_is_bor;
+    wire lane_0_s2_is_bxor;
+    wire lane_0_s3_takes_larger;
+    wire lane_0_s3_takes_smaller;
+    wire lane_0_s3_is_maxloc;
+    wire lane_0_s3_is_minloc;
+    wire lane_0_s5_is_prod;
+    reg [63:0] lane_0_s5_wmask;
     wire [63:0] lane_0_r;
     wire [63:0] lane_0_ri;
     reduce_alu_lane lane_0 (
@@ -76,9 +110,19 @@ module reduce_alu_l1 (
         .bi(lane_0_bi),
         .in_wmask(lane_0_in_wmask),
         .in_sflip(lane_0_in_sflip),
-        .s2_op(lane_0_s2_op),
-        .s3_is_prod(lane_0_s3_is_prod),
-        .s3_wmask(lane_0_s3_wmask),
+        .s2_is_sum(lane_0_s2_is_sum),
+        .s2_is_land(lane_0_s2_is_land),
+        .s2_is_lor(lane_0_s2_is_lor),
+        .s2_is_lxor(lane_0_s2_is_lxor),
+        .s2_is_band(lane_0_s2_is_band),
+        .s2_is_bor(lane_0_s2_is_bor),
+        .s2_is_bxor(lane_0_s2_is_bxor),
+        .s3_takes_larger(lane_0_s3_takes_larger),
+        .s3_takes_smaller(lane_0_s3_takes_smaller),
+        .s3_is_maxloc(lane_0_s3_is_maxloc),
+        .s3_is_minloc(lane_0_s3_is_minloc),
+        .s5_is_prod(lane_0_s5_is_prod),
+        .s5_wmask(lane_0_s5_wmask),
         .r(lane_0_r),
         .ri(lane_0_ri)
     );
@@ -87,7 +131,8 @@ module reduce_alu_l1 (
     reg [63:0] in_wmask;
     wire s1_is32;
     reg [63:0] in_sflip;
-    reg [63:0] s3_wmask;
+    reg [63:0] s5_wmask;
+    wire [11:0] hot2;
 
     always @(posedge clock) begin
         if (reset) begin
@@ -96,12 +141,24 @@ module reduce_alu_l1 (
             s1_dtype_q <= 2'd0;
             s2_valid_q <= 1'b0;
             s2_err_q <= 1'b0;
-            s2_op_q <= 4'd0;
+            s2_op_hot_q <= 12'd0;
             s2_is32_q <= 1'b0;
             s3_valid_q <= 1'b0;
             s3_err_q <= 1'b0;
             s3_is_prod_q <= 1'b0;
             s3_is32_q <= 1'b0;
+            s3_larger_q <= 1'b0;
+            s3_smaller_q <= 1'b0;
+            s3_maxloc_q <= 1'b0;
+            s3_minloc_q <= 1'b0;
+            s4_valid_q <= 1'b0;
+            s4_err_q <= 1'b0;
+            s4_is_prod_q <= 1'b0;
+            s4_is32_q <= 1'b0;
+            s5_valid_q <= 1'b0;
+            s5_err_q <= 1'b0;
+            s5_is_prod_q <= 1'b0;
+            s5_is32_q <= 1'b0;
             o_valid_q <= 1'b0;
             o_err_q <= 1'b0;
         end else begin
@@ -110,26 +167,49 @@ module reduce_alu_l1 (
             s1_dtype_q <= s1_dtype_d;
             s2_valid_q <= s2_valid_d;
             s2_err_q <= s2_err_d;
-            s2_op_q <= s2_op_d;
+            s2_op_hot_q <= s2_op_hot_d;
             s2_is32_q <= s2_is32_d;
             s3_valid_q <= s3_valid_d;
             s3_err_q <= s3_err_d;
             s3_is_prod_q <= s3_is_prod_d;
             s3_is32_q <= s3_is32_d;
+            s3_larger_q <= s3_larger_d;
+            s3_smaller_q <= s3_smaller_d;
+            s3_maxloc_q <= s3_maxloc_d;
+            s3_minloc_q <= s3_minloc_d;
+            s4_valid_q <= s4_valid_d;
+            s4_err_q <= s4_err_d;
+            s4_is_prod_q <= s4_is_prod_d;
+            s4_is32_q <= s4_is32_d;
+            s5_valid_q <= s5_valid_d;
+            s5_err_q <= s5_err_d;
+            s5_is_prod_q <= s5_is_prod_d;
+            s5_is32_q <= s5_is32_d;
             o_valid_q <= o_valid_d;
             o_err_q <= o_err_d;
         end
     end
 
     assign s1_is32 = ~s1_dtype_q[1];
+    assign hot2 = s2_op_hot_q;
     assign out_valid = o_valid_q;
     assign err = o_err_q;
     assign lane_0_a = a_0;
     assign lane_0_ai = ai_0;
     assign lane_0_b = b_0;
     assign lane_0_bi = bi_0;
-    assign lane_0_s2_op = s2_op_q;
-    assign lane_0_s3_is_prod = s3_is_prod_q;
+    assign lane_0_s2_is_sum = hot2[4];
+    assign lane_0_s2_is_land = hot2[6];
+    assign lane_0_s2_is_lor = hot2[7];
+    assign lane_0_s2_is_lxor = hot2[8];
+    assign lane_0_s2_is_band = hot2[9];
+    assign lane_0_s2_is_bor = hot2[10];
+    assign lane_0_s2_is_bxor = hot2[11];
+    assign lane_0_s3_takes_larger = s3_larger_q;
+    assign lane_0_s3_takes_smaller = s3_smaller_q;
+    assign lane_0_s3_is_maxloc = s3_maxloc_q;
+    assign lane_0_s3_is_minloc = s3_minloc_q;
+    assign lane_0_s5_is_prod = s5_is_prod_q;
     assign r_0 = lane_0_r;
     assign ri_0 = lane_0_ri;
 
@@ -139,12 +219,24 @@ module reduce_alu_l1 (
         s1_dtype_d = s1_dtype_q;
         s2_valid_d = s2_valid_q;
         s2_err_d = s2_err_q;
-        s2_op_d = s2_op_q;
+        s2_op_hot_d = s2_op_hot_q;
         s2_is32_d = s2_is32_q;
         s3_valid_d = s3_valid_q;
         s3_err_d = s3_err_q;
         s3_is_prod_d = s3_is_prod_q;
         s3_is32_d = s3_is32_q;
+        s3_larger_d = s3_larger_q;
+        s3_smaller_d = s3_smaller_q;
+        s3_maxloc_d = s3_maxloc_q;
+        s3_minloc_d = s3_minloc_q;
+        s4_valid_d = s4_valid_q;
+        s4_err_d = s4_err_q;
+        s4_is_prod_d = s4_is_prod_q;
+        s4_is32_d = s4_is32_q;
+        s5_valid_d = s5_valid_q;
+        s5_err_d = s5_err_q;
+        s5_is_prod_d = s5_is_prod_q;
+        s5_is32_d = s5_is32_q;
         o_valid_d = o_valid_q;
         o_err_d = o_err_q;
         s1_valid_d = in_valid;
@@ -163,21 +255,33 @@ module reduce_alu_l1 (
         end
         s2_valid_d = s1_valid_q;
         s2_err_d = s1_valid_q & (s1_op_q >= first_reserved);
-        s2_op_d = s1_op_q;
+        s2_op_hot_d = one_hot << s1_op_q;
         s2_is32_d = s1_is32;
         s3_valid_d = s2_valid_q;
         s3_err_d = s2_err_q;
-        s3_is_prod_d = s2_op_q == op_prod;
+        s3_is_prod_d = hot2[5];
         s3_is32_d = s2_is32_q;
-        s3_wmask = mask64;
-        if (s3_is32_q) begin
-            s3_wmask = mask32;
+        s3_larger_d = hot2[0] | hot2[2];
+        s3_smaller_d = hot2[1] | hot2[3];
+        s3_maxloc_d = hot2[2];
+        s3_minloc_d = hot2[3];
+        s4_valid_d = s3_valid_q;
+        s4_err_d = s3_err_q;
+        s4_is_prod_d = s3_is_prod_q;
+        s4_is32_d = s3_is32_q;
+        s5_valid_d = s4_valid_q;
+        s5_err_d = s4_err_q;
+        s5_is_prod_d = s4_is_prod_q;
+        s5_is32_d = s4_is32_q;
+        s5_wmask = mask64;
+        if (s5_is32_q) begin
+            s5_wmask = mask32;
         end
-        o_valid_d = s3_valid_q;
-        o_err_d = s3_err_q;
+        o_valid_d = s5_valid_q;
+        o_err_d = s5_err_q;
         lane_0_in_wmask = in_wmask;
         lane_0_in_sflip = in_sflip;
-        lane_0_s3_wmask = s3_wmask;
+        lane_0_s5_wmask = s5_wmask;
     end
 
 endmodule

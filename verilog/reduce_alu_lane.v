@@ -12,25 +12,24 @@ module reduce_alu_lane (
     input  wire [63:0]  bi,
     input  wire [63:0]  in_wmask,
     input  wire [63:0]  in_sflip,
-    input  wire [3:0]   s2_op,
-    input  wire         s3_is_prod,
-    input  wire [63:0]  s3_wmask,
+    input  wire         s2_is_sum,
+    input  wire         s2_is_land,
+    input  wire         s2_is_lor,
+    input  wire         s2_is_lxor,
+    input  wire         s2_is_band,
+    input  wire         s2_is_bor,
+    input  wire         s2_is_bxor,
+    input  wire         s3_takes_larger,
+    input  wire         s3_takes_smaller,
+    input  wire         s3_is_maxloc,
+    input  wire         s3_is_minloc,
+    input  wire         s5_is_prod,
+    input  wire [63:0]  s5_wmask,
     output wire [63:0]  r,
     output wire [63:0]  ri
 );
 
     localparam [63:0] one = 64'd1;
-    localparam [3:0] op_band = 4'd9;
-    localparam [3:0] op_bor = 4'ha;
-    localparam [3:0] op_bxor = 4'hb;
-    localparam [3:0] op_land = 4'd6;
-    localparam [3:0] op_lor = 4'd7;
-    localparam [3:0] op_lxor = 4'd8;
-    localparam [3:0] op_max = 4'd0;
-    localparam [3:0] op_maxloc = 4'd2;
-    localparam [3:0] op_min = 4'd1;
-    localparam [3:0] op_minloc = 4'd3;
-    localparam [3:0] op_sum = 4'd4;
     localparam [63:0] zero = 64'd0;
 
     // Registers: `x_q` holds, `x_d` is its next value.
@@ -54,14 +53,22 @@ module reduce_alu_lane (
     reg [63:0] s2_ai_d;
     reg [63:0] s2_bi_q;
     reg [63:0] s2_bi_d;
-    reg s2_hi_gt_q;
-    reg s2_hi_gt_d;
-    reg s2_hi_lt_q;
-    reg s2_hi_lt_d;
-    reg s2_lo_gt_q;
-    reg s2_lo_gt_d;
-    reg s2_lo_lt_q;
-    reg s2_lo_lt_d;
+    reg s2_q0_gt_q;
+    reg s2_q0_gt_d;
+    reg s2_q0_lt_q;
+    reg s2_q0_lt_d;
+    reg s2_q1_gt_q;
+    reg s2_q1_gt_d;
+    reg s2_q1_lt_q;
+    reg s2_q1_lt_d;
+    reg s2_q2_gt_q;
+    reg s2_q2_gt_d;
+    reg s2_q2_lt_q;
+    reg s2_q2_lt_d;
+    reg s2_q3_gt_q;
+    reg s2_q3_gt_d;
+    reg s2_q3_lt_q;
+    reg s2_q3_lt_d;
     reg s2_bi_lt_ai_q;
     reg s2_bi_lt_ai_d;
     reg [63:0] s2_sum_q;
@@ -70,18 +77,60 @@ module reduce_alu_lane (
     reg s2_at_d;
     reg s2_bt_q;
     reg s2_bt_d;
-    reg [63:0] s3_value_q;
-    reg [63:0] s3_value_d;
-    reg [63:0] s3_index_q;
-    reg [63:0] s3_index_d;
-    reg [63:0] s3_row0_q;
-    reg [63:0] s3_row0_d;
-    reg [63:0] s3_row1_q;
-    reg [63:0] s3_row1_d;
-    reg [63:0] s3_row2_q;
-    reg [63:0] s3_row2_d;
-    reg [63:0] s3_row3_q;
-    reg [63:0] s3_row3_d;
+    reg s3_a_gt_q;
+    reg s3_a_gt_d;
+    reg s3_a_lt_q;
+    reg s3_a_lt_d;
+    reg s3_bi_lt_ai_q;
+    reg s3_bi_lt_ai_d;
+    reg [63:0] s3_av_q;
+    reg [63:0] s3_av_d;
+    reg [63:0] s3_bv_q;
+    reg [63:0] s3_bv_d;
+    reg [63:0] s3_ai_q;
+    reg [63:0] s3_ai_d;
+    reg [63:0] s3_bi_q;
+    reg [63:0] s3_bi_d;
+    reg [63:0] s3_other_q;
+    reg [63:0] s3_other_d;
+    reg [31:0] s3_p00_q;
+    reg [31:0] s3_p00_d;
+    reg [31:0] s3_p01_q;
+    reg [31:0] s3_p01_d;
+    reg [31:0] s3_p02_q;
+    reg [31:0] s3_p02_d;
+    reg [31:0] s3_p03_q;
+    reg [31:0] s3_p03_d;
+    reg [31:0] s3_p10_q;
+    reg [31:0] s3_p10_d;
+    reg [31:0] s3_p11_q;
+    reg [31:0] s3_p11_d;
+    reg [31:0] s3_p12_q;
+    reg [31:0] s3_p12_d;
+    reg [31:0] s3_p20_q;
+    reg [31:0] s3_p20_d;
+    reg [31:0] s3_p21_q;
+    reg [31:0] s3_p21_d;
+    reg [31:0] s3_p30_q;
+    reg [31:0] s3_p30_d;
+    reg [63:0] s4_row0_q;
+    reg [63:0] s4_row0_d;
+    reg [63:0] s4_row1_q;
+    reg [63:0] s4_row1_d;
+    reg [63:0] s4_row2_q;
+    reg [63:0] s4_row2_d;
+    reg [63:0] s4_row3_q;
+    reg [63:0] s4_row3_d;
+    reg [63:0] s4_value_q;
+    reg [63:0] s4_value_d;
+    reg [63:0] s4_index_q;
+    reg [63:0] s4_index_d;
+    reg [63:0] s5_value_q;
+    reg [63:0] s5_value_d;
+    reg [63:0] s5_index_q;
+    reg [63:0] s5_index_d;
+    reg [63:0] s5_prod_q;
+    reg [63:0] s5_prod_d;
     reg [63:0] o_r_q;
     reg [63:0] o_r_d;
     reg [63:0] o_ri_q;
@@ -215,6 +264,20 @@ module reduce_alu_lane (
     wire [63:0] av;
     wire [63:0] bv;
     reg [63:0] imin;
+    reg [63:0] larger;
+    reg [63:0] smaller;
+    reg [63:0] index_max;
+    reg [63:0] index_min;
+    wire logical;
+    reg [63:0] v_larger;
+    reg [63:0] v_smaller;
+    reg [63:0] v_sum;
+    reg [63:0] v_and;
+    reg [63:0] v_or;
+    reg [63:0] v_xor;
+    reg [63:0] v_logical;
+    reg [63:0] i_max;
+    reg [63:0] i_min;
     wire [63:0] t0;
     wire [63:0] t1;
     wire [63:0] t2;
@@ -241,7 +304,6 @@ module reduce_alu_lane (
     wire [63:0] l4_c;
     wire [63:0] ps;
     wire [63:0] pc;
-    wire [63:0] prod;
 
     always @(posedge clock) begin
         if (reset) begin
@@ -255,20 +317,45 @@ module reduce_alu_lane (
             s2_bv_q <= 64'd0;
             s2_ai_q <= 64'd0;
             s2_bi_q <= 64'd0;
-            s2_hi_gt_q <= 1'b0;
-            s2_hi_lt_q <= 1'b0;
-            s2_lo_gt_q <= 1'b0;
-            s2_lo_lt_q <= 1'b0;
+            s2_q0_gt_q <= 1'b0;
+            s2_q0_lt_q <= 1'b0;
+            s2_q1_gt_q <= 1'b0;
+            s2_q1_lt_q <= 1'b0;
+            s2_q2_gt_q <= 1'b0;
+            s2_q2_lt_q <= 1'b0;
+            s2_q3_gt_q <= 1'b0;
+            s2_q3_lt_q <= 1'b0;
             s2_bi_lt_ai_q <= 1'b0;
             s2_sum_q <= 64'd0;
             s2_at_q <= 1'b0;
             s2_bt_q <= 1'b0;
-            s3_value_q <= 64'd0;
-            s3_index_q <= 64'd0;
-            s3_row0_q <= 64'd0;
-            s3_row1_q <= 64'd0;
-            s3_row2_q <= 64'd0;
-            s3_row3_q <= 64'd0;
+            s3_a_gt_q <= 1'b0;
+            s3_a_lt_q <= 1'b0;
+            s3_bi_lt_ai_q <= 1'b0;
+            s3_av_q <= 64'd0;
+            s3_bv_q <= 64'd0;
+            s3_ai_q <= 64'd0;
+            s3_bi_q <= 64'd0;
+            s3_other_q <= 64'd0;
+            s3_p00_q <= 32'd0;
+            s3_p01_q <= 32'd0;
+            s3_p02_q <= 32'd0;
+            s3_p03_q <= 32'd0;
+            s3_p10_q <= 32'd0;
+            s3_p11_q <= 32'd0;
+            s3_p12_q <= 32'd0;
+            s3_p20_q <= 32'd0;
+            s3_p21_q <= 32'd0;
+            s3_p30_q <= 32'd0;
+            s4_row0_q <= 64'd0;
+            s4_row1_q <= 64'd0;
+            s4_row2_q <= 64'd0;
+            s4_row3_q <= 64'd0;
+            s4_value_q <= 64'd0;
+            s4_index_q <= 64'd0;
+            s5_value_q <= 64'd0;
+            s5_index_q <= 64'd0;
+            s5_prod_q <= 64'd0;
             o_r_q <= 64'd0;
             o_ri_q <= 64'd0;
         end else begin
@@ -282,20 +369,45 @@ module reduce_alu_lane (
             s2_bv_q <= s2_bv_d;
             s2_ai_q <= s2_ai_d;
             s2_bi_q <= s2_bi_d;
-            s2_hi_gt_q <= s2_hi_gt_d;
-            s2_hi_lt_q <= s2_hi_lt_d;
-            s2_lo_gt_q <= s2_lo_gt_d;
-            s2_lo_lt_q <= s2_lo_lt_d;
+            s2_q0_gt_q <= s2_q0_gt_d;
+            s2_q0_lt_q <= s2_q0_lt_d;
+            s2_q1_gt_q <= s2_q1_gt_d;
+            s2_q1_lt_q <= s2_q1_lt_d;
+            s2_q2_gt_q <= s2_q2_gt_d;
+            s2_q2_lt_q <= s2_q2_lt_d;
+            s2_q3_gt_q <= s2_q3_gt_d;
+            s2_q3_lt_q <= s2_q3_lt_d;
             s2_bi_lt_ai_q <= s2_bi_lt_ai_d;
             s2_sum_q <= s2_sum_d;
             s2_at_q <= s2_at_d;
             s2_bt_q <= s2_bt_d;
-            s3_value_q <= s3_value_d;
-            s3_index_q <= s3_index_d;
-            s3_row0_q <= s3_row0_d;
-            s3_row1_q <= s3_row1_d;
-            s3_row2_q <= s3_row2_d;
-            s3_row3_q <= s3_row3_d;
+            s3_a_gt_q <= s3_a_gt_d;
+            s3_a_lt_q <= s3_a_lt_d;
+            s3_bi_lt_ai_q <= s3_bi_lt_ai_d;
+            s3_av_q <= s3_av_d;
+            s3_bv_q <= s3_bv_d;
+            s3_ai_q <= s3_ai_d;
+            s3_bi_q <= s3_bi_d;
+            s3_other_q <= s3_other_d;
+            s3_p00_q <= s3_p00_d;
+            s3_p01_q <= s3_p01_d;
+            s3_p02_q <= s3_p02_d;
+            s3_p03_q <= s3_p03_d;
+            s3_p10_q <= s3_p10_d;
+            s3_p11_q <= s3_p11_d;
+            s3_p12_q <= s3_p12_d;
+            s3_p20_q <= s3_p20_d;
+            s3_p21_q <= s3_p21_d;
+            s3_p30_q <= s3_p30_d;
+            s4_row0_q <= s4_row0_d;
+            s4_row1_q <= s4_row1_d;
+            s4_row2_q <= s4_row2_d;
+            s4_row3_q <= s4_row3_d;
+            s4_value_q <= s4_value_d;
+            s4_index_q <= s4_index_d;
+            s5_value_q <= s5_value_d;
+            s5_index_q <= s5_index_d;
+            s5_prod_q <= s5_prod_d;
             o_r_q <= o_r_d;
             o_ri_q <= o_ri_d;
         end
@@ -325,18 +437,19 @@ module reduce_alu_lane (
     assign s2_p21_b = bm[31:16];
     assign s2_p30_a = am[63:48];
     assign s2_p30_b = bm[15:0];
-    assign a_gt = s2_hi_gt_q | ((~s2_hi_lt_q) & s2_lo_gt_q);
-    assign a_lt = s2_hi_lt_q | ((~s2_hi_gt_q) & s2_lo_lt_q);
-    assign t0 = {{32{1'b0}}, s2_p00_p};
-    assign t1 = {{32{1'b0}}, s2_p01_p} << 5'h10;
-    assign t2 = {{32{1'b0}}, s2_p02_p} << 6'h20;
-    assign t3 = {{32{1'b0}}, s2_p03_p} << 6'h30;
-    assign t4 = {{32{1'b0}}, s2_p10_p} << 5'h10;
-    assign t5 = {{32{1'b0}}, s2_p11_p} << 6'h20;
-    assign t6 = {{32{1'b0}}, s2_p12_p} << 6'h30;
-    assign t7 = {{32{1'b0}}, s2_p20_p} << 6'h20;
-    assign t8 = {{32{1'b0}}, s2_p21_p} << 6'h30;
-    assign t9 = {{32{1'b0}}, s2_p30_p} << 6'h30;
+    assign a_gt = s2_q3_gt_q | ((~s2_q3_lt_q) & (s2_q2_gt_q | ((~s2_q2_lt_q) & (s2_q1_gt_q | ((~s2_q1_lt_q) & s2_q0_gt_q)))));
+    assign a_lt = s2_q3_lt_q | ((~s2_q3_gt_q) & (s2_q2_lt_q | ((~s2_q2_gt_q) & (s2_q1_lt_q | ((~s2_q1_gt_q) & s2_q0_lt_q)))));
+    assign logical = (((s2_is_land & s2_at_q) & s2_bt_q) | (s2_is_lor & (s2_at_q | s2_bt_q))) | (s2_is_lxor & (s2_at_q ^ s2_bt_q));
+    assign t0 = {{32{1'b0}}, s3_p00_q};
+    assign t1 = {{32{1'b0}}, s3_p01_q} << 5'h10;
+    assign t2 = {{32{1'b0}}, s3_p02_q} << 6'h20;
+    assign t3 = {{32{1'b0}}, s3_p03_q} << 6'h30;
+    assign t4 = {{32{1'b0}}, s3_p10_q} << 5'h10;
+    assign t5 = {{32{1'b0}}, s3_p11_q} << 6'h20;
+    assign t6 = {{32{1'b0}}, s3_p12_q} << 6'h30;
+    assign t7 = {{32{1'b0}}, s3_p20_q} << 6'h20;
+    assign t8 = {{32{1'b0}}, s3_p21_q} << 6'h30;
+    assign t9 = {{32{1'b0}}, s3_p30_q} << 6'h30;
     assign l1_s0 = (t0 ^ t1) ^ t2;
     assign l1_c0 = (((t0 & t1) | (t0 & t2)) | (t1 & t2)) << 1'b1;
     assign l1_s1 = (t3 ^ t4) ^ t5;
@@ -349,11 +462,10 @@ module reduce_alu_lane (
     assign l2_c1 = (((l1_c1 & l1_s2) | (l1_c1 & l1_c2)) | (l1_s2 & l1_c2)) << 1'b1;
     assign l3_s = (l2_s0 ^ l2_c0) ^ l2_s1;
     assign l3_c = (((l2_s0 & l2_c0) | (l2_s0 & l2_s1)) | (l2_c0 & l2_s1)) << 1'b1;
-    assign l4_s = (s3_row0_q ^ s3_row1_q) ^ s3_row2_q;
-    assign l4_c = (((s3_row0_q & s3_row1_q) | (s3_row0_q & s3_row2_q)) | (s3_row1_q & s3_row2_q)) << 1'b1;
-    assign ps = (l4_s ^ l4_c) ^ s3_row3_q;
-    assign pc = (((l4_s & l4_c) | (l4_s & s3_row3_q)) | (l4_c & s3_row3_q)) << 1'b1;
-    assign prod = ps + pc;
+    assign l4_s = (s4_row0_q ^ s4_row1_q) ^ s4_row2_q;
+    assign l4_c = (((s4_row0_q & s4_row1_q) | (s4_row0_q & s4_row2_q)) | (s4_row1_q & s4_row2_q)) << 1'b1;
+    assign ps = (l4_s ^ l4_c) ^ s4_row3_q;
+    assign pc = (((l4_s & l4_c) | (l4_s & s4_row3_q)) | (l4_c & s4_row3_q)) << 1'b1;
     assign r = o_r_q;
     assign ri = o_ri_q;
 
@@ -368,20 +480,45 @@ module reduce_alu_lane (
         s2_bv_d = s2_bv_q;
         s2_ai_d = s2_ai_q;
         s2_bi_d = s2_bi_q;
-        s2_hi_gt_d = s2_hi_gt_q;
-        s2_hi_lt_d = s2_hi_lt_q;
-        s2_lo_gt_d = s2_lo_gt_q;
-        s2_lo_lt_d = s2_lo_lt_q;
+        s2_q0_gt_d = s2_q0_gt_q;
+        s2_q0_lt_d = s2_q0_lt_q;
+        s2_q1_gt_d = s2_q1_gt_q;
+        s2_q1_lt_d = s2_q1_lt_q;
+        s2_q2_gt_d = s2_q2_gt_q;
+        s2_q2_lt_d = s2_q2_lt_q;
+        s2_q3_gt_d = s2_q3_gt_q;
+        s2_q3_lt_d = s2_q3_lt_q;
         s2_bi_lt_ai_d = s2_bi_lt_ai_q;
         s2_sum_d = s2_sum_q;
         s2_at_d = s2_at_q;
         s2_bt_d = s2_bt_q;
-        s3_value_d = s3_value_q;
-        s3_index_d = s3_index_q;
-        s3_row0_d = s3_row0_q;
-        s3_row1_d = s3_row1_q;
-        s3_row2_d = s3_row2_q;
-        s3_row3_d = s3_row3_q;
+        s3_a_gt_d = s3_a_gt_q;
+        s3_a_lt_d = s3_a_lt_q;
+        s3_bi_lt_ai_d = s3_bi_lt_ai_q;
+        s3_av_d = s3_av_q;
+        s3_bv_d = s3_bv_q;
+        s3_ai_d = s3_ai_q;
+        s3_bi_d = s3_bi_q;
+        s3_other_d = s3_other_q;
+        s3_p00_d = s3_p00_q;
+        s3_p01_d = s3_p01_q;
+        s3_p02_d = s3_p02_q;
+        s3_p03_d = s3_p03_q;
+        s3_p10_d = s3_p10_q;
+        s3_p11_d = s3_p11_q;
+        s3_p12_d = s3_p12_q;
+        s3_p20_d = s3_p20_q;
+        s3_p21_d = s3_p21_q;
+        s3_p30_d = s3_p30_q;
+        s4_row0_d = s4_row0_q;
+        s4_row1_d = s4_row1_q;
+        s4_row2_d = s4_row2_q;
+        s4_row3_d = s4_row3_q;
+        s4_value_d = s4_value_q;
+        s4_index_d = s4_index_q;
+        s5_value_d = s5_value_q;
+        s5_index_d = s5_index_q;
+        s5_prod_d = s5_prod_q;
         o_r_d = o_r_q;
         o_ri_d = o_ri_q;
         s1_av_d = am;
@@ -394,82 +531,110 @@ module reduce_alu_lane (
         s2_bv_d = bv;
         s2_ai_d = s1_ai_q;
         s2_bi_d = s1_bi_q;
-        s2_hi_gt_d = s1_ak_q[63:32] > s1_bk_q[63:32];
-        s2_hi_lt_d = s1_ak_q[63:32] < s1_bk_q[63:32];
-        s2_lo_gt_d = s1_ak_q[31:0] > s1_bk_q[31:0];
-        s2_lo_lt_d = s1_ak_q[31:0] < s1_bk_q[31:0];
+        s2_q0_gt_d = s1_ak_q[15:0] > s1_bk_q[15:0];
+        s2_q0_lt_d = s1_ak_q[15:0] < s1_bk_q[15:0];
+        s2_q1_gt_d = s1_ak_q[31:16] > s1_bk_q[31:16];
+        s2_q1_lt_d = s1_ak_q[31:16] < s1_bk_q[31:16];
+        s2_q2_gt_d = s1_ak_q[47:32] > s1_bk_q[47:32];
+        s2_q2_lt_d = s1_ak_q[47:32] < s1_bk_q[47:32];
+        s2_q3_gt_d = s1_ak_q[63:48] > s1_bk_q[63:48];
+        s2_q3_lt_d = s1_ak_q[63:48] < s1_bk_q[63:48];
         s2_bi_lt_ai_d = s1_bi_q < s1_ai_q;
         s2_sum_d = av + bv;
         s2_at_d = |av;
         s2_bt_d = |bv;
-        imin = s2_ai_q;
-        if (s2_bi_lt_ai_q) begin
-            imin = s2_bi_q;
+        s3_a_gt_d = a_gt;
+        s3_a_lt_d = a_lt;
+        s3_bi_lt_ai_d = s2_bi_lt_ai_q;
+        s3_av_d = s2_av_q;
+        s3_bv_d = s2_bv_q;
+        s3_ai_d = s2_ai_q;
+        s3_bi_d = s2_bi_q;
+        v_sum = zero;
+        if (s2_is_sum) begin
+            v_sum = s2_sum_q;
         end
-        s3_value_d = zero;
-        s3_index_d = zero;
-        if (s2_op == op_max) begin
-            s3_value_d = s2_av_q;
-            if (a_lt) begin
-                s3_value_d = s2_bv_q;
-            end
-        end else if (s2_op == op_min) begin
-            s3_value_d = s2_av_q;
-            if (a_gt) begin
-                s3_value_d = s2_bv_q;
-            end
-        end else if (s2_op == op_maxloc) begin
-            if (a_gt) begin
-                s3_value_d = s2_av_q;
-                s3_index_d = s2_ai_q;
-            end else if (a_lt) begin
-                s3_value_d = s2_bv_q;
-                s3_index_d = s2_bi_q;
-            end else begin
-                s3_value_d = s2_av_q;
-                s3_index_d = imin;
-            end
-        end else if (s2_op == op_minloc) begin
-            if (a_lt) begin
-                s3_value_d = s2_av_q;
-                s3_index_d = s2_ai_q;
-            end else if (a_gt) begin
-                s3_value_d = s2_bv_q;
-                s3_index_d = s2_bi_q;
-            end else begin
-                s3_value_d = s2_av_q;
-                s3_index_d = imin;
-            end
-        end else if (s2_op == op_sum) begin
-            s3_value_d = s2_sum_q;
-        end else if (s2_op == op_land) begin
-            if (s2_at_q & s2_bt_q) begin
-                s3_value_d = one;
-            end
-        end else if (s2_op == op_lor) begin
-            if (s2_at_q | s2_bt_q) begin
-                s3_value_d = one;
-            end
-        end else if (s2_op == op_lxor) begin
-            if (s2_at_q ^ s2_bt_q) begin
-                s3_value_d = one;
-            end
-        end else if (s2_op == op_band) begin
-            s3_value_d = s2_av_q & s2_bv_q;
-        end else if (s2_op == op_bor) begin
-            s3_value_d = s2_av_q | s2_bv_q;
-        end else if (s2_op == op_bxor) begin
-            s3_value_d = s2_av_q ^ s2_bv_q;
+        v_and = zero;
+        if (s2_is_band) begin
+            v_and = s2_av_q & s2_bv_q;
         end
-        s3_row0_d = l3_s;
-        s3_row1_d = l3_c;
-        s3_row2_d = l2_c1;
-        s3_row3_d = t9;
-        o_r_d = s3_value_q & s3_wmask;
-        if (s3_is_prod) begin
-            o_r_d = prod & s3_wmask;
+        v_or = zero;
+        if (s2_is_bor) begin
+            v_or = s2_av_q | s2_bv_q;
         end
-        o_ri_d = s3_index_q;
+        v_xor = zero;
+        if (s2_is_bxor) begin
+            v_xor = s2_av_q ^ s2_bv_q;
+        end
+        v_logical = zero;
+        if (logical) begin
+            v_logical = one;
+        end
+        s3_other_d = (((v_sum | v_and) | v_or) | v_xor) | v_logical;
+        s3_p00_d = s2_p00_p;
+        s3_p01_d = s2_p01_p;
+        s3_p02_d = s2_p02_p;
+        s3_p03_d = s2_p03_p;
+        s3_p10_d = s2_p10_p;
+        s3_p11_d = s2_p11_p;
+        s3_p12_d = s2_p12_p;
+        s3_p20_d = s2_p20_p;
+        s3_p21_d = s2_p21_p;
+        s3_p30_d = s2_p30_p;
+        s4_row0_d = l3_s;
+        s4_row1_d = l3_c;
+        s4_row2_d = l2_c1;
+        s4_row3_d = t9;
+        s5_prod_d = ps + pc;
+        s5_value_d = s4_value_q;
+        s5_index_d = s4_index_q;
+        imin = s3_ai_q;
+        if (s3_bi_lt_ai_q) begin
+            imin = s3_bi_q;
+        end
+        larger = s3_av_q;
+        if (s3_a_lt_q) begin
+            larger = s3_bv_q;
+        end
+        smaller = s3_av_q;
+        if (s3_a_gt_q) begin
+            smaller = s3_bv_q;
+        end
+        index_max = imin;
+        if (s3_a_gt_q) begin
+            index_max = s3_ai_q;
+        end else if (s3_a_lt_q) begin
+            index_max = s3_bi_q;
+        end
+        index_min = imin;
+        if (s3_a_lt_q) begin
+            index_min = s3_ai_q;
+        end else if (s3_a_gt_q) begin
+            index_min = s3_bi_q;
+        end
+        v_larger = zero;
+        if (s3_takes_larger) begin
+            v_larger = larger;
+        end
+        v_smaller = zero;
+        if (s3_takes_smaller) begin
+            v_smaller = smaller;
+        end
+        s4_value_d = (v_larger | v_smaller) | s3_other_q;
+        i_max = zero;
+        if (s3_is_maxloc) begin
+            i_max = index_max;
+        end
+        i_min = zero;
+        if (s3_is_minloc) begin
+            i_min = index_min;
+        end
+        s4_index_d = i_max | i_min;
+        o_r_d = s5_value_q & s5_wmask;
+        if (s5_is_prod) begin
+            o_r_d = s5_prod_q & s5_wmask;
+        end
+        o_ri_d = s5_index_q;
     end
 
 endmodule

@@ -1,44 +1,54 @@
 //! # One lane of the reduction ALU (module `reduce_alu_lane`)
 //!
-//! `r, ri = a op b` for one element, through the four register stages of
+//! `r, ri = a op b` for one element, through the six register stages of
 //! `netcoll_models::reduce_alu` ("Micro-architecture"): the operands at width and their
-//! compare keys (`s1_*`); their compares, sum and 16 × 16 partial products (`s2_*`); the result
-//! of every op but PROD and PROD's partly reduced terms (`s3_*`); the outputs (`o_*`). The
-//! block instantiates one per lane and decodes `op` and `dtype` for all of them, each at the
-//! stage that needs it.
+//! compare keys (`s1_*`); their compares, sum and 16 × 16 partial products (`s2_*`); the
+//! compares combined, the other results and the products again (`s3_*`); the value and
+//! index, and PROD's partly reduced terms (`s4_*`); PROD's sum (`s5_*`); the outputs (`o_*`). The block instantiates one per lane and decodes `op` and `dtype` for all of
+//! them, each at the stage that needs it.
 //!
 //! # Inputs
 //! - `clock`, `reset` (synchronous; every register resets to zero);
 //! - `a`, `ai`, `b`, `bi` (64 bits each): the operands and their indices, as offered;
 //! - `in_wmask`, `in_sflip`: the decode of the offered `dtype`: the element's bits; the sign
 //!   bit to flip before an unsigned compare (or 0);
-//! - `s2_op`: stage 2's `op` (an `AluOp` code);
-//! - `s3_is_prod`, `s3_wmask`: stage 3's op is PROD; its element mask.
+//! - `s2_is_sum`, `s2_is_land`, `s2_is_lor`, `s2_is_lxor`, `s2_is_band`, `s2_is_bor`,
+//!   `s2_is_bxor`: stage 2's `op` is that operation (registered one-hot, so that the selects
+//!   start from registers instead of a decoder shared by every bit of every lane);
+//! - `s3_takes_larger`, `s3_takes_smaller`: stage 3's `op` keeps the larger value (MAX,
+//!   MAXLOC), the smaller (MIN, MINLOC); `s3_is_maxloc`, `s3_is_minloc`: it is MAXLOC,
+//!   MINLOC;
+//! - `s5_is_prod`, `s5_wmask`: stage 5's op is PROD; its element mask.
 //!
 //! # Outputs
 //! - `r` (the value, masked to the element width) and `ri` (the index; 0 but for MAXLOC /
-//!   MINLOC): registers, four cycles after the operands.
+//!   MINLOC): registers, six cycles after the operands.
 //!
 //! # Structure
 //! Stage 1: the masked operands `am`, `bm` and their compare keys, registered. Stage 2: their
-//! unsigned comparison half by half (stage 3 combines the halves into `a_gt`, `a_lt`), the
-//! truth values, the sum, and the ten partial products `p{i}{j}` with `i + j <= 3` (rust-hdl
-//! multiplies only 16 × 16), each a [`Mul16`] — a DSP block with its own operand and product
-//! registers, fed from the same masked operands as stage 1. Stage 3: an if/else chain on
-//! `s2_op` picks the value and index (reserved codes and PROD give 0); the partial products,
-//! shifted to their weights (`t0` … `t9`), go through three levels of 3:2 carry-save adders
-//! (`l1_*` … `l3_*`), 10 → 7 → 5 → 4 terms (`s3_row*`). Output: the last two levels (`l4_*`,
-//! then `ps`, `pc`), one 64-bit add for PROD, the mask. The split of the tree
-//! keeps the routing out of the DSP column and the add each in a cycle of its own length.
+//! unsigned comparison quarter by quarter (four 16-bit carry chains), the truth values, the
+//! sum, and the ten partial products `p{i}{j}` with `i + j <= 3` (rust-hdl multiplies only
+//! 16 × 16), each a [`Mul16`] — a DSP block with its own operand and product registers, fed from
+//! the same masked operands as stage 1. Stage 3: the quarters combined into `a_gt`, `a_lt`,
+//! registered with the operands; the result of the ops without a compare as an OR of terms,
+//! each selected by its `s2_*` operation bit; the partial products, straight out of the DSP
+//! blocks into fabric registers (`s3_p*`). Stage 4: MAX, MIN, MAXLOC, MINLOC select from the
+//! registered compares (by the `s3_*` operation bits), ORed with stage 3's result; the partial products,
+//! shifted to their weights (`t0` … `t9`), through three levels of 3:2 carry-save adders
+//! (`l1_*` … `l3_*`), 10 → 7 → 5 → 4 terms (`s4_row*`). Stage 5: the tree's last two levels
+//! (`l4_*`, then `ps`, `pc`) and one 64-bit add, straight from the carry chain into
+//! `s5_prod`. Output: PROD's sum or the value, masked. Every select starts from registers (a
+//! compare or an op bit drives a whole lane's worth of multiplexers, which costs routing), the
+//! routing out of the DSP column has a cycle of its own (2–3 ns on an ECP5), and so do the
+//! tree, the add and the final select.
 
-use netcoll_models::reduce_alu::{AluOp, WORD_BITS};
+use netcoll_models::reduce_alu::WORD_BITS;
 use rust_hdl::prelude::*;
 
 use crate::dff_setup;
 use crate::prim::{Mul16, Reg};
 
 const W: usize = WORD_BITS;
-const OPB: usize = AluOp::BITS;
 
 fn k<const N: usize>(v: u64) -> Constant<Bits<N>> {
     Constant::new(Bits::<N>::from(v))
@@ -55,9 +65,19 @@ crate::sub_block! {
         pub bi: Signal<In, Bits<W>>,
         pub in_wmask: Signal<In, Bits<W>>,
         pub in_sflip: Signal<In, Bits<W>>,
-        pub s2_op: Signal<In, Bits<OPB>>,
-        pub s3_is_prod: Signal<In, bool>,
-        pub s3_wmask: Signal<In, Bits<W>>,
+        pub s2_is_sum: Signal<In, bool>,
+        pub s2_is_land: Signal<In, bool>,
+        pub s2_is_lor: Signal<In, bool>,
+        pub s2_is_lxor: Signal<In, bool>,
+        pub s2_is_band: Signal<In, bool>,
+        pub s2_is_bor: Signal<In, bool>,
+        pub s2_is_bxor: Signal<In, bool>,
+        pub s3_takes_larger: Signal<In, bool>,
+        pub s3_takes_smaller: Signal<In, bool>,
+        pub s3_is_maxloc: Signal<In, bool>,
+        pub s3_is_minloc: Signal<In, bool>,
+        pub s5_is_prod: Signal<In, bool>,
+        pub s5_wmask: Signal<In, Bits<W>>,
         pub r: Signal<Out, Bits<W>>,
         pub ri: Signal<Out, Bits<W>>,
 
@@ -74,12 +94,16 @@ crate::sub_block! {
         s2_bv: Reg<Bits<W>>,
         s2_ai: Reg<Bits<W>>,
         s2_bi: Reg<Bits<W>>,
-        /// The keys' halves compared separately (two 32-bit carry chains instead of one of 64),
-        /// combined in stage 3.
-        s2_hi_gt: Reg<bool>,
-        s2_hi_lt: Reg<bool>,
-        s2_lo_gt: Reg<bool>,
-        s2_lo_lt: Reg<bool>,
+        /// The keys' 16-bit quarters compared separately (four short carry chains instead of
+        /// one of 64), combined in stage 3.
+        s2_q0_gt: Reg<bool>,
+        s2_q0_lt: Reg<bool>,
+        s2_q1_gt: Reg<bool>,
+        s2_q1_lt: Reg<bool>,
+        s2_q2_gt: Reg<bool>,
+        s2_q2_lt: Reg<bool>,
+        s2_q3_gt: Reg<bool>,
+        s2_q3_lt: Reg<bool>,
         s2_bi_lt_ai: Reg<bool>,
         s2_sum: Reg<Bits<W>>,
         s2_at: Reg<bool>,
@@ -94,13 +118,39 @@ crate::sub_block! {
         s2_p20: Mul16,
         s2_p21: Mul16,
         s2_p30: Mul16,
-        // Stage 3.
-        s3_value: Reg<Bits<W>>,
-        s3_index: Reg<Bits<W>>,
-        s3_row0: Reg<Bits<W>>,
-        s3_row1: Reg<Bits<W>>,
-        s3_row2: Reg<Bits<W>>,
-        s3_row3: Reg<Bits<W>>,
+        // Stage 3: the compares combined and the operands carried, for stage 4's selects;
+        // the result of every op that needs no compare.
+        s3_a_gt: Reg<bool>,
+        s3_a_lt: Reg<bool>,
+        s3_bi_lt_ai: Reg<bool>,
+        s3_av: Reg<Bits<W>>,
+        s3_bv: Reg<Bits<W>>,
+        s3_ai: Reg<Bits<W>>,
+        s3_bi: Reg<Bits<W>>,
+        s3_other: Reg<Bits<W>>,
+        /// The partial products, registered in the fabric: the routing out of the DSP column
+        /// gets a cycle of its own.
+        s3_p00: Reg<Bits<32>>,
+        s3_p01: Reg<Bits<32>>,
+        s3_p02: Reg<Bits<32>>,
+        s3_p03: Reg<Bits<32>>,
+        s3_p10: Reg<Bits<32>>,
+        s3_p11: Reg<Bits<32>>,
+        s3_p12: Reg<Bits<32>>,
+        s3_p20: Reg<Bits<32>>,
+        s3_p21: Reg<Bits<32>>,
+        s3_p30: Reg<Bits<32>>,
+        s4_row0: Reg<Bits<W>>,
+        s4_row1: Reg<Bits<W>>,
+        s4_row2: Reg<Bits<W>>,
+        s4_row3: Reg<Bits<W>>,
+        // Stage 4.
+        s4_value: Reg<Bits<W>>,
+        s4_index: Reg<Bits<W>>,
+        // Stage 5.
+        s5_value: Reg<Bits<W>>,
+        s5_index: Reg<Bits<W>>,
+        s5_prod: Reg<Bits<W>>,
         // Outputs.
         o_r: Reg<Bits<W>>,
         o_ri: Reg<Bits<W>>,
@@ -112,6 +162,24 @@ crate::sub_block! {
         av: Signal<Local, Bits<W>>,
         bv: Signal<Local, Bits<W>>,
         imin: Signal<Local, Bits<W>>,
+        /// The value MAX and MAXLOC keep (the larger), and MIN and MINLOC (the smaller).
+        larger: Signal<Local, Bits<W>>,
+        smaller: Signal<Local, Bits<W>>,
+        /// The index MAXLOC and MINLOC keep.
+        index_max: Signal<Local, Bits<W>>,
+        index_min: Signal<Local, Bits<W>>,
+        /// The truth value of the logical operation selected (0 for any other).
+        logical: Signal<Local, bool>,
+        // The terms of the value and the index, zero unless their operation is selected.
+        v_larger: Signal<Local, Bits<W>>,
+        v_smaller: Signal<Local, Bits<W>>,
+        v_sum: Signal<Local, Bits<W>>,
+        v_and: Signal<Local, Bits<W>>,
+        v_or: Signal<Local, Bits<W>>,
+        v_xor: Signal<Local, Bits<W>>,
+        v_logical: Signal<Local, Bits<W>>,
+        i_max: Signal<Local, Bits<W>>,
+        i_min: Signal<Local, Bits<W>>,
         t0: Signal<Local, Bits<W>>,
         t1: Signal<Local, Bits<W>>,
         t2: Signal<Local, Bits<W>>,
@@ -138,19 +206,7 @@ crate::sub_block! {
         l4_c: Signal<Local, Bits<W>>,
         ps: Signal<Local, Bits<W>>,
         pc: Signal<Local, Bits<W>>,
-        prod: Signal<Local, Bits<W>>,
 
-        op_max: Constant<Bits<OPB>> = k(AluOp::Max.code()),
-        op_min: Constant<Bits<OPB>> = k(AluOp::Min.code()),
-        op_maxloc: Constant<Bits<OPB>> = k(AluOp::MaxLoc.code()),
-        op_minloc: Constant<Bits<OPB>> = k(AluOp::MinLoc.code()),
-        op_sum: Constant<Bits<OPB>> = k(AluOp::Sum.code()),
-        op_land: Constant<Bits<OPB>> = k(AluOp::LAnd.code()),
-        op_lor: Constant<Bits<OPB>> = k(AluOp::LOr.code()),
-        op_lxor: Constant<Bits<OPB>> = k(AluOp::LXor.code()),
-        op_band: Constant<Bits<OPB>> = k(AluOp::BAnd.code()),
-        op_bor: Constant<Bits<OPB>> = k(AluOp::BOr.code()),
-        op_bxor: Constant<Bits<OPB>> = k(AluOp::BXor.code()),
         zero: Constant<Bits<W>> = k(0),
         one: Constant<Bits<W>> = k(1),
     }
@@ -173,20 +229,45 @@ impl Logic for ReduceAluLane {
             s2_bv,
             s2_ai,
             s2_bi,
-            s2_hi_gt,
-            s2_hi_lt,
-            s2_lo_gt,
-            s2_lo_lt,
+            s2_q0_gt,
+            s2_q0_lt,
+            s2_q1_gt,
+            s2_q1_lt,
+            s2_q2_gt,
+            s2_q2_lt,
+            s2_q3_gt,
+            s2_q3_lt,
             s2_bi_lt_ai,
             s2_sum,
             s2_at,
             s2_bt,
-            s3_value,
-            s3_index,
-            s3_row0,
-            s3_row1,
-            s3_row2,
-            s3_row3,
+            s3_a_gt,
+            s3_a_lt,
+            s3_bi_lt_ai,
+            s3_av,
+            s3_bv,
+            s3_ai,
+            s3_bi,
+            s3_other,
+            s3_p00,
+            s3_p01,
+            s3_p02,
+            s3_p03,
+            s3_p10,
+            s3_p11,
+            s3_p12,
+            s3_p20,
+            s3_p21,
+            s3_p30,
+            s4_row0,
+            s4_row1,
+            s4_row2,
+            s4_row3,
+            s4_value,
+            s4_index,
+            s5_value,
+            s5_index,
+            s5_prod,
             o_r,
             o_ri
         );
@@ -210,14 +291,22 @@ impl Logic for ReduceAluLane {
         self.s2_bv.d.next = self.bv.val();
         self.s2_ai.d.next = self.s1_ai.q.val();
         self.s2_bi.d.next = self.s1_bi.q.val();
-        self.s2_hi_gt.d.next =
-            self.s1_ak.q.val().get_bits::<32>(32) > self.s1_bk.q.val().get_bits::<32>(32);
-        self.s2_hi_lt.d.next =
-            self.s1_ak.q.val().get_bits::<32>(32) < self.s1_bk.q.val().get_bits::<32>(32);
-        self.s2_lo_gt.d.next =
-            self.s1_ak.q.val().get_bits::<32>(0) > self.s1_bk.q.val().get_bits::<32>(0);
-        self.s2_lo_lt.d.next =
-            self.s1_ak.q.val().get_bits::<32>(0) < self.s1_bk.q.val().get_bits::<32>(0);
+        self.s2_q0_gt.d.next =
+            self.s1_ak.q.val().get_bits::<16>(0) > self.s1_bk.q.val().get_bits::<16>(0);
+        self.s2_q0_lt.d.next =
+            self.s1_ak.q.val().get_bits::<16>(0) < self.s1_bk.q.val().get_bits::<16>(0);
+        self.s2_q1_gt.d.next =
+            self.s1_ak.q.val().get_bits::<16>(16) > self.s1_bk.q.val().get_bits::<16>(16);
+        self.s2_q1_lt.d.next =
+            self.s1_ak.q.val().get_bits::<16>(16) < self.s1_bk.q.val().get_bits::<16>(16);
+        self.s2_q2_gt.d.next =
+            self.s1_ak.q.val().get_bits::<16>(32) > self.s1_bk.q.val().get_bits::<16>(32);
+        self.s2_q2_lt.d.next =
+            self.s1_ak.q.val().get_bits::<16>(32) < self.s1_bk.q.val().get_bits::<16>(32);
+        self.s2_q3_gt.d.next =
+            self.s1_ak.q.val().get_bits::<16>(48) > self.s1_bk.q.val().get_bits::<16>(48);
+        self.s2_q3_lt.d.next =
+            self.s1_ak.q.val().get_bits::<16>(48) < self.s1_bk.q.val().get_bits::<16>(48);
         self.s2_bi_lt_ai.d.next = self.s1_bi.q.val() < self.s1_ai.q.val();
         self.s2_sum.d.next = self.av.val() + self.bv.val();
         self.s2_at.d.next = self.av.val().any();
@@ -266,83 +355,83 @@ impl Logic for ReduceAluLane {
         self.s2_p30.a.next = self.am.val().get_bits::<16>(48);
         self.s2_p30.b.next = self.bm.val().get_bits::<16>(0);
 
-        // ---- Stage 3: the result of every op but PROD; reserved codes and PROD give zero.
-        // The upper halves decide unless they are equal.
-        self.a_gt.next = self.s2_hi_gt.q.val() | (!self.s2_hi_lt.q.val() & self.s2_lo_gt.q.val());
-        self.a_lt.next = self.s2_hi_lt.q.val() | (!self.s2_hi_gt.q.val() & self.s2_lo_lt.q.val());
-        self.imin.next = self.s2_ai.q.val();
-        if self.s2_bi_lt_ai.q.val() {
-            self.imin.next = self.s2_bi.q.val();
+        // ---- Stage 3: the compares combined (the most significant unequal quarter decides),
+        // the operands carried on for stage 4's selects, and the result of every op that needs
+        // no compare: an OR of terms, each selected by its bit of the one-hot `op` (the others,
+        // PROD and the reserved codes select none, so give 0).
+        self.a_gt.next = self.s2_q3_gt.q.val()
+            | (!self.s2_q3_lt.q.val()
+                & (self.s2_q2_gt.q.val()
+                    | (!self.s2_q2_lt.q.val()
+                        & (self.s2_q1_gt.q.val()
+                            | (!self.s2_q1_lt.q.val() & self.s2_q0_gt.q.val())))));
+        self.a_lt.next = self.s2_q3_lt.q.val()
+            | (!self.s2_q3_gt.q.val()
+                & (self.s2_q2_lt.q.val()
+                    | (!self.s2_q2_gt.q.val()
+                        & (self.s2_q1_lt.q.val()
+                            | (!self.s2_q1_gt.q.val() & self.s2_q0_lt.q.val())))));
+        self.s3_a_gt.d.next = self.a_gt.val();
+        self.s3_a_lt.d.next = self.a_lt.val();
+        self.s3_bi_lt_ai.d.next = self.s2_bi_lt_ai.q.val();
+        self.s3_av.d.next = self.s2_av.q.val();
+        self.s3_bv.d.next = self.s2_bv.q.val();
+        self.s3_ai.d.next = self.s2_ai.q.val();
+        self.s3_bi.d.next = self.s2_bi.q.val();
+        self.logical.next = (self.s2_is_land.val() & self.s2_at.q.val() & self.s2_bt.q.val())
+            | (self.s2_is_lor.val() & (self.s2_at.q.val() | self.s2_bt.q.val()))
+            | (self.s2_is_lxor.val() & (self.s2_at.q.val() ^ self.s2_bt.q.val()));
+        self.v_sum.next = self.zero.val();
+        if self.s2_is_sum.val() {
+            self.v_sum.next = self.s2_sum.q.val();
         }
-        self.s3_value.d.next = self.zero.val();
-        self.s3_index.d.next = self.zero.val();
-        if self.s2_op.val() == self.op_max.val() {
-            self.s3_value.d.next = self.s2_av.q.val();
-            if self.a_lt.val() {
-                self.s3_value.d.next = self.s2_bv.q.val();
-            }
-        } else if self.s2_op.val() == self.op_min.val() {
-            self.s3_value.d.next = self.s2_av.q.val();
-            if self.a_gt.val() {
-                self.s3_value.d.next = self.s2_bv.q.val();
-            }
-        } else if self.s2_op.val() == self.op_maxloc.val() {
-            if self.a_gt.val() {
-                self.s3_value.d.next = self.s2_av.q.val();
-                self.s3_index.d.next = self.s2_ai.q.val();
-            } else if self.a_lt.val() {
-                self.s3_value.d.next = self.s2_bv.q.val();
-                self.s3_index.d.next = self.s2_bi.q.val();
-            } else {
-                self.s3_value.d.next = self.s2_av.q.val();
-                self.s3_index.d.next = self.imin.val();
-            }
-        } else if self.s2_op.val() == self.op_minloc.val() {
-            if self.a_lt.val() {
-                self.s3_value.d.next = self.s2_av.q.val();
-                self.s3_index.d.next = self.s2_ai.q.val();
-            } else if self.a_gt.val() {
-                self.s3_value.d.next = self.s2_bv.q.val();
-                self.s3_index.d.next = self.s2_bi.q.val();
-            } else {
-                self.s3_value.d.next = self.s2_av.q.val();
-                self.s3_index.d.next = self.imin.val();
-            }
-        } else if self.s2_op.val() == self.op_sum.val() {
-            self.s3_value.d.next = self.s2_sum.q.val();
-        } else if self.s2_op.val() == self.op_land.val() {
-            if self.s2_at.q.val() & self.s2_bt.q.val() {
-                self.s3_value.d.next = self.one.val();
-            }
-        } else if self.s2_op.val() == self.op_lor.val() {
-            if self.s2_at.q.val() | self.s2_bt.q.val() {
-                self.s3_value.d.next = self.one.val();
-            }
-        } else if self.s2_op.val() == self.op_lxor.val() {
-            if self.s2_at.q.val() ^ self.s2_bt.q.val() {
-                self.s3_value.d.next = self.one.val();
-            }
-        } else if self.s2_op.val() == self.op_band.val() {
-            self.s3_value.d.next = self.s2_av.q.val() & self.s2_bv.q.val();
-        } else if self.s2_op.val() == self.op_bor.val() {
-            self.s3_value.d.next = self.s2_av.q.val() | self.s2_bv.q.val();
-        } else if self.s2_op.val() == self.op_bxor.val() {
-            self.s3_value.d.next = self.s2_av.q.val() ^ self.s2_bv.q.val();
+        self.v_and.next = self.zero.val();
+        if self.s2_is_band.val() {
+            self.v_and.next = self.s2_av.q.val() & self.s2_bv.q.val();
         }
+        self.v_or.next = self.zero.val();
+        if self.s2_is_bor.val() {
+            self.v_or.next = self.s2_av.q.val() | self.s2_bv.q.val();
+        }
+        self.v_xor.next = self.zero.val();
+        if self.s2_is_bxor.val() {
+            self.v_xor.next = self.s2_av.q.val() ^ self.s2_bv.q.val();
+        }
+        self.v_logical.next = self.zero.val();
+        if self.logical.val() {
+            self.v_logical.next = self.one.val();
+        }
+        self.s3_other.d.next = self.v_sum.val()
+            | self.v_and.val()
+            | self.v_or.val()
+            | self.v_xor.val()
+            | self.v_logical.val();
 
-        // ---- Stage 3: the product's terms at their weights, modulo 2^64, and the carry-save
+        // ---- Stage 3: the partial products, straight from the DSP blocks into the fabric.
+        self.s3_p00.d.next = self.s2_p00.p.val();
+        self.s3_p01.d.next = self.s2_p01.p.val();
+        self.s3_p02.d.next = self.s2_p02.p.val();
+        self.s3_p03.d.next = self.s2_p03.p.val();
+        self.s3_p10.d.next = self.s2_p10.p.val();
+        self.s3_p11.d.next = self.s2_p11.p.val();
+        self.s3_p12.d.next = self.s2_p12.p.val();
+        self.s3_p20.d.next = self.s2_p20.p.val();
+        self.s3_p21.d.next = self.s2_p21.p.val();
+        self.s3_p30.d.next = self.s2_p30.p.val();
+
+        // ---- Stage 4: the product's terms at their weights, modulo 2^64, and the carry-save
         // tree's first three levels, 10 → 7 → 5 → 4 (x + y + z = (x ^ y ^ z) +
         // (majority(x, y, z) << 1)).
-        self.t0.next = bit_cast::<64, 32>(self.s2_p00.p.val());
-        self.t1.next = bit_cast::<64, 32>(self.s2_p01.p.val()) << 16;
-        self.t2.next = bit_cast::<64, 32>(self.s2_p02.p.val()) << 32;
-        self.t3.next = bit_cast::<64, 32>(self.s2_p03.p.val()) << 48;
-        self.t4.next = bit_cast::<64, 32>(self.s2_p10.p.val()) << 16;
-        self.t5.next = bit_cast::<64, 32>(self.s2_p11.p.val()) << 32;
-        self.t6.next = bit_cast::<64, 32>(self.s2_p12.p.val()) << 48;
-        self.t7.next = bit_cast::<64, 32>(self.s2_p20.p.val()) << 32;
-        self.t8.next = bit_cast::<64, 32>(self.s2_p21.p.val()) << 48;
-        self.t9.next = bit_cast::<64, 32>(self.s2_p30.p.val()) << 48;
+        self.t0.next = bit_cast::<64, 32>(self.s3_p00.q.val());
+        self.t1.next = bit_cast::<64, 32>(self.s3_p01.q.val()) << 16;
+        self.t2.next = bit_cast::<64, 32>(self.s3_p02.q.val()) << 32;
+        self.t3.next = bit_cast::<64, 32>(self.s3_p03.q.val()) << 48;
+        self.t4.next = bit_cast::<64, 32>(self.s3_p10.q.val()) << 16;
+        self.t5.next = bit_cast::<64, 32>(self.s3_p11.q.val()) << 32;
+        self.t6.next = bit_cast::<64, 32>(self.s3_p12.q.val()) << 48;
+        self.t7.next = bit_cast::<64, 32>(self.s3_p20.q.val()) << 32;
+        self.t8.next = bit_cast::<64, 32>(self.s3_p21.q.val()) << 48;
+        self.t9.next = bit_cast::<64, 32>(self.s3_p30.q.val()) << 48;
         self.l1_s0.next = self.t0.val() ^ self.t1.val() ^ self.t2.val();
         self.l1_c0.next = ((self.t0.val() & self.t1.val())
             | (self.t0.val() & self.t2.val())
@@ -373,29 +462,79 @@ impl Logic for ReduceAluLane {
             | (self.l2_s0.val() & self.l2_s1.val())
             | (self.l2_c0.val() & self.l2_s1.val()))
             << 1;
-        self.s3_row0.d.next = self.l3_s.val();
-        self.s3_row1.d.next = self.l3_c.val();
-        self.s3_row2.d.next = self.l2_c1.val();
-        self.s3_row3.d.next = self.t9.val();
+        self.s4_row0.d.next = self.l3_s.val();
+        self.s4_row1.d.next = self.l3_c.val();
+        self.s4_row2.d.next = self.l2_c1.val();
+        self.s4_row3.d.next = self.t9.val();
 
-        // ---- Outputs: the tree's last two levels, 4 → 3 → 2, then PROD's one add; SUM and
-        // PROD carry past bit 31, and the mask keeps a 32-bit result zero-extended.
-        self.l4_s.next = self.s3_row0.q.val() ^ self.s3_row1.q.val() ^ self.s3_row2.q.val();
-        self.l4_c.next = ((self.s3_row0.q.val() & self.s3_row1.q.val())
-            | (self.s3_row0.q.val() & self.s3_row2.q.val())
-            | (self.s3_row1.q.val() & self.s3_row2.q.val()))
+        // ---- Stage 5: the tree's last two levels, 4 → 3 → 2, then PROD's one add, straight
+        // into its register; value and index carried on.
+        self.l4_s.next = self.s4_row0.q.val() ^ self.s4_row1.q.val() ^ self.s4_row2.q.val();
+        self.l4_c.next = ((self.s4_row0.q.val() & self.s4_row1.q.val())
+            | (self.s4_row0.q.val() & self.s4_row2.q.val())
+            | (self.s4_row1.q.val() & self.s4_row2.q.val()))
             << 1;
-        self.ps.next = self.l4_s.val() ^ self.l4_c.val() ^ self.s3_row3.q.val();
+        self.ps.next = self.l4_s.val() ^ self.l4_c.val() ^ self.s4_row3.q.val();
         self.pc.next = ((self.l4_s.val() & self.l4_c.val())
-            | (self.l4_s.val() & self.s3_row3.q.val())
-            | (self.l4_c.val() & self.s3_row3.q.val()))
+            | (self.l4_s.val() & self.s4_row3.q.val())
+            | (self.l4_c.val() & self.s4_row3.q.val()))
             << 1;
-        self.prod.next = self.ps.val() + self.pc.val();
-        self.o_r.d.next = self.s3_value.q.val() & self.s3_wmask.val();
-        if self.s3_is_prod.val() {
-            self.o_r.d.next = self.prod.val() & self.s3_wmask.val();
+        self.s5_prod.d.next = self.ps.val() + self.pc.val();
+        self.s5_value.d.next = self.s4_value.q.val();
+        self.s5_index.d.next = self.s4_index.q.val();
+
+        // ---- Stage 4: the value and index of the compare ops, from registered compares;
+        // MAXLOC keeps MAX's value and MINLOC MIN's (on a tie the two values are equal).
+        self.imin.next = self.s3_ai.q.val();
+        if self.s3_bi_lt_ai.q.val() {
+            self.imin.next = self.s3_bi.q.val();
         }
-        self.o_ri.d.next = self.s3_index.q.val();
+        self.larger.next = self.s3_av.q.val();
+        if self.s3_a_lt.q.val() {
+            self.larger.next = self.s3_bv.q.val();
+        }
+        self.smaller.next = self.s3_av.q.val();
+        if self.s3_a_gt.q.val() {
+            self.smaller.next = self.s3_bv.q.val();
+        }
+        self.index_max.next = self.imin.val();
+        if self.s3_a_gt.q.val() {
+            self.index_max.next = self.s3_ai.q.val();
+        } else if self.s3_a_lt.q.val() {
+            self.index_max.next = self.s3_bi.q.val();
+        }
+        self.index_min.next = self.imin.val();
+        if self.s3_a_lt.q.val() {
+            self.index_min.next = self.s3_ai.q.val();
+        } else if self.s3_a_gt.q.val() {
+            self.index_min.next = self.s3_bi.q.val();
+        }
+        self.v_larger.next = self.zero.val();
+        if self.s3_takes_larger.val() {
+            self.v_larger.next = self.larger.val();
+        }
+        self.v_smaller.next = self.zero.val();
+        if self.s3_takes_smaller.val() {
+            self.v_smaller.next = self.smaller.val();
+        }
+        self.s4_value.d.next = self.v_larger.val() | self.v_smaller.val() | self.s3_other.q.val();
+        self.i_max.next = self.zero.val();
+        if self.s3_is_maxloc.val() {
+            self.i_max.next = self.index_max.val();
+        }
+        self.i_min.next = self.zero.val();
+        if self.s3_is_minloc.val() {
+            self.i_min.next = self.index_min.val();
+        }
+        self.s4_index.d.next = self.i_max.val() | self.i_min.val();
+
+        // ---- Outputs: PROD's sum or the value; SUM and PROD carry past bit 31, and the mask
+        // keeps a 32-bit result zero-extended.
+        self.o_r.d.next = self.s5_value.q.val() & self.s5_wmask.val();
+        if self.s5_is_prod.val() {
+            self.o_r.d.next = self.s5_prod.q.val() & self.s5_wmask.val();
+        }
+        self.o_ri.d.next = self.s5_index.q.val();
         self.r.next = self.o_r.q.val();
         self.ri.next = self.o_ri.q.val();
     }

@@ -7,12 +7,12 @@
 //! `r_k`, `ri_k`. The block for `L` lanes is emitted as module `reduce_alu_l<L>`.
 //!
 //! # Structure
-//! The four register stages of the specification ("Micro-architecture"): the control part here
-//! — `in_valid`, `op`, `dtype` as offered (`s1_*`), then the valid bit, `err`, `op` and the
-//! element width carried on (`s2_*`, `s3_*`, `o_*`), each decoded at the stage that uses it —
-//! and `L` instances of [`ReduceAluLane`] (module `reduce_alu_lane`) with the operands' stages.
-//! Latency 4. A block that contains the ALU (the NIC) instantiates `ReduceAlu<1>` as a child
-//! and drives its ports like any others.
+//! The six register stages of the specification ("Micro-architecture"): the control part here
+//! — `in_valid`, `op`, `dtype` as offered (`s1_*`), then the valid bit, `err`, `op` (one-hot in
+//! stage 2) and the element width carried on (`s2_*` … `s5_*`, `o_*`), each decoded at the
+//! stage that uses it — and `L` instances of [`ReduceAluLane`] (module `reduce_alu_lane`) with
+//! the operands' stages. Latency 6. A block that contains the ALU (the NIC) instantiates
+//! `ReduceAlu<1>` as a child and drives its ports like any others.
 
 pub mod lane;
 
@@ -28,6 +28,8 @@ use rust_hdl::prelude::*;
 
 const W: usize = WORD_BITS;
 const OPB: usize = AluOp::BITS;
+/// Bits of the one-hot `op`: one per code that is not reserved.
+const OP_HOT: usize = FIRST_RESERVED_OP as usize;
 const DTB: usize = Dtype::BITS;
 
 fn k<const N: usize>(v: u64) -> Constant<Bits<N>> {
@@ -41,16 +43,31 @@ netcoll_models::reduce_alu_ports!(rtl_block! {
         s1_valid: Reg<bool> = Default::default(),
         s1_op: Reg<Bits<OPB>> = Default::default(),
         s1_dtype: Reg<Bits<DTB>> = Default::default(),
-        // Stage 2: `err` decided, `op` carried, the width decoded.
+        // Stage 2: `err` decided, `op` decoded one-hot for the lanes' selects, the width
+        // decoded.
         s2_valid: Reg<bool> = Default::default(),
         s2_err: Reg<bool> = Default::default(),
-        s2_op: Reg<Bits<OPB>> = Default::default(),
+        /// Bit `k`: `op` is the `AluOp` code `k` (none for a reserved code).
+        s2_op_hot: Reg<Bits<OP_HOT>> = Default::default(),
         s2_is32: Reg<bool> = Default::default(),
-        // Stage 3: PROD decoded for the final add.
+        // Stages 3 to 5: PROD decoded for the final select; stage 3's `op` for stage 4's.
         s3_valid: Reg<bool> = Default::default(),
         s3_err: Reg<bool> = Default::default(),
         s3_is_prod: Reg<bool> = Default::default(),
         s3_is32: Reg<bool> = Default::default(),
+        /// The compare ops' selects for stage 4.
+        s3_larger: Reg<bool> = Default::default(),
+        s3_smaller: Reg<bool> = Default::default(),
+        s3_maxloc: Reg<bool> = Default::default(),
+        s3_minloc: Reg<bool> = Default::default(),
+        s4_valid: Reg<bool> = Default::default(),
+        s4_err: Reg<bool> = Default::default(),
+        s4_is_prod: Reg<bool> = Default::default(),
+        s4_is32: Reg<bool> = Default::default(),
+        s5_valid: Reg<bool> = Default::default(),
+        s5_err: Reg<bool> = Default::default(),
+        s5_is_prod: Reg<bool> = Default::default(),
+        s5_is32: Reg<bool> = Default::default(),
         o_valid: Reg<bool> = Default::default(),
         o_err: Reg<bool> = Default::default(),
         /// The lanes (module `reduce_alu_lane`), with the operands' stages.
@@ -59,9 +76,22 @@ netcoll_models::reduce_alu_ports!(rtl_block! {
         in_wmask: Signal<Local, Bits<W>> = Default::default(),
         s1_is32: Signal<Local, bool> = Default::default(),
         in_sflip: Signal<Local, Bits<W>> = Default::default(),
-        s3_wmask: Signal<Local, Bits<W>> = Default::default(),
+        s5_wmask: Signal<Local, Bits<W>> = Default::default(),
+        hot2: Signal<Local, Bits<OP_HOT>> = Default::default(),
         first_reserved: Constant<Bits<OPB>> = k(FIRST_RESERVED_OP),
         op_prod: Constant<Bits<OPB>> = k(AluOp::Prod.code()),
+        op_max: Constant<Bits<OPB>> = k(AluOp::Max.code()),
+        op_min: Constant<Bits<OPB>> = k(AluOp::Min.code()),
+        op_maxloc: Constant<Bits<OPB>> = k(AluOp::MaxLoc.code()),
+        op_minloc: Constant<Bits<OPB>> = k(AluOp::MinLoc.code()),
+        op_sum: Constant<Bits<OPB>> = k(AluOp::Sum.code()),
+        op_land: Constant<Bits<OPB>> = k(AluOp::LAnd.code()),
+        op_lor: Constant<Bits<OPB>> = k(AluOp::LOr.code()),
+        op_lxor: Constant<Bits<OPB>> = k(AluOp::LXor.code()),
+        op_band: Constant<Bits<OPB>> = k(AluOp::BAnd.code()),
+        op_bor: Constant<Bits<OPB>> = k(AluOp::BOr.code()),
+        op_bxor: Constant<Bits<OPB>> = k(AluOp::BXor.code()),
+        one_hot: Constant<Bits<OP_HOT>> = k(1),
         mask32: Constant<Bits<W>> = k(0xFFFF_FFFF),
         mask64: Constant<Bits<W>> = k(u64::MAX),
         sign32: Constant<Bits<W>> = k(1 << 31),
@@ -74,8 +104,9 @@ impl<const L: usize> Logic for ReduceAlu<L> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, s1_valid, s1_op, s1_dtype, s2_valid, s2_err, s2_op, s2_is32, s3_valid,
-            s3_err, s3_is_prod, s3_is32, o_valid, o_err
+            self, clock, s1_valid, s1_op, s1_dtype, s2_valid, s2_err, s2_op_hot, s2_is32, s3_valid,
+            s3_err, s3_is_prod, s3_is32, s3_larger, s3_smaller, s3_maxloc, s3_minloc, s4_valid,
+            s4_err, s4_is_prod, s4_is32, s5_valid, s5_err, s5_is_prod, s5_is32, o_valid, o_err
         );
         self.s1_valid.d.next = self.in_valid.val();
         self.s1_op.d.next = self.op.val();
@@ -96,20 +127,36 @@ impl<const L: usize> Logic for ReduceAlu<L> {
         self.s2_valid.d.next = self.s1_valid.q.val();
         self.s2_err.d.next =
             self.s1_valid.q.val() & (self.s1_op.q.val() >= self.first_reserved.val());
-        self.s2_op.d.next = self.s1_op.q.val();
+        self.s2_op_hot.d.next = self.one_hot.val() << self.s1_op.q.val();
+        self.hot2.next = self.s2_op_hot.q.val();
         self.s2_is32.d.next = self.s1_is32.val();
 
         self.s3_valid.d.next = self.s2_valid.q.val();
         self.s3_err.d.next = self.s2_err.q.val();
-        self.s3_is_prod.d.next = self.s2_op.q.val() == self.op_prod.val();
+        self.s3_is_prod.d.next = self.hot2.val().get_bit(self.op_prod.val().index());
         self.s3_is32.d.next = self.s2_is32.q.val();
-        self.s3_wmask.next = self.mask64.val();
-        if self.s3_is32.q.val() {
-            self.s3_wmask.next = self.mask32.val();
+        self.s3_larger.d.next = self.hot2.val().get_bit(self.op_max.val().index())
+            | self.hot2.val().get_bit(self.op_maxloc.val().index());
+        self.s3_smaller.d.next = self.hot2.val().get_bit(self.op_min.val().index())
+            | self.hot2.val().get_bit(self.op_minloc.val().index());
+        self.s3_maxloc.d.next = self.hot2.val().get_bit(self.op_maxloc.val().index());
+        self.s3_minloc.d.next = self.hot2.val().get_bit(self.op_minloc.val().index());
+
+        self.s4_valid.d.next = self.s3_valid.q.val();
+        self.s4_err.d.next = self.s3_err.q.val();
+        self.s4_is_prod.d.next = self.s3_is_prod.q.val();
+        self.s4_is32.d.next = self.s3_is32.q.val();
+        self.s5_valid.d.next = self.s4_valid.q.val();
+        self.s5_err.d.next = self.s4_err.q.val();
+        self.s5_is_prod.d.next = self.s4_is_prod.q.val();
+        self.s5_is32.d.next = self.s4_is32.q.val();
+        self.s5_wmask.next = self.mask64.val();
+        if self.s5_is32.q.val() {
+            self.s5_wmask.next = self.mask32.val();
         }
 
-        self.o_valid.d.next = self.s3_valid.q.val();
-        self.o_err.d.next = self.s3_err.q.val();
+        self.o_valid.d.next = self.s5_valid.q.val();
+        self.o_err.d.next = self.s5_err.q.val();
         self.out_valid.next = self.o_valid.q.val();
         self.err.next = self.o_err.q.val();
         for n in 0..L {
@@ -121,9 +168,19 @@ impl<const L: usize> Logic for ReduceAlu<L> {
             self.lane[n].bi.next = self.bi[n].val();
             self.lane[n].in_wmask.next = self.in_wmask.val();
             self.lane[n].in_sflip.next = self.in_sflip.val();
-            self.lane[n].s2_op.next = self.s2_op.q.val();
-            self.lane[n].s3_is_prod.next = self.s3_is_prod.q.val();
-            self.lane[n].s3_wmask.next = self.s3_wmask.val();
+            self.lane[n].s2_is_sum.next = self.hot2.val().get_bit(self.op_sum.val().index());
+            self.lane[n].s2_is_land.next = self.hot2.val().get_bit(self.op_land.val().index());
+            self.lane[n].s2_is_lor.next = self.hot2.val().get_bit(self.op_lor.val().index());
+            self.lane[n].s2_is_lxor.next = self.hot2.val().get_bit(self.op_lxor.val().index());
+            self.lane[n].s2_is_band.next = self.hot2.val().get_bit(self.op_band.val().index());
+            self.lane[n].s2_is_bor.next = self.hot2.val().get_bit(self.op_bor.val().index());
+            self.lane[n].s2_is_bxor.next = self.hot2.val().get_bit(self.op_bxor.val().index());
+            self.lane[n].s3_takes_larger.next = self.s3_larger.q.val();
+            self.lane[n].s3_takes_smaller.next = self.s3_smaller.q.val();
+            self.lane[n].s3_is_maxloc.next = self.s3_maxloc.q.val();
+            self.lane[n].s3_is_minloc.next = self.s3_minloc.q.val();
+            self.lane[n].s5_is_prod.next = self.s5_is_prod.q.val();
+            self.lane[n].s5_wmask.next = self.s5_wmask.val();
             self.r[n].next = self.lane[n].r.val();
             self.ri[n].next = self.lane[n].ri.val();
         }

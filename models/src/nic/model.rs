@@ -22,10 +22,10 @@
 //!
 //! Per work request (cycles after the visit starts): context read (1), WQE + CQ-count read (1),
 //! decode (1), then: NOP → completion (1); SEND → 2 cycles per beat plus waiting for `tx_ready`;
-//! WAIT → condition read (1); SEND_EN / RECV_EN → target context read (1); CALC → 8 cycles per
-//! element (10 for MAXLOC / MINLOC; 5 and 7 before the ALU was pipelined, issue 8) and the
-//! optional send. The completion cycle writes the CQE and
-//! the queue context. While a message is transmitted the sequencer does nothing else, so the
+//! WAIT → condition read (1); SEND_EN / RECV_EN → target context read (1); CALC → 10 cycles per
+//! element (12 for MAXLOC / MINLOC; 5 and 7 before the ALU was pipelined, 8 and 10 with its
+//! latency 4, issue 8) and the optional send. The completion cycle writes the CQE and the queue
+//! context. While a message is transmitted the sequencer does nothing else, so the
 //! network must accept a message it has started (the testbench links buffer them).
 //!
 //! The ALU is the pipelined reduction ALU ([`crate::reduce_alu`]): its inputs come from registers
@@ -225,7 +225,7 @@ const M16: u64 = 0xFFFF;
 /// `CalcWait`'s count: with `CalcAlu`, `LATENCY` cycles from the operands to `CalcWrite`.
 pub const ALU_WAIT: u64 = crate::reduce_alu::LATENCY as u64 - 2;
 /// Bits of the `CalcWait` counter.
-pub const ALU_WAIT_BITS: usize = 2;
+pub const ALU_WAIT_BITS: usize = 3;
 const _: () = assert!(
     ALU_WAIT < 1 << ALU_WAIT_BITS,
     "the ALU latency outgrew the counter"

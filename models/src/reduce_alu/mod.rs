@@ -66,9 +66,9 @@
 //!
 //! ## Timing
 //!
-//! Latency [`LATENCY`] = 4, one operation per cycle, sustained: the values computed from the
-//! inputs present at clock edge `t` appear on the outputs after edge `t + 3`, i.e. an operation
-//! offered in cycle `t` is answered in cycle `t + 4`. Every output is a register, so the outputs
+//! Latency [`LATENCY`] = 6, one operation per cycle, sustained: the values computed from the
+//! inputs present at clock edge `t` appear on the outputs after edge `t + 5`, i.e. an operation
+//! offered in cycle `t` is answered in cycle `t + 6`. Every output is a register, so the outputs
 //! depend on registers only (no combinational path from input to output), and every input goes
 //! straight into a register.
 //!
@@ -78,18 +78,20 @@
 //!   whatever is on the operand ports. This saves an enable on about 1,000 flip-flops per lane;
 //!   consumers must qualify the results with `out_valid`.
 //! - `reset` (synchronous, active high) clears every register to zero at the edge, taking
-//!   precedence over the inputs: an operation offered in a reset cycle, or in one of the three
-//!   cycles before it, is lost, and the outputs are zero for the four cycles after a reset edge.
+//!   precedence over the inputs: an operation offered in a reset cycle, or in one of the five
+//!   cycles before it, is lost, and the outputs are zero for the six cycles after a reset edge.
 //! - Inputs wider than their port are cut to the port width (`op & 15`, `dtype & 3`).
 //!
 //! **Changed in issue 8 (timing closure):** the latency was 1 (the whole computation between
-//! the inputs and one output register, about 48 MHz on an ECP5 -6). It is 4 now: a register
+//! the inputs and one output register, about 48 MHz on an ECP5 -6). It became 4 (a register
 //! stage on the inputs, the partial products registered, a carry-save tree registered, and the
-//! final add. The results, their order and the throughput are unchanged.
+//! final add), then 6, for 200 MHz on an ECP5-5G -8: the partial products leave the DSP blocks
+//! into registers of their own, the compare ops select from registered compares, and PROD's
+//! add is registered before the final select and mask. The results, their order and the throughput are unchanged.
 //!
 //! ## Micro-architecture (shared by the cycle model and the RTL)
 //!
-//! Four register stages, every one loaded every cycle:
+//! Six register stages, every one loaded every cycle:
 //!
 //! 1. **Inputs** (`s1_*`): `in_valid`, `op`, `dtype` as offered; per lane the operands at
 //!    width, `av = a & wmask`, `bv = b & wmask` with `wmask` = `0xFFFF_FFFF` for the 32-bit
@@ -101,8 +103,8 @@
 //!    registers.
 //! 2. **Compares and products** (`s2_*`), from stage 1 (`av`, `bv`, `ai`, `bi` carried on):
 //!    - `a_gt = ak > bk`, `a_lt = ak < bk` (unsigned); `bi_lt_ai` compares the indices. The RTL
-//!      compares the keys' 32-bit halves here, registers the four results and combines them at
-//!      the start of stage 3 (two short carry chains instead of one long one);
+//!      compares the keys' 16-bit quarters here, registers the eight results and combines them
+//!      in stage 3 (four short carry chains instead of one long one);
 //!    - `sum = av + bv`, the truth values `av != 0`, `bv != 0`;
 //!    - product: rust-hdl only multiplies `Bits<16> × Bits<16> → Bits<32>`, so the low 64 bits
 //!      of `av × bv` are built from the ten 16 × 16 partial products `a_i × b_j` of the 16-bit
@@ -110,15 +112,22 @@
 //!      each is a multiplier with its own operand registers (copies of stage 1's, taken from
 //!      the same masked operands) and product register — the shape of an FPGA DSP block, so
 //!      that no fabric logic sits on either side of it.
-//!    - the decoded `op` is carried on, with `err`'s `reserved(op)`.
-//! 3. **Result or carry-save rows** (`s3_*`), from stage 2: for every operation but PROD the
-//!    result value and index (the operation table above, from the registered compares); for
-//!    PROD the ten partial products, each shifted left by `16 (i + j)`, reduced modulo 2^64 by
-//!    three levels of 3:2 carry-save adders to four rows ([`model::carry_save_rows`]).
-//! 4. **Outputs**: the last two carry-save levels to `ps`, `pc`
-//!    ([`model::carry_save_finish`]), `r = (PROD ? ps + pc : value) & wmask` (one 64-bit add:
-//!    SUM and PROD carry out of bit 31, and the mask keeps a 32-bit result zero-extended),
-//!    `ri`, `out_valid`, `err`.
+//!    - the decoded `op` is carried on, with `err`'s `reserved(op)`. The RTL registers it
+//!      one-hot (a bit per code) from here on, so that the selects start from registers.
+//! 3. **Compares, other results, products** (`s3_*`), from stage 2: `a_gt`, `a_lt`,
+//!    `bi_lt_ai`, `av`, `bv`, `ai`, `bi` carried on; the result of every operation that needs
+//!    no compare (SUM, the logical and bitwise ones; 0 for the others); the partial products
+//!    carried on (in the RTL, from the DSP blocks into fabric registers next to them).
+//! 4. **Values and carry-save rows** (`s4_*`): the value and index of every operation but
+//!    PROD (the operation table above: MAX, MIN, MAXLOC, MINLOC select from the registered
+//!    compares, the others take stage 3's result; PROD and the reserved codes give 0); the ten
+//!    partial products, each shifted left by `16 (i + j)`, reduced modulo 2^64 by three levels
+//!    of 3:2 carry-save adders to four rows ([`model::carry_save_rows`]).
+//! 5. **PROD's sum** (`s5_*`): the last two carry-save levels to `ps`, `pc`
+//!    ([`model::carry_save_finish`]) and their one 64-bit add, `prod = ps + pc`; the value and
+//!    index carried on.
+//! 6. **Outputs**: `r = (PROD ? prod : value) & wmask` (SUM and PROD carry out of bit 31, and
+//!    the mask keeps a 32-bit result zero-extended), `ri`, `out_valid`, `err`.
 //!
 //! For the 32-bit types the low 32 bits of the 64-bit product are the wrapped product, so one
 //! multiplier serves every dtype.
@@ -131,7 +140,7 @@ use crate::model_ports;
 
 /// Cycles from the inputs to the outputs: an operation offered in cycle `t` is answered in
 /// cycle `t + LATENCY` (see "Timing").
-pub const LATENCY: usize = 4;
+pub const LATENCY: usize = 6;
 /// The most lanes a block has; the size of the lane arrays in [`ReduceAluIn`] and
 /// [`ReduceAluOut`].
 pub const MAX_LANES: usize = 4;
@@ -242,7 +251,7 @@ macro_rules! reduce_alu_ports {
                 /// Per lane: the second operand's index.
                 bi: [{$crate::reduce_alu::WORD_BITS}; L, lanes, 4],
             }
-            /// Outputs of the ALU (all registered, latency 4).
+            /// Outputs of the ALU (all registered, latency 6).
             outputs ReduceAluOut {
                 /// Registered `in_valid`.
                 out_valid: 1,

@@ -1,5 +1,5 @@
 //! Cycle model of the reduction ALU: one [`ReduceAluModel::step`] per clock, the same ports as
-//! the RTL ([`ReduceAluIn`], [`ReduceAluOut`]), the same four register stages and the same
+//! the RTL ([`ReduceAluIn`], [`ReduceAluOut`]), the same six register stages and the same
 //! arithmetic, bit for bit: a width mask, a sign-bit flip before an unsigned compare, a 64-bit
 //! product from registered 16 × 16 partial products reduced by a carry-save tree (see
 //! "Micro-architecture" in [`super`]). It does not call the golden reference; the harness
@@ -40,7 +40,7 @@ pub fn csa(x: u64, y: u64, z: u64) -> (u64, u64) {
 /// The partial products, each shifted to its weight, through the first three levels of the
 /// RTL's tree of carry-save adders: ten terms → 7 → 5 → 4 (the terms are taken three at a time
 /// in order, the leftovers carried on). The four rows sum to the product modulo 2^64; they are
-/// what stage 3 registers.
+/// what stage 4 registers.
 pub fn carry_save_rows(p: &[u32; 10]) -> [u64; 4] {
     let mut t = [0u64; 10];
     for (k, &(i, j)) in PARTIAL_DIGITS.iter().enumerate() {
@@ -59,7 +59,7 @@ pub fn carry_save_rows(p: &[u32; 10]) -> [u64; 4] {
 }
 
 /// The tree's last two levels, 4 → 3 → 2, on [`carry_save_rows`]: `(ps, pc)` with `ps + pc`
-/// the product modulo 2^64 (the output stage adds them).
+/// the product modulo 2^64 (stage 5 adds them).
 pub fn carry_save_finish(rows: &[u64; 4]) -> (u64, u64) {
     let (d0, d1) = csa(rows[0], rows[1], rows[2]);
     csa(d0, d1, rows[3])
@@ -136,12 +136,19 @@ struct Stage2 {
     lane: [Lane2; MAX_LANES],
 }
 
-/// Stage 3, one lane: the result of every op but PROD, and PROD's four carry-save rows.
+/// Stage 3, one lane: the compares, the operands carried on for stage 4's selects, the result
+/// of every op that needs no compare (0 for the others), and the partial products carried on.
 #[derive(Clone, Copy, Debug, Default)]
 struct Lane3 {
-    value: u64,
-    index: u64,
-    rows: [u64; 4],
+    a_gt: bool,
+    a_lt: bool,
+    bi_lt_ai: bool,
+    av: u64,
+    bv: u64,
+    ai: u64,
+    bi: u64,
+    other: u64,
+    p: [u32; 10],
 }
 
 /// Stage 3: the lanes and the control carried on.
@@ -149,9 +156,47 @@ struct Lane3 {
 struct Stage3 {
     valid: bool,
     err: bool,
+    op: u64,
     is_prod: bool,
     is32: bool,
     lane: [Lane3; MAX_LANES],
+}
+
+/// Stage 4, one lane: the value and index of every op but PROD, and PROD's four carry-save
+/// rows.
+#[derive(Clone, Copy, Debug, Default)]
+struct Lane4 {
+    value: u64,
+    index: u64,
+    rows: [u64; 4],
+}
+
+/// Stage 5, one lane: the value and index carried on, and PROD's sum.
+#[derive(Clone, Copy, Debug, Default)]
+struct Lane5 {
+    value: u64,
+    index: u64,
+    prod: u64,
+}
+
+/// Stage 4: the lanes and the control carried on.
+#[derive(Clone, Copy, Debug, Default)]
+struct Stage4 {
+    valid: bool,
+    err: bool,
+    is_prod: bool,
+    is32: bool,
+    lane: [Lane4; MAX_LANES],
+}
+
+/// Stage 5: the lanes and the control carried on.
+#[derive(Clone, Copy, Debug, Default)]
+struct Stage5 {
+    valid: bool,
+    err: bool,
+    is_prod: bool,
+    is32: bool,
+    lane: [Lane5; MAX_LANES],
 }
 
 fn lane2(d: Decode, l: &AluLaneIn) -> Lane2 {
@@ -174,9 +219,32 @@ fn lane2(d: Decode, l: &AluLaneIn) -> Lane2 {
 }
 
 fn lane3(op: u64, l: &Lane2) -> Lane3 {
+    let other = match AluOp::from_code(op & 0xF) {
+        Some(AluOp::Sum) => l.sum,
+        Some(AluOp::LAnd) => (l.at & l.bt) as u64,
+        Some(AluOp::LOr) => (l.at | l.bt) as u64,
+        Some(AluOp::LXor) => (l.at ^ l.bt) as u64,
+        Some(AluOp::BAnd) => l.av & l.bv,
+        Some(AluOp::BOr) => l.av | l.bv,
+        Some(AluOp::BXor) => l.av ^ l.bv,
+        _ => 0,
+    };
+    Lane3 {
+        a_gt: l.a_gt,
+        a_lt: l.a_lt,
+        bi_lt_ai: l.bi_lt_ai,
+        av: l.av,
+        bv: l.bv,
+        ai: l.ai,
+        bi: l.bi,
+        other,
+        p: l.p,
+    }
+}
+
+fn lane4(op: u64, l: &Lane3) -> Lane4 {
     let imin = if l.bi_lt_ai { l.bi } else { l.ai };
     let (value, index) = match AluOp::from_code(op & 0xF) {
-        None | Some(AluOp::Prod) => (0, 0),
         Some(AluOp::Max) => (if l.a_lt { l.bv } else { l.av }, 0),
         Some(AluOp::Min) => (if l.a_gt { l.bv } else { l.av }, 0),
         Some(AluOp::MaxLoc) if l.a_gt => (l.av, l.ai),
@@ -184,28 +252,27 @@ fn lane3(op: u64, l: &Lane2) -> Lane3 {
         Some(AluOp::MinLoc) if l.a_lt => (l.av, l.ai),
         Some(AluOp::MinLoc) if l.a_gt => (l.bv, l.bi),
         Some(AluOp::MaxLoc | AluOp::MinLoc) => (l.av, imin),
-        Some(AluOp::Sum) => (l.sum, 0),
-        Some(AluOp::LAnd) => ((l.at & l.bt) as u64, 0),
-        Some(AluOp::LOr) => ((l.at | l.bt) as u64, 0),
-        Some(AluOp::LXor) => ((l.at ^ l.bt) as u64, 0),
-        Some(AluOp::BAnd) => (l.av & l.bv, 0),
-        Some(AluOp::BOr) => (l.av | l.bv, 0),
-        Some(AluOp::BXor) => (l.av ^ l.bv, 0),
+        // PROD and the reserved codes give 0 here; the ops without a compare, `other`.
+        _ => (l.other, 0),
     };
-    Lane3 {
+    Lane4 {
         value,
         index,
         rows: carry_save_rows(&l.p),
     }
 }
 
-fn lane_out(is_prod: bool, is32: bool, l: &Lane3) -> AluLaneOut {
-    let v = if is_prod {
-        let (ps, pc) = carry_save_finish(&l.rows);
-        ps.wrapping_add(pc)
-    } else {
-        l.value
-    };
+fn lane5(l: &Lane4) -> Lane5 {
+    let (ps, pc) = carry_save_finish(&l.rows);
+    Lane5 {
+        value: l.value,
+        index: l.index,
+        prod: ps.wrapping_add(pc),
+    }
+}
+
+fn lane_out(is_prod: bool, is32: bool, l: &Lane5) -> AluLaneOut {
+    let v = if is_prod { l.prod } else { l.value };
     // SUM and PROD carry out of bit 31; the mask keeps a 32-bit result zero-extended.
     let wmask = if is32 { 0xFFFF_FFFF } else { u64::MAX };
     AluLaneOut {
@@ -221,6 +288,8 @@ pub struct ReduceAluModel {
     s1: Stage1,
     s2: Stage2,
     s3: Stage3,
+    s4: Stage4,
+    s5: Stage5,
     /// The output registers.
     q: ReduceAluOut,
 }
@@ -233,6 +302,8 @@ impl ReduceAluModel {
             s1: Stage1::default(),
             s2: Stage2::default(),
             s3: Stage3::default(),
+            s4: Stage4::default(),
+            s5: Stage5::default(),
             q: ReduceAluOut::default(),
         }
     }
@@ -250,13 +321,28 @@ impl ReduceAluModel {
             return out;
         }
         let mut q = ReduceAluOut {
-            out_valid: self.s3.valid,
+            out_valid: self.s5.valid,
+            err: self.s5.err,
+            ..Default::default()
+        };
+        let mut s5 = Stage5 {
+            valid: self.s4.valid,
+            err: self.s4.err,
+            is_prod: self.s4.is_prod,
+            is32: self.s4.is32,
+            ..Default::default()
+        };
+        let mut s4 = Stage4 {
+            valid: self.s3.valid,
             err: self.s3.err,
+            is_prod: self.s3.is_prod,
+            is32: self.s3.is32,
             ..Default::default()
         };
         let mut s3 = Stage3 {
             valid: self.s2.valid,
             err: self.s2.err,
+            op: self.s2.op,
             is_prod: self.s2.op == AluOp::Prod.code(),
             is32: self.s2.is32,
             ..Default::default()
@@ -277,7 +363,9 @@ impl ReduceAluModel {
             ..Default::default()
         };
         for k in 0..self.lanes {
-            q.set_lane(k, lane_out(self.s3.is_prod, self.s3.is32, &self.s3.lane[k]));
+            q.set_lane(k, lane_out(self.s5.is_prod, self.s5.is32, &self.s5.lane[k]));
+            s5.lane[k] = lane5(&self.s4.lane[k]);
+            s4.lane[k] = lane4(self.s3.op, &self.s3.lane[k]);
             s3.lane[k] = lane3(self.s2.op, &self.s2.lane[k]);
             s2.lane[k] = lane2(d, &self.s1.lane[k]);
             let l = i.lane(k);
@@ -287,7 +375,7 @@ impl ReduceAluModel {
                 ..l
             };
         }
-        (self.q, self.s3, self.s2, self.s1) = (q, s3, s2, s1);
+        (self.q, self.s5, self.s4, self.s3, self.s2, self.s1) = (q, s5, s4, s3, s2, s1);
         out
     }
 }
@@ -454,11 +542,11 @@ mod tests {
         assert_eq!(o.lane(0), AluLaneOut::default());
     }
 
-    /// The answer shows exactly four cycles after the operation, and one operation per
+    /// The answer shows exactly six cycles after the operation, and one operation per
     /// cycle flows; a reset clears every stage.
     #[test]
-    fn latency_four_back_to_back_and_reset() {
-        assert_eq!(super::super::LATENCY, 4);
+    fn latency_six_back_to_back_and_reset() {
+        assert_eq!(super::super::LATENCY, 6);
         let mut m = ReduceAluModel::new(ReduceAluParams { lanes: 1 });
         let op = |a: u64, b: u64| {
             let mut i = ReduceAluIn {
@@ -470,9 +558,9 @@ mod tests {
             i.set_lane(0, pair(a, 0, b, 0));
             i
         };
-        // Operations 10+1, 20+2, 30+3 in cycles 0, 1, 2: answers in cycles 4, 5, 6.
+        // Operations 10+1, 20+2, 30+3 in cycles 0, 1, 2: answers in cycles 6, 7, 8.
         let mut seen = vec![];
-        for t in 0..8u64 {
+        for t in 0..10u64 {
             let i = if t < 3 {
                 op(10 * (t + 1), t + 1)
             } else {
@@ -488,21 +576,25 @@ mod tests {
                 (false, 0),
                 (false, 0),
                 (false, 0),
+                (false, 0),
+                (false, 0),
                 (true, 11),
                 (true, 22),
                 (true, 33),
                 (false, 0)
             ]
         );
-        // An operation three cycles before a reset is lost; the outputs stay zero after it.
+        // An operation five cycles before a reset is lost; the outputs stay zero after it.
         m.step(&op(2, 3));
+        m.step(&ReduceAluIn::default());
+        m.step(&ReduceAluIn::default());
         m.step(&ReduceAluIn::default());
         m.step(&ReduceAluIn::default());
         m.step(&ReduceAluIn {
             reset: true,
             ..op(4, 4)
         });
-        for t in 0..5 {
+        for t in 0..7 {
             assert_eq!(
                 m.step(&ReduceAluIn::default()),
                 ReduceAluOut::default(),
@@ -514,7 +606,7 @@ mod tests {
             in_valid: false,
             ..op(2, 3)
         });
-        for _ in 1..4 {
+        for _ in 1..6 {
             m.step(&ReduceAluIn::default());
         }
         let o = m.step(&ReduceAluIn::default());

@@ -330,7 +330,7 @@ mod tests {
             },
         );
         assert_eq!(g.step(&i), ReduceAluOut::default());
-        for t in 1..4 {
+        for t in 1..6 {
             assert_eq!(
                 g.step(&ReduceAluIn::default()),
                 ReduceAluOut::default(),
@@ -339,7 +339,7 @@ mod tests {
         }
         let o = g.step(&ReduceAluIn::default());
         assert!(o.out_valid);
-        assert_eq!(o.r[0], 42, "cycle 4");
+        assert_eq!(o.r[0], 42, "cycle 6");
         assert_eq!(g.step(&ReduceAluIn::default()).r[0], 0);
         assert!(dut(Level::Model, 3).is_err());
     }
