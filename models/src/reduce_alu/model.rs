@@ -151,14 +151,20 @@ struct Lane3 {
     p: [u32; 10],
 }
 
-/// Stage 3: the lanes and the control carried on.
+/// The control that stages 3 to 5 carry on: PROD and the width decoded for the output.
 #[derive(Clone, Copy, Debug, Default)]
-struct Stage3 {
+struct Control {
     valid: bool,
     err: bool,
-    op: u64,
     is_prod: bool,
     is32: bool,
+}
+
+/// Stage 3: the lanes, the control and `op` (for stage 4's selects).
+#[derive(Clone, Copy, Debug, Default)]
+struct Stage3 {
+    ctl: Control,
+    op: u64,
     lane: [Lane3; MAX_LANES],
 }
 
@@ -182,20 +188,14 @@ struct Lane5 {
 /// Stage 4: the lanes and the control carried on.
 #[derive(Clone, Copy, Debug, Default)]
 struct Stage4 {
-    valid: bool,
-    err: bool,
-    is_prod: bool,
-    is32: bool,
+    ctl: Control,
     lane: [Lane4; MAX_LANES],
 }
 
 /// Stage 5: the lanes and the control carried on.
 #[derive(Clone, Copy, Debug, Default)]
 struct Stage5 {
-    valid: bool,
-    err: bool,
-    is_prod: bool,
-    is32: bool,
+    ctl: Control,
     lane: [Lane5; MAX_LANES],
 }
 
@@ -320,31 +320,28 @@ impl ReduceAluModel {
             *self = Self::new(ReduceAluParams { lanes: self.lanes });
             return out;
         }
+        let out_ctl = self.s5.ctl;
         let mut q = ReduceAluOut {
-            out_valid: self.s5.valid,
-            err: self.s5.err,
+            out_valid: out_ctl.valid,
+            err: out_ctl.err,
             ..Default::default()
         };
         let mut s5 = Stage5 {
-            valid: self.s4.valid,
-            err: self.s4.err,
-            is_prod: self.s4.is_prod,
-            is32: self.s4.is32,
+            ctl: self.s4.ctl,
             ..Default::default()
         };
         let mut s4 = Stage4 {
-            valid: self.s3.valid,
-            err: self.s3.err,
-            is_prod: self.s3.is_prod,
-            is32: self.s3.is32,
+            ctl: self.s3.ctl,
             ..Default::default()
         };
         let mut s3 = Stage3 {
-            valid: self.s2.valid,
-            err: self.s2.err,
+            ctl: Control {
+                valid: self.s2.valid,
+                err: self.s2.err,
+                is_prod: self.s2.op == AluOp::Prod.code(),
+                is32: self.s2.is32,
+            },
             op: self.s2.op,
-            is_prod: self.s2.op == AluOp::Prod.code(),
-            is32: self.s2.is32,
             ..Default::default()
         };
         let d = decode(self.s1.dtype);
@@ -363,7 +360,7 @@ impl ReduceAluModel {
             ..Default::default()
         };
         for k in 0..self.lanes {
-            q.set_lane(k, lane_out(self.s5.is_prod, self.s5.is32, &self.s5.lane[k]));
+            q.set_lane(k, lane_out(out_ctl.is_prod, out_ctl.is32, &self.s5.lane[k]));
             s5.lane[k] = lane5(&self.s4.lane[k]);
             s4.lane[k] = lane4(self.s3.op, &self.s3.lane[k]);
             s3.lane[k] = lane3(self.s2.op, &self.s2.lane[k]);
