@@ -357,8 +357,8 @@ impl Logic for ReduceAluLane {
 
         // ---- Stage 3: the compares combined (the most significant unequal quarter decides),
         // the operands carried on for stage 4's selects, and the result of every op that needs
-        // no compare: an OR of terms, each selected by its bit of the one-hot `op` (the others,
-        // PROD and the reserved codes select none, so give 0).
+        // no compare: an OR of terms, each selected by its operation bit `s2_is_*` (the compare
+        // ops, PROD and the reserved codes select none, so give 0).
         self.a_gt.next = self.s2_q3_gt.q.val()
             | (!self.s2_q3_lt.q.val()
                 & (self.s2_q2_gt.q.val()
