@@ -140,11 +140,11 @@ crate::sub_block! {
         s3_p20: Reg<Bits<32>>,
         s3_p21: Reg<Bits<32>>,
         s3_p30: Reg<Bits<32>>,
+        // Stage 4: the carry-save rows, the value and the index.
         s4_row0: Reg<Bits<W>>,
         s4_row1: Reg<Bits<W>>,
         s4_row2: Reg<Bits<W>>,
         s4_row3: Reg<Bits<W>>,
-        // Stage 4.
         s4_value: Reg<Bits<W>>,
         s4_index: Reg<Bits<W>>,
         // Stage 5.
