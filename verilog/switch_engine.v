@@ -18,21 +18,24 @@ module switch_engine (
     input  wire [3:0]   cfg_parent,
     input  wire [15:0]  cfg_children,
     input  wire         cfg_is_root,
-    input  wire [2:0]   cfg_counter,
-    output wire         pkt_ready,
+    input  wire [3:0]   cfg_counter,
+    input  wire [1:0]   cfg_tid,
+    input  wire         out_ready,
+    output reg          pkt_ready,
     output wire         cfg_ready,
     output wire         out_valid,
-    output reg  [15:0]  out_ports,
-    output reg  [7:0]   out_cgid,
-    output reg  [1:0]   out_tid,
-    output reg  [2:0]   out_op,
+    output wire [15:0]  out_ports,
+    output wire [7:0]   out_cgid,
+    output wire [1:0]   out_tid,
+    output wire [2:0]   out_op,
     output wire         ev_valid,
     output wire [7:0]   ev_cgid,
-    output wire [2:0]   ev_verdict,
+    output wire [3:0]   ev_verdict,
     output wire [1:0]   ev_state,
     output wire [1:0]   ev_tid,
     output wire         ev_fail,
     output wire         rsp_valid,
+    output wire         rsp_rejected,
     output wire         rsp_entry_valid,
     output wire [3:0]   rsp_parent,
     output wire [15:0]  rsp_children,
@@ -52,22 +55,34 @@ module switch_engine (
     localparam [7:0] e_children_at = 8'd6;
     localparam [7:0] e_parent_at = 8'd2;
     localparam [7:0] last_g = 8'hff;
+    localparam [3:0] one_4 = 4'd1;
     localparam [7:0] one_g = 8'd1;
+    localparam [17:0] one_now = 18'd1;
     localparam [15:0] one_r = 16'd1;
+    localparam [3:0] queue_depth = 4'd8;
     localparam [7:0] s_csm_at = 8'd0;
-    localparam [7:0] s_rep_at = 8'd5;
+    localparam [7:0] s_rep_at = 8'd7;
+    localparam [7:0] s_sent_at = 8'd5;
     localparam [7:0] s_tid_at = 8'd3;
     localparam [1:0] tid_behind = 2'd3;
     localparam [1:0] tid_same = 2'd0;
     localparam [1:0] tid_step = 2'd1;
+    localparam timer_on = 1'b0;
+    localparam [3:0] zero_4 = 4'd0;
+    localparam [1:0] zero_epoch = 2'd0;
     localparam [21:0] zero_ew = 22'd0;
-    localparam [20:0] zero_sw = 21'd0;
+    localparam [15:0] zero_r = 16'd0;
+    localparam [22:0] zero_sw = 23'd0;
 
     // Registers: `x_q` holds, `x_d` is its next value.
     reg init_done_q;
     reg init_done_d;
     reg [7:0] init_ptr_q;
     reg [7:0] init_ptr_d;
+    reg [17:0] now_q;
+    reg [17:0] now_d;
+    reg [7:0] scan_ptr_q;
+    reg [7:0] scan_ptr_d;
     reg s1_valid_q;
     reg s1_valid_d;
     reg s1_is_cfg_q;
@@ -84,8 +99,14 @@ module switch_engine (
     reg [1:0] s1_cfg_op_d;
     reg [21:0] s1_cfg_entry_q;
     reg [21:0] s1_cfg_entry_d;
-    reg [2:0] s1_cfg_counter_q;
-    reg [2:0] s1_cfg_counter_d;
+    reg [3:0] s1_cfg_counter_q;
+    reg [3:0] s1_cfg_counter_d;
+    reg [1:0] s1_cfg_tid_q;
+    reg [1:0] s1_cfg_tid_d;
+    reg s1_tick_q;
+    reg s1_tick_d;
+    reg [1:0] s1_epoch_q;
+    reg [1:0] s1_epoch_d;
     reg s1_wr_tbl_q;
     reg s1_wr_tbl_d;
     reg s1_wr_st_q;
@@ -108,8 +129,16 @@ module switch_engine (
     reg [1:0] s2_cfg_op_d;
     reg [21:0] s2_cfg_entry_q;
     reg [21:0] s2_cfg_entry_d;
-    reg [2:0] s2_cfg_counter_q;
-    reg [2:0] s2_cfg_counter_d;
+    reg [3:0] s2_cfg_counter_q;
+    reg [3:0] s2_cfg_counter_d;
+    reg [1:0] s2_cfg_tid_q;
+    reg [1:0] s2_cfg_tid_d;
+    reg s2_tick_q;
+    reg s2_tick_d;
+    reg [1:0] s2_epoch_q;
+    reg [1:0] s2_epoch_d;
+    reg s2_reject_q;
+    reg s2_reject_d;
     reg s2_wr_tbl_q;
     reg s2_wr_tbl_d;
     reg s2_wr_st_q;
@@ -130,8 +159,16 @@ module switch_engine (
     reg [1:0] s3_cfg_op_d;
     reg [21:0] s3_cfg_entry_q;
     reg [21:0] s3_cfg_entry_d;
-    reg [2:0] s3_cfg_counter_q;
-    reg [2:0] s3_cfg_counter_d;
+    reg [3:0] s3_cfg_counter_q;
+    reg [3:0] s3_cfg_counter_d;
+    reg [1:0] s3_cfg_tid_q;
+    reg [1:0] s3_cfg_tid_d;
+    reg s3_tick_q;
+    reg s3_tick_d;
+    reg [1:0] s3_epoch_q;
+    reg [1:0] s3_epoch_d;
+    reg s3_reject_q;
+    reg s3_reject_d;
     reg s3_wr_tbl_q;
     reg s3_wr_tbl_d;
     reg s3_wr_st_q;
@@ -142,8 +179,10 @@ module switch_engine (
     reg s3_p_path_d;
     reg s3_c_path_q;
     reg s3_c_path_d;
-    reg [2:0] s3_v_entry_q;
-    reg [2:0] s3_v_entry_d;
+    reg s3_k_path_q;
+    reg s3_k_path_d;
+    reg [3:0] s3_v_entry_q;
+    reg [3:0] s3_v_entry_d;
     reg s3_status_req_q;
     reg s3_status_req_d;
     reg [15:0] s3_parent_hot_q;
@@ -160,6 +199,10 @@ module switch_engine (
     reg pre_rep_bit_d;
     reg pre_all_now_q;
     reg pre_all_now_d;
+    reg pre_sent_now_q;
+    reg pre_sent_now_d;
+    reg pre_sent_quiet_q;
+    reg pre_sent_quiet_d;
     reg fwd_fail_q;
     reg fwd_fail_d;
     reg fwd_full_q;
@@ -172,8 +215,12 @@ module switch_engine (
     reg fwd_rep_bit_d;
     reg fwd_all_now_q;
     reg fwd_all_now_d;
-    reg [20:0] byp1_st_q;
-    reg [20:0] byp1_st_d;
+    reg fwd_sent_now_q;
+    reg fwd_sent_now_d;
+    reg fwd_sent_quiet_q;
+    reg fwd_sent_quiet_d;
+    reg [22:0] byp1_st_q;
+    reg [22:0] byp1_st_d;
     reg o_out_valid_q;
     reg o_out_valid_d;
     reg [15:0] o_out_ports_q;
@@ -188,8 +235,8 @@ module switch_engine (
     reg o_ev_valid_d;
     reg [7:0] o_ev_cgid_q;
     reg [7:0] o_ev_cgid_d;
-    reg [2:0] o_ev_verdict_q;
-    reg [2:0] o_ev_verdict_d;
+    reg [3:0] o_ev_verdict_q;
+    reg [3:0] o_ev_verdict_d;
     reg [1:0] o_ev_state_q;
     reg [1:0] o_ev_state_d;
     reg [1:0] o_ev_tid_q;
@@ -198,20 +245,24 @@ module switch_engine (
     reg o_ev_fail_d;
     reg o_rsp_valid_q;
     reg o_rsp_valid_d;
+    reg o_rsp_rejected_q;
+    reg o_rsp_rejected_d;
     reg [21:0] o_rsp_entry_q;
     reg [21:0] o_rsp_entry_d;
-    reg [20:0] o_rsp_st_q;
-    reg [20:0] o_rsp_st_d;
+    reg [22:0] o_rsp_st_q;
+    reg [22:0] o_rsp_st_d;
     reg s4_count_q;
     reg s4_count_d;
-    reg [2:0] s4_verdict_q;
-    reg [2:0] s4_verdict_d;
+    reg s4_tally_q;
+    reg s4_tally_d;
+    reg [3:0] s4_verdict_q;
+    reg [3:0] s4_verdict_d;
     reg s4_clear_q;
     reg s4_clear_d;
     reg s4_read_q;
     reg s4_read_d;
-    reg [2:0] s4_sel_q;
-    reg [2:0] s4_sel_d;
+    reg [3:0] s4_sel_q;
+    reg [3:0] s4_sel_d;
 
     // Memory `tbl`: 256 words, registered read.
     reg [21:0] tbl_words [0:255];
@@ -222,16 +273,16 @@ module switch_engine (
     reg [21:0] tbl_wr_data;
 
     // Memory `st`: 256 words, registered read.
-    reg [20:0] st_words [0:255];
+    reg [22:0] st_words [0:255];
     reg [7:0] st_rd_addr;
-    reg [20:0] st_rd_data;
+    reg [22:0] st_rd_data;
     reg st_wr_en;
     reg [7:0] st_wr_addr;
-    reg [20:0] st_wr_data;
+    reg [22:0] st_wr_data;
 
     // Instance `bypass`.
     wire [21:0] bypass_tbl_rd;
-    wire [20:0] bypass_st_rd;
+    wire [22:0] bypass_st_rd;
     wire [7:0] bypass_s1_cgid;
     wire [7:0] bypass_s2_cgid;
     wire bypass_s2_wr_tbl;
@@ -240,11 +291,11 @@ module switch_engine (
     wire bypass_s3_wr_tbl;
     wire bypass_s3_wr_st;
     wire [21:0] bypass_s3_entry;
-    wire [20:0] bypass_byp1_st;
+    wire [22:0] bypass_byp1_st;
     wire [21:0] bypass_tbl_word;
-    wire [20:0] bypass_st_older;
+    wire [22:0] bypass_st_older;
     wire bypass_st_newest;
-    wire [20:0] bypass_st_word;
+    wire [22:0] bypass_st_word;
     switch_engine_bypass bypass (
         .clock(clock),
         .reset(reset),
@@ -274,7 +325,7 @@ module switch_engine (
     wire [15:0] classify_e_children;
     wire classify_p_path;
     wire classify_c_path;
-    wire [2:0] classify_v_entry;
+    wire [3:0] classify_v_entry;
     wire classify_status_req;
     wire [15:0] classify_parent_hot;
     switch_engine_classify classify (
@@ -294,37 +345,47 @@ module switch_engine (
     // Instance `csm`.
     wire [15:0] csm_port_hot;
     wire csm_status_req;
+    wire [1:0] csm_epoch;
     wire csm_p_path;
     wire csm_c_path;
-    wire [2:0] csm_v_entry;
+    wire csm_k_path;
+    wire [3:0] csm_v_entry;
     wire csm_e_is_root;
     wire [15:0] csm_e_children;
     wire [15:0] csm_parent_hot;
     wire [1:0] csm_g_csm;
     wire csm_g_fail;
     wire [1:0] csm_g_tid;
+    wire [1:0] csm_g_sent;
     wire [15:0] csm_g_rep;
     wire csm_g_full;
     wire csm_t_same;
     wire csm_t_behind;
     wire csm_rep_bit;
     wire csm_all_now;
-    wire [2:0] csm_verdict;
+    wire csm_sent_now;
+    wire csm_sent_quiet;
+    wire [3:0] csm_verdict;
     wire csm_reads_group;
+    wire csm_retry;
     wire [1:0] csm_n_csm;
     wire csm_n_fail;
     wire [1:0] csm_n_tid;
+    wire [1:0] csm_n_sent;
     wire [15:0] csm_n_rep;
     wire csm_send;
     wire [15:0] csm_send_ports;
     wire [2:0] csm_send_op;
     wire csm_report;
     wire csm_restart;
+    wire csm_stamp;
     switch_engine_csm csm (
         .port_hot(csm_port_hot),
         .status_req(csm_status_req),
+        .epoch(csm_epoch),
         .p_path(csm_p_path),
         .c_path(csm_c_path),
+        .k_path(csm_k_path),
         .v_entry(csm_v_entry),
         .e_is_root(csm_e_is_root),
         .e_children(csm_e_children),
@@ -332,65 +393,123 @@ module switch_engine (
         .g_csm(csm_g_csm),
         .g_fail(csm_g_fail),
         .g_tid(csm_g_tid),
+        .g_sent(csm_g_sent),
         .g_rep(csm_g_rep),
         .g_full(csm_g_full),
         .t_same(csm_t_same),
         .t_behind(csm_t_behind),
         .rep_bit(csm_rep_bit),
         .all_now(csm_all_now),
+        .sent_now(csm_sent_now),
+        .sent_quiet(csm_sent_quiet),
         .verdict(csm_verdict),
         .reads_group(csm_reads_group),
+        .retry(csm_retry),
         .n_csm(csm_n_csm),
         .n_fail(csm_n_fail),
         .n_tid(csm_n_tid),
+        .n_sent(csm_n_sent),
         .n_rep(csm_n_rep),
         .send(csm_send),
         .send_ports(csm_send_ports),
         .send_op(csm_send_op),
         .report(csm_report),
-        .restart(csm_restart)
+        .restart(csm_restart),
+        .stamp(csm_stamp)
     );
 
     // Instance `counters`.
     wire counters_count;
-    wire [2:0] counters_verdict;
+    wire counters_tally;
+    wire [3:0] counters_verdict;
     wire counters_clear;
-    wire [2:0] counters_sel;
+    wire [3:0] counters_sel;
     wire [31:0] counters_value;
     switch_engine_counters counters (
         .clock(clock),
         .reset(reset),
         .count(counters_count),
+        .tally(counters_tally),
         .verdict(counters_verdict),
         .clear(counters_clear),
         .sel(counters_sel),
         .value(counters_value)
     );
 
+    // Instance `outq`.
+    wire outq_push;
+    wire [15:0] outq_in_ports;
+    wire [7:0] outq_in_cgid;
+    wire [1:0] outq_in_tid;
+    wire [2:0] outq_in_op;
+    wire outq_ready;
+    wire outq_out_valid;
+    wire [15:0] outq_out_ports;
+    wire [7:0] outq_out_cgid;
+    wire [1:0] outq_out_tid;
+    wire [2:0] outq_out_op;
+    wire [3:0] outq_count;
+    switch_engine_outq outq (
+        .clock(clock),
+        .reset(reset),
+        .push(outq_push),
+        .in_ports(outq_in_ports),
+        .in_cgid(outq_in_cgid),
+        .in_tid(outq_in_tid),
+        .in_op(outq_in_op),
+        .ready(outq_ready),
+        .out_valid(outq_out_valid),
+        .out_ports(outq_out_ports),
+        .out_cgid(outq_out_cgid),
+        .out_tid(outq_out_tid),
+        .out_op(outq_out_op),
+        .count(outq_count)
+    );
+
     // Combinational signals.
     wire acc_cfg;
-    wire acc_pkt;
+    reg acc_pkt;
+    reg tick;
+    reg [3:0] in_flight;
+    reg [3:0] n_s1;
+    reg [3:0] n_s2;
+    reg [3:0] n_s3;
+    reg [3:0] n_o;
+    reg room;
+    wire s1_rejected;
+    wire [15:0] s1_children;
     wire [21:0] cfg_word;
     wire [15:0] s2_children;
     wire [15:0] older_rep;
     wire [1:0] older_tid;
+    wire [1:0] older_sent;
+    wire [1:0] pre_sdiff;
+    wire [1:0] fwd_sdiff_kept;
+    wire [1:0] fwd_sdiff_stamp;
+    reg [1:0] fwd_sdiff;
     wire [1:0] fwd_diff_kept;
     wire [1:0] fwd_diff_next;
     reg [1:0] fwd_diff;
+    wire [1:0] fwd_diff_cfg;
     wire [1:0] pre_diff;
     wire pkt_s3;
+    wire sends_s3;
+    wire ev_s3;
+    wire [22:0] cfg_st_word;
     wire fwd_zero;
     wire fwd_kept_bit;
     wire fwd_all_kept;
     wire fwd_all_rep;
     wire cfg_s3;
-    wire [20:0] n_st_word;
-    reg [20:0] wr_st_word;
+    wire [22:0] n_st_word;
+    reg [22:0] wr_st_word;
 
     always @(posedge clock) begin
         if (reset) begin
             init_done_q <= 1'b0;
             init_ptr_q <= 8'd0;
+            now_q <= 18'd0;
+            scan_ptr_q <= 8'd0;
             s1_valid_q <= 1'b0;
             s1_is_cfg_q <= 1'b0;
             s1_port_q <= 4'd0;
@@ -399,7 +518,10 @@ module switch_engine (
             s1_op_q <= 3'd0;
             s1_cfg_op_q <= 2'd0;
             s1_cfg_entry_q <= 22'd0;
-            s1_cfg_counter_q <= 3'd0;
+            s1_cfg_counter_q <= 4'd0;
+            s1_cfg_tid_q <= 2'd0;
+            s1_tick_q <= 1'b0;
+            s1_epoch_q <= 2'd0;
             s1_wr_tbl_q <= 1'b0;
             s1_wr_st_q <= 1'b0;
             s2_valid_q <= 1'b0;
@@ -411,7 +533,11 @@ module switch_engine (
             s2_op_q <= 3'd0;
             s2_cfg_op_q <= 2'd0;
             s2_cfg_entry_q <= 22'd0;
-            s2_cfg_counter_q <= 3'd0;
+            s2_cfg_counter_q <= 4'd0;
+            s2_cfg_tid_q <= 2'd0;
+            s2_tick_q <= 1'b0;
+            s2_epoch_q <= 2'd0;
+            s2_reject_q <= 1'b0;
             s2_wr_tbl_q <= 1'b0;
             s2_wr_st_q <= 1'b0;
             s3_valid_q <= 1'b0;
@@ -422,13 +548,18 @@ module switch_engine (
             s3_tid_q <= 2'd0;
             s3_cfg_op_q <= 2'd0;
             s3_cfg_entry_q <= 22'd0;
-            s3_cfg_counter_q <= 3'd0;
+            s3_cfg_counter_q <= 4'd0;
+            s3_cfg_tid_q <= 2'd0;
+            s3_tick_q <= 1'b0;
+            s3_epoch_q <= 2'd0;
+            s3_reject_q <= 1'b0;
             s3_wr_tbl_q <= 1'b0;
             s3_wr_st_q <= 1'b0;
             s3_entry_q <= 22'd0;
             s3_p_path_q <= 1'b0;
             s3_c_path_q <= 1'b0;
-            s3_v_entry_q <= 3'd0;
+            s3_k_path_q <= 1'b0;
+            s3_v_entry_q <= 4'd0;
             s3_status_req_q <= 1'b0;
             s3_parent_hot_q <= 16'd0;
             pre_fail_q <= 1'b0;
@@ -437,13 +568,17 @@ module switch_engine (
             pre_t_behind_q <= 1'b0;
             pre_rep_bit_q <= 1'b0;
             pre_all_now_q <= 1'b0;
+            pre_sent_now_q <= 1'b0;
+            pre_sent_quiet_q <= 1'b0;
             fwd_fail_q <= 1'b0;
             fwd_full_q <= 1'b0;
             fwd_t_same_q <= 1'b0;
             fwd_t_behind_q <= 1'b0;
             fwd_rep_bit_q <= 1'b0;
             fwd_all_now_q <= 1'b0;
-            byp1_st_q <= 21'd0;
+            fwd_sent_now_q <= 1'b0;
+            fwd_sent_quiet_q <= 1'b0;
+            byp1_st_q <= 23'd0;
             o_out_valid_q <= 1'b0;
             o_out_ports_q <= 16'd0;
             o_out_cgid_q <= 8'd0;
@@ -451,21 +586,25 @@ module switch_engine (
             o_out_op_q <= 3'd0;
             o_ev_valid_q <= 1'b0;
             o_ev_cgid_q <= 8'd0;
-            o_ev_verdict_q <= 3'd0;
+            o_ev_verdict_q <= 4'd0;
             o_ev_state_q <= 2'd0;
             o_ev_tid_q <= 2'd0;
             o_ev_fail_q <= 1'b0;
             o_rsp_valid_q <= 1'b0;
+            o_rsp_rejected_q <= 1'b0;
             o_rsp_entry_q <= 22'd0;
-            o_rsp_st_q <= 21'd0;
+            o_rsp_st_q <= 23'd0;
             s4_count_q <= 1'b0;
-            s4_verdict_q <= 3'd0;
+            s4_tally_q <= 1'b0;
+            s4_verdict_q <= 4'd0;
             s4_clear_q <= 1'b0;
             s4_read_q <= 1'b0;
-            s4_sel_q <= 3'd0;
+            s4_sel_q <= 4'd0;
         end else begin
             init_done_q <= init_done_d;
             init_ptr_q <= init_ptr_d;
+            now_q <= now_d;
+            scan_ptr_q <= scan_ptr_d;
             s1_valid_q <= s1_valid_d;
             s1_is_cfg_q <= s1_is_cfg_d;
             s1_port_q <= s1_port_d;
@@ -475,6 +614,9 @@ module switch_engine (
             s1_cfg_op_q <= s1_cfg_op_d;
             s1_cfg_entry_q <= s1_cfg_entry_d;
             s1_cfg_counter_q <= s1_cfg_counter_d;
+            s1_cfg_tid_q <= s1_cfg_tid_d;
+            s1_tick_q <= s1_tick_d;
+            s1_epoch_q <= s1_epoch_d;
             s1_wr_tbl_q <= s1_wr_tbl_d;
             s1_wr_st_q <= s1_wr_st_d;
             s2_valid_q <= s2_valid_d;
@@ -487,6 +629,10 @@ module switch_engine (
             s2_cfg_op_q <= s2_cfg_op_d;
             s2_cfg_entry_q <= s2_cfg_entry_d;
             s2_cfg_counter_q <= s2_cfg_counter_d;
+            s2_cfg_tid_q <= s2_cfg_tid_d;
+            s2_tick_q <= s2_tick_d;
+            s2_epoch_q <= s2_epoch_d;
+            s2_reject_q <= s2_reject_d;
             s2_wr_tbl_q <= s2_wr_tbl_d;
             s2_wr_st_q <= s2_wr_st_d;
             s3_valid_q <= s3_valid_d;
@@ -498,11 +644,16 @@ module switch_engine (
             s3_cfg_op_q <= s3_cfg_op_d;
             s3_cfg_entry_q <= s3_cfg_entry_d;
             s3_cfg_counter_q <= s3_cfg_counter_d;
+            s3_cfg_tid_q <= s3_cfg_tid_d;
+            s3_tick_q <= s3_tick_d;
+            s3_epoch_q <= s3_epoch_d;
+            s3_reject_q <= s3_reject_d;
             s3_wr_tbl_q <= s3_wr_tbl_d;
             s3_wr_st_q <= s3_wr_st_d;
             s3_entry_q <= s3_entry_d;
             s3_p_path_q <= s3_p_path_d;
             s3_c_path_q <= s3_c_path_d;
+            s3_k_path_q <= s3_k_path_d;
             s3_v_entry_q <= s3_v_entry_d;
             s3_status_req_q <= s3_status_req_d;
             s3_parent_hot_q <= s3_parent_hot_d;
@@ -512,12 +663,16 @@ module switch_engine (
             pre_t_behind_q <= pre_t_behind_d;
             pre_rep_bit_q <= pre_rep_bit_d;
             pre_all_now_q <= pre_all_now_d;
+            pre_sent_now_q <= pre_sent_now_d;
+            pre_sent_quiet_q <= pre_sent_quiet_d;
             fwd_fail_q <= fwd_fail_d;
             fwd_full_q <= fwd_full_d;
             fwd_t_same_q <= fwd_t_same_d;
             fwd_t_behind_q <= fwd_t_behind_d;
             fwd_rep_bit_q <= fwd_rep_bit_d;
             fwd_all_now_q <= fwd_all_now_d;
+            fwd_sent_now_q <= fwd_sent_now_d;
+            fwd_sent_quiet_q <= fwd_sent_quiet_d;
             byp1_st_q <= byp1_st_d;
             o_out_valid_q <= o_out_valid_d;
             o_out_ports_q <= o_out_ports_d;
@@ -531,9 +686,11 @@ module switch_engine (
             o_ev_tid_q <= o_ev_tid_d;
             o_ev_fail_q <= o_ev_fail_d;
             o_rsp_valid_q <= o_rsp_valid_d;
+            o_rsp_rejected_q <= o_rsp_rejected_d;
             o_rsp_entry_q <= o_rsp_entry_d;
             o_rsp_st_q <= o_rsp_st_d;
             s4_count_q <= s4_count_d;
+            s4_tally_q <= s4_tally_d;
             s4_verdict_q <= s4_verdict_d;
             s4_clear_q <= s4_clear_d;
             s4_read_q <= s4_read_d;
@@ -556,10 +713,10 @@ module switch_engine (
     end
 
     assign acc_cfg = init_done_q & cfg_valid;
-    assign acc_pkt = (init_done_q & (~cfg_valid)) & pkt_valid;
-    assign pkt_ready = init_done_q & (~cfg_valid);
     assign cfg_ready = init_done_q;
     assign cfg_word = (((((({{6{1'b0}}, cfg_children} << e_children_at) | ({{18{1'b0}}, cfg_parent} << e_parent_at)) & 22'h3ffffd) | ({{21{1'b0}}, cfg_is_root} << 1)) & 22'h3ffffe) | {{21{1'b0}}, cfg_entry_valid});
+    assign s1_children = s1_cfg_entry_q[21:6];
+    assign s1_rejected = s1_cfg_entry_q[0] & ((s1_children == zero_r) | ((~s1_cfg_entry_q[1]) & s1_children[s1_cfg_entry_q[5:2]]));
     assign bypass_tbl_rd = tbl_rd_data;
     assign bypass_st_rd = st_rd_data;
     assign bypass_s1_cgid = s1_cgid_q;
@@ -578,11 +735,16 @@ module switch_engine (
     assign classify_e_parent = bypass_tbl_word[5:2];
     assign classify_e_children = bypass_tbl_word[21:6];
     assign s2_children = bypass_tbl_word[21:6];
-    assign older_rep = bypass_st_older[20:5];
+    assign older_rep = bypass_st_older[22:7];
     assign older_tid = bypass_st_older[4:3];
+    assign older_sent = bypass_st_older[6:5];
+    assign pre_sdiff = s2_epoch_q - older_sent;
     assign pre_diff = s2_tid_q - older_tid;
-    assign pkt_s3 = s3_valid_q & (~s3_is_cfg_q);
+    assign sends_s3 = s3_valid_q & (~s3_is_cfg_q);
+    assign pkt_s3 = sends_s3 & (~s3_tick_q);
     assign cfg_s3 = s3_valid_q & s3_is_cfg_q;
+    assign csm_epoch = s3_epoch_q;
+    assign csm_k_path = s3_k_path_q;
     assign csm_port_hot = s3_port_hot_q;
     assign csm_status_req = s3_status_req_q;
     assign csm_p_path = s3_p_path_q;
@@ -593,25 +755,44 @@ module switch_engine (
     assign csm_e_children = s3_entry_q[21:6];
     assign csm_g_csm = bypass_st_word[1:0];
     assign csm_g_tid = bypass_st_word[4:3];
-    assign csm_g_rep = bypass_st_word[20:5];
+    assign csm_g_rep = bypass_st_word[22:7];
+    assign csm_g_sent = bypass_st_word[6:5];
     assign csm_g_fail = (bypass_st_newest & fwd_fail_q) | ((~bypass_st_newest) & pre_fail_q);
     assign csm_g_full = (bypass_st_newest & fwd_full_q) | ((~bypass_st_newest) & pre_full_q);
     assign csm_t_same = (bypass_st_newest & fwd_t_same_q) | ((~bypass_st_newest) & pre_t_same_q);
     assign csm_t_behind = (bypass_st_newest & fwd_t_behind_q) | ((~bypass_st_newest) & pre_t_behind_q);
     assign csm_rep_bit = (bypass_st_newest & fwd_rep_bit_q) | ((~bypass_st_newest) & pre_rep_bit_q);
     assign csm_all_now = (bypass_st_newest & fwd_all_now_q) | ((~bypass_st_newest) & pre_all_now_q);
+    assign csm_sent_now = (bypass_st_newest & fwd_sent_now_q) | ((~bypass_st_newest) & pre_sent_now_q);
+    assign csm_sent_quiet = (bypass_st_newest & fwd_sent_quiet_q) | ((~bypass_st_newest) & pre_sent_quiet_q);
+    assign ev_s3 = pkt_s3 | csm_retry;
     assign fwd_zero = s3_is_cfg_q | csm_restart;
     assign fwd_kept_bit = csm_g_rep[s2_port_q];
     assign fwd_all_kept = (csm_g_rep | s2_port_hot_q) == s2_children;
     assign fwd_all_rep = ((csm_g_rep | s3_port_hot_q) | s2_port_hot_q) == s2_children;
     assign fwd_diff_kept = s2_tid_q - csm_g_tid;
     assign fwd_diff_next = fwd_diff_kept - tid_step;
-    assign n_st_word = ((((({{5{1'b0}}, csm_n_rep} << s_rep_at) | ({{19{1'b0}}, csm_n_tid} << s_tid_at)) | ({{19{1'b0}}, csm_n_csm} << s_csm_at)) & 21'h1ffffb) | ({{20{1'b0}}, csm_n_fail} << 2));
+    assign fwd_diff_cfg = s2_tid_q - s3_cfg_tid_q;
+    assign fwd_sdiff_kept = s2_epoch_q - csm_g_sent;
+    assign fwd_sdiff_stamp = s2_epoch_q - s3_epoch_q;
+    assign n_st_word = (((((({{7{1'b0}}, csm_n_rep} << s_rep_at) | ({{21{1'b0}}, csm_n_sent} << s_sent_at)) | ({{21{1'b0}}, csm_n_tid} << s_tid_at)) | ({{21{1'b0}}, csm_n_csm} << s_csm_at)) & 23'h7ffffb) | ({{22{1'b0}}, csm_n_fail} << 2));
+    assign cfg_st_word = {{21{1'b0}}, s3_cfg_tid_q} << s_tid_at;
     assign counters_count = s4_count_q;
+    assign counters_tally = s4_tally_q;
     assign counters_verdict = s4_verdict_q;
     assign counters_clear = s4_clear_q;
     assign counters_sel = s4_sel_q;
-    assign out_valid = o_out_valid_q;
+    assign outq_push = o_out_valid_q;
+    assign outq_in_ports = o_out_ports_q;
+    assign outq_in_cgid = o_out_cgid_q;
+    assign outq_in_tid = o_out_tid_q;
+    assign outq_in_op = o_out_op_q;
+    assign outq_ready = out_ready;
+    assign out_valid = outq_out_valid;
+    assign out_ports = outq_out_ports;
+    assign out_cgid = outq_out_cgid;
+    assign out_tid = outq_out_tid;
+    assign out_op = outq_out_op;
     assign ev_valid = o_ev_valid_q;
     assign ev_cgid = o_ev_cgid_q;
     assign ev_verdict = o_ev_verdict_q;
@@ -619,6 +800,7 @@ module switch_engine (
     assign ev_tid = o_ev_tid_q;
     assign ev_fail = o_ev_fail_q;
     assign rsp_valid = o_rsp_valid_q;
+    assign rsp_rejected = o_rsp_rejected_q;
     assign rsp_entry_valid = o_rsp_entry_q[0];
     assign rsp_is_root = o_rsp_entry_q[1];
     assign rsp_parent = o_rsp_entry_q[5:2];
@@ -626,11 +808,13 @@ module switch_engine (
     assign rsp_state = o_rsp_st_q[1:0];
     assign rsp_fail = o_rsp_st_q[2];
     assign rsp_tid = o_rsp_st_q[4:3];
-    assign rsp_reported = o_rsp_st_q[20:5];
+    assign rsp_reported = o_rsp_st_q[22:7];
 
     always @(*) begin
         init_done_d = init_done_q;
         init_ptr_d = init_ptr_q;
+        now_d = now_q;
+        scan_ptr_d = scan_ptr_q;
         s1_valid_d = s1_valid_q;
         s1_is_cfg_d = s1_is_cfg_q;
         s1_port_d = s1_port_q;
@@ -640,6 +824,9 @@ module switch_engine (
         s1_cfg_op_d = s1_cfg_op_q;
         s1_cfg_entry_d = s1_cfg_entry_q;
         s1_cfg_counter_d = s1_cfg_counter_q;
+        s1_cfg_tid_d = s1_cfg_tid_q;
+        s1_tick_d = s1_tick_q;
+        s1_epoch_d = s1_epoch_q;
         s1_wr_tbl_d = s1_wr_tbl_q;
         s1_wr_st_d = s1_wr_st_q;
         s2_valid_d = s2_valid_q;
@@ -652,6 +839,10 @@ module switch_engine (
         s2_cfg_op_d = s2_cfg_op_q;
         s2_cfg_entry_d = s2_cfg_entry_q;
         s2_cfg_counter_d = s2_cfg_counter_q;
+        s2_cfg_tid_d = s2_cfg_tid_q;
+        s2_tick_d = s2_tick_q;
+        s2_epoch_d = s2_epoch_q;
+        s2_reject_d = s2_reject_q;
         s2_wr_tbl_d = s2_wr_tbl_q;
         s2_wr_st_d = s2_wr_st_q;
         s3_valid_d = s3_valid_q;
@@ -663,11 +854,16 @@ module switch_engine (
         s3_cfg_op_d = s3_cfg_op_q;
         s3_cfg_entry_d = s3_cfg_entry_q;
         s3_cfg_counter_d = s3_cfg_counter_q;
+        s3_cfg_tid_d = s3_cfg_tid_q;
+        s3_tick_d = s3_tick_q;
+        s3_epoch_d = s3_epoch_q;
+        s3_reject_d = s3_reject_q;
         s3_wr_tbl_d = s3_wr_tbl_q;
         s3_wr_st_d = s3_wr_st_q;
         s3_entry_d = s3_entry_q;
         s3_p_path_d = s3_p_path_q;
         s3_c_path_d = s3_c_path_q;
+        s3_k_path_d = s3_k_path_q;
         s3_v_entry_d = s3_v_entry_q;
         s3_status_req_d = s3_status_req_q;
         s3_parent_hot_d = s3_parent_hot_q;
@@ -677,12 +873,16 @@ module switch_engine (
         pre_t_behind_d = pre_t_behind_q;
         pre_rep_bit_d = pre_rep_bit_q;
         pre_all_now_d = pre_all_now_q;
+        pre_sent_now_d = pre_sent_now_q;
+        pre_sent_quiet_d = pre_sent_quiet_q;
         fwd_fail_d = fwd_fail_q;
         fwd_full_d = fwd_full_q;
         fwd_t_same_d = fwd_t_same_q;
         fwd_t_behind_d = fwd_t_behind_q;
         fwd_rep_bit_d = fwd_rep_bit_q;
         fwd_all_now_d = fwd_all_now_q;
+        fwd_sent_now_d = fwd_sent_now_q;
+        fwd_sent_quiet_d = fwd_sent_quiet_q;
         byp1_st_d = byp1_st_q;
         o_out_valid_d = o_out_valid_q;
         o_out_ports_d = o_out_ports_q;
@@ -696,15 +896,47 @@ module switch_engine (
         o_ev_tid_d = o_ev_tid_q;
         o_ev_fail_d = o_ev_fail_q;
         o_rsp_valid_d = o_rsp_valid_q;
+        o_rsp_rejected_d = o_rsp_rejected_q;
         o_rsp_entry_d = o_rsp_entry_q;
         o_rsp_st_d = o_rsp_st_q;
         s4_count_d = s4_count_q;
+        s4_tally_d = s4_tally_q;
         s4_verdict_d = s4_verdict_q;
         s4_clear_d = s4_clear_q;
         s4_read_d = s4_read_q;
         s4_sel_d = s4_sel_q;
-        s1_valid_d = acc_cfg | acc_pkt;
+        n_s1 = zero_4;
+        if (s1_valid_q & (~s1_is_cfg_q)) begin
+            n_s1 = one_4;
+        end
+        n_s2 = zero_4;
+        if (s2_valid_q & (~s2_is_cfg_q)) begin
+            n_s2 = one_4;
+        end
+        n_s3 = zero_4;
+        if (s3_valid_q & (~s3_is_cfg_q)) begin
+            n_s3 = one_4;
+        end
+        n_o = zero_4;
+        if (o_out_valid_q) begin
+            n_o = one_4;
+        end
+        in_flight = (((outq_count + n_s1) + n_s2) + n_s3) + n_o;
+        room = in_flight < queue_depth;
+        acc_pkt = ((init_done_q & (~cfg_valid)) & pkt_valid) & room;
+        tick = (((timer_on & init_done_q) & (~cfg_valid)) & (~pkt_valid)) & room;
+        pkt_ready = (init_done_q & (~cfg_valid)) & room;
+        if (init_done_q) begin
+            now_d = now_q + one_now;
+        end
+        if (tick) begin
+            scan_ptr_d = scan_ptr_q + one_g;
+        end
+        s1_valid_d = (acc_cfg | acc_pkt) | tick;
         s1_is_cfg_d = acc_cfg;
+        s1_tick_d = tick;
+        s1_epoch_d = now_q[11:10];
+        s1_cfg_tid_d = cfg_tid;
         s1_port_d = pkt_port;
         s1_tid_d = pkt_tid;
         s1_op_d = pkt_op;
@@ -712,15 +944,19 @@ module switch_engine (
         s1_cfg_entry_d = cfg_word;
         s1_cfg_counter_d = cfg_counter;
         s1_wr_tbl_d = acc_cfg & (cfg_op == cfg_write);
-        s1_wr_st_d = acc_pkt | (acc_cfg & (cfg_op == cfg_write));
+        s1_wr_st_d = (acc_pkt | tick) | (acc_cfg & (cfg_op == cfg_write));
         if (cfg_valid) begin
             s1_cgid_d = cfg_cgid;
             tbl_rd_addr = cfg_cgid;
             st_rd_addr = cfg_cgid;
-        end else begin
+        end else if (pkt_valid) begin
             s1_cgid_d = pkt_cgid;
             tbl_rd_addr = pkt_cgid;
             st_rd_addr = pkt_cgid;
+        end else begin
+            s1_cgid_d = scan_ptr_q;
+            tbl_rd_addr = scan_ptr_q;
+            st_rd_addr = scan_ptr_q;
         end
         s2_valid_d = s1_valid_q;
         s2_is_cfg_d = s1_is_cfg_q;
@@ -732,8 +968,12 @@ module switch_engine (
         s2_cfg_op_d = s1_cfg_op_q;
         s2_cfg_entry_d = s1_cfg_entry_q;
         s2_cfg_counter_d = s1_cfg_counter_q;
-        s2_wr_tbl_d = s1_wr_tbl_q;
-        s2_wr_st_d = s1_wr_st_q;
+        s2_cfg_tid_d = s1_cfg_tid_q;
+        s2_tick_d = s1_tick_q;
+        s2_epoch_d = s1_epoch_q;
+        s2_reject_d = s1_wr_tbl_q & s1_rejected;
+        s2_wr_tbl_d = s1_wr_tbl_q & (~s1_rejected);
+        s2_wr_st_d = s1_wr_st_q & (~(s1_wr_tbl_q & s1_rejected));
         s3_valid_d = s2_valid_q;
         s3_is_cfg_d = s2_is_cfg_q;
         s3_port_d = s2_port_q;
@@ -743,26 +983,41 @@ module switch_engine (
         s3_cfg_op_d = s2_cfg_op_q;
         s3_cfg_entry_d = s2_cfg_entry_q;
         s3_cfg_counter_d = s2_cfg_counter_q;
+        s3_cfg_tid_d = s2_cfg_tid_q;
+        s3_tick_d = s2_tick_q;
+        s3_epoch_d = s2_epoch_q;
+        s3_reject_d = s2_reject_q;
         s3_wr_tbl_d = s2_wr_tbl_q;
         s3_wr_st_d = s2_wr_st_q;
         s3_entry_d = bypass_tbl_word;
-        s3_p_path_d = classify_p_path;
-        s3_c_path_d = classify_c_path;
+        s3_p_path_d = classify_p_path & (~s2_tick_q);
+        s3_c_path_d = classify_c_path & (~s2_tick_q);
+        s3_k_path_d = (s2_tick_q & bypass_tbl_word[0]) & (~bypass_tbl_word[1]);
         s3_v_entry_d = classify_v_entry;
         s3_status_req_d = classify_status_req;
         s3_parent_hot_d = classify_parent_hot;
         pre_fail_d = bypass_st_older[2];
         pre_full_d = bypass_st_older[1:0] == csm_full;
+        pre_sent_now_d = pre_sdiff == zero_epoch;
+        pre_sent_quiet_d = pre_sdiff[1];
         pre_t_same_d = pre_diff == tid_same;
         pre_t_behind_d = pre_diff == tid_behind;
         pre_rep_bit_d = older_rep[s2_port_q];
         pre_all_now_d = (older_rep | s2_port_hot_q) == s2_children;
         fwd_diff = fwd_diff_kept;
         if (s3_is_cfg_q) begin
-            fwd_diff = s2_tid_q;
+            fwd_diff = fwd_diff_cfg;
         end else if (csm_restart) begin
             fwd_diff = fwd_diff_next;
         end
+        fwd_sdiff = fwd_sdiff_kept;
+        if (s3_is_cfg_q) begin
+            fwd_sdiff = s2_epoch_q;
+        end else if (csm_stamp) begin
+            fwd_sdiff = fwd_sdiff_stamp;
+        end
+        fwd_sent_now_d = fwd_sdiff == zero_epoch;
+        fwd_sent_quiet_d = fwd_sdiff[1];
         fwd_t_same_d = fwd_diff == tid_same;
         fwd_t_behind_d = fwd_diff == tid_behind;
         fwd_fail_d = (~s3_is_cfg_q) & csm_n_fail;
@@ -781,7 +1036,7 @@ module switch_engine (
         end
         wr_st_word = n_st_word;
         if (s3_is_cfg_q) begin
-            wr_st_word = zero_sw;
+            wr_st_word = cfg_st_word;
         end
         byp1_st_d = wr_st_word;
         tbl_wr_en = s3_wr_tbl_q;
@@ -802,39 +1057,44 @@ module switch_engine (
                 init_done_d = 1'b1;
             end
         end
-        o_out_valid_d = pkt_s3 & csm_send;
+        o_out_valid_d = sends_s3 & csm_send;
         o_out_ports_d = csm_send_ports;
         o_out_cgid_d = s3_cgid_q;
         o_out_tid_d = s3_tid_q;
+        if (s3_tick_q) begin
+            o_out_tid_d = csm_g_tid;
+        end
         o_out_op_d = csm_send_op;
-        o_ev_valid_d = pkt_s3;
+        o_ev_valid_d = ev_s3;
         o_ev_cgid_d = 8'd0;
-        o_ev_verdict_d = 3'd0;
+        o_ev_verdict_d = 4'd0;
         o_ev_state_d = 2'd0;
         o_ev_tid_d = 2'd0;
         o_ev_fail_d = 1'b0;
-        if (pkt_s3) begin
+        if (ev_s3) begin
             o_ev_cgid_d = s3_cgid_q;
             o_ev_verdict_d = csm_verdict;
-            if (csm_reads_group) begin
+            if (csm_reads_group | s3_tick_q) begin
                 o_ev_state_d = csm_n_csm;
                 o_ev_tid_d = csm_n_tid;
                 o_ev_fail_d = csm_n_fail;
             end
         end
         o_rsp_valid_d = cfg_s3;
+        o_rsp_rejected_d = cfg_s3 & s3_reject_q;
         o_rsp_entry_d = zero_ew;
         o_rsp_st_d = zero_sw;
         if (cfg_s3) begin
-            if (s3_cfg_op_q == cfg_write) begin
-                o_rsp_entry_d = s3_cfg_entry_q;
-            end
-            if (s3_cfg_op_q == cfg_read_entry) begin
+            if (s3_reject_q | (s3_cfg_op_q == cfg_read_entry)) begin
                 o_rsp_entry_d = s3_entry_q;
                 o_rsp_st_d = bypass_st_word;
+            end else if (s3_cfg_op_q == cfg_write) begin
+                o_rsp_entry_d = s3_cfg_entry_q;
+                o_rsp_st_d = cfg_st_word;
             end
         end
         s4_count_d = pkt_s3;
+        s4_tally_d = ev_s3;
         s4_verdict_d = csm_verdict;
         s4_clear_d = cfg_s3 & (s3_cfg_op_q == cfg_clear);
         s4_read_d = cfg_s3 & (s3_cfg_op_q == cfg_read_counter);
@@ -842,16 +1102,6 @@ module switch_engine (
         rsp_counter = 32'd0;
         if (s4_read_q) begin
             rsp_counter = counters_value;
-        end
-        out_ports = 16'd0;
-        out_cgid = 8'd0;
-        out_tid = 2'd0;
-        out_op = 3'd0;
-        if (o_out_valid_q) begin
-            out_ports = o_out_ports_q;
-            out_cgid = o_out_cgid_q;
-            out_tid = o_out_tid_q;
-            out_op = o_out_op_q;
         end
     end
 

@@ -7,7 +7,7 @@ module switch_engine_bypass (
     input  wire         clock,
     input  wire         reset,
     input  wire [21:0]  tbl_rd,
-    input  wire [20:0]  st_rd,
+    input  wire [22:0]  st_rd,
     input  wire [7:0]   s1_cgid,
     input  wire [7:0]   s2_cgid,
     input  wire         s2_wr_tbl,
@@ -16,18 +16,18 @@ module switch_engine_bypass (
     input  wire         s3_wr_tbl,
     input  wire         s3_wr_st,
     input  wire [21:0]  s3_entry,
-    input  wire [20:0]  byp1_st,
+    input  wire [22:0]  byp1_st,
     output reg  [21:0]  tbl_word,
-    output reg  [20:0]  st_older,
+    output reg  [22:0]  st_older,
     output wire         st_newest,
-    output reg  [20:0]  st_word
+    output reg  [22:0]  st_word
 );
 
     // Registers: `x_q` holds, `x_d` is its next value.
     reg [21:0] tbl_q_q;
     reg [21:0] tbl_q_d;
-    reg [20:0] st_q_q;
-    reg [20:0] st_q_d;
+    reg [22:0] st_q_q;
+    reg [22:0] st_q_d;
     reg e_use_byp_q;
     reg e_use_byp_d;
     reg [21:0] e_byp_q;
@@ -36,8 +36,8 @@ module switch_engine_bypass (
     reg pre_byp1_d;
     reg pre_byp2_q;
     reg pre_byp2_d;
-    reg [20:0] st_pre_q;
-    reg [20:0] st_pre_d;
+    reg [22:0] st_pre_q;
+    reg [22:0] st_pre_d;
     reg sel1_q;
     reg sel1_d;
     reg [7:0] byp1_cgid_q;
@@ -48,8 +48,8 @@ module switch_engine_bypass (
     reg byp1_st_valid_d;
     reg [21:0] byp1_tbl_q;
     reg [21:0] byp1_tbl_d;
-    reg [20:0] byp2_st_q;
-    reg [20:0] byp2_st_d;
+    reg [22:0] byp2_st_q;
+    reg [22:0] byp2_st_d;
 
     // Combinational signals.
     wire hit2_tbl;
@@ -60,18 +60,18 @@ module switch_engine_bypass (
     always @(posedge clock) begin
         if (reset) begin
             tbl_q_q <= 22'd0;
-            st_q_q <= 21'd0;
+            st_q_q <= 23'd0;
             e_use_byp_q <= 1'b0;
             e_byp_q <= 22'd0;
             pre_byp1_q <= 1'b0;
             pre_byp2_q <= 1'b0;
-            st_pre_q <= 21'd0;
+            st_pre_q <= 23'd0;
             sel1_q <= 1'b0;
             byp1_cgid_q <= 8'd0;
             byp1_tbl_valid_q <= 1'b0;
             byp1_st_valid_q <= 1'b0;
             byp1_tbl_q <= 22'd0;
-            byp2_st_q <= 21'd0;
+            byp2_st_q <= 23'd0;
         end else begin
             tbl_q_q <= tbl_q_d;
             st_q_q <= st_q_d;

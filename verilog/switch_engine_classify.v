@@ -12,7 +12,7 @@ module switch_engine_classify (
     input  wire [15:0]  e_children,
     output wire         p_path,
     output wire         c_path,
-    output reg  [2:0]   v_entry,
+    output reg  [3:0]   v_entry,
     output wire         status_req,
     output wire [15:0]  parent_hot
 );
@@ -22,9 +22,9 @@ module switch_engine_classify (
     localparam [2:0] op_full = 3'd0;
     localparam [2:0] op_status_req = 3'd2;
     localparam [2:0] op_status_rsp = 3'd3;
-    localparam [2:0] v_bad_opcode = 3'd3;
-    localparam [2:0] v_not_in_tree = 3'd2;
-    localparam [2:0] v_unknown_cgid = 3'd1;
+    localparam [3:0] v_bad_opcode = 4'd3;
+    localparam [3:0] v_not_in_tree = 4'd2;
+    localparam [3:0] v_unknown_cgid = 4'd1;
 
     // Combinational signals.
     wire from_parent;

@@ -7,14 +7,15 @@ module switch_engine_counters (
     input  wire         clock,
     input  wire         reset,
     input  wire         count,
-    input  wire [2:0]   verdict,
+    input  wire         tally,
+    input  wire [3:0]   verdict,
     input  wire         clear,
-    input  wire [2:0]   sel,
+    input  wire [3:0]   sel,
     output reg  [31:0]  value
 );
 
     localparam [31:0] max = 32'hffffffff;
-    localparam [7:0] one = 8'd1;
+    localparam [10:0] one = 11'd1;
 
     // Registers: `x_q` holds, `x_d` is its next value.
     reg [31:0] counters_0_q;
@@ -33,10 +34,17 @@ module switch_engine_counters (
     reg [31:0] counters_6_d;
     reg [31:0] counters_7_q;
     reg [31:0] counters_7_d;
+    reg [31:0] counters_8_q;
+    reg [31:0] counters_8_d;
+    reg [31:0] counters_9_q;
+    reg [31:0] counters_9_d;
+    reg [31:0] counters_10_q;
+    reg [31:0] counters_10_d;
 
     // Combinational signals.
-    wire [7:0] hit;
-    wire [7:0] sel_hot;
+    reg [10:0] hit;
+    wire [10:0] v_hot;
+    wire [10:0] sel_hot;
 
     always @(posedge clock) begin
         if (reset) begin
@@ -48,6 +56,9 @@ module switch_engine_counters (
             counters_5_q <= 32'd0;
             counters_6_q <= 32'd0;
             counters_7_q <= 32'd0;
+            counters_8_q <= 32'd0;
+            counters_9_q <= 32'd0;
+            counters_10_q <= 32'd0;
         end else begin
             counters_0_q <= counters_0_d;
             counters_1_q <= counters_1_d;
@@ -57,18 +68,29 @@ module switch_engine_counters (
             counters_5_q <= counters_5_d;
             counters_6_q <= counters_6_d;
             counters_7_q <= counters_7_d;
+            counters_8_q <= counters_8_d;
+            counters_9_q <= counters_9_d;
+            counters_10_q <= counters_10_d;
         end
     end
 
-    assign hit = (one << verdict) | one;
+    assign v_hot = one << verdict;
     assign sel_hot = one << sel;
 
     always @(*) begin
-        value = counters_0_q;
+        hit = 11'd0;
+        if (tally & count) begin
+            hit = v_hot | one;
+        end else if (tally) begin
+            hit = v_hot;
+        end else if (count) begin
+            hit = one;
+        end
+        value = 32'd0;
         counters_0_d = counters_0_q;
         if (clear) begin
             counters_0_d = 32'd0;
-        end else if ((count & hit[0]) & (counters_0_q != max)) begin
+        end else if (hit[0] & (counters_0_q != max)) begin
             counters_0_d = counters_0_q + 32'd1;
         end
         if (sel_hot[0]) begin
@@ -77,7 +99,7 @@ module switch_engine_counters (
         counters_1_d = counters_1_q;
         if (clear) begin
             counters_1_d = 32'd0;
-        end else if ((count & hit[1]) & (counters_1_q != max)) begin
+        end else if (hit[1] & (counters_1_q != max)) begin
             counters_1_d = counters_1_q + 32'd1;
         end
         if (sel_hot[1]) begin
@@ -86,7 +108,7 @@ module switch_engine_counters (
         counters_2_d = counters_2_q;
         if (clear) begin
             counters_2_d = 32'd0;
-        end else if ((count & hit[2]) & (counters_2_q != max)) begin
+        end else if (hit[2] & (counters_2_q != max)) begin
             counters_2_d = counters_2_q + 32'd1;
         end
         if (sel_hot[2]) begin
@@ -95,7 +117,7 @@ module switch_engine_counters (
         counters_3_d = counters_3_q;
         if (clear) begin
             counters_3_d = 32'd0;
-        end else if ((count & hit[3]) & (counters_3_q != max)) begin
+        end else if (hit[3] & (counters_3_q != max)) begin
             counters_3_d = counters_3_q + 32'd1;
         end
         if (sel_hot[3]) begin
@@ -104,7 +126,7 @@ module switch_engine_counters (
         counters_4_d = counters_4_q;
         if (clear) begin
             counters_4_d = 32'd0;
-        end else if ((count & hit[4]) & (counters_4_q != max)) begin
+        end else if (hit[4] & (counters_4_q != max)) begin
             counters_4_d = counters_4_q + 32'd1;
         end
         if (sel_hot[4]) begin
@@ -113,7 +135,7 @@ module switch_engine_counters (
         counters_5_d = counters_5_q;
         if (clear) begin
             counters_5_d = 32'd0;
-        end else if ((count & hit[5]) & (counters_5_q != max)) begin
+        end else if (hit[5] & (counters_5_q != max)) begin
             counters_5_d = counters_5_q + 32'd1;
         end
         if (sel_hot[5]) begin
@@ -122,7 +144,7 @@ module switch_engine_counters (
         counters_6_d = counters_6_q;
         if (clear) begin
             counters_6_d = 32'd0;
-        end else if ((count & hit[6]) & (counters_6_q != max)) begin
+        end else if (hit[6] & (counters_6_q != max)) begin
             counters_6_d = counters_6_q + 32'd1;
         end
         if (sel_hot[6]) begin
@@ -131,11 +153,38 @@ module switch_engine_counters (
         counters_7_d = counters_7_q;
         if (clear) begin
             counters_7_d = 32'd0;
-        end else if ((count & hit[7]) & (counters_7_q != max)) begin
+        end else if (hit[7] & (counters_7_q != max)) begin
             counters_7_d = counters_7_q + 32'd1;
         end
         if (sel_hot[7]) begin
             value = counters_7_q;
+        end
+        counters_8_d = counters_8_q;
+        if (clear) begin
+            counters_8_d = 32'd0;
+        end else if (hit[8] & (counters_8_q != max)) begin
+            counters_8_d = counters_8_q + 32'd1;
+        end
+        if (sel_hot[8]) begin
+            value = counters_8_q;
+        end
+        counters_9_d = counters_9_q;
+        if (clear) begin
+            counters_9_d = 32'd0;
+        end else if (hit[9] & (counters_9_q != max)) begin
+            counters_9_d = counters_9_q + 32'd1;
+        end
+        if (sel_hot[9]) begin
+            value = counters_9_q;
+        end
+        counters_10_d = counters_10_q;
+        if (clear) begin
+            counters_10_d = 32'd0;
+        end else if (hit[10] & (counters_10_q != max)) begin
+            counters_10_d = counters_10_q + 32'd1;
+        end
+        if (sel_hot[10]) begin
+            value = counters_10_q;
         end
     end
 

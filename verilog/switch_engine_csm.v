@@ -6,32 +6,40 @@
 module switch_engine_csm (
     input  wire [15:0]  port_hot,
     input  wire         status_req,
+    input  wire [1:0]   epoch,
     input  wire         p_path,
     input  wire         c_path,
-    input  wire [2:0]   v_entry,
+    input  wire         k_path,
+    input  wire [3:0]   v_entry,
     input  wire         e_is_root,
     input  wire [15:0]  e_children,
     input  wire [15:0]  parent_hot,
     input  wire [1:0]   g_csm,
     input  wire         g_fail,
     input  wire [1:0]   g_tid,
+    input  wire [1:0]   g_sent,
     input  wire [15:0]  g_rep,
     input  wire         g_full,
     input  wire         t_same,
     input  wire         t_behind,
     input  wire         rep_bit,
     input  wire         all_now,
-    output reg  [2:0]   verdict,
+    input  wire         sent_now,
+    input  wire         sent_quiet,
+    output reg  [3:0]   verdict,
     output wire         reads_group,
+    output wire         retry,
     output reg  [1:0]   n_csm,
     output wire         n_fail,
     output reg  [1:0]   n_tid,
+    output reg  [1:0]   n_sent,
     output reg  [15:0]  n_rep,
     output wire         send,
     output reg  [15:0]  send_ports,
     output reg  [2:0]   send_op,
     output wire         report,
-    output wire         restart
+    output wire         restart,
+    output wire         stamp
 );
 
     localparam [1:0] csm_filling = 2'd1;
@@ -42,11 +50,14 @@ module switch_engine_csm (
     localparam [2:0] op_status_req = 3'd2;
     localparam [2:0] op_status_rsp = 3'd3;
     localparam [1:0] step = 2'd1;
-    localparam [2:0] v_group_failed = 3'd4;
-    localparam [2:0] v_lag = 3'd6;
-    localparam [2:0] v_ok = 3'd0;
-    localparam [2:0] v_stale = 3'd5;
-    localparam [2:0] v_tid_fail = 3'd7;
+    localparam [3:0] v_coalesced = 4'd9;
+    localparam [3:0] v_group_failed = 4'd4;
+    localparam [3:0] v_lag = 4'd6;
+    localparam [3:0] v_ok = 4'd0;
+    localparam [3:0] v_retry = 4'ha;
+    localparam [3:0] v_stale = 4'd5;
+    localparam [3:0] v_tid_fail = 4'd7;
+    localparam [3:0] v_unreported = 4'd8;
     localparam [15:0] zero_r = 16'd0;
 
     // Combinational signals.
@@ -56,22 +67,28 @@ module switch_engine_csm (
     wire complete;
     wire set_fail;
     wire lag;
+    wire unreported;
+    wire retry_in;
     wire ask_up;
     wire stale;
 
     assign live = ~g_fail;
     assign rep_now = g_rep | port_hot;
     assign exit_now = ((p_path & live) & t_same) & g_full;
-    assign report = ((c_path & live) & t_same) & (~rep_bit);
+    assign report = (((c_path & live) & t_same) & (~rep_bit)) & (~status_req);
+    assign unreported = (((c_path & live) & t_same) & (~rep_bit)) & status_req;
     assign complete = report & all_now;
     assign restart = exit_now | (complete & e_is_root);
     assign set_fail = (live & (~t_behind)) & ((p_path & (~(t_same & g_full))) | (c_path & (~t_same)));
     assign lag = (c_path & live) & t_behind;
-    assign ask_up = (((((c_path & live) & t_same) & rep_bit) & status_req) & g_full) & (~e_is_root);
-    assign stale = (p_path & t_behind) | (((c_path & t_same) & rep_bit) & (~status_req));
+    assign retry_in = (((c_path & live) & t_same) & rep_bit) & g_full;
+    assign ask_up = retry_in & (~sent_now);
+    assign retry = ((k_path & live) & g_full) & sent_quiet;
+    assign stale = (p_path & t_behind) | ((((c_path & t_same) & rep_bit) & (~status_req)) & (~g_full));
+    assign stamp = ((complete & (~e_is_root)) | ask_up) | retry;
     assign reads_group = p_path | c_path;
     assign n_fail = g_fail | set_fail;
-    assign send = ((restart | complete) | lag) | ask_up;
+    assign send = (((restart | complete) | lag) | ask_up) | retry;
 
     always @(*) begin
         verdict = v_entry;
@@ -85,7 +102,13 @@ module switch_engine_csm (
                 verdict = v_lag;
             end else if (stale) begin
                 verdict = v_stale;
+            end else if (unreported) begin
+                verdict = v_unreported;
+            end else if (retry_in & sent_now) begin
+                verdict = v_coalesced;
             end
+        end else if (k_path) begin
+            verdict = v_retry;
         end
         n_tid = g_tid;
         n_rep = g_rep;
@@ -101,7 +124,11 @@ module switch_engine_csm (
                 n_csm = csm_full;
             end
         end
-        send_ports = zero_r;
+        n_sent = g_sent;
+        if (stamp) begin
+            n_sent = epoch;
+        end
+        send_ports = parent_hot;
         send_op = op_full;
         if (restart) begin
             send_ports = e_children;
@@ -109,10 +136,7 @@ module switch_engine_csm (
         end else if (lag) begin
             send_ports = port_hot;
             send_op = op_status_rsp;
-        end else if (complete) begin
-            send_ports = parent_hot;
-        end else if (ask_up) begin
-            send_ports = parent_hot;
+        end else if (ask_up & status_req) begin
             send_op = op_status_req;
         end
     end

@@ -6,13 +6,16 @@
 //! - `netcoll synth [--config F] [--json]`: the Verilog through Verilator's lint, Yosys and
 //!   Icarus, with each block's area;
 //! - `netcoll nic run SCENARIO` / `netcoll switch run SCENARIO`: a scenario on a block at
-//!   several levels, its events as JSON lines, any difference between levels an error.
+//!   several levels, its events as JSON lines, any difference between levels an error;
+//! - `netcoll fabric run FABRIC` / `netcoll fabric sweep FABRIC…`: barriers across a fabric
+//!   of switch engines under faults, with a safety checker.
 //!
 //! Exit status: 0 success; 1 a check failed (a level differs, a test fails, a tool rejects the
 //! Verilog); 2 the command line or an input file is wrong (the message says which key, value
 //! and what is allowed), or a file could not be read or written. Output that goes to a closed
 //! pipe (`netcoll gen | head -1`) ends the command quietly with status 0.
 
+mod fabric;
 mod out;
 mod run;
 
@@ -118,6 +121,20 @@ enum Cmd {
         #[command(subcommand)]
         cmd: BlockCmd,
     },
+    /// Barriers across a fabric of switch engines, a subnet manager and compute nodes.
+    Fabric {
+        #[command(subcommand)]
+        cmd: FabricCmd,
+    },
+}
+
+#[derive(Subcommand)]
+enum FabricCmd {
+    /// Run a fabric file: one JSON line per barrier, then a summary with the safety verdict;
+    /// exit 1 on a violation.
+    Run(fabric::RunArgs),
+    /// Run fabric files at several node counts; write a CSV and an SVG plot of latency.
+    Sweep(fabric::SweepArgs),
 }
 
 #[derive(Subcommand)]
@@ -316,6 +333,12 @@ fn dispatch(cli: Cli, out: &mut Out) -> Result<bool, CliError> {
         Cmd::Switch {
             cmd: BlockCmd::Run(args),
         } => run::switch(&args, out),
+        Cmd::Fabric {
+            cmd: FabricCmd::Run(args),
+        } => fabric::run(&args, out),
+        Cmd::Fabric {
+            cmd: FabricCmd::Sweep(args),
+        } => fabric::sweep(&args, out),
     }
 }
 

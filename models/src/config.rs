@@ -44,6 +44,11 @@
 //! `nic.counters`, `nic.dmem_words`, `alu.lanes`, but only when one of them differs from its
 //! default, so the hashes of configurations written before those tables existed are unchanged.
 //!
+//! Keys added to a table after its lines were fixed (today `switch.retry_timer` and
+//! `switch.epoch_cycles`, [`LATE_KEYS`]) are left out of their table's lines and appended at
+//! the end, in that order, only when they differ from their defaults: the hash of every
+//! configuration that leaves them at their defaults is unchanged.
+//!
 //! This text is part of the interface and must stay stable: it does not depend on how the file
 //! was written (key order, comments, omitted defaults), and adding a parameter later must only
 //! append lines for it (keeping existing hashes only if the new line is omitted when the
@@ -76,6 +81,10 @@ pub struct Config {
 /// canonical text when the group is 0 or any of its tables differs from its defaults (see the
 /// module docs). A table added later gets a new group, so existing hashes do not change.
 const HASH_GROUPS: [usize; 3] = [0, 1, 1];
+
+/// Keys added to a table after its hash lines were fixed, `table.key` in the order they are
+/// appended (see the module docs).
+pub const LATE_KEYS: [&str; 2] = ["switch.retry_timer", "switch.epoch_cycles"];
 
 impl Config {
     /// Every table, in canonical order.
@@ -237,8 +246,22 @@ impl Config {
             }
             for table in members {
                 for k in table.keys() {
+                    let line = format!("{}.{}", table.table(), k.name);
+                    if LATE_KEYS.contains(&line.as_str()) {
+                        continue;
+                    }
                     let v = table.get(k.name).unwrap_or(0);
-                    t.push_str(&format!("{}.{}={v}\n", table.table(), k.name));
+                    t.push_str(&format!("{line}={v}\n"));
+                }
+            }
+        }
+        for late in LATE_KEYS {
+            for table in &tables {
+                for k in table.keys() {
+                    let v = table.get(k.name).unwrap_or(0);
+                    if format!("{}.{}", table.table(), k.name) == late && v != k.default {
+                        t.push_str(&format!("{late}={v}\n"));
+                    }
                 }
             }
         }
@@ -271,14 +294,18 @@ impl Config {
         out
     }
 
-    /// Every parameter, `table.key=value` separated by spaces (file headers, reports).
+    /// Every parameter, `table.key=value` separated by spaces (file headers, reports); the
+    /// [`LATE_KEYS`] only when not at their defaults.
     pub fn describe(&self) -> String {
         self.tables()
             .iter()
             .flat_map(|t| {
-                t.keys().iter().map(move |k| {
-                    format!("{}.{}={}", t.table(), k.name, t.get(k.name).unwrap_or(0))
-                })
+                t.keys()
+                    .iter()
+                    .filter(|k| !t.late_default(k))
+                    .map(move |k| {
+                        format!("{}.{}={}", t.table(), k.name, t.get(k.name).unwrap_or(0))
+                    })
             })
             .collect::<Vec<_>>()
             .join(" ")
@@ -384,11 +411,7 @@ mod tests {
             for groups in SwitchEngineParams::KEYS[1].allowed.iter().copied() {
                 for counter_bits in SwitchEngineParams::KEYS[2].allowed.iter().copied() {
                     let c = Config {
-                        switch: SwitchEngineParams {
-                            radix,
-                            groups,
-                            counter_bits,
-                        },
+                        switch: SwitchEngineParams::sized(radix, groups, counter_bits),
                         ..Default::default()
                     };
                     assert_eq!(Config::from_toml_str(&c.to_toml()), Ok(c));
@@ -402,7 +425,7 @@ mod tests {
     fn unknown_key() {
         assert_eq!(
             msg("[switch]\nfoo = 1\n"),
-            "netcoll.toml: line 2: unknown key `switch.foo`; allowed keys in [switch]: radix, groups, counter_bits"
+            "netcoll.toml: line 2: unknown key `switch.foo`; allowed keys in [switch]: radix, groups, counter_bits, retry_timer, epoch_cycles"
         );
         assert_eq!(
             msg("radix = 16\n"),
@@ -515,6 +538,21 @@ mod tests {
             .hash(),
             "fdedd53173638a6e"
         );
+        // The retry keys, at their defaults, are not in the text; otherwise appended.
+        let timer = Config {
+            switch: SwitchEngineParams {
+                retry_timer: 1,
+                epoch_cycles: 256,
+                ..SwitchEngineParams::default()
+            },
+            ..Default::default()
+        };
+        assert_eq!(
+            timer.canonical_text(),
+            "switch.radix=16\nswitch.groups=256\nswitch.counter_bits=32\n\
+             switch.retry_timer=1\nswitch.epoch_cycles=256\n"
+        );
+        assert_ne!(timer.hash(), c.hash());
         // With non-default [nic] / [alu] the five lines are appended (pinned the same way).
         assert_eq!(
             Config {

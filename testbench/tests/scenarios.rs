@@ -121,11 +121,12 @@ fn nic_examples_with_busy_knobs_compute_the_same_at_the_model_level() {
 // Switch
 // -------------------------------------------------------------------------------------------
 
-const SWITCH_EXAMPLES: [&str; 4] = [
+const SWITCH_EXAMPLES: [&str; 5] = [
     "barrier.toml",
     "lagging_child.toml",
     "drops.toml",
     "interleaved.toml",
+    "recovery.toml",
 ];
 
 fn switch_example(name: &str) -> sw::Scenario {
@@ -268,16 +269,54 @@ fn lagging_child_example_is_answered_and_recovers() {
             verdict(5, 36, 1, 3, "OK", "IDLE", 2, false),
             out(5, 36, "[1,2]", 3, 1, "EXIT"),
             out(6, 38, "[0]", 4, 0, "FULL"),
-            // The middle switch forwards the question, then the answer completes it.
-            verdict(7, 64, 1, 4, "OK", "FULL", 0, false),
-            out(7, 64, "[0]", 4, 0, "STATUS_REQ"),
-            verdict(8, 65, 0, 4, "OK", "IDLE", 1, false),
-            out(8, 65, "[1,2]", 4, 0, "EXIT"),
-            counter(9, 66, "TOTAL", 0, 9),
-            counter(9, 67, "LAG", 6, 1),
+            // In the next epoch the middle switch forwards the question, then the answer
+            // completes it.
+            verdict(7, 1104, 1, 4, "OK", "FULL", 0, false),
+            out(7, 1104, "[0]", 4, 0, "STATUS_REQ"),
+            verdict(8, 1105, 0, 4, "OK", "IDLE", 1, false),
+            out(8, 1105, "[1,2]", 4, 0, "EXIT"),
+            counter(9, 1106, "TOTAL", 0, 9),
+            counter(9, 1107, "LAG", 6, 1),
         ],
         "lagging_child",
     );
+}
+
+#[test]
+fn recovery_example_fails_is_rewritten_and_coalesces() {
+    let l = switch_lines("recovery.toml", Level::Golden);
+    let rejected = |step: usize, cycle: u64| {
+        format!(
+            r#"{{"event":"entry","step":{step},"cycle":{cycle},"op":"write","cgid":6,"valid":true,"parent":0,"children":[1,2],"is_root":false,"state":"IDLE","tid":0,"fail":true,"reported":[],"rejected":true}}"#
+        )
+    };
+    contains_in_order(
+        &l,
+        &[
+            verdict(2, 5, 1, 6, "TID_FAIL", "IDLE", 0, true),
+            verdict(3, 6, 2, 6, "GROUP_FAILED", "IDLE", 0, true),
+            rejected(4, 7),
+            rejected(5, 8),
+            r#"{"event":"entry","step":6,"cycle":9,"op":"write","cgid":6,"valid":true,"parent":0,"children":[1,2],"is_root":false,"state":"IDLE","tid":2,"fail":false,"reported":[]}"#.to_string(),
+            verdict(7, 10, 2, 6, "UNREPORTED", "IDLE", 2, false),
+            verdict(8, 11, 1, 6, "OK", "FILLING", 2, false),
+            verdict(8, 12, 2, 6, "OK", "FULL", 2, false),
+            out(8, 12, "[0]", 6, 2, "FULL"),
+            verdict(8, 13, 1, 6, "COALESCED", "FULL", 2, false),
+            verdict(9, 1104, 2, 6, "OK", "FULL", 2, false),
+            out(9, 1104, "[0]", 6, 2, "FULL"),
+            verdict(9, 1105, 1, 6, "COALESCED", "FULL", 2, false),
+            verdict(10, 1106, 0, 6, "OK", "IDLE", 3, false),
+            out(10, 1106, "[1,2]", 6, 2, "EXIT"),
+            counter(11, 1107, "TOTAL", 0, 9),
+            counter(11, 1108, "TID_FAIL", 7, 1),
+            counter(11, 1109, "GROUP_FAILED", 4, 1),
+            counter(11, 1110, "UNREPORTED", 8, 1),
+            counter(11, 1111, "COALESCED", 9, 2),
+        ],
+        "recovery",
+    );
+    assert_eq!(l.len(), 21, "{}", l.join("\n"));
 }
 
 #[test]

@@ -14,7 +14,7 @@
 //! # Outputs
 //! - `p_path` / `c_path`: the packet is a parent's EXIT or STATUS_RSP (rule 7) / a child's
 //!   FULL or STATUS_REQ (rule 6) of a valid entry, so its group's state decides;
-//! - `v_entry` (3, a `Verdict` code): the verdict when neither path is taken (UNKNOWN_CGID,
+//! - `v_entry` (4, a `Verdict` code): the verdict when neither path is taken (UNKNOWN_CGID,
 //!   BAD_OPCODE or NOT_IN_TREE; meaningless on a path);
 //! - `status_req`: the opcode is STATUS_REQ;
 //! - `parent_hot` (R): `1 << e_parent`, the port mask of a packet sent up.

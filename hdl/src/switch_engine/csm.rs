@@ -1,8 +1,8 @@
 //! # The CSM decision (module `switch_engine_csm`)
 //!
-//! Combinational: given a packet, what [`super::SwitchEngineClassify`] made of its group's
-//! entry a stage earlier (rules 1–5), the entry and the group's state, rules 6–7 of
-//! `netcoll_models::switch_engine` — the verdict, the group's next state and the packet to
+//! Combinational: given a packet (or a tick), what [`super::SwitchEngineClassify`] made of
+//! its group's entry a stage earlier (rules 1–5), the entry and the group's state, rules 6–8
+//! of `netcoll_models::switch_engine` — the verdict, the group's next state and the packet to
 //! send. Stage 3 of [`super::SwitchEngine`] feeds it and registers what it decides.
 //!
 //! Every output is a shallow function of a few conditions (`report`, `restart`, `set_fail`,
@@ -11,27 +11,31 @@
 //! engine's longest.
 //!
 //! # Inputs
-//! - the packet: `port_hot` (R, `1 << port`), `status_req` (its opcode is STATUS_REQ);
-//! - rules 1–5: `p_path`, `c_path`, `v_entry` (3, the verdict off both paths);
+//! - the operation: `port_hot` (R, `1 << port`), `status_req` (its opcode is STATUS_REQ),
+//!   `epoch` (2, the epoch it was accepted in);
+//! - rules 1–5: `p_path`, `c_path`, `v_entry` (4, the verdict off both paths), and `k_path`
+//!   (a tick of a valid non-root entry: rule 8 may act);
 //! - the entry: `e_is_root`, `e_children` (R), `parent_hot` (R, `1 << parent`);
-//! - the group state: `g_csm` (2), `g_fail`, `g_tid` (2), `g_rep` (R), and two facts about
-//!   it and the packet that the engine works out a cycle early: `g_full` (`g_csm` is Full),
-//!   `t_same` / `t_behind` (the
-//!   packet's TID is the group's / one behind it, modulo 4), `rep_bit` (`g_rep[port]`, the
-//!   port has reported in this transaction) and `all_now` (`g_rep | port_hot` is the child
-//!   mask: every child has reported once this packet's report is counted).
+//! - the group state: `g_csm` (2), `g_fail`, `g_tid` (2), `g_sent` (2), `g_rep` (R), and facts
+//!   about it and the operation that the engine works out a cycle early: `g_full` (`g_csm` is
+//!   Full), `t_same` / `t_behind` (the packet's TID is the group's / one behind it, modulo
+//!   4), `rep_bit` (`g_rep[port]`, the port has reported in this transaction), `all_now`
+//!   (`g_rep | port_hot` is the child mask: every child has reported once this packet's
+//!   report is counted), `sent_now` (`g_sent` is `epoch`: something went upward in this
+//!   epoch) and `sent_quiet` (`epoch - g_sent` is 2 or 3: nothing went upward for a whole
+//!   epoch).
 //!
 //! # Outputs
-//! - `verdict` (3, a `Verdict` code) and `reads_group` (the packet is on a path, i.e. the
-//!   group state was consulted and is written back);
-//! - the next group state: `n_csm`, `n_fail`, `n_tid`, `n_rep`;
+//! - `verdict` (4, a `Verdict` code) and `reads_group` (the packet is on a path, i.e. the
+//!   group state was consulted and is written back); `retry`: a tick acts (rule 8);
+//! - the next group state: `n_csm`, `n_fail`, `n_tid`, `n_sent`, `n_rep`;
 //! - the packet to send: `send`, `send_ports` (R), `send_op` (3, an `Opcode` code);
-//! - `report` (a child's first report: `n_rep` is `g_rep | port_hot`) and `restart` (the
-//!   transaction ends: `n_rep` is zero), from which the engine works out `rep_bit` and
-//!   `all_now` of the next packet to the group.
+//! - `report` (a child's first report: `n_rep` is `g_rep | port_hot`), `restart` (the
+//!   transaction ends: `n_rep` is zero) and `stamp` (`n_sent` is `epoch`), from which the
+//!   engine works out the facts of the next operation to the group.
 
 use netcoll_models::net::Opcode;
-use netcoll_models::switch_engine::{CsmState, Verdict, OP_BITS, TID_BITS};
+use netcoll_models::switch_engine::{CsmState, Verdict, EPOCH_BITS, OP_BITS, TID_BITS};
 use rust_hdl::prelude::*;
 
 fn k<const N: usize>(v: u64) -> Constant<Bits<N>> {
@@ -43,8 +47,10 @@ fn k<const N: usize>(v: u64) -> Constant<Bits<N>> {
 pub struct SwitchEngineCsm<const R: usize> {
     pub port_hot: Signal<In, Bits<R>>,
     pub status_req: Signal<In, bool>,
+    pub epoch: Signal<In, Bits<EPOCH_BITS>>,
     pub p_path: Signal<In, bool>,
     pub c_path: Signal<In, bool>,
+    pub k_path: Signal<In, bool>,
     pub v_entry: Signal<In, Bits<{ Verdict::BITS }>>,
     pub e_is_root: Signal<In, bool>,
     pub e_children: Signal<In, Bits<R>>,
@@ -52,26 +58,33 @@ pub struct SwitchEngineCsm<const R: usize> {
     pub g_csm: Signal<In, Bits<{ CsmState::BITS }>>,
     pub g_fail: Signal<In, bool>,
     pub g_tid: Signal<In, Bits<TID_BITS>>,
+    pub g_sent: Signal<In, Bits<EPOCH_BITS>>,
     pub g_rep: Signal<In, Bits<R>>,
     pub g_full: Signal<In, bool>,
     pub t_same: Signal<In, bool>,
     pub t_behind: Signal<In, bool>,
     pub rep_bit: Signal<In, bool>,
     pub all_now: Signal<In, bool>,
+    pub sent_now: Signal<In, bool>,
+    pub sent_quiet: Signal<In, bool>,
 
     pub verdict: Signal<Out, Bits<{ Verdict::BITS }>>,
     pub reads_group: Signal<Out, bool>,
+    pub retry: Signal<Out, bool>,
     pub n_csm: Signal<Out, Bits<{ CsmState::BITS }>>,
     pub n_fail: Signal<Out, bool>,
     pub n_tid: Signal<Out, Bits<TID_BITS>>,
+    pub n_sent: Signal<Out, Bits<EPOCH_BITS>>,
     pub n_rep: Signal<Out, Bits<R>>,
     pub send: Signal<Out, bool>,
     pub send_ports: Signal<Out, Bits<R>>,
     pub send_op: Signal<Out, Bits<OP_BITS>>,
-    /// A child's first report in this transaction.
+    /// A child's first report (its FULL) in this transaction.
     pub report: Signal<Out, bool>,
     /// The transaction ends here: on EXIT, or at the root when the last child reports.
     pub restart: Signal<Out, bool>,
+    /// Something goes to the parent: `n_sent` is `epoch`.
+    pub stamp: Signal<Out, bool>,
 
     live: Signal<Local, bool>,
     rep_now: Signal<Local, Bits<R>>,
@@ -82,7 +95,11 @@ pub struct SwitchEngineCsm<const R: usize> {
     set_fail: Signal<Local, bool>,
     /// The child missed EXIT: the transaction it asks about has completed.
     lag: Signal<Local, bool>,
-    /// A repeated STATUS_REQ at a Full non-root: ask upward.
+    /// A STATUS_REQ of this transaction from a child that has not reported.
+    unreported: Signal<Local, bool>,
+    /// A repeated FULL or STATUS_REQ at a Full group: a retry for the parent …
+    retry_in: Signal<Local, bool>,
+    /// … forwarded, the first of its epoch.
     ask_up: Signal<Local, bool>,
     stale: Signal<Local, bool>,
 
@@ -101,6 +118,9 @@ pub struct SwitchEngineCsm<const R: usize> {
     v_stale: Constant<Bits<{ Verdict::BITS }>>,
     v_lag: Constant<Bits<{ Verdict::BITS }>>,
     v_tid_fail: Constant<Bits<{ Verdict::BITS }>>,
+    v_unreported: Constant<Bits<{ Verdict::BITS }>>,
+    v_coalesced: Constant<Bits<{ Verdict::BITS }>>,
+    v_retry: Constant<Bits<{ Verdict::BITS }>>,
 }
 
 impl<const R: usize> Default for SwitchEngineCsm<R> {
@@ -108,8 +128,10 @@ impl<const R: usize> Default for SwitchEngineCsm<R> {
         Self {
             port_hot: Default::default(),
             status_req: Default::default(),
+            epoch: Default::default(),
             p_path: Default::default(),
             c_path: Default::default(),
+            k_path: Default::default(),
             v_entry: Default::default(),
             e_is_root: Default::default(),
             e_children: Default::default(),
@@ -117,17 +139,22 @@ impl<const R: usize> Default for SwitchEngineCsm<R> {
             g_csm: Default::default(),
             g_fail: Default::default(),
             g_tid: Default::default(),
+            g_sent: Default::default(),
             g_rep: Default::default(),
             g_full: Default::default(),
             t_same: Default::default(),
             t_behind: Default::default(),
             rep_bit: Default::default(),
             all_now: Default::default(),
+            sent_now: Default::default(),
+            sent_quiet: Default::default(),
             verdict: Default::default(),
             reads_group: Default::default(),
+            retry: Default::default(),
             n_csm: Default::default(),
             n_fail: Default::default(),
             n_tid: Default::default(),
+            n_sent: Default::default(),
             n_rep: Default::default(),
             send: Default::default(),
             send_ports: Default::default(),
@@ -138,8 +165,11 @@ impl<const R: usize> Default for SwitchEngineCsm<R> {
             report: Default::default(),
             complete: Default::default(),
             restart: Default::default(),
+            stamp: Default::default(),
             set_fail: Default::default(),
             lag: Default::default(),
+            unreported: Default::default(),
+            retry_in: Default::default(),
             ask_up: Default::default(),
             stale: Default::default(),
             zero_r: k(0),
@@ -156,6 +186,9 @@ impl<const R: usize> Default for SwitchEngineCsm<R> {
             v_stale: k(Verdict::Stale.code()),
             v_lag: k(Verdict::Lag.code()),
             v_tid_fail: k(Verdict::TidFail.code()),
+            v_unreported: k(Verdict::Unreported.code()),
+            v_coalesced: k(Verdict::Coalesced.code()),
+            v_retry: k(Verdict::Retry.code()),
         }
     }
 }
@@ -169,10 +202,18 @@ impl<const R: usize> Logic for SwitchEngineCsm<R> {
         // Rule 7: Full -> Exiting -> Idle on the parent's EXIT of this transaction.
         self.exit_now.next =
             self.p_path.val() & self.live.val() & self.t_same.val() & self.g_full.val();
-        // Rule 6: Filling until every child has reported, then Full (at the root on through
-        // Exiting to Idle).
-        self.report.next =
-            self.c_path.val() & self.live.val() & self.t_same.val() & !self.rep_bit.val();
+        // Rule 6: Filling until every child has reported FULL, then Full (at the root on
+        // through Exiting to Idle). A STATUS_REQ is never a report.
+        self.report.next = self.c_path.val()
+            & self.live.val()
+            & self.t_same.val()
+            & !self.rep_bit.val()
+            & !self.status_req.val();
+        self.unreported.next = self.c_path.val()
+            & self.live.val()
+            & self.t_same.val()
+            & !self.rep_bit.val()
+            & self.status_req.val();
         self.complete.next = self.report.val() & self.all_now.val();
         self.restart.next = self.exit_now.val() | (self.complete.val() & self.e_is_root.val());
         // A TID neither of this transaction nor of the one before, or EXIT at a group that is
@@ -182,15 +223,24 @@ impl<const R: usize> Logic for SwitchEngineCsm<R> {
             & ((self.p_path.val() & !(self.t_same.val() & self.g_full.val()))
                 | (self.c_path.val() & !self.t_same.val()));
         self.lag.next = self.c_path.val() & self.live.val() & self.t_behind.val();
-        self.ask_up.next = self.c_path.val()
+        // Only a non-root rests in Full, so a repeat there goes up, once per epoch.
+        self.retry_in.next = self.c_path.val()
             & self.live.val()
             & self.t_same.val()
             & self.rep_bit.val()
-            & self.status_req.val()
-            & self.g_full.val()
-            & !self.e_is_root.val();
+            & self.g_full.val();
+        self.ask_up.next = self.retry_in.val() & !self.sent_now.val();
+        // Rule 8: a tick re-sends FULL after a quiet epoch.
+        self.retry.next =
+            self.k_path.val() & self.live.val() & self.g_full.val() & self.sent_quiet.val();
         self.stale.next = (self.p_path.val() & self.t_behind.val())
-            | (self.c_path.val() & self.t_same.val() & self.rep_bit.val() & !self.status_req.val());
+            | (self.c_path.val()
+                & self.t_same.val()
+                & self.rep_bit.val()
+                & !self.status_req.val()
+                & !self.g_full.val());
+        self.stamp.next =
+            (self.complete.val() & !self.e_is_root.val()) | self.ask_up.val() | self.retry.val();
 
         self.reads_group.next = self.p_path.val() | self.c_path.val();
         self.verdict.next = self.v_entry.val();
@@ -204,7 +254,13 @@ impl<const R: usize> Logic for SwitchEngineCsm<R> {
                 self.verdict.next = self.v_lag.val();
             } else if self.stale.val() {
                 self.verdict.next = self.v_stale.val();
+            } else if self.unreported.val() {
+                self.verdict.next = self.v_unreported.val();
+            } else if self.retry_in.val() & self.sent_now.val() {
+                self.verdict.next = self.v_coalesced.val();
             }
+        } else if self.k_path.val() {
+            self.verdict.next = self.v_retry.val();
         }
 
         self.n_fail.next = self.g_fail.val() | self.set_fail.val();
@@ -222,10 +278,18 @@ impl<const R: usize> Logic for SwitchEngineCsm<R> {
                 self.n_csm.next = self.csm_full.val();
             }
         }
+        self.n_sent.next = self.g_sent.val();
+        if self.stamp.val() {
+            self.n_sent.next = self.epoch.val();
+        }
 
-        self.send.next =
-            self.restart.val() | self.complete.val() | self.lag.val() | self.ask_up.val();
-        self.send_ports.next = self.zero_r.val();
+        self.send.next = self.restart.val()
+            | self.complete.val()
+            | self.lag.val()
+            | self.ask_up.val()
+            | self.retry.val();
+        // Upward (a completing FULL, a retry, a tick's FULL) unless one of the others.
+        self.send_ports.next = self.parent_hot.val();
         self.send_op.next = self.op_full.val();
         if self.restart.val() {
             self.send_ports.next = self.e_children.val();
@@ -233,10 +297,7 @@ impl<const R: usize> Logic for SwitchEngineCsm<R> {
         } else if self.lag.val() {
             self.send_ports.next = self.port_hot.val();
             self.send_op.next = self.op_status_rsp.val();
-        } else if self.complete.val() {
-            self.send_ports.next = self.parent_hot.val();
-        } else if self.ask_up.val() {
-            self.send_ports.next = self.parent_hot.val();
+        } else if self.ask_up.val() & self.status_req.val() {
             self.send_op.next = self.op_status_req.val();
         }
     }

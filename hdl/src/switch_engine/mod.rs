@@ -18,9 +18,13 @@
 //! apply rules 6–7, writes the state (and a `Write`'s entry) back and loads the output
 //! registers, the verdict and the counter command. Stage 4 shows the outputs while the
 //! counters ([`counters`], module `switch_engine_counters`) count the registered verdict or
-//! clear, and a `ReadCounter` reads them. So outputs appear four cycles after acceptance and
-//! the engine takes one operation per cycle with no stall. After reset a sweep writes every
-//! table and state word to zero, one per cycle, with the ready outputs low.
+//! clear, and a `ReadCounter` reads them; the output packet goes through the output queue
+//! ([`outq`], module `switch_engine_outq`), shown at once when it is empty. So outputs appear
+//! four cycles after acceptance and the engine takes one operation per cycle, stalling only
+//! packets, and only while the queue could fill (`room`, a function of registers). With the
+//! retry timer, a cycle with nothing offered sends a tick of the scanned group down the same
+//! pipeline. After reset a sweep writes every table and state word to zero, one per cycle,
+//! with the ready outputs low.
 //!
 //! The memory words follow the shared layouts `SwitchEngineParams::entry_layout` and
 //! `state_layout`; their field positions are this block's constants.
@@ -29,20 +33,24 @@ pub mod bypass;
 pub mod classify;
 pub mod counters;
 pub mod csm;
+pub mod outq;
 
 pub use bypass::SwitchEngineBypass;
 pub use classify::SwitchEngineClassify;
 pub use counters::SwitchEngineCounters;
 pub use csm::SwitchEngineCsm;
+pub use outq::SwitchEngineOutq;
 
 use crate::dff_setup;
 use crate::emit::{emit_with_children, EmitError, Module};
 use crate::prim::{Mem, Reg};
 use crate::rtl_block;
 use netcoll_models::kit::cycle::ValueSim;
+use netcoll_models::kit::params::ParamTable;
 use netcoll_models::kit::ports::mask;
 use netcoll_models::switch_engine::{
-    CfgOp, CsmState, SwitchEngineParams, Verdict, COUNTER_INDEX_BITS, OP_BITS, TID_BITS,
+    CfgOp, CsmState, SwitchEngineParams, Verdict, COUNTER_INDEX_BITS, EPOCH_BITS, NOW_BITS,
+    OP_BITS, OUT_QUEUE, TID_BITS,
 };
 use rust_hdl::prelude::*;
 
@@ -61,17 +69,14 @@ fn at(l: &netcoll_models::kit::layout::Layout, field: &str) -> Constant<Bits<8>>
 
 /// The parameters of the monomorphisation (`R` radix, `P` = log2 `R`, `G` CGID bits).
 fn params<const R: usize, const P: usize, const G: usize, const C: usize>() -> SwitchEngineParams {
-    SwitchEngineParams {
-        radix: R,
-        groups: 1 << G,
-        counter_bits: C,
-    }
+    SwitchEngineParams::sized(R, 1 << G, C)
 }
 
 netcoll_models::switch_engine_ports!(rtl_block! {
     /// The engine, monomorphised per supported parameter set: `R` radix, `P` = log2(R), `G`
-    /// CGID bits, `C` counter bits, `EW` = 2 + P + R entry-word bits, `SW` = 5 + R state-word
-    /// bits (stable Rust cannot compute the last two from the first, so [`build`] does).
+    /// CGID bits, `C` counter bits, `EW` = 2 + P + R entry-word bits, `SW` = 7 + R state-word
+    /// bits (stable Rust cannot compute the last two from the first, so [`build`] does). The
+    /// retry parameters are the constants `timer_on` and `epoch_at`, which [`build`] sets.
     pub struct SwitchEngine<
         const R: usize,
         const P: usize,
@@ -84,6 +89,10 @@ netcoll_models::switch_engine_ports!(rtl_block! {
         init_done: Reg<bool> = Default::default(),
         /// The group the sweep clears next.
         init_ptr: Reg<Bits<G>> = Default::default(),
+        /// Cycles since the sweep ended (`now`); the epoch is two of its bits.
+        now: Reg<Bits<NOW_BITS>> = Default::default(),
+        /// The group of the next tick (rule 8).
+        scan_ptr: Reg<Bits<G>> = Default::default(),
         // Stage 1: the accepted operation.
         s1_valid: Reg<bool> = Default::default(),
         s1_is_cfg: Reg<bool> = Default::default(),
@@ -94,7 +103,11 @@ netcoll_models::switch_engine_ports!(rtl_block! {
         s1_cfg_op: Reg<Bits<{ CfgOp::BITS }>> = Default::default(),
         s1_cfg_entry: Reg<Bits<EW>> = Default::default(),
         s1_cfg_counter: Reg<Bits<COUNTER_INDEX_BITS>> = Default::default(),
-        /// It will write the table (a `Write`) / the state (a packet or a `Write`) in stage 3.
+        s1_cfg_tid: Reg<Bits<TID_BITS>> = Default::default(),
+        /// A tick (rule 8) of the group `s1_cgid`, and the epoch the operation was taken in.
+        s1_tick: Reg<bool> = Default::default(),
+        s1_epoch: Reg<Bits<EPOCH_BITS>> = Default::default(),
+        /// It is a `Write` (it will write the table unless rejected) / it will write the table (a `Write`) / the state (a packet or a `Write`) in stage 3.
         s1_wr_tbl: Reg<bool> = Default::default(),
         s1_wr_st: Reg<bool> = Default::default(),
         // Stage 2: the same, a cycle later.
@@ -109,6 +122,11 @@ netcoll_models::switch_engine_ports!(rtl_block! {
         s2_cfg_op: Reg<Bits<{ CfgOp::BITS }>> = Default::default(),
         s2_cfg_entry: Reg<Bits<EW>> = Default::default(),
         s2_cfg_counter: Reg<Bits<COUNTER_INDEX_BITS>> = Default::default(),
+        s2_cfg_tid: Reg<Bits<TID_BITS>> = Default::default(),
+        s2_tick: Reg<bool> = Default::default(),
+        s2_epoch: Reg<Bits<EPOCH_BITS>> = Default::default(),
+        /// A rejected `Write` (decided in stage 1): it writes nothing and answers as a read.
+        s2_reject: Reg<bool> = Default::default(),
         s2_wr_tbl: Reg<bool> = Default::default(),
         s2_wr_st: Reg<bool> = Default::default(),
         // Stage 3: the same, a cycle later …
@@ -121,16 +139,23 @@ netcoll_models::switch_engine_ports!(rtl_block! {
         s3_cfg_op: Reg<Bits<{ CfgOp::BITS }>> = Default::default(),
         s3_cfg_entry: Reg<Bits<EW>> = Default::default(),
         s3_cfg_counter: Reg<Bits<COUNTER_INDEX_BITS>> = Default::default(),
+        s3_cfg_tid: Reg<Bits<TID_BITS>> = Default::default(),
+        s3_tick: Reg<bool> = Default::default(),
+        s3_epoch: Reg<Bits<EPOCH_BITS>> = Default::default(),
+        s3_reject: Reg<bool> = Default::default(),
         s3_wr_tbl: Reg<bool> = Default::default(),
         s3_wr_st: Reg<bool> = Default::default(),
         // … with the entry, resolved in stage 2, and what `classify` made of it.
         s3_entry: Reg<Bits<EW>> = Default::default(),
         s3_p_path: Reg<bool> = Default::default(),
         s3_c_path: Reg<bool> = Default::default(),
+        /// A tick of a valid non-root entry (rule 8 may act).
+        s3_k_path: Reg<bool> = Default::default(),
         s3_v_entry: Reg<Bits<{ Verdict::BITS }>> = Default::default(),
         s3_status_req: Reg<bool> = Default::default(),
         s3_parent_hot: Reg<Bits<R>> = Default::default(),
-        /// `g_fail`, `g_full`, `t_same`, `t_behind`, `rep_bit` and `all_now` of the operation in
+        /// `g_fail`, `g_full`, `t_same`, `t_behind`, `rep_bit`, `all_now`, `sent_now` and
+        /// `sent_quiet` of the operation in
         /// stage 3 (see [`csm`]) for its state as `st_pre` holds it (`pre_*`, worked out in
         /// stage 2) and as the last edge's decision wrote it (`fwd_*`, worked out with that
         /// decision): the decision of one packet to a group feeds the next one's through a 2:1
@@ -141,12 +166,16 @@ netcoll_models::switch_engine_ports!(rtl_block! {
         pre_t_behind: Reg<bool> = Default::default(),
         pre_rep_bit: Reg<bool> = Default::default(),
         pre_all_now: Reg<bool> = Default::default(),
+        pre_sent_now: Reg<bool> = Default::default(),
+        pre_sent_quiet: Reg<bool> = Default::default(),
         fwd_fail: Reg<bool> = Default::default(),
         fwd_full: Reg<bool> = Default::default(),
         fwd_t_same: Reg<bool> = Default::default(),
         fwd_t_behind: Reg<bool> = Default::default(),
         fwd_rep_bit: Reg<bool> = Default::default(),
         fwd_all_now: Reg<bool> = Default::default(),
+        fwd_sent_now: Reg<bool> = Default::default(),
+        fwd_sent_quiet: Reg<bool> = Default::default(),
         /// The state stage 3 wrote at the last edge (for the bypass).
         byp1_st: Reg<Bits<SW>> = Default::default(),
         /// The collective forwarding table.
@@ -161,6 +190,8 @@ netcoll_models::switch_engine_ports!(rtl_block! {
         csm: SwitchEngineCsm<R> = Default::default(),
         /// The drop / event counters (module `switch_engine_counters`).
         counters: SwitchEngineCounters<C> = Default::default(),
+        /// The output queue behind `out_ready` (module `switch_engine_outq`).
+        outq: SwitchEngineOutq<R, G> = Default::default(),
         // Stage 4: output registers …
         o_out_valid: Reg<bool> = Default::default(),
         o_out_ports: Reg<Bits<R>> = Default::default(),
@@ -174,10 +205,13 @@ netcoll_models::switch_engine_ports!(rtl_block! {
         o_ev_tid: Reg<Bits<TID_BITS>> = Default::default(),
         o_ev_fail: Reg<bool> = Default::default(),
         o_rsp_valid: Reg<bool> = Default::default(),
+        o_rsp_rejected: Reg<bool> = Default::default(),
         o_rsp_entry: Reg<Bits<EW>> = Default::default(),
         o_rsp_st: Reg<Bits<SW>> = Default::default(),
-        // … and the counter command: count the verdict, clear, or read counter `s4_sel`.
+        // … and the counter command: count a packet (`s4_count`) and an event's verdict
+        // (`s4_tally`), clear, or read counter `s4_sel`.
         s4_count: Reg<bool> = Default::default(),
+        s4_tally: Reg<bool> = Default::default(),
         s4_verdict: Reg<Bits<{ Verdict::BITS }>> = Default::default(),
         s4_clear: Reg<bool> = Default::default(),
         s4_read: Reg<bool> = Default::default(),
@@ -186,18 +220,45 @@ netcoll_models::switch_engine_ports!(rtl_block! {
         // Stage 0.
         acc_cfg: Signal<Local, bool> = Default::default(),
         acc_pkt: Signal<Local, bool> = Default::default(),
+        /// Nothing offered and room: a tick of `scan_ptr` (with the timer on).
+        tick: Signal<Local, bool> = Default::default(),
+        /// Packets and ticks in stages 1–3 and the stage-4 output packet, which may all still
+        /// join the queue, and whether the queue has room for one more.
+        in_flight: Signal<Local, Bits<4>> = Default::default(),
+        n_s1: Signal<Local, Bits<4>> = Default::default(),
+        n_s2: Signal<Local, Bits<4>> = Default::default(),
+        n_s3: Signal<Local, Bits<4>> = Default::default(),
+        n_o: Signal<Local, Bits<4>> = Default::default(),
+        room: Signal<Local, bool> = Default::default(),
+        // Stage 1: a `Write` of an entry the port rejects.
+        s1_rejected: Signal<Local, bool> = Default::default(),
+        s1_children: Signal<Local, Bits<R>> = Default::default(),
         cfg_word: Signal<Local, Bits<EW>> = Default::default(),
         // Stage 2: the entry's child mask and the older state's fields, for `pre_*`.
         s2_children: Signal<Local, Bits<R>> = Default::default(),
         older_rep: Signal<Local, Bits<R>> = Default::default(),
         older_tid: Signal<Local, Bits<TID_BITS>> = Default::default(),
+        older_sent: Signal<Local, Bits<EPOCH_BITS>> = Default::default(),
+        /// Stage 2's epoch less the `sent` of its group as the older writes left it (`pre`),
+        /// and as stage 3's decision leaves it: kept, stamped or zeroed by a `Write`.
+        pre_sdiff: Signal<Local, Bits<EPOCH_BITS>> = Default::default(),
+        fwd_sdiff_kept: Signal<Local, Bits<EPOCH_BITS>> = Default::default(),
+        fwd_sdiff_stamp: Signal<Local, Bits<EPOCH_BITS>> = Default::default(),
+        fwd_sdiff: Signal<Local, Bits<EPOCH_BITS>> = Default::default(),
         /// `s2_tid` less the TID of stage 3's group after this decision, in each case.
         fwd_diff_kept: Signal<Local, Bits<TID_BITS>> = Default::default(),
         fwd_diff_next: Signal<Local, Bits<TID_BITS>> = Default::default(),
         fwd_diff: Signal<Local, Bits<TID_BITS>> = Default::default(),
+        fwd_diff_cfg: Signal<Local, Bits<TID_BITS>> = Default::default(),
         pre_diff: Signal<Local, Bits<TID_BITS>> = Default::default(),
         // Stage 3.
         pkt_s3: Signal<Local, bool> = Default::default(),
+        /// A packet or a tick: may send.
+        sends_s3: Signal<Local, bool> = Default::default(),
+        /// An event: a packet, or a tick that acts.
+        ev_s3: Signal<Local, bool> = Default::default(),
+        /// The state an accepted `Write` writes: Idle at TID `cfg_tid`.
+        cfg_st_word: Signal<Local, Bits<SW>> = Default::default(),
         /// Stage 3's decision leaves stage 2's group with nothing reported.
         fwd_zero: Signal<Local, bool> = Default::default(),
         /// Stage 2's port reported in stage 3's group after this decision but for it …
@@ -219,6 +280,17 @@ netcoll_models::switch_engine_ports!(rtl_block! {
         s_csm_at: Constant<Bits<8>> = at(&params::<R, P, G, C>().state_layout(), "csm"),
         s_fail_at: Constant<Bits<8>> = at(&params::<R, P, G, C>().state_layout(), "fail"),
         s_tid_at: Constant<Bits<8>> = at(&params::<R, P, G, C>().state_layout(), "tid"),
+        s_sent_at: Constant<Bits<8>> = at(&params::<R, P, G, C>().state_layout(), "sent"),
+        /// The retry timer is on (parameter `retry_timer`; set by [`build`]).
+        timer_on: Constant<bool> = Constant::new(false),
+        /// `log2(epoch_cycles)`: the epoch is `now[epoch_at + 1 : epoch_at]` (set by [`build`]).
+        epoch_at: Constant<Bits<8>> = k(10),
+        one_now: Constant<Bits<NOW_BITS>> = k(1),
+        one_4: Constant<Bits<4>> = k(1),
+        zero_4: Constant<Bits<4>> = k(0),
+        queue_depth: Constant<Bits<4>> = k(OUT_QUEUE as u64),
+        zero_r: Constant<Bits<R>> = k(0),
+        zero_epoch: Constant<Bits<EPOCH_BITS>> = k(0),
         s_rep_at: Constant<Bits<8>> = at(&params::<R, P, G, C>().state_layout(), "reported"),
         one_g: Constant<Bits<G>> = k(1),
         /// `tid - group tid` of a packet of the group's transaction, of the one before, and
@@ -254,6 +326,8 @@ impl<
             clock,
             init_done,
             init_ptr,
+            now,
+            scan_ptr,
             s1_valid,
             s1_is_cfg,
             s1_port,
@@ -263,6 +337,9 @@ impl<
             s1_cfg_op,
             s1_cfg_entry,
             s1_cfg_counter,
+            s1_cfg_tid,
+            s1_tick,
+            s1_epoch,
             s1_wr_tbl,
             s1_wr_st,
             s2_valid,
@@ -275,6 +352,10 @@ impl<
             s2_cfg_op,
             s2_cfg_entry,
             s2_cfg_counter,
+            s2_cfg_tid,
+            s2_tick,
+            s2_epoch,
+            s2_reject,
             s2_wr_tbl,
             s2_wr_st,
             s3_valid,
@@ -286,11 +367,16 @@ impl<
             s3_cfg_op,
             s3_cfg_entry,
             s3_cfg_counter,
+            s3_cfg_tid,
+            s3_tick,
+            s3_epoch,
+            s3_reject,
             s3_wr_tbl,
             s3_wr_st,
             s3_entry,
             s3_p_path,
             s3_c_path,
+            s3_k_path,
             s3_v_entry,
             s3_status_req,
             s3_parent_hot,
@@ -300,12 +386,16 @@ impl<
             pre_t_behind,
             pre_rep_bit,
             pre_all_now,
+            pre_sent_now,
+            pre_sent_quiet,
             fwd_fail,
             fwd_full,
             fwd_t_same,
             fwd_t_behind,
             fwd_rep_bit,
             fwd_all_now,
+            fwd_sent_now,
+            fwd_sent_quiet,
             byp1_st,
             o_out_valid,
             o_out_ports,
@@ -319,9 +409,11 @@ impl<
             o_ev_tid,
             o_ev_fail,
             o_rsp_valid,
+            o_rsp_rejected,
             o_rsp_entry,
             o_rsp_st,
             s4_count,
+            s4_tally,
             s4_verdict,
             s4_clear,
             s4_read,
@@ -333,19 +425,66 @@ impl<
         self.bypass.reset.next = self.reset.val();
         self.counters.clock.next = self.clock.val();
         self.counters.reset.next = self.reset.val();
+        self.outq.clock.next = self.clock.val();
+        self.outq.reset.next = self.reset.val();
 
-        // ---- Stage 0: accept one operation; configuration has priority over packets.
+        // ---- Stage 0: accept one operation; configuration has priority over packets, and
+        // a packet needs room in the output queue for whatever it may send: the queue's
+        // count and every packet or tick that may still join it (at most 8 + 4, 4 bits)
+        // fewer than its depth.
+        self.n_s1.next = self.zero_4.val();
+        if self.s1_valid.q.val() & !self.s1_is_cfg.q.val() {
+            self.n_s1.next = self.one_4.val();
+        }
+        self.n_s2.next = self.zero_4.val();
+        if self.s2_valid.q.val() & !self.s2_is_cfg.q.val() {
+            self.n_s2.next = self.one_4.val();
+        }
+        self.n_s3.next = self.zero_4.val();
+        if self.s3_valid.q.val() & !self.s3_is_cfg.q.val() {
+            self.n_s3.next = self.one_4.val();
+        }
+        self.n_o.next = self.zero_4.val();
+        if self.o_out_valid.q.val() {
+            self.n_o.next = self.one_4.val();
+        }
+        self.in_flight.next = self.outq.count.val()
+            + self.n_s1.val()
+            + self.n_s2.val()
+            + self.n_s3.val()
+            + self.n_o.val();
+        self.room.next = self.in_flight.val() < self.queue_depth.val();
         self.acc_cfg.next = self.init_done.q.val() & self.cfg_valid.val();
-        self.acc_pkt.next = self.init_done.q.val() & !self.cfg_valid.val() & self.pkt_valid.val();
-        self.pkt_ready.next = self.init_done.q.val() & !self.cfg_valid.val();
+        self.acc_pkt.next =
+            self.init_done.q.val() & !self.cfg_valid.val() & self.pkt_valid.val() & self.room.val();
+        // Rule 8: a cycle with nothing offered (and room) is the scanned group's tick.
+        self.tick.next = self.timer_on.val()
+            & self.init_done.q.val()
+            & !self.cfg_valid.val()
+            & !self.pkt_valid.val()
+            & self.room.val();
+        self.pkt_ready.next = self.init_done.q.val() & !self.cfg_valid.val() & self.room.val();
         self.cfg_ready.next = self.init_done.q.val();
+        if self.init_done.q.val() {
+            self.now.d.next = self.now.q.val() + self.one_now.val();
+        }
+        if self.tick.val() {
+            self.scan_ptr.d.next = self.scan_ptr.q.val() + self.one_g.val();
+        }
         self.cfg_word.next = ((bit_cast::<EW, R>(self.cfg_children.val())
             << self.e_children_at.val())
             | (bit_cast::<EW, P>(self.cfg_parent.val()) << self.e_parent_at.val()))
         .replace_bit(self.e_root_at.val().index(), self.cfg_is_root.val())
         .replace_bit(self.e_valid_at.val().index(), self.cfg_entry_valid.val());
-        self.s1_valid.d.next = self.acc_cfg.val() | self.acc_pkt.val();
+        self.s1_valid.d.next = self.acc_cfg.val() | self.acc_pkt.val() | self.tick.val();
         self.s1_is_cfg.d.next = self.acc_cfg.val();
+        self.s1_tick.d.next = self.tick.val();
+        self.s1_epoch.d.next = self
+            .now
+            .q
+            .val()
+            .get_bits::<EPOCH_BITS>(self.epoch_at.val().index());
+        self.s1_cfg_tid.d.next = self.cfg_tid.val();
         self.s1_port.d.next = self.pkt_port.val();
         self.s1_tid.d.next = self.pkt_tid.val();
         self.s1_op.d.next = self.pkt_op.val();
@@ -353,16 +492,21 @@ impl<
         self.s1_cfg_entry.d.next = self.cfg_word.val();
         self.s1_cfg_counter.d.next = self.cfg_counter.val();
         self.s1_wr_tbl.d.next = self.acc_cfg.val() & (self.cfg_op.val() == self.cfg_write.val());
-        self.s1_wr_st.d.next =
-            self.acc_pkt.val() | (self.acc_cfg.val() & (self.cfg_op.val() == self.cfg_write.val()));
+        self.s1_wr_st.d.next = self.acc_pkt.val()
+            | self.tick.val()
+            | (self.acc_cfg.val() & (self.cfg_op.val() == self.cfg_write.val()));
         if self.cfg_valid.val() {
             self.s1_cgid.d.next = self.cfg_cgid.val();
             self.tbl.rd_addr.next = self.cfg_cgid.val();
             self.st.rd_addr.next = self.cfg_cgid.val();
-        } else {
+        } else if self.pkt_valid.val() {
             self.s1_cgid.d.next = self.pkt_cgid.val();
             self.tbl.rd_addr.next = self.pkt_cgid.val();
             self.st.rd_addr.next = self.pkt_cgid.val();
+        } else {
+            self.s1_cgid.d.next = self.scan_ptr.q.val();
+            self.tbl.rd_addr.next = self.scan_ptr.q.val();
+            self.st.rd_addr.next = self.scan_ptr.q.val();
         }
 
         // ---- Stage 1: the read data is registered and the bypass compared (in `bypass`).
@@ -376,8 +520,38 @@ impl<
         self.s2_cfg_op.d.next = self.s1_cfg_op.q.val();
         self.s2_cfg_entry.d.next = self.s1_cfg_entry.q.val();
         self.s2_cfg_counter.d.next = self.s1_cfg_counter.q.val();
-        self.s2_wr_tbl.d.next = self.s1_wr_tbl.q.val();
-        self.s2_wr_st.d.next = self.s1_wr_st.q.val();
+        self.s2_cfg_tid.d.next = self.s1_cfg_tid.q.val();
+        self.s2_tick.d.next = self.s1_tick.q.val();
+        self.s2_epoch.d.next = self.s1_epoch.q.val();
+        // A `Write` of a valid entry with no child, or of a non-root whose parent is a child,
+        // is rejected: it writes nothing.
+        self.s1_children.next = self
+            .s1_cfg_entry
+            .q
+            .val()
+            .get_bits::<R>(self.e_children_at.val().index());
+        self.s1_rejected.next = self
+            .s1_cfg_entry
+            .q
+            .val()
+            .get_bit(self.e_valid_at.val().index())
+            & ((self.s1_children.val() == self.zero_r.val())
+                | (!self
+                    .s1_cfg_entry
+                    .q
+                    .val()
+                    .get_bit(self.e_root_at.val().index())
+                    & self.s1_children.val().get_bit(
+                        self.s1_cfg_entry
+                            .q
+                            .val()
+                            .get_bits::<P>(self.e_parent_at.val().index())
+                            .index(),
+                    )));
+        self.s2_reject.d.next = self.s1_wr_tbl.q.val() & self.s1_rejected.val();
+        self.s2_wr_tbl.d.next = self.s1_wr_tbl.q.val() & !self.s1_rejected.val();
+        self.s2_wr_st.d.next =
+            self.s1_wr_st.q.val() & !(self.s1_wr_tbl.q.val() & self.s1_rejected.val());
         self.bypass.tbl_rd.next = self.tbl.rd_data.val();
         self.bypass.st_rd.next = self.st.rd_data.val();
         self.bypass.s1_cgid.next = self.s1_cgid.q.val();
@@ -400,6 +574,10 @@ impl<
         self.s3_cfg_op.d.next = self.s2_cfg_op.q.val();
         self.s3_cfg_entry.d.next = self.s2_cfg_entry.q.val();
         self.s3_cfg_counter.d.next = self.s2_cfg_counter.q.val();
+        self.s3_cfg_tid.d.next = self.s2_cfg_tid.q.val();
+        self.s3_tick.d.next = self.s2_tick.q.val();
+        self.s3_epoch.d.next = self.s2_epoch.q.val();
+        self.s3_reject.d.next = self.s2_reject.q.val();
         self.s3_wr_tbl.d.next = self.s2_wr_tbl.q.val();
         self.s3_wr_st.d.next = self.s2_wr_st.q.val();
         self.s3_entry.d.next = self.bypass.tbl_word.val();
@@ -425,8 +603,20 @@ impl<
             .tbl_word
             .val()
             .get_bits::<R>(self.e_children_at.val().index());
-        self.s3_p_path.d.next = self.classify.p_path.val();
-        self.s3_c_path.d.next = self.classify.c_path.val();
+        // A tick's port and opcode are whatever the inputs held: no packet path for it.
+        self.s3_p_path.d.next = self.classify.p_path.val() & !self.s2_tick.q.val();
+        self.s3_c_path.d.next = self.classify.c_path.val() & !self.s2_tick.q.val();
+        self.s3_k_path.d.next = self.s2_tick.q.val()
+            & self
+                .bypass
+                .tbl_word
+                .val()
+                .get_bit(self.e_valid_at.val().index())
+            & !self
+                .bypass
+                .tbl_word
+                .val()
+                .get_bit(self.e_root_at.val().index());
         self.s3_v_entry.d.next = self.classify.v_entry.val();
         self.s3_status_req.d.next = self.classify.status_req.val();
         self.s3_parent_hot.d.next = self.classify.parent_hot.val();
@@ -456,6 +646,14 @@ impl<
             .val()
             .get_bits::<CSM_BITS>(self.s_csm_at.val().index())
             == self.csm_full.val();
+        self.older_sent.next = self
+            .bypass
+            .st_older
+            .val()
+            .get_bits::<EPOCH_BITS>(self.s_sent_at.val().index());
+        self.pre_sdiff.next = self.s2_epoch.q.val() - self.older_sent.val();
+        self.pre_sent_now.d.next = self.pre_sdiff.val() == self.zero_epoch.val();
+        self.pre_sent_quiet.d.next = self.pre_sdiff.val().get_bit(1);
         self.pre_diff.next = self.s2_tid.q.val() - self.older_tid.val();
         self.pre_t_same.d.next = self.pre_diff.val() == self.tid_same.val();
         self.pre_t_behind.d.next = self.pre_diff.val() == self.tid_behind.val();
@@ -464,8 +662,11 @@ impl<
             (self.older_rep.val() | self.s2_port_hot.q.val()) == self.s2_children.val();
 
         // ---- Stage 3: decide on the entry and the bypassed state (rules 6–7).
-        self.pkt_s3.next = self.s3_valid.q.val() & !self.s3_is_cfg.q.val();
+        self.sends_s3.next = self.s3_valid.q.val() & !self.s3_is_cfg.q.val();
+        self.pkt_s3.next = self.sends_s3.val() & !self.s3_tick.q.val();
         self.cfg_s3.next = self.s3_valid.q.val() & self.s3_is_cfg.q.val();
+        self.csm.epoch.next = self.s3_epoch.q.val();
+        self.csm.k_path.next = self.s3_k_path.q.val();
         self.csm.port_hot.next = self.s3_port_hot.q.val();
         self.csm.status_req.next = self.s3_status_req.q.val();
         self.csm.p_path.next = self.s3_p_path.q.val();
@@ -493,6 +694,11 @@ impl<
             .st_word
             .val()
             .get_bits::<R>(self.s_rep_at.val().index());
+        self.csm.g_sent.next = self
+            .bypass
+            .st_word
+            .val()
+            .get_bits::<EPOCH_BITS>(self.s_sent_at.val().index());
         // (Each written once, unconditionally, so that the Verilog assigns them continuously
         // and the decision's outputs, read below, are not in a block that also drives them.)
         self.csm.g_fail.next = (self.bypass.st_newest.val() & self.fwd_fail.q.val())
@@ -507,6 +713,11 @@ impl<
             | (!self.bypass.st_newest.val() & self.pre_rep_bit.q.val());
         self.csm.all_now.next = (self.bypass.st_newest.val() & self.fwd_all_now.q.val())
             | (!self.bypass.st_newest.val() & self.pre_all_now.q.val());
+        self.csm.sent_now.next = (self.bypass.st_newest.val() & self.fwd_sent_now.q.val())
+            | (!self.bypass.st_newest.val() & self.pre_sent_now.q.val());
+        self.csm.sent_quiet.next = (self.bypass.st_newest.val() & self.fwd_sent_quiet.q.val())
+            | (!self.bypass.st_newest.val() & self.pre_sent_quiet.q.val());
+        self.ev_s3.next = self.pkt_s3.val() | self.csm.retry.val();
         // The same for stage 2's packet, should its group be this one: this decision's
         // state, seen from stage 2's port and entry (a `Write` resets the state).
         self.fwd_zero.next = self.s3_is_cfg.q.val() | self.csm.restart.val();
@@ -516,15 +727,28 @@ impl<
         self.fwd_all_rep.next =
             (self.csm.g_rep.val() | self.s3_port_hot.q.val() | self.s2_port_hot.q.val())
                 == self.s2_children.val();
-        // The TID is kept, advanced by a restart, or zero after a `Write`.
+        // The TID is kept, advanced by a restart, or `cfg_tid` after a `Write`.
         self.fwd_diff_kept.next = self.s2_tid.q.val() - self.csm.g_tid.val();
         self.fwd_diff_next.next = self.fwd_diff_kept.val() - self.tid_step.val();
+        self.fwd_diff_cfg.next = self.s2_tid.q.val() - self.s3_cfg_tid.q.val();
         self.fwd_diff.next = self.fwd_diff_kept.val();
         if self.s3_is_cfg.q.val() {
-            self.fwd_diff.next = self.s2_tid.q.val();
+            self.fwd_diff.next = self.fwd_diff_cfg.val();
         } else if self.csm.restart.val() {
             self.fwd_diff.next = self.fwd_diff_next.val();
         }
+        // `sent` is kept, stamped with stage 3's epoch, or zero after a `Write`; the
+        // differences are taken before the decision chooses.
+        self.fwd_sdiff_kept.next = self.s2_epoch.q.val() - self.csm.g_sent.val();
+        self.fwd_sdiff_stamp.next = self.s2_epoch.q.val() - self.s3_epoch.q.val();
+        self.fwd_sdiff.next = self.fwd_sdiff_kept.val();
+        if self.s3_is_cfg.q.val() {
+            self.fwd_sdiff.next = self.s2_epoch.q.val();
+        } else if self.csm.stamp.val() {
+            self.fwd_sdiff.next = self.fwd_sdiff_stamp.val();
+        }
+        self.fwd_sent_now.d.next = self.fwd_sdiff.val() == self.zero_epoch.val();
+        self.fwd_sent_quiet.d.next = self.fwd_sdiff.val().get_bit(1);
         self.fwd_t_same.d.next = self.fwd_diff.val() == self.tid_same.val();
         self.fwd_t_behind.d.next = self.fwd_diff.val() == self.tid_behind.val();
         self.fwd_fail.d.next = !self.s3_is_cfg.q.val() & self.csm.n_fail.val();
@@ -545,14 +769,17 @@ impl<
             self.fwd_all_now.d.next = self.fwd_all_rep.val();
         }
         self.n_st_word.next = ((bit_cast::<SW, R>(self.csm.n_rep.val()) << self.s_rep_at.val())
+            | (bit_cast::<SW, EPOCH_BITS>(self.csm.n_sent.val()) << self.s_sent_at.val())
             | (bit_cast::<SW, TID_BITS>(self.csm.n_tid.val()) << self.s_tid_at.val())
             | (bit_cast::<SW, CSM_BITS>(self.csm.n_csm.val()) << self.s_csm_at.val()))
         .replace_bit(self.s_fail_at.val().index(), self.csm.n_fail.val());
-        // Every packet writes its group's state back (unchanged for the drops 1–3); a `Write`
-        // resets it.
+        // Every packet and tick writes its group's state back (unchanged for the drops 1–3
+        // and the invisible ticks); an accepted `Write` resets it to Idle at `cfg_tid`.
+        self.cfg_st_word.next =
+            bit_cast::<SW, TID_BITS>(self.s3_cfg_tid.q.val()) << self.s_tid_at.val();
         self.wr_st_word.next = self.n_st_word.val();
         if self.s3_is_cfg.q.val() {
-            self.wr_st_word.next = self.zero_sw.val();
+            self.wr_st_word.next = self.cfg_st_word.val();
         }
         self.byp1_st.d.next = self.wr_st_word.val();
 
@@ -579,39 +806,46 @@ impl<
         // ---- Stage 4's registers: outputs (zero unless loaded; the output packet's fields
         // are loaded every cycle and zeroed at the ports instead, so that they do not wait for
         // the decision to send) and the counter command.
-        self.o_out_valid.d.next = self.pkt_s3.val() & self.csm.send.val();
+        self.o_out_valid.d.next = self.sends_s3.val() & self.csm.send.val();
         self.o_out_ports.d.next = self.csm.send_ports.val();
         self.o_out_cgid.d.next = self.s3_cgid.q.val();
+        // A packet's answer carries its TID; a tick's FULL the group's.
         self.o_out_tid.d.next = self.s3_tid.q.val();
+        if self.s3_tick.q.val() {
+            self.o_out_tid.d.next = self.csm.g_tid.val();
+        }
         self.o_out_op.d.next = self.csm.send_op.val();
-        self.o_ev_valid.d.next = self.pkt_s3.val();
+        self.o_ev_valid.d.next = self.ev_s3.val();
         self.o_ev_cgid.d.next = 0.into();
         self.o_ev_verdict.d.next = 0.into();
         self.o_ev_state.d.next = 0.into();
         self.o_ev_tid.d.next = 0.into();
         self.o_ev_fail.d.next = false;
-        if self.pkt_s3.val() {
+        if self.ev_s3.val() {
             self.o_ev_cgid.d.next = self.s3_cgid.q.val();
             self.o_ev_verdict.d.next = self.csm.verdict.val();
-            if self.csm.reads_group.val() {
+            if self.csm.reads_group.val() | self.s3_tick.q.val() {
                 self.o_ev_state.d.next = self.csm.n_csm.val();
                 self.o_ev_tid.d.next = self.csm.n_tid.val();
                 self.o_ev_fail.d.next = self.csm.n_fail.val();
             }
         }
         self.o_rsp_valid.d.next = self.cfg_s3.val();
+        self.o_rsp_rejected.d.next = self.cfg_s3.val() & self.s3_reject.q.val();
         self.o_rsp_entry.d.next = self.zero_ew.val();
         self.o_rsp_st.d.next = self.zero_sw.val();
         if self.cfg_s3.val() {
-            if self.s3_cfg_op.q.val() == self.cfg_write.val() {
-                self.o_rsp_entry.d.next = self.s3_cfg_entry.q.val();
-            }
-            if self.s3_cfg_op.q.val() == self.cfg_read_entry.val() {
+            // A rejected `Write` answers as `ReadEntry` would.
+            if self.s3_reject.q.val() | (self.s3_cfg_op.q.val() == self.cfg_read_entry.val()) {
                 self.o_rsp_entry.d.next = self.s3_entry.q.val();
                 self.o_rsp_st.d.next = self.bypass.st_word.val();
+            } else if self.s3_cfg_op.q.val() == self.cfg_write.val() {
+                self.o_rsp_entry.d.next = self.s3_cfg_entry.q.val();
+                self.o_rsp_st.d.next = self.cfg_st_word.val();
             }
         }
         self.s4_count.d.next = self.pkt_s3.val();
+        self.s4_tally.d.next = self.ev_s3.val();
         self.s4_verdict.d.next = self.csm.verdict.val();
         self.s4_clear.d.next = self.cfg_s3.val() & (self.s3_cfg_op.q.val() == self.cfg_clear.val());
         self.s4_read.d.next =
@@ -620,6 +854,7 @@ impl<
 
         // ---- Stage 4: the counters count, clear or are read, in operation order.
         self.counters.count.next = self.s4_count.q.val();
+        self.counters.tally.next = self.s4_tally.q.val();
         self.counters.verdict.next = self.s4_verdict.q.val();
         self.counters.clear.next = self.s4_clear.q.val();
         self.counters.sel.next = self.s4_sel.q.val();
@@ -628,19 +863,20 @@ impl<
             self.rsp_counter.next = self.counters.value.val();
         }
 
-        // ---- Ports: registers, but for the two readies, `rsp_counter` and the zeroing of
-        // `out_*` when no packet is sent.
-        self.out_valid.next = self.o_out_valid.q.val();
-        self.out_ports.next = 0.into();
-        self.out_cgid.next = 0.into();
-        self.out_tid.next = 0.into();
-        self.out_op.next = 0.into();
-        if self.o_out_valid.q.val() {
-            self.out_ports.next = self.o_out_ports.q.val();
-            self.out_cgid.next = self.o_out_cgid.q.val();
-            self.out_tid.next = self.o_out_tid.q.val();
-            self.out_op.next = self.o_out_op.q.val();
-        }
+        // ---- Stage 4's output packet goes through the queue (shown at once if it is empty).
+        self.outq.push.next = self.o_out_valid.q.val();
+        self.outq.in_ports.next = self.o_out_ports.q.val();
+        self.outq.in_cgid.next = self.o_out_cgid.q.val();
+        self.outq.in_tid.next = self.o_out_tid.q.val();
+        self.outq.in_op.next = self.o_out_op.q.val();
+        self.outq.ready.next = self.out_ready.val();
+
+        // ---- Ports: registers, but for the two readies, `rsp_counter` and the queue's head.
+        self.out_valid.next = self.outq.out_valid.val();
+        self.out_ports.next = self.outq.out_ports.val();
+        self.out_cgid.next = self.outq.out_cgid.val();
+        self.out_tid.next = self.outq.out_tid.val();
+        self.out_op.next = self.outq.out_op.val();
         self.ev_valid.next = self.o_ev_valid.q.val();
         self.ev_cgid.next = self.o_ev_cgid.q.val();
         self.ev_verdict.next = self.o_ev_verdict.q.val();
@@ -648,6 +884,7 @@ impl<
         self.ev_tid.next = self.o_ev_tid.q.val();
         self.ev_fail.next = self.o_ev_fail.q.val();
         self.rsp_valid.next = self.o_rsp_valid.q.val();
+        self.rsp_rejected.next = self.o_rsp_rejected.q.val();
         self.rsp_entry_valid.next = self
             .o_rsp_entry
             .q
@@ -714,6 +951,7 @@ impl<
                 ("classify", "switch_engine_classify"),
                 ("csm", "switch_engine_csm"),
                 ("counters", "switch_engine_counters"),
+                ("outq", "switch_engine_outq"),
             ],
         )
     }
@@ -729,8 +967,15 @@ fn boxed<
     const C: usize,
     const EW: usize,
     const SW: usize,
->() -> Box<dyn SwitchEngineRtl> {
-    let mut e = SwitchEngine::<R, P, G, C, EW, SW>::default();
+>(
+    p: &SwitchEngineParams,
+) -> Box<dyn SwitchEngineRtl> {
+    // The retry parameters are constants of the one monomorphisation.
+    let mut e = SwitchEngine::<R, P, G, C, EW, SW> {
+        timer_on: Constant::new(p.retry_timer_on()),
+        epoch_at: k(p.epoch_shift() as u64),
+        ..Default::default()
+    };
     e.connect_all();
     Box::new(e)
 }
@@ -748,15 +993,18 @@ pub fn build(p: &SwitchEngineParams) -> Option<Box<dyn SwitchEngineRtl>> {
         (@g $r:literal, $pb:literal, $ew:literal, $sw:literal, [$(($gn:literal, $gb:literal)),*]) => {{
             $( if p.groups == $gn {
                 return match p.counter_bits {
-                    16 => Some(boxed::<$r, $pb, $gb, 16, $ew, $sw>()),
-                    32 => Some(boxed::<$r, $pb, $gb, 32, $ew, $sw>()),
+                    16 => Some(boxed::<$r, $pb, $gb, 16, $ew, $sw>(p)),
+                    32 => Some(boxed::<$r, $pb, $gb, 32, $ew, $sw>(p)),
                     _ => None,
                 };
             } )*
             None
         }};
     }
-    pick!((4, 2, 8, 9), (8, 3, 13, 13), (16, 4, 22, 21), (32, 5, 39, 37);
+    if !p.is_supported() {
+        return None;
+    }
+    pick!((4, 2, 8, 11), (8, 3, 13, 15), (16, 4, 22, 23), (32, 5, 39, 39);
           (16, 4), (256, 8), (1024, 10), (4096, 12));
     None
 }
@@ -771,18 +1019,14 @@ mod tests {
         for &radix in SwitchEngineParams::KEYS[0].allowed {
             for &groups in SwitchEngineParams::KEYS[1].allowed {
                 for &counter_bits in SwitchEngineParams::KEYS[2].allowed {
-                    let p = SwitchEngineParams {
-                        radix,
-                        groups,
-                        counter_bits,
-                    };
+                    let p = SwitchEngineParams::sized(radix, groups, counter_bits);
                     assert!(p.is_supported());
                     assert!(build(&p).is_some(), "{p:?}");
                 }
             }
         }
         // The EW / SW of the monomorphisations are the shared layouts' widths.
-        for (radix, ew, sw) in [(4, 8, 9), (8, 13, 13), (16, 22, 21), (32, 39, 37)] {
+        for (radix, ew, sw) in [(4, 8, 11), (8, 13, 15), (16, 22, 23), (32, 39, 39)] {
             let p = SwitchEngineParams {
                 radix,
                 ..Default::default()
@@ -792,10 +1036,10 @@ mod tests {
                 (ew, sw)
             );
         }
+        assert!(build(&SwitchEngineParams::sized(6, 16, 16)).is_none());
         assert!(build(&SwitchEngineParams {
-            radix: 6,
-            groups: 16,
-            counter_bits: 16
+            epoch_cycles: 1000,
+            ..SwitchEngineParams::SMALL
         })
         .is_none());
     }

@@ -55,13 +55,21 @@ pub trait ParamTable: Debug {
             .iter()
             .all(|k| self.get(k.name).is_some_and(|v| k.allowed.contains(&v)))
     }
-    /// `key=value` pairs in canonical order, for messages and file headers.
+    /// `key=value` pairs in canonical order, for messages and file headers; a key added
+    /// late ([`crate::config::LATE_KEYS`]) only when it is not at its default, as in the
+    /// configuration hash.
     fn describe(&self) -> String {
         self.keys()
             .iter()
+            .filter(|k| !self.late_default(k))
             .map(|k| format!("{}={}", k.name, self.get(k.name).unwrap_or(0)))
             .collect::<Vec<_>>()
             .join(" ")
+    }
+    /// `k` is a late key at its default value.
+    fn late_default(&self, k: &ParamKey) -> bool {
+        let name = format!("{}.{}", self.table(), k.name);
+        crate::config::LATE_KEYS.contains(&name.as_str()) && self.get(k.name) == Some(k.default)
     }
 }
 

@@ -182,11 +182,7 @@ mod tests {
     fn layout_widths() {
         assert_eq!(header_bits(&SwitchEngineParams::SMALL), 9 + 4 + 2);
         assert_eq!(header_bits(&SwitchEngineParams::default()), 9 + 8 + 4);
-        let biggest = SwitchEngineParams {
-            radix: 32,
-            groups: 4096,
-            counter_bits: 32,
-        };
+        let biggest = SwitchEngineParams::sized(32, 4096, 32);
         assert_eq!(header_bits(&biggest), 9 + 12 + 5);
     }
 

@@ -9,6 +9,17 @@
 //! Inputs wider than their fields are reduced to the field width (modulo `radix`, `groups`, 4,
 //! 8, ...) exactly as the RTL's narrower ports would truncate them, so the same random stimulus
 //! can drive all three levels.
+//!
+//! ## Time
+//!
+//! The golden has no clock, but rules 6 and 8 depend on the epoch of an operation. It is told
+//! the time instead: [`SwitchEngineGolden::apply_at`] takes `now`, the engine's cycle count
+//! (see "Time" in the [module docs](super)) in the cycle the operation is accepted, which
+//! whoever drives the golden knows (the transactor counts cycles; the scenario runner and the
+//! directed suite know their schedules). [`SwitchEngineGolden::apply`] uses the last `now`
+//! given. Ticks (rule 8) are issued by the caller too, [`SwitchEngineGolden::tick`]: when the
+//! engine ticks which group is a question of the cycle level, what a tick does is the
+//! golden's to say.
 
 use super::{
     CfgOp, CsmState, GroupState, Opcode, Packet, SwitchEngineParams, TableEntry, Verdict, COUNTERS,
@@ -21,14 +32,16 @@ pub enum Op {
     Cfg(CfgCmd),
 }
 
-/// A configuration-port command. `entry` is used by [`CfgOp::Write`], `counter` by
-/// [`CfgOp::ReadCounter`]; `cgid` by `Write` and `ReadEntry`.
+/// A configuration-port command. `entry` and `tid` are used by [`CfgOp::Write`], `counter`
+/// by [`CfgOp::ReadCounter`]; `cgid` by `Write` and `ReadEntry`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct CfgCmd {
     pub op: CfgOp,
     pub cgid: u64,
     pub entry: TableEntry,
     pub counter: u64,
+    /// The TID a `Write` gives the group (`cfg_tid`).
+    pub tid: u64,
 }
 
 /// The packet the engine sends in answer to a packet, if any.
@@ -59,6 +72,8 @@ pub struct CfgResult {
     pub entry: TableEntry,
     pub state: GroupState,
     pub counter: u64,
+    /// A `Write` that was rejected (`rsp_rejected`).
+    pub rejected: bool,
 }
 
 /// The engine's answer to one [`Op`].
@@ -88,6 +103,8 @@ pub struct SwitchEngineGolden {
     /// Indexed by CGID.
     states: Vec<GroupState>,
     counters: [u64; COUNTERS],
+    /// The time of the last operation (see "Time" above).
+    now: u64,
 }
 
 impl SwitchEngineGolden {
@@ -98,6 +115,7 @@ impl SwitchEngineGolden {
             table: vec![TableEntry::default(); params.groups],
             states: vec![GroupState::default(); params.groups],
             counters: [0; COUNTERS],
+            now: 0,
         }
     }
 
@@ -115,12 +133,57 @@ impl SwitchEngineGolden {
         self.states[self.group_index(cgid)]
     }
 
-    /// Counter `i` (reduced modulo 8).
+    /// Counter `i` (reduced modulo 16, the index port's width); 0 for 11..15, which name no
+    /// counter.
     pub fn counter(&self, i: u64) -> u64 {
-        self.counters[(i % COUNTERS as u64) as usize]
+        self.counters.get((i % 16) as usize).copied().unwrap_or(0)
     }
 
-    /// Applies one operation and returns the engine's answer.
+    /// The epoch of the last operation.
+    pub fn epoch(&self) -> u64 {
+        self.params.epoch(self.now)
+    }
+
+    /// Applies one operation accepted when the engine's cycle count is `now`.
+    pub fn apply_at(&mut self, op: &Op, now: u64) -> Response {
+        self.now = now;
+        self.apply(op)
+    }
+
+    /// Rule 8: a tick of group `cgid` at time `now`. `Some` (verdict `Retry`, counted) when
+    /// the tick acts; `None` for an invisible tick. The caller decides when the engine ticks
+    /// (whether `retry_timer` is on is the caller's business too).
+    pub fn tick(&mut self, cgid: u64, now: u64) -> Option<Response> {
+        self.now = now;
+        let cgid = cgid % self.params.groups as u64;
+        let index = self.group_index(cgid);
+        let entry = self.table[index];
+        let state = &mut self.states[index];
+        let epoch = self.params.epoch(now);
+        // Nothing sent upward for at least one whole epoch: two or three epochs ago.
+        let quiet = (epoch + 4 - state.sent) % 4 >= 2;
+        if !entry.valid || entry.is_root || state.csm != CsmState::Full || state.fail || !quiet {
+            return None;
+        }
+        state.sent = epoch;
+        let result = PacketResult {
+            verdict: Verdict::Retry,
+            state: *state,
+            out: Some(OutPacket {
+                ports: 1 << entry.parent,
+                cgid,
+                tid: state.tid,
+                op: Opcode::Full,
+            }),
+        };
+        let max = self.params.counter_max();
+        let c = &mut self.counters[Verdict::Retry.code() as usize];
+        *c = (*c + 1).min(max);
+        Some(Response::Packet { cgid, result })
+    }
+
+    /// Applies one operation (at the time of the last [`Self::apply_at`] or
+    /// [`Self::tick`]; 0 if none) and returns the engine's answer.
     pub fn apply(&mut self, op: &Op) -> Response {
         match op {
             Op::Packet(pkt) => {
@@ -201,8 +264,9 @@ impl SwitchEngineGolden {
         }
         // 6. / 7.
         let distance = (pkt.tid + 4 - state.tid) % 4;
+        let epoch = self.params.epoch(self.now);
         let (verdict, out) = match role {
-            Role::FromChild => from_child(&entry, &mut state, pkt, opcode, distance),
+            Role::FromChild => from_child(&entry, &mut state, pkt, opcode, distance, epoch),
             Role::FromParent => from_parent(&entry, &mut state, pkt, distance),
         };
         self.states[index] = state;
@@ -225,18 +289,33 @@ impl SwitchEngineGolden {
                     children: cmd.entry.children & self.params.port_mask(),
                     is_root: cmd.entry.is_root,
                 };
+                // A valid group needs a child, and a non-root's parent cannot be one of them.
+                let childless = entry.children == 0;
+                let parent_is_child = !entry.is_root && entry.children & (1 << entry.parent) != 0;
+                if entry.valid && (childless || parent_is_child) {
+                    return CfgResult {
+                        entry: self.table[index],
+                        state: self.states[index],
+                        counter: 0,
+                        rejected: true,
+                    };
+                }
+                let state = GroupState {
+                    tid: cmd.tid % 4,
+                    ..GroupState::default()
+                };
                 self.table[index] = entry;
-                self.states[index] = GroupState::default();
+                self.states[index] = state;
                 CfgResult {
                     entry,
-                    state: GroupState::default(),
-                    counter: 0,
+                    state,
+                    ..Default::default()
                 }
             }
             CfgOp::ReadEntry => CfgResult {
                 entry: self.table[index],
                 state: self.states[index],
-                counter: 0,
+                ..Default::default()
             },
             CfgOp::ReadCounter => CfgResult {
                 counter: self.counter(cmd.counter),
@@ -266,13 +345,14 @@ fn complete_transaction(state: &mut GroupState) {
     state.tid = (state.tid + 1) % 4;
 }
 
-/// Step 6: FULL or STATUS_REQ from a child.
+/// Step 6: FULL or STATUS_REQ from a child, in epoch `epoch`.
 fn from_child(
     entry: &TableEntry,
     state: &mut GroupState,
     pkt: &Packet,
     opcode: Opcode,
     distance: u64,
+    epoch: u64,
 ) -> (Verdict, Option<OutPacket>) {
     let reply = |ports: u64, op: Opcode| {
         Some(OutPacket {
@@ -294,30 +374,37 @@ fn from_child(
         }
         _ => {
             let already_reported = state.reported & child_bit != 0;
-            if !already_reported {
-                // FULL, or a STATUS_REQ standing in for a lost FULL.
-                state.reported |= child_bit;
-                if state.csm == CsmState::Idle {
-                    ratchet(state, CsmState::Filling);
-                }
-                if state.csm == CsmState::Filling && state.reported == entry.children {
-                    ratchet(state, CsmState::Full);
-                    if entry.is_root {
-                        complete_transaction(state);
-                        return (Verdict::Ok, reply(entry.children, Opcode::Exit));
+            match (already_reported, opcode) {
+                // The child's report.
+                (false, Opcode::Full) => {
+                    state.reported |= child_bit;
+                    if state.csm == CsmState::Idle {
+                        ratchet(state, CsmState::Filling);
                     }
-                    return (Verdict::Ok, reply(to_parent, Opcode::Full));
-                }
-                (Verdict::Ok, None)
-            } else {
-                match opcode {
-                    Opcode::Full => (Verdict::Stale, None),
-                    // Only a non-root rests in Full; it may itself have missed the Exit.
-                    Opcode::StatusReq if state.csm == CsmState::Full => {
-                        (Verdict::Ok, reply(to_parent, Opcode::StatusReq))
+                    if state.csm == CsmState::Filling && state.reported == entry.children {
+                        ratchet(state, CsmState::Full);
+                        if entry.is_root {
+                            complete_transaction(state);
+                            return (Verdict::Ok, reply(entry.children, Opcode::Exit));
+                        }
+                        state.sent = epoch;
+                        return (Verdict::Ok, reply(to_parent, Opcode::Full));
                     }
-                    _ => (Verdict::Ok, None),
+                    (Verdict::Ok, None)
                 }
+                // A question about a transaction the child has not reported in: not a report.
+                (false, _) => (Verdict::Unreported, None),
+                // Only a non-root rests in Full: a retry, which goes up once per epoch.
+                (true, _) if state.csm == CsmState::Full => {
+                    if state.sent == epoch {
+                        (Verdict::Coalesced, None)
+                    } else {
+                        state.sent = epoch;
+                        (Verdict::Ok, reply(to_parent, opcode))
+                    }
+                }
+                (true, Opcode::Full) => (Verdict::Stale, None),
+                (true, _) => (Verdict::Ok, None),
             }
         }
     }
@@ -384,6 +471,7 @@ mod tests {
                 is_root,
             },
             counter: 0,
+            tid: 0,
         })
     }
 
@@ -393,6 +481,7 @@ mod tests {
             cgid,
             entry: TableEntry::default(),
             counter,
+            tid: 0,
         })
     }
 
@@ -401,6 +490,7 @@ mod tests {
             csm,
             fail,
             tid,
+            sent: 0,
             reported,
         }
     }
@@ -789,7 +879,8 @@ mod tests {
             Response::Cfg(CfgResult {
                 entry,
                 state: zero,
-                counter: 0
+                counter: 0,
+                rejected: false,
             })
         );
         expect(
@@ -840,15 +931,16 @@ mod tests {
         let mut g = SwitchEngineGolden::new(SwitchEngineParams::SMALL);
         // non-root, parent 1, children 0, 2, 3
         g.apply(&write(4, 1, 0b1101, false));
-        // STATUS_REQ whose FULL was lost counts as the FULL
+        // A STATUS_REQ from a child that has not reported is not its report.
         expect(
             &mut g,
             pkt(0, 4, 0, Opcode::StatusReq),
-            Verdict::Ok,
-            st(Filling, false, 0, 0b0001),
+            Verdict::Unreported,
+            st(Idle, false, 0, 0),
             None,
         );
-        // already reported, group not Full: nothing to say yet
+        g.apply(&pkt(0, 4, 0, Opcode::Full));
+        // already reported, group Filling: nothing to say yet
         expect(
             &mut g,
             pkt(0, 4, 0, Opcode::StatusReq),
@@ -857,51 +949,215 @@ mod tests {
             None,
         );
         g.apply(&pkt(2, 4, 0, Opcode::Full));
+        // the last child, polling before it reports: still not counted
         expect(
             &mut g,
             pkt(3, 4, 0, Opcode::StatusReq),
+            Verdict::Unreported,
+            st(Filling, false, 0, 0b0101),
+            None,
+        );
+        expect(
+            &mut g,
+            pkt(3, 4, 0, Opcode::Full),
             Verdict::Ok,
             st(Full, false, 0, 0b1101),
             out(0b0010, 4, 0, Opcode::Full),
         );
-        // Full: a child's STATUS_REQ is forwarded to the parent
+        assert_eq!(g.counter(Verdict::Unreported.code()), 2);
+        assert_eq!(g.counter(0), 6);
+    }
+
+    fn sent(s: GroupState, sent: u64) -> GroupState {
+        GroupState { sent, ..s }
+    }
+
+    #[test]
+    fn retries_are_forwarded_once_per_epoch() {
+        let mut p = SwitchEngineParams::SMALL;
+        p.epoch_cycles = 256;
+        let mut g = SwitchEngineGolden::new(p);
+        // non-root, parent 1, children 0 and 2; Full in epoch 0 (its own FULL stamps it)
+        g.apply_at(&write(4, 1, 0b0101, false), 0);
+        g.apply_at(&pkt(0, 4, 0, Opcode::Full), 1);
+        let full = st(Full, false, 0, 0b0101);
+        let r = g.apply_at(&pkt(2, 4, 0, Opcode::Full), 2);
+        assert_eq!(g.state(4), full);
+        assert!(matches!(r, Response::Packet { result, .. } if result.out.is_some()));
+        // Retries in the same epoch as the FULL: coalesced, FULL and STATUS_REQ alike.
+        g.now = 255;
+        expect(
+            &mut g,
+            pkt(0, 4, 0, Opcode::Full),
+            Verdict::Coalesced,
+            full,
+            None,
+        );
+        expect(
+            &mut g,
+            pkt(2, 4, 0, Opcode::StatusReq),
+            Verdict::Coalesced,
+            full,
+            None,
+        );
+        // Epoch 1: the first retry goes up (same opcode, the packet's TID), the next waits.
+        g.now = 256;
         expect(
             &mut g,
             pkt(2, 4, 0, Opcode::StatusReq),
             Verdict::Ok,
-            st(Full, false, 0, 0b1101),
+            sent(full, 1),
             out(0b0010, 4, 0, Opcode::StatusReq),
         );
-        // ... and a duplicate FULL is still Stale
         expect(
             &mut g,
-            pkt(2, 4, 0, Opcode::Full),
-            Verdict::Stale,
-            st(Full, false, 0, 0b1101),
+            pkt(0, 4, 0, Opcode::Full),
+            Verdict::Coalesced,
+            sent(full, 1),
             None,
         );
-        assert_eq!(g.counter(0), 6);
+        // Epoch 5 = 1 mod 4: the stamp says "sent in this epoch" (the modulo is the point:
+        // a group quiet for exactly four epochs waits one more).
+        g.now = 5 * 256;
+        expect(
+            &mut g,
+            pkt(0, 4, 0, Opcode::Full),
+            Verdict::Coalesced,
+            sent(full, 1),
+            None,
+        );
+        g.now = 6 * 256 + 3;
+        expect(
+            &mut g,
+            pkt(0, 4, 0, Opcode::Full),
+            Verdict::Ok,
+            sent(full, 2),
+            out(0b0010, 4, 0, Opcode::Full),
+        );
+        assert_eq!(g.counter(Verdict::Coalesced.code()), 4);
+        assert_eq!(g.counter(Verdict::Stale.code()), 0);
+        // At a root a repeated FULL is still a duplicate.
+        g.apply(&write(5, 0, 0b0011, true));
+        g.apply(&pkt(0, 5, 0, Opcode::Full));
+        expect(
+            &mut g,
+            pkt(0, 5, 0, Opcode::Full),
+            Verdict::Stale,
+            st(Filling, false, 0, 0b01),
+            None,
+        );
     }
 
     #[test]
-    fn parent_port_in_child_mask_acts_as_parent() {
+    fn timer_retries_after_a_quiet_epoch() {
+        let p = SwitchEngineParams {
+            retry_timer: 1,
+            epoch_cycles: 256,
+            ..SwitchEngineParams::SMALL
+        };
+        let mut g = SwitchEngineGolden::new(p);
+        g.apply_at(&write(4, 1, 0b0001, false), 0);
+        g.apply_at(&write(5, 0, 0b0001, true), 1);
+        // Idle, invalid: invisible ticks.
+        assert_eq!(g.tick(4, 600), None);
+        assert_eq!(g.tick(7, 600), None);
+        g.apply_at(&pkt(0, 4, 2, Opcode::Full), 700); // TidFail: a failed group stays quiet
+        assert_eq!(g.tick(4, 2000), None);
+        g.apply_at(&write(4, 1, 0b0001, false), 700);
+        g.apply_at(&pkt(0, 5, 0, Opcode::Full), 700); // the root completes at once
+        assert_eq!(g.tick(5, 2000), None);
+        // Full in epoch 2 (now 700): quiet in epochs 2 and 3 ...
+        g.apply_at(&pkt(0, 4, 0, Opcode::Full), 700);
+        assert_eq!(g.tick(4, 767), None);
+        assert_eq!(g.tick(4, 1023), None);
+        // ... acts in epoch 0 (two epochs on), sending FULL with the group's TID ...
+        let retry = Response::Packet {
+            cgid: 4,
+            result: PacketResult {
+                verdict: Verdict::Retry,
+                state: sent(st(Full, false, 0, 0b0001), 0),
+                out: out(0b0010, 4, 0, Opcode::Full),
+            },
+        };
+        assert_eq!(g.tick(4, 1024), Some(retry));
+        assert_eq!(g.tick(4, 1030), None);
+        // ... and a forwarded retry also counts as "sent".
+        g.apply_at(&pkt(0, 4, 0, Opcode::Full), 1300); // epoch 1
+        assert_eq!(g.state(4).sent, 1);
+        assert_eq!(g.tick(4, 1600), None); // epoch 2: quiet for one epoch only
+        assert!(g.tick(4, 1800).is_some()); // epoch 3
+                                            // Counted in RETRY only, not as packets.
+        assert_eq!(g.counter(Verdict::Retry.code()), 2);
+        assert_eq!(g.counter(0), 4);
+    }
+
+    #[test]
+    fn bad_entries_are_rejected_and_tid_is_chosen() {
         let mut g = SwitchEngineGolden::new(SwitchEngineParams::SMALL);
-        // misconfigured: parent 1 also in the child mask. The parent role wins, so port 1 can
-        // never report and the group never becomes Full.
-        g.apply(&write(0, 1, 0b0011, false));
+        g.apply(&write(0, 1, 0b0101, false));
+        g.apply(&pkt(0, 0, 0, Opcode::Full));
+        let stored = CfgResult {
+            entry: TableEntry {
+                valid: true,
+                parent: 1,
+                children: 0b0101,
+                is_root: false,
+            },
+            state: st(Filling, false, 0, 0b0001),
+            counter: 0,
+            rejected: true,
+        };
+        // parent 1 also a child; no child at all (children cut to the port width first)
+        for (parent, children, is_root) in [(1, 0b0011, false), (2, 0, true), (0, 0xF0, false)] {
+            assert_eq!(
+                g.apply(&write(0, parent, children, is_root)),
+                Response::Cfg(stored)
+            );
+        }
+        assert_eq!(g.state(0), stored.state);
+        // A root's parent field is ignored; destroying is always accepted.
+        assert!(matches!(
+            g.apply(&write(3, 1, 0b0010, true)),
+            Response::Cfg(CfgResult {
+                rejected: false,
+                ..
+            })
+        ));
+        let destroy = Op::Cfg(CfgCmd {
+            op: CfgOp::Write,
+            cgid: 0,
+            entry: TableEntry::default(),
+            counter: 0,
+            tid: 0,
+        });
+        assert!(matches!(
+            g.apply(&destroy),
+            Response::Cfg(CfgResult {
+                rejected: false,
+                ..
+            })
+        ));
+        // A write at TID 2 (given as 6, cut to 2 bits): the group continues the tree's count.
+        let r = g.apply(&Op::Cfg(CfgCmd {
+            op: CfgOp::Write,
+            cgid: 0,
+            entry: TableEntry {
+                valid: true,
+                parent: 3,
+                children: 0b0001,
+                is_root: false,
+            },
+            counter: 0,
+            tid: 6,
+        }));
+        let Response::Cfg(c) = r else { panic!("{r:?}") };
+        assert_eq!((c.state, c.rejected), (st(Idle, false, 2, 0), false));
         expect(
             &mut g,
-            pkt(1, 0, 0, Opcode::Full),
-            Verdict::BadOpcode,
-            GroupState::default(),
-            None,
-        );
-        expect(
-            &mut g,
-            pkt(0, 0, 0, Opcode::Full),
+            pkt(0, 0, 2, Opcode::Full),
             Verdict::Ok,
-            st(Filling, false, 0, 0b01),
-            None,
+            st(Full, false, 2, 0b0001),
+            out(0b1000, 0, 2, Opcode::Full),
         );
     }
 
@@ -916,15 +1172,16 @@ mod tests {
             entry: TableEntry {
                 valid: true,
                 parent: 5,
-                children: 0xF3,
+                children: 0xF5,
                 is_root: false,
             },
             counter: 0,
+            tid: 0,
         }));
         let e = TableEntry {
             valid: true,
             parent: 1,
-            children: 0x3,
+            children: 0x5,
             is_root: false,
         };
         assert_eq!(
@@ -932,7 +1189,8 @@ mod tests {
             Response::Cfg(CfgResult {
                 entry: e,
                 state: GroupState::default(),
-                counter: 0
+                counter: 0,
+                rejected: false,
             })
         );
         assert_eq!(g.entry(6), e);
@@ -944,7 +1202,8 @@ mod tests {
             Response::Cfg(CfgResult {
                 entry: e,
                 state: s,
-                counter: 0
+                counter: 0,
+                rejected: false,
             })
         );
         // an invalid entry reads back as stored
@@ -959,7 +1218,7 @@ mod tests {
             })
         );
         g.apply(&pkt(0, 8, 0, Opcode::Full)); // UnknownCgid
-        let r = g.apply(&cfg(CfgOp::ReadCounter, 0, 1 + 8)); // counter index mod 8
+        let r = g.apply(&cfg(CfgOp::ReadCounter, 0, 1 + 16)); // counter index mod 16
         assert_eq!(
             r,
             Response::Cfg(CfgResult {
@@ -971,7 +1230,7 @@ mod tests {
             g.apply(&cfg(CfgOp::ClearCounters, 6, 0)),
             Response::Cfg(CfgResult::default())
         );
-        for i in 0..8 {
+        for i in 0..16 {
             assert_eq!(g.counter(i), 0);
         }
         // ClearCounters leaves tables alone; a Write of an invalid entry resets the state
@@ -986,6 +1245,7 @@ mod tests {
                 is_root: true,
             },
             counter: 0,
+            tid: 0,
         }));
         let e2 = TableEntry {
             valid: false,
@@ -998,7 +1258,8 @@ mod tests {
             Response::Cfg(CfgResult {
                 entry: e2,
                 state: GroupState::default(),
-                counter: 0
+                counter: 0,
+                rejected: false,
             })
         );
         expect(

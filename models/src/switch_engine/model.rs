@@ -26,11 +26,16 @@
 //!   Hence `pkt_ready` and `cfg_ready` are low for exactly `groups` cycles after the last reset
 //!   cycle. Clearing one entry per cycle is why a reset takes `groups` cycles: a RAM has one
 //!   write port.
-//! - **Stage 0 (cycle `t`).** `cfg_ready = init_done`, `pkt_ready = init_done && !cfg_valid`
-//!   (combinational: the configuration port has priority). The accepted operation's CGID
-//!   addresses both memories (their read is registered, and reads the word as it is *before*
-//!   that edge's write); the operation, every field reduced to its port width, is latched into
-//!   the stage-1 registers.
+//! - **Time.** `now` ([`NOW_BITS`] wide, reset to 0) counts the cycles in which `init_done`
+//!   is high; the epoch of an operation is taken from it in stage 0 and travels with it.
+//! - **Stage 0 (cycle `t`).** `cfg_ready = init_done`, `pkt_ready = init_done && !cfg_valid
+//!   && room` (combinational: the configuration port has priority; `room` is a function of
+//!   registers, below). The accepted operation's CGID addresses both memories (their read is
+//!   registered, and reads the word as it is *before* that edge's write); the operation, every
+//!   field reduced to its port width, with its epoch, is latched into the stage-1 registers.
+//!   With the retry timer on, a cycle with nothing offered (`!cfg_valid && !pkt_valid`), the
+//!   sweep done and `room` is a tick: the group of the scan pointer enters stage 1 as an
+//!   operation of its own, and the pointer advances.
 //! - **Stage 1 (`t + 1`).** The memories' read data is latched into their output registers
 //!   (`tbl_q`, `st_q`). The read of stage 0 missed three writes, all made by stage 3: the one
 //!   of the edge before (`byp1`), the one at the end of this cycle and the one at the end of
@@ -39,7 +44,8 @@
 //!   bypass is resolved here completely: the newest of the three entries written to this
 //!   CGID is registered (`e_byp`, with `e_use_byp`). For the state, the CGID is compared with
 //!   the two older writes, which will be in `byp1` and `byp2` during stage 2 (`pre_byp1`,
-//!   `pre_byp2`).
+//!   `pre_byp2`). A `Write` the port rejects is found here (from its registered entry): from
+//!   stage 2 on it counts as writing nothing, for the bypass and the memories alike.
 //! - **Stage 2 (`t + 2`).** The entry (`e_byp` or `tbl_q`) is registered for stage 3
 //!   (`s3_entry`), with what the packet's port and opcode make of it (the RTL's
 //!   `switch_engine_classify`: rules 1–5, the path, the parent's port as a mask); the state
@@ -48,25 +54,32 @@
 //!   operation in stage 3, whose write at the end of this cycle is the newest (`sel1`).
 //!   The RTL also registers what the decision needs to know of each of the two states stage
 //!   3 chooses between (failed, Full, the TID compares, the port's reported bit, every child
-//!   reported): of `st_pre` here, of `byp1_st` with the decision that writes it. Those are
-//!   functions of registers the model has, so the model works them out when it decides.
+//!   reported, sent in this epoch, quiet for a whole epoch): of `st_pre` here, of `byp1_st`
+//!   with the decision that writes it. Those are functions of registers the model has, so
+//!   the model works them out when it decides.
 //! - **Stage 3 (`t + 3`).** The state is `byp1` if `sel1`, else `st_pre`. Rules 6–7 (or the
-//!   configuration operation) decide; at the edge the state is written back (every packet
-//!   writes it, unchanged for the drop verdicts 1–3, and a `Write` writes zero; a `Write` also
-//!   writes the entry), the write is kept in `byp1` (and `byp1`'s state moves to `byp2`),
-//!   and the output registers are loaded, with the verdict and the counter command (count,
-//!   clear, read, index) in registers of their own.
-//! - **Stage 4 (`t + 4`): outputs and counters.** `out_*`, `ev_*` and `rsp_*` but
-//!   `rsp_counter` are the output registers; an output group that was not loaded at the
-//!   previous edge is all zero. The counters count the registered verdict (or clear) at the
+//!   configuration operation, or rule 8 for a tick) decide; at the edge the state is written
+//!   back (every packet and tick writes it, unchanged for the drop verdicts 1–3 and the
+//!   invisible ticks; an accepted `Write` writes Idle at `cfg_tid` and the entry; a rejected
+//!   one writes nothing), the write is kept in `byp1` (and `byp1`'s state moves to `byp2`),
+//!   and the output registers are loaded, with the verdict and the counter command (count a
+//!   packet, count an event's verdict, clear, read, index) in registers of their own.
+//! - **Stage 4 (`t + 4`): outputs and counters.** `ev_*` and `rsp_*` but `rsp_counter` are
+//!   the output registers; an output group that was not loaded at the previous edge is all
+//!   zero. `out_*` show the head of the output queue or, with the queue empty, the stage-4
+//!   output packet register; at the edge the packet shown leaves if `out_ready`, and the
+//!   stage-4 packet joins the queue unless it was shown and left. `room` is `queued +
+//!   in_flight < 8` with `queued` the packets in the queue and `in_flight` the packets and
+//!   ticks in stages 1–3 plus the stage-4 output packet: so the queue (8 slots) cannot
+//!   overflow. The counters count the registered verdict (or clear) at the
 //!   edge ending this cycle, and `rsp_counter` is the selected counter during this cycle
 //!   (a mux of registers, zero unless a `ReadCounter` is in stage 4). Since every counter
 //!   operation (count, clear, read) happens in this one stage, in order, a `ReadCounter` sees
 //!   every earlier packet and clear and none of the later ones.
 //!
-//! The ready signals are not gated by `reset` (they are `init_done`-based only): an operation
-//! handshaken during a reset cycle is simply lost, because the reset edge clears the pipeline's
-//! valid bits. Stage 3 does not write the memories at a reset edge either; that is
+//! The ready signals are not gated by `reset`: an operation handshaken during a reset cycle is
+//! simply lost, because the reset edge clears the pipeline's valid bits and the output
+//! queue. Stage 3 does not write the memories at a reset edge either; that is
 //! unobservable, since the sweep that follows rewrites every entry before anything can read it.
 //!
 //! [`SwitchEngineModel::new`] starts in the state right after a reset edge (so it sweeps first).
@@ -79,15 +92,16 @@
 use super::golden::Response;
 use super::{
     CfgOp, CsmState, GroupState, Opcode, SwitchEngineIn, SwitchEngineOut, SwitchEngineParams,
-    TableEntry, Verdict, COUNTERS,
+    TableEntry, Verdict, COUNTERS, NOW_BITS, OUT_QUEUE,
 };
 use crate::kit::cycle::CycleSim;
 use crate::kit::ports::mask;
+use std::collections::VecDeque;
 
 /// Positions of the fields of the table and state memory words, taken once from the shared
 /// layouts ([`SwitchEngineParams::entry_layout`], [`SwitchEngineParams::state_layout`]) so
 /// that the per-cycle code is shifts and masks.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 struct Words {
     e_valid: u32,
     e_root: u32,
@@ -96,6 +110,7 @@ struct Words {
     s_csm: u32,
     s_fail: u32,
     s_tid: u32,
+    s_sent: u32,
     s_reported: u32,
     port_bits: usize,
     radix: usize,
@@ -112,6 +127,7 @@ impl Words {
             s_csm: s.lsb("csm") as u32,
             s_fail: s.lsb("fail") as u32,
             s_tid: s.lsb("tid") as u32,
+            s_sent: s.lsb("sent") as u32,
             s_reported: s.lsb("reported") as u32,
             port_bits: p.port_bits(),
             radix: p.radix,
@@ -134,11 +150,12 @@ impl Words {
         }
     }
 
-    fn state(&self, csm: CsmState, fail: bool, tid: u64, reported: u64) -> u64 {
-        (csm.code() << self.s_csm)
-            | ((fail as u64) << self.s_fail)
-            | (tid << self.s_tid)
-            | (reported << self.s_reported)
+    fn state(&self, g: GroupState) -> u64 {
+        (g.csm.code() << self.s_csm)
+            | ((g.fail as u64) << self.s_fail)
+            | (g.tid << self.s_tid)
+            | (g.sent << self.s_sent)
+            | (g.reported << self.s_reported)
     }
 
     fn unpack_state(&self, s: u64) -> GroupState {
@@ -146,17 +163,14 @@ impl Words {
             csm: CsmState::of(s >> self.s_csm),
             fail: (s >> self.s_fail) & 1 != 0,
             tid: (s >> self.s_tid) & 3,
+            sent: (s >> self.s_sent) & 3,
             reported: (s >> self.s_reported) & mask(self.radix),
         }
-    }
-
-    fn with_fail(&self, s: u64) -> u64 {
-        s | (1 << self.s_fail)
     }
 }
 
 /// The cycle model. See the [module docs](self) for the micro-architecture.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct SwitchEngineModel {
     p: SwitchEngineParams,
     /// `radix - 1`: the mask of a port number.
@@ -176,6 +190,10 @@ pub struct SwitchEngineModel {
     counters: [u64; COUNTERS],
     init_done: bool,
     init_ptr: u64,
+    /// Cycles since the sweep ended (`now`, [`NOW_BITS`] wide), and the group of the next
+    /// tick.
+    now: u64,
+    scan_ptr: u64,
     /// Stage 1: the accepted operation, fields already reduced to port widths.
     s1: Stage,
     /// The memories' own read registers (`rd_data`): the words of stage 1's CGID.
@@ -210,21 +228,28 @@ pub struct SwitchEngineModel {
     /// Stage 4: output registers (`pkt_ready`, `cfg_ready` and `rsp_counter` are always zero
     /// here; they are combinational and computed in [`SwitchEngineModel::step`]) …
     regs: SwitchEngineOut,
-    /// … and the counter command: count `s4_verdict`, clear, or read counter `s4_sel`.
+    /// … and the counter command: count a packet (`s4_count`, counter 0) and its verdict
+    /// (`s4_verdict`, unless `Ok`), clear, or read counter `s4_sel`.
     s4_count: bool,
-    s4_verdict: Verdict,
+    s4_verdict: Option<Verdict>,
     s4_clear: bool,
     s4_read: bool,
     s4_sel: u64,
+    /// The output queue behind the stage-4 output register (`regs.out_*`), oldest first.
+    queue: VecDeque<SwitchEngineOut>,
     /// The last cycle's inputs (for [`CycleSim::peek`]).
     last: SwitchEngineIn,
 }
 
 /// A pipeline stage's operation register.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
 struct Stage {
     valid: bool,
     cfg: bool,
+    /// A tick (rule 8) of group `op.pkt_cgid`; the other packet fields mean nothing.
+    tick: bool,
+    /// The epoch of the cycle the operation was accepted in.
+    epoch: u64,
     op: SwitchEngineIn,
 }
 
@@ -236,13 +261,25 @@ impl Stage {
             self.op.pkt_cgid
         }
     }
-    /// A configuration `Write`: writes the table (and the state).
-    fn writes_table(&self) -> bool {
-        self.valid && self.cfg && CfgOp::of(self.op.cfg_op) == CfgOp::Write
+    /// A `Write` the configuration port rejects: a valid entry with no child, or a non-root
+    /// whose parent is also a child (fields already cut to the port widths).
+    fn rejected(&self) -> bool {
+        let o = &self.op;
+        o.cfg_entry_valid
+            && (o.cfg_children == 0
+                || (!o.cfg_is_root && (o.cfg_children >> o.cfg_parent) & 1 != 0))
     }
-    /// A packet or a `Write`: writes the state back in stage 3.
+    /// An accepted configuration `Write`: writes the table (and the state).
+    fn writes_table(&self) -> bool {
+        self.valid && self.cfg && CfgOp::of(self.op.cfg_op) == CfgOp::Write && !self.rejected()
+    }
+    /// A packet, a tick or an accepted `Write`: writes the state back in stage 3.
     fn writes_state(&self) -> bool {
-        self.valid && (!self.cfg || CfgOp::of(self.op.cfg_op) == CfgOp::Write)
+        self.valid && (!self.cfg || self.writes_table())
+    }
+    /// A packet or a tick: may produce an output packet (counted against the queue's room).
+    fn may_send(&self) -> bool {
+        self.valid && !self.cfg
     }
 }
 
@@ -251,6 +288,9 @@ struct Decision {
     out: SwitchEngineOut,
     tbl_wr: Option<u64>,
     st_wr: Option<u64>,
+    /// A packet (counter 0).
+    packet: bool,
+    /// The verdict of an event (packet or acting tick).
     verdict: Option<Verdict>,
 }
 
@@ -288,6 +328,8 @@ impl SwitchEngineModel {
             counters: [0; COUNTERS],
             init_done: false,
             init_ptr: 0,
+            now: 0,
+            scan_ptr: 0,
             s1: Stage::default(),
             tbl_rd: 0,
             st_rd: 0,
@@ -310,10 +352,11 @@ impl SwitchEngineModel {
             byp2_st: 0,
             regs: SwitchEngineOut::default(),
             s4_count: false,
-            s4_verdict: Verdict::Ok,
+            s4_verdict: None,
             s4_clear: false,
             s4_read: false,
             s4_sel: 0,
+            queue: VecDeque::with_capacity(OUT_QUEUE),
             last: SwitchEngineIn::default(),
         }
     }
@@ -339,26 +382,95 @@ impl SwitchEngineModel {
             .unpack_state(self.state[(cgid & self.cgid_mask) as usize])
     }
 
-    /// Counter `i & 7`.
+    /// Counter `i & 15` (0 for 11..15).
     pub fn counter(&self, i: u64) -> u64 {
-        self.counters[(i & 7) as usize]
+        self.counters.get((i & 15) as usize).copied().unwrap_or(0)
     }
 
-    /// The outputs during a cycle with inputs `i`: the output registers, the counter selected
-    /// by a `ReadCounter` in stage 4, and the two combinational ready signals.
+    /// Packets waiting in the output queue behind the stage-4 output register.
+    pub fn queued(&self) -> usize {
+        self.queue.len()
+    }
+
+    /// Room for one more operation that may send: the queued packets and every one that may
+    /// still join them (packets and ticks in stages 1–3, the stage-4 output register) stay
+    /// within the queue's depth.
+    fn room(&self) -> bool {
+        let in_flight = [
+            self.s1.may_send(),
+            self.s2.may_send(),
+            self.s3.may_send(),
+            self.regs.out_valid,
+        ]
+        .iter()
+        .filter(|&&b| b)
+        .count();
+        self.queue.len() + in_flight < OUT_QUEUE
+    }
+
+    /// The outputs during a cycle with inputs `i`: the output registers, the head of the
+    /// output queue (or, with the queue empty, the stage-4 output register), the counter
+    /// selected by a `ReadCounter` in stage 4, and the two combinational ready signals.
     fn outputs(&self, i: &SwitchEngineIn) -> SwitchEngineOut {
         let mut o = self.regs;
+        if let Some(head) = self.queue.front() {
+            o.out_valid = true;
+            o.out_ports = head.out_ports;
+            o.out_cgid = head.out_cgid;
+            o.out_tid = head.out_tid;
+            o.out_op = head.out_op;
+        }
         if self.s4_read {
-            o.rsp_counter = self.counters[self.s4_sel as usize];
+            o.rsp_counter = self.counter(self.s4_sel);
         }
         o.cfg_ready = self.init_done;
-        o.pkt_ready = self.init_done && !i.cfg_valid;
+        o.pkt_ready = self.init_done && !i.cfg_valid && self.room();
         o
+    }
+
+    /// `n` clock cycles with every input low, exactly as `n` calls of [`Self::step`] with
+    /// `SwitchEngineIn::default()`, but in time independent of `n` once nothing is left in
+    /// the pipeline: a simulator of many switches lets an idle engine sleep and brings it up
+    /// to date when traffic comes. Once one idle cycle changes nothing but the cycle count
+    /// `now` (and the epoch stage 1 latches whether or not it is valid), every later idle
+    /// cycle does the same, so the rest is a jump of `now`. With the retry timer on, an idle
+    /// cycle ticks, so every cycle is stepped.
+    pub fn idle(&mut self, n: u64) {
+        let idle = SwitchEngineIn::default();
+        let mut left = n;
+        while left > 0 {
+            let before = self.clone();
+            self.step(&idle);
+            left -= 1;
+            if left == 0 || !self.init_done || self.p.retry_timer_on() {
+                continue;
+            }
+            let mut same = self.clone();
+            same.now = before.now;
+            same.s1.epoch = before.s1.epoch;
+            same.s2.epoch = before.s2.epoch;
+            same.s3.epoch = before.s3.epoch;
+            if same == before {
+                // The next `left` idle cycles each add one to `now`; the stage registers shift
+                // the epoch each latched (of the cycle's `now`) along with their (invalid)
+                // operations.
+                let first = self.now;
+                let shifts = left.min(3);
+                for k in left - shifts..left {
+                    self.s3.epoch = self.s2.epoch;
+                    self.s2.epoch = self.s1.epoch;
+                    self.s1.epoch = self.p.epoch((first + k) & mask(NOW_BITS));
+                }
+                self.now = (first + left) & mask(NOW_BITS);
+                return;
+            }
+        }
     }
 
     /// One clock cycle: returns the outputs during the cycle, then applies the edge.
     pub fn step(&mut self, i: &SwitchEngineIn) -> SwitchEngineOut {
         let o = self.outputs(i);
+        let room = self.room();
         self.last = *i;
 
         if i.reset {
@@ -375,15 +487,28 @@ impl SwitchEngineModel {
             return o;
         }
 
-        // Stage 4: the counters take the registered command.
+        // Stage 4: the counters take the registered command …
         if self.s4_clear {
             self.counters = [0; COUNTERS];
-        } else if self.s4_count {
-            self.bump(Verdict::Ok); // counter 0: every accepted packet
-            if self.s4_verdict != Verdict::Ok {
-                self.bump(self.s4_verdict);
+        } else {
+            if self.s4_count {
+                self.bump(Verdict::Ok); // counter 0: every accepted packet
+            }
+            if let Some(v) = self.s4_verdict.filter(|&v| v != Verdict::Ok) {
+                self.bump(v);
             }
         }
+        // … and the output queue: the packet shown leaves with `out_ready`; the stage-4
+        // output register's packet joins the queue unless it was the one shown and left.
+        let shown_from_queue = !self.queue.is_empty();
+        let taken = o.out_valid && i.out_ready;
+        if taken && shown_from_queue {
+            self.queue.pop_front();
+        }
+        if self.regs.out_valid && (shown_from_queue || !taken) {
+            self.queue.push_back(self.regs);
+        }
+        assert!(self.queue.len() <= OUT_QUEUE, "output queue overflow");
 
         // Stage 3: decide with the resolved entry and the bypassed state; load stage 4.
         let d = if self.s3.valid {
@@ -398,12 +523,13 @@ impl SwitchEngineModel {
                 out: SwitchEngineOut::default(),
                 tbl_wr: None,
                 st_wr: None,
+                packet: false,
                 verdict: None,
             }
         };
         self.regs = d.out;
-        self.s4_count = d.verdict.is_some();
-        self.s4_verdict = d.verdict.unwrap_or(Verdict::Ok);
+        self.s4_count = d.packet;
+        self.s4_verdict = d.verdict;
         let cfg_op = CfgOp::of(self.s3.op.cfg_op);
         let s3_cfg = self.s3.valid && self.s3.cfg;
         self.s4_clear = s3_cfg && cfg_op == CfgOp::ClearCounters;
@@ -456,16 +582,28 @@ impl SwitchEngineModel {
         self.s3 = self.s2;
         self.s2 = self.s1;
 
-        // Stage 0 → 1: accept; the memories read (before this edge's writes).
+        // Stage 0 → 1: accept, or tick when nothing is offered; the memories read (before
+        // this edge's writes).
         let take_cfg = o.cfg_ready && i.cfg_valid;
         let take_pkt = o.pkt_ready && i.pkt_valid;
-        self.s1.valid = take_cfg || take_pkt;
+        let tick =
+            self.p.retry_timer_on() && self.init_done && !i.cfg_valid && !i.pkt_valid && room;
+        self.s1.valid = take_cfg || take_pkt || tick;
         self.s1.cfg = take_cfg;
+        self.s1.tick = tick;
+        self.s1.epoch = self.p.epoch(self.now);
         if self.s1.valid {
             self.s1.op = self.reduce(i);
+            if tick {
+                self.s1.op.pkt_cgid = self.scan_ptr;
+                self.scan_ptr = (self.scan_ptr + 1) & self.cgid_mask;
+            }
             let c = self.s1.cgid() as usize;
             self.tbl_rd = self.table[c];
             self.st_rd = self.state[c];
+        }
+        if self.init_done {
+            self.now = (self.now + 1) & mask(NOW_BITS);
         }
 
         // The memory writes: the reset sweep, or stage 3's.
@@ -503,7 +641,9 @@ impl SwitchEngineModel {
             cfg_parent: i.cfg_parent & self.port_num_mask,
             cfg_children: i.cfg_children & self.child_mask,
             cfg_is_root: i.cfg_is_root,
-            cfg_counter: i.cfg_counter & 7,
+            cfg_counter: i.cfg_counter & 15,
+            cfg_tid: i.cfg_tid & 3,
+            out_ready: i.out_ready,
         }
     }
 
@@ -528,7 +668,11 @@ impl SwitchEngineModel {
     /// is always written back (unchanged for the drop verdicts 1–3, which do not read it).
     fn exec_pkt(&self, e: u64, mut st: u64) -> Decision {
         let s = self.s3.op;
+        if self.s3.tick {
+            return self.exec_tick(e, st);
+        }
         let (port, t, op) = (s.pkt_port, s.pkt_tid, s.pkt_op);
+        let epoch = self.s3.epoch;
         let pbit = 1u64 << port;
         let e = self.w.unpack_entry(e);
         let from_parent = !e.is_root && e.parent == port;
@@ -541,12 +685,12 @@ impl SwitchEngineModel {
             ev_cgid: s.pkt_cgid,
             ..SwitchEngineOut::default()
         };
-        let mut emit = |ports: u64, opc: Opcode| {
+        let mut emit = |ports: u64, opc: u64| {
             o.out_valid = true;
             o.out_ports = ports;
             o.out_cgid = s.pkt_cgid;
             o.out_tid = t;
-            o.out_op = opc.code();
+            o.out_op = opc;
         };
 
         let verdict = if !e.valid {
@@ -559,59 +703,72 @@ impl SwitchEngineModel {
             Verdict::BadOpcode
         } else {
             let w = self.w;
-            let g = w.unpack_state(st);
+            let mut g = w.unpack_state(st);
             let d = t.wrapping_sub(g.tid) & 3;
             let v = if g.fail {
                 Verdict::GroupFailed
             } else if from_child {
+                let reported = g.reported & pbit != 0;
                 match d {
-                    0 if g.reported & pbit == 0 => {
-                        let rep2 = g.reported | pbit;
-                        st = if rep2 != e.children {
-                            w.state(CsmState::Filling, false, g.tid, rep2)
-                        } else if e.is_root {
-                            emit(e.children, Opcode::Exit);
-                            w.state(CsmState::Idle, false, (g.tid + 1) & 3, 0)
-                        } else {
-                            emit(1 << e.parent, Opcode::Full);
-                            w.state(CsmState::Full, false, g.tid, rep2)
-                        };
-                        Verdict::Ok
-                    }
-                    0 if op == Opcode::Full.code() => Verdict::Stale,
-                    0 => {
-                        if g.csm == CsmState::Full {
-                            emit(1 << e.parent, Opcode::StatusReq);
+                    0 if !reported && op == Opcode::Full.code() => {
+                        g.reported |= pbit;
+                        g.csm = CsmState::Filling;
+                        if g.reported == e.children && e.is_root {
+                            emit(e.children, Opcode::Exit.code());
+                            g = GroupState {
+                                csm: CsmState::Idle,
+                                tid: (g.tid + 1) & 3,
+                                reported: 0,
+                                ..g
+                            };
+                        } else if g.reported == e.children {
+                            emit(1 << e.parent, Opcode::Full.code());
+                            g.csm = CsmState::Full;
+                            g.sent = epoch;
                         }
                         Verdict::Ok
                     }
+                    0 if !reported => Verdict::Unreported,
+                    0 if g.csm == CsmState::Full && g.sent == epoch => Verdict::Coalesced,
+                    0 if g.csm == CsmState::Full => {
+                        emit(1 << e.parent, op);
+                        g.sent = epoch;
+                        Verdict::Ok
+                    }
+                    0 if op == Opcode::Full.code() => Verdict::Stale,
+                    0 => Verdict::Ok,
                     3 => {
-                        emit(pbit, Opcode::StatusRsp);
+                        emit(pbit, Opcode::StatusRsp.code());
                         Verdict::Lag
                     }
                     _ => {
-                        st = w.with_fail(st);
+                        g.fail = true;
                         Verdict::TidFail
                     }
                 }
             } else {
                 match d {
                     0 if g.csm == CsmState::Full => {
-                        emit(e.children, Opcode::Exit);
-                        st = w.state(CsmState::Idle, false, (g.tid + 1) & 3, 0);
+                        emit(e.children, Opcode::Exit.code());
+                        g = GroupState {
+                            csm: CsmState::Idle,
+                            tid: (g.tid + 1) & 3,
+                            reported: 0,
+                            ..g
+                        };
                         Verdict::Ok
                     }
                     3 => Verdict::Stale,
                     _ => {
-                        st = w.with_fail(st);
+                        g.fail = true;
                         Verdict::TidFail
                     }
                 }
             };
-            let after = w.unpack_state(st);
-            o.ev_state = after.csm.code();
-            o.ev_tid = after.tid;
-            o.ev_fail = after.fail;
+            st = w.state(g);
+            o.ev_state = g.csm.code();
+            o.ev_tid = g.tid;
+            o.ev_fail = g.fail;
             v
         };
         o.ev_verdict = verdict.code();
@@ -619,12 +776,49 @@ impl SwitchEngineModel {
             out: o,
             tbl_wr: None,
             st_wr: Some(st),
+            packet: true,
             verdict: Some(verdict),
         }
     }
 
+    /// Stage 3 for a tick (rule 8). The state is written back, stamped if the tick acts.
+    fn exec_tick(&self, e: u64, st: u64) -> Decision {
+        let cgid = self.s3.op.pkt_cgid;
+        let epoch = self.s3.epoch;
+        let e = self.w.unpack_entry(e);
+        let mut g = self.w.unpack_state(st);
+        let quiet = epoch.wrapping_sub(g.sent) & 2 != 0;
+        let acts = e.valid && !e.is_root && g.csm == CsmState::Full && !g.fail && quiet;
+        let mut out = SwitchEngineOut::default();
+        if acts {
+            g.sent = epoch;
+            out = SwitchEngineOut {
+                out_valid: true,
+                out_ports: 1 << e.parent,
+                out_cgid: cgid,
+                out_tid: g.tid,
+                out_op: Opcode::Full.code(),
+                ev_valid: true,
+                ev_cgid: cgid,
+                ev_verdict: Verdict::Retry.code(),
+                ev_state: g.csm.code(),
+                ev_tid: g.tid,
+                ev_fail: g.fail,
+                ..out
+            };
+        }
+        Decision {
+            out,
+            tbl_wr: None,
+            st_wr: Some(self.w.state(g)),
+            packet: false,
+            verdict: acts.then_some(Verdict::Retry),
+        }
+    }
+
     /// Stage 3 for a configuration operation, with its group's entry word `e` and state word
-    /// `st` (used by `ReadEntry`). `ReadCounter` and `ClearCounters` act in stage 4.
+    /// `st` (used by `ReadEntry` and a rejected `Write`). `ReadCounter` and `ClearCounters`
+    /// act in stage 4.
     fn exec_cfg(&self, e: u64, st: u64) -> Decision {
         let s = self.s3.op;
         let mut d = Decision {
@@ -634,32 +828,35 @@ impl SwitchEngineModel {
             },
             tbl_wr: None,
             st_wr: None,
+            packet: false,
             verdict: None,
         };
         let o = &mut d.out;
-        match CfgOp::of(s.cfg_op) {
-            CfgOp::Write => {
-                // Store the entry, reset the group; echo the entry and the reset state.
-                d.tbl_wr = Some(self.cfg_word(&s));
-                d.st_wr = Some(0);
-                o.rsp_entry_valid = s.cfg_entry_valid;
-                o.rsp_parent = s.cfg_parent;
-                o.rsp_children = s.cfg_children;
-                o.rsp_is_root = s.cfg_is_root;
-            }
-            CfgOp::ReadEntry => {
-                let e = self.w.unpack_entry(e);
-                let st = self.w.unpack_state(st);
-                o.rsp_entry_valid = e.valid;
-                o.rsp_parent = e.parent;
-                o.rsp_children = e.children;
-                o.rsp_is_root = e.is_root;
-                o.rsp_state = st.csm.code();
-                o.rsp_tid = st.tid;
-                o.rsp_fail = st.fail;
-                o.rsp_reported = st.reported;
-            }
-            CfgOp::ReadCounter | CfgOp::ClearCounters => {}
+        let op = CfgOp::of(s.cfg_op);
+        if op == CfgOp::Write && !self.s3.rejected() {
+            // Store the entry, reset the group at the chosen TID; echo both.
+            d.tbl_wr = Some(self.cfg_word(&s));
+            d.st_wr = Some(self.w.state(GroupState {
+                tid: s.cfg_tid,
+                ..GroupState::default()
+            }));
+            o.rsp_entry_valid = s.cfg_entry_valid;
+            o.rsp_parent = s.cfg_parent;
+            o.rsp_children = s.cfg_children;
+            o.rsp_is_root = s.cfg_is_root;
+            o.rsp_tid = s.cfg_tid;
+        } else if op == CfgOp::Write || op == CfgOp::ReadEntry {
+            let e = self.w.unpack_entry(e);
+            let st = self.w.unpack_state(st);
+            o.rsp_rejected = op == CfgOp::Write;
+            o.rsp_entry_valid = e.valid;
+            o.rsp_parent = e.parent;
+            o.rsp_children = e.children;
+            o.rsp_is_root = e.is_root;
+            o.rsp_state = st.csm.code();
+            o.rsp_tid = st.tid;
+            o.rsp_fail = st.fail;
+            o.rsp_reported = st.reported;
         }
         d
     }
@@ -710,6 +907,7 @@ pub fn expected_outputs(resp: &Response) -> SwitchEngineOut {
             o.rsp_fail = r.state.fail;
             o.rsp_reported = r.state.reported;
             o.rsp_counter = r.counter;
+            o.rsp_rejected = r.rejected;
         }
     }
     o
@@ -722,6 +920,14 @@ mod tests {
     use super::*;
     use std::collections::VecDeque;
 
+    /// An idle cycle's inputs (the consumer of `out_*` always ready).
+    fn idle_in() -> SwitchEngineIn {
+        SwitchEngineIn {
+            out_ready: true,
+            ..SwitchEngineIn::default()
+        }
+    }
+
     /// Runs `n` reset cycles then steps until `init_done`; returns the idle cycles counted
     /// after the last reset cycle (with packets and cfg ops offered throughout, which must not
     /// be accepted).
@@ -730,7 +936,7 @@ mod tests {
             pkt_valid: true,
             cfg_valid: false,
             pkt_cgid: 1,
-            ..SwitchEngineIn::default()
+            ..idle_in()
         };
         for _ in 0..n {
             m.step(&SwitchEngineIn {
@@ -758,6 +964,63 @@ mod tests {
         }
     }
 
+    /// `idle(n)` is `n` idle steps, wherever it starts (traffic in flight, a queue held by
+    /// `out_ready` low, the reset sweep) and however long it is, across epoch boundaries and
+    /// the wrap of `now`.
+    #[test]
+    fn idle_equals_idle_steps() {
+        for p in [
+            SwitchEngineParams::SMALL,
+            SwitchEngineParams {
+                epoch_cycles: 256,
+                ..SwitchEngineParams::default()
+            },
+        ] {
+            let mut rng = Rng(0x1d1e);
+            let golden = SwitchEngineGolden::new(p);
+            let hot = [1, 2, 3];
+            for trial in 0..60 {
+                let mut a = SwitchEngineModel::new(p);
+                a.step(&SwitchEngineIn {
+                    reset: true,
+                    ..idle_in()
+                });
+                let warm = if trial % 7 == 0 {
+                    rng.below(p.groups as u64)
+                } else {
+                    p.groups as u64 + rng.below(300)
+                };
+                for _ in 0..warm {
+                    let mut i = random_input(&mut rng, &golden, &hot);
+                    i.out_ready = rng.chance(70);
+                    a.step(&i);
+                }
+                let mut b = a.clone();
+                let n = [1, 2, 5, 17, 300, 1023, 70_000, (1 << NOW_BITS) + 5][(trial % 8) as usize];
+                a.idle(n);
+                for _ in 0..n {
+                    b.step(&SwitchEngineIn::default());
+                }
+                if a != b {
+                    let (x, y) = (format!("{a:#?}"), format!("{b:#?}"));
+                    for (l1, l2) in x.lines().zip(y.lines()) {
+                        if l1 != l2 {
+                            eprintln!("idle: {l1}\nstep: {l2}");
+                        }
+                    }
+                }
+                assert!(
+                    a == b,
+                    "trial {trial}, n {n}: idle(n) differs from n idle steps (seed 0x1d1e)"
+                );
+                for _ in 0..50 {
+                    let i = random_input(&mut rng, &golden, &hot);
+                    assert_eq!(a.step(&i), b.step(&i), "trial {trial}: after idle({n})");
+                }
+            }
+        }
+    }
+
     #[test]
     fn init_sweep_length() {
         for p in [SwitchEngineParams::SMALL, SwitchEngineParams::default()] {
@@ -767,7 +1030,7 @@ mod tests {
             for _ in 0..10 {
                 m.step(&SwitchEngineIn {
                     cfg_valid: true,
-                    ..SwitchEngineIn::default()
+                    ..idle_in()
                 });
             }
             assert_eq!(reset_and_count(&mut m, 1), p.groups);
@@ -782,10 +1045,10 @@ mod tests {
         let mut m = SwitchEngineModel::new(p);
         m.step(&SwitchEngineIn {
             reset: true,
-            ..SwitchEngineIn::default()
+            ..idle_in()
         });
         for _ in 0..p.groups {
-            m.step(&SwitchEngineIn::default());
+            m.step(&idle_in());
         }
         assert!(m.init_done());
         m
@@ -800,7 +1063,7 @@ mod tests {
             cfg_parent: parent,
             cfg_children: children,
             cfg_is_root: is_root,
-            ..SwitchEngineIn::default()
+            ..idle_in()
         }
     }
 
@@ -811,7 +1074,7 @@ mod tests {
             pkt_cgid: cgid,
             pkt_tid: tid,
             pkt_op: op.code(),
-            ..SwitchEngineIn::default()
+            ..idle_in()
         }
     }
 
@@ -837,7 +1100,7 @@ mod tests {
             }
         );
         for _ in 1..LATENCY {
-            assert_eq!(m.step(&SwitchEngineIn::default()), idle_out());
+            assert_eq!(m.step(&idle_in()), idle_out());
         }
         let rsp = SwitchEngineOut {
             rsp_valid: true,
@@ -846,12 +1109,12 @@ mod tests {
             rsp_children: 0b0110,
             ..idle_out()
         };
-        assert_eq!(m.step(&SwitchEngineIn::default()), rsp);
-        assert_eq!(m.step(&SwitchEngineIn::default()), idle_out());
+        assert_eq!(m.step(&idle_in()), rsp);
+        assert_eq!(m.step(&idle_in()), idle_out());
         // a packet: accepted at t, event at t + 4
         m.step(&pkt_in(1, 7, 0, Opcode::Full));
         for _ in 1..LATENCY {
-            assert_eq!(m.step(&SwitchEngineIn::default()), idle_out());
+            assert_eq!(m.step(&idle_in()), idle_out());
         }
         let ev = SwitchEngineOut {
             ev_valid: true,
@@ -859,8 +1122,8 @@ mod tests {
             ev_state: 1,
             ..idle_out()
         };
-        assert_eq!(m.step(&SwitchEngineIn::default()), ev);
-        assert_eq!(m.step(&SwitchEngineIn::default()), idle_out());
+        assert_eq!(m.step(&idle_in()), ev);
+        assert_eq!(m.step(&idle_in()), idle_out());
     }
 
     #[test]
@@ -878,13 +1141,13 @@ mod tests {
             cfg_valid: true,
             cfg_op: CfgOp::ReadEntry as u64,
             cfg_cgid: 9,
-            ..SwitchEngineIn::default()
+            ..idle_in()
         };
         let rc = SwitchEngineIn {
             cfg_valid: true,
             cfg_op: CfgOp::ReadCounter as u64,
             cfg_counter: 0,
-            ..SwitchEngineIn::default()
+            ..idle_in()
         };
         // cycles 1, 2: both children report, back to back; cycle 3: read the entry; cycle 4: a
         // FULL of the next transaction; cycle 5: read counter 0; then idle
@@ -895,11 +1158,11 @@ mod tests {
             read,
             pkt_in(5, 9, 1, Opcode::Full),
             rc,
-            SwitchEngineIn::default(),
-            SwitchEngineIn::default(),
-            SwitchEngineIn::default(),
-            SwitchEngineIn::default(),
-            SwitchEngineIn::default(),
+            idle_in(),
+            idle_in(),
+            idle_in(),
+            idle_in(),
+            idle_in(),
         ];
         let o: Vec<SwitchEngineOut> = ins.iter().map(|i| m.step(i)).collect();
         let busy = |o: SwitchEngineOut, cfg: bool| SwitchEngineOut {
@@ -980,6 +1243,7 @@ mod tests {
                 csm: super::super::CsmState::Filling,
                 fail: false,
                 tid: 1,
+                sent: 0,
                 reported: 1 << 5
             }
         );
@@ -1036,7 +1300,8 @@ mod tests {
             cfg_children: rng.next(),
             cfg_is_root: rng.chance(50),
             cfg_counter: rng.next(),
-            ..SwitchEngineIn::default()
+            cfg_tid: rng.next(),
+            ..idle_in()
         };
         let garbage =
             |rng: &mut Rng, bits: usize| if rng.chance(3) { rng.next() << bits } else { 0 };
@@ -1066,7 +1331,7 @@ mod tests {
             i.cfg_children = (ch & p.port_mask()) | garbage(rng, p.radix);
             i.cfg_parent = rng.below(p.radix as u64) | garbage(rng, p.port_bits());
             i.cfg_is_root = rng.chance(40);
-            i.cfg_counter = rng.below(8) | garbage(rng, 3);
+            i.cfg_counter = rng.below(16) | garbage(rng, 4);
         }
         i.pkt_valid = rng.chance(75);
         if i.pkt_valid {
@@ -1125,6 +1390,7 @@ mod tests {
                     is_root: i.cfg_is_root,
                 },
                 counter: i.cfg_counter,
+                tid: i.cfg_tid,
             })
         } else {
             Op::Packet(Packet {
@@ -1139,13 +1405,18 @@ mod tests {
     /// Drives the cycle model with random stimulus (idle gaps, occasional resets) and checks
     /// every output of every cycle against the golden's answers, delayed by [`LATENCY`].
     fn random_compare(p: SwitchEngineParams, seed: u64, min_ops: u64) {
+        // Short epochs, so that many retries are forwarded rather than coalesced.
+        let p = SwitchEngineParams {
+            epoch_cycles: 256,
+            ..p
+        };
         let mut rng = Rng(seed);
         let hot = [0, 1, 5, p.groups as u64 - 1];
         let mut m = SwitchEngineModel::new(p);
         let mut g = SwitchEngineGolden::new(p);
         let mut pending: VecDeque<(u64, SwitchEngineOut)> = VecDeque::new();
         let mut since_reset = 0usize;
-        let mut verdicts = [0u64; 8];
+        let mut verdicts = [0u64; COUNTERS];
         let (mut ops, mut cfgs, mut resets) = (0u64, 0u64, 0u64);
         let mut outs = [0u64; 4]; // output packets by opcode
         let mut cycle = 0u64;
@@ -1157,7 +1428,7 @@ mod tests {
                 SwitchEngineIn {
                     pkt_port: rng.next(),
                     cfg_cgid: rng.next(),
-                    ..SwitchEngineIn::default()
+                    ..idle_in()
                 }
             } else {
                 if rng.chance(8) {
@@ -1197,7 +1468,9 @@ mod tests {
                 let take_cfg = o.cfg_ready && i.cfg_valid;
                 let take_pkt = o.pkt_ready && i.pkt_valid;
                 if take_cfg || take_pkt {
-                    let resp = g.apply(&op_of(&i, take_cfg));
+                    // (`since_reset` already counts this cycle.)
+                    let now = (since_reset - 1 - p.groups) as u64 & mask(super::super::NOW_BITS);
+                    let resp = g.apply_at(&op_of(&i, take_cfg), now);
                     if let Response::Packet { result, .. } = &resp {
                         verdicts[result.verdict.code() as usize] += 1;
                         if let Some(out) = result.out {
@@ -1214,14 +1487,18 @@ mod tests {
         }
         // the stimulus must actually exercise the rules
         println!("{p:?}: {cycle} cycles, {ops} ops, verdicts {verdicts:?}, outputs {outs:?}, cfgs {cfgs}, resets {resets}");
-        for v in Verdict::ALL {
+        // (Retry needs the timer, which this test leaves off: the golden is not told of ticks.)
+        for v in Verdict::ALL.iter().filter(|&&v| v != Verdict::Retry) {
             assert!(
                 verdicts[v.code() as usize] >= 50,
                 "seed {seed:#x}: verdict {v:?} seen {verdicts:?}"
             );
         }
+        // A forwarded STATUS_REQ goes up at most once per epoch and group.
         assert!(
-            outs.iter().all(|&n| n >= 100),
+            outs.iter()
+                .enumerate()
+                .all(|(k, &n)| n >= if k == 2 { 10 } else { 100 }),
             "seed {seed:#x}: outputs by opcode {outs:?}"
         );
         assert!(
@@ -1230,13 +1507,13 @@ mod tests {
         );
         // the final state agrees too (after draining the pipeline)
         for _ in 0..LATENCY {
-            m.step(&SwitchEngineIn::default());
+            m.step(&idle_in());
         }
         for c in 0..p.groups as u64 {
             assert_eq!(m.entry(c), g.entry(c), "seed {seed:#x}: entry {c}");
             assert_eq!(m.state(c), g.state(c), "seed {seed:#x}: state {c}");
         }
-        for k in 0..8 {
+        for k in 0..COUNTERS as u64 {
             assert_eq!(m.counter(k), g.counter(k), "seed {seed:#x}: counter {k}");
         }
     }
@@ -1257,11 +1534,7 @@ mod tests {
 
     #[test]
     fn random_vs_golden_largest() {
-        let p = SwitchEngineParams {
-            radix: 32,
-            groups: 4096,
-            counter_bits: 32,
-        };
+        let p = SwitchEngineParams::sized(32, 4096, 32);
         random_compare(p, 0x5EED_0000_0000_0001, 100_000);
     }
 
@@ -1274,7 +1547,7 @@ mod tests {
             m.step(&pkt_in(0, 3, 0, Opcode::Full));
         }
         for _ in 0..LATENCY {
-            m.step(&SwitchEngineIn::default());
+            m.step(&idle_in());
         }
         assert_eq!(m.counter(0), 65_535);
         assert_eq!(m.counter(Verdict::UnknownCgid.code()), 65_535);

@@ -11,8 +11,14 @@
 //! exactly [`LATENCY`] cycles later and outputs that are not valid are zero. [`lockstep`] runs a
 //! cycle-level design against the cycle model every output every cycle (the harness's
 //! [`Lockstep`]) under the random, protocol-aware inputs of [`Stimulus`], which checks every
-//! answer against its shadow golden reference. The engine's outputs have no `ready`, so its
-//! drivers disturb traffic with idle gaps only.
+//! answer against its shadow golden reference. The drivers disturb traffic with idle gaps and
+//! with `out_ready` low (the output queue's back-pressure, which also holds packets back).
+//!
+//! Time: the golden reference is told each operation's `now` (see "Time" in
+//! `netcoll_models::switch_engine`). [`GoldenDut`] works it out from the schedule the
+//! transactor follows when nothing stalls (the ready-detection cycle after the sweep is
+//! `now` 0, then one cycle per idle cycle and per operation), and issues the ticks of the
+//! retry timer in the idle cycles, as the engine does; the random stimulus counts cycles.
 
 pub mod scenario;
 pub mod stimulus;
@@ -61,6 +67,21 @@ pub trait EngineDut {
     fn cycles(&self) -> u64 {
         0
     }
+    /// Drives `out_ready` by `pattern(now)` in the next runs (`None`: always high). With a
+    /// pattern, output packets are not attached to the answers (they may leave the queue
+    /// long after their event): they are in [`RunLog::outs`], in order.
+    fn set_out_ready(&mut self, pattern: Option<fn(u64) -> bool>);
+    /// What the last run showed besides the answers.
+    fn log(&self) -> &RunLog;
+}
+
+/// What a run showed besides the answers to its operations.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RunLog {
+    /// With an `out_ready` pattern: the output packets, in the order they left the queue.
+    pub outs: Vec<OutPacket>,
+    /// The retry timer's events (verdict `Retry`, rule 8), with the `now` of their tick.
+    pub retries: Vec<(u64, Response)>,
 }
 
 /// The engine at a cycle level.
@@ -94,7 +115,7 @@ pub fn traced_dut(
         return dut(level, p);
     };
     Ok(match cycle_dut(level, p)? {
-        None => Box::new(GoldenDut { params: *p }),
+        None => Box::new(GoldenDut::new(*p)),
         Some(d) => {
             let tap = t.tap(d, *p, &[level.name(), "switch_engine", case]);
             Box::new(CycleDriver::new(level, *p, Box::new(tap)))
@@ -105,14 +126,15 @@ pub fn traced_dut(
 /// A fresh operation-level design of one level.
 pub fn dut(level: Level, p: &SwitchEngineParams) -> Result<Box<dyn EngineDut>, String> {
     Ok(match cycle_dut(level, p)? {
-        None => Box::new(GoldenDut { params: *p }),
+        None => Box::new(GoldenDut::new(*p)),
         Some(d) => Box::new(CycleDriver::new(level, *p, d)),
     })
 }
 
-/// Answers as they can be observed on the ports: a packet's `reported` mask is not an output,
-/// so it is zero here (it is checked through `ReadEntry`). Every level's answers go through
-/// this, so levels are compared on exactly what the hardware shows.
+/// Answers as they can be observed on the ports: a packet's `reported` mask and any `sent`
+/// stamp are not outputs, so they are zero here (`reported` is checked through `ReadEntry`,
+/// `sent` through what retries do). Every level's answers go through this, so levels are
+/// compared on exactly what the hardware shows.
 pub fn observable(r: &Response) -> Response {
     from_outputs(&expected_outputs(r)).unwrap_or(*r)
 }
@@ -137,6 +159,7 @@ pub fn from_outputs(o: &SwitchEngineOut) -> Option<Response> {
                     csm: CsmState::of(o.ev_state),
                     fail: o.ev_fail,
                     tid: o.ev_tid,
+                    sent: 0,
                     reported: 0,
                 },
                 out,
@@ -154,9 +177,11 @@ pub fn from_outputs(o: &SwitchEngineOut) -> Option<Response> {
                 csm: CsmState::of(o.rsp_state),
                 fail: o.rsp_fail,
                 tid: o.rsp_tid,
+                sent: 0,
                 reported: o.rsp_reported,
             },
             counter: o.rsp_counter,
+            rejected: o.rsp_rejected,
         }))
     } else {
         None
@@ -166,6 +191,18 @@ pub fn from_outputs(o: &SwitchEngineOut) -> Option<Response> {
 /// The golden reference as a design under test.
 pub struct GoldenDut {
     params: SwitchEngineParams,
+    out_ready: Option<fn(u64) -> bool>,
+    log: RunLog,
+}
+
+impl GoldenDut {
+    pub fn new(params: SwitchEngineParams) -> Self {
+        Self {
+            params,
+            out_ready: None,
+            log: RunLog::default(),
+        }
+    }
 }
 
 impl EngineDut for GoldenDut {
@@ -175,18 +212,52 @@ impl EngineDut for GoldenDut {
     fn params(&self) -> SwitchEngineParams {
         self.params
     }
+    fn set_out_ready(&mut self, pattern: Option<fn(u64) -> bool>) {
+        self.out_ready = pattern;
+    }
+    fn log(&self) -> &RunLog {
+        &self.log
+    }
     fn run_with(
         &mut self,
         ops: &[Timed],
         on_answer: &mut dyn FnMut(usize, &Response),
     ) -> Result<Vec<Response>, String> {
-        let mut g = SwitchEngineGolden::new(self.params);
+        let p = self.params;
+        let mut g = SwitchEngineGolden::new(p);
         let mut answers = Vec::with_capacity(ops.len());
+        self.log = RunLog::default();
+        // The transactor's schedule: `now` 0 is the cycle in which it sees the engine ready,
+        // idle; then each operation's idle cycles and its own cycle; then the drain.
+        let mut now = 0u64;
+        let mut scan = 0u64;
+        let mut tick = |g: &mut SwitchEngineGolden, log: &mut RunLog, now: u64| {
+            if p.retry_timer_on() {
+                if let Some(r) = g.tick(scan, now) {
+                    log.retries.push((now, observable(&r)));
+                }
+                scan = (scan + 1) % p.groups as u64;
+            }
+        };
+        tick(&mut g, &mut self.log, now);
         for (n, t) in ops.iter().enumerate() {
-            let a = observable(&g.apply(&t.op));
+            for _ in 0..t.idle {
+                now += 1;
+                tick(&mut g, &mut self.log, now);
+            }
+            now += 1;
+            let mut a = observable(&g.apply_at(&t.op, now));
+            if self.out_ready.is_some() {
+                if let Response::Packet { result, .. } = &mut a {
+                    self.log.outs.extend(result.out.take());
+                }
+            }
             on_answer(n, &a);
             answers.push(a);
         }
+        // The transactor drains for LATENCY + 1 cycles: only the first of them ticks early
+        // enough for its answer to be seen.
+        tick(&mut g, &mut self.log, now + 1);
         Ok(answers)
     }
 }
@@ -207,6 +278,7 @@ pub fn op_inputs(op: &Op) -> SwitchEngineIn {
             cgid,
             entry,
             counter,
+            tid,
         }) => {
             i.cfg_valid = true;
             i.cfg_op = *op as u64;
@@ -216,8 +288,10 @@ pub fn op_inputs(op: &Op) -> SwitchEngineIn {
             i.cfg_children = entry.children;
             i.cfg_is_root = entry.is_root;
             i.cfg_counter = *counter;
+            i.cfg_tid = *tid;
         }
     }
+    i.out_ready = true;
     i
 }
 
@@ -227,7 +301,14 @@ pub struct CycleDriver {
     params: SwitchEngineParams,
     dut: EngineSim,
     cycle: u64,
+    out_ready: Option<fn(u64) -> bool>,
+    /// The cycle in which the engine was seen ready after the sweep (`now` 0).
+    ready_at: u64,
+    log: RunLog,
 }
+
+/// The most cycles the driver waits for `pkt_ready` (held low by a full output queue).
+pub const MAX_STALL: u64 = 100_000;
 
 /// Reset cycles the driver applies before every run.
 pub const RESET_CYCLES: u64 = 2;
@@ -239,7 +320,16 @@ impl CycleDriver {
             params,
             dut,
             cycle: 0,
+            out_ready: None,
+            ready_at: 0,
+            log: RunLog::default(),
         }
+    }
+
+    /// `out_ready` in the next cycle.
+    fn ready_now(&self) -> bool {
+        self.out_ready
+            .is_none_or(|f| f(self.cycle.saturating_sub(self.ready_at)))
     }
 
     fn step(
@@ -249,15 +339,20 @@ impl CycleDriver {
         answers: &mut Vec<Response>,
         on_answer: &mut dyn FnMut(usize, &Response),
     ) -> Result<SwitchEngineOut, String> {
-        let o = self.dut.step(i);
+        let mut i = *i;
+        i.out_ready = self.ready_now();
+        let o = self.dut.step(&i);
         let now = self.cycle;
         self.cycle += 1;
-        let answer = from_outputs(&o);
+        let split = self.out_ready.is_some();
+        let mut answer = from_outputs(&o);
         if o.ev_valid && o.rsp_valid {
             return Err(format!("cycle {now}: ev_valid and rsp_valid together"));
         }
-        if o.out_valid && !o.ev_valid {
-            return Err(format!("cycle {now}: out_valid without ev_valid"));
+        if o.out_valid && !o.ev_valid && !split {
+            return Err(format!(
+                "cycle {now}: out_valid without ev_valid (out_ready always high)"
+            ));
         }
         if o.out_valid && Opcode::from_code(o.out_op).is_none() {
             return Err(format!(
@@ -273,6 +368,25 @@ impl CycleDriver {
                     "cycle {now}: signal {} is {v:#x} but its group is not valid (expected 0)",
                     spec.name
                 ));
+            }
+        }
+        if split && o.out_valid && i.out_ready {
+            if let Some(Response::Packet { result, .. }) = from_outputs(&SwitchEngineOut {
+                ev_valid: true,
+                ..o
+            }) {
+                self.log.outs.extend(result.out);
+            }
+        }
+        if let Some(Response::Packet { result, .. }) = &mut answer {
+            if split {
+                result.out = None;
+            }
+            if result.verdict == Verdict::Retry {
+                let tick = now - LATENCY as u64 - self.ready_at;
+                self.log
+                    .retries
+                    .push((tick, answer.take().expect("an answer")));
             }
         }
         if let Some(a) = answer {
@@ -312,6 +426,12 @@ impl EngineDut for CycleDriver {
     fn cycles(&self) -> u64 {
         self.cycle
     }
+    fn set_out_ready(&mut self, pattern: Option<fn(u64) -> bool>) {
+        self.out_ready = pattern;
+    }
+    fn log(&self) -> &RunLog {
+        &self.log
+    }
     fn run_with(
         &mut self,
         ops: &[Timed],
@@ -319,6 +439,8 @@ impl EngineDut for CycleDriver {
     ) -> Result<Vec<Response>, String> {
         let mut pending = VecDeque::new();
         let mut answers = Vec::with_capacity(ops.len());
+        self.log = RunLog::default();
+        self.ready_at = u64::MAX;
         let reset = SwitchEngineIn {
             reset: true,
             ..Default::default()
@@ -332,6 +454,7 @@ impl EngineDut for CycleDriver {
         loop {
             let o = self.step(&idle, &mut pending, &mut answers, on_answer)?;
             if o.cfg_ready {
+                self.ready_at = self.cycle - 1;
                 break;
             }
             if self.cycle - start > self.params.groups as u64 + 1 {
@@ -351,19 +474,35 @@ impl EngineDut for CycleDriver {
             }
             let i = op_inputs(&t.op);
             let is_cfg = i.cfg_valid;
-            let at = self.cycle;
-            let o = self.step(&i, &mut pending, &mut answers, on_answer)?;
-            let accepted = if is_cfg { o.cfg_ready } else { o.pkt_ready };
-            if !accepted {
-                return Err(format!(
-                    "cycle {at}: operation #{n} {:?} not accepted",
-                    t.op
-                ));
+            // Offered until taken: only a full output queue (out_ready low) holds a packet.
+            let first = self.cycle;
+            loop {
+                let at = self.cycle;
+                let o = self.step(&i, &mut pending, &mut answers, on_answer)?;
+                let accepted = if is_cfg { o.cfg_ready } else { o.pkt_ready };
+                if accepted {
+                    pending.push_back((at, is_cfg));
+                    break;
+                }
+                if self.out_ready.is_none() || at - first >= MAX_STALL {
+                    return Err(format!(
+                        "cycle {at}: operation #{n} {:?} not accepted",
+                        t.op
+                    ));
+                }
             }
-            pending.push_back((at, is_cfg));
         }
         for _ in 0..=LATENCY {
             self.step(&idle, &mut pending, &mut answers, on_answer)?;
+        }
+        // With back-pressure, the queue drains at the pattern's pace.
+        let mut drain = 0;
+        while self.out_ready.is_some() && self.dut.peek().out_valid {
+            self.step(&idle, &mut pending, &mut answers, on_answer)?;
+            drain += 1;
+            if drain > MAX_STALL {
+                return Err("the output queue never drained".to_string());
+            }
         }
         if !pending.is_empty() {
             return Err(format!("{} operations never answered", pending.len()));
@@ -492,5 +631,6 @@ pub fn write_entry(cgid: u64, parent: u64, children: u64, is_root: bool) -> Op {
             is_root,
         },
         counter: 0,
+        tid: 0,
     })
 }

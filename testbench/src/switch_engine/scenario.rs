@@ -44,9 +44,9 @@
 //!
 //! | `op` | keys (default) | what it does |
 //! |---|---|---|
-//! | `write` | `cgid`, `children` (a port or a list of ports) or `children_mask`, `is_root` (false), `parent` (required unless `is_root`; else 0), `valid` (true), `at` | configuration `Write`: the table entry, and the group reset to Idle, TID 0 |
+//! | `write` | `cgid`, `children` (a port or a list of ports) or `children_mask`, `is_root` (false), `parent` (required unless `is_root`; else 0), `valid` (true), `tid` (0), `at` | configuration `Write`: the table entry, and the group reset to Idle at TID `tid` (`cfg_tid`); rejected (answered `"rejected":true`, nothing written) for a valid entry with no child or a non-root whose parent is a child |
 //! | `read_entry` | `cgid` (one or a list), `at` | configuration `ReadEntry` of each |
-//! | `read_counter` | `counter`: `"TOTAL"`, a verdict name (`"STALE"`, …) or an index 0..7; one or a list; `at` | configuration `ReadCounter` of each |
+//! | `read_counter` | `counter`: `"TOTAL"`, a verdict name (`"STALE"`, `"COALESCED"`, …) or an index 0..15; one or a list; `at` | configuration `ReadCounter` of each |
 //! | `clear_counters` | `at` | configuration `ClearCounters` |
 //! | `packet` | `port` (one or a list: one packet from each, back to back), `cgid`, `tid`, `opcode` (`"FULL"`, `"EXIT"`, `"STATUS_REQ"`, `"STATUS_RSP"` or a raw code 0..7), `at` | collective packets |
 //! | `idle` | `cycles` | that many cycles with nothing offered |
@@ -66,7 +66,11 @@
 //! leaves cycles free. The engine accepts every operation offered this way (`cfg_ready` and
 //! `pkt_ready` are high after the sweep and only one operation is offered per cycle), and
 //! answers it [`LATENCY`] cycles later. The schedule is therefore fixed by the file, and the
-//! golden reference, which has no cycles, reports the same cycles.
+//! golden reference, which has no cycles, reports the same cycles; it is told each
+//! operation's time, the engine's `now`, which is the scenario cycle + 1 (the epochs of the
+//! retry rules count from there: with the default `epoch_cycles = 1024`, scenario cycles 0 to
+//! 1022 are epoch 0). `out_ready` is high in every cycle. The retry timer (`retry_timer = 1`)
+//! is not supported in scenarios: its ticks are not operations of the file.
 //!
 //! ## Events
 //!
@@ -88,7 +92,8 @@
 //! - `out`: the packet the engine sent in answer (`out_*`), right after its `verdict`: the
 //!   egress ports, the group, the TID and the opcode;
 //! - `entry`: the answer to `write` and `read_entry` (`rsp_*`): the entry, the group state and
-//!   the child ports that have reported (`reported`);
+//!   the child ports that have reported (`reported`); for a rejected `write`, the stored
+//!   entry and state and `"rejected":true` (the key is absent otherwise);
 //! - `counter`: the answer to `read_counter`, the counter named and numbered;
 //! - `cleared`: the answer to `clear_counters`.
 //!
@@ -189,6 +194,12 @@ impl Scenario {
         let mut p = SwitchEngineParams::SMALL;
         let header = doc.header(&mut p)?;
         let p = params.unwrap_or(p);
+        if p.retry_timer_on() {
+            return Err(ScenarioError::file(
+                file,
+                "retry_timer = 1 is not supported in switch scenarios (the timer's ticks are not operations of the file); use the directed suite or `netcoll check`".to_string(),
+            ));
+        }
         let mut next = 0u64;
         let mut steps = vec![];
         for r in doc.steps(STEP_OPS)? {
@@ -256,6 +267,7 @@ fn cfg(op: CfgOp, cgid: u64, entry: TableEntry, counter: u64) -> Op {
         cgid,
         entry,
         counter,
+        tid: 0,
     })
 }
 
@@ -278,6 +290,7 @@ fn parse_step(
                     "is_root",
                     "parent",
                     "valid",
+                    "tid",
                     "at",
                 ],
                 &for_op,
@@ -315,7 +328,14 @@ fn parse_step(
                 children,
                 is_root,
             };
-            vec![cfg(CfgOp::Write, cgid, entry, 0)]
+            let tid = r.opt_uint("tid", TID_BITS)?.unwrap_or(0);
+            vec![Op::Cfg(CfgCmd {
+                op: CfgOp::Write,
+                cgid,
+                entry,
+                counter: 0,
+                tid,
+            })]
         }
         "read_entry" => {
             r.only(&["cgid", "at"], &for_op)?;
@@ -417,6 +437,8 @@ pub enum Event {
         tid: u64,
         fail: bool,
         reported: Vec<u64>,
+        #[serde(skip_serializing_if = "std::ops::Not::not")]
+        rejected: bool,
     },
     Counter {
         step: usize,
@@ -509,6 +531,7 @@ pub fn events_of(step: usize, issued: u64, op: &Op, r: &Response) -> Result<Vec<
                 tid: c.state.tid,
                 fail: c.state.fail,
                 reported: ports_of(c.state.reported),
+                rejected: c.rejected,
             },
             CfgOp::ReadCounter => Event::Counter {
                 step,
@@ -553,7 +576,8 @@ pub fn run_level(
     if level == Level::Golden {
         let mut g = SwitchEngineGolden::new(s.params);
         for (k, i) in &issues {
-            let r = observable(&g.apply(&i.op));
+            // Scenario cycle 0 is the engine's `now` 1 (see "Timing").
+            let r = observable(&g.apply_at(&i.op, i.cycle + 1));
             let answer = events_of(*k, i.cycle, &i.op, &r)
                 .map_err(|m| ScenarioError::file(&s.file, format!("{}: {m}", level.title())))?;
             for e in answer {

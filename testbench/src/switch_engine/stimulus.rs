@@ -9,14 +9,21 @@
 //! configuration colliding with packets, idle gaps and the occasional reset.
 //!
 //! The shadow reference also checks the design: each accepted operation's golden answer must
-//! appear on the outputs [`LATENCY`] cycles later ([`Stimulus::observe`]).
+//! appear on the outputs [`LATENCY`] cycles later ([`Stimulus::observe`]) — its event or
+//! response then, its output packet at the head of the output queue, in order, whenever
+//! `out_ready` lets it out. The stimulus holds `out_ready` low for stretches of up to
+//! [`Stimulus::max_stall`] cycles, long enough to fill the queue and hold `pkt_ready` low. It
+//! counts the engine's cycles (`now`, for the golden's epochs) and mirrors the retry timer:
+//! a cycle after the sweep with nothing offered and `pkt_ready` high is a tick of the next
+//! group, which the golden answers too.
 
 use super::{from_outputs, observable, op_inputs};
-use netcoll_models::switch_engine::golden::{CfgCmd, Op, Response, SwitchEngineGolden};
+use netcoll_models::kit::ports::mask;
+use netcoll_models::switch_engine::golden::{CfgCmd, Op, OutPacket, Response, SwitchEngineGolden};
 use netcoll_models::switch_engine::model::expected_outputs;
 use netcoll_models::switch_engine::{
     CfgOp, CsmState, Packet, SwitchEngineIn, SwitchEngineOut, SwitchEngineParams, TableEntry,
-    COUNTERS, LATENCY,
+    LATENCY, NOW_BITS,
 };
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -32,11 +39,27 @@ pub struct Stimulus {
     active: Vec<u64>,
     /// Golden answers not yet seen on the outputs: (cycle due, answer).
     due: VecDeque<(u64, Response)>,
+    /// Output packets due, in queue order: from their answer's cycle on, the first is the
+    /// one `out_*` must show.
+    outs: VecDeque<OutPacket>,
     cycle: u64,
+    /// The engine's `now` in the next cycle, and the group of its next tick.
+    now: u64,
+    scan: u64,
+    /// Cycles left with `out_ready` low.
+    stall: u64,
     /// Probability of an idle cycle.
     pub idle: f64,
     /// Probability of a reset cycle.
     pub reset: f64,
+    /// Probability, in a cycle with `out_ready` high, that a stretch of `out_ready` low
+    /// begins, and the longest stretch (1 ..= this many cycles).
+    pub backpressure: f64,
+    pub max_stall: u64,
+    /// Ticks that acted (`Retry` events checked), and cycles in which a packet was held back
+    /// by a full output queue.
+    pub retries: u64,
+    pub held: u64,
     /// Answers checked against the golden reference.
     pub checked: u64,
     /// First disagreement between the design and the golden reference.
@@ -55,9 +78,17 @@ impl Stimulus {
             shadow: SwitchEngineGolden::new(p),
             active,
             due: VecDeque::new(),
+            outs: VecDeque::new(),
             cycle: 0,
+            now: 0,
+            scan: 0,
+            stall: 0,
             idle: 0.2,
             reset: 0.000_01,
+            backpressure: 0.01,
+            max_stall: 80,
+            retries: 0,
+            held: 0,
             checked: 0,
             golden_mismatch: None,
         }
@@ -104,16 +135,32 @@ impl Stimulus {
             85..=97 => CfgOp::ReadCounter,
             _ => CfgOp::ClearCounters,
         };
-        let entry = if op == CfgOp::Write {
+        let mut entry = if op == CfgOp::Write {
             self.random_entry()
         } else {
             TableEntry::default()
+        };
+        // Now and then an entry the port rejects: no child, or the parent among them.
+        if op == CfgOp::Write && self.rng.gen_bool(0.05) {
+            if self.rng.gen_bool(0.5) {
+                entry.children = 0;
+            } else {
+                entry.is_root = false;
+                entry.children |= 1 << entry.parent;
+            }
+        }
+        // Mostly a new group (TID 0) or the group's own TID, as a subnet manager would.
+        let tid = match self.rng.gen_range(0..4) {
+            0 => self.rng.gen_range(0..4),
+            1 => self.shadow.state(cgid).tid,
+            _ => 0,
         };
         Op::Cfg(CfgCmd {
             op,
             cgid,
             entry,
-            counter: self.rng.gen_range(0..COUNTERS as u64),
+            counter: self.rng.gen_range(0..16),
+            tid,
         })
     }
 
@@ -178,6 +225,17 @@ impl Stimulus {
     /// The inputs of the next cycle (the shadow reference, kept by [`Self::observe`], is what
     /// makes them protocol-aware).
     pub fn next_inputs(&mut self) -> SwitchEngineIn {
+        if self.stall > 0 {
+            self.stall -= 1;
+        } else if self.rng.gen_bool(self.backpressure) {
+            self.stall = self.rng.gen_range(1..=self.max_stall);
+        }
+        let mut i = self.next_op_inputs();
+        i.out_ready = self.stall == 0;
+        i
+    }
+
+    fn next_op_inputs(&mut self) -> SwitchEngineIn {
         if self.rng.gen_bool(self.reset) {
             return SwitchEngineIn {
                 reset: true,
@@ -206,7 +264,8 @@ impl Stimulus {
     }
 
     /// Records what the design did with `i` (its outputs `o` in the same cycle): applies an
-    /// accepted operation to the shadow reference and checks the answer due this cycle.
+    /// accepted operation (or a tick) to the shadow reference and checks the answer due this
+    /// cycle and the output packet shown.
     pub fn observe(&mut self, i: &SwitchEngineIn, o: &SwitchEngineOut) {
         let now = self.cycle;
         self.cycle += 1;
@@ -215,26 +274,61 @@ impl Stimulus {
                 self.due.pop_front();
                 self.checked += 1;
                 // Compared on the raw port values, not through a conversion that could hide a
-                // reserved code.
-                let want_ports = expected_outputs(&want);
-                let shown = SwitchEngineOut {
+                // reserved code; the output packet is checked at the queue's head.
+                if let Response::Packet { result, .. } = &want {
+                    self.outs.extend(result.out);
+                }
+                let strip = |o: &SwitchEngineOut| SwitchEngineOut {
                     pkt_ready: false,
                     cfg_ready: false,
+                    out_valid: false,
+                    out_ports: 0,
+                    out_cgid: 0,
+                    out_tid: 0,
+                    out_op: 0,
                     ..*o
                 };
-                if shown != want_ports && self.golden_mismatch.is_none() {
-                    self.golden_mismatch = Some(format!(
-                        "seed {}: cycle {now}: golden reference answers {want:?}, design shows {:?}",
-                        self.seed,
+                if strip(o) != strip(&expected_outputs(&want)) {
+                    self.mismatch(format!(
+                        "cycle {now}: golden reference answers {want:?}, design shows {:?}",
                         from_outputs(o)
                     ));
                 }
             }
         }
+        let head = self.outs.front().copied();
+        let shown = from_outputs(&SwitchEngineOut {
+            ev_valid: true,
+            rsp_valid: false,
+            ..*o
+        })
+        .and_then(|r| match r {
+            Response::Packet { result, .. } => result.out,
+            Response::Cfg(_) => None,
+        });
+        if shown != head || (o.out_valid && shown.is_none()) {
+            self.mismatch(format!(
+                "cycle {now}: the output queue's head should be {head:?}, design shows {shown:?} (out_valid {})",
+                o.out_valid
+            ));
+        }
+        if o.out_valid && i.out_ready {
+            self.outs.pop_front();
+        }
         if i.reset {
             self.shadow = SwitchEngineGolden::new(self.p);
             self.due.clear();
+            self.outs.clear();
+            self.now = 0;
+            self.scan = 0;
             return;
+        }
+        let engine_now = self.now;
+        if o.cfg_ready && i.pkt_valid && !i.cfg_valid && !o.pkt_ready {
+            self.held += 1;
+        }
+        if o.cfg_ready {
+            self.now = (self.now + 1) & mask(NOW_BITS);
         }
         let op = if i.cfg_valid && o.cfg_ready {
             Some(Op::Cfg(CfgCmd {
@@ -247,6 +341,7 @@ impl Stimulus {
                     is_root: i.cfg_is_root,
                 },
                 counter: i.cfg_counter,
+                tid: i.cfg_tid,
             }))
         } else if i.pkt_valid && o.pkt_ready {
             Some(Op::Packet(Packet {
@@ -259,8 +354,22 @@ impl Stimulus {
             None
         };
         if let Some(op) = op {
-            let answer = observable(&self.shadow.apply(&op));
+            let answer = observable(&self.shadow.apply_at(&op, engine_now));
             self.due.push_back((now + LATENCY as u64, answer));
+        } else if self.p.retry_timer_on() && !i.cfg_valid && !i.pkt_valid && o.pkt_ready {
+            // Nothing offered, ready and room: the engine ticks its next group.
+            let g = self.scan;
+            self.scan = (self.scan + 1) % self.p.groups as u64;
+            if let Some(r) = self.shadow.tick(g, engine_now) {
+                self.retries += 1;
+                self.due.push_back((now + LATENCY as u64, observable(&r)));
+            }
+        }
+    }
+
+    fn mismatch(&mut self, m: String) {
+        if self.golden_mismatch.is_none() {
+            self.golden_mismatch = Some(format!("seed {}: {m}", self.seed));
         }
     }
 }

@@ -6,7 +6,7 @@
 //! RTL and the Verilog under Verilator.
 
 use super::{write_entry, EngineDut, Timed};
-use netcoll_models::switch_engine::golden::{CfgCmd, Op, Response};
+use netcoll_models::switch_engine::golden::{CfgCmd, Op, OutPacket, PacketResult, Response};
 use netcoll_models::switch_engine::{
     CfgOp, CsmState, GroupState, Opcode, Packet, SwitchEngineParams, TableEntry, Verdict,
 };
@@ -30,6 +30,11 @@ pub enum Expect {
         entry: TableEntry,
         state: GroupState,
     },
+    /// A rejected `Write`'s answer: the stored entry and state, `rsp_rejected` set.
+    Rejected {
+        entry: TableEntry,
+        state: GroupState,
+    },
     /// A `ReadCounter` answer.
     Counter(u64),
     /// Any configuration answer with all fields zero (`ClearCounters`).
@@ -37,10 +42,17 @@ pub enum Expect {
 }
 
 /// A directed test case.
+#[derive(Default)]
 pub struct Case {
     pub name: &'static str,
     pub params: SwitchEngineParams,
     pub steps: Vec<(Timed, Expect)>,
+    /// `out_ready` as a function of `now` (`None`: always high). With a pattern, the steps'
+    /// `out`s are checked as one stream, in order, against the packets that left the queue.
+    pub out_ready: Option<fn(u64) -> bool>,
+    /// The retry timer's events: the `now` of the tick, the group and the group's TID (the
+    /// FULL goes to the parent, `parent_hot`; the state is Full, not failed).
+    pub retries: Vec<(u64, u64, u64, u64)>,
 }
 
 fn t(op: Op) -> Timed {
@@ -98,6 +110,7 @@ fn read(cgid: u64) -> Op {
         cgid,
         entry: TableEntry::default(),
         counter: 0,
+        tid: 0,
     })
 }
 
@@ -107,7 +120,38 @@ fn counter(i: u64) -> Op {
         cgid: 0,
         entry: TableEntry::default(),
         counter: i,
+        tid: 0,
     })
+}
+
+fn write_at(cgid: u64, parent: u64, children: u64, is_root: bool, tid: u64) -> Op {
+    Op::Cfg(CfgCmd {
+        op: CfgOp::Write,
+        cgid,
+        entry: entry(parent, children, is_root),
+        counter: 0,
+        tid,
+    })
+}
+
+fn verdict(verdict: Verdict, csm: CsmState, tid: u64, out: Option<(u64, u64, Opcode)>) -> Expect {
+    Expect::Pkt {
+        verdict,
+        csm,
+        tid,
+        fail: false,
+        out,
+    }
+}
+
+fn state(csm: CsmState, tid: u64, reported: u64) -> GroupState {
+    GroupState {
+        csm,
+        fail: false,
+        tid,
+        sent: 0,
+        reported,
+    }
 }
 
 const F: u64 = 0; // FULL
@@ -121,6 +165,7 @@ fn csm_transitions() -> Case {
         csm,
         fail: false,
         tid,
+        sent: 0,
         reported,
     };
     let steps = vec![
@@ -176,6 +221,7 @@ fn csm_transitions() -> Case {
         name: "csm_every_transition",
         params: SwitchEngineParams::SMALL,
         steps,
+        ..Case::default()
     }
 }
 
@@ -220,6 +266,7 @@ fn tid_pairs_from_child() -> Case {
         name: "tid_all_16_pairs_from_child",
         params: SwitchEngineParams::SMALL,
         steps,
+        ..Case::default()
     }
 }
 
@@ -272,6 +319,7 @@ fn tid_pairs_from_parent() -> Case {
         name: "tid_all_16_pairs_from_parent",
         params: SwitchEngineParams::SMALL,
         steps,
+        ..Case::default()
     }
 }
 
@@ -338,6 +386,7 @@ fn drop_reasons() -> Case {
                 cgid: 0,
                 entry: TableEntry::default(),
                 counter: 0,
+                tid: 0,
             })),
             Expect::Empty,
         ),
@@ -348,6 +397,7 @@ fn drop_reasons() -> Case {
         name: "drop_reasons_and_counters",
         params: SwitchEngineParams::SMALL,
         steps,
+        ..Case::default()
     }
 }
 
@@ -375,6 +425,7 @@ fn full_barrier() -> Case {
         name: "full_barrier_twelve_children",
         params: SwitchEngineParams::default(),
         steps,
+        ..Case::default()
     }
 }
 
@@ -406,8 +457,12 @@ fn lagging_child() -> Case {
             written(3, 0b0001, false),
         ),
         (t(pkt(0, 2, 0, F)), ok(Full, 0, Some((0b1000, 0, FullOp)))),
+        // (In the next epoch: in this one the switch's own FULL went up already.)
         (
-            t(pkt(0, 2, 0, SQ)),
+            Timed {
+                idle: 1024,
+                op: pkt(0, 2, 0, SQ),
+            },
             ok(Full, 0, Some((0b1000, 0, StatusReq))),
         ),
         (t(pkt(3, 2, 0, SR)), ok(Idle, 1, Some((0b0001, 0, Exit)))),
@@ -422,13 +477,18 @@ fn lagging_child() -> Case {
                 out: None,
             },
         ),
-        // A lost FULL: the child's STATUS_REQ counts as its report.
-        (t(pkt(0, 2, 1, SQ)), ok(Full, 1, Some((0b1000, 1, FullOp)))),
+        // A lost FULL: the child's STATUS_REQ is not its report; its re-sent FULL is.
+        (
+            t(pkt(0, 2, 1, SQ)),
+            verdict(Verdict::Unreported, Idle, 1, None),
+        ),
+        (t(pkt(0, 2, 1, F)), ok(Full, 1, Some((0b1000, 1, FullOp)))),
     ];
     Case {
         name: "lagging_child_recovers",
         params: SwitchEngineParams::SMALL,
         steps,
+        ..Case::default()
     }
 }
 
@@ -468,6 +528,7 @@ fn interleaved_groups() -> Case {
                 csm: Idle,
                 fail: false,
                 tid: 3,
+                sent: 0,
                 reported: 0,
             },
         },
@@ -476,6 +537,7 @@ fn interleaved_groups() -> Case {
         name: "interleaved_groups",
         params: SwitchEngineParams::SMALL,
         steps,
+        ..Case::default()
     }
 }
 
@@ -501,6 +563,7 @@ fn config_back_to_back() -> Case {
                 cgid: 6,
                 entry: TableEntry::default(),
                 counter: 0,
+                tid: 0,
             })),
             Expect::Entry {
                 entry: TableEntry::default(),
@@ -513,6 +576,7 @@ fn config_back_to_back() -> Case {
         name: "config_back_to_back",
         params: SwitchEngineParams::SMALL,
         steps,
+        ..Case::default()
     }
 }
 
@@ -522,6 +586,7 @@ fn clear() -> Op {
         cgid: 0,
         entry: TableEntry::default(),
         counter: 0,
+        tid: 0,
     })
 }
 
@@ -549,6 +614,7 @@ fn bypass_depth() -> Case {
                     csm: Idle,
                     fail: false,
                     tid: 1,
+                    sent: 0,
                     reported: 0,
                 },
             },
@@ -619,6 +685,301 @@ fn bypass_depth() -> Case {
         name: "bypass_depth",
         params: SwitchEngineParams::SMALL,
         steps,
+        ..Case::default()
+    }
+}
+
+/// `Write` takes the TID the subnet manager chooses: a group started, recovered from Failure
+/// and rebuilt mid-barrier at the tree's TID, each used right behind its `Write`.
+fn write_keeps_chosen_tid() -> Case {
+    let steps = vec![
+        (
+            t(write_at(1, 3, 0b0011, false, 2)),
+            Expect::Entry {
+                entry: entry(3, 0b0011, false),
+                state: state(Idle, 2, 0),
+            },
+        ),
+        (t(pkt(0, 1, 2, F)), ok(Filling, 2, None)),
+        (t(pkt(1, 1, 2, F)), ok(Full, 2, Some((0b1000, 2, FullOp)))),
+        (t(pkt(3, 1, 2, X)), ok(Idle, 3, Some((0b0011, 2, Exit)))),
+        // TID 0 is ahead of 3 by one: Failure, then everything is dropped ...
+        (
+            t(pkt(0, 1, 0, F)),
+            Expect::Pkt {
+                verdict: Verdict::TidFail,
+                csm: Idle,
+                tid: 3,
+                fail: true,
+                out: None,
+            },
+        ),
+        (
+            t(pkt(0, 1, 3, F)),
+            Expect::Pkt {
+                verdict: Verdict::GroupFailed,
+                csm: Idle,
+                tid: 3,
+                fail: true,
+                out: None,
+            },
+        ),
+        // ... until the subnet manager rewrites the group at the tree's TID, 3.
+        (
+            t(write_at(1, 3, 0b0011, false, 3)),
+            Expect::Entry {
+                entry: entry(3, 0b0011, false),
+                state: state(Idle, 3, 0),
+            },
+        ),
+        (t(pkt(0, 1, 3, F)), ok(Filling, 3, None)),
+        // Rebuilt mid-barrier with other children, at the same TID: they report anew.
+        (
+            t(write_at(1, 3, 0b0110, false, 3)),
+            Expect::Entry {
+                entry: entry(3, 0b0110, false),
+                state: state(Idle, 3, 0),
+            },
+        ),
+        (t(pkt(1, 1, 3, F)), ok(Filling, 3, None)),
+        (t(pkt(2, 1, 3, F)), ok(Full, 3, Some((0b1000, 3, FullOp)))),
+        (
+            t(read(1)),
+            Expect::Entry {
+                entry: entry(3, 0b0110, false),
+                state: state(Full, 3, 0b0110),
+            },
+        ),
+        // `cfg_tid` = 0 is the old `Write`.
+        (
+            t(write_at(1, 3, 0b0110, false, 0)),
+            Expect::Entry {
+                entry: entry(3, 0b0110, false),
+                state: state(Idle, 0, 0),
+            },
+        ),
+        (t(pkt(2, 1, 0, F)), ok(Filling, 0, None)),
+    ];
+    Case {
+        name: "write_keeps_chosen_tid",
+        params: SwitchEngineParams::SMALL,
+        steps,
+        ..Case::default()
+    }
+}
+
+/// Entries the configuration port refuses: nothing is written, the answer is the stored entry
+/// and state with `rsp_rejected`; the group goes on as if nothing happened.
+fn rejected_writes() -> Case {
+    let stored = entry(1, 0b0101, false);
+    let destroy = Op::Cfg(CfgCmd {
+        op: CfgOp::Write,
+        cgid: 2,
+        entry: TableEntry::default(),
+        counter: 0,
+        tid: 0,
+    });
+    let steps = vec![
+        (
+            t(write_entry(2, 1, 0b0101, false)),
+            written(1, 0b0101, false),
+        ),
+        (t(pkt(0, 2, 0, F)), ok(Filling, 0, None)),
+        // The parent among the children; no child at all.
+        (
+            t(write_entry(2, 1, 0b0011, false)),
+            Expect::Rejected {
+                entry: stored,
+                state: state(Filling, 0, 0b0001),
+            },
+        ),
+        (
+            t(write_at(2, 0, 0, true, 3)),
+            Expect::Rejected {
+                entry: stored,
+                state: state(Filling, 0, 0b0001),
+            },
+        ),
+        // Right behind them: the group as before.
+        (t(pkt(2, 2, 0, F)), ok(Full, 0, Some((0b0010, 0, FullOp)))),
+        // A never-written group answers its invalid entry.
+        (
+            t(write_entry(5, 2, 0b0100, false)),
+            Expect::Rejected {
+                entry: TableEntry::default(),
+                state: GroupState::default(),
+            },
+        ),
+        (
+            t(read(5)),
+            Expect::Entry {
+                entry: TableEntry::default(),
+                state: GroupState::default(),
+            },
+        ),
+        // A root's `parent` means nothing, so it may name a child; destroying is always fine.
+        (t(write_entry(6, 1, 0b0010, true)), written(1, 0b0010, true)),
+        (
+            t(destroy),
+            Expect::Entry {
+                entry: TableEntry::default(),
+                state: GroupState::default(),
+            },
+        ),
+        (t(pkt(0, 2, 0, F)), drop(Verdict::UnknownCgid)),
+    ];
+    Case {
+        name: "rejected_writes",
+        params: SwitchEngineParams::SMALL,
+        steps,
+        ..Case::default()
+    }
+}
+
+/// A STATUS_REQ from a child that has not reported is not its report (rule 6): polling
+/// children, the last one included, do not release the barrier. Counters 8 and 11..15.
+fn unreported_status_req() -> Case {
+    let unreported = |csm| verdict(Verdict::Unreported, csm, 0, None);
+    let steps = vec![
+        (
+            t(write_entry(4, 3, 0b0111, false)),
+            written(3, 0b0111, false),
+        ),
+        (t(pkt(0, 4, 0, SQ)), unreported(Idle)),
+        (t(pkt(0, 4, 0, F)), ok(Filling, 0, None)),
+        (t(pkt(1, 4, 0, SQ)), unreported(Filling)),
+        (t(pkt(0, 4, 0, SQ)), ok(Filling, 0, None)),
+        (t(pkt(1, 4, 0, F)), ok(Filling, 0, None)),
+        (t(pkt(2, 4, 0, SQ)), unreported(Filling)),
+        (t(pkt(2, 4, 0, F)), ok(Full, 0, Some((0b1000, 0, FullOp)))),
+        (t(counter(0)), Expect::Counter(7)),
+        (t(counter(Verdict::Unreported.code())), Expect::Counter(3)),
+        (t(counter(11)), Expect::Counter(0)),
+        (t(counter(15)), Expect::Counter(0)),
+    ];
+    Case {
+        name: "unreported_status_req",
+        params: SwitchEngineParams::SMALL,
+        steps,
+        ..Case::default()
+    }
+}
+
+/// Retries at a Full non-root go to the parent once per epoch (1024 cycles here), FULL as
+/// FULL and STATUS_REQ as STATUS_REQ; the rest are coalesced, the switch's own FULL
+/// included. At a root (never Full between packets) a repeated FULL is still stale.
+fn retry_forwarded_then_coalesced() -> Case {
+    let full = |out| verdict(Verdict::Ok, Full, 0, out);
+    let coalesced = verdict(Verdict::Coalesced, Full, 0, None);
+    let later = |op| Timed { idle: 1024, op };
+    let steps = vec![
+        (
+            t(write_entry(3, 0, 0b0110, false)),
+            written(0, 0b0110, false),
+        ),
+        (t(pkt(1, 3, 0, F)), ok(Filling, 0, None)),
+        // now 3, epoch 0: the switch's FULL goes up ...
+        (t(pkt(2, 3, 0, F)), full(Some((0b0001, 0, FullOp)))),
+        // ... so in epoch 0 the children's retries stop here.
+        (t(pkt(1, 3, 0, F)), coalesced),
+        (t(pkt(2, 3, 0, SQ)), coalesced),
+        // now 1030, epoch 1: the first retry goes up, the next is coalesced.
+        (later(pkt(1, 3, 0, F)), full(Some((0b0001, 0, FullOp)))),
+        (t(pkt(2, 3, 0, SQ)), coalesced),
+        // now 2056, epoch 2: a STATUS_REQ goes up as such; one right behind it stops.
+        (later(pkt(2, 3, 0, SQ)), full(Some((0b0001, 0, StatusReq)))),
+        (t(pkt(1, 3, 0, F)), coalesced),
+        (t(pkt(0, 3, 0, SR)), ok(Idle, 1, Some((0b0110, 0, Exit)))),
+        (t(write_entry(4, 0, 0b0011, true)), written(0, 0b0011, true)),
+        (t(pkt(0, 4, 0, F)), ok(Filling, 0, None)),
+        (
+            t(pkt(0, 4, 0, F)),
+            verdict(Verdict::Stale, Filling, 0, None),
+        ),
+        (t(counter(Verdict::Coalesced.code())), Expect::Counter(4)),
+        (t(counter(Verdict::Stale.code())), Expect::Counter(1)),
+    ];
+    Case {
+        name: "retry_forwarded_then_coalesced",
+        params: SwitchEngineParams::SMALL,
+        steps,
+        ..Case::default()
+    }
+}
+
+/// With `retry_timer`: 256-cycle epochs, sixteen groups scanned one per idle cycle. The Full
+/// non-root group 4 (its FULL went up at `now` 2, epoch 0) is re-sent at its first tick two
+/// epochs on (`now` 520, the scan reaching group 4 at 8 + 16 m), then again two epochs after
+/// that (1032); the Filling root, the other groups and the operations' cycles tick nothing.
+fn timer_retry() -> Case {
+    let steps = vec![
+        (
+            t(write_entry(4, 1, 0b0001, false)),
+            written(1, 0b0001, false),
+        ),
+        (t(pkt(0, 4, 0, F)), ok(Full, 0, Some((0b0010, 0, FullOp)))),
+        (t(write_entry(5, 0, 0b0011, true)), written(0, 0b0011, true)),
+        (t(pkt(0, 5, 0, F)), ok(Filling, 0, None)),
+        (
+            Timed {
+                idle: 1100,
+                op: counter(Verdict::Retry.code()),
+            },
+            Expect::Counter(2),
+        ),
+        (t(counter(0)), Expect::Counter(2)),
+        (
+            t(read(4)),
+            Expect::Entry {
+                entry: entry(1, 0b0001, false),
+                state: state(Full, 0, 0b0001),
+            },
+        ),
+    ];
+    Case {
+        name: "timer_retry",
+        params: SwitchEngineParams {
+            retry_timer: 1,
+            epoch_cycles: 256,
+            ..SwitchEngineParams::SMALL
+        },
+        steps,
+        retries: vec![(520, 4, 0, 0b0010), (1032, 4, 0, 0b0010)],
+        ..Case::default()
+    }
+}
+
+/// `out_ready` low for long stretches: twenty barriers of a one-child root, each an EXIT.
+/// Events come four cycles after their packets whatever `out_ready` does; the EXITs wait in
+/// the queue, which fills and holds `pkt_ready` low, and leave in order; a configuration read
+/// is taken even while the queue is full.
+fn out_queue_back_pressure() -> Case {
+    fn ready(now: u64) -> bool {
+        !(3..60).contains(&now) && !(70..200).contains(&now)
+    }
+    let mut steps = vec![(t(write_entry(2, 0, 0b0100, true)), written(0, 0b0100, true))];
+    for k in 0..20u64 {
+        steps.push((
+            t(pkt(2, 2, k % 4, F)),
+            ok(Idle, (k + 1) % 4, Some((0b0100, k % 4, Exit))),
+        ));
+        if k == 9 {
+            steps.push((
+                t(read(2)),
+                Expect::Entry {
+                    entry: entry(0, 0b0100, true),
+                    state: state(Idle, 2, 0),
+                },
+            ));
+        }
+    }
+    steps.push((t(counter(0)), Expect::Counter(20)));
+    Case {
+        name: "out_queue_back_pressure",
+        params: SwitchEngineParams::SMALL,
+        steps,
+        out_ready: Some(ready),
+        ..Case::default()
     }
 }
 
@@ -634,6 +995,12 @@ pub fn cases() -> Vec<Case> {
         interleaved_groups(),
         config_back_to_back(),
         bypass_depth(),
+        write_keeps_chosen_tid(),
+        rejected_writes(),
+        unreported_status_req(),
+        retry_forwarded_then_coalesced(),
+        timer_retry(),
+        out_queue_back_pressure(),
     ]
 }
 
@@ -656,13 +1023,22 @@ fn check(e: &Expect, r: &Response) -> bool {
                 && result.out.map(|o| (o.ports, o.tid, o.op)) == *out
         }
         (Expect::Entry { entry, state }, Response::Cfg(c)) => {
-            c.entry == *entry && c.state == *state && c.counter == 0
+            c.entry == *entry && c.state == *state && c.counter == 0 && !c.rejected
+        }
+        (Expect::Rejected { entry, state }, Response::Cfg(c)) => {
+            c.entry == *entry && c.state == *state && c.counter == 0 && c.rejected
         }
         (Expect::Counter(n), Response::Cfg(c)) => {
-            c.counter == *n && c.entry == TableEntry::default() && c.state == GroupState::default()
+            c.counter == *n
+                && c.entry == TableEntry::default()
+                && c.state == GroupState::default()
+                && !c.rejected
         }
         (Expect::Empty, Response::Cfg(c)) => {
-            c.counter == 0 && c.entry == TableEntry::default() && c.state == GroupState::default()
+            c.counter == 0
+                && c.entry == TableEntry::default()
+                && c.state == GroupState::default()
+                && !c.rejected
         }
         _ => false,
     }
@@ -672,6 +1048,7 @@ fn check(e: &Expect, r: &Response) -> bool {
 /// came back.
 pub fn run_case(dut: &mut dyn EngineDut, case: &Case) -> Result<(), String> {
     let ops: Vec<Timed> = case.steps.iter().map(|s| s.0).collect();
+    dut.set_out_ready(case.out_ready);
     let answers = dut.run(&ops)?;
     if answers.len() != ops.len() {
         return Err(format!(
@@ -680,13 +1057,57 @@ pub fn run_case(dut: &mut dyn EngineDut, case: &Case) -> Result<(), String> {
             ops.len()
         ));
     }
+    let split = case.out_ready.is_some();
+    let mut outs = vec![];
     for (k, ((op, want), got)) in case.steps.iter().zip(&answers).enumerate() {
-        if !check(want, got) {
+        let mut want = *want;
+        if let Expect::Pkt { out, .. } = &mut want {
+            if split {
+                outs.extend(out.take());
+            }
+        }
+        if !check(&want, got) {
             return Err(format!(
                 "step {k}: {:?}\n  expected {want:?}\n  got      {got:?}",
                 op.op
             ));
         }
+    }
+    let log = dut.log();
+    let got: Vec<(u64, u64, Opcode)> = log.outs.iter().map(|o| (o.ports, o.tid, o.op)).collect();
+    if got != outs {
+        return Err(format!(
+            "output packets, in the order they left the queue:\n  expected {outs:?}\n  got      {got:?}"
+        ));
+    }
+    let want: Vec<(u64, Response)> = case
+        .retries
+        .iter()
+        .map(|&(now, cgid, tid, parent_hot)| {
+            let result = PacketResult {
+                verdict: Verdict::Retry,
+                state: GroupState {
+                    csm: Full,
+                    fail: false,
+                    tid,
+                    sent: 0,
+                    reported: 0,
+                },
+                out: Some(OutPacket {
+                    ports: parent_hot,
+                    cgid,
+                    tid,
+                    op: FullOp,
+                }),
+            };
+            (now, Response::Packet { cgid, result })
+        })
+        .collect();
+    if log.retries != want {
+        return Err(format!(
+            "retry timer events (now, event):\n  expected {want:?}\n  got      {:?}",
+            log.retries
+        ));
     }
     Ok(())
 }

@@ -1,0 +1,139 @@
+//! # What a run prints
+//!
+//! One [`Record`] per completed collective (a JSON line each), then a [`Summary`]: latency
+//! min / median / p99 / max, recoveries (tree rebuilds), node retries, configuration
+//! operations, drops per reason, faults injected and the safety verdict with every violation.
+
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+/// One completed barrier.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Record {
+    pub group: String,
+    pub cgid: u64,
+    /// Index of the barrier in its group, from 0.
+    pub barrier: u64,
+    /// Members when it completed.
+    pub members: u64,
+    /// The cycle its last member entered (every local process in).
+    pub start: u64,
+    /// The cycle its last member released its processes.
+    pub end: u64,
+    /// `end - start`, cycles.
+    pub latency: u64,
+    /// The same in ns (`fabric.clock_ns` per cycle).
+    pub latency_ns: f64,
+}
+
+/// The run as a whole.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Summary {
+    pub name: String,
+    /// The cycle the run ended.
+    pub cycles: u64,
+    pub barriers: u64,
+    pub latency_min: u64,
+    pub latency_median: u64,
+    pub latency_p99: u64,
+    pub latency_max: u64,
+    pub clock_ns: f64,
+    /// Trees rebuilt by the subnet manager (after a fault, a TID failure or a member leaving).
+    pub rebuilds: u64,
+    /// FULLs the nodes sent again after their retry timeout.
+    pub retries: u64,
+    /// Configuration operations the SM issued.
+    pub config_ops: u64,
+    /// Packets the fabric dropped, per reason (lifetime, link down, full queues, …).
+    pub drops: BTreeMap<String, u64>,
+    /// The engines' events, per verdict (the engines' own drops: `STALE`, `UNKNOWN_CGID`,
+    /// …; `RETRY`: a retry timer sent FULL again).
+    pub verdicts: BTreeMap<String, u64>,
+    /// Faults injected, per kind.
+    pub faults: BTreeMap<String, u64>,
+    /// Kernel events processed.
+    pub events: u64,
+    /// Packets delivered to the end of a link (a switch port or a node).
+    pub packets: u64,
+    /// Safety and liveness violations (empty when safe).
+    pub violations: Vec<String>,
+    pub safe: bool,
+}
+
+/// Records and summary of a run.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Report {
+    pub records: Vec<Record>,
+    pub summary: Summary,
+}
+
+impl Report {
+    /// Every record as a JSON line.
+    pub fn json_lines(&self) -> String {
+        let mut s = String::new();
+        for r in &self.records {
+            s.push_str(&serde_json::to_string(r).unwrap_or_default());
+            s.push('\n');
+        }
+        s
+    }
+
+    /// The summary as a table for people.
+    pub fn table(&self) -> String {
+        let m = &self.summary;
+        let ns = |c: u64| c as f64 * m.clock_ns;
+        let mut s = String::new();
+        let _ = writeln!(
+            s,
+            "fabric {} — {} barriers in {} cycles ({:.1} µs)",
+            m.name,
+            m.barriers,
+            m.cycles,
+            ns(m.cycles) / 1000.0
+        );
+        let _ = writeln!(s, "{:<22} {:>12} {:>12}", "latency", "cycles", "ns");
+        for (k, v) in [
+            ("min", m.latency_min),
+            ("median", m.latency_median),
+            ("p99", m.latency_p99),
+            ("max", m.latency_max),
+        ] {
+            let _ = writeln!(s, "  {:<20} {:>12} {:>12.1}", k, v, ns(v));
+        }
+        let _ = writeln!(s, "{:<22} {:>12}", "rebuilds", m.rebuilds);
+        let _ = writeln!(s, "{:<22} {:>12}", "node retries", m.retries);
+        let _ = writeln!(s, "{:<22} {:>12}", "configuration ops", m.config_ops);
+        let _ = writeln!(s, "drops");
+        if m.drops.is_empty() {
+            let _ = writeln!(s, "  (none)");
+        }
+        for (k, v) in &m.drops {
+            let _ = writeln!(s, "  {:<20} {:>12}", k, v);
+        }
+        let _ = writeln!(s, "engine verdicts");
+        for (k, v) in &m.verdicts {
+            let _ = writeln!(s, "  {:<20} {:>12}", k, v);
+        }
+        let _ = writeln!(s, "faults injected");
+        if m.faults.is_empty() {
+            let _ = writeln!(s, "  (none)");
+        }
+        for (k, v) in &m.faults {
+            let _ = writeln!(s, "  {:<20} {:>12}", k, v);
+        }
+        let _ = writeln!(
+            s,
+            "safety: {}",
+            if m.safe {
+                "SAFE (no violation)".to_string()
+            } else {
+                format!("VIOLATED ({})", m.violations.len())
+            }
+        );
+        for v in &m.violations {
+            let _ = writeln!(s, "  {v}");
+        }
+        s
+    }
+}

@@ -1,0 +1,1108 @@
+//! # The fabric simulator's kernel
+//!
+//! Cycle level and activity driven. Time is the switches' clock. A time-ordered queue holds
+//! what happens at a future cycle (a packet arriving at the end of a link, a credit coming
+//! back, a process entering a barrier, a node's retry timer, a configuration operation
+//! reaching a switch, a message reaching the subnet manager, a fault); a switch is stepped,
+//! one engine clock per cycle, only while it has work (input, configuration, packets in its
+//! engine, its replicator or its egress queues). When nothing has work the kernel jumps to
+//! the next queued event. Same file, same seed: same output, byte for byte, whatever the
+//! number of threads.
+//!
+//! ## Partitions, windows and threads
+//! The fabric is cut into `threads` partitions (contiguous blocks of switches, each node with
+//! its switch); the subnet manager and the safety checker are one more process. Nothing
+//! crosses from one partition to another in less than the *window* `W` = the smallest
+//! latency of a link between partitions or of the management network. So the kernel runs
+//! all partitions from the earliest pending cycle `t0` to `t0 + W` independently (in
+//! parallel, one thread each), then delivers what they sent each other (it lands at or after
+//! `t0 + W`), then lets the SM handle its messages of the window (it answers a management hop
+//! later, also beyond the window): conservative synchronisation, no rollback.
+//!
+//! Results do not depend on the partitioning because events are never ordered by where or
+//! when they were queued: within a cycle they go by class (faults, checker log, credits,
+//! arrivals, management, node software), then by the entity that made them (every switch,
+//! node and the SM numbers what it makes). Each entity lives in one partition, so these keys
+//! are the same for one partition or many. Random choices are per entity and link direction,
+//! seeded from the run's seed. A run cut short (a hang) stops at a cycle computed from the
+//! rules (the checker's deadline or `run.max_cycles`), not at a window's end.
+//!
+//! The same scheme runs across machines: a partition per MPI rank, the window loop as
+//! `MPI_Allreduce(min)` for `t0` followed by an all-to-all exchange of the events that crossed
+//! partitions (sorted by key on arrival, so the order is again independent of the exchange),
+//! with the SM on rank 0.
+//!
+//! ## A switch, per cycle
+//! 1. Configuration has priority: the oldest operation the SM sent is offered on `cfg_*`.
+//! 2. The arbiter offers the head packet of the next non-empty input buffer, round robin from
+//!    the port after the last one served; a head older than the packet lifetime is dropped
+//!    first (`expired`). When the engine takes it, the buffer's credit goes back over the link.
+//! 3. The engine's output packet goes to the replicator, which places up to `replication`
+//!    copies per cycle into the egress queues of its port mask, lowest port first; a copy that
+//!    finds its queue full is dropped (`egress_full`) rather than waited for (that is what
+//!    makes the fabric deadlock free, see [`crate::sm`]). The engine's `out_ready` is high when
+//!    the replicator is empty.
+//! 4. Each egress queue sends its head when its link is up, its bandwidth is free and it holds
+//!    a credit; the packet arrives `ceil(8 / bandwidth) + latency` cycles later.
+//! 5. Events (`ev_*`) are counted per verdict; `TID_FAIL` is sent to the SM as a trap.
+//!    Responses (`rsp_*`) go back to the SM.
+//!
+//! A switch that has been idle is brought up to the current cycle by idle clock cycles
+//! before it is stepped, so its engine sees every cycle, as in hardware.
+//!
+//! ## Order, duplicates and the packet lifetime
+//! The 2-bit TID can only tell apart transactions less than two apart, so the fabric keeps
+//! two promises:
+//! 1. **In order between neighbours.** Every link direction, input buffer, engine and egress
+//!    queue is first in, first out, and a duplicate (a fault) is delivered right after its
+//!    original, however late, never after a later packet. So when a copy of FULL(`T`) reaches
+//!    the parent, the parent has not yet seen the child's FULL(`T + 1`) (sent later): it is at
+//!    `T` or `T + 1`, where the copy is a duplicate or stale news. The same holds for a copy of
+//!    EXIT(`T`) or STATUS_RSP(`T`) going down. A copy can never alias another transaction.
+//! 2. **Packets of an old tree never meet the new one.** A packet lives one hop: it is dropped
+//!    wherever it waits once it is older than `latency + ceil(8 / bandwidth) + hol_lifetime`
+//!    cycles of the link it travels (the lifetime, as InfiniBand switches drop packets whose
+//!    head-of-queue time runs out). Before programming a rebuilt tree the subnet manager
+//!    disables the old one and waits the longest lifetime of any link, so every packet an old
+//!    entry produced has arrived (and was dropped: the entries are invalid) or died.
+
+mod control;
+mod part;
+
+use crate::report::{Report, Summary};
+use crate::sm::Policy;
+use crate::spec::{FabricFile, MemberRef, Members};
+use crate::topology::{End, Topology};
+use crate::FabricError;
+use control::Control;
+use netcoll_models::config::Config;
+use netcoll_models::net::header::Opcode;
+use netcoll_models::switch_engine::model::SwitchEngineModel;
+use netcoll_models::switch_engine::{CfgOp, TableEntry};
+use netcoll_testbench::harness::vcd::Tracer;
+use netcoll_testbench::harness::Level;
+use part::{Part, Stats};
+use std::collections::{BTreeMap, BinaryHeap};
+use std::sync::mpsc;
+use std::sync::Arc;
+
+/// Bytes of a collective packet on the wire (the header).
+pub const PACKET_BYTES: u64 = 8;
+
+/// A collective packet in the fabric.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Pkt {
+    pub cgid: u64,
+    pub tid: u64,
+    pub op: u64,
+    /// The cycle its sender produced it.
+    pub birth: u64,
+    /// A duplicate made by a fault: it took no credit, so it gives none back.
+    pub extra: bool,
+}
+
+/// How a run is made.
+#[derive(Clone, Debug, Default)]
+pub struct RunOptions {
+    pub seed: u64,
+    /// Switches (by name) that run as another level than the cycle model.
+    pub levels: BTreeMap<String, Level>,
+    /// Threads (and partitions of the fabric); the output does not depend on it.
+    pub threads: usize,
+}
+
+/// A validated fabric, ready to run.
+#[derive(Clone, Debug)]
+pub struct Fabric {
+    pub file: FabricFile,
+    pub topo: Arc<Topology>,
+    pub config: Config,
+    /// Per link: the largest age of a packet on it.
+    pub lifetime: Vec<u64>,
+    /// The longest of them: how long the SM drains a disabled tree.
+    pub drain: u64,
+    groups: Vec<GroupDef>,
+    faults: Vec<Fault>,
+}
+
+#[derive(Clone, Debug)]
+struct GroupDef {
+    name: String,
+    members: Vec<usize>,
+    barriers: u64,
+    start: u64,
+    policy: Policy,
+}
+
+#[derive(Clone, Debug)]
+enum Fault {
+    Loss {
+        rate: f64,
+        op: Option<u64>,
+        link: Option<usize>,
+        from: u64,
+        until: u64,
+    },
+    Dup {
+        rate: f64,
+        op: Option<u64>,
+        link: Option<usize>,
+        delay: [u64; 2],
+        from: u64,
+        until: u64,
+    },
+    LinkDown {
+        link: usize,
+        at: u64,
+        up: Option<u64>,
+    },
+    SwitchDown {
+        switch: usize,
+        at: u64,
+    },
+    Leave {
+        node: usize,
+        group: Option<usize>,
+        at: u64,
+    },
+}
+
+impl Fault {
+    /// Whether a loss or duplicate fault applies to a packet of opcode `op` sent on `link` at
+    /// cycle `now`.
+    fn hits(&self, now: u64, on: usize, op: u64) -> bool {
+        match *self {
+            Fault::Loss {
+                op: o,
+                link,
+                from,
+                until,
+                ..
+            }
+            | Fault::Dup {
+                op: o,
+                link,
+                from,
+                until,
+                ..
+            } => {
+                now >= from
+                    && now < until
+                    && link.is_none_or(|l| l == on)
+                    && o.is_none_or(|x| x == op)
+            }
+            _ => false,
+        }
+    }
+}
+
+fn invalid(key: &str, value: impl ToString, why: impl ToString) -> FabricError {
+    FabricError::Invalid {
+        key: key.to_string(),
+        value: value.to_string(),
+        why: why.to_string(),
+    }
+}
+
+fn opcode(key: &str, s: &str) -> Result<u64, FabricError> {
+    Opcode::ALL
+        .iter()
+        .find(|o| o.name() == s)
+        .map(|o| o.code())
+        .ok_or_else(|| {
+            invalid(
+                key,
+                format!("{s:?}"),
+                "must be one of FULL, EXIT, STATUS_REQ, STATUS_RSP",
+            )
+        })
+}
+
+impl Fabric {
+    /// Validates a fabric file against the engine parameters of `config` (the file's own
+    /// `[switch]` table, when present, overrides them).
+    pub fn new(file: FabricFile, config: Config) -> Result<Fabric, FabricError> {
+        let mut config = config;
+        if let Some(t) = &file.switch {
+            let text = toml::to_string(&toml::Table::from_iter([(
+                "switch".to_string(),
+                toml::Value::Table(t.clone()),
+            )]))
+            .map_err(|e| invalid("switch", "(table)", e))?;
+            let parsed = Config::parse(&text, "the fabric file's [switch] table")
+                .map_err(|e| FabricError::Config(e.to_string()))?;
+            config.switch = parsed.switch;
+        }
+        let topo = Arc::new(Topology::build(&file.fabric, config.switch.radix)?);
+        let hol = file.fabric.hol_lifetime;
+        let lifetime: Vec<u64> = topo
+            .links
+            .iter()
+            .map(|l| l.latency + ser(l.bandwidth) + hol)
+            .collect();
+        let drain = lifetime.iter().copied().max().unwrap_or(0);
+        let default_policy = Policy::parse(&file.sm.policy).ok_or_else(|| {
+            invalid(
+                "sm.policy",
+                format!("{:?}", file.sm.policy),
+                "must be shortest or least_congested",
+            )
+        })?;
+        if file.sm.mgmt_latency == 0 {
+            return Err(invalid("sm.mgmt_latency", 0, "must be at least 1"));
+        }
+        let n = &file.node;
+        if n.retry_timeout == 0 {
+            return Err(invalid("node.retry_timeout", 0, "must be at least 1"));
+        }
+        if n.compute[0] > n.compute[1] {
+            return Err(invalid(
+                "node.compute",
+                format!("{:?}", n.compute),
+                "must be [min, max] with min <= max",
+            ));
+        }
+        let node_index = |key: &str, m: &MemberRef| -> Result<usize, FabricError> {
+            match m {
+                MemberRef::Index(i) if (*i as usize) < topo.node_names.len() => Ok(*i as usize),
+                MemberRef::Index(i) => Err(invalid(
+                    key,
+                    i,
+                    format!("must be a node index below {}", topo.node_names.len()),
+                )),
+                MemberRef::Name(s) => topo
+                    .node_names
+                    .iter()
+                    .position(|x| x == s)
+                    .ok_or_else(|| invalid(key, format!("{s:?}"), "not a node of the fabric")),
+            }
+        };
+        let mut groups = vec![];
+        for (gi, g) in file.groups.iter().enumerate() {
+            let key = format!("group[{gi}].members");
+            let members: Vec<usize> = match &g.members {
+                Members::Text(t) if t == "all" => (0..topo.node_names.len()).collect(),
+                Members::Text(t) => {
+                    let parsed = t.split_once("..").and_then(|(a, b)| {
+                        Some((
+                            a.trim().parse::<usize>().ok()?,
+                            b.trim().parse::<usize>().ok()?,
+                        ))
+                    });
+                    match parsed {
+                        Some((a, b)) if a < b && b <= topo.node_names.len() => (a..b).collect(),
+                        _ => {
+                            return Err(invalid(
+                                &key,
+                                format!("{t:?}"),
+                                format!(
+                                "must be \"all\", \"a..b\" with a < b <= {}, or a list of nodes",
+                                topo.node_names.len()
+                            ),
+                            ))
+                        }
+                    }
+                }
+                Members::List(l) => {
+                    let mut v = vec![];
+                    for (i, m) in l.iter().enumerate() {
+                        let n = node_index(&format!("{key}[{i}]"), m)?;
+                        if v.contains(&n) {
+                            return Err(invalid(
+                                &format!("{key}[{i}]"),
+                                &topo.node_names[n],
+                                "a member listed twice",
+                            ));
+                        }
+                        v.push(n);
+                    }
+                    v
+                }
+            };
+            if members.is_empty() {
+                return Err(invalid(&key, "[]", "a group needs at least one member"));
+            }
+            let policy = match &g.policy {
+                None => default_policy,
+                Some(p) => Policy::parse(p).ok_or_else(|| {
+                    invalid(
+                        &format!("group[{gi}].policy"),
+                        format!("{p:?}"),
+                        "must be shortest or least_congested",
+                    )
+                })?,
+            };
+            let name = if g.name.is_empty() {
+                format!("g{gi}")
+            } else {
+                g.name.clone()
+            };
+            groups.push(GroupDef {
+                name,
+                members,
+                barriers: g.barriers,
+                start: g.start,
+                policy,
+            });
+        }
+        if groups.is_empty() {
+            return Err(invalid(
+                "group",
+                "(none)",
+                "a fabric file needs at least one [[group]]",
+            ));
+        }
+        let mut faults = vec![];
+        for (fi, f) in file.faults.iter().enumerate() {
+            let key = |k: &str| format!("fault[{fi}].{k}");
+            let link = |v: &Option<String>| -> Result<Option<usize>, FabricError> {
+                match v {
+                    None => Ok(None),
+                    Some(t) => topo.link_by_text(t).map(Some).ok_or_else(|| {
+                        invalid(
+                            &key("link"),
+                            format!("{t:?}"),
+                            "must be \"switch:port\" of a port with a link",
+                        )
+                    }),
+                }
+            };
+            let rate = |r: Option<f64>| -> Result<f64, FabricError> {
+                match r {
+                    Some(r) if (0.0..=1.0).contains(&r) => Ok(r),
+                    Some(r) => Err(invalid(&key("rate"), r, "must be a probability in [0, 1]")),
+                    None => Err(invalid(&key("rate"), "(absent)", "required by this fault")),
+                }
+            };
+            let op = match &f.op {
+                None => None,
+                Some(o) => Some(opcode(&key("op"), o)?),
+            };
+            let at = |v: Option<u64>| {
+                v.ok_or_else(|| invalid(&key("at"), "(absent)", "required by this fault"))
+            };
+            let from = f.from.unwrap_or(0);
+            let until = f.until.unwrap_or(u64::MAX);
+            faults.push(match f.kind.as_str() {
+                "loss" => Fault::Loss {
+                    rate: rate(f.rate)?,
+                    op,
+                    link: link(&f.link)?,
+                    from,
+                    until,
+                },
+                "duplicate" => {
+                    let delay = f.delay.unwrap_or([1, 1]);
+                    if delay[0] > delay[1] {
+                        return Err(invalid(
+                            &key("delay"),
+                            format!("{delay:?}"),
+                            "must be [min, max] with min <= max",
+                        ));
+                    }
+                    Fault::Dup {
+                        rate: rate(f.rate)?,
+                        op,
+                        link: link(&f.link)?,
+                        delay,
+                        from,
+                        until,
+                    }
+                }
+                "link_down" => {
+                    let l = link(&f.link)?.ok_or_else(|| {
+                        invalid(&key("link"), "(absent)", "required by link_down")
+                    })?;
+                    let at = at(f.at)?;
+                    if f.up.is_some_and(|u| u <= at) {
+                        return Err(invalid(&key("up"), f.up.unwrap_or(0), "must be after `at`"));
+                    }
+                    Fault::LinkDown {
+                        link: l,
+                        at,
+                        up: f.up,
+                    }
+                }
+                "switch_down" => {
+                    let s = f.switch.as_deref().ok_or_else(|| {
+                        invalid(&key("switch"), "(absent)", "required by switch_down")
+                    })?;
+                    let sw = topo.switch_by_name(s).ok_or_else(|| {
+                        invalid(
+                            &key("switch"),
+                            format!("{s:?}"),
+                            "not a switch of the fabric",
+                        )
+                    })?;
+                    Fault::SwitchDown {
+                        switch: sw,
+                        at: at(f.at)?,
+                    }
+                }
+                "leave" => {
+                    let n = f
+                        .node
+                        .as_ref()
+                        .ok_or_else(|| invalid(&key("node"), "(absent)", "required by leave"))?;
+                    let node = node_index(&key("node"), n)?;
+                    let group = match &f.group {
+                        None => None,
+                        Some(g) => {
+                            Some(groups.iter().position(|x| &x.name == g).ok_or_else(|| {
+                                invalid(&key("group"), format!("{g:?}"), "not a group of the file")
+                            })?)
+                        }
+                    };
+                    Fault::Leave {
+                        node,
+                        group,
+                        at: at(f.at)?,
+                    }
+                }
+                other => {
+                    return Err(invalid(
+                        &key("kind"),
+                        format!("{other:?}"),
+                        "must be one of loss, duplicate, link_down, switch_down, leave",
+                    ))
+                }
+            });
+        }
+        Ok(Fabric {
+            file,
+            topo,
+            config,
+            lifetime,
+            drain,
+            groups,
+            faults,
+        })
+    }
+
+    /// Runs the fabric to completion (or to `run.max_cycles`); `progress` hears the cycle
+    /// reached and the barriers completed now and then.
+    pub fn run(
+        &self,
+        opts: &RunOptions,
+        progress: &mut dyn FnMut(u64, u64),
+    ) -> Result<Report, FabricError> {
+        run(self, opts, None, progress)
+    }
+
+    /// [`Fabric::run`], recording every cycle of the switches named in `opts.levels` (at
+    /// whatever level) into `tracer`, scope `fabric / <switch> / <level>`.
+    pub fn run_traced(
+        &self,
+        opts: &RunOptions,
+        tracer: &Tracer,
+        progress: &mut dyn FnMut(u64, u64),
+    ) -> Result<Report, FabricError> {
+        run(self, opts, Some(tracer), progress)
+    }
+
+    pub(crate) fn ser(&self, link: usize) -> u64 {
+        ser(self.topo.links[link].bandwidth)
+    }
+}
+
+fn ser(bw: u64) -> u64 {
+    PACKET_BYTES.div_ceil(bw)
+}
+
+// --- the kernel's vocabulary -------------------------------------------------------------------
+
+/// The order of events: by cycle, then class, then the entity that made the event and that
+/// entity's own count. Every entity lives in exactly one partition and counts what it makes,
+/// so the order (and the whole run) is the same however the fabric is partitioned.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) struct Key {
+    pub t: u64,
+    pub class: u8,
+    pub origin: u64,
+    pub seq: u64,
+}
+
+/// Classes, in the order they are handled within a cycle.
+pub(crate) mod class {
+    /// A fault of the fault list (links, switches, members).
+    pub const FAULT: u8 = 0;
+    /// Checker log: a member entered a barrier (before releases of the same cycle).
+    pub const LOG_ENTER: u8 = 1;
+    /// Checker log: a member released a barrier.
+    pub const LOG_RELEASE: u8 = 2;
+    pub const CREDIT: u8 = 3;
+    pub const ARRIVE: u8 = 4;
+    /// The management network: configuration, SM to node, node or switch to SM.
+    pub const MGMT: u8 = 5;
+    /// A node's own timers and software steps.
+    pub const NODE: u8 = 6;
+}
+
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct CfgReq {
+    pub group: usize,
+    pub epoch: u64,
+    pub op: CfgOp,
+    pub cgid: u64,
+    pub entry: TableEntry,
+    pub tid: u64,
+}
+
+/// Everything that happens at a cycle, addressed to a switch, a node or the SM.
+#[derive(Clone, Debug)]
+pub(crate) enum Ev {
+    // To a switch or a node (in their partition).
+    Arrive {
+        link: usize,
+        to: End,
+        gen: u64,
+        pkt: Pkt,
+    },
+    Credit {
+        link: usize,
+        to: End,
+        gen: u64,
+    },
+    LinkDown {
+        link: usize,
+        at_end: End,
+    },
+    LinkUp {
+        link: usize,
+        at_end: End,
+    },
+    SwitchDown {
+        sw: usize,
+    },
+    Leave {
+        node: usize,
+        group: Option<usize>,
+    },
+    Cfg {
+        sw: usize,
+        req: CfgReq,
+    },
+    Enter {
+        node: usize,
+        group: usize,
+        k: u64,
+    },
+    NodeSend {
+        node: usize,
+        group: usize,
+        k: u64,
+    },
+    NodeRetry {
+        node: usize,
+        group: usize,
+        k: u64,
+        gen: u64,
+    },
+    NodeRelease {
+        node: usize,
+        group: usize,
+    },
+    NodePump {
+        node: usize,
+    },
+    NodeStart {
+        node: usize,
+        group: usize,
+        cgid: u64,
+    },
+    NodeQuery {
+        node: usize,
+        group: usize,
+        epoch: u64,
+    },
+    NodeDetach {
+        node: usize,
+        group: usize,
+    },
+    // To the SM (and its safety checker).
+    LogEnter {
+        group: usize,
+        node: usize,
+        k: u64,
+    },
+    LogRelease {
+        group: usize,
+        node: usize,
+        k: u64,
+    },
+    CfgDone {
+        group: usize,
+        epoch: u64,
+        rejected: bool,
+    },
+    SmJoin {
+        group: usize,
+    },
+    SmDrained {
+        group: usize,
+        epoch: u64,
+    },
+    SmTidAnswer {
+        group: usize,
+        epoch: u64,
+        tid: Option<u64>,
+    },
+    SmLinkUp {
+        link: usize,
+    },
+    SmLinkDown {
+        link: usize,
+    },
+    SmSwitchDown {
+        sw: usize,
+    },
+    SmTidFail {
+        cgid: u64,
+    },
+    SmLeave {
+        node: usize,
+        group: usize,
+    },
+    SmNodeDone {
+        group: usize,
+    },
+}
+
+/// Who handles an event.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Target {
+    Switch(usize),
+    Node(usize),
+    Sm,
+}
+
+impl Ev {
+    pub fn target(&self) -> Target {
+        match *self {
+            Ev::Arrive { to, .. } | Ev::Credit { to, .. } => end_target(to),
+            Ev::LinkDown { at_end, .. } | Ev::LinkUp { at_end, .. } => end_target(at_end),
+            Ev::SwitchDown { sw } | Ev::Cfg { sw, .. } => Target::Switch(sw),
+            Ev::Leave { node, .. }
+            | Ev::Enter { node, .. }
+            | Ev::NodeSend { node, .. }
+            | Ev::NodeRetry { node, .. }
+            | Ev::NodeRelease { node, .. }
+            | Ev::NodePump { node }
+            | Ev::NodeStart { node, .. }
+            | Ev::NodeQuery { node, .. }
+            | Ev::NodeDetach { node, .. } => Target::Node(node),
+            _ => Target::Sm,
+        }
+    }
+}
+
+fn end_target(e: End) -> Target {
+    match e {
+        End::Switch(s, _) => Target::Switch(s),
+        End::Node(n) => Target::Node(n),
+    }
+}
+
+pub(crate) struct Scheduled {
+    pub key: Key,
+    pub ev: Ev,
+}
+impl PartialEq for Scheduled {
+    fn eq(&self, o: &Self) -> bool {
+        self.key == o.key
+    }
+}
+impl Eq for Scheduled {}
+impl PartialOrd for Scheduled {
+    fn partial_cmp(&self, o: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(o))
+    }
+}
+impl Ord for Scheduled {
+    /// Reversed, so that `BinaryHeap` pops the earliest key.
+    fn cmp(&self, o: &Self) -> std::cmp::Ordering {
+        o.key.cmp(&self.key)
+    }
+}
+
+/// Slots of the timing wheel: events this close to the current cycle go in a slot, later
+/// ones in a heap.
+const WHEEL: usize = 1024;
+
+/// An event queue: a timing wheel of [`WHEEL`] one-cycle slots for the near future (most
+/// events: link latencies, engine latency, node overheads), a heap beyond. Events of one cycle
+/// are handled in key order, an event added to the current cycle included.
+pub(crate) struct Queue {
+    /// Events of `cur_t` not handled yet, sorted so that the smallest key is last.
+    cur: Vec<Scheduled>,
+    cur_t: u64,
+    /// `wheel[t % WHEEL]`: events at `t`, for `cur_t < t < cur_t + WHEEL` (unsorted).
+    wheel: Vec<Vec<Scheduled>>,
+    in_wheel: usize,
+    far: BinaryHeap<Scheduled>,
+}
+
+impl Default for Queue {
+    fn default() -> Self {
+        Queue {
+            cur: vec![],
+            cur_t: 0,
+            wheel: (0..WHEEL).map(|_| vec![]).collect(),
+            in_wheel: 0,
+            far: BinaryHeap::new(),
+        }
+    }
+}
+
+impl Queue {
+    pub fn push(&mut self, s: Scheduled) {
+        let t = s.key.t;
+        if t <= self.cur_t {
+            let at = self.cur.partition_point(|x| x.key > s.key);
+            self.cur.insert(at, s);
+        } else if t < self.cur_t + WHEEL as u64 {
+            self.wheel[t as usize % WHEEL].push(s);
+            self.in_wheel += 1;
+        } else {
+            self.far.push(s);
+        }
+    }
+
+    pub fn next_t(&self) -> Option<u64> {
+        if !self.cur.is_empty() {
+            return Some(self.cur_t);
+        }
+        let near = (self.in_wheel > 0)
+            .then(|| {
+                (self.cur_t + 1..self.cur_t + WHEEL as u64)
+                    .find(|t| !self.wheel[*t as usize % WHEEL].is_empty())
+            })
+            .flatten();
+        let far = self.far.peek().map(|s| s.key.t);
+        near.into_iter().chain(far).min()
+    }
+
+    /// The earliest event if it is at cycle `t` (`t` is never before an event still queued).
+    pub fn pop_at(&mut self, t: u64) -> Option<Scheduled> {
+        if t != self.cur_t {
+            if !self.cur.is_empty() {
+                return None;
+            }
+            self.cur_t = t;
+            let mut v = std::mem::take(&mut self.wheel[t as usize % WHEEL]);
+            self.in_wheel -= v.len();
+            while self.far.peek().is_some_and(|s| s.key.t == t) {
+                if let Some(s) = self.far.pop() {
+                    v.push(s);
+                }
+            }
+            v.sort_unstable_by_key(|s| std::cmp::Reverse(s.key));
+            self.cur = v;
+        }
+        self.cur.pop()
+    }
+}
+
+/// Origin ids: switches `0..S`, nodes `S..S+N`, the SM, the fault list.
+pub(crate) fn origin_node(f: &Fabric, n: usize) -> u64 {
+    (f.topo.switch_names.len() + n) as u64
+}
+pub(crate) fn origin_sm(f: &Fabric) -> u64 {
+    (f.topo.switch_names.len() + f.topo.node_names.len()) as u64
+}
+pub(crate) const ORIGIN_FAULTS: u64 = u64::MAX;
+
+// --- the run: partitions in windows ---------------------------------------------------------------
+
+/// What a partition hands back after a window.
+struct WindowOut {
+    part: usize,
+    out: Vec<Scheduled>,
+    next: Option<u64>,
+}
+
+enum Cmd {
+    Window {
+        t_end: u64,
+        incoming: Vec<Scheduled>,
+    },
+    Finish,
+}
+
+fn run(
+    f: &Fabric,
+    opts: &RunOptions,
+    tracer: Option<&Tracer>,
+    progress: &mut dyn FnMut(u64, u64),
+) -> Result<Report, FabricError> {
+    let t = &f.topo;
+    for name in opts.levels.keys() {
+        if t.switch_by_name(name).is_none() {
+            return Err(invalid(
+                "--levels",
+                format!("{name:?}"),
+                "not a switch of the fabric",
+            ));
+        }
+    }
+    // Partitions: contiguous blocks of switches (generated topologies number them pod by pod),
+    // each node with its switch.
+    let nparts = opts.threads.max(1).min(t.switch_names.len());
+    let ns = t.switch_names.len();
+    let part_of_switch: Vec<usize> = (0..ns).map(|s| s * nparts / ns).collect();
+    let part_of_node: Vec<usize> = (0..t.node_names.len())
+        .map(|n| part_of_switch[t.node_attachment(n).0])
+        .collect();
+    // The window: no event crosses partitions in less than this many cycles.
+    let mut window = f.file.sm.mgmt_latency.max(1);
+    for l in &t.links {
+        let p = |e: End| match e {
+            End::Switch(s, _) => part_of_switch[s],
+            End::Node(n) => part_of_node[n],
+        };
+        if p(l.a) != p(l.b) {
+            window = window.min(l.latency.max(1));
+        }
+    }
+    let route = Route {
+        part_of_switch,
+        part_of_node,
+    };
+    let mut control = Control::new(f, &route);
+    let mut model_parts: Vec<Part<SwitchEngineModel>> = vec![];
+    let mut foreign_parts: Vec<Part<part::ForeignEngine>> = vec![];
+    for p in 0..nparts {
+        // A switch named in `levels` runs behind the generic interface (and can be traced);
+        // its partition stays on this thread.
+        let foreign = (0..ns)
+            .any(|s| route.part_of_switch[s] == p && opts.levels.contains_key(&t.switch_names[s]));
+        if foreign {
+            foreign_parts.push(Part::new(f, p, &route, opts, |s| {
+                if opts.levels.contains_key(&t.switch_names[s]) {
+                    part::ForeignEngine::new(f, opts, tracer, s)
+                } else {
+                    part::ForeignEngine::new(f, opts, None, s)
+                }
+            })?);
+        } else {
+            model_parts.push(Part::new(f, p, &route, opts, |_| {
+                Ok(SwitchEngineModel::new(f.config.switch))
+            })?);
+        }
+    }
+    // Every partition's first events are its own (faults and node starts come from the SM).
+    let mut next: Vec<Option<u64>> = vec![None; nparts];
+    for p in &model_parts {
+        next[p.id] = p.next_time();
+    }
+    for p in &foreign_parts {
+        next[p.id] = p.next_time();
+    }
+    let threads = opts.threads.max(1);
+    let mut stats = Stats::default();
+    std::thread::scope(|scope| -> Result<(), FabricError> {
+        // Model partitions go to worker threads when there is more than one thread; the
+        // others (and all, with one thread) run on this one.
+        let mut local_models = vec![];
+        let mut workers: Vec<(usize, mpsc::Sender<Cmd>)> = vec![];
+        let (res_tx, res_rx) = mpsc::channel::<(WindowOut, Option<Stats>)>();
+        for p in model_parts.into_iter() {
+            if threads > 1 {
+                let (tx, rx) = mpsc::channel::<Cmd>();
+                let res_tx = res_tx.clone();
+                let id = p.id;
+                let mut p = p;
+                scope.spawn(move || {
+                    while let Ok(cmd) = rx.recv() {
+                        match cmd {
+                            Cmd::Window { t_end, incoming } => {
+                                let out = p.window(t_end, incoming);
+                                if res_tx.send((out, None)).is_err() {
+                                    return;
+                                }
+                            }
+                            Cmd::Finish => {
+                                let _ = res_tx.send((
+                                    WindowOut {
+                                        part: p.id,
+                                        out: vec![],
+                                        next: None,
+                                    },
+                                    Some(p.take_stats()),
+                                ));
+                                return;
+                            }
+                        }
+                    }
+                });
+                workers.push((id, tx));
+            } else {
+                local_models.push(p);
+            }
+        }
+        let mut last_progress = 0;
+        // Events for worker partitions, sent with their next window.
+        let mut pending: Vec<Vec<Scheduled>> = (0..nparts).map(|_| vec![]).collect();
+        let deliver = |s: Scheduled,
+                       next: &mut Vec<Option<u64>>,
+                       pending: &mut Vec<Vec<Scheduled>>,
+                       local_models: &mut Vec<Part<SwitchEngineModel>>,
+                       foreign_parts: &mut Vec<Part<part::ForeignEngine>>| {
+            let pid = route.part_of(&s.ev);
+            next[pid] = Some(next[pid].map_or(s.key.t, |n| n.min(s.key.t)));
+            if let Some(p) = local_models.iter_mut().find(|p| p.id == pid) {
+                p.push(s);
+            } else if let Some(p) = foreign_parts.iter_mut().find(|p| p.id == pid) {
+                p.push(s);
+            } else {
+                pending[pid].push(s);
+            }
+        };
+        loop {
+            for s in control.take_out() {
+                deliver(
+                    s,
+                    &mut next,
+                    &mut pending,
+                    &mut local_models,
+                    &mut foreign_parts,
+                );
+            }
+            if control.finished() {
+                break;
+            }
+            let t0 = next
+                .iter()
+                .flatten()
+                .copied()
+                .chain(control.next_time())
+                .min();
+            let Some(t0) = t0 else {
+                control.hang_at(None);
+                break;
+            };
+            if t0 > f.file.run.max_cycles {
+                control.hang_at(Some(f.file.run.max_cycles));
+                break;
+            }
+            // Windows end at a deadline or the last cycle, so that a run is cut at the same
+            // cycle however it is partitioned.
+            if control.stuck(t0) {
+                break;
+            }
+            let limit = control
+                .deadline()
+                .unwrap_or(u64::MAX)
+                .min(f.file.run.max_cycles)
+                .saturating_add(1);
+            let t_end = (t0 + window).min(limit).max(t0 + 1);
+            for (id, tx) in &workers {
+                let incoming = std::mem::take(&mut pending[*id]);
+                if tx.send(Cmd::Window { t_end, incoming }).is_err() {
+                    return Err(FabricError::Level(
+                        "a fabric worker thread stopped".to_string(),
+                    ));
+                }
+            }
+            let mut outs = vec![];
+            for p in local_models.iter_mut() {
+                outs.push(p.window(t_end, vec![]));
+            }
+            for p in foreign_parts.iter_mut() {
+                outs.push(p.window(t_end, vec![]));
+            }
+            for _ in &workers {
+                match res_rx.recv() {
+                    Ok((o, _)) => outs.push(o),
+                    Err(_) => {
+                        return Err(FabricError::Level(
+                            "a fabric worker thread stopped".to_string(),
+                        ))
+                    }
+                }
+            }
+            // What crossed partitions lands at or after t_end (that is what the window is).
+            for o in &outs {
+                next[o.part] = o.next;
+            }
+            for o in outs {
+                for s in o.out {
+                    if s.ev.target() == Target::Sm {
+                        control.push(s);
+                    } else {
+                        deliver(
+                            s,
+                            &mut next,
+                            &mut pending,
+                            &mut local_models,
+                            &mut foreign_parts,
+                        );
+                    }
+                }
+            }
+            control.window(t_end);
+            if control.stuck(t_end) {
+                break;
+            }
+            if t_end - last_progress >= 100_000 {
+                last_progress = t_end;
+                progress(t_end, control.barriers());
+            }
+        }
+        for (_, tx) in &workers {
+            let _ = tx.send(Cmd::Finish);
+        }
+        for _ in &workers {
+            if let Ok((_, Some(s))) = res_rx.recv() {
+                stats.add(s);
+            }
+        }
+        for p in local_models.iter_mut() {
+            stats.add(p.take_stats());
+        }
+        for p in foreign_parts.iter_mut() {
+            stats.add(p.take_stats());
+        }
+        Ok(())
+    })?;
+    Ok(control.report(stats))
+}
+
+/// Which partition holds each switch and node.
+pub(crate) struct Route {
+    pub part_of_switch: Vec<usize>,
+    pub part_of_node: Vec<usize>,
+}
+
+impl Route {
+    pub fn part_of(&self, ev: &Ev) -> usize {
+        match ev.target() {
+            Target::Switch(s) => self.part_of_switch[s],
+            Target::Node(n) => self.part_of_node[n],
+            Target::Sm => usize::MAX,
+        }
+    }
+}
+
+pub(crate) fn summary_of(f: &Fabric) -> Summary {
+    Summary {
+        name: f.file.name.clone(),
+        cycles: 0,
+        barriers: 0,
+        latency_min: 0,
+        latency_median: 0,
+        latency_p99: 0,
+        latency_max: 0,
+        clock_ns: f.file.fabric.clock_ns,
+        rebuilds: 0,
+        retries: 0,
+        config_ops: 0,
+        drops: BTreeMap::new(),
+        verdicts: BTreeMap::new(),
+        faults: BTreeMap::new(),
+        events: 0,
+        packets: 0,
+        violations: vec![],
+        safe: true,
+    }
+}

@@ -1,0 +1,1201 @@
+//! A partition of the fabric: some switches, the nodes attached to them, and the sending side
+//! of every link end they own. It runs one window at a time; what it sends to another
+//! partition or to the SM goes out at the end of the window (it always lands later).
+
+use super::{
+    class, origin_node, CfgReq, Ev, Fabric, Fault, Key, Pkt, Queue, Route, RunOptions, Scheduled,
+    Target, WindowOut,
+};
+use crate::node::{NodeCsm, NodeState, Reaction};
+use crate::topology::End;
+use crate::FabricError;
+use netcoll_models::kit::cycle::CycleSim;
+use netcoll_models::net::header::Opcode;
+use netcoll_models::switch_engine::model::SwitchEngineModel;
+use netcoll_models::switch_engine::{
+    SwitchEngine, SwitchEngineIn, SwitchEngineOut, Verdict, LATENCY,
+};
+use netcoll_testbench::harness::vcd::Tracer;
+use netcoll_testbench::harness::{cycle_sim, Level, Sim};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
+
+/// A switch's collective engine at some level.
+pub(crate) trait EngineCore {
+    fn clock(&mut self, i: &SwitchEngineIn) -> SwitchEngineOut;
+    /// `n` cycles with no input.
+    fn idle(&mut self, n: u64) {
+        let i = SwitchEngineIn::default();
+        for _ in 0..n {
+            self.clock(&i);
+        }
+    }
+}
+
+impl EngineCore for SwitchEngineModel {
+    fn clock(&mut self, i: &SwitchEngineIn) -> SwitchEngineOut {
+        self.step(i)
+    }
+    /// The model skips an idle stretch in constant time (exactly as idle steps would).
+    fn idle(&mut self, n: u64) {
+        SwitchEngineModel::idle(self, n)
+    }
+}
+
+/// An engine that is not plain Rust (the rust-hdl RTL, Verilator); partitions holding one
+/// stay on the calling thread.
+pub(crate) struct ForeignEngine(Sim<SwitchEngine>);
+
+impl ForeignEngine {
+    /// Switch `s` at the level `opts.levels` gives it, recorded into `tracer` if there is one.
+    pub fn new(
+        f: &Fabric,
+        opts: &RunOptions,
+        tracer: Option<&Tracer>,
+        s: usize,
+    ) -> Result<ForeignEngine, FabricError> {
+        let name = &f.topo.switch_names[s];
+        let level = opts.levels.get(name).copied().unwrap_or(Level::Model);
+        let sim = cycle_sim::<SwitchEngine>(level, &f.config)
+            .map_err(|e| FabricError::Level(format!("switch {name}: {e}")))?;
+        Ok(ForeignEngine(match tracer {
+            Some(t) => Box::new(t.tap(sim, f.config.switch, &["fabric", name, level.name()])),
+            None => sim,
+        }))
+    }
+}
+
+impl EngineCore for ForeignEngine {
+    fn clock(&mut self, i: &SwitchEngineIn) -> SwitchEngineOut {
+        self.0.step(i)
+    }
+}
+
+/// Counters a partition keeps; summed over partitions at the end.
+#[derive(Default, Debug)]
+pub(crate) struct Stats {
+    pub drops: BTreeMap<&'static str, u64>,
+    pub verdicts: BTreeMap<&'static str, u64>,
+    pub faults: BTreeMap<&'static str, u64>,
+    pub retries: u64,
+    pub events: u64,
+    pub packets: u64,
+}
+
+impl Stats {
+    pub fn add(&mut self, o: Stats) {
+        for (mine, theirs) in [
+            (&mut self.drops, o.drops),
+            (&mut self.verdicts, o.verdicts),
+            (&mut self.faults, o.faults),
+        ] {
+            for (k, v) in theirs {
+                *mine.entry(k).or_insert(0) += v;
+            }
+        }
+        self.retries += o.retries;
+        self.events += o.events;
+        self.packets += o.packets;
+    }
+}
+
+fn count(map: &mut BTreeMap<&'static str, u64>, k: &'static str) {
+    *map.entry(k).or_insert(0) += 1;
+}
+
+/// The sending side of one link end.
+#[derive(Clone, Debug)]
+struct TxPort {
+    queue: VecDeque<Pkt>,
+    credits: u64,
+    free_at: u64,
+}
+
+struct Switch<E> {
+    engine: E,
+    alive: bool,
+    /// The engine has been clocked for every cycle before this one.
+    clocked_to: u64,
+    inq: Vec<VecDeque<Pkt>>,
+    /// Bit `p`: `inq[p]` holds a packet.
+    in_mask: u64,
+    /// Bit `p`: `tx[p]` holds a packet.
+    out_mask: u64,
+    rr: usize,
+    cfg: VecDeque<CfgReq>,
+    cfg_wait: VecDeque<CfgReq>,
+    repl: Option<(Pkt, u64)>,
+    tx: Vec<TxPort>,
+    /// The engine may still produce output until this cycle.
+    busy_until: u64,
+    seq: u64,
+}
+
+struct NodeRt {
+    tx: TxPort,
+    rng: ChaCha8Rng,
+    groups: BTreeMap<usize, NodeGroup>,
+    seq: u64,
+}
+
+struct NodeGroup {
+    csm: NodeCsm,
+    cgid: Option<u64>,
+    retry_gen: u64,
+    /// The cycle the node learnt its CGID (the origin of `node.interval`).
+    joined_at: u64,
+}
+
+pub(crate) struct Part<'a, E> {
+    f: &'a Fabric,
+    route: &'a Route,
+    pub id: usize,
+    now: u64,
+    queue: Queue,
+    active: BTreeSet<usize>,
+    switches: Vec<Option<Switch<E>>>,
+    nodes: Vec<Option<NodeRt>>,
+    link_up: Vec<bool>,
+    link_gen: Vec<u64>,
+    /// Per link and direction (sent from `a`, from `b`): the last arrival (links are FIFO).
+    last_arrival: Vec<[u64; 2]>,
+    link_rng: Vec<[ChaCha8Rng; 2]>,
+    out: Vec<Scheduled>,
+    stats: Stats,
+    /// The engines' retry timer is on: switches are clocked every cycle.
+    timer: bool,
+}
+
+impl<'a, E: EngineCore> Part<'a, E> {
+    pub fn new(
+        f: &'a Fabric,
+        id: usize,
+        route: &'a Route,
+        opts: &RunOptions,
+        mut engine: impl FnMut(usize) -> Result<E, FabricError>,
+    ) -> Result<Part<'a, E>, FabricError> {
+        let t = &f.topo;
+        let mut switches = vec![];
+        for s in 0..t.switch_names.len() {
+            if route.part_of_switch[s] != id {
+                switches.push(None);
+                continue;
+            }
+            let mut e = engine(s)?;
+            // Every engine is reset in cycle 0 (its table sweep follows).
+            e.clock(&SwitchEngineIn {
+                reset: true,
+                ..Default::default()
+            });
+            let radix = t.switch_ports[s].len();
+            switches.push(Some(Switch {
+                engine: e,
+                alive: true,
+                clocked_to: 1,
+                inq: vec![VecDeque::new(); radix],
+                in_mask: 0,
+                out_mask: 0,
+                rr: 0,
+                cfg: VecDeque::new(),
+                cfg_wait: VecDeque::new(),
+                repl: None,
+                tx: (0..radix)
+                    .map(|p| TxPort {
+                        queue: VecDeque::new(),
+                        credits: t.switch_ports[s][p].map_or(0, |l| t.links[l].credits),
+                        free_at: 0,
+                    })
+                    .collect(),
+                busy_until: 0,
+                seq: 0,
+            }));
+        }
+        let nodes = (0..t.node_names.len())
+            .map(|n| {
+                (route.part_of_node[n] == id).then(|| {
+                    let groups = f
+                        .groups
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, g)| g.members.contains(&n))
+                        .map(|(gi, g)| {
+                            (
+                                gi,
+                                NodeGroup {
+                                    csm: NodeCsm::new(f.file.node.procs, g.barriers, 0),
+                                    cgid: None,
+                                    retry_gen: 0,
+                                    joined_at: 0,
+                                },
+                            )
+                        })
+                        .collect();
+                    NodeRt {
+                        tx: TxPort {
+                            queue: VecDeque::new(),
+                            credits: t.links[t.node_link[n]].credits,
+                            free_at: 0,
+                        },
+                        rng: ChaCha8Rng::seed_from_u64(
+                            opts.seed ^ 0x9e37_79b9_7f4a_7c15u64.wrapping_mul(n as u64 + 1),
+                        ),
+                        groups,
+                        seq: 0,
+                    }
+                })
+            })
+            .collect();
+        let link_rng = (0..t.links.len() as u64)
+            .map(|l| {
+                let s = |d: u64| {
+                    ChaCha8Rng::seed_from_u64(
+                        opts.seed
+                            .wrapping_add(0x5851_f42d_4c95_7f2du64.wrapping_mul(2 * l + d + 1)),
+                    )
+                };
+                [s(0), s(1)]
+            })
+            .collect();
+        let mut p = Part {
+            f,
+            route,
+            id,
+            now: 0,
+            queue: Queue::default(),
+            active: BTreeSet::new(),
+            switches,
+            nodes,
+            link_up: vec![true; t.links.len()],
+            link_gen: vec![0; t.links.len()],
+            last_arrival: vec![[0, 0]; t.links.len()],
+            link_rng,
+            out: vec![],
+            stats: Stats::default(),
+            timer: f.config.switch.retry_timer_on(),
+        };
+        if p.timer {
+            for s in 0..t.switch_names.len() {
+                if route.part_of_switch[s] == id {
+                    p.active.insert(s);
+                }
+            }
+        }
+        // The fault list, as each partition sees it: a link fails at both of its ends.
+        let mut seq = 0;
+        let mut fault = |p: &mut Part<'a, E>, t: u64, ev: Ev| {
+            seq += 1;
+            if p.owns(&ev) {
+                p.queue.push(Scheduled {
+                    key: Key {
+                        t,
+                        class: class::FAULT,
+                        origin: super::ORIGIN_FAULTS,
+                        seq,
+                    },
+                    ev,
+                });
+            }
+        };
+        for fl in &f.faults {
+            match *fl {
+                Fault::LinkDown { link, at, up } => {
+                    let l = t.links[link];
+                    for e in [l.a, l.b] {
+                        fault(&mut p, at, Ev::LinkDown { link, at_end: e });
+                        if let Some(u) = up {
+                            fault(&mut p, u, Ev::LinkUp { link, at_end: e });
+                        }
+                    }
+                }
+                Fault::SwitchDown { switch, at } => {
+                    fault(&mut p, at, Ev::SwitchDown { sw: switch });
+                    for port in 0..t.switch_ports[switch].len() {
+                        if let Some(link) = t.switch_ports[switch][port] {
+                            let other = t.links[link].other(End::Switch(switch, port));
+                            fault(
+                                &mut p,
+                                at,
+                                Ev::LinkDown {
+                                    link,
+                                    at_end: other,
+                                },
+                            );
+                        }
+                    }
+                }
+                Fault::Leave { node, group, at } => fault(&mut p, at, Ev::Leave { node, group }),
+                Fault::Loss { .. } | Fault::Dup { .. } => {}
+            }
+        }
+        Ok(p)
+    }
+
+    fn owns(&self, ev: &Ev) -> bool {
+        self.route.part_of(ev) == self.id
+    }
+
+    pub fn push(&mut self, s: Scheduled) {
+        self.queue.push(s);
+    }
+
+    pub fn next_time(&self) -> Option<u64> {
+        let busy = (!self.active.is_empty()).then_some(self.now + 1);
+        [self.queue.next_t(), busy].into_iter().flatten().min()
+    }
+
+    pub fn take_stats(&mut self) -> Stats {
+        std::mem::take(&mut self.stats)
+    }
+
+    /// Schedules `ev` at `t`, made by `origin` (its own count orders it).
+    fn at(&mut self, t: u64, class: u8, origin: Origin, ev: Ev) {
+        let seq = match origin {
+            Origin::Switch(s) => self.switches[s].as_mut().map_or(0, |x| {
+                x.seq += 1;
+                x.seq
+            }),
+            Origin::Node(n) => self.nodes[n].as_mut().map_or(0, |x| {
+                x.seq += 1;
+                x.seq
+            }),
+        };
+        let origin = match origin {
+            Origin::Switch(s) => s as u64,
+            Origin::Node(n) => origin_node(self.f, n),
+        };
+        let s = Scheduled {
+            key: Key {
+                t,
+                class,
+                origin,
+                seq,
+            },
+            ev,
+        };
+        if s.ev.target() != Target::Sm && self.owns(&s.ev) {
+            self.queue.push(s);
+        } else {
+            self.out.push(s);
+        }
+    }
+
+    /// Runs every cycle before `t_end`.
+    pub fn window(&mut self, t_end: u64, incoming: Vec<Scheduled>) -> WindowOut {
+        for s in incoming {
+            self.queue.push(s);
+        }
+        while let Some(t) = self.next_time().filter(|&t| t < t_end) {
+            self.now = t;
+            while let Some(s) = self.queue.pop_at(t) {
+                self.stats.events += 1;
+                self.handle(s.ev);
+            }
+            let act: Vec<usize> = self.active.iter().copied().collect();
+            for s in act {
+                self.step_switch(s);
+            }
+        }
+        WindowOut {
+            part: self.id,
+            out: std::mem::take(&mut self.out),
+            next: self.next_time(),
+        }
+    }
+
+    fn handle(&mut self, ev: Ev) {
+        let mgmt = self.f.file.sm.mgmt_latency;
+        let now = self.now;
+        match ev {
+            Ev::Arrive { link, to, gen, pkt } => {
+                self.stats.packets += 1;
+                if gen != self.link_gen[link] || !self.link_up[link] {
+                    count(&mut self.stats.drops, "link_down");
+                    return;
+                }
+                match to {
+                    End::Switch(s, port) => {
+                        let credits = self.f.topo.links[link].credits as usize;
+                        let Some(sw) = self.switches[s].as_mut().filter(|x| x.alive) else {
+                            count(&mut self.stats.drops, "switch_down");
+                            return;
+                        };
+                        if pkt.extra && sw.inq[port].len() >= 2 * credits {
+                            count(&mut self.stats.drops, "overflow");
+                            return;
+                        }
+                        sw.inq[port].push_back(pkt);
+                        sw.in_mask |= 1 << port;
+                        self.active.insert(s);
+                    }
+                    End::Node(n) => {
+                        // A node takes every packet at once: the credit goes straight back.
+                        let l = self.f.topo.links[link];
+                        if !pkt.extra {
+                            self.at(
+                                now + l.latency,
+                                class::CREDIT,
+                                Origin::Node(n),
+                                Ev::Credit {
+                                    link,
+                                    to: l.other(to),
+                                    gen,
+                                },
+                            );
+                        }
+                        self.node_receive(n, pkt);
+                    }
+                }
+            }
+            Ev::Credit { link, to, gen } => {
+                if gen != self.link_gen[link] {
+                    return;
+                }
+                match to {
+                    End::Switch(s, port) => {
+                        if let Some(sw) = self.switches[s].as_mut() {
+                            sw.tx[port].credits += 1;
+                            if !sw.tx[port].queue.is_empty() {
+                                self.active.insert(s);
+                            }
+                        }
+                    }
+                    End::Node(n) => {
+                        if let Some(node) = self.nodes[n].as_mut() {
+                            node.tx.credits += 1;
+                        }
+                        self.node_pump(n);
+                    }
+                }
+            }
+            Ev::LinkDown { link, at_end } => self.link_down(link, at_end),
+            Ev::LinkUp { link, at_end } => {
+                self.link_up[link] = true;
+                self.link_gen[link] += 1;
+                count(&mut self.stats.faults, "link_up");
+                // Both ends flushed what they held when the link went down: full credits.
+                let credits = self.f.topo.links[link].credits;
+                if self.reports(link, at_end) {
+                    let t = now + mgmt;
+                    let origin = match at_end {
+                        End::Switch(s, _) => Origin::Switch(s),
+                        End::Node(n) => Origin::Node(n),
+                    };
+                    self.at(t, class::MGMT, origin, Ev::SmLinkUp { link });
+                }
+                match at_end {
+                    End::Switch(s, p) => {
+                        if let Some(sw) = self.switches[s].as_mut().filter(|x| x.alive) {
+                            sw.tx[p].credits = credits;
+                            self.active.insert(s);
+                        }
+                    }
+                    End::Node(n) => {
+                        if let Some(node) = self.nodes[n].as_mut() {
+                            node.tx.credits = credits;
+                        }
+                        self.node_pump(n);
+                    }
+                }
+            }
+            Ev::SwitchDown { sw } => {
+                count(&mut self.stats.faults, "switch_down");
+                if let Some(x) = self.switches[sw].as_mut() {
+                    x.alive = false;
+                }
+                self.active.remove(&sw);
+                for port in 0..self.f.topo.switch_ports[sw].len() {
+                    if let Some(link) = self.f.topo.switch_ports[sw][port] {
+                        self.link_down(link, End::Switch(sw, port));
+                    }
+                }
+                // Its neighbours see their links go dark; the SM hears of the switch.
+                self.at(
+                    now + mgmt,
+                    class::MGMT,
+                    Origin::Switch(sw),
+                    Ev::SmSwitchDown { sw },
+                );
+            }
+            Ev::Leave { node, group } => {
+                count(&mut self.stats.faults, "leave");
+                let Some(rt) = self.nodes[node].as_mut() else {
+                    return;
+                };
+                let gs: Vec<usize> = rt
+                    .groups
+                    .keys()
+                    .copied()
+                    .filter(|g| group.is_none_or(|x| x == *g))
+                    .collect();
+                for g in gs {
+                    let Some(ng) = self.nodes[node].as_mut().and_then(|r| r.groups.get_mut(&g))
+                    else {
+                        continue;
+                    };
+                    if matches!(ng.csm.state, NodeState::Done | NodeState::Left) {
+                        continue;
+                    }
+                    ng.csm.leave();
+                    self.at(
+                        now + mgmt,
+                        class::MGMT,
+                        Origin::Node(node),
+                        Ev::SmLeave { node, group: g },
+                    );
+                }
+            }
+            Ev::Cfg { sw, req } => match self.switches[sw].as_mut().filter(|x| x.alive) {
+                Some(x) => {
+                    x.cfg.push_back(req);
+                    self.active.insert(sw);
+                }
+                // Nothing answers for a dead switch; the SM counts it done (it heard of the
+                // failure and leaves the switch out of the next tree).
+                None => self.at(
+                    now + mgmt,
+                    class::MGMT,
+                    Origin::Switch(sw),
+                    Ev::CfgDone {
+                        group: req.group,
+                        epoch: req.epoch,
+                        rejected: false,
+                    },
+                ),
+            },
+            Ev::Enter { node, group, k } => self.node_enter(node, group, k),
+            Ev::NodeSend { node, group, k } => {
+                let Some(ng) = self.nodes[node].as_ref().and_then(|r| r.groups.get(&group)) else {
+                    return;
+                };
+                if ng.csm.state != NodeState::Full || ng.csm.k != k {
+                    return;
+                }
+                self.node_send_full(node, group);
+                self.arm_retry(node, group, k);
+            }
+            Ev::NodeRetry {
+                node,
+                group,
+                k,
+                gen,
+            } => {
+                let Some(ng) = self.nodes[node].as_ref().and_then(|r| r.groups.get(&group)) else {
+                    return;
+                };
+                if ng.retry_gen != gen || ng.csm.k != k || !ng.csm.wants_retry() {
+                    return;
+                }
+                self.stats.retries += 1;
+                self.node_send_full(node, group);
+                self.arm_retry(node, group, k);
+            }
+            Ev::NodeRelease { node, group } => self.node_schedule_entries(node, group),
+            Ev::NodePump { node } => self.node_pump(node),
+            Ev::NodeStart { node, group, cgid } => {
+                let Some(ng) = self.nodes[node]
+                    .as_mut()
+                    .and_then(|r| r.groups.get_mut(&group))
+                else {
+                    return;
+                };
+                let first = ng.cgid.is_none();
+                ng.cgid = Some(cgid);
+                if first {
+                    ng.joined_at = now;
+                    self.node_schedule_entries(node, group);
+                }
+            }
+            Ev::NodeQuery { node, group, epoch } => {
+                let tid = self.nodes[node]
+                    .as_ref()
+                    .and_then(|r| r.groups.get(&group))
+                    .filter(|g| !matches!(g.csm.state, NodeState::Left))
+                    .map(|g| g.csm.tid);
+                self.at(
+                    now + mgmt,
+                    class::MGMT,
+                    Origin::Node(node),
+                    Ev::SmTidAnswer { group, epoch, tid },
+                );
+            }
+            Ev::NodeDetach { node, group } => {
+                if let Some(ng) = self.nodes[node]
+                    .as_mut()
+                    .and_then(|r| r.groups.get_mut(&group))
+                {
+                    ng.csm.leave();
+                }
+            }
+            _ => unreachable!("the SM's events never reach a partition"),
+        }
+    }
+
+    fn link_down(&mut self, link: usize, at_end: End) {
+        if self.link_up[link] {
+            self.link_up[link] = false;
+            self.link_gen[link] += 1;
+            count(&mut self.stats.faults, "link_down");
+        }
+        // What this end holds from the link is lost with it (so credits restart full).
+        match at_end {
+            End::Switch(s, p) => {
+                if let Some(sw) = self.switches[s].as_mut() {
+                    let n = sw.inq[p].len() as u64;
+                    sw.inq[p].clear();
+                    sw.in_mask &= !(1 << p);
+                    *self.stats.drops.entry("link_down").or_insert(0) += n;
+                    let alive = sw.alive;
+                    if alive && self.reports(link, at_end) {
+                        let t = self.now + self.f.file.sm.mgmt_latency;
+                        self.at(t, class::MGMT, Origin::Switch(s), Ev::SmLinkDown { link });
+                    }
+                }
+            }
+            End::Node(n) => {
+                if let Some(node) = self.nodes[n].as_mut() {
+                    node.tx.queue.clear();
+                }
+            }
+        }
+    }
+
+    /// Whether this end of `link` tells the SM about it: the switch end with the lowest index
+    /// (a link to a node is reported by its switch), so each change is reported once.
+    fn reports(&self, link: usize, at_end: End) -> bool {
+        let l = self.f.topo.links[link];
+        let reporter = match (l.a, l.b) {
+            (End::Switch(a, _), End::Switch(b, _)) => a.min(b),
+            (End::Switch(a, _), End::Node(_)) | (End::Node(_), End::Switch(a, _)) => a,
+            (End::Node(_), End::Node(_)) => return false,
+        };
+        matches!(at_end, End::Switch(s, _) if s == reporter)
+            && self.switches[reporter].as_ref().is_some_and(|x| x.alive)
+    }
+
+    // --- nodes -----------------------------------------------------------------------------------
+
+    fn arm_retry(&mut self, node: usize, group: usize, k: u64) {
+        let timeout = self.f.file.node.retry_timeout;
+        let Some(ng) = self.nodes[node]
+            .as_mut()
+            .and_then(|r| r.groups.get_mut(&group))
+        else {
+            return;
+        };
+        ng.retry_gen += 1;
+        let gen = ng.retry_gen;
+        self.at(
+            self.now + timeout,
+            class::NODE,
+            Origin::Node(node),
+            Ev::NodeRetry {
+                node,
+                group,
+                k,
+                gen,
+            },
+        );
+    }
+
+    fn node_schedule_entries(&mut self, node: usize, group: usize) {
+        let [lo, hi] = self.f.file.node.compute;
+        let procs = self.f.file.node.procs.max(1);
+        let interval = self.f.file.node.interval;
+        let now = self.now;
+        let Some(rt) = self.nodes[node].as_mut() else {
+            return;
+        };
+        let Some(ng) = rt.groups.get(&group) else {
+            return;
+        };
+        if ng.csm.state != NodeState::Idle {
+            return;
+        }
+        let k = ng.csm.k;
+        let paced = ng.joined_at + k * interval;
+        let times: Vec<u64> = (0..procs)
+            .map(|_| {
+                if hi > lo {
+                    rt.rng.gen_range(lo..=hi)
+                } else {
+                    lo
+                }
+            })
+            .map(|c| (now + c).max(paced))
+            .collect();
+        for t in times {
+            self.at(
+                t,
+                class::NODE,
+                Origin::Node(node),
+                Ev::Enter { node, group, k },
+            );
+        }
+    }
+
+    fn node_enter(&mut self, node: usize, group: usize, k: u64) {
+        let overhead = self.f.file.node.overhead;
+        let now = self.now;
+        let Some(ng) = self.nodes[node]
+            .as_mut()
+            .and_then(|r| r.groups.get_mut(&group))
+        else {
+            return;
+        };
+        if ng.csm.k != k {
+            return;
+        }
+        if ng.csm.enter() {
+            self.at(
+                now,
+                class::LOG_ENTER,
+                Origin::Node(node),
+                Ev::LogEnter { group, node, k },
+            );
+            self.at(
+                now + overhead,
+                class::NODE,
+                Origin::Node(node),
+                Ev::NodeSend { node, group, k },
+            );
+        }
+    }
+
+    fn node_send_full(&mut self, node: usize, group: usize) {
+        let now = self.now;
+        let Some(rt) = self.nodes[node].as_mut() else {
+            return;
+        };
+        let Some(ng) = rt.groups.get(&group) else {
+            return;
+        };
+        let Some(cgid) = ng.cgid else { return };
+        let pkt = Pkt {
+            cgid,
+            tid: ng.csm.tid,
+            op: Opcode::Full.code(),
+            birth: now,
+            extra: false,
+        };
+        rt.tx.queue.push_back(pkt);
+        self.node_pump(node);
+    }
+
+    fn node_pump(&mut self, n: usize) {
+        let link = self.f.topo.node_link[n];
+        let lifetime = self.f.lifetime[link];
+        let ser = self.f.ser(link);
+        let now = self.now;
+        let mut send = vec![];
+        let Some(rt) = self.nodes[n].as_mut() else {
+            return;
+        };
+        while self.link_up[link] && rt.tx.credits > 0 && rt.tx.free_at <= now {
+            let Some(pkt) = rt.tx.queue.pop_front() else {
+                break;
+            };
+            if now - pkt.birth > lifetime {
+                count(&mut self.stats.drops, "expired");
+                continue;
+            }
+            rt.tx.credits -= 1;
+            rt.tx.free_at = now + ser;
+            send.push(pkt);
+        }
+        let again = (!rt.tx.queue.is_empty() && rt.tx.credits > 0 && self.link_up[link])
+            .then(|| rt.tx.free_at.max(now + 1));
+        for pkt in send {
+            self.transmit(link, End::Node(n), pkt);
+        }
+        if let Some(t) = again {
+            self.at(t, class::NODE, Origin::Node(n), Ev::NodePump { node: n });
+        }
+    }
+
+    fn node_receive(&mut self, n: usize, pkt: Pkt) {
+        let link = self.f.topo.node_link[n];
+        if self.now - pkt.birth > self.f.lifetime[link] {
+            count(&mut self.stats.drops, "expired");
+            return;
+        }
+        let overhead = self.f.file.node.overhead;
+        let mgmt = self.f.file.sm.mgmt_latency;
+        let now = self.now;
+        let Some(rt) = self.nodes[n].as_mut() else {
+            return;
+        };
+        let Some((&group, ng)) = rt.groups.iter_mut().find(|(_, g)| g.cgid == Some(pkt.cgid))
+        else {
+            count(&mut self.stats.drops, "node_unknown_cgid");
+            return;
+        };
+        match ng.csm.on_packet(pkt.op, pkt.tid) {
+            Reaction::Release { k } => {
+                ng.retry_gen += 1;
+                let done = ng.csm.state == NodeState::Done;
+                let release_at = now + overhead;
+                self.at(
+                    release_at,
+                    class::LOG_RELEASE,
+                    Origin::Node(n),
+                    Ev::LogRelease { group, node: n, k },
+                );
+                if done {
+                    self.at(
+                        release_at + mgmt,
+                        class::MGMT,
+                        Origin::Node(n),
+                        Ev::SmNodeDone { group },
+                    );
+                } else {
+                    self.at(
+                        release_at,
+                        class::NODE,
+                        Origin::Node(n),
+                        Ev::NodeRelease { node: n, group },
+                    );
+                }
+            }
+            Reaction::Ignored => count(&mut self.stats.drops, "node_stale"),
+        }
+    }
+
+    // --- links -----------------------------------------------------------------------------------
+
+    /// Sends `pkt` from `from` over `link`, in order after everything sent that way before
+    /// (a duplicate arrives right after its original, delayed, and delays what follows).
+    fn transmit(&mut self, link: usize, from: End, pkt: Pkt) {
+        let l = self.f.topo.links[link];
+        let to = l.other(from);
+        let dir = usize::from(from != l.a);
+        let now = self.now;
+        let origin = match from {
+            End::Switch(s, _) => Origin::Switch(s),
+            End::Node(n) => Origin::Node(n),
+        };
+        let arrive = (now + self.f.ser(link) + l.latency).max(self.last_arrival[link][dir]);
+        let mut lost = false;
+        let mut dup: Option<u64> = None;
+        let rng = &mut self.link_rng[link][dir];
+        for f in &self.f.faults {
+            match *f {
+                Fault::Loss { rate, .. } if f.hits(now, link, pkt.op) && rng.gen_bool(rate) => {
+                    lost = true
+                }
+                Fault::Dup { rate, delay, .. }
+                    if f.hits(now, link, pkt.op) && rng.gen_bool(rate) =>
+                {
+                    dup = Some(if delay[1] > delay[0] {
+                        rng.gen_range(delay[0]..=delay[1])
+                    } else {
+                        delay[0]
+                    });
+                }
+                _ => {}
+            }
+        }
+        let gen = self.link_gen[link];
+        self.last_arrival[link][dir] = arrive;
+        if lost {
+            count(&mut self.stats.faults, "loss");
+            // The credit was spent on a packet that never arrives: the link layer gives it
+            // back (as a receiver that dropped it would).
+            if !pkt.extra {
+                self.at(
+                    arrive + l.latency,
+                    class::CREDIT,
+                    origin,
+                    Ev::Credit {
+                        link,
+                        to: from,
+                        gen,
+                    },
+                );
+            }
+        } else {
+            self.at(
+                arrive,
+                class::ARRIVE,
+                origin,
+                Ev::Arrive { link, to, gen, pkt },
+            );
+        }
+        if let Some(d) = dup {
+            count(&mut self.stats.faults, "duplicate");
+            let copy = arrive + d;
+            self.last_arrival[link][dir] = copy;
+            self.at(
+                copy,
+                class::ARRIVE,
+                origin,
+                Ev::Arrive {
+                    link,
+                    to,
+                    gen,
+                    pkt: Pkt { extra: true, ..pkt },
+                },
+            );
+        }
+    }
+
+    // --- switches --------------------------------------------------------------------------------
+
+    fn step_switch(&mut self, s: usize) {
+        let now = self.now;
+        let mgmt = self.f.file.sm.mgmt_latency;
+        let Some(sw) = self.switches[s].as_mut() else {
+            return;
+        };
+        if !sw.alive {
+            self.active.remove(&s);
+            return;
+        }
+        // Idle clock cycles since the engine last ran.
+        if sw.clocked_to < now {
+            sw.engine.idle(now - sw.clocked_to);
+            sw.clocked_to = now;
+        }
+        let mut i = SwitchEngineIn::default();
+        let cfg = sw.cfg.front().copied();
+        if let Some(c) = cfg {
+            i.cfg_valid = true;
+            i.cfg_op = c.op.code();
+            i.cfg_cgid = c.cgid;
+            i.cfg_entry_valid = c.entry.valid;
+            i.cfg_parent = c.entry.parent;
+            i.cfg_children = c.entry.children;
+            i.cfg_is_root = c.entry.is_root;
+            i.cfg_tid = c.tid;
+        }
+        // The arbiter: the next non-empty input buffer after the last one served.
+        let mut offered = None;
+        let mut expired: Vec<(usize, bool)> = vec![];
+        let after = if sw.rr + 1 >= 64 {
+            0
+        } else {
+            !0u64 << (sw.rr + 1)
+        };
+        let mut order = [sw.in_mask & after, sw.in_mask & !after];
+        'scan: for part in order.iter_mut() {
+            while *part != 0 {
+                let p = part.trailing_zeros() as usize;
+                *part &= *part - 1;
+                let lifetime = self.f.topo.switch_ports[s][p].map_or(0, |l| self.f.lifetime[l]);
+                while let Some(h) = sw.inq[p].front() {
+                    if now - h.birth > lifetime {
+                        expired.push((p, h.extra));
+                        sw.inq[p].pop_front();
+                    } else {
+                        break;
+                    }
+                }
+                match sw.inq[p].front() {
+                    Some(h) => {
+                        offered = Some((p, *h));
+                        break 'scan;
+                    }
+                    None => sw.in_mask &= !(1 << p),
+                }
+            }
+        }
+        if let Some((p, h)) = offered {
+            i.pkt_valid = true;
+            i.pkt_port = p as u64;
+            i.pkt_cgid = h.cgid;
+            i.pkt_tid = h.tid;
+            i.pkt_op = h.op;
+        }
+        // The replicator takes the engine's output packet when it has finished the last one.
+        i.out_ready = sw.repl.is_none();
+        let o = sw.engine.clock(&i);
+        sw.clocked_to = now + 1;
+        let mut accepted = None;
+        if cfg.is_some() && o.cfg_ready {
+            if let Some(c) = sw.cfg.pop_front() {
+                sw.cfg_wait.push_back(c);
+            }
+            sw.busy_until = now + LATENCY as u64 + 1;
+        } else if let Some((p, _)) = offered {
+            if o.pkt_ready {
+                let extra = sw.inq[p].pop_front().is_some_and(|h| h.extra);
+                if sw.inq[p].is_empty() {
+                    sw.in_mask &= !(1 << p);
+                }
+                sw.rr = p;
+                accepted = Some((p, extra));
+                sw.busy_until = now + LATENCY as u64 + 1;
+            }
+        }
+        if o.out_valid {
+            // The engine holds a packet (in its output queue if the replicator is busy).
+            sw.busy_until = sw.busy_until.max(now + 2);
+        }
+        if o.out_valid && i.out_ready {
+            sw.repl = Some((
+                Pkt {
+                    cgid: o.out_cgid,
+                    tid: o.out_tid,
+                    op: o.out_op,
+                    birth: now,
+                    extra: false,
+                },
+                o.out_ports,
+            ));
+            sw.busy_until = sw.busy_until.max(now + 2);
+        }
+        let rsp = if o.rsp_valid {
+            sw.cfg_wait.pop_front()
+        } else {
+            None
+        };
+        for (p, extra) in expired.iter().copied().chain(accepted) {
+            if !extra {
+                self.credit_back(s, p);
+            }
+        }
+        for _ in &expired {
+            count(&mut self.stats.drops, "expired");
+        }
+        if let Some(c) = rsp {
+            self.at(
+                now + mgmt,
+                class::MGMT,
+                Origin::Switch(s),
+                Ev::CfgDone {
+                    group: c.group,
+                    epoch: c.epoch,
+                    rejected: o.rsp_rejected,
+                },
+            );
+        }
+        if o.ev_valid {
+            let name = Verdict::from_code(o.ev_verdict).map_or("?", |v| v.name());
+            count(&mut self.stats.verdicts, name);
+            if o.ev_verdict == Verdict::TidFail.code() {
+                self.at(
+                    now + mgmt,
+                    class::MGMT,
+                    Origin::Switch(s),
+                    Ev::SmTidFail { cgid: o.ev_cgid },
+                );
+            }
+        }
+        self.replicate(s);
+        self.egress(s);
+        let Some(sw) = self.switches[s].as_ref() else {
+            return;
+        };
+        // With the retry timer on, the engine works in every idle cycle (its ticks).
+        let busy = self.timer
+            || sw.in_mask != 0
+            || !sw.cfg.is_empty()
+            || !sw.cfg_wait.is_empty()
+            || sw.repl.is_some()
+            || sw.busy_until > now
+            || {
+                let mut m = sw.out_mask;
+                let mut any = false;
+                while m != 0 {
+                    let p = m.trailing_zeros() as usize;
+                    m &= m - 1;
+                    if sw.tx[p].credits > 0
+                        && self.f.topo.switch_ports[s][p].is_some_and(|l| self.link_up[l])
+                    {
+                        any = true;
+                        break;
+                    }
+                }
+                any
+            };
+        if !busy {
+            self.active.remove(&s);
+        }
+    }
+
+    fn credit_back(&mut self, s: usize, port: usize) {
+        let Some(link) = self.f.topo.switch_ports[s][port] else {
+            return;
+        };
+        let l = self.f.topo.links[link];
+        let to = l.other(End::Switch(s, port));
+        let gen = self.link_gen[link];
+        self.at(
+            self.now + l.latency,
+            class::CREDIT,
+            Origin::Switch(s),
+            Ev::Credit { link, to, gen },
+        );
+    }
+
+    fn replicate(&mut self, s: usize) {
+        let per_cycle = self.f.file.fabric.replication;
+        let depth = self.f.file.fabric.egress_depth as usize;
+        let Some(sw) = self.switches[s].as_mut() else {
+            return;
+        };
+        let Some((pkt, mut mask)) = sw.repl else {
+            return;
+        };
+        let mut placed = 0;
+        while mask != 0 && placed < per_cycle {
+            let p = mask.trailing_zeros() as usize;
+            mask &= mask - 1;
+            placed += 1;
+            if p >= sw.tx.len() {
+                continue;
+            }
+            if sw.tx[p].queue.len() >= depth {
+                count(&mut self.stats.drops, "egress_full");
+            } else {
+                sw.tx[p].queue.push_back(pkt);
+                sw.out_mask |= 1 << p;
+            }
+        }
+        sw.repl = if mask == 0 { None } else { Some((pkt, mask)) };
+    }
+
+    fn egress(&mut self, s: usize) {
+        let now = self.now;
+        let mut m = self.switches[s].as_ref().map_or(0, |x| x.out_mask);
+        while m != 0 {
+            let p = m.trailing_zeros() as usize;
+            m &= m - 1;
+            let Some(sw) = self.switches[s].as_mut() else {
+                return;
+            };
+            let link = self.f.topo.switch_ports[s][p];
+            let Some(link) = link.filter(|&l| self.link_up[l]) else {
+                let n = sw.tx[p].queue.len() as u64;
+                sw.tx[p].queue.clear();
+                sw.out_mask &= !(1 << p);
+                *self.stats.drops.entry("link_down").or_insert(0) += n;
+                continue;
+            };
+            let tx = &mut sw.tx[p];
+            if tx.free_at > now || tx.credits == 0 {
+                continue;
+            }
+            let Some(pkt) = tx.queue.pop_front() else {
+                continue;
+            };
+            if tx.queue.is_empty() {
+                sw.out_mask &= !(1 << p);
+            }
+            if now - pkt.birth > self.f.lifetime[link] {
+                count(&mut self.stats.drops, "expired");
+                continue;
+            }
+            tx.credits -= 1;
+            tx.free_at = now + self.f.ser(link);
+            self.transmit(link, End::Switch(s, p), pkt);
+        }
+    }
+}
+
+/// Who made an event (its count orders events of one cycle and class).
+#[derive(Clone, Copy)]
+enum Origin {
+    Switch(usize),
+    Node(usize),
+}

@@ -1,0 +1,176 @@
+//! # The output queue (module `switch_engine_outq`)
+//!
+//! The packets the engine sends wait here for `out_ready` (see "Timing" in
+//! `netcoll_models::switch_engine`). First-word-fall-through: with the queue empty, the packet
+//! in the engine's stage-4 output register is shown as it arrives and, if taken, never enters
+//! the queue, so with `out_ready` high the engine's timing is what it was without a queue.
+//! Eight slots in registers, a head and a tail pointer and a count; the engine's `room` keeps
+//! the count from overflowing, so a push never finds the queue full.
+//!
+//! # Inputs
+//! - `clock`, `reset` (synchronous; empties the queue);
+//! - `push`: the stage-4 output register holds a packet, with fields `in_ports` (R),
+//!   `in_cgid` (G), `in_tid` (2), `in_op` (3);
+//! - `ready`: the consumer takes the packet shown (the engine's `out_ready`).
+//!
+//! # Outputs
+//! - `out_valid`, `out_ports`, `out_cgid`, `out_tid`, `out_op`: the head (all zero when
+//!   `out_valid` is low);
+//! - `count` (4): packets held in the slots (not counting the one in the output register).
+
+use crate::dff_setup;
+use crate::prim::Reg;
+use netcoll_models::switch_engine::{OP_BITS, OUT_QUEUE, TID_BITS};
+use rust_hdl::prelude::*;
+
+/// Bits of a slot index.
+const SLOT_BITS: usize = 3;
+/// Bits of the count (0..=8).
+const COUNT_BITS: usize = 4;
+
+/// The output queue for radix `R` and `G`-bit CGIDs.
+#[derive(LogicBlock)]
+pub struct SwitchEngineOutq<const R: usize, const G: usize> {
+    pub clock: Signal<In, Clock>,
+    pub reset: Signal<In, bool>,
+    pub push: Signal<In, bool>,
+    pub in_ports: Signal<In, Bits<R>>,
+    pub in_cgid: Signal<In, Bits<G>>,
+    pub in_tid: Signal<In, Bits<TID_BITS>>,
+    pub in_op: Signal<In, Bits<OP_BITS>>,
+    pub ready: Signal<In, bool>,
+    pub out_valid: Signal<Out, bool>,
+    pub out_ports: Signal<Out, Bits<R>>,
+    pub out_cgid: Signal<Out, Bits<G>>,
+    pub out_tid: Signal<Out, Bits<TID_BITS>>,
+    pub out_op: Signal<Out, Bits<OP_BITS>>,
+    pub count: Signal<Out, Bits<COUNT_BITS>>,
+
+    q_ports: [Reg<Bits<R>>; OUT_QUEUE],
+    q_cgid: [Reg<Bits<G>>; OUT_QUEUE],
+    q_tid: [Reg<Bits<TID_BITS>>; OUT_QUEUE],
+    q_op: [Reg<Bits<OP_BITS>>; OUT_QUEUE],
+    head: Reg<Bits<SLOT_BITS>>,
+    tail: Reg<Bits<SLOT_BITS>>,
+    held: Reg<Bits<COUNT_BITS>>,
+
+    /// The slots hold a packet: the head is shown rather than the output register.
+    busy: Signal<Local, bool>,
+    /// The packet shown leaves this cycle …
+    taken: Signal<Local, bool>,
+    /// … from a slot;
+    pop: Signal<Local, bool>,
+    /// the output register's packet goes into a slot.
+    enq: Signal<Local, bool>,
+    /// One bit for the head's slot / the tail's.
+    head_hot: Signal<Local, Bits<OUT_QUEUE>>,
+    tail_hot: Signal<Local, Bits<OUT_QUEUE>>,
+    one_slot: Constant<Bits<SLOT_BITS>>,
+    one_count: Constant<Bits<COUNT_BITS>>,
+    one_hot: Constant<Bits<OUT_QUEUE>>,
+    empty: Constant<Bits<COUNT_BITS>>,
+}
+
+impl<const R: usize, const G: usize> Default for SwitchEngineOutq<R, G> {
+    fn default() -> Self {
+        Self {
+            clock: Default::default(),
+            reset: Default::default(),
+            push: Default::default(),
+            in_ports: Default::default(),
+            in_cgid: Default::default(),
+            in_tid: Default::default(),
+            in_op: Default::default(),
+            ready: Default::default(),
+            out_valid: Default::default(),
+            out_ports: Default::default(),
+            out_cgid: Default::default(),
+            out_tid: Default::default(),
+            out_op: Default::default(),
+            count: Default::default(),
+            q_ports: Default::default(),
+            q_cgid: Default::default(),
+            q_tid: Default::default(),
+            q_op: Default::default(),
+            head: Default::default(),
+            tail: Default::default(),
+            held: Default::default(),
+            busy: Default::default(),
+            taken: Default::default(),
+            pop: Default::default(),
+            enq: Default::default(),
+            head_hot: Default::default(),
+            tail_hot: Default::default(),
+            one_slot: Constant::new(1.into()),
+            one_count: Constant::new(1.into()),
+            one_hot: Constant::new(1.into()),
+            empty: Constant::new(0.into()),
+        }
+    }
+}
+
+impl<const R: usize, const G: usize> Logic for SwitchEngineOutq<R, G> {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(self, clock, head, tail, held);
+        self.count.next = self.held.q.val();
+        self.busy.next = self.held.q.val() != self.empty.val();
+        self.head_hot.next = self.one_hot.val() << self.head.q.val();
+        self.tail_hot.next = self.one_hot.val() << self.tail.q.val();
+        self.out_valid.next = self.busy.val() | self.push.val();
+        self.out_ports.next = 0.into();
+        self.out_cgid.next = 0.into();
+        self.out_tid.next = 0.into();
+        self.out_op.next = 0.into();
+        if !self.busy.val() & self.push.val() {
+            self.out_ports.next = self.in_ports.val();
+            self.out_cgid.next = self.in_cgid.val();
+            self.out_tid.next = self.in_tid.val();
+            self.out_op.next = self.in_op.val();
+        }
+        self.taken.next = self.out_valid.val() & self.ready.val();
+        self.pop.next = self.taken.val() & self.busy.val();
+        // Behind a waiting head, or shown and not taken.
+        self.enq.next = self.push.val() & (self.busy.val() | !self.ready.val());
+        for k in 0..OUT_QUEUE {
+            self.q_ports[k].clock.next = self.clock.val();
+            self.q_cgid[k].clock.next = self.clock.val();
+            self.q_tid[k].clock.next = self.clock.val();
+            self.q_op[k].clock.next = self.clock.val();
+            self.q_ports[k].reset.next = self.reset.val();
+            self.q_cgid[k].reset.next = self.reset.val();
+            self.q_tid[k].reset.next = self.reset.val();
+            self.q_op[k].reset.next = self.reset.val();
+            self.q_ports[k].d.next = self.q_ports[k].q.val();
+            self.q_cgid[k].d.next = self.q_cgid[k].q.val();
+            self.q_tid[k].d.next = self.q_tid[k].q.val();
+            self.q_op[k].d.next = self.q_op[k].q.val();
+            if self.enq.val() & self.tail_hot.val().get_bit(k) {
+                self.q_ports[k].d.next = self.in_ports.val();
+                self.q_cgid[k].d.next = self.in_cgid.val();
+                self.q_tid[k].d.next = self.in_tid.val();
+                self.q_op[k].d.next = self.in_op.val();
+            }
+            if self.busy.val() & self.head_hot.val().get_bit(k) {
+                self.out_ports.next = self.q_ports[k].q.val();
+                self.out_cgid.next = self.q_cgid[k].q.val();
+                self.out_tid.next = self.q_tid[k].q.val();
+                self.out_op.next = self.q_op[k].q.val();
+            }
+        }
+        self.head.d.next = self.head.q.val();
+        if self.pop.val() {
+            self.head.d.next = self.head.q.val() + self.one_slot.val();
+        }
+        self.tail.d.next = self.tail.q.val();
+        if self.enq.val() {
+            self.tail.d.next = self.tail.q.val() + self.one_slot.val();
+        }
+        self.held.d.next = self.held.q.val();
+        if self.enq.val() & !self.pop.val() {
+            self.held.d.next = self.held.q.val() + self.one_count.val();
+        } else if self.pop.val() & !self.enq.val() {
+            self.held.d.next = self.held.q.val() - self.one_count.val();
+        }
+    }
+}
