@@ -71,8 +71,6 @@ pub struct Tree {
     pub entries: BTreeMap<usize, TableEntry>,
     /// Links the tree uses (switch-switch and switch-node).
     pub links: BTreeSet<usize>,
-    /// Hop depth of each tree switch (root 0).
-    pub depth: BTreeMap<usize, u64>,
 }
 
 /// What the SM could not do.
@@ -272,10 +270,6 @@ impl SubnetManager {
             })
             .collect();
         let mut links = BTreeSet::new();
-        let mut depth = BTreeMap::new();
-        for &s in &tree_sw {
-            depth.insert(s, dist[s].unwrap_or(0));
-        }
         for (&s, &(port, p, l)) in &parent {
             links.insert(l);
             let back = match self.topo.links[l].other(End::Switch(s, port)) {
@@ -300,7 +294,6 @@ impl SubnetManager {
             root,
             entries,
             links,
-            depth,
         })
     }
 

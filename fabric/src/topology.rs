@@ -75,8 +75,6 @@ pub struct Topology {
     pub switch_ports: Vec<Vec<Option<usize>>>,
     /// `node_link[n]` = the node's link.
     pub node_link: Vec<usize>,
-    /// The largest port number used plus one, over all switches.
-    pub radix_used: usize,
 }
 
 fn invalid(key: &str, value: impl ToString, why: impl ToString) -> FabricError {
@@ -371,7 +369,6 @@ impl Topology {
         let mut switch_ports: Vec<Vec<Option<usize>>> = vec![vec![None; engine_radix]; ns];
         let mut node_link: Vec<Option<usize>> = vec![None; b.node_names.len()];
         let mut links = vec![];
-        let mut radix_used = 0;
         for (li, (a, e, lat, bw, cr, key)) in b.links.iter().enumerate() {
             for (end, side) in [(a, "a"), (e, "b")] {
                 match *end {
@@ -384,7 +381,6 @@ impl Topology {
                             ));
                         }
                         switch_ports[s][port] = Some(li);
-                        radix_used = radix_used.max(port + 1);
                     }
                     End::Node(n) => {
                         if let Some(prev) = node_link[n] {
@@ -438,7 +434,6 @@ impl Topology {
             links,
             switch_ports,
             node_link: nl,
-            radix_used,
         };
         t.check_connected()?;
         Ok(t)

@@ -6,10 +6,8 @@
 //! nodes, and its questions to the nodes' software (their TID, during a rebuild). The checker
 //! reads the log of entries and releases the nodes write as they happen.
 
-use super::{
-    class, origin_sm, summary_of, CfgReq, Ev, Fabric, Fault, Key, Queue, Route, Scheduled,
-};
-use crate::report::{Record, Report};
+use super::{class, origin_sm, CfgReq, Ev, Fabric, Fault, Key, Queue, Scheduled};
+use crate::report::{Record, Report, Summary};
 use crate::sm::{SubnetManager, Tree};
 use netcoll_models::switch_engine::{CfgOp, TableEntry};
 use std::collections::{BTreeMap, BTreeSet};
@@ -53,7 +51,6 @@ struct GroupRt {
 
 pub(crate) struct Control<'a> {
     f: &'a Fabric,
-    route: &'a Route,
     now: u64,
     seq: u64,
     queue: Queue,
@@ -71,7 +68,7 @@ pub(crate) struct Control<'a> {
 }
 
 impl<'a> Control<'a> {
-    pub fn new(f: &'a Fabric, route: &'a Route) -> Control<'a> {
+    pub fn new(f: &'a Fabric) -> Control<'a> {
         let mut fault_times: Vec<u64> = f
             .faults
             .iter()
@@ -85,7 +82,6 @@ impl<'a> Control<'a> {
         fault_times.sort_unstable();
         let mut c = Control {
             f,
-            route,
             now: 0,
             seq: 0,
             queue: Queue::default(),
@@ -138,7 +134,6 @@ impl<'a> Control<'a> {
         if s.ev.target() == super::Target::Sm {
             self.queue.push(s);
         } else {
-            let _ = self.route;
             self.out.push(s);
         }
     }
@@ -629,37 +624,29 @@ impl<'a> Control<'a> {
                 }
             }
         }
-        let drops: BTreeMap<String, u64> = stats
-            .drops
-            .iter()
-            .map(|(k, v)| (k.to_string(), *v))
-            .collect();
-        let verdicts: BTreeMap<String, u64> = stats
-            .verdicts
-            .iter()
-            .map(|(k, v)| (k.to_string(), *v))
-            .collect();
-        let mut s = summary_of(self.f);
-        s.cycles = self.end.unwrap_or(self.now);
-        s.barriers = self.records.len() as u64;
-        s.latency_min = lat.first().copied().unwrap_or(0);
-        s.latency_median = pick(0.5);
-        s.latency_p99 = pick(0.99);
-        s.latency_max = lat.last().copied().unwrap_or(0);
-        s.rebuilds = self.rebuilds;
-        s.retries = stats.retries;
-        s.config_ops = self.cfg_ops;
-        s.drops = drops;
-        s.verdicts = verdicts;
-        s.faults = stats
-            .faults
-            .iter()
-            .map(|(k, v)| (k.to_string(), *v))
-            .collect();
-        s.events = stats.events;
-        s.packets = stats.packets;
-        s.safe = violations.is_empty();
-        s.violations = violations;
+        let named = |m: &BTreeMap<&'static str, u64>| -> BTreeMap<String, u64> {
+            m.iter().map(|(k, v)| (k.to_string(), *v)).collect()
+        };
+        let s = Summary {
+            name: self.f.file.name.clone(),
+            cycles: self.end.unwrap_or(self.now),
+            barriers: self.records.len() as u64,
+            latency_min: lat.first().copied().unwrap_or(0),
+            latency_median: pick(0.5),
+            latency_p99: pick(0.99),
+            latency_max: lat.last().copied().unwrap_or(0),
+            clock_ns: self.f.file.fabric.clock_ns,
+            rebuilds: self.rebuilds,
+            retries: stats.retries,
+            config_ops: self.cfg_ops,
+            drops: named(&stats.drops),
+            verdicts: named(&stats.verdicts),
+            faults: named(&stats.faults),
+            events: stats.events,
+            packets: stats.packets,
+            safe: violations.is_empty(),
+            violations,
+        };
         Report {
             records: self.records.clone(),
             summary: s,

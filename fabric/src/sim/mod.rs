@@ -69,7 +69,7 @@
 mod control;
 mod part;
 
-use crate::report::{Report, Summary};
+use crate::report::Report;
 use crate::sm::Policy;
 use crate::spec::{FabricFile, MemberRef, Members};
 use crate::topology::{End, Topology};
@@ -868,7 +868,7 @@ fn run(
         part_of_switch,
         part_of_node,
     };
-    let mut control = Control::new(f, &route);
+    let mut control = Control::new(f);
     let mut model_parts: Vec<Part<SwitchEngineModel>> = vec![];
     let mut foreign_parts: Vec<Part<part::ForeignEngine>> = vec![];
     for p in 0..nparts {
@@ -1081,28 +1081,5 @@ impl Route {
             Target::Node(n) => self.part_of_node[n],
             Target::Sm => usize::MAX,
         }
-    }
-}
-
-pub(crate) fn summary_of(f: &Fabric) -> Summary {
-    Summary {
-        name: f.file.name.clone(),
-        cycles: 0,
-        barriers: 0,
-        latency_min: 0,
-        latency_median: 0,
-        latency_p99: 0,
-        latency_max: 0,
-        clock_ns: f.file.fabric.clock_ns,
-        rebuilds: 0,
-        retries: 0,
-        config_ops: 0,
-        drops: BTreeMap::new(),
-        verdicts: BTreeMap::new(),
-        faults: BTreeMap::new(),
-        events: 0,
-        packets: 0,
-        violations: vec![],
-        safe: true,
     }
 }

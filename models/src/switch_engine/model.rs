@@ -241,6 +241,17 @@ pub struct SwitchEngineModel {
     last: SwitchEngineIn,
 }
 
+/// The group after its transaction completes here: Exiting is passed through to Idle, the
+/// TID advances, nothing is reported (`sent` and `fail` stay).
+fn completed(g: GroupState) -> GroupState {
+    GroupState {
+        csm: CsmState::Idle,
+        tid: (g.tid + 1) & 3,
+        reported: 0,
+        ..g
+    }
+}
+
 /// A pipeline stage's operation register.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 struct Stage {
@@ -715,12 +726,7 @@ impl SwitchEngineModel {
                         g.csm = CsmState::Filling;
                         if g.reported == e.children && e.is_root {
                             emit(e.children, Opcode::Exit.code());
-                            g = GroupState {
-                                csm: CsmState::Idle,
-                                tid: (g.tid + 1) & 3,
-                                reported: 0,
-                                ..g
-                            };
+                            g = completed(g);
                         } else if g.reported == e.children {
                             emit(1 << e.parent, Opcode::Full.code());
                             g.csm = CsmState::Full;
@@ -750,12 +756,7 @@ impl SwitchEngineModel {
                 match d {
                     0 if g.csm == CsmState::Full => {
                         emit(e.children, Opcode::Exit.code());
-                        g = GroupState {
-                            csm: CsmState::Idle,
-                            tid: (g.tid + 1) & 3,
-                            reported: 0,
-                            ..g
-                        };
+                        g = completed(g);
                         Verdict::Ok
                     }
                     3 => Verdict::Stale,
