@@ -56,6 +56,9 @@ pub struct Summary {
     pub events: u64,
     /// Packets delivered to the end of a link (a switch port or a node).
     pub packets: u64,
+    /// Switch clock cycles simulated one by one (an idle stretch skipped at once is not
+    /// counted).
+    pub steps: u64,
     /// Safety and liveness violations (empty when safe).
     pub violations: Vec<String>,
     pub safe: bool,

@@ -38,10 +38,6 @@ use crate::topology::{End, Topology};
 use netcoll_models::switch_engine::TableEntry;
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
-/// A root candidate's rank (smaller is better): largest hop distance to a member's switch,
-/// height (higher first), groups it roots (under `least_congested`), index.
-type RootKey = (u64, std::cmp::Reverse<u32>, u32, usize);
-
 /// A switch's way to its tree parent: (its port, the parent, the link).
 type Hop = (usize, usize, usize);
 
@@ -166,11 +162,20 @@ impl SubnetManager {
 
     /// Hop distances from `r` over live switches and links.
     fn bfs(&self, r: usize) -> Vec<Option<u64>> {
+        self.bfs_within(r, u64::MAX)
+    }
+
+    /// Hop distances from `r` over live switches and links, up to `limit` hops (switches
+    /// farther away are `None`).
+    fn bfs_within(&self, r: usize, limit: u64) -> Vec<Option<u64>> {
         let mut dist = vec![None; self.topo.switch_names.len()];
         dist[r] = Some(0);
         let mut q = VecDeque::from([r]);
         while let Some(s) = q.pop_front() {
             let d = dist[s].unwrap_or(0);
+            if d >= limit {
+                continue;
+            }
             for (_, t, _, l) in self.topo.switch_neighbours(s) {
                 if dist[t].is_none() && self.alive(t) && !self.dead_links.contains(&l) {
                     dist[t] = Some(d + 1);
@@ -194,33 +199,60 @@ impl SubnetManager {
             .iter()
             .map(|&m| self.topo.node_attachment(m).0)
             .collect();
-        // Rule 2: the root.
-        let mut best: Option<(RootKey, Vec<Option<u64>>)> = None;
-        let candidates: Vec<usize> = (0..self.topo.switch_names.len())
-            .filter(|&s| self.alive(s))
-            .collect();
-        for r in candidates {
-            let dist = self.bfs(r);
-            let Some(ecc) = edges.iter().map(|&e| dist[e]).collect::<Option<Vec<u64>>>() else {
-                continue;
-            };
-            let ecc = ecc.into_iter().max().unwrap_or(0);
+        // Rule 2: the root: the least key over the live switches. Candidates are tried in
+        // the order of the key's tail (height, load, index), so a later one wins only with a
+        // strictly smaller eccentricity: its search stops a hop short of the best so far,
+        // and a lower bound (its distance to two far-apart member switches) skips most
+        // without a search. The result is the plain minimum over every switch.
+        let tail = |r: usize| {
             let load = match policy {
                 Policy::Shortest => 0,
                 Policy::LeastCongested => self.root_load[r],
             };
-            let key = (ecc, std::cmp::Reverse(self.topo.switch_height[r]), load, r);
-            if best.as_ref().is_none_or(|(b, _)| key < *b) {
-                best = Some((key, dist));
+            (std::cmp::Reverse(self.topo.switch_height[r]), load, r)
+        };
+        let mut candidates: Vec<usize> = (0..self.topo.switch_names.len())
+            .filter(|&s| self.alive(s))
+            .collect();
+        candidates.sort_by_key(|&r| tail(r));
+        let far_apart = {
+            let e0 = edges.iter().next().copied().unwrap_or(0);
+            let d0 = self.bfs(e0);
+            let e1 = edges
+                .iter()
+                .copied()
+                .max_by_key(|&e| (d0[e], std::cmp::Reverse(e)))
+                .unwrap_or(e0);
+            [d0, self.bfs(e1)]
+        };
+        let mut best: Option<(u64, usize)> = None;
+        for r in candidates {
+            let Some(lower) = far_apart
+                .iter()
+                .map(|d| d[r])
+                .collect::<Option<Vec<u64>>>()
+                .and_then(|v| v.into_iter().max())
+            else {
+                continue;
+            };
+            if best.is_some_and(|(e, _)| lower >= e) {
+                continue;
             }
+            let limit = best.map_or(u64::MAX, |(e, _)| e - 1);
+            let dist = self.bfs_within(r, limit);
+            let Some(ecc) = edges.iter().map(|&e| dist[e]).collect::<Option<Vec<u64>>>() else {
+                continue;
+            };
+            best = Some((ecc.into_iter().max().unwrap_or(0), r));
         }
-        let Some(((_, _, _, root), dist)) = best else {
+        let Some((_, root)) = best else {
             let m = members[0];
             return Err(SmError::Unreachable {
                 node: self.topo.node_names[m].clone(),
                 why: "no live switch reaches every member's switch".to_string(),
             });
         };
+        let dist = self.bfs(root);
         // Rule 3: each switch's parent, one hop nearer the root.
         let mut parent: BTreeMap<usize, Hop> = BTreeMap::new();
         let mut tree_sw: BTreeSet<usize> = BTreeSet::new();
@@ -361,6 +393,86 @@ mod tests {
         let text = format!("[fabric]\ntopology='fat_tree'\nk={k}\nlevels={levels}");
         let f: crate::spec::FabricFile = toml::from_str(&text).unwrap();
         Arc::new(Topology::build(&f.fabric, 16).unwrap())
+    }
+
+    /// The root rule 2 asks for, the naive way: a full search from every live switch, the
+    /// least (eccentricity over the members' switches, taller first, load, index).
+    fn naive_root(sm: &SubnetManager, members: &[usize], policy: Policy) -> Option<usize> {
+        if members.iter().any(|&m| sm.reachable(m).is_err()) {
+            return None;
+        }
+        let edges: BTreeSet<usize> = members
+            .iter()
+            .map(|&m| sm.topo.node_attachment(m).0)
+            .collect();
+        (0..sm.topo.switch_names.len())
+            .filter(|&r| sm.alive(r))
+            .filter_map(|r| {
+                let d = sm.bfs(r);
+                let ecc = edges.iter().map(|&e| d[e]).collect::<Option<Vec<u64>>>()?;
+                let load = match policy {
+                    Policy::Shortest => 0,
+                    Policy::LeastCongested => sm.root_load[r],
+                };
+                Some((
+                    ecc.into_iter().max().unwrap_or(0),
+                    std::cmp::Reverse(sm.topo.switch_height[r]),
+                    load,
+                    r,
+                ))
+            })
+            .min()
+            .map(|k| k.3)
+    }
+
+    #[test]
+    fn the_root_is_the_naive_minimum() {
+        use rand::{Rng, SeedableRng};
+        for (text, seed) in [
+            ("topology='fat_tree'\nk=4\nlevels=3", 1u64),
+            ("topology='fat_tree'\nk=6\nlevels=3\nhosts=40", 2),
+            ("topology='fat_tree'\nk=8\nlevels=2", 3),
+            ("topology='dragonfly'\na=4\np=2\nh=2", 4),
+        ] {
+            let f: crate::spec::FabricFile = toml::from_str(&format!("[fabric]\n{text}")).unwrap();
+            let t = Arc::new(Topology::build(&f.fabric, 16).unwrap());
+            let mut rng = rand_pcg::Pcg32::seed_from_u64(seed);
+            let mut sm = SubnetManager::new(t.clone(), 16);
+            let mut rooted = 0;
+            for round in 0..40 {
+                let n = t.node_names.len();
+                let size = rng.gen_range(1..=n);
+                let mut members: Vec<usize> = (0..n).filter(|_| rng.gen_bool(0.5)).collect();
+                members.truncate(size);
+                if members.is_empty() {
+                    members.push(rng.gen_range(0..n));
+                }
+                let policy = if round % 2 == 0 {
+                    Policy::Shortest
+                } else {
+                    Policy::LeastCongested
+                };
+                let want = naive_root(&sm, &members, policy);
+                let got = sm.build_tree(&members, policy).ok().map(|x| x.root);
+                assert_eq!(got, want, "{text}, seed {seed}, round {round}: {members:?}");
+                rooted += usize::from(got.is_some());
+                if let Ok(tree) = sm.build_tree(&members, policy) {
+                    sm.commit(round, &tree);
+                }
+                // Now and then a link or a switch fails (trees must avoid them).
+                if round % 7 == 6 {
+                    let l = rng.gen_range(0..t.links.len());
+                    sm.set_link(l, false);
+                }
+                if round == 20 {
+                    sm.kill_switch(rng.gen_range(0..t.switch_names.len()));
+                }
+            }
+            assert!(
+                rooted >= 20,
+                "{text}: only {rooted} of 40 groups had a tree"
+            );
+        }
     }
 
     #[test]

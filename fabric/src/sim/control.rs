@@ -32,8 +32,60 @@ enum Phase {
     Gone,
 }
 
+/// A set of nodes as a bitmap (the checker asks "is it a member" and "how many entered" for
+/// every entry and release: a map would cost a search each time).
+#[derive(Clone, Debug, Default)]
+struct NodeSet {
+    bits: Vec<u64>,
+    len: usize,
+}
+
+impl NodeSet {
+    /// Adds `n`; whether it was new.
+    fn insert(&mut self, n: usize) -> bool {
+        if self.bits.len() <= n / 64 {
+            self.bits.resize(n / 64 + 1, 0);
+        }
+        let (w, b) = (n / 64, 1u64 << (n % 64));
+        let new = self.bits[w] & b == 0;
+        self.bits[w] |= b;
+        self.len += usize::from(new);
+        new
+    }
+    /// Removes `n`; whether it was there.
+    fn remove(&mut self, n: usize) -> bool {
+        let had = self.contains(&n);
+        if had {
+            self.bits[n / 64] &= !(1u64 << (n % 64));
+            self.len -= 1;
+        }
+        had
+    }
+    fn contains(&self, n: &usize) -> bool {
+        self.bits
+            .get(n / 64)
+            .is_some_and(|w| w & (1u64 << (n % 64)) != 0)
+    }
+    fn len(&self) -> usize {
+        self.len
+    }
+    /// The nodes, in ascending order.
+    fn iter(&self) -> impl Iterator<Item = usize> + '_ {
+        self.bits.iter().enumerate().flat_map(|(w, &bits)| {
+            let mut m = bits;
+            std::iter::from_fn(move || {
+                (m != 0).then(|| {
+                    let b = m.trailing_zeros() as usize;
+                    m &= m - 1;
+                    w * 64 + b
+                })
+            })
+        })
+    }
+}
+
 struct GroupRt {
-    members: BTreeSet<usize>,
+    members: NodeSet,
     cgid: Option<u64>,
     tree: Option<Tree>,
     phase: Phase,
@@ -44,8 +96,8 @@ struct GroupRt {
     done_members: usize,
     // The checker's view: per open barrier, the members that entered it and those that
     // released it, and its last entry.
-    entered: BTreeMap<u64, BTreeSet<usize>>,
-    released: BTreeMap<u64, BTreeSet<usize>>,
+    entered: BTreeMap<u64, NodeSet>,
+    released: BTreeMap<u64, NodeSet>,
     entry_max: BTreeMap<u64, u64>,
 }
 
@@ -91,7 +143,13 @@ impl<'a> Control<'a> {
                 .groups
                 .iter()
                 .map(|g| GroupRt {
-                    members: g.members.iter().copied().collect(),
+                    members: {
+                        let mut m = NodeSet::default();
+                        for &n in &g.members {
+                            m.insert(n);
+                        }
+                        m
+                    },
                     cgid: None,
                     tree: None,
                     phase: Phase::Waiting,
@@ -123,12 +181,7 @@ impl<'a> Control<'a> {
     fn at(&mut self, t: u64, ev: Ev) {
         self.seq += 1;
         let s = Scheduled {
-            key: Key {
-                t,
-                class: class::MGMT,
-                origin: origin_sm(self.f),
-                seq: self.seq,
-            },
+            key: Key::new(t, class::MGMT, origin_sm(self.f), self.seq),
             ev,
         };
         if s.ev.target() == super::Target::Sm {
@@ -252,7 +305,7 @@ impl<'a> Control<'a> {
                 g.phase = Phase::Querying;
                 g.answers.clear();
                 g.pending = g.members.len();
-                let members: Vec<usize> = g.members.iter().copied().collect();
+                let members: Vec<usize> = g.members.iter().collect();
                 if members.is_empty() {
                     self.program(group, 0);
                 }
@@ -364,12 +417,12 @@ impl<'a> Control<'a> {
     /// A member left (or cannot be reached): it no longer counts in open barriers.
     fn member_gone(&mut self, group: usize, node: usize) {
         let g = &mut self.groups[group];
-        if !g.members.remove(&node) {
+        if !g.members.remove(node) {
             return;
         }
         // It no longer counts in any open barrier.
         for e in g.entered.values_mut().chain(g.released.values_mut()) {
-            e.remove(&node);
+            e.remove(node);
         }
         let open: Vec<u64> = g.released.keys().copied().collect();
         for k in open {
@@ -417,13 +470,19 @@ impl<'a> Control<'a> {
             tid,
         };
         self.cfg_ops += 1;
-        self.at(self.now + self.f.file.sm.mgmt_latency, Ev::Cfg { sw, req });
+        self.at(
+            self.now + self.f.file.sm.mgmt_latency,
+            Ev::Cfg {
+                sw,
+                req: Box::new(req),
+            },
+        );
     }
 
     /// Builds the group's tree and programs it at `tid`.
     fn program(&mut self, group: usize, tid: u64) {
         let mgmt = self.f.file.sm.mgmt_latency;
-        let members: Vec<usize> = self.groups[group].members.iter().copied().collect();
+        let members: Vec<usize> = self.groups[group].members.iter().collect();
         // Members that cannot be reached any more leave the group (their software is told).
         let mut reachable = vec![];
         for m in members {
@@ -488,7 +547,7 @@ impl<'a> Control<'a> {
             Phase::Programming => {
                 g.phase = Phase::Running;
                 let cgid = g.cgid.unwrap_or(0);
-                let members: Vec<usize> = g.members.iter().copied().collect();
+                let members: Vec<usize> = g.members.iter().collect();
                 let dirty = std::mem::take(&mut g.dirty);
                 for node in members {
                     self.at(self.now + mgmt, Ev::NodeStart { node, group, cgid });
@@ -519,7 +578,7 @@ impl<'a> Control<'a> {
             let unreachable = self.groups[g]
                 .members
                 .iter()
-                .any(|&m| self.sm.reachable(m).is_err());
+                .any(|m| self.sm.reachable(m).is_err());
             if broken || unreachable {
                 self.rebuild(g);
             }
@@ -644,6 +703,7 @@ impl<'a> Control<'a> {
             faults: named(&stats.faults),
             events: stats.events,
             packets: stats.packets,
+            steps: stats.steps,
             safe: violations.is_empty(),
             violations,
         };

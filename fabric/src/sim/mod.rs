@@ -89,16 +89,43 @@ use std::sync::Arc;
 /// Bytes of a collective packet on the wire (the header).
 pub const PACKET_BYTES: u64 = 8;
 
-/// A collective packet in the fabric.
+/// A collective packet in the fabric (kept small: the kernel moves many of them).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Pkt {
-    pub cgid: u64,
-    pub tid: u64,
-    pub op: u64,
-    /// The cycle its sender produced it.
-    pub birth: u64,
+    /// The group (below the engine's `groups`, at most 4096).
+    pub cgid: u32,
+    pub tid: u8,
+    pub op: u8,
     /// A duplicate made by a fault: it took no credit, so it gives none back.
     pub extra: bool,
+    /// The cycle its sender produced it.
+    pub birth: u64,
+}
+
+/// The receiving end of a link as an event carries it: a switch port or a node, in 8 bytes
+/// (topologies are validated to fit).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Dest {
+    Switch(u32, u16),
+    Node(u32),
+}
+
+impl From<End> for Dest {
+    fn from(e: End) -> Dest {
+        match e {
+            End::Switch(s, p) => Dest::Switch(s as u32, p as u16),
+            End::Node(n) => Dest::Node(n as u32),
+        }
+    }
+}
+
+impl Dest {
+    pub fn end(self) -> End {
+        match self {
+            Dest::Switch(s, p) => End::Switch(s as usize, p as usize),
+            Dest::Node(n) => End::Node(n as usize),
+        }
+    }
 }
 
 /// How a run is made.
@@ -234,6 +261,14 @@ impl Fabric {
             config.switch = parsed.switch;
         }
         let topo = Arc::new(Topology::build(&file.fabric, config.switch.radix)?);
+        let entities = topo.switch_names.len() + topo.node_names.len() + 1;
+        if entities as u64 >= ORIGIN_FAULTS {
+            return Err(invalid(
+                "fabric",
+                format!("{entities} switches, nodes and the SM"),
+                format!("at most {} in one fabric", ORIGIN_FAULTS - 1),
+            ));
+        }
         let hol = file.fabric.hol_lifetime;
         let lifetime: Vec<u64> = topo
             .links
@@ -513,13 +548,28 @@ fn ser(bw: u64) -> u64 {
 
 /// The order of events: by cycle, then class, then the entity that made the event and that
 /// entity's own count. Every entity lives in exactly one partition and counts what it makes,
-/// so the order (and the whole run) is the same however the fabric is partitioned.
+/// so the order (and the whole run) is the same however the fabric is partitioned. The last
+/// three are packed into one word (class: 3 bits, origin: [`ORIGIN_BITS`], count: the rest),
+/// so that keys compare in two instructions.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub(crate) struct Key {
     pub t: u64,
-    pub class: u8,
-    pub origin: u64,
-    pub seq: u64,
+    rest: u64,
+}
+
+/// Bits of an origin id: switches, nodes, the SM and the fault list (validated in
+/// [`Fabric::new`]).
+pub(crate) const ORIGIN_BITS: u32 = 21;
+const SEQ_BITS: u32 = 64 - 3 - ORIGIN_BITS;
+
+impl Key {
+    pub fn new(t: u64, class: u8, origin: u64, seq: u64) -> Key {
+        debug_assert!(class < 8 && origin < 1 << ORIGIN_BITS && seq < 1 << SEQ_BITS);
+        Key {
+            t,
+            rest: (class as u64) << 61 | origin << SEQ_BITS | (seq & ((1 << SEQ_BITS) - 1)),
+        }
+    }
 }
 
 /// Classes, in the order they are handled within a cycle.
@@ -553,15 +603,15 @@ pub(crate) struct CfgReq {
 pub(crate) enum Ev {
     // To a switch or a node (in their partition).
     Arrive {
-        link: usize,
-        to: End,
-        gen: u64,
+        link: u32,
+        to: Dest,
+        gen: u32,
         pkt: Pkt,
     },
     Credit {
-        link: usize,
-        to: End,
-        gen: u64,
+        link: u32,
+        to: Dest,
+        gen: u32,
     },
     LinkDown {
         link: usize,
@@ -580,7 +630,7 @@ pub(crate) enum Ev {
     },
     Cfg {
         sw: usize,
-        req: CfgReq,
+        req: Box<CfgReq>,
     },
     Enter {
         node: usize,
@@ -679,7 +729,7 @@ pub(crate) enum Target {
 impl Ev {
     pub fn target(&self) -> Target {
         match *self {
-            Ev::Arrive { to, .. } | Ev::Credit { to, .. } => end_target(to),
+            Ev::Arrive { to, .. } | Ev::Credit { to, .. } => end_target(to.end()),
             Ev::LinkDown { at_end, .. } | Ev::LinkUp { at_end, .. } => end_target(at_end),
             Ev::SwitchDown { sw } | Ev::Cfg { sw, .. } => Target::Switch(sw),
             Ev::Leave { node, .. }
@@ -725,20 +775,23 @@ impl Ord for Scheduled {
     }
 }
 
-/// Slots of the timing wheel: events this close to the current cycle go in a slot, later
-/// ones in a heap.
-const WHEEL: usize = 1024;
+/// Slots of the timing wheel (a power of two): events this close to the current cycle go in
+/// a slot, later ones in a heap. It covers the usual node retry timeouts.
+const WHEEL: usize = 8192;
 
 /// An event queue: a timing wheel of [`WHEEL`] one-cycle slots for the near future (most
-/// events: link latencies, engine latency, node overheads), a heap beyond. Events of one cycle
-/// are handled in key order, an event added to the current cycle included.
+/// events: link latencies, engine latency, node overheads and timers), a heap beyond, and a
+/// bitmap of the slots that hold events, so that the next busy cycle is found in a few word
+/// scans. Events of one cycle are handled in key order, an event added to the current cycle
+/// included.
 pub(crate) struct Queue {
     /// Events of `cur_t` not handled yet, sorted so that the smallest key is last.
     cur: Vec<Scheduled>,
     cur_t: u64,
     /// `wheel[t % WHEEL]`: events at `t`, for `cur_t < t < cur_t + WHEEL` (unsorted).
     wheel: Vec<Vec<Scheduled>>,
-    in_wheel: usize,
+    /// Bit `t % WHEEL`: `wheel[t % WHEEL]` is not empty.
+    busy: Vec<u64>,
     far: BinaryHeap<Scheduled>,
 }
 
@@ -748,7 +801,7 @@ impl Default for Queue {
             cur: vec![],
             cur_t: 0,
             wheel: (0..WHEEL).map(|_| vec![]).collect(),
-            in_wheel: 0,
+            busy: vec![0; WHEEL / 64],
             far: BinaryHeap::new(),
         }
     }
@@ -761,25 +814,56 @@ impl Queue {
             let at = self.cur.partition_point(|x| x.key > s.key);
             self.cur.insert(at, s);
         } else if t < self.cur_t + WHEEL as u64 {
-            self.wheel[t as usize % WHEEL].push(s);
-            self.in_wheel += 1;
+            let slot = t as usize % WHEEL;
+            self.wheel[slot].push(s);
+            self.busy[slot / 64] |= 1 << (slot % 64);
         } else {
             self.far.push(s);
         }
+    }
+
+    /// The first busy wheel slot after `cur_t`, as a cycle.
+    fn next_in_wheel(&self) -> Option<u64> {
+        let start = (self.cur_t as usize + 1) % WHEEL;
+        let words = WHEEL / 64;
+        // The word holding `start` (bits from `start` on), the others in order, then the
+        // bits of `start`'s word before it (the slots that wrapped round).
+        let first = self.busy[start / 64] & (!0u64 << (start % 64));
+        let found = if first != 0 {
+            Some(start / 64 * 64 + first.trailing_zeros() as usize)
+        } else {
+            (1..=words).find_map(|i| {
+                let w = (start / 64 + i) % words;
+                let mut bits = self.busy[w];
+                if i == words {
+                    bits &= !(!0u64 << (start % 64));
+                }
+                (bits != 0).then(|| w * 64 + bits.trailing_zeros() as usize)
+            })
+        }?;
+        let ahead = (found + WHEEL - start) % WHEEL;
+        Some(self.cur_t + 1 + ahead as u64)
     }
 
     pub fn next_t(&self) -> Option<u64> {
         if !self.cur.is_empty() {
             return Some(self.cur_t);
         }
-        let near = (self.in_wheel > 0)
-            .then(|| {
-                (self.cur_t + 1..self.cur_t + WHEEL as u64)
-                    .find(|t| !self.wheel[*t as usize % WHEEL].is_empty())
-            })
-            .flatten();
+        let near = self.next_in_wheel();
         let far = self.far.peek().map(|s| s.key.t);
         near.into_iter().chain(far).min()
+    }
+
+    /// Whether an event is queued for cycle `t` or before it.
+    pub fn due_by(&self, t: u64) -> bool {
+        if !self.cur.is_empty() {
+            return true;
+        }
+        let in_wheel = t > self.cur_t && t < self.cur_t + WHEEL as u64 && {
+            let slot = t as usize % WHEEL;
+            self.busy[slot / 64] & (1 << (slot % 64)) != 0
+        };
+        in_wheel || self.far.peek().is_some_and(|s| s.key.t <= t)
     }
 
     /// The earliest event if it is at cycle `t` (`t` is never before an event still queued).
@@ -789,15 +873,18 @@ impl Queue {
                 return None;
             }
             self.cur_t = t;
-            let mut v = std::mem::take(&mut self.wheel[t as usize % WHEEL]);
-            self.in_wheel -= v.len();
+            let slot = t as usize % WHEEL;
+            let mut v = std::mem::take(&mut self.wheel[slot]);
+            self.busy[slot / 64] &= !(1 << (slot % 64));
             while self.far.peek().is_some_and(|s| s.key.t == t) {
                 if let Some(s) = self.far.pop() {
                     v.push(s);
                 }
             }
             v.sort_unstable_by_key(|s| std::cmp::Reverse(s.key));
-            self.cur = v;
+            // The emptied vector of last cycle goes back to the wheel, keeping its capacity.
+            let old = std::mem::replace(&mut self.cur, v);
+            self.wheel[slot] = old;
         }
         self.cur.pop()
     }
@@ -810,7 +897,7 @@ pub(crate) fn origin_node(f: &Fabric, n: usize) -> u64 {
 pub(crate) fn origin_sm(f: &Fabric) -> u64 {
     (f.topo.switch_names.len() + f.topo.node_names.len()) as u64
 }
-pub(crate) const ORIGIN_FAULTS: u64 = u64::MAX;
+pub(crate) const ORIGIN_FAULTS: u64 = (1 << ORIGIN_BITS) - 1;
 
 // --- the run: partitions in windows ---------------------------------------------------------------
 

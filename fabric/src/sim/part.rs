@@ -18,7 +18,7 @@ use netcoll_models::switch_engine::{
 use netcoll_testbench::harness::vcd::Tracer;
 use netcoll_testbench::harness::{cycle_sim, Level, Sim};
 use rand::{Rng, SeedableRng};
-use rand_chacha::ChaCha8Rng;
+use rand_pcg::Pcg32;
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 /// A switch's collective engine at some level.
@@ -81,6 +81,7 @@ pub(crate) struct Stats {
     pub retries: u64,
     pub events: u64,
     pub packets: u64,
+    pub steps: u64,
 }
 
 impl Stats {
@@ -97,6 +98,7 @@ impl Stats {
         self.retries += o.retries;
         self.events += o.events;
         self.packets += o.packets;
+        self.steps += o.steps;
     }
 }
 
@@ -134,9 +136,28 @@ struct Switch<E> {
 
 struct NodeRt {
     tx: TxPort,
-    rng: ChaCha8Rng,
-    groups: BTreeMap<usize, NodeGroup>,
+    rng: Pcg32,
+    groups: NodeGroups,
     seq: u64,
+}
+
+/// A node's groups by group index, in index order (a node is in a few groups: a short
+/// vector is faster to search than a map).
+struct NodeGroups(Vec<(usize, NodeGroup)>);
+
+impl NodeGroups {
+    fn get(&self, g: &usize) -> Option<&NodeGroup> {
+        self.0.iter().find(|(i, _)| i == g).map(|(_, x)| x)
+    }
+    fn get_mut(&mut self, g: &usize) -> Option<&mut NodeGroup> {
+        self.0.iter_mut().find(|(i, _)| i == g).map(|(_, x)| x)
+    }
+    fn keys(&self) -> impl Iterator<Item = &usize> {
+        self.0.iter().map(|(i, _)| i)
+    }
+    fn iter_mut(&mut self) -> impl Iterator<Item = (&usize, &mut NodeGroup)> {
+        self.0.iter_mut().map(|(i, x)| (&*i, x))
+    }
 }
 
 struct NodeGroup {
@@ -154,13 +175,15 @@ pub(crate) struct Part<'a, E> {
     now: u64,
     queue: Queue,
     active: BTreeSet<usize>,
+    /// The switches stepped this cycle (kept to reuse its allocation).
+    stepping: Vec<usize>,
     switches: Vec<Option<Switch<E>>>,
     nodes: Vec<Option<NodeRt>>,
     link_up: Vec<bool>,
-    link_gen: Vec<u64>,
+    link_gen: Vec<u32>,
     /// Per link and direction (sent from `a`, from `b`): the last arrival (links are FIFO).
     last_arrival: Vec<[u64; 2]>,
-    link_rng: Vec<[ChaCha8Rng; 2]>,
+    link_rng: Vec<[Pcg32; 2]>,
     out: Vec<Scheduled>,
     stats: Stats,
     /// The engines' retry timer is on: switches are clocked every cycle.
@@ -211,15 +234,19 @@ impl<'a, E: EngineCore> Part<'a, E> {
                 seq: 0,
             }));
         }
+        let mut groups_of_node: Vec<Vec<usize>> = vec![vec![]; t.node_names.len()];
+        for (gi, g) in f.groups.iter().enumerate() {
+            for &m in &g.members {
+                groups_of_node[m].push(gi);
+            }
+        }
         let nodes = (0..t.node_names.len())
             .map(|n| {
                 (route.part_of_node[n] == id).then(|| {
-                    let groups = f
-                        .groups
+                    let groups = groups_of_node[n]
                         .iter()
-                        .enumerate()
-                        .filter(|(_, g)| g.members.contains(&n))
-                        .map(|(gi, g)| {
+                        .map(|&gi| {
+                            let g = &f.groups[gi];
                             (
                                 gi,
                                 NodeGroup {
@@ -232,15 +259,15 @@ impl<'a, E: EngineCore> Part<'a, E> {
                         })
                         .collect();
                     NodeRt {
+                        groups: NodeGroups(groups),
                         tx: TxPort {
                             queue: VecDeque::new(),
                             credits: t.links[t.node_link[n]].credits,
                             free_at: 0,
                         },
-                        rng: ChaCha8Rng::seed_from_u64(
+                        rng: Pcg32::seed_from_u64(
                             opts.seed ^ 0x9e37_79b9_7f4a_7c15u64.wrapping_mul(n as u64 + 1),
                         ),
-                        groups,
                         seq: 0,
                     }
                 })
@@ -249,7 +276,7 @@ impl<'a, E: EngineCore> Part<'a, E> {
         let link_rng = (0..t.links.len() as u64)
             .map(|l| {
                 let s = |d: u64| {
-                    ChaCha8Rng::seed_from_u64(
+                    Pcg32::seed_from_u64(
                         opts.seed
                             .wrapping_add(0x5851_f42d_4c95_7f2du64.wrapping_mul(2 * l + d + 1)),
                     )
@@ -264,6 +291,7 @@ impl<'a, E: EngineCore> Part<'a, E> {
             now: 0,
             queue: Queue::default(),
             active: BTreeSet::new(),
+            stepping: vec![],
             switches,
             nodes,
             link_up: vec![true; t.links.len()],
@@ -287,12 +315,7 @@ impl<'a, E: EngineCore> Part<'a, E> {
             seq += 1;
             if p.owns(&ev) {
                 p.queue.push(Scheduled {
-                    key: Key {
-                        t,
-                        class: class::FAULT,
-                        origin: super::ORIGIN_FAULTS,
-                        seq,
-                    },
+                    key: Key::new(t, class::FAULT, super::ORIGIN_FAULTS, seq),
                     ev,
                 });
             }
@@ -340,8 +363,11 @@ impl<'a, E: EngineCore> Part<'a, E> {
     }
 
     pub fn next_time(&self) -> Option<u64> {
-        let busy = (!self.active.is_empty()).then_some(self.now + 1);
-        [self.queue.next_t(), busy].into_iter().flatten().min()
+        if !self.active.is_empty() && !self.queue.due_by(self.now) {
+            // The switches work in the next cycle; no event can come before it.
+            return Some(self.now + 1);
+        }
+        self.queue.next_t()
     }
 
     pub fn take_stats(&mut self) -> Stats {
@@ -365,12 +391,7 @@ impl<'a, E: EngineCore> Part<'a, E> {
             Origin::Node(n) => origin_node(self.f, n),
         };
         let s = Scheduled {
-            key: Key {
-                t,
-                class,
-                origin,
-                seq,
-            },
+            key: Key::new(t, class, origin, seq),
             ev,
         };
         if s.ev.target() != Target::Sm && self.owns(&s.ev) {
@@ -391,10 +412,14 @@ impl<'a, E: EngineCore> Part<'a, E> {
                 self.stats.events += 1;
                 self.handle(s.ev);
             }
-            let act: Vec<usize> = self.active.iter().copied().collect();
-            for s in act {
+            let mut act = std::mem::take(&mut self.stepping);
+            act.clear();
+            act.extend(self.active.iter().copied());
+            for &s in &act {
+                self.stats.steps += 1;
                 self.step_switch(s);
             }
+            self.stepping = act;
         }
         WindowOut {
             part: self.id,
@@ -408,6 +433,7 @@ impl<'a, E: EngineCore> Part<'a, E> {
         let now = self.now;
         match ev {
             Ev::Arrive { link, to, gen, pkt } => {
+                let (link, to) = (link as usize, to.end());
                 self.stats.packets += 1;
                 if gen != self.link_gen[link] || !self.link_up[link] {
                     count(&mut self.stats.drops, "link_down");
@@ -437,8 +463,8 @@ impl<'a, E: EngineCore> Part<'a, E> {
                                 class::CREDIT,
                                 Origin::Node(n),
                                 Ev::Credit {
-                                    link,
-                                    to: l.other(to),
+                                    link: link as u32,
+                                    to: l.other(to).into(),
                                     gen,
                                 },
                             );
@@ -448,10 +474,10 @@ impl<'a, E: EngineCore> Part<'a, E> {
                 }
             }
             Ev::Credit { link, to, gen } => {
-                if gen != self.link_gen[link] {
+                if gen != self.link_gen[link as usize] {
                     return;
                 }
-                match to {
+                match to.end() {
                     End::Switch(s, port) => {
                         if let Some(sw) = self.switches[s].as_mut() {
                             sw.tx[port].credits += 1;
@@ -547,7 +573,7 @@ impl<'a, E: EngineCore> Part<'a, E> {
             }
             Ev::Cfg { sw, req } => match self.switches[sw].as_mut().filter(|x| x.alive) {
                 Some(x) => {
-                    x.cfg.push_back(req);
+                    x.cfg.push_back(*req);
                     self.active.insert(sw);
                 }
                 // Nothing answers for a dead switch; the SM counts it done (it heard of the
@@ -772,9 +798,10 @@ impl<'a, E: EngineCore> Part<'a, E> {
         };
         let Some(cgid) = ng.cgid else { return };
         let pkt = Pkt {
-            cgid,
-            tid: ng.csm.tid,
-            op: Opcode::Full.code(),
+            // The SM allocates CGIDs below the engines' `groups` (at most 4096).
+            cgid: cgid as u32,
+            tid: ng.csm.tid as u8,
+            op: Opcode::Full.code() as u8,
             birth: now,
             extra: false,
         };
@@ -825,12 +852,15 @@ impl<'a, E: EngineCore> Part<'a, E> {
         let Some(rt) = self.nodes[n].as_mut() else {
             return;
         };
-        let Some((&group, ng)) = rt.groups.iter_mut().find(|(_, g)| g.cgid == Some(pkt.cgid))
+        let Some((&group, ng)) = rt
+            .groups
+            .iter_mut()
+            .find(|(_, g)| g.cgid == Some(pkt.cgid.into()))
         else {
             count(&mut self.stats.drops, "node_unknown_cgid");
             return;
         };
-        match ng.csm.on_packet(pkt.op, pkt.tid) {
+        match ng.csm.on_packet(pkt.op.into(), pkt.tid.into()) {
             Reaction::Release { k } => {
                 ng.retry_gen += 1;
                 let done = ng.csm.state == NodeState::Done;
@@ -880,11 +910,13 @@ impl<'a, E: EngineCore> Part<'a, E> {
         let rng = &mut self.link_rng[link][dir];
         for f in &self.f.faults {
             match *f {
-                Fault::Loss { rate, .. } if f.hits(now, link, pkt.op) && rng.gen_bool(rate) => {
+                Fault::Loss { rate, .. }
+                    if f.hits(now, link, pkt.op.into()) && rng.gen_bool(rate) =>
+                {
                     lost = true
                 }
                 Fault::Dup { rate, delay, .. }
-                    if f.hits(now, link, pkt.op) && rng.gen_bool(rate) =>
+                    if f.hits(now, link, pkt.op.into()) && rng.gen_bool(rate) =>
                 {
                     dup = Some(if delay[1] > delay[0] {
                         rng.gen_range(delay[0]..=delay[1])
@@ -907,8 +939,8 @@ impl<'a, E: EngineCore> Part<'a, E> {
                     class::CREDIT,
                     origin,
                     Ev::Credit {
-                        link,
-                        to: from,
+                        link: link as u32,
+                        to: from.into(),
                         gen,
                     },
                 );
@@ -918,7 +950,12 @@ impl<'a, E: EngineCore> Part<'a, E> {
                 arrive,
                 class::ARRIVE,
                 origin,
-                Ev::Arrive { link, to, gen, pkt },
+                Ev::Arrive {
+                    link: link as u32,
+                    to: to.into(),
+                    gen,
+                    pkt,
+                },
             );
         }
         if let Some(d) = dup {
@@ -930,8 +967,8 @@ impl<'a, E: EngineCore> Part<'a, E> {
                 class::ARRIVE,
                 origin,
                 Ev::Arrive {
-                    link,
-                    to,
+                    link: link as u32,
+                    to: to.into(),
                     gen,
                     pkt: Pkt { extra: true, ..pkt },
                 },
@@ -1002,9 +1039,9 @@ impl<'a, E: EngineCore> Part<'a, E> {
         if let Some((p, h)) = offered {
             i.pkt_valid = true;
             i.pkt_port = p as u64;
-            i.pkt_cgid = h.cgid;
-            i.pkt_tid = h.tid;
-            i.pkt_op = h.op;
+            i.pkt_cgid = h.cgid.into();
+            i.pkt_tid = h.tid.into();
+            i.pkt_op = h.op.into();
         }
         // The replicator takes the engine's output packet when it has finished the last one.
         i.out_ready = sw.repl.is_none();
@@ -1034,9 +1071,10 @@ impl<'a, E: EngineCore> Part<'a, E> {
         if o.out_valid && i.out_ready {
             sw.repl = Some((
                 Pkt {
-                    cgid: o.out_cgid,
-                    tid: o.out_tid,
-                    op: o.out_op,
+                    // Engine outputs are port-width: a CGID below 4096, 2-bit TID, 3-bit op.
+                    cgid: o.out_cgid as u32,
+                    tid: o.out_tid as u8,
+                    op: o.out_op as u8,
                     birth: now,
                     extra: false,
                 },
@@ -1124,7 +1162,11 @@ impl<'a, E: EngineCore> Part<'a, E> {
             self.now + l.latency,
             class::CREDIT,
             Origin::Switch(s),
-            Ev::Credit { link, to, gen },
+            Ev::Credit {
+                link: link as u32,
+                to: to.into(),
+                gen,
+            },
         );
     }
 
