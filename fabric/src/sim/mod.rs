@@ -645,12 +645,6 @@ pub(crate) enum Ev {
     NodeRetry {
         node: usize,
         group: usize,
-        k: u64,
-        gen: u64,
-    },
-    NodeRelease {
-        node: usize,
-        group: usize,
     },
     NodePump {
         node: usize,
@@ -736,7 +730,6 @@ impl Ev {
             | Ev::Enter { node, .. }
             | Ev::NodeSend { node, .. }
             | Ev::NodeRetry { node, .. }
-            | Ev::NodeRelease { node, .. }
             | Ev::NodePump { node }
             | Ev::NodeStart { node, .. }
             | Ev::NodeQuery { node, .. }
@@ -881,7 +874,8 @@ impl Queue {
                     v.push(s);
                 }
             }
-            v.sort_unstable_by_key(|s| std::cmp::Reverse(s.key));
+            // One cycle: the keys differ in their packed tails only.
+            v.sort_unstable_by_key(|s| std::cmp::Reverse(s.key.rest));
             // The emptied vector of last cycle goes back to the wheel, keeping its capacity.
             let old = std::mem::replace(&mut self.cur, v);
             self.wheel[slot] = old;

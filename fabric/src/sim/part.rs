@@ -19,7 +19,7 @@ use netcoll_testbench::harness::vcd::Tracer;
 use netcoll_testbench::harness::{cycle_sim, Level, Sim};
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg32;
-use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::collections::{BTreeMap, VecDeque};
 
 /// A switch's collective engine at some level.
 pub(crate) trait EngineCore {
@@ -106,6 +106,66 @@ fn count(map: &mut BTreeMap<&'static str, u64>, k: &'static str) {
     *map.entry(k).or_insert(0) += 1;
 }
 
+/// The switches with work, as a bitmap (stepped in index order every cycle).
+struct SwitchSet {
+    bits: Vec<u64>,
+    len: usize,
+}
+
+impl SwitchSet {
+    fn new(switches: usize) -> SwitchSet {
+        SwitchSet {
+            bits: vec![0; switches.div_ceil(64)],
+            len: 0,
+        }
+    }
+    fn insert(&mut self, s: usize) {
+        let b = 1u64 << (s % 64);
+        if self.bits[s / 64] & b == 0 {
+            self.bits[s / 64] |= b;
+            self.len += 1;
+        }
+    }
+    fn remove(&mut self, s: usize) {
+        let b = 1u64 << (s % 64);
+        if self.bits[s / 64] & b != 0 {
+            self.bits[s / 64] &= !b;
+            self.len -= 1;
+        }
+    }
+    fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+    /// The switches, in index order.
+    fn iter(&self) -> impl Iterator<Item = usize> + '_ {
+        self.bits
+            .iter()
+            .enumerate()
+            .filter(|(_, &w)| w != 0)
+            .flat_map(|(i, &w)| {
+                let mut m = w;
+                std::iter::from_fn(move || {
+                    (m != 0).then(|| {
+                        let b = m.trailing_zeros() as usize;
+                        m &= m - 1;
+                        i * 64 + b
+                    })
+                })
+            })
+    }
+}
+
+/// A link as one partition sees it.
+struct LinkState {
+    up: bool,
+    /// Counts the link's failures and repairs: what was in flight before one is dropped.
+    gen: u32,
+    /// Per direction (sent from `a`, from `b`): the last arrival (links are FIFO).
+    last_arrival: [u64; 2],
+    /// Per direction: the random stream of its loss and duplicate faults.
+    rng: [Pcg32; 2],
+}
+
 /// The sending side of one link end.
 #[derive(Clone, Debug)]
 struct TxPort {
@@ -163,7 +223,10 @@ impl NodeGroups {
 struct NodeGroup {
     csm: NodeCsm,
     cgid: Option<u64>,
-    retry_gen: u64,
+    /// The armed retry: barrier and deadline (cleared by the release).
+    retry: Option<(u64, u64)>,
+    /// The cycle of the pending retry timer event, if one is queued.
+    timer_at: Option<u64>,
     /// The cycle the node learnt its CGID (the origin of `node.interval`).
     joined_at: u64,
 }
@@ -174,16 +237,13 @@ pub(crate) struct Part<'a, E> {
     pub id: usize,
     now: u64,
     queue: Queue,
-    active: BTreeSet<usize>,
+    active: SwitchSet,
     /// The switches stepped this cycle (kept to reuse its allocation).
     stepping: Vec<usize>,
     switches: Vec<Option<Switch<E>>>,
     nodes: Vec<Option<NodeRt>>,
-    link_up: Vec<bool>,
-    link_gen: Vec<u32>,
-    /// Per link and direction (sent from `a`, from `b`): the last arrival (links are FIFO).
-    last_arrival: Vec<[u64; 2]>,
-    link_rng: Vec<[Pcg32; 2]>,
+    /// Per link, what this partition knows of it (one cache line each).
+    links: Vec<LinkState>,
     out: Vec<Scheduled>,
     stats: Stats,
     /// The engines' retry timer is on: switches are clocked every cycle.
@@ -252,7 +312,8 @@ impl<'a, E: EngineCore> Part<'a, E> {
                                 NodeGroup {
                                     csm: NodeCsm::new(f.file.node.procs, g.barriers, 0),
                                     cgid: None,
-                                    retry_gen: 0,
+                                    retry: None,
+                                    timer_at: None,
                                     joined_at: 0,
                                 },
                             )
@@ -273,7 +334,7 @@ impl<'a, E: EngineCore> Part<'a, E> {
                 })
             })
             .collect();
-        let link_rng = (0..t.links.len() as u64)
+        let links = (0..t.links.len() as u64)
             .map(|l| {
                 let s = |d: u64| {
                     Pcg32::seed_from_u64(
@@ -281,7 +342,12 @@ impl<'a, E: EngineCore> Part<'a, E> {
                             .wrapping_add(0x5851_f42d_4c95_7f2du64.wrapping_mul(2 * l + d + 1)),
                     )
                 };
-                [s(0), s(1)]
+                LinkState {
+                    up: true,
+                    gen: 0,
+                    last_arrival: [0, 0],
+                    rng: [s(0), s(1)],
+                }
             })
             .collect();
         let mut p = Part {
@@ -290,14 +356,11 @@ impl<'a, E: EngineCore> Part<'a, E> {
             id,
             now: 0,
             queue: Queue::default(),
-            active: BTreeSet::new(),
+            active: SwitchSet::new(t.switch_names.len()),
             stepping: vec![],
             switches,
             nodes,
-            link_up: vec![true; t.links.len()],
-            link_gen: vec![0; t.links.len()],
-            last_arrival: vec![[0, 0]; t.links.len()],
-            link_rng,
+            links,
             out: vec![],
             stats: Stats::default(),
             timer: f.config.switch.retry_timer_on(),
@@ -414,7 +477,7 @@ impl<'a, E: EngineCore> Part<'a, E> {
             }
             let mut act = std::mem::take(&mut self.stepping);
             act.clear();
-            act.extend(self.active.iter().copied());
+            act.extend(self.active.iter());
             for &s in &act {
                 self.stats.steps += 1;
                 self.step_switch(s);
@@ -435,7 +498,7 @@ impl<'a, E: EngineCore> Part<'a, E> {
             Ev::Arrive { link, to, gen, pkt } => {
                 let (link, to) = (link as usize, to.end());
                 self.stats.packets += 1;
-                if gen != self.link_gen[link] || !self.link_up[link] {
+                if gen != self.links[link].gen || !self.links[link].up {
                     count(&mut self.stats.drops, "link_down");
                     return;
                 }
@@ -474,7 +537,7 @@ impl<'a, E: EngineCore> Part<'a, E> {
                 }
             }
             Ev::Credit { link, to, gen } => {
-                if gen != self.link_gen[link as usize] {
+                if gen != self.links[link as usize].gen {
                     return;
                 }
                 match to.end() {
@@ -496,8 +559,8 @@ impl<'a, E: EngineCore> Part<'a, E> {
             }
             Ev::LinkDown { link, at_end } => self.link_down(link, at_end),
             Ev::LinkUp { link, at_end } => {
-                self.link_up[link] = true;
-                self.link_gen[link] += 1;
+                self.links[link].up = true;
+                self.links[link].gen += 1;
                 count(&mut self.stats.faults, "link_up");
                 // Both ends flushed what they held when the link went down: full credits.
                 let credits = self.f.topo.links[link].credits;
@@ -529,7 +592,7 @@ impl<'a, E: EngineCore> Part<'a, E> {
                 if let Some(x) = self.switches[sw].as_mut() {
                     x.alive = false;
                 }
-                self.active.remove(&sw);
+                self.active.remove(sw);
                 for port in 0..self.f.topo.switch_ports[sw].len() {
                     if let Some(link) = self.f.topo.switch_ports[sw][port] {
                         self.link_down(link, End::Switch(sw, port));
@@ -600,23 +663,36 @@ impl<'a, E: EngineCore> Part<'a, E> {
                 self.node_send_full(node, group);
                 self.arm_retry(node, group, k);
             }
-            Ev::NodeRetry {
-                node,
-                group,
-                k,
-                gen,
-            } => {
-                let Some(ng) = self.nodes[node].as_ref().and_then(|r| r.groups.get(&group)) else {
+            Ev::NodeRetry { node, group } => {
+                let Some(ng) = self.nodes[node]
+                    .as_mut()
+                    .and_then(|r| r.groups.get_mut(&group))
+                else {
                     return;
                 };
-                if ng.retry_gen != gen || ng.csm.k != k || !ng.csm.wants_retry() {
+                ng.timer_at = None;
+                let Some((k, at)) = ng.retry else {
+                    return;
+                };
+                if at > now {
+                    // Re-armed since this timer was set: wait for the new deadline.
+                    ng.timer_at = Some(at);
+                    self.at(
+                        at,
+                        class::NODE,
+                        Origin::Node(node),
+                        Ev::NodeRetry { node, group },
+                    );
+                    return;
+                }
+                ng.retry = None;
+                if ng.csm.k != k || !ng.csm.wants_retry() {
                     return;
                 }
                 self.stats.retries += 1;
                 self.node_send_full(node, group);
                 self.arm_retry(node, group, k);
             }
-            Ev::NodeRelease { node, group } => self.node_schedule_entries(node, group),
             Ev::NodePump { node } => self.node_pump(node),
             Ev::NodeStart { node, group, cgid } => {
                 let Some(ng) = self.nodes[node]
@@ -629,7 +705,7 @@ impl<'a, E: EngineCore> Part<'a, E> {
                 ng.cgid = Some(cgid);
                 if first {
                     ng.joined_at = now;
-                    self.node_schedule_entries(node, group);
+                    self.node_schedule_entries(node, group, now);
                 }
             }
             Ev::NodeQuery { node, group, epoch } => {
@@ -658,9 +734,9 @@ impl<'a, E: EngineCore> Part<'a, E> {
     }
 
     fn link_down(&mut self, link: usize, at_end: End) {
-        if self.link_up[link] {
-            self.link_up[link] = false;
-            self.link_gen[link] += 1;
+        if self.links[link].up {
+            self.links[link].up = false;
+            self.links[link].gen += 1;
             count(&mut self.stats.faults, "link_down");
         }
         // What this end holds from the link is lost with it (so credits restart full).
@@ -709,26 +785,26 @@ impl<'a, E: EngineCore> Part<'a, E> {
         else {
             return;
         };
-        ng.retry_gen += 1;
-        let gen = ng.retry_gen;
-        self.at(
-            self.now + timeout,
-            class::NODE,
-            Origin::Node(node),
-            Ev::NodeRetry {
-                node,
-                group,
-                k,
-                gen,
-            },
-        );
+        let deadline = self.now + timeout;
+        ng.retry = Some((k, deadline));
+        // One timer event at a time: a later deadline is picked up when it fires.
+        if ng.timer_at.is_none() {
+            ng.timer_at = Some(deadline);
+            self.at(
+                deadline,
+                class::NODE,
+                Origin::Node(node),
+                Ev::NodeRetry { node, group },
+            );
+        }
     }
 
-    fn node_schedule_entries(&mut self, node: usize, group: usize) {
+    /// Schedules the entries of the node's processes into its next barrier, computing from
+    /// cycle `now`.
+    fn node_schedule_entries(&mut self, node: usize, group: usize, now: u64) {
         let [lo, hi] = self.f.file.node.compute;
         let procs = self.f.file.node.procs.max(1);
         let interval = self.f.file.node.interval;
-        let now = self.now;
         let Some(rt) = self.nodes[node].as_mut() else {
             return;
         };
@@ -740,17 +816,16 @@ impl<'a, E: EngineCore> Part<'a, E> {
         }
         let k = ng.csm.k;
         let paced = ng.joined_at + k * interval;
-        let times: Vec<u64> = (0..procs)
-            .map(|_| {
-                if hi > lo {
-                    rt.rng.gen_range(lo..=hi)
-                } else {
-                    lo
-                }
-            })
-            .map(|c| (now + c).max(paced))
-            .collect();
-        for t in times {
+        for _ in 0..procs {
+            let Some(rt) = self.nodes[node].as_mut() else {
+                return;
+            };
+            let c = if hi > lo {
+                rt.rng.gen_range(lo..=hi)
+            } else {
+                lo
+            };
+            let t = (now + c).max(paced);
             self.at(
                 t,
                 class::NODE,
@@ -814,11 +889,13 @@ impl<'a, E: EngineCore> Part<'a, E> {
         let lifetime = self.f.lifetime[link];
         let ser = self.f.ser(link);
         let now = self.now;
-        let mut send = vec![];
-        let Some(rt) = self.nodes[n].as_mut() else {
-            return;
-        };
-        while self.link_up[link] && rt.tx.credits > 0 && rt.tx.free_at <= now {
+        loop {
+            let Some(rt) = self.nodes[n].as_mut() else {
+                return;
+            };
+            if !(self.links[link].up && rt.tx.credits > 0 && rt.tx.free_at <= now) {
+                break;
+            }
             let Some(pkt) = rt.tx.queue.pop_front() else {
                 break;
             };
@@ -828,13 +905,13 @@ impl<'a, E: EngineCore> Part<'a, E> {
             }
             rt.tx.credits -= 1;
             rt.tx.free_at = now + ser;
-            send.push(pkt);
-        }
-        let again = (!rt.tx.queue.is_empty() && rt.tx.credits > 0 && self.link_up[link])
-            .then(|| rt.tx.free_at.max(now + 1));
-        for pkt in send {
             self.transmit(link, End::Node(n), pkt);
         }
+        let Some(rt) = self.nodes[n].as_ref() else {
+            return;
+        };
+        let again = (!rt.tx.queue.is_empty() && rt.tx.credits > 0 && self.links[link].up)
+            .then(|| rt.tx.free_at.max(now + 1));
         if let Some(t) = again {
             self.at(t, class::NODE, Origin::Node(n), Ev::NodePump { node: n });
         }
@@ -862,7 +939,7 @@ impl<'a, E: EngineCore> Part<'a, E> {
         };
         match ng.csm.on_packet(pkt.op.into(), pkt.tid.into()) {
             Reaction::Release { k } => {
-                ng.retry_gen += 1;
+                ng.retry = None;
                 let done = ng.csm.state == NodeState::Done;
                 let release_at = now + overhead;
                 self.at(
@@ -879,12 +956,8 @@ impl<'a, E: EngineCore> Part<'a, E> {
                         Ev::SmNodeDone { group },
                     );
                 } else {
-                    self.at(
-                        release_at,
-                        class::NODE,
-                        Origin::Node(n),
-                        Ev::NodeRelease { node: n, group },
-                    );
+                    // The processes compute from their release on.
+                    self.node_schedule_entries(n, group, release_at);
                 }
             }
             Reaction::Ignored => count(&mut self.stats.drops, "node_stale"),
@@ -904,10 +977,10 @@ impl<'a, E: EngineCore> Part<'a, E> {
             End::Switch(s, _) => Origin::Switch(s),
             End::Node(n) => Origin::Node(n),
         };
-        let arrive = (now + self.f.ser(link) + l.latency).max(self.last_arrival[link][dir]);
+        let arrive = (now + self.f.ser(link) + l.latency).max(self.links[link].last_arrival[dir]);
         let mut lost = false;
         let mut dup: Option<u64> = None;
-        let rng = &mut self.link_rng[link][dir];
+        let rng = &mut self.links[link].rng[dir];
         for f in &self.f.faults {
             match *f {
                 Fault::Loss { rate, .. }
@@ -927,8 +1000,8 @@ impl<'a, E: EngineCore> Part<'a, E> {
                 _ => {}
             }
         }
-        let gen = self.link_gen[link];
-        self.last_arrival[link][dir] = arrive;
+        let gen = self.links[link].gen;
+        self.links[link].last_arrival[dir] = arrive;
         if lost {
             count(&mut self.stats.faults, "loss");
             // The credit was spent on a packet that never arrives: the link layer gives it
@@ -961,7 +1034,7 @@ impl<'a, E: EngineCore> Part<'a, E> {
         if let Some(d) = dup {
             count(&mut self.stats.faults, "duplicate");
             let copy = arrive + d;
-            self.last_arrival[link][dir] = copy;
+            self.links[link].last_arrival[dir] = copy;
             self.at(
                 copy,
                 class::ARRIVE,
@@ -985,7 +1058,7 @@ impl<'a, E: EngineCore> Part<'a, E> {
             return;
         };
         if !sw.alive {
-            self.active.remove(&s);
+            self.active.remove(s);
             return;
         }
         // Idle clock cycles since the engine last ran.
@@ -1138,7 +1211,7 @@ impl<'a, E: EngineCore> Part<'a, E> {
                     let p = m.trailing_zeros() as usize;
                     m &= m - 1;
                     if sw.tx[p].credits > 0
-                        && self.f.topo.switch_ports[s][p].is_some_and(|l| self.link_up[l])
+                        && self.f.topo.switch_ports[s][p].is_some_and(|l| self.links[l].up)
                     {
                         any = true;
                         break;
@@ -1147,7 +1220,7 @@ impl<'a, E: EngineCore> Part<'a, E> {
                 any
             };
         if !busy {
-            self.active.remove(&s);
+            self.active.remove(s);
         }
     }
 
@@ -1157,7 +1230,7 @@ impl<'a, E: EngineCore> Part<'a, E> {
         };
         let l = self.f.topo.links[link];
         let to = l.other(End::Switch(s, port));
-        let gen = self.link_gen[link];
+        let gen = self.links[link].gen;
         self.at(
             self.now + l.latency,
             class::CREDIT,
@@ -1207,7 +1280,7 @@ impl<'a, E: EngineCore> Part<'a, E> {
                 return;
             };
             let link = self.f.topo.switch_ports[s][p];
-            let Some(link) = link.filter(|&l| self.link_up[l]) else {
+            let Some(link) = link.filter(|&l| self.links[l].up) else {
                 let n = sw.tx[p].queue.len() as u64;
                 sw.tx[p].queue.clear();
                 sw.out_mask &= !(1 << p);
