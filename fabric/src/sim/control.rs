@@ -9,7 +9,7 @@
 use super::{class, origin_sm, CfgReq, Ev, Fabric, Fault, Key, Queue, Scheduled};
 use crate::report::{Record, Report, Summary};
 use crate::sm::{SubnetManager, Tree};
-use netcoll_models::switch_engine::{CfgOp, TableEntry};
+use netcoll_models::switch_engine::{CfgOp, TableEntry, Verdict};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// Violations listed in a report (the rest are counted).
@@ -699,7 +699,17 @@ impl<'a> Control<'a> {
             retries: stats.retries,
             config_ops: self.cfg_ops,
             drops: named(&stats.drops),
-            verdicts: named(&stats.verdicts),
+            verdicts: stats
+                .verdicts
+                .iter()
+                .enumerate()
+                .filter(|(_, &n)| n > 0)
+                .map(|(code, &n)| {
+                    let name = Verdict::from_code(code as u64)
+                        .map_or_else(|| format!("verdict {code}"), |v| v.name().to_string());
+                    (name, n)
+                })
+                .collect(),
             faults: named(&stats.faults),
             events: stats.events,
             packets: stats.packets,
