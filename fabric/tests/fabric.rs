@@ -405,6 +405,32 @@ fn one_two_and_three_threads_give_byte_identical_output() {
     assert!(one.contains("SAFE"), "{one}");
     assert_eq!(out(2), one);
     assert_eq!(out(3), one);
+    // The shipped examples too: faults and rebuilds near the end of a run, and partitions
+    // whose shortest link between them is longer than the shortest link of all.
+    for name in ["faults", "rebuild", "dragonfly"] {
+        let path = format!(
+            "{}/../scenarios/fabric/{name}.toml",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        let text = std::fs::read_to_string(&path).unwrap();
+        let fabric = Fabric::new(parse(&text).unwrap(), Config::default()).unwrap();
+        let out = |threads: usize| {
+            let r = fabric
+                .run(
+                    &RunOptions {
+                        seed: 1,
+                        threads,
+                        ..Default::default()
+                    },
+                    &mut |_, _| {},
+                )
+                .unwrap();
+            format!("{}{}", r.json_lines(), r.table())
+        };
+        let one = out(1);
+        assert_eq!(out(2), one, "{name}: 2 threads");
+        assert_eq!(out(3), one, "{name}: 3 threads");
+    }
 }
 
 /// With the engines' retry timer on, a switch whose FULL to its parent was lost sends it

@@ -644,7 +644,53 @@ impl<'a> Control<'a> {
         }
     }
 
-    pub fn report(&self, stats: super::part::Stats) -> Report {
+    /// Link failures and repairs the fault list made before cycle `ran_to` (every cycle the
+    /// partitions ran), each counted once per link however the fabric is partitioned: a
+    /// `link_down` takes a live link down (a `switch_down` takes down each live link of the
+    /// switch), a `link_up` brings a dead one back. Faults of one cycle act in list order.
+    fn link_faults(&self, ran_to: u64) -> (u64, u64) {
+        let t = &self.f.topo;
+        let mut acts: Vec<(u64, usize, Option<usize>, bool)> = vec![];
+        for (i, f) in self.f.faults.iter().enumerate() {
+            match *f {
+                Fault::LinkDown { link, at, up } => {
+                    acts.push((at, i, Some(link), false));
+                    if let Some(u) = up {
+                        acts.push((u, i, Some(link), true));
+                    }
+                }
+                Fault::SwitchDown { switch, at } => {
+                    for l in t.switch_ports[switch].iter().flatten() {
+                        acts.push((at, i, Some(*l), false));
+                    }
+                }
+                _ => {}
+            }
+        }
+        acts.sort_by_key(|&(at, i, _, _)| (at, i));
+        let mut down = BTreeSet::new();
+        let (mut downs, mut ups) = (0, 0);
+        for (at, _, link, up) in acts {
+            let Some(l) = link.filter(|_| at < ran_to) else {
+                continue;
+            };
+            if up && down.remove(&l) {
+                ups += 1;
+            } else if !up && down.insert(l) {
+                downs += 1;
+            }
+        }
+        (downs, ups)
+    }
+
+    pub fn report(&self, stats: super::part::Stats, ran_to: u64) -> Report {
+        let mut stats = stats;
+        let (downs, ups) = self.link_faults(ran_to);
+        for (kind, n) in [("link_down", downs), ("link_up", ups)] {
+            if n > 0 {
+                stats.faults.insert(kind, n);
+            }
+        }
         let mut lat: Vec<u64> = self.records.iter().map(|r| r.latency).collect();
         lat.sort_unstable();
         let pick = |q: f64| -> u64 {

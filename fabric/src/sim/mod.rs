@@ -2,18 +2,30 @@
 //!
 //! Cycle level and activity driven. Time is the switches' clock. A time-ordered queue holds
 //! what happens at a future cycle (a packet arriving at the end of a link, a credit coming
-//! back, a process entering a barrier, a node's retry timer, a configuration operation
-//! reaching a switch, a message reaching the subnet manager, a fault); a switch is stepped,
-//! one engine clock per cycle, only while it has work (input, configuration, packets in its
-//! engine, its replicator or its egress queues). When nothing has work the kernel jumps to
-//! the next queued event. Same file, same seed: same output, byte for byte, whatever the
-//! number of threads.
+//! back from another partition, a process entering a barrier, a node's retry timer, a
+//! configuration operation reaching a switch, a message reaching the subnet manager, a fault,
+//! a sleeping switch's wake-up); a switch is stepped, one engine clock per cycle, only while
+//! it has work (input, configuration, an output of its engine, its replicator or egress
+//! queues that can send). When nothing has work the kernel jumps to the next queued event.
+//! Same file, same seed: same output, byte for byte, whatever the number of threads.
+//!
+//! Two things are not events, for speed, and change nothing the output shows:
+//! - **Engines between their answers.** An operation the engine accepts in cycle `t` shows
+//!   its results in `t + 4` ([`netcoll_models::switch_engine::LATENCY`]); a switch with
+//!   nothing else to do sleeps until the first such cycle, and its engine is clocked through
+//!   the cycles in between (with every input low) when it wakes, as after any idle stretch.
+//! - **Credits within a partition.** A receiver puts a credit straight into its sender's list
+//!   of credits on their way back (with the cycle each arrives); a sender counts those that
+//!   have arrived when it wants to send, and a sender that waits for one is woken when it
+//!   comes. Credits to another partition travel as events.
 //!
 //! ## Partitions, windows and threads
 //! The fabric is cut into `threads` partitions (contiguous blocks of switches, each node with
 //! its switch); the subnet manager and the safety checker are one more process. Nothing
 //! crosses from one partition to another in less than the *window* `W` = the smallest
-//! latency of a link between partitions or of the management network. So the kernel runs
+//! latency of a link or of the management network (of any link, not only of those between
+//! partitions, so that every partitioning runs the same windows and stops at the same
+//! cycle: the run's counters are then the same too). So the kernel runs
 //! all partitions from the earliest pending cycle `t0` to `t0 + W` independently (in
 //! parallel, one thread each), then delivers what they sent each other (it lands at or after
 //! `t0 + W`), then lets the SM handle its messages of the window (it answers a management hop
@@ -632,6 +644,10 @@ pub(crate) enum Ev {
         sw: usize,
         req: Box<CfgReq>,
     },
+    /// A sleeping switch's engine shows the results of an operation it accepted.
+    Wake {
+        sw: usize,
+    },
     Enter {
         node: usize,
         group: usize,
@@ -725,7 +741,7 @@ impl Ev {
         match *self {
             Ev::Arrive { to, .. } | Ev::Credit { to, .. } => end_target(to.end()),
             Ev::LinkDown { at_end, .. } | Ev::LinkUp { at_end, .. } => end_target(at_end),
-            Ev::SwitchDown { sw } | Ev::Cfg { sw, .. } => Target::Switch(sw),
+            Ev::SwitchDown { sw } | Ev::Cfg { sw, .. } | Ev::Wake { sw } => Target::Switch(sw),
             Ev::Leave { node, .. }
             | Ev::Enter { node, .. }
             | Ev::NodeSend { node, .. }
@@ -934,17 +950,17 @@ fn run(
     let part_of_node: Vec<usize> = (0..t.node_names.len())
         .map(|n| part_of_switch[t.node_attachment(n).0])
         .collect();
-    // The window: no event crosses partitions in less than this many cycles.
-    let mut window = f.file.sm.mgmt_latency.max(1);
-    for l in &t.links {
-        let p = |e: End| match e {
-            End::Switch(s, _) => part_of_switch[s],
-            End::Node(n) => part_of_node[n],
-        };
-        if p(l.a) != p(l.b) {
-            window = window.min(l.latency.max(1));
-        }
-    }
+    // The window: no event crosses partitions in less than this many cycles. It is the
+    // same however the fabric is cut (the shortest link of all, not only of those between
+    // partitions), so that every partitioning stops at the same cycle: the run's counters
+    // (packets, drops) include what happened up to the end of the last window.
+    let window = t
+        .links
+        .iter()
+        .map(|l| l.latency.max(1))
+        .chain([f.file.sm.mgmt_latency.max(1)])
+        .min()
+        .unwrap_or(1);
     let route = Route {
         part_of_switch,
         part_of_node,
@@ -981,6 +997,8 @@ fn run(
     }
     let threads = opts.threads.max(1);
     let mut stats = Stats::default();
+    // The partitions have run every cycle before this one.
+    let mut ran_to = 0;
     std::thread::scope(|scope| -> Result<(), FabricError> {
         // Model partitions go to worker threads when there is more than one thread; the
         // others (and all, with one thread) run on this one.
@@ -1085,6 +1103,7 @@ fn run(
                     ));
                 }
             }
+            ran_to = t_end;
             let mut outs = vec![];
             for p in local_models.iter_mut() {
                 outs.push(p.window(t_end, vec![]));
@@ -1146,7 +1165,7 @@ fn run(
         }
         Ok(())
     })?;
-    Ok(control.report(stats))
+    Ok(control.report(stats, ran_to))
 }
 
 /// Which partition holds each switch and node.

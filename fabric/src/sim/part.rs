@@ -172,6 +172,38 @@ struct TxPort {
     queue: VecDeque<Pkt>,
     credits: u64,
     free_at: u64,
+    /// Credits on their way back over the link: the cycle each arrives (a receiver in the same
+    /// partition puts them here rather than queueing an event per packet).
+    returns: Vec<u64>,
+}
+
+impl TxPort {
+    fn new(credits: u64) -> TxPort {
+        TxPort {
+            queue: VecDeque::new(),
+            credits,
+            free_at: 0,
+            returns: vec![],
+        }
+    }
+
+    /// The credits held at cycle `now`, those that have come back by then included.
+    fn credits_at(&mut self, now: u64) -> u64 {
+        if !self.returns.is_empty() {
+            let before = self.returns.len();
+            self.returns.retain(|&t| t > now);
+            self.credits += (before - self.returns.len()) as u64;
+        }
+        self.credits
+    }
+
+    /// A sender with packets and no credit: the cycle the next credit comes back, if one is
+    /// on its way.
+    fn blocked_until(&self) -> Option<u64> {
+        (!self.queue.is_empty() && self.credits == 0)
+            .then(|| self.returns.iter().copied().min())
+            .flatten()
+    }
 }
 
 struct Switch<E> {
@@ -189,8 +221,10 @@ struct Switch<E> {
     cfg_wait: VecDeque<CfgReq>,
     repl: Option<(Pkt, u64)>,
     tx: Vec<TxPort>,
-    /// The engine may still produce output until this cycle.
-    busy_until: u64,
+    /// The cycles in which the operations the engine has accepted show their results (an
+    /// event, a response, an output packet), oldest first: a switch with nothing else to do
+    /// sleeps until the first of them.
+    surfacing: VecDeque<u64>,
     seq: u64,
 }
 
@@ -284,13 +318,9 @@ impl<'a, E: EngineCore> Part<'a, E> {
                 cfg_wait: VecDeque::new(),
                 repl: None,
                 tx: (0..radix)
-                    .map(|p| TxPort {
-                        queue: VecDeque::new(),
-                        credits: t.switch_ports[s][p].map_or(0, |l| t.links[l].credits),
-                        free_at: 0,
-                    })
+                    .map(|p| TxPort::new(t.switch_ports[s][p].map_or(0, |l| t.links[l].credits)))
                     .collect(),
-                busy_until: 0,
+                surfacing: VecDeque::new(),
                 seq: 0,
             }));
         }
@@ -321,11 +351,7 @@ impl<'a, E: EngineCore> Part<'a, E> {
                         .collect();
                     NodeRt {
                         groups: NodeGroups(groups),
-                        tx: TxPort {
-                            queue: VecDeque::new(),
-                            credits: t.links[t.node_link[n]].credits,
-                            free_at: 0,
-                        },
+                        tx: TxPort::new(t.links[t.node_link[n]].credits),
                         rng: Pcg32::seed_from_u64(
                             opts.seed ^ 0x9e37_79b9_7f4a_7c15u64.wrapping_mul(n as u64 + 1),
                         ),
@@ -521,15 +547,12 @@ impl<'a, E: EngineCore> Part<'a, E> {
                         // A node takes every packet at once: the credit goes straight back.
                         let l = self.f.topo.links[link];
                         if !pkt.extra {
-                            self.at(
+                            self.return_credit(
                                 now + l.latency,
-                                class::CREDIT,
                                 Origin::Node(n),
-                                Ev::Credit {
-                                    link: link as u32,
-                                    to: l.other(to).into(),
-                                    gen,
-                                },
+                                link,
+                                l.other(to),
+                                gen,
                             );
                         }
                         self.node_receive(n, pkt);
@@ -561,7 +584,6 @@ impl<'a, E: EngineCore> Part<'a, E> {
             Ev::LinkUp { link, at_end } => {
                 self.links[link].up = true;
                 self.links[link].gen += 1;
-                count(&mut self.stats.faults, "link_up");
                 // Both ends flushed what they held when the link went down: full credits.
                 let credits = self.f.topo.links[link].credits;
                 if self.reports(link, at_end) {
@@ -576,12 +598,14 @@ impl<'a, E: EngineCore> Part<'a, E> {
                     End::Switch(s, p) => {
                         if let Some(sw) = self.switches[s].as_mut().filter(|x| x.alive) {
                             sw.tx[p].credits = credits;
+                            sw.tx[p].returns.clear();
                             self.active.insert(s);
                         }
                     }
                     End::Node(n) => {
                         if let Some(node) = self.nodes[n].as_mut() {
                             node.tx.credits = credits;
+                            node.tx.returns.clear();
                         }
                         self.node_pump(n);
                     }
@@ -652,6 +676,11 @@ impl<'a, E: EngineCore> Part<'a, E> {
                     },
                 ),
             },
+            Ev::Wake { sw } => {
+                if self.switches[sw].as_ref().is_some_and(|x| x.alive) {
+                    self.active.insert(sw);
+                }
+            }
             Ev::Enter { node, group, k } => self.node_enter(node, group, k),
             Ev::NodeSend { node, group, k } => {
                 let Some(ng) = self.nodes[node].as_ref().and_then(|r| r.groups.get(&group)) else {
@@ -737,12 +766,13 @@ impl<'a, E: EngineCore> Part<'a, E> {
         if self.links[link].up {
             self.links[link].up = false;
             self.links[link].gen += 1;
-            count(&mut self.stats.faults, "link_down");
         }
         // What this end holds from the link is lost with it (so credits restart full).
         match at_end {
             End::Switch(s, p) => {
                 if let Some(sw) = self.switches[s].as_mut() {
+                    // Credits still on their way belong to the link as it was.
+                    sw.tx[p].returns.clear();
                     let n = sw.inq[p].len() as u64;
                     sw.inq[p].clear();
                     sw.in_mask &= !(1 << p);
@@ -757,6 +787,7 @@ impl<'a, E: EngineCore> Part<'a, E> {
             End::Node(n) => {
                 if let Some(node) = self.nodes[n].as_mut() {
                     node.tx.queue.clear();
+                    node.tx.returns.clear();
                 }
             }
         }
@@ -893,7 +924,7 @@ impl<'a, E: EngineCore> Part<'a, E> {
             let Some(rt) = self.nodes[n].as_mut() else {
                 return;
             };
-            if !(self.links[link].up && rt.tx.credits > 0 && rt.tx.free_at <= now) {
+            if !(self.links[link].up && rt.tx.credits_at(now) > 0 && rt.tx.free_at <= now) {
                 break;
             }
             let Some(pkt) = rt.tx.queue.pop_front() else {
@@ -910,8 +941,13 @@ impl<'a, E: EngineCore> Part<'a, E> {
         let Some(rt) = self.nodes[n].as_ref() else {
             return;
         };
-        let again = (!rt.tx.queue.is_empty() && rt.tx.credits > 0 && self.links[link].up)
-            .then(|| rt.tx.free_at.max(now + 1));
+        let again = if !self.links[link].up {
+            None
+        } else if !rt.tx.queue.is_empty() && rt.tx.credits > 0 {
+            Some(rt.tx.free_at.max(now + 1))
+        } else {
+            rt.tx.blocked_until()
+        };
         if let Some(t) = again {
             self.at(t, class::NODE, Origin::Node(n), Ev::NodePump { node: n });
         }
@@ -1007,16 +1043,7 @@ impl<'a, E: EngineCore> Part<'a, E> {
             // The credit was spent on a packet that never arrives: the link layer gives it
             // back (as a receiver that dropped it would).
             if !pkt.extra {
-                self.at(
-                    arrive + l.latency,
-                    class::CREDIT,
-                    origin,
-                    Ev::Credit {
-                        link: link as u32,
-                        to: from.into(),
-                        gen,
-                    },
-                );
+                self.return_credit(arrive + l.latency, origin, link, from, gen);
             }
         } else {
             self.at(
@@ -1125,7 +1152,7 @@ impl<'a, E: EngineCore> Part<'a, E> {
             if let Some(c) = sw.cfg.pop_front() {
                 sw.cfg_wait.push_back(c);
             }
-            sw.busy_until = now + LATENCY as u64 + 1;
+            sw.surfacing.push_back(now + LATENCY as u64);
         } else if let Some((p, _)) = offered {
             if o.pkt_ready {
                 let extra = sw.inq[p].pop_front().is_some_and(|h| h.extra);
@@ -1134,12 +1161,11 @@ impl<'a, E: EngineCore> Part<'a, E> {
                 }
                 sw.rr = p;
                 accepted = Some((p, extra));
-                sw.busy_until = now + LATENCY as u64 + 1;
+                sw.surfacing.push_back(now + LATENCY as u64);
             }
         }
-        if o.out_valid {
-            // The engine holds a packet (in its output queue if the replicator is busy).
-            sw.busy_until = sw.busy_until.max(now + 2);
+        while sw.surfacing.front().is_some_and(|&t| t <= now) {
+            sw.surfacing.pop_front();
         }
         if o.out_valid && i.out_ready {
             sw.repl = Some((
@@ -1153,7 +1179,6 @@ impl<'a, E: EngineCore> Part<'a, E> {
                 },
                 o.out_ports,
             ));
-            sw.busy_until = sw.busy_until.max(now + 2);
         }
         let rsp = if o.rsp_valid {
             sw.cfg_wait.pop_front()
@@ -1193,33 +1218,51 @@ impl<'a, E: EngineCore> Part<'a, E> {
         }
         self.replicate(s);
         self.egress(s);
-        let Some(sw) = self.switches[s].as_ref() else {
+        let Some(sw) = self.switches[s].as_mut() else {
             return;
         };
-        // With the retry timer on, the engine works in every idle cycle (its ticks).
+        // Egress ports with packets to send on a live link: ready (a credit in hand) or
+        // waiting for the next credit to come back.
+        let mut egress_ready = false;
+        let mut credit_due: Option<u64> = None;
+        let mut m = sw.out_mask;
+        while m != 0 {
+            let p = m.trailing_zeros() as usize;
+            m &= m - 1;
+            if !self.f.topo.switch_ports[s][p].is_some_and(|l| self.links[l].up) {
+                continue;
+            }
+            if sw.tx[p].credits_at(now) > 0 {
+                egress_ready = true;
+                break;
+            }
+            if let Some(t) = sw.tx[p].blocked_until() {
+                credit_due = Some(credit_due.map_or(t, |d| d.min(t)));
+            }
+        }
+        // With the retry timer on, the engine works in every idle cycle (its ticks). An
+        // engine that showed a packet may hold more in its output queue.
         let busy = self.timer
             || sw.in_mask != 0
             || !sw.cfg.is_empty()
-            || !sw.cfg_wait.is_empty()
             || sw.repl.is_some()
-            || sw.busy_until > now
-            || {
-                let mut m = sw.out_mask;
-                let mut any = false;
-                while m != 0 {
-                    let p = m.trailing_zeros() as usize;
-                    m &= m - 1;
-                    if sw.tx[p].credits > 0
-                        && self.f.topo.switch_ports[s][p].is_some_and(|l| self.links[l].up)
-                    {
-                        any = true;
-                        break;
-                    }
-                }
-                any
-            };
+            || o.out_valid
+            || egress_ready;
         if !busy {
+            // Until an accepted operation shows its results the engine's outputs stay idle:
+            // it is clocked through those cycles at once when the switch wakes (as it is
+            // when a packet arrives). A port waiting for a credit wakes it when it comes.
             self.active.remove(s);
+            let wake = sw
+                .surfacing
+                .front()
+                .copied()
+                .into_iter()
+                .chain(credit_due)
+                .min();
+            if let Some(t) = wake {
+                self.at(t, class::NODE, Origin::Switch(s), Ev::Wake { sw: s });
+            }
         }
     }
 
@@ -1230,16 +1273,38 @@ impl<'a, E: EngineCore> Part<'a, E> {
         let l = self.f.topo.links[link];
         let to = l.other(End::Switch(s, port));
         let gen = self.links[link].gen;
-        self.at(
-            self.now + l.latency,
-            class::CREDIT,
-            Origin::Switch(s),
-            Ev::Credit {
-                link: link as u32,
-                to: to.into(),
-                gen,
-            },
-        );
+        self.return_credit(self.now + l.latency, Origin::Switch(s), link, to, gen);
+    }
+
+    /// A credit for `link` reaches its sender `to` at cycle `t`: straight into the sender's
+    /// returns when this partition holds it (with a wake-up if the sender is waiting for
+    /// it), else as an event.
+    fn return_credit(&mut self, t: u64, origin: Origin, link: usize, to: End, gen: u32) {
+        let local = match to {
+            End::Switch(s, p) => self.switches[s].as_mut().map(|x| &mut x.tx[p]),
+            End::Node(n) => self.nodes[n].as_mut().map(|x| &mut x.tx),
+        };
+        let Some(tx) = local else {
+            self.at(
+                t,
+                class::CREDIT,
+                origin,
+                Ev::Credit {
+                    link: link as u32,
+                    to: to.into(),
+                    gen,
+                },
+            );
+            return;
+        };
+        let waiting = !tx.queue.is_empty();
+        tx.returns.push(t);
+        if waiting {
+            match to {
+                End::Switch(s, _) => self.at(t, class::CREDIT, origin, Ev::Wake { sw: s }),
+                End::Node(n) => self.at(t, class::CREDIT, origin, Ev::NodePump { node: n }),
+            }
+        }
     }
 
     fn replicate(&mut self, s: usize) {
@@ -1287,7 +1352,7 @@ impl<'a, E: EngineCore> Part<'a, E> {
                 continue;
             };
             let tx = &mut sw.tx[p];
-            if tx.free_at > now || tx.credits == 0 {
+            if tx.free_at > now || tx.credits_at(now) == 0 {
                 continue;
             }
             let Some(pkt) = tx.queue.pop_front() else {
