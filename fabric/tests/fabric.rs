@@ -381,30 +381,31 @@ fn the_shipped_examples_run_safe() {
     }
 }
 
+/// Everything `fabric run` prints for `fabric` (records and summary table), with `threads`.
+fn printed(fabric: &Fabric, seed: u64, threads: usize) -> String {
+    let r = fabric
+        .run(
+            &RunOptions {
+                seed,
+                threads,
+                ..Default::default()
+            },
+            &mut |_, _| {},
+        )
+        .unwrap();
+    format!("{}{}", r.json_lines(), r.table())
+}
+
 /// The output does not depend on the number of threads (partitions): every event is ordered
 /// by its cycle, class, maker and the maker's own count, never by which partition ran it.
 #[test]
 fn one_two_and_three_threads_give_byte_identical_output() {
     let text = "[fabric]\ntopology = 'fat_tree'\nk = 4\nlevels = 3\nlatency = 5\n[node]\noverhead = 9\nretry_timeout = 250\ncompute = [0, 60]\n[[group]]\nmembers = 'all'\nbarriers = 300\n[[group]]\nmembers = '2..11'\nbarriers = 200\npolicy = 'least_congested'\n[[fault]]\nkind = 'loss'\nrate = 0.03\n[[fault]]\nkind = 'duplicate'\nrate = 0.03\ndelay = [1, 30]\n[[fault]]\nkind = 'link_down'\nlink = 'edge0:2'\nat = 9000\nup = 30000\n[[fault]]\nkind = 'leave'\nnode = 4\nat = 15000\n";
-    let file = parse(text).unwrap();
-    let fabric = Fabric::new(file, Config::default()).unwrap();
-    let out = |threads: usize| {
-        let r = fabric
-            .run(
-                &RunOptions {
-                    seed: 3,
-                    threads,
-                    ..Default::default()
-                },
-                &mut |_, _| {},
-            )
-            .unwrap();
-        format!("{}{}", r.json_lines(), r.table())
-    };
-    let one = out(1);
+    let fabric = Fabric::new(parse(text).unwrap(), Config::default()).unwrap();
+    let one = printed(&fabric, 3, 1);
     assert!(one.contains("SAFE"), "{one}");
-    assert_eq!(out(2), one);
-    assert_eq!(out(3), one);
+    assert_eq!(printed(&fabric, 3, 2), one);
+    assert_eq!(printed(&fabric, 3, 3), one);
     // The shipped examples too: faults and rebuilds near the end of a run, and partitions
     // whose shortest link between them is longer than the shortest link of all.
     for name in ["faults", "rebuild", "dragonfly"] {
@@ -414,22 +415,15 @@ fn one_two_and_three_threads_give_byte_identical_output() {
         );
         let text = std::fs::read_to_string(&path).unwrap();
         let fabric = Fabric::new(parse(&text).unwrap(), Config::default()).unwrap();
-        let out = |threads: usize| {
-            let r = fabric
-                .run(
-                    &RunOptions {
-                        seed: 1,
-                        threads,
-                        ..Default::default()
-                    },
-                    &mut |_, _| {},
-                )
-                .unwrap();
-            format!("{}{}", r.json_lines(), r.table())
-        };
-        let one = out(1);
-        assert_eq!(out(2), one, "{name}: 2 threads");
-        assert_eq!(out(3), one, "{name}: 3 threads");
+        let one = printed(&fabric, 1, 1);
+        for threads in [2, 3] {
+            // Compared line by line, so that a failure shows the line, not two whole runs.
+            let other = printed(&fabric, 1, threads);
+            for (a, b) in one.lines().zip(other.lines()) {
+                assert_eq!(a, b, "{name}: {threads} threads");
+            }
+            assert_eq!(one.lines().count(), other.lines().count(), "{name}");
+        }
     }
 }
 

@@ -6,7 +6,7 @@
 //! nodes, and its questions to the nodes' software (their TID, during a rebuild). The checker
 //! reads the log of entries and releases the nodes write as they happen.
 
-use super::{class, origin_sm, CfgReq, Ev, Fabric, Fault, Key, Queue, Scheduled};
+use super::{class, origin_sm, BitSet, CfgReq, Ev, Fabric, Fault, Key, Queue, Scheduled};
 use crate::report::{Record, Report, Summary};
 use crate::sm::{SubnetManager, Tree};
 use netcoll_models::switch_engine::{CfgOp, TableEntry, Verdict};
@@ -32,60 +32,8 @@ enum Phase {
     Gone,
 }
 
-/// A set of nodes as a bitmap (the checker asks "is it a member" and "how many entered" for
-/// every entry and release: a map would cost a search each time).
-#[derive(Clone, Debug, Default)]
-struct NodeSet {
-    bits: Vec<u64>,
-    len: usize,
-}
-
-impl NodeSet {
-    /// Adds `n`; whether it was new.
-    fn insert(&mut self, n: usize) -> bool {
-        if self.bits.len() <= n / 64 {
-            self.bits.resize(n / 64 + 1, 0);
-        }
-        let (w, b) = (n / 64, 1u64 << (n % 64));
-        let new = self.bits[w] & b == 0;
-        self.bits[w] |= b;
-        self.len += usize::from(new);
-        new
-    }
-    /// Removes `n`; whether it was there.
-    fn remove(&mut self, n: usize) -> bool {
-        let had = self.contains(&n);
-        if had {
-            self.bits[n / 64] &= !(1u64 << (n % 64));
-            self.len -= 1;
-        }
-        had
-    }
-    fn contains(&self, n: &usize) -> bool {
-        self.bits
-            .get(n / 64)
-            .is_some_and(|w| w & (1u64 << (n % 64)) != 0)
-    }
-    fn len(&self) -> usize {
-        self.len
-    }
-    /// The nodes, in ascending order.
-    fn iter(&self) -> impl Iterator<Item = usize> + '_ {
-        self.bits.iter().enumerate().flat_map(|(w, &bits)| {
-            let mut m = bits;
-            std::iter::from_fn(move || {
-                (m != 0).then(|| {
-                    let b = m.trailing_zeros() as usize;
-                    m &= m - 1;
-                    w * 64 + b
-                })
-            })
-        })
-    }
-}
-
 struct GroupRt {
-    members: NodeSet,
+    members: BitSet,
     cgid: Option<u64>,
     tree: Option<Tree>,
     phase: Phase,
@@ -96,8 +44,8 @@ struct GroupRt {
     done_members: usize,
     // The checker's view: per open barrier, the members that entered it and those that
     // released it, and its last entry.
-    entered: BTreeMap<u64, NodeSet>,
-    released: BTreeMap<u64, NodeSet>,
+    entered: BTreeMap<u64, BitSet>,
+    released: BTreeMap<u64, BitSet>,
     entry_max: BTreeMap<u64, u64>,
 }
 
@@ -144,7 +92,7 @@ impl<'a> Control<'a> {
                 .iter()
                 .map(|g| GroupRt {
                     members: {
-                        let mut m = NodeSet::default();
+                        let mut m = BitSet::default();
                         for &n in &g.members {
                             m.insert(n);
                         }

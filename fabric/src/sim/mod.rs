@@ -900,6 +900,70 @@ impl Queue {
     }
 }
 
+/// A set of small indices (switches, nodes) as a bitmap: membership, insertion and removal
+/// in a word operation, iteration in index order.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct BitSet {
+    bits: Vec<u64>,
+    len: usize,
+}
+
+impl BitSet {
+    /// Adds `n`; whether it was new.
+    pub fn insert(&mut self, n: usize) -> bool {
+        if self.bits.len() <= n / 64 {
+            self.bits.resize(n / 64 + 1, 0);
+        }
+        let (w, b) = (n / 64, 1u64 << (n % 64));
+        let new = self.bits[w] & b == 0;
+        self.bits[w] |= b;
+        self.len += usize::from(new);
+        new
+    }
+
+    /// Removes `n`; whether it was there.
+    pub fn remove(&mut self, n: usize) -> bool {
+        let had = self.contains(&n);
+        if had {
+            self.bits[n / 64] &= !(1u64 << (n % 64));
+            self.len -= 1;
+        }
+        had
+    }
+
+    pub fn contains(&self, n: &usize) -> bool {
+        self.bits
+            .get(n / 64)
+            .is_some_and(|w| w & (1u64 << (n % 64)) != 0)
+    }
+
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The members, in ascending order.
+    pub fn iter(&self) -> impl Iterator<Item = usize> + '_ {
+        self.bits
+            .iter()
+            .enumerate()
+            .filter(|(_, &w)| w != 0)
+            .flat_map(|(i, &w)| {
+                let mut m = w;
+                std::iter::from_fn(move || {
+                    (m != 0).then(|| {
+                        let b = m.trailing_zeros() as usize;
+                        m &= m - 1;
+                        i * 64 + b
+                    })
+                })
+            })
+    }
+}
+
 /// Origin ids: switches `0..S`, nodes `S..S+N`, the SM, the fault list.
 pub(crate) fn origin_node(f: &Fabric, n: usize) -> u64 {
     (f.topo.switch_names.len() + n) as u64

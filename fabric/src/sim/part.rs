@@ -3,8 +3,8 @@
 //! partition or to the SM goes out at the end of the window (it always lands later).
 
 use super::{
-    class, origin_node, CfgReq, Ev, Fabric, Fault, Key, Pkt, Queue, Route, RunOptions, Scheduled,
-    Target, WindowOut,
+    class, origin_node, BitSet, CfgReq, Ev, Fabric, Fault, Key, Pkt, Queue, Route, RunOptions,
+    Scheduled, Target, WindowOut,
 };
 use crate::node::{NodeCsm, NodeState, Reaction};
 use crate::topology::End;
@@ -104,55 +104,6 @@ impl Stats {
 
 fn count(map: &mut BTreeMap<&'static str, u64>, k: &'static str) {
     *map.entry(k).or_insert(0) += 1;
-}
-
-/// The switches with work, as a bitmap (stepped in index order every cycle).
-struct SwitchSet {
-    bits: Vec<u64>,
-    len: usize,
-}
-
-impl SwitchSet {
-    fn new(switches: usize) -> SwitchSet {
-        SwitchSet {
-            bits: vec![0; switches.div_ceil(64)],
-            len: 0,
-        }
-    }
-    fn insert(&mut self, s: usize) {
-        let b = 1u64 << (s % 64);
-        if self.bits[s / 64] & b == 0 {
-            self.bits[s / 64] |= b;
-            self.len += 1;
-        }
-    }
-    fn remove(&mut self, s: usize) {
-        let b = 1u64 << (s % 64);
-        if self.bits[s / 64] & b != 0 {
-            self.bits[s / 64] &= !b;
-            self.len -= 1;
-        }
-    }
-    fn is_empty(&self) -> bool {
-        self.len == 0
-    }
-    /// The switches, in index order.
-    fn iter(&self) -> impl Iterator<Item = usize> + '_ {
-        self.bits
-            .iter()
-            .enumerate()
-            .filter(|(_, &w)| w != 0)
-            .flat_map(|(i, &w)| {
-                let mut m = w;
-                std::iter::from_fn(move || {
-                    (m != 0).then(|| {
-                        let b = m.trailing_zeros() as usize;
-                        m &= m - 1;
-                        i * 64 + b
-                    })
-                })
-            })
-    }
 }
 
 /// A link as one partition sees it.
@@ -271,7 +222,8 @@ pub(crate) struct Part<'a, E> {
     pub id: usize,
     now: u64,
     queue: Queue,
-    active: SwitchSet,
+    /// The switches with work (stepped in index order every cycle).
+    active: BitSet,
     /// The switches stepped this cycle (kept to reuse its allocation).
     stepping: Vec<usize>,
     switches: Vec<Option<Switch<E>>>,
@@ -382,7 +334,7 @@ impl<'a, E: EngineCore> Part<'a, E> {
             id,
             now: 0,
             queue: Queue::default(),
-            active: SwitchSet::new(t.switch_names.len()),
+            active: BitSet::default(),
             stepping: vec![],
             switches,
             nodes,
@@ -705,13 +657,7 @@ impl<'a, E: EngineCore> Part<'a, E> {
                 };
                 if at > now {
                     // Re-armed since this timer was set: wait for the new deadline.
-                    ng.timer_at = Some(at);
-                    self.at(
-                        at,
-                        class::NODE,
-                        Origin::Node(node),
-                        Ev::NodeRetry { node, group },
-                    );
+                    self.set_retry_timer(node, group, at);
                     return;
                 }
                 ng.retry = None;
@@ -820,14 +766,24 @@ impl<'a, E: EngineCore> Part<'a, E> {
         ng.retry = Some((k, deadline));
         // One timer event at a time: a later deadline is picked up when it fires.
         if ng.timer_at.is_none() {
-            ng.timer_at = Some(deadline);
-            self.at(
-                deadline,
-                class::NODE,
-                Origin::Node(node),
-                Ev::NodeRetry { node, group },
-            );
+            self.set_retry_timer(node, group, deadline);
         }
+    }
+
+    /// Queues the retry timer event of `node` in `group` at cycle `at`.
+    fn set_retry_timer(&mut self, node: usize, group: usize, at: u64) {
+        if let Some(ng) = self.nodes[node]
+            .as_mut()
+            .and_then(|r| r.groups.get_mut(&group))
+        {
+            ng.timer_at = Some(at);
+        }
+        self.at(
+            at,
+            class::NODE,
+            Origin::Node(node),
+            Ev::NodeRetry { node, group },
+        );
     }
 
     /// Schedules the entries of the node's processes into its next barrier, computing from
