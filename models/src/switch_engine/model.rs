@@ -465,12 +465,7 @@ impl SwitchEngineModel {
             }
             // The memories are left out of the comparison: registers unchanged but for `now`
             // mean stages 1–3 held nothing, so nothing was written.
-            let mut same = self.registers();
-            same.now = before.now;
-            same.s1.epoch = before.s1.epoch;
-            same.s2.epoch = before.s2.epoch;
-            same.s3.epoch = before.s3.epoch;
-            if same == before {
+            if self.same_registers_but_time(&before) {
                 // The next `left` idle cycles each add one to `now`; the stage registers shift
                 // the epoch each latched (of the cycle's `now`) along with their (invalid)
                 // operations.
@@ -485,6 +480,25 @@ impl SwitchEngineModel {
                 return;
             }
         }
+    }
+
+    /// Whether every register equals `before`'s (a copy with empty memories) but `now` and
+    /// the stages' epochs; compared in place, without a second copy.
+    fn same_registers_but_time(&mut self, before: &Self) -> bool {
+        let time = (self.now, self.s1.epoch, self.s2.epoch, self.s3.epoch);
+        (self.now, self.s1.epoch, self.s2.epoch, self.s3.epoch) = (
+            before.now,
+            before.s1.epoch,
+            before.s2.epoch,
+            before.s3.epoch,
+        );
+        let table = std::mem::take(&mut self.table);
+        let state = std::mem::take(&mut self.state);
+        let same = *self == *before;
+        self.table = table;
+        self.state = state;
+        (self.now, self.s1.epoch, self.s2.epoch, self.s3.epoch) = time;
+        same
     }
 
     /// A copy of every register, with empty memories (cheap: the memories are most of the
