@@ -25,7 +25,7 @@ pub struct RunArgs {
     #[arg(long, value_delimiter = ',')]
     pub levels: Vec<String>,
     /// Threads: the fabric is cut into this many partitions, run in parallel in windows of
-    /// the shortest latency between them; the output is the same for any number.
+    /// the shortest link latency; the output is the same for any number.
     #[arg(long, default_value_t = 1)]
     pub threads: usize,
     /// Print the summary as a JSON line instead of a table.
