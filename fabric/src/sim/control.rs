@@ -91,13 +91,7 @@ impl<'a> Control<'a> {
                 .groups
                 .iter()
                 .map(|g| GroupRt {
-                    members: {
-                        let mut m = BitSet::default();
-                        for &n in &g.members {
-                            m.insert(n);
-                        }
-                        m
-                    },
+                    members: g.members.iter().copied().collect(),
                     cgid: None,
                     tree: None,
                     phase: Phase::Waiting,
@@ -598,18 +592,18 @@ impl<'a> Control<'a> {
     /// switch), a `link_up` brings a dead one back. Faults of one cycle act in list order.
     fn link_faults(&self, ran_to: u64) -> (u64, u64) {
         let t = &self.f.topo;
-        let mut acts: Vec<(u64, usize, Option<usize>, bool)> = vec![];
+        let mut acts: Vec<(u64, usize, usize, bool)> = vec![];
         for (i, f) in self.f.faults.iter().enumerate() {
             match *f {
                 Fault::LinkDown { link, at, up } => {
-                    acts.push((at, i, Some(link), false));
+                    acts.push((at, i, link, false));
                     if let Some(u) = up {
-                        acts.push((u, i, Some(link), true));
+                        acts.push((u, i, link, true));
                     }
                 }
                 Fault::SwitchDown { switch, at } => {
-                    for l in t.switch_ports[switch].iter().flatten() {
-                        acts.push((at, i, Some(*l), false));
+                    for &l in t.switch_ports[switch].iter().flatten() {
+                        acts.push((at, i, l, false));
                     }
                 }
                 _ => {}
@@ -618,10 +612,7 @@ impl<'a> Control<'a> {
         acts.sort_by_key(|&(at, i, _, _)| (at, i));
         let mut down = BTreeSet::new();
         let (mut downs, mut ups) = (0, 0);
-        for (at, _, link, up) in acts {
-            let Some(l) = link.filter(|_| at < ran_to) else {
-                continue;
-            };
+        for (_, _, l, up) in acts.into_iter().filter(|a| a.0 < ran_to) {
             if up && down.remove(&l) {
                 ups += 1;
             } else if !up && down.insert(l) {
@@ -631,8 +622,7 @@ impl<'a> Control<'a> {
         (downs, ups)
     }
 
-    pub fn report(&self, stats: super::part::Stats, ran_to: u64) -> Report {
-        let mut stats = stats;
+    pub fn report(&self, mut stats: super::part::Stats, ran_to: u64) -> Report {
         let (downs, ups) = self.link_faults(ran_to);
         for (kind, n) in [("link_down", downs), ("link_up", ups)] {
             if n > 0 {

@@ -964,6 +964,16 @@ impl BitSet {
     }
 }
 
+impl FromIterator<usize> for BitSet {
+    fn from_iter<I: IntoIterator<Item = usize>>(items: I) -> BitSet {
+        let mut set = BitSet::default();
+        for n in items {
+            set.insert(n);
+        }
+        set
+    }
+}
+
 /// Origin ids: switches `0..S`, nodes `S..S+N`, the SM, the fault list.
 pub(crate) fn origin_node(f: &Fabric, n: usize) -> u64 {
     (f.topo.switch_names.len() + n) as u64

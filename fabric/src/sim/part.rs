@@ -1001,34 +1001,24 @@ impl<'a, E: EngineCore> Part<'a, E> {
             if !pkt.extra {
                 self.return_credit(arrive + l.latency, origin, link, from, gen);
             }
-        } else {
-            self.at(
-                arrive,
-                class::ARRIVE,
-                origin,
-                Ev::Arrive {
-                    link: link as u32,
-                    to: to.into(),
-                    gen,
-                    pkt,
-                },
-            );
+        }
+        let deliver = |this: &mut Self, t: u64, pkt: Pkt| {
+            let ev = Ev::Arrive {
+                link: link as u32,
+                to: to.into(),
+                gen,
+                pkt,
+            };
+            this.at(t, class::ARRIVE, origin, ev);
+        };
+        if !lost {
+            deliver(self, arrive, pkt);
         }
         if let Some(d) = dup {
             count(&mut self.stats.faults, "duplicate");
             let copy = arrive + d;
             self.links[link].last_arrival[dir] = copy;
-            self.at(
-                copy,
-                class::ARRIVE,
-                origin,
-                Ev::Arrive {
-                    link: link as u32,
-                    to: to.into(),
-                    gen,
-                    pkt: Pkt { extra: true, ..pkt },
-                },
-            );
+            deliver(self, copy, Pkt { extra: true, ..pkt });
         }
     }
 
