@@ -19,9 +19,9 @@ pub struct RunArgs {
     /// Seed of every random choice (loss, duplicates, compute times).
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    /// Run switches at other levels than the cycle model: `SWITCH=LEVEL` pairs (levels: model,
-    /// rtl, verilator), or one level for every switch, e.g. `--levels spine0=verilator`. The
-    /// output is the same at every level.
+    /// Run switches at other levels than the default transaction-level model: `SWITCH=LEVEL`
+    /// pairs (levels: model, the cycle model; rtl; verilator), or one level for every switch,
+    /// e.g. `--levels spine0=verilator`. The output is the same at every level.
     #[arg(long, value_delimiter = ',')]
     pub levels: Vec<String>,
     /// Threads: the fabric is cut into this many partitions, run in parallel in windows of

@@ -9,7 +9,15 @@
 //! queues that can send). When nothing has work the kernel jumps to the next queued event.
 //! Same file, same seed: same output, byte for byte, whatever the number of threads.
 //!
-//! Two things are not events, for speed, and change nothing the output shows:
+//! A switch's engine is the transaction-level model
+//! ([`netcoll_models::switch_engine::txn`]: the golden's answers at the cycle model's port
+//! timing) unless [`RunOptions::levels`] names the switch; then it is the cycle model, the
+//! rust-hdl RTL or the Verilog under Verilator, behind the same ports, with the same output.
+//!
+//! Three things are not events, for speed, and change nothing the output shows:
+//! - **Quiet engines.** A cycle in which nothing is offered to an engine with nothing in
+//!   flight and nothing queued changes only its time: it is skipped.
+
 //! - **Engines between their answers.** An operation the engine accepts in cycle `t` shows
 //!   its results in `t + 4` ([`netcoll_models::switch_engine::LATENCY`]); a switch with
 //!   nothing else to do sleeps until the first such cycle, and its engine is clocked through
@@ -89,7 +97,7 @@ use crate::FabricError;
 use control::Control;
 use netcoll_models::config::Config;
 use netcoll_models::net::header::Opcode;
-use netcoll_models::switch_engine::model::SwitchEngineModel;
+use netcoll_models::switch_engine::txn::SwitchEngineTxn;
 use netcoll_models::switch_engine::{CfgOp, TableEntry};
 use netcoll_testbench::harness::vcd::Tracer;
 use netcoll_testbench::harness::Level;
@@ -144,7 +152,8 @@ impl Dest {
 #[derive(Clone, Debug, Default)]
 pub struct RunOptions {
     pub seed: u64,
-    /// Switches (by name) that run as another level than the cycle model.
+    /// Switches (by name) that run at another level than the transaction-level model (the
+    /// cycle model, the RTL, Verilator).
     pub levels: BTreeMap<String, Level>,
     /// Threads (and partitions of the fabric); the output does not depend on it.
     pub threads: usize,
@@ -794,11 +803,15 @@ const WHEEL: usize = 8192;
 /// scans. Events of one cycle are handled in key order, an event added to the current cycle
 /// included.
 pub(crate) struct Queue {
-    /// Events of `cur_t` not handled yet, sorted so that the smallest key is last.
-    cur: Vec<Scheduled>,
+    /// Events of `cur_t` (taken as they are handled) …
+    cur: Vec<Option<Scheduled>>,
+    /// … and their order: the keys' packed tails with the index into `cur`, sorted so that
+    /// the smallest key is last (sorting these pairs moves a quarter of the bytes the events
+    /// would).
+    cur_order: Vec<(u64, u32)>,
     cur_t: u64,
     /// `wheel[t % WHEEL]`: events at `t`, for `cur_t < t < cur_t + WHEEL` (unsorted).
-    wheel: Vec<Vec<Scheduled>>,
+    wheel: Vec<Vec<Option<Scheduled>>>,
     /// Bit `t % WHEEL`: `wheel[t % WHEEL]` is not empty.
     busy: Vec<u64>,
     far: BinaryHeap<Scheduled>,
@@ -808,6 +821,7 @@ impl Default for Queue {
     fn default() -> Self {
         Queue {
             cur: vec![],
+            cur_order: vec![],
             cur_t: 0,
             wheel: (0..WHEEL).map(|_| vec![]).collect(),
             busy: vec![0; WHEEL / 64],
@@ -820,11 +834,13 @@ impl Queue {
     pub fn push(&mut self, s: Scheduled) {
         let t = s.key.t;
         if t <= self.cur_t {
-            let at = self.cur.partition_point(|x| x.key > s.key);
-            self.cur.insert(at, s);
+            let rest = s.key.rest;
+            let at = self.cur_order.partition_point(|x| x.0 > rest);
+            self.cur_order.insert(at, (rest, self.cur.len() as u32));
+            self.cur.push(Some(s));
         } else if t < self.cur_t + WHEEL as u64 {
             let slot = t as usize % WHEEL;
-            self.wheel[slot].push(s);
+            self.wheel[slot].push(Some(s));
             self.busy[slot / 64] |= 1 << (slot % 64);
         } else {
             self.far.push(s);
@@ -855,7 +871,7 @@ impl Queue {
     }
 
     pub fn next_t(&self) -> Option<u64> {
-        if !self.cur.is_empty() {
+        if !self.cur_order.is_empty() {
             return Some(self.cur_t);
         }
         let near = self.next_in_wheel();
@@ -865,7 +881,7 @@ impl Queue {
 
     /// Whether an event is queued for cycle `t` or before it.
     pub fn due_by(&self, t: u64) -> bool {
-        if !self.cur.is_empty() {
+        if !self.cur_order.is_empty() {
             return true;
         }
         let in_wheel = t > self.cur_t && t < self.cur_t + WHEEL as u64 && {
@@ -878,7 +894,7 @@ impl Queue {
     /// The earliest event if it is at cycle `t` (`t` is never before an event still queued).
     pub fn pop_at(&mut self, t: u64) -> Option<Scheduled> {
         if t != self.cur_t {
-            if !self.cur.is_empty() {
+            if !self.cur_order.is_empty() {
                 return None;
             }
             self.cur_t = t;
@@ -887,16 +903,25 @@ impl Queue {
             self.busy[slot / 64] &= !(1 << (slot % 64));
             while self.far.peek().is_some_and(|s| s.key.t == t) {
                 if let Some(s) = self.far.pop() {
-                    v.push(s);
+                    v.push(Some(s));
                 }
             }
             // One cycle: the keys differ in their packed tails only.
-            v.sort_unstable_by_key(|s| std::cmp::Reverse(s.key.rest));
+            self.cur_order.clear();
+            self.cur_order.extend(
+                v.iter()
+                    .enumerate()
+                    .filter_map(|(i, s)| s.as_ref().map(|s| (s.key.rest, i as u32))),
+            );
+            self.cur_order
+                .sort_unstable_by_key(|&(rest, _)| std::cmp::Reverse(rest));
             // The emptied vector of last cycle goes back to the wheel, keeping its capacity.
-            let old = std::mem::replace(&mut self.cur, v);
+            let mut old = std::mem::replace(&mut self.cur, v);
+            old.clear();
             self.wheel[slot] = old;
         }
-        self.cur.pop()
+        let (_, i) = self.cur_order.pop()?;
+        self.cur[i as usize].take()
     }
 }
 
@@ -1040,7 +1065,7 @@ fn run(
         part_of_node,
     };
     let mut control = Control::new(f);
-    let mut model_parts: Vec<Part<SwitchEngineModel>> = vec![];
+    let mut model_parts: Vec<Part<SwitchEngineTxn>> = vec![];
     let mut foreign_parts: Vec<Part<part::ForeignEngine>> = vec![];
     for p in 0..nparts {
         // A switch named in `levels` runs behind the generic interface (and can be traced);
@@ -1057,7 +1082,7 @@ fn run(
             })?);
         } else {
             model_parts.push(Part::new(f, p, &route, opts, |_| {
-                Ok(SwitchEngineModel::new(f.config.switch))
+                Ok(SwitchEngineTxn::new(f.config.switch))
             })?);
         }
     }
@@ -1119,7 +1144,7 @@ fn run(
         let deliver = |s: Scheduled,
                        next: &mut Vec<Option<u64>>,
                        pending: &mut Vec<Vec<Scheduled>>,
-                       local_models: &mut Vec<Part<SwitchEngineModel>>,
+                       local_models: &mut Vec<Part<SwitchEngineTxn>>,
                        foreign_parts: &mut Vec<Part<part::ForeignEngine>>| {
             let pid = route.part_of(&s.ev);
             next[pid] = Some(next[pid].map_or(s.key.t, |n| n.min(s.key.t)));

@@ -11,7 +11,7 @@ use crate::topology::End;
 use crate::FabricError;
 use netcoll_models::kit::cycle::CycleSim;
 use netcoll_models::net::header::Opcode;
-use netcoll_models::switch_engine::model::SwitchEngineModel;
+use netcoll_models::switch_engine::txn::SwitchEngineTxn;
 use netcoll_models::switch_engine::{
     SwitchEngine, SwitchEngineIn, SwitchEngineOut, Verdict, LATENCY,
 };
@@ -24,6 +24,11 @@ use std::collections::{BTreeMap, VecDeque};
 /// A switch's collective engine at some level.
 pub(crate) trait EngineCore {
     fn clock(&mut self, i: &SwitchEngineIn) -> SwitchEngineOut;
+    /// Nothing in flight, nothing to show, and an idle cycle would change nothing but the
+    /// time (so a cycle with nothing offered can be skipped with [`Self::idle`]).
+    fn quiet(&self) -> bool {
+        false
+    }
     /// `n` cycles with no input.
     fn idle(&mut self, n: u64) {
         let i = SwitchEngineIn::default();
@@ -33,13 +38,18 @@ pub(crate) trait EngineCore {
     }
 }
 
-impl EngineCore for SwitchEngineModel {
+/// Model switches run the transaction-level model: the cycle model's ports at the cost of one
+/// golden step per operation.
+impl EngineCore for SwitchEngineTxn {
     fn clock(&mut self, i: &SwitchEngineIn) -> SwitchEngineOut {
         self.step(i)
     }
-    /// The model skips an idle stretch in constant time (exactly as idle steps would).
+    /// Skips an idle stretch in constant time (exactly as idle steps would).
     fn idle(&mut self, n: u64) {
-        SwitchEngineModel::idle(self, n)
+        SwitchEngineTxn::idle(self, n)
+    }
+    fn quiet(&self) -> bool {
+        SwitchEngineTxn::quiet(self)
     }
 }
 
@@ -1091,7 +1101,13 @@ impl<'a, E: EngineCore> Part<'a, E> {
         }
         // The replicator takes the engine's output packet when it has finished the last one.
         i.out_ready = sw.repl.is_none();
-        let o = sw.engine.clock(&i);
+        let o = if cfg.is_none() && offered.is_none() && sw.engine.quiet() {
+            // The outputs are all low (the ready signals answer nothing offered).
+            sw.engine.idle(1);
+            SwitchEngineOut::default()
+        } else {
+            sw.engine.clock(&i)
+        };
         sw.clocked_to = now + 1;
         let mut accepted = None;
         if cfg.is_some() && o.cfg_ready {

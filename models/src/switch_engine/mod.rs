@@ -8,7 +8,8 @@
 //! ([`SwitchEngineParams`]), the port declaration ([`switch_engine_ports!`](crate::switch_engine_ports),
 //! which generates [`SwitchEngineIn`] / [`SwitchEngineOut`] here and the RTL's ports), the
 //! codes that appear on those ports ([`Verdict`], [`CsmState`], [`CfgOp`]) and the memory word
-//! layouts. The packet format is the collective header of [`crate::net::header`]. The golden reference is in [`golden`], the cycle model in [`model`]; the RTL
+//! layouts. The packet format is the collective header of [`crate::net::header`]. The golden reference is in [`golden`], the cycle model in [`model`], the transaction-level
+//! model the fabric runs (the golden with the ports' timing) in [`txn`]; the RTL
 //! is `netcoll-hdl`'s `switch_engine`.
 //!
 //! ## Per-group state
@@ -241,6 +242,7 @@
 
 pub mod golden;
 pub mod model;
+pub mod txn;
 
 pub use crate::net::header::{Opcode, Packet};
 

@@ -1,0 +1,294 @@
+//! # Transaction-level model of the switch collective engine (the fabric's fast engine)
+//!
+//! [`SwitchEngineTxn`] shows at its ports, cycle for cycle, exactly what the
+//! [cycle model](super::model) shows (and so the RTL and the Verilog), but works per operation
+//! instead of per register: an operation accepted in cycle `t` is answered at once by the
+//! [golden](super::golden) (told the engine's `now`), and the answer is held back until cycle
+//! `t + 4` ([`super::LATENCY`]). Around the golden it keeps only what the ports can see of the
+//! pipeline:
+//! - the reset sweep (`cfg_ready` and `pkt_ready` low for `groups` cycles after a reset);
+//! - `now`, for the epoch an operation is accepted in;
+//! - the operations accepted in the last four cycles, with their answers: which may send (a
+//!   packet or a tick) counts for `room`, and the one accepted four cycles ago is what the
+//!   stage-4 output registers show;
+//! - the output queue of [`super::OUT_QUEUE`] packets behind them, drained by `out_ready`;
+//! - with the retry timer on, the scan pointer of the ticks (rule 8).
+//!
+//! ## Why it is equal to the cycle model
+//!
+//! The cycle model's bypasses make its four stages behave as if each operation ran alone, in
+//! acceptance order, in the cycle it was accepted (which is what its random comparison with the
+//! golden checks): so the answers are the golden's. Its ports then depend on the pipeline only
+//! through the timing kept above. The test `txn_equals_cycle_model` (in [`super::model`]) runs
+//! both on random traffic, with idle gaps, resets, random `out_ready` back-pressure and the
+//! retry timer on and off, and compares every output of every cycle.
+//!
+//! ## Why it exists
+//!
+//! A fabric of thousands of switches spends most of its time in the engines; the cycle model
+//! costs a few hundred instructions per clock and an operation takes five clocks to come out.
+//! This model costs one golden step per operation and almost nothing per clock.
+
+use super::golden::{CfgCmd, Op, Response, SwitchEngineGolden};
+use super::model::expected_outputs;
+use super::{
+    CfgOp, Packet, SwitchEngineIn, SwitchEngineOut, SwitchEngineParams, TableEntry, LATENCY,
+    NOW_BITS, OUT_QUEUE,
+};
+use crate::kit::cycle::CycleSim;
+use crate::kit::ports::mask;
+use std::collections::VecDeque;
+
+/// An accepted operation until it has shown its answer: the golden's answer (none for an
+/// invisible tick) and whether it may send a packet (a packet or a tick: counted against the
+/// output queue's room).
+#[derive(Clone, Copy, Debug)]
+struct InFlight {
+    /// The cycle it was accepted in; it shows its answer in `at + LATENCY`.
+    at: u64,
+    may_send: bool,
+    answer: Option<Response>,
+}
+
+/// An output packet waiting in the queue.
+#[derive(Clone, Copy, Debug)]
+struct Queued {
+    ports: u64,
+    cgid: u64,
+    tid: u64,
+    op: u64,
+}
+
+/// The engine as the golden plus the timing of its ports.
+#[derive(Clone, Debug)]
+pub struct SwitchEngineTxn {
+    p: SwitchEngineParams,
+    golden: SwitchEngineGolden,
+    /// Sweep cycles left after the last reset (the engine is ready when it is 0).
+    sweep_left: u64,
+    /// Cycles since the sweep ended, [`NOW_BITS`] wide.
+    now: u64,
+    /// The group of the next tick (retry timer on).
+    scan_ptr: u64,
+    /// The current cycle, counted from the engine's creation (never wraps).
+    cycle: u64,
+    /// Operations accepted in the last four cycles (stages 1–4), oldest first …
+    in_flight: VecDeque<InFlight>,
+    /// … and how many of them may send.
+    sends: usize,
+    /// Output packets behind the stage-4 output register, oldest first.
+    queue: VecDeque<Queued>,
+    /// The last cycle's inputs (for [`CycleSim::peek`]).
+    last: SwitchEngineIn,
+}
+
+impl SwitchEngineTxn {
+    /// An engine in the state right after a reset edge (it sweeps first), as
+    /// [`super::model::SwitchEngineModel::new`].
+    pub fn new(p: SwitchEngineParams) -> Self {
+        Self {
+            p,
+            golden: SwitchEngineGolden::new(p),
+            sweep_left: p.groups as u64,
+            now: 0,
+            scan_ptr: 0,
+            cycle: 0,
+            in_flight: VecDeque::with_capacity(LATENCY),
+            sends: 0,
+            queue: VecDeque::with_capacity(OUT_QUEUE),
+            last: SwitchEngineIn::default(),
+        }
+    }
+
+    pub fn params(&self) -> SwitchEngineParams {
+        self.p
+    }
+
+    /// The golden behind the ports: its table, states and counters are the engine's once
+    /// every accepted operation has come out.
+    pub fn golden(&self) -> &SwitchEngineGolden {
+        &self.golden
+    }
+
+    fn init_done(&self) -> bool {
+        self.sweep_left == 0
+    }
+
+    /// The operation in stage 4 (accepted `LATENCY` cycles ago), showing its answer now.
+    fn stage4(&self) -> Option<&InFlight> {
+        self.in_flight
+            .front()
+            .filter(|f| f.at + LATENCY as u64 == self.cycle)
+    }
+
+    /// The output packet of the stage-4 output register.
+    fn stage4_packet(&self) -> Option<Queued> {
+        match self.stage4()?.answer? {
+            Response::Packet { result, .. } => result.out.map(|o| Queued {
+                ports: o.ports,
+                cgid: o.cgid,
+                tid: o.tid,
+                op: o.op.code(),
+            }),
+            Response::Cfg(_) => None,
+        }
+    }
+
+    /// The cycle model's `room`: the queued packets plus every one that may still join them
+    /// (stages 1–3, and the stage-4 output register) stay within the queue's depth.
+    fn room(&self) -> bool {
+        let (stage4_sends, stage4_packet) = match self.stage4() {
+            Some(f) => (f.may_send, self.stage4_packet().is_some()),
+            None => (false, false),
+        };
+        self.queue.len() + self.sends - usize::from(stage4_sends) + usize::from(stage4_packet)
+            < OUT_QUEUE
+    }
+
+    fn outputs(&self, i: &SwitchEngineIn) -> SwitchEngineOut {
+        let mut o = match self.stage4().and_then(|f| f.answer) {
+            Some(r) => expected_outputs(&r),
+            None => SwitchEngineOut::default(),
+        };
+        if let Some(head) = self.queue.front() {
+            o.out_valid = true;
+            o.out_ports = head.ports;
+            o.out_cgid = head.cgid;
+            o.out_tid = head.tid;
+            o.out_op = head.op;
+        }
+        o.cfg_ready = self.init_done();
+        o.pkt_ready = self.init_done() && !i.cfg_valid && self.room();
+        o
+    }
+
+    /// One clock cycle: the outputs during the cycle, then the edge.
+    pub fn step(&mut self, i: &SwitchEngineIn) -> SwitchEngineOut {
+        let o = self.outputs(i);
+        let room = self.room();
+        self.last = *i;
+        if i.reset {
+            // An operation handshaken during a reset cycle is lost with everything in flight.
+            *self = Self {
+                last: *i,
+                cycle: self.cycle + 1,
+                ..Self::new(self.p)
+            };
+            return o;
+        }
+        // The output queue: the packet shown leaves with `out_ready`; the stage-4 packet
+        // joins the queue unless it was the one shown and left.
+        let from_queue = !self.queue.is_empty();
+        let taken = o.out_valid && i.out_ready;
+        if taken && from_queue {
+            self.queue.pop_front();
+        }
+        if let Some(q) = self.stage4_packet() {
+            if from_queue || !taken {
+                self.queue.push_back(q);
+            }
+        }
+        if let Some(f) = self.stage4() {
+            self.sends -= usize::from(f.may_send);
+            self.in_flight.pop_front();
+        }
+        // Stage 0: accept (the configuration port first), or tick when nothing is offered.
+        let take_cfg = o.cfg_ready && i.cfg_valid;
+        let take_pkt = o.pkt_ready && i.pkt_valid;
+        let tick =
+            self.p.retry_timer_on() && self.init_done() && !i.cfg_valid && !i.pkt_valid && room;
+        if take_cfg || take_pkt {
+            let answer = self.golden.apply_at(&op_of(i, take_cfg), self.now);
+            self.sends += usize::from(!take_cfg);
+            self.in_flight.push_back(InFlight {
+                at: self.cycle,
+                may_send: !take_cfg,
+                answer: Some(answer),
+            });
+        } else if tick {
+            let cgid = self.scan_ptr;
+            self.scan_ptr = (self.scan_ptr + 1) & (self.p.groups as u64 - 1);
+            let answer = self.golden.tick(cgid, self.now);
+            self.sends += 1;
+            self.in_flight.push_back(InFlight {
+                at: self.cycle,
+                may_send: true,
+                answer,
+            });
+        }
+        self.cycle += 1;
+        if self.init_done() {
+            self.now = (self.now + 1) & mask(NOW_BITS);
+        } else {
+            self.sweep_left -= 1;
+        }
+        o
+    }
+
+    /// Nothing in flight, nothing queued, the sweep done and the timer off: the outputs show
+    /// nothing (but the ready signals) and a cycle with nothing offered changes only the time.
+    pub fn quiet(&self) -> bool {
+        self.in_flight.is_empty()
+            && self.queue.is_empty()
+            && self.init_done()
+            && !self.p.retry_timer_on()
+    }
+
+    /// `n` cycles with every input low, exactly as `n` calls of [`Self::step`] with
+    /// `SwitchEngineIn::default()`: with nothing in flight (and the timer off) they change
+    /// nothing but the time (`out_ready` is low, so the queue stays), which is a jump.
+    pub fn idle(&mut self, n: u64) {
+        let idle = SwitchEngineIn::default();
+        let mut left = n;
+        while left > 0 && (!self.in_flight.is_empty() || self.p.retry_timer_on()) {
+            self.step(&idle);
+            left -= 1;
+        }
+        if left == 0 {
+            return;
+        }
+        self.last = idle;
+        self.cycle += left;
+        let sweep = self.sweep_left.min(left);
+        self.sweep_left -= sweep;
+        self.now = (self.now + left - sweep) & mask(NOW_BITS);
+    }
+}
+
+/// The operation an input offers: its configuration command or its packet (the golden cuts
+/// every field to its port width).
+fn op_of(i: &SwitchEngineIn, cfg: bool) -> Op {
+    if cfg {
+        Op::Cfg(CfgCmd {
+            op: CfgOp::of(i.cfg_op),
+            cgid: i.cfg_cgid,
+            entry: TableEntry {
+                valid: i.cfg_entry_valid,
+                parent: i.cfg_parent,
+                children: i.cfg_children,
+                is_root: i.cfg_is_root,
+            },
+            counter: i.cfg_counter,
+            tid: i.cfg_tid,
+        })
+    } else {
+        Op::Packet(Packet {
+            port: i.pkt_port,
+            cgid: i.pkt_cgid,
+            tid: i.pkt_tid,
+            op: i.pkt_op,
+        })
+    }
+}
+
+impl CycleSim for SwitchEngineTxn {
+    type In = SwitchEngineIn;
+    type Out = SwitchEngineOut;
+    fn step(&mut self, i: &SwitchEngineIn) -> SwitchEngineOut {
+        SwitchEngineTxn::step(self, i)
+    }
+    fn peek(&mut self) -> SwitchEngineOut {
+        let last = self.last;
+        self.outputs(&last)
+    }
+}
