@@ -364,7 +364,7 @@ impl<'a, E: EngineCore> Part<'a, E> {
         let mut seq = 0;
         let mut fault = |p: &mut Part<'a, E>, t: u64, ev: Ev| {
             seq += 1;
-            if p.owns(&ev) {
+            if p.route.part_of(&ev) == p.id {
                 p.queue.push(Scheduled {
                     key: Key::new(t, class::FAULT, super::ORIGIN_FAULTS, seq),
                     ev,
@@ -405,10 +405,6 @@ impl<'a, E: EngineCore> Part<'a, E> {
         Ok(p)
     }
 
-    fn owns(&self, ev: &Ev) -> bool {
-        self.route.part_of(ev) == self.id
-    }
-
     pub fn push(&mut self, s: Scheduled) {
         self.queue.push(s);
     }
@@ -441,11 +437,16 @@ impl<'a, E: EngineCore> Part<'a, E> {
             Origin::Switch(s) => s as u64,
             Origin::Node(n) => origin_node(self.f, n),
         };
+        let mine = match ev.target() {
+            Target::Switch(s) => self.route.part_of_switch[s] == self.id,
+            Target::Node(n) => self.route.part_of_node[n] == self.id,
+            Target::Sm => false,
+        };
         let s = Scheduled {
             key: Key::new(t, class, origin, seq),
             ev,
         };
-        if s.ev.target() != Target::Sm && self.owns(&s.ev) {
+        if mine {
             self.queue.push(s);
         } else {
             self.out.push(s);

@@ -78,8 +78,8 @@ pub struct SwitchEngineTxn {
     sends: usize,
     /// Output packets behind the stage-4 output register, oldest first.
     queue: VecDeque<Queued>,
-    /// The last cycle's inputs (for [`CycleSim::peek`]).
-    last: SwitchEngineIn,
+    /// The last cycle's `cfg_valid` (for [`CycleSim::peek`]: `pkt_ready` depends on it).
+    last_cfg_valid: bool,
 }
 
 impl SwitchEngineTxn {
@@ -96,7 +96,7 @@ impl SwitchEngineTxn {
             in_flight: VecDeque::with_capacity(LATENCY),
             sends: 0,
             queue: VecDeque::with_capacity(OUT_QUEUE),
-            last: SwitchEngineIn::default(),
+            last_cfg_valid: false,
         }
     }
 
@@ -166,11 +166,11 @@ impl SwitchEngineTxn {
     pub fn step(&mut self, i: &SwitchEngineIn) -> SwitchEngineOut {
         let o = self.outputs(i);
         let room = self.room();
-        self.last = *i;
+        self.last_cfg_valid = i.cfg_valid;
         if i.reset {
             // An operation handshaken during a reset cycle is lost with everything in flight.
             *self = Self {
-                last: *i,
+                last_cfg_valid: i.cfg_valid,
                 cycle: self.cycle + 1,
                 ..Self::new(self.p)
             };
@@ -235,23 +235,37 @@ impl SwitchEngineTxn {
     }
 
     /// `n` cycles with every input low, exactly as `n` calls of [`Self::step`] with
-    /// `SwitchEngineIn::default()`: with nothing in flight (and the timer off) they change
-    /// nothing but the time (`out_ready` is low, so the queue stays), which is a jump.
+    /// `SwitchEngineIn::default()`, in time independent of `n`: nothing is accepted and, with
+    /// `out_ready` low, nothing leaves, so every operation that shows its answer within the
+    /// stretch adds its packet (if any) to the queue, and the rest is time. With the timer on,
+    /// idle cycles tick: they are stepped.
     pub fn idle(&mut self, n: u64) {
         let idle = SwitchEngineIn::default();
-        let mut left = n;
-        while left > 0 && (!self.in_flight.is_empty() || self.p.retry_timer_on()) {
-            self.step(&idle);
-            left -= 1;
-        }
-        if left == 0 {
+        if self.p.retry_timer_on() {
+            for _ in 0..n {
+                self.step(&idle);
+            }
             return;
         }
-        self.last = idle;
-        self.cycle += left;
-        let sweep = self.sweep_left.min(left);
+        self.last_cfg_valid = false;
+        let end = self.cycle + n;
+        while let Some(f) = self
+            .in_flight
+            .front()
+            .filter(|f| f.at + (LATENCY as u64) < end)
+        {
+            let f = *f;
+            self.cycle = f.at + LATENCY as u64;
+            if let Some(q) = self.stage4_packet() {
+                self.queue.push_back(q);
+            }
+            self.sends -= usize::from(f.may_send);
+            self.in_flight.pop_front();
+        }
+        self.cycle = end;
+        let sweep = self.sweep_left.min(n);
         self.sweep_left -= sweep;
-        self.now = (self.now + left - sweep) & mask(NOW_BITS);
+        self.now = (self.now + n - sweep) & mask(NOW_BITS);
     }
 }
 
@@ -288,7 +302,10 @@ impl CycleSim for SwitchEngineTxn {
         SwitchEngineTxn::step(self, i)
     }
     fn peek(&mut self) -> SwitchEngineOut {
-        let last = self.last;
+        let last = SwitchEngineIn {
+            cfg_valid: self.last_cfg_valid,
+            ..SwitchEngineIn::default()
+        };
         self.outputs(&last)
     }
 }
