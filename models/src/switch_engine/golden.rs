@@ -22,7 +22,8 @@
 //! golden's to say.
 
 use super::{
-    CfgOp, CsmState, GroupState, Opcode, Packet, SwitchEngineParams, TableEntry, Verdict, COUNTERS,
+    CfgOp, CsmState, GroupState, Opcode, Packet, SwitchEngineIn, SwitchEngineParams, TableEntry,
+    Verdict, COUNTERS,
 };
 
 /// One operation offered to the engine: a packet, or a configuration-port command.
@@ -30,6 +31,34 @@ use super::{
 pub enum Op {
     Packet(Packet),
     Cfg(CfgCmd),
+}
+
+impl Op {
+    /// What a cycle's inputs offer on the configuration port (`cfg`) or the packet port, as
+    /// the ports carry it (the golden cuts every field to its width).
+    pub fn offered(i: &SwitchEngineIn, cfg: bool) -> Op {
+        if cfg {
+            Op::Cfg(CfgCmd {
+                op: CfgOp::of(i.cfg_op),
+                cgid: i.cfg_cgid,
+                entry: TableEntry {
+                    valid: i.cfg_entry_valid,
+                    parent: i.cfg_parent,
+                    children: i.cfg_children,
+                    is_root: i.cfg_is_root,
+                },
+                counter: i.cfg_counter,
+                tid: i.cfg_tid,
+            })
+        } else {
+            Op::Packet(Packet {
+                port: i.pkt_port,
+                cgid: i.pkt_cgid,
+                tid: i.pkt_tid,
+                op: i.pkt_op,
+            })
+        }
+    }
 }
 
 /// A configuration-port command. `entry` and `tid` are used by [`CfgOp::Write`], `counter`

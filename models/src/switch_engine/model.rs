@@ -950,8 +950,8 @@ pub fn expected_outputs(resp: &Response) -> SwitchEngineOut {
 
 #[cfg(test)]
 mod tests {
-    use super::super::golden::{CfgCmd, Op, SwitchEngineGolden};
-    use super::super::{CfgOp, Packet, Verdict, LATENCY};
+    use super::super::golden::{Op, SwitchEngineGolden};
+    use super::super::{CfgOp, Verdict, LATENCY};
     use super::*;
     use std::collections::VecDeque;
 
@@ -1413,30 +1413,6 @@ mod tests {
         i
     }
 
-    fn op_of(i: &SwitchEngineIn, cfg: bool) -> Op {
-        if cfg {
-            Op::Cfg(CfgCmd {
-                op: CfgOp::of(i.cfg_op),
-                cgid: i.cfg_cgid,
-                entry: TableEntry {
-                    valid: i.cfg_entry_valid,
-                    parent: i.cfg_parent,
-                    children: i.cfg_children,
-                    is_root: i.cfg_is_root,
-                },
-                counter: i.cfg_counter,
-                tid: i.cfg_tid,
-            })
-        } else {
-            Op::Packet(Packet {
-                port: i.pkt_port,
-                cgid: i.pkt_cgid,
-                tid: i.pkt_tid,
-                op: i.pkt_op,
-            })
-        }
-    }
-
     /// Drives the cycle model with random stimulus (idle gaps, occasional resets) and checks
     /// every output of every cycle against the golden's answers, delayed by [`LATENCY`].
     fn random_compare(p: SwitchEngineParams, seed: u64, min_ops: u64) {
@@ -1505,7 +1481,7 @@ mod tests {
                 if take_cfg || take_pkt {
                     // (`since_reset` already counts this cycle.)
                     let now = (since_reset - 1 - p.groups) as u64 & mask(super::super::NOW_BITS);
-                    let resp = g.apply_at(&op_of(&i, take_cfg), now);
+                    let resp = g.apply_at(&Op::offered(&i, take_cfg), now);
                     if let Response::Packet { result, .. } = &resp {
                         verdicts[result.verdict.code() as usize] += 1;
                         if let Some(out) = result.out {

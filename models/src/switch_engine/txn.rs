@@ -29,12 +29,9 @@
 //! costs a few hundred instructions per clock and an operation takes five clocks to come out.
 //! This model costs one golden step per operation and almost nothing per clock.
 
-use super::golden::{CfgCmd, Op, Response, SwitchEngineGolden};
+use super::golden::{Op, Response, SwitchEngineGolden};
 use super::model::expected_outputs;
-use super::{
-    CfgOp, Packet, SwitchEngineIn, SwitchEngineOut, SwitchEngineParams, TableEntry, LATENCY,
-    NOW_BITS, OUT_QUEUE,
-};
+use super::{SwitchEngineIn, SwitchEngineOut, SwitchEngineParams, LATENCY, NOW_BITS, OUT_QUEUE};
 use crate::kit::cycle::CycleSim;
 use crate::kit::ports::mask;
 use std::collections::VecDeque;
@@ -198,7 +195,7 @@ impl SwitchEngineTxn {
         let tick =
             self.p.retry_timer_on() && self.init_done() && !i.cfg_valid && !i.pkt_valid && room;
         if take_cfg || take_pkt {
-            let answer = self.golden.apply_at(&op_of(i, take_cfg), self.now);
+            let answer = self.golden.apply_at(&Op::offered(i, take_cfg), self.now);
             self.sends += usize::from(!take_cfg);
             self.in_flight.push_back(InFlight {
                 at: self.cycle,
@@ -266,32 +263,6 @@ impl SwitchEngineTxn {
         let sweep = self.sweep_left.min(n);
         self.sweep_left -= sweep;
         self.now = (self.now + n - sweep) & mask(NOW_BITS);
-    }
-}
-
-/// The operation an input offers: its configuration command or its packet (the golden cuts
-/// every field to its port width).
-fn op_of(i: &SwitchEngineIn, cfg: bool) -> Op {
-    if cfg {
-        Op::Cfg(CfgCmd {
-            op: CfgOp::of(i.cfg_op),
-            cgid: i.cfg_cgid,
-            entry: TableEntry {
-                valid: i.cfg_entry_valid,
-                parent: i.cfg_parent,
-                children: i.cfg_children,
-                is_root: i.cfg_is_root,
-            },
-            counter: i.cfg_counter,
-            tid: i.cfg_tid,
-        })
-    } else {
-        Op::Packet(Packet {
-            port: i.pkt_port,
-            cgid: i.pkt_cgid,
-            tid: i.pkt_tid,
-            op: i.pkt_op,
-        })
     }
 }
 

@@ -331,25 +331,9 @@ impl Stimulus {
             self.now = (self.now + 1) & mask(NOW_BITS);
         }
         let op = if i.cfg_valid && o.cfg_ready {
-            Some(Op::Cfg(CfgCmd {
-                op: CfgOp::of(i.cfg_op),
-                cgid: i.cfg_cgid,
-                entry: TableEntry {
-                    valid: i.cfg_entry_valid,
-                    parent: i.cfg_parent,
-                    children: i.cfg_children,
-                    is_root: i.cfg_is_root,
-                },
-                counter: i.cfg_counter,
-                tid: i.cfg_tid,
-            }))
+            Some(Op::offered(i, true))
         } else if i.pkt_valid && o.pkt_ready {
-            Some(Op::Packet(Packet {
-                port: i.pkt_port,
-                cgid: i.pkt_cgid,
-                tid: i.pkt_tid,
-                op: i.pkt_op,
-            }))
+            Some(Op::offered(i, false))
         } else {
             None
         };
