@@ -816,6 +816,8 @@ pub(crate) struct Queue {
     busy: Vec<u64>,
     /// … and bit `w`: `busy[w]` is not zero (so the next busy slot is a few word scans away).
     summary: Vec<u64>,
+    /// Emptied slot vectors, kept with their capacity for the next slot that gets an event.
+    spare: Vec<Vec<Option<Scheduled>>>,
     far: BinaryHeap<Scheduled>,
 }
 
@@ -828,6 +830,7 @@ impl Default for Queue {
             wheel: (0..WHEEL).map(|_| vec![]).collect(),
             busy: vec![0; WHEEL / 64],
             summary: vec![0; WHEEL / 64 / 64],
+            spare: vec![],
             far: BinaryHeap::new(),
         }
     }
@@ -843,6 +846,11 @@ impl Queue {
             self.cur.push(Some(s));
         } else if t < self.cur_t + WHEEL as u64 {
             let slot = t as usize % WHEEL;
+            if self.wheel[slot].capacity() == 0 {
+                if let Some(v) = self.spare.pop() {
+                    self.wheel[slot] = v;
+                }
+            }
             self.wheel[slot].push(Some(s));
             self.mark(slot);
         } else {
@@ -949,10 +957,12 @@ impl Queue {
             );
             self.cur_order
                 .sort_unstable_by_key(|&(rest, _)| std::cmp::Reverse(rest));
-            // The emptied vector of last cycle goes back to the wheel, keeping its capacity.
+            // The emptied vector of the last busy cycle is kept, with its capacity.
             let mut old = std::mem::replace(&mut self.cur, v);
-            old.clear();
-            self.wheel[slot] = old;
+            if old.capacity() > 0 {
+                old.clear();
+                self.spare.push(old);
+            }
         }
         let (_, i) = self.cur_order.pop()?;
         self.cur[i as usize].take()
