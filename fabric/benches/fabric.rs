@@ -5,8 +5,9 @@
 //! Columns, per second of wall time:
 //! - `packets/s`: packets delivered over a link (the strictest count: one per hop);
 //! - `events/s`: everything the kernel simulates one by one: the queued events (packet
-//!   arrivals, credit returns, node software steps, timers, management messages) plus the
-//!   switch clock cycles stepped one at a time (idle stretches are skipped at once);
+//!   arrivals, node software steps, timers, wake-ups, management messages; credit returns are
+//!   not counted, see the summary's `events`) plus the switch clock cycles stepped one at a
+//!   time (idle stretches are skipped at once);
 //! - `ns/(node·barrier)`: wall time per node and barrier (flat when the cost is linear in the
 //!   node count).
 //!

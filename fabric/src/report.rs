@@ -52,7 +52,8 @@ pub struct Summary {
     pub verdicts: BTreeMap<String, u64>,
     /// Faults injected, per kind.
     pub faults: BTreeMap<String, u64>,
-    /// Kernel events processed.
+    /// Kernel events processed, credit returns excepted (most of them are no event: how many
+    /// are depends on how the fabric is partitioned).
     pub events: u64,
     /// Packets delivered to the end of a link (a switch port or a node).
     pub packets: u64,

@@ -191,6 +191,7 @@ fn run_levels(text: &str, seed: u64, levels: &[(&str, Level)]) -> Report {
         seed,
         levels: levels.iter().map(|(s, l)| (s.to_string(), *l)).collect(),
         threads: 1,
+        ..Default::default()
     };
     fabric
         .run(&opts, &mut |_, _| {})
@@ -255,6 +256,51 @@ fn the_cycle_model_switch_gives_identical_output() {
         let cycle = run_levels(&text, 3, &all);
         assert_eq!(cycle.json_lines(), txn.json_lines(), "{text}");
         assert_eq!(cycle.table(), txn.table(), "{text}");
+    }
+}
+
+/// The kernel skips what changes nothing (quiet engines, switches asleep until their engine
+/// answers or a credit comes back, idle stretches); stepping every switch in every cycle
+/// instead (the naive reference) gives the same output but for the work counters: over loss,
+/// delayed duplicates, a member leaving, a link flapping and a switch dying.
+#[test]
+fn skipping_idle_switches_changes_nothing() {
+    let shipped = |name: &str, barriers: &str| {
+        let path = format!("{}/../scenarios/fabric/{name}", env!("CARGO_MANIFEST_DIR"));
+        let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+        text.replace("barriers = 1000", barriers)
+    };
+    let cases = [
+        (MIXED.to_string(), 5),
+        (shipped("faults.toml", "barriers = 300"), 1),
+        (shipped("faults.toml", "barriers = 300"), 7),
+        (shipped("rebuild.toml", "barriers = 400"), 7),
+    ];
+    for (text, seed) in cases {
+        let file = parse(&text).unwrap_or_else(|e| panic!("fabric file: {e}"));
+        let fabric = Fabric::new(file, Config::default()).unwrap_or_else(|e| panic!("{e}"));
+        let run = |every_cycle| {
+            let opts = RunOptions {
+                seed,
+                every_cycle,
+                ..Default::default()
+            };
+            fabric
+                .run(&opts, &mut |_, _| {})
+                .unwrap_or_else(|e| panic!("run: {e}"))
+        };
+        let (fast, naive) = (run(false), run(true));
+        assert!(fast.summary.safe, "{}", fast.table());
+        assert!(
+            naive.summary.steps > 2 * fast.summary.steps,
+            "the reference steps every cycle"
+        );
+        let counters = |r: &netcoll_fabric::Report| {
+            let mut s = r.summary.clone();
+            (s.steps, s.events) = (0, 0);
+            (r.records.clone(), s)
+        };
+        assert_eq!(counters(&naive), counters(&fast), "seed {seed}: {text}");
     }
 }
 
@@ -447,6 +493,15 @@ fn one_two_and_three_threads_give_byte_identical_output() {
         let text = std::fs::read_to_string(&path).unwrap();
         let fabric = Fabric::new(parse(&text).unwrap(), Config::default()).unwrap();
         let one = printed(&fabric, 1, 1);
+        let summary = |threads| {
+            let opts = RunOptions {
+                seed: 1,
+                threads,
+                ..Default::default()
+            };
+            fabric.run(&opts, &mut |_, _| {}).unwrap().summary
+        };
+        let one_summary = summary(1);
         for threads in [2, 3] {
             // Compared line by line, so that a failure shows the line, not two whole runs.
             let other = printed(&fabric, 1, threads);
@@ -454,6 +509,8 @@ fn one_two_and_three_threads_give_byte_identical_output() {
                 assert_eq!(a, b, "{name}: {threads} threads");
             }
             assert_eq!(one.lines().count(), other.lines().count(), "{name}");
+            // The summary `--json` prints too, the work counters included.
+            assert_eq!(summary(threads), one_summary, "{name}: {threads} threads");
         }
     }
 }

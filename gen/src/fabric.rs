@@ -118,6 +118,7 @@ pub fn run(args: &RunArgs, out: &mut Out) -> Result<bool, CliError> {
         seed: args.seed,
         levels: levels(&args.levels, &fabric)?,
         threads: args.threads,
+        ..Default::default()
     };
     if args.vcd.is_some() && opts.levels.is_empty() {
         return Err(CliError::Usage(

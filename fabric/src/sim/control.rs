@@ -65,6 +65,9 @@ pub(crate) struct Control<'a> {
     fault_times: Vec<u64>,
     end: Option<u64>,
     hang: bool,
+    /// [`Control::deadline`], recomputed after every window that handled an event (the run
+    /// loop asks for it several times per window).
+    deadline: Option<u64>,
 }
 
 impl<'a> Control<'a> {
@@ -112,6 +115,7 @@ impl<'a> Control<'a> {
             fault_times,
             end: None,
             hang: false,
+            deadline: None,
         };
         for (gi, g) in f.groups.iter().enumerate() {
             // The members' join requests reach the SM one management hop after they ask.
@@ -137,8 +141,9 @@ impl<'a> Control<'a> {
         self.queue.push(s);
     }
 
-    pub fn take_out(&mut self) -> Vec<Scheduled> {
-        std::mem::take(&mut self.out)
+    /// What the SM sent since the last call (the vector keeps its capacity).
+    pub fn take_out(&mut self) -> std::vec::Drain<'_, Scheduled> {
+        self.out.drain(..)
     }
 
     pub fn next_time(&self) -> Option<u64> {
@@ -155,14 +160,19 @@ impl<'a> Control<'a> {
 
     /// Handles every event before `t_end`.
     pub fn window(&mut self, t_end: u64) {
+        let mut handled = false;
         while let Some(t) = self.queue.next_t().filter(|&t| t < t_end) {
             self.now = t;
             while let Some(s) = self.queue.pop_at(t) {
+                handled = true;
                 self.handle(s.ev);
                 if self.end.is_none() && self.finished() {
                     self.end = Some(self.now);
                 }
             }
+        }
+        if handled {
+            self.deadline = self.compute_deadline();
         }
     }
 
@@ -180,6 +190,11 @@ impl<'a> Control<'a> {
     /// last fault: the run cannot pass after it. The kernel runs up to that cycle exactly, so
     /// where a hang is cut does not depend on how the fabric is partitioned.
     pub fn deadline(&self) -> Option<u64> {
+        self.deadline
+    }
+
+    /// [`Control::deadline`] from the checker's state (which only events change).
+    fn compute_deadline(&self) -> Option<u64> {
         let bound = self.f.file.run.completion_bound;
         let mut best: Option<u64> = None;
         for g in &self.groups {

@@ -22,6 +22,12 @@
 //!   its results in `t + 4` ([`netcoll_models::switch_engine::LATENCY`]); a switch with
 //!   nothing else to do sleeps until the first such cycle, and its engine is clocked through
 //!   the cycles in between (with every input low) when it wakes, as after any idle stretch.
+//!   An engine shows a packet outside those cycles only from a backlog (a packet it showed,
+//!   or one that surfaced, while the replicator was busy), which the switch tracks from the
+//!   ports alone, so the rule is the same at every level of the engine.
+//!
+//! [`RunOptions::every_cycle`] turns all three off (every switch steps every cycle): the
+//! naive reference the test `skipping_idle_switches_changes_nothing` compares with.
 //! - **Credits within a partition.** A receiver puts a credit straight into its sender's list
 //!   of credits on their way back (with the cycle each arrives); a sender counts those that
 //!   have arrived when it wants to send, and a sender that waits for one is woken when it
@@ -102,6 +108,7 @@ use netcoll_models::switch_engine::{CfgOp, TableEntry};
 use netcoll_testbench::harness::vcd::Tracer;
 use netcoll_testbench::harness::Level;
 use part::{Part, Stats};
+use rand::distributions::Bernoulli;
 use std::collections::{BTreeMap, BinaryHeap};
 use std::sync::mpsc;
 use std::sync::Arc;
@@ -157,6 +164,10 @@ pub struct RunOptions {
     pub levels: BTreeMap<String, Level>,
     /// Threads (and partitions of the fabric); the output does not depend on it.
     pub threads: usize,
+    /// Steps every switch in every cycle, skipping nothing: the naive reference the kernel's
+    /// shortcuts (quiet engines, sleeping switches, idle stretches) are tested against. The
+    /// output is the same but for the `steps` and `events` counters; it is much slower.
+    pub every_cycle: bool,
 }
 
 /// A validated fabric, ready to run.
@@ -185,14 +196,15 @@ struct GroupDef {
 #[derive(Clone, Debug)]
 enum Fault {
     Loss {
-        rate: f64,
+        /// The loss rate (`rng.gen_bool(rate)`, set up once).
+        rate: Bernoulli,
         op: Option<u64>,
         link: Option<usize>,
         from: u64,
         until: u64,
     },
     Dup {
-        rate: f64,
+        rate: Bernoulli,
         op: Option<u64>,
         link: Option<usize>,
         delay: [u64; 2],
@@ -423,9 +435,10 @@ impl Fabric {
                     }),
                 }
             };
-            let rate = |r: Option<f64>| -> Result<f64, FabricError> {
+            let rate = |r: Option<f64>| -> Result<Bernoulli, FabricError> {
                 match r {
-                    Some(r) if (0.0..=1.0).contains(&r) => Ok(r),
+                    Some(r) if (0.0..=1.0).contains(&r) => Bernoulli::new(r)
+                        .map_err(|_| invalid(&key("rate"), r, "must be a probability in [0, 1]")),
                     Some(r) => Err(invalid(&key("rate"), r, "must be a probability in [0, 1]")),
                     None => Err(invalid(&key("rate"), "(absent)", "required by this fault")),
                 }
@@ -584,6 +597,10 @@ pub(crate) const ORIGIN_BITS: u32 = 21;
 const SEQ_BITS: u32 = 64 - 3 - ORIGIN_BITS;
 
 impl Key {
+    pub fn class(&self) -> u8 {
+        (self.rest >> 61) as u8
+    }
+
     pub fn new(t: u64, class: u8, origin: u64, seq: u64) -> Key {
         debug_assert!(class < 8 && origin < 1 << ORIGIN_BITS && seq < 1 << SEQ_BITS);
         Key {
@@ -771,6 +788,8 @@ fn end_target(e: End) -> Target {
     }
 }
 
+/// One cache line each (56 bytes would make every other one straddle two).
+#[repr(align(64))]
 pub(crate) struct Scheduled {
     pub key: Key,
     pub ev: Ev,
@@ -802,56 +821,82 @@ const WHEEL: usize = 8192;
 /// bitmap of the slots that hold events, so that the next busy cycle is found in a few word
 /// scans. Events of one cycle are handled in key order, an event added to the current cycle
 /// included.
+///
+/// The events live in one slab (a freed entry is the next one filled, so the few hundred
+/// events in flight stay in a few warm cache lines); a slot is a list threaded through the
+/// slab, and a cycle's events are sorted by their keys' packed tails when the queue moves to
+/// it.
 pub(crate) struct Queue {
-    /// Events of `cur_t` (taken as they are handled) …
-    cur: Vec<Option<Scheduled>>,
-    /// … and their order: the keys' packed tails with the index into `cur`, sorted so that
-    /// the smallest key is last (sorting these pairs moves a quarter of the bytes the events
-    /// would).
+    /// Queued events (`None`: a free entry) …
+    slab: Vec<Option<Scheduled>>,
+    /// … per entry, its key's packed tail and the next entry of its slot's list …
+    link: Vec<(u64, u32)>,
+    /// … and the free entries.
+    free: Vec<u32>,
+    /// `head[t % WHEEL]`: the first entry of the list of events at `t`, for
+    /// `cur_t < t < cur_t + WHEEL` ([`NIL`]: none).
+    head: Vec<u32>,
+    /// The events of `cur_t` not yet taken: the keys' packed tails with their entries, sorted
+    /// so that the smallest key is last.
     cur_order: Vec<(u64, u32)>,
     cur_t: u64,
-    /// `wheel[t % WHEEL]`: events at `t`, for `cur_t < t < cur_t + WHEEL` (unsorted).
-    wheel: Vec<Vec<Option<Scheduled>>>,
-    /// Bit `t % WHEEL`: `wheel[t % WHEEL]` is not empty …
+    /// Bit `t % WHEEL`: `head[t % WHEEL]` holds events …
     busy: Vec<u64>,
     /// … and bit `w`: `busy[w]` is not zero (so the next busy slot is a few word scans away).
     summary: Vec<u64>,
-    /// Emptied slot vectors, kept with their capacity for the next slot that gets an event.
-    spare: Vec<Vec<Option<Scheduled>>>,
     far: BinaryHeap<Scheduled>,
 }
+
+/// The end of a slot's list.
+const NIL: u32 = u32::MAX;
 
 impl Default for Queue {
     fn default() -> Self {
         Queue {
-            cur: vec![],
+            slab: vec![],
+            link: vec![],
+            free: vec![],
+            head: vec![NIL; WHEEL],
             cur_order: vec![],
             cur_t: 0,
-            wheel: (0..WHEEL).map(|_| vec![]).collect(),
             busy: vec![0; WHEEL / 64],
             summary: vec![0; WHEEL / 64 / 64],
-            spare: vec![],
             far: BinaryHeap::new(),
         }
     }
 }
 
 impl Queue {
+    /// Stores `s` in a free entry, linked before `next`.
+    #[inline(always)]
+    fn store(&mut self, s: Scheduled, next: u32) -> u32 {
+        let rest = s.key.rest;
+        match self.free.pop() {
+            Some(i) => {
+                self.slab[i as usize] = Some(s);
+                self.link[i as usize] = (rest, next);
+                i
+            }
+            None => {
+                self.slab.push(Some(s));
+                self.link.push((rest, next));
+                (self.slab.len() - 1) as u32
+            }
+        }
+    }
+
+    #[inline(always)]
     pub fn push(&mut self, s: Scheduled) {
         let t = s.key.t;
         if t <= self.cur_t {
             let rest = s.key.rest;
+            let i = self.store(s, NIL);
             let at = self.cur_order.partition_point(|x| x.0 > rest);
-            self.cur_order.insert(at, (rest, self.cur.len() as u32));
-            self.cur.push(Some(s));
+            self.cur_order.insert(at, (rest, i));
         } else if t < self.cur_t + WHEEL as u64 {
             let slot = t as usize % WHEEL;
-            if self.wheel[slot].capacity() == 0 {
-                if let Some(v) = self.spare.pop() {
-                    self.wheel[slot] = v;
-                }
-            }
-            self.wheel[slot].push(Some(s));
+            let i = self.store(s, self.head[slot]);
+            self.head[slot] = i;
             self.mark(slot);
         } else {
             self.far.push(s);
@@ -933,6 +978,7 @@ impl Queue {
     }
 
     /// The earliest event if it is at cycle `t` (`t` is never before an event still queued).
+    #[inline(always)]
     pub fn pop_at(&mut self, t: u64) -> Option<Scheduled> {
         if t != self.cur_t {
             if !self.cur_order.is_empty() || !self.due_by(t) {
@@ -941,31 +987,29 @@ impl Queue {
             }
             self.cur_t = t;
             let slot = t as usize % WHEEL;
-            let mut v = std::mem::take(&mut self.wheel[slot]);
             self.unmark(slot);
+            let mut i = std::mem::replace(&mut self.head[slot], NIL);
+            while i != NIL {
+                let (rest, next) = self.link[i as usize];
+                self.cur_order.push((rest, i));
+                i = next;
+            }
             while self.far.peek().is_some_and(|s| s.key.t == t) {
                 if let Some(s) = self.far.pop() {
-                    v.push(Some(s));
+                    let rest = s.key.rest;
+                    let i = self.store(s, NIL);
+                    self.cur_order.push((rest, i));
                 }
             }
             // One cycle: the keys differ in their packed tails only.
-            self.cur_order.clear();
-            self.cur_order.extend(
-                v.iter()
-                    .enumerate()
-                    .filter_map(|(i, s)| s.as_ref().map(|s| (s.key.rest, i as u32))),
-            );
-            self.cur_order
-                .sort_unstable_by_key(|&(rest, _)| std::cmp::Reverse(rest));
-            // The emptied vector of the last busy cycle is kept, with its capacity.
-            let mut old = std::mem::replace(&mut self.cur, v);
-            if old.capacity() > 0 {
-                old.clear();
-                self.spare.push(old);
+            if self.cur_order.len() > 1 {
+                self.cur_order
+                    .sort_unstable_by_key(|&(rest, _)| std::cmp::Reverse(rest));
             }
         }
         let (_, i) = self.cur_order.pop()?;
-        self.cur[i as usize].take()
+        self.free.push(i);
+        self.slab[i as usize].take()
     }
 }
 
@@ -979,6 +1023,7 @@ pub(crate) struct BitSet {
 
 impl BitSet {
     /// Adds `n`; whether it was new.
+    #[inline]
     pub fn insert(&mut self, n: usize) -> bool {
         if self.bits.len() <= n / 64 {
             self.bits.resize(n / 64 + 1, 0);
@@ -1012,6 +1057,18 @@ impl BitSet {
 
     pub fn is_empty(&self) -> bool {
         self.len == 0
+    }
+
+    /// Appends the members to `v`, in ascending order.
+    pub fn append_to(&self, v: &mut Vec<usize>) {
+        v.reserve(self.len);
+        for (i, &w) in self.bits.iter().enumerate() {
+            let mut m = w;
+            while m != 0 {
+                v.push(i * 64 + m.trailing_zeros() as usize);
+                m &= m - 1;
+            }
+        }
     }
 
     /// The members, in ascending order.
@@ -1065,6 +1122,8 @@ enum Cmd {
     Window {
         t_end: u64,
         incoming: Vec<Scheduled>,
+        /// The partition's last outgoing vector, emptied (its capacity is reused).
+        spare: Vec<Scheduled>,
     },
     Finish,
 }
@@ -1157,8 +1216,12 @@ fn run(
                 scope.spawn(move || {
                     while let Ok(cmd) = rx.recv() {
                         match cmd {
-                            Cmd::Window { t_end, incoming } => {
-                                let out = p.window(t_end, incoming);
+                            Cmd::Window {
+                                t_end,
+                                mut incoming,
+                                spare,
+                            } => {
+                                let out = p.window(t_end, &mut incoming, spare);
                                 if res_tx.send((out, None)).is_err() {
                                     return;
                                 }
@@ -1185,6 +1248,11 @@ fn run(
         let mut last_progress = 0;
         // Events for worker partitions, sent with their next window.
         let mut pending: Vec<Vec<Scheduled>> = (0..nparts).map(|_| vec![]).collect();
+        // Per partition, its last window's outgoing vector, emptied and handed back (so that
+        // no window allocates it again).
+        let mut spares: Vec<Vec<Scheduled>> = (0..nparts).map(|_| vec![]).collect();
+        let mut outs: Vec<WindowOut> = Vec::with_capacity(nparts);
+        let mut no_incoming = vec![];
         let deliver = |s: Scheduled,
                        next: &mut Vec<Option<u64>>,
                        pending: &mut Vec<Vec<Scheduled>>,
@@ -1240,19 +1308,28 @@ fn run(
             let t_end = (t0 + window).min(limit).max(t0 + 1);
             for (id, tx) in &workers {
                 let incoming = std::mem::take(&mut pending[*id]);
-                if tx.send(Cmd::Window { t_end, incoming }).is_err() {
+                let spare = std::mem::take(&mut spares[*id]);
+                if tx
+                    .send(Cmd::Window {
+                        t_end,
+                        incoming,
+                        spare,
+                    })
+                    .is_err()
+                {
                     return Err(FabricError::Level(
                         "a fabric worker thread stopped".to_string(),
                     ));
                 }
             }
             ran_to = t_end;
-            let mut outs = vec![];
             for p in local_models.iter_mut() {
-                outs.push(p.window(t_end, vec![]));
+                let spare = std::mem::take(&mut spares[p.id]);
+                outs.push(p.window(t_end, &mut no_incoming, spare));
             }
             for p in foreign_parts.iter_mut() {
-                outs.push(p.window(t_end, vec![]));
+                let spare = std::mem::take(&mut spares[p.id]);
+                outs.push(p.window(t_end, &mut no_incoming, spare));
             }
             for _ in &workers {
                 match res_rx.recv() {
@@ -1268,8 +1345,8 @@ fn run(
             for o in &outs {
                 next[o.part] = o.next;
             }
-            for o in outs {
-                for s in o.out {
+            for mut o in outs.drain(..) {
+                for s in o.out.drain(..) {
                     if s.ev.target() == Target::Sm {
                         control.push(s);
                     } else {
@@ -1282,6 +1359,7 @@ fn run(
                         );
                     }
                 }
+                spares[o.part] = o.out;
             }
             control.window(t_end);
             if control.stuck(t_end) {

@@ -19,6 +19,7 @@ use netcoll_testbench::harness::vcd::Tracer;
 use netcoll_testbench::harness::{cycle_sim, Level, Sim};
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg32;
+use smallvec::SmallVec;
 use std::collections::{BTreeMap, VecDeque};
 
 /// A switch's collective engine at some level.
@@ -116,7 +117,8 @@ fn count(map: &mut BTreeMap<&'static str, u64>, k: &'static str) {
     *map.entry(k).or_insert(0) += 1;
 }
 
-/// A link as one partition sees it.
+/// A link as one partition sees it (one cache line).
+#[repr(align(64))]
 struct LinkState {
     up: bool,
     /// Counts the link's failures and repairs: what was in flight before one is dropped.
@@ -127,24 +129,56 @@ struct LinkState {
     rng: [Pcg32; 2],
 }
 
+/// A short first-in first-out queue of packets, held inline up to `A`'s size (input buffers
+/// and egress queues hold a few packets: an inline queue is in the cache line its port's
+/// other state is in, where a `VecDeque` would be one more line elsewhere).
+#[derive(Clone, Debug)]
+struct Fifo<A: smallvec::Array<Item = Pkt>>(SmallVec<A>);
+
+impl<A: smallvec::Array<Item = Pkt>> Fifo<A> {
+    fn new() -> Self {
+        Fifo(SmallVec::new())
+    }
+    fn push_back(&mut self, p: Pkt) {
+        self.0.push(p);
+    }
+    fn pop_front(&mut self) -> Option<Pkt> {
+        (!self.0.is_empty()).then(|| self.0.remove(0))
+    }
+    fn front(&self) -> Option<&Pkt> {
+        self.0.first()
+    }
+    fn len(&self) -> usize {
+        self.0.len()
+    }
+    fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+    fn clear(&mut self) {
+        self.0.clear();
+    }
+}
+
 /// The sending side of one link end.
 #[derive(Clone, Debug)]
 struct TxPort {
-    queue: VecDeque<Pkt>,
+    /// Up to `fabric.egress_depth` packets (8 by default, inline).
+    queue: Fifo<[Pkt; 8]>,
     credits: u64,
     free_at: u64,
     /// Credits on their way back over the link: the cycle each arrives (a receiver in the same
-    /// partition puts them here rather than queueing an event per packet).
-    returns: Vec<u64>,
+    /// partition puts them here rather than queueing an event per packet). At most the link's
+    /// credits (4 by default, inline).
+    returns: SmallVec<[u64; 4]>,
 }
 
 impl TxPort {
     fn new(credits: u64) -> TxPort {
         TxPort {
-            queue: VecDeque::new(),
+            queue: Fifo::new(),
             credits,
             free_at: 0,
-            returns: vec![],
+            returns: SmallVec::new(),
         }
     }
 
@@ -152,7 +186,7 @@ impl TxPort {
     fn credits_at(&mut self, now: u64) -> u64 {
         if !self.returns.is_empty() {
             let before = self.returns.len();
-            self.returns.retain(|&t| t > now);
+            self.returns.retain(|t| *t > now);
             self.credits += (before - self.returns.len()) as u64;
         }
         self.credits
@@ -172,7 +206,8 @@ struct Switch<E> {
     alive: bool,
     /// The engine has been clocked for every cycle before this one.
     clocked_to: u64,
-    inq: Vec<VecDeque<Pkt>>,
+    /// Input buffers: the link's credits (4 by default, inline), and delayed duplicates.
+    inq: Vec<Fifo<[Pkt; 4]>>,
     /// Bit `p`: `inq[p]` holds a packet.
     in_mask: u64,
     /// Bit `p`: `tx[p]` holds a packet.
@@ -186,6 +221,11 @@ struct Switch<E> {
     /// event, a response, an output packet), oldest first: a switch with nothing else to do
     /// sleeps until the first of them.
     surfacing: VecDeque<u64>,
+    /// The engine's output queue may hold a packet besides the one it shows: set when its
+    /// output was not taken (`out_ready` low) in a cycle where it showed one or an operation
+    /// surfaced, cleared when it shows none to a ready replicator. While it is clear, the
+    /// engine shows packets only in the cycles `surfacing` lists (each taken at once).
+    backlog: bool,
     seq: u64,
 }
 
@@ -197,8 +237,9 @@ struct NodeRt {
 }
 
 /// A node's groups by group index, in index order (a node is in a few groups: a short
-/// vector is faster to search than a map).
-struct NodeGroups(Vec<(usize, NodeGroup)>);
+/// vector is faster to search than a map, and the first is kept inline, in the node's own
+/// cache lines).
+struct NodeGroups(SmallVec<[(usize, NodeGroup); 1]>);
 
 impl NodeGroups {
     fn get(&self, g: &usize) -> Option<&NodeGroup> {
@@ -242,8 +283,9 @@ pub(crate) struct Part<'a, E> {
     links: Vec<LinkState>,
     out: Vec<Scheduled>,
     stats: Stats,
-    /// The engines' retry timer is on: switches are clocked every cycle.
-    timer: bool,
+    /// Switches are stepped in every cycle: the engines' retry timer is on (it ticks in idle
+    /// cycles), or [`RunOptions::every_cycle`].
+    every_cycle: bool,
 }
 
 impl<'a, E: EngineCore> Part<'a, E> {
@@ -272,7 +314,7 @@ impl<'a, E: EngineCore> Part<'a, E> {
                 engine: e,
                 alive: true,
                 clocked_to: 1,
-                inq: vec![VecDeque::new(); radix],
+                inq: vec![Fifo::new(); radix],
                 in_mask: 0,
                 out_mask: 0,
                 rr: 0,
@@ -283,6 +325,7 @@ impl<'a, E: EngineCore> Part<'a, E> {
                     .map(|p| TxPort::new(t.switch_ports[s][p].map_or(0, |l| t.links[l].credits)))
                     .collect(),
                 surfacing: VecDeque::new(),
+                backlog: false,
                 seq: 0,
             }));
         }
@@ -351,9 +394,9 @@ impl<'a, E: EngineCore> Part<'a, E> {
             links,
             out: vec![],
             stats: Stats::default(),
-            timer: f.config.switch.retry_timer_on(),
+            every_cycle: f.config.switch.retry_timer_on() || opts.every_cycle,
         };
-        if p.timer {
+        if p.every_cycle {
             for s in 0..t.switch_names.len() {
                 if route.part_of_switch[s] == id {
                     p.active.insert(s);
@@ -422,6 +465,7 @@ impl<'a, E: EngineCore> Part<'a, E> {
     }
 
     /// Schedules `ev` at `t`, made by `origin` (its own count orders it).
+    #[inline(always)]
     fn at(&mut self, t: u64, class: u8, origin: Origin, ev: Ev) {
         let seq = match origin {
             Origin::Switch(s) => self.switches[s].as_mut().map_or(0, |x| {
@@ -453,20 +497,34 @@ impl<'a, E: EngineCore> Part<'a, E> {
         }
     }
 
-    /// Runs every cycle before `t_end`.
-    pub fn window(&mut self, t_end: u64, incoming: Vec<Scheduled>) -> WindowOut {
-        for s in incoming {
+    /// Runs every cycle before `t_end`. `spare` is an empty vector for what the partition sends
+    /// out (the last window's, handed back so that its capacity is kept).
+    pub fn window(
+        &mut self,
+        t_end: u64,
+        incoming: &mut Vec<Scheduled>,
+        spare: Vec<Scheduled>,
+    ) -> WindowOut {
+        for s in incoming.drain(..) {
             self.queue.push(s);
+        }
+        if self.out.capacity() == 0 {
+            self.out = spare;
         }
         while let Some(t) = self.next_time().filter(|&t| t < t_end) {
             self.now = t;
             while let Some(s) = self.queue.pop_at(t) {
-                self.stats.events += 1;
+                // Credit returns are not counted: within a partition most are no event at
+                // all, so counting those that are would make the count depend on how the
+                // fabric is partitioned.
+                if s.key.class() != class::CREDIT {
+                    self.stats.events += 1;
+                }
                 self.handle(s.ev);
             }
             let mut act = std::mem::take(&mut self.stepping);
             act.clear();
-            act.extend(self.active.iter());
+            self.active.append_to(&mut act);
             for &s in &act {
                 self.stats.steps += 1;
                 self.step_switch(s);
@@ -987,12 +1045,12 @@ impl<'a, E: EngineCore> Part<'a, E> {
         for f in &self.f.faults {
             match *f {
                 Fault::Loss { rate, .. }
-                    if f.hits(now, link, pkt.op.into()) && rng.gen_bool(rate) =>
+                    if f.hits(now, link, pkt.op.into()) && rng.sample(rate) =>
                 {
                     lost = true
                 }
                 Fault::Dup { rate, delay, .. }
-                    if f.hits(now, link, pkt.op.into()) && rng.gen_bool(rate) =>
+                    if f.hits(now, link, pkt.op.into()) && rng.sample(rate) =>
                 {
                     dup = Some(if delay[1] > delay[0] {
                         rng.gen_range(delay[0]..=delay[1])
@@ -1102,7 +1160,7 @@ impl<'a, E: EngineCore> Part<'a, E> {
         }
         // The replicator takes the engine's output packet when it has finished the last one.
         i.out_ready = sw.repl.is_none();
-        let o = if cfg.is_none() && offered.is_none() && sw.engine.quiet() {
+        let o = if !self.every_cycle && cfg.is_none() && offered.is_none() && sw.engine.quiet() {
             // The outputs are all low (the ready signals answer nothing offered).
             sw.engine.idle(1);
             SwitchEngineOut::default()
@@ -1127,9 +1185,16 @@ impl<'a, E: EngineCore> Part<'a, E> {
                 sw.surfacing.push_back(now + LATENCY as u64);
             }
         }
+        let mut surfaced = false;
         while sw.surfacing.front().is_some_and(|&t| t <= now) {
             sw.surfacing.pop_front();
+            surfaced = true;
         }
+        sw.backlog = if i.out_ready {
+            sw.backlog && o.out_valid
+        } else {
+            sw.backlog || o.out_valid || surfaced
+        };
         if o.out_valid && i.out_ready {
             sw.repl = Some((
                 Pkt {
@@ -1204,12 +1269,13 @@ impl<'a, E: EngineCore> Part<'a, E> {
             }
         }
         // With the retry timer on, the engine works in every idle cycle (its ticks). An
-        // engine that showed a packet may hold more in its output queue.
-        let busy = self.timer
+        // engine with a backlog may show a packet in any cycle; without one, only when an
+        // operation surfaces (a wake-up below).
+        let busy = self.every_cycle
             || sw.in_mask != 0
             || !sw.cfg.is_empty()
             || sw.repl.is_some()
-            || o.out_valid
+            || sw.backlog
             || egress_ready;
         if !busy {
             // Until an accepted operation shows its results the engine's outputs stay idle:
