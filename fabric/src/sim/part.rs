@@ -129,41 +129,10 @@ struct LinkState {
     rng: [Pcg32; 2],
 }
 
-/// A short first-in first-out queue of packets, held inline up to `A`'s size (input buffers
-/// and egress queues hold a few packets: an inline queue is in the cache line its port's
-/// other state is in, where a `VecDeque` would be one more line elsewhere).
-#[derive(Clone, Debug)]
-struct Fifo<A: smallvec::Array<Item = Pkt>>(SmallVec<A>);
-
-impl<A: smallvec::Array<Item = Pkt>> Fifo<A> {
-    fn new() -> Self {
-        Fifo(SmallVec::new())
-    }
-    fn push_back(&mut self, p: Pkt) {
-        self.0.push(p);
-    }
-    fn pop_front(&mut self) -> Option<Pkt> {
-        (!self.0.is_empty()).then(|| self.0.remove(0))
-    }
-    fn front(&self) -> Option<&Pkt> {
-        self.0.first()
-    }
-    fn len(&self) -> usize {
-        self.0.len()
-    }
-    fn is_empty(&self) -> bool {
-        self.0.is_empty()
-    }
-    fn clear(&mut self) {
-        self.0.clear();
-    }
-}
-
 /// The sending side of one link end.
 #[derive(Clone, Debug)]
 struct TxPort {
-    /// Up to `fabric.egress_depth` packets (8 by default, inline).
-    queue: Fifo<[Pkt; 8]>,
+    queue: VecDeque<Pkt>,
     credits: u64,
     free_at: u64,
     /// Credits on their way back over the link: the cycle each arrives (a receiver in the same
@@ -175,7 +144,7 @@ struct TxPort {
 impl TxPort {
     fn new(credits: u64) -> TxPort {
         TxPort {
-            queue: Fifo::new(),
+            queue: VecDeque::new(),
             credits,
             free_at: 0,
             returns: SmallVec::new(),
@@ -206,8 +175,7 @@ struct Switch<E> {
     alive: bool,
     /// The engine has been clocked for every cycle before this one.
     clocked_to: u64,
-    /// Input buffers: the link's credits (4 by default, inline), and delayed duplicates.
-    inq: Vec<Fifo<[Pkt; 4]>>,
+    inq: Vec<VecDeque<Pkt>>,
     /// Bit `p`: `inq[p]` holds a packet.
     in_mask: u64,
     /// Bit `p`: `tx[p]` holds a packet.
@@ -314,7 +282,7 @@ impl<'a, E: EngineCore> Part<'a, E> {
                 engine: e,
                 alive: true,
                 clocked_to: 1,
-                inq: vec![Fifo::new(); radix],
+                inq: vec![VecDeque::new(); radix],
                 in_mask: 0,
                 out_mask: 0,
                 rr: 0,
