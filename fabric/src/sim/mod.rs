@@ -17,7 +17,6 @@
 //! Three things are not events, for speed, and change nothing the output shows:
 //! - **Quiet engines.** A cycle in which nothing is offered to an engine with nothing in
 //!   flight and nothing queued changes only its time: it is skipped.
-
 //! - **Engines between their answers.** An operation the engine accepts in cycle `t` shows
 //!   its results in `t + 4` ([`netcoll_models::switch_engine::LATENCY`]); a switch with
 //!   nothing else to do sleeps until the first such cycle, and its engine is clocked through
@@ -25,13 +24,14 @@
 //!   An engine shows a packet outside those cycles only from a backlog (a packet it showed,
 //!   or one that surfaced, while the replicator was busy), which the switch tracks from the
 //!   ports alone, so the rule is the same at every level of the engine.
-//!
-//! [`RunOptions::every_cycle`] turns all three off (every switch steps every cycle): the
-//! naive reference the test `skipping_idle_switches_changes_nothing` compares with.
 //! - **Credits within a partition.** A receiver puts a credit straight into its sender's list
 //!   of credits on their way back (with the cycle each arrives); a sender counts those that
 //!   have arrived when it wants to send, and a sender that waits for one is woken when it
 //!   comes. Credits to another partition travel as events.
+//!
+//! [`RunOptions::every_cycle`] turns the first two off (every switch steps, and every engine
+//! is clocked, in every cycle): the naive reference the test
+//! `skipping_idle_switches_changes_nothing` compares with.
 //!
 //! ## Partitions, windows and threads
 //! The fabric is cut into `threads` partitions (contiguous blocks of switches, each node with
@@ -437,9 +437,8 @@ impl Fabric {
             };
             let rate = |r: Option<f64>| -> Result<Bernoulli, FabricError> {
                 match r {
-                    Some(r) if (0.0..=1.0).contains(&r) => Bernoulli::new(r)
+                    Some(r) => Bernoulli::new(r)
                         .map_err(|_| invalid(&key("rate"), r, "must be a probability in [0, 1]")),
-                    Some(r) => Err(invalid(&key("rate"), r, "must be a probability in [0, 1]")),
                     None => Err(invalid(&key("rate"), "(absent)", "required by this fault")),
                 }
             };
@@ -822,10 +821,9 @@ const WHEEL: usize = 8192;
 /// scans. Events of one cycle are handled in key order, an event added to the current cycle
 /// included.
 ///
-/// The events live in one slab (a freed entry is the next one filled, so the few hundred
-/// events in flight stay in a few warm cache lines); a slot is a list threaded through the
-/// slab, and a cycle's events are sorted by their keys' packed tails when the queue moves to
-/// it.
+/// The events live in one slab (a freed entry is the next one filled: no per-slot vector to
+/// grow); a slot is a list threaded through the slab, and a cycle's events are sorted by their
+/// keys' packed tails when the queue moves to it.
 pub(crate) struct Queue {
     /// Queued events (`None`: a free entry) …
     slab: Vec<Option<Scheduled>>,
@@ -1412,9 +1410,8 @@ mod tests {
     use rand_pcg::Pcg32;
     use std::collections::BTreeSet;
 
-    /// The queue against a naive reference (every pending key in one ordered set), used as the
-    /// kernel uses it: pop every event of the next busy cycle, pushing new ones (some into the
-    /// current cycle, some near, some beyond the wheel), with cycles that have none in between.
+    /// An event almost a full wheel ahead sits in the word of the cycle after the current
+    /// one, before it: the search must wrap round to it.
     #[test]
     fn the_queue_finds_an_event_almost_a_lap_ahead() {
         let mut q = Queue::default();
@@ -1429,6 +1426,9 @@ mod tests {
         assert_eq!(q.next_t(), Some(5 + WHEEL as u64 - 2));
     }
 
+    /// The queue against a naive reference (every pending key in one ordered set), used as the
+    /// kernel uses it: pop every event of the next busy cycle, pushing new ones (some into the
+    /// current cycle, some near, some beyond the wheel), with cycles that have none in between.
     #[test]
     fn the_queue_pops_in_key_order() {
         for seed in [1u64, 2, 3] {

@@ -4,7 +4,7 @@
 
 use super::{
     class, origin_node, BitSet, CfgReq, Ev, Fabric, Fault, Key, Pkt, Queue, Route, RunOptions,
-    Scheduled, Target, WindowOut,
+    Scheduled, WindowOut,
 };
 use crate::node::{NodeCsm, NodeState, Reaction};
 use crate::topology::End;
@@ -449,11 +449,8 @@ impl<'a, E: EngineCore> Part<'a, E> {
             Origin::Switch(s) => s as u64,
             Origin::Node(n) => origin_node(self.f, n),
         };
-        let mine = match ev.target() {
-            Target::Switch(s) => self.route.part_of_switch[s] == self.id,
-            Target::Node(n) => self.route.part_of_node[n] == self.id,
-            Target::Sm => false,
-        };
+        // (The SM's events belong to no partition.)
+        let mine = self.route.part_of(&ev) == self.id;
         let s = Scheduled {
             key: Key::new(t, class, origin, seq),
             ev,
