@@ -262,7 +262,8 @@ fn the_cycle_model_switch_gives_identical_output() {
 /// The kernel skips what changes nothing (quiet engines, switches asleep until their engine
 /// answers or a credit comes back, idle stretches); stepping every switch in every cycle
 /// instead (the naive reference) gives the same output but for the work counters: over loss,
-/// delayed duplicates, a member leaving, a link flapping and a switch dying.
+/// delayed duplicates, a member leaving, a link flapping, a switch dying and senders waiting
+/// for credits.
 #[test]
 fn skipping_idle_switches_changes_nothing() {
     let shipped = |name: &str, barriers: &str| {
@@ -275,6 +276,8 @@ fn skipping_idle_switches_changes_nothing() {
         (shipped("faults.toml", "barriers = 300"), 1),
         (shipped("faults.toml", "barriers = 300"), 7),
         (shipped("rebuild.toml", "barriers = 400"), 7),
+        // Senders waiting for credits, woken when one comes back.
+        (CONGESTED.to_string(), 1),
     ];
     for (text, seed) in cases {
         let file = parse(&text).unwrap_or_else(|e| panic!("fabric file: {e}"));
@@ -458,6 +461,66 @@ fn the_shipped_examples_run_safe() {
     }
 }
 
+/// A fat tree of radix 8 where senders often wait for credits: three groups, loss, delayed
+/// duplicates, a burst of lost EXITs, a link flapping, a core dying, a member leaving.
+const CONGESTED: &str = "
+[fabric]
+topology = 'fat_tree'
+k = 8
+levels = 3
+latency = 7
+bandwidth = 1
+credits = 2
+egress_depth = 3
+replication = 2
+[node]
+overhead = 15
+retry_timeout = 600
+procs = 3
+compute = [0, 40]
+[[group]]
+name = 'a'
+members = 'all'
+barriers = 60
+[[group]]
+name = 'b'
+members = '0..40'
+barriers = 80
+policy = 'least_congested'
+[[group]]
+name = 'c'
+members = [3, 9, 17, 33, 60, 61, 62]
+barriers = 100
+start = 500
+[[fault]]
+kind = 'loss'
+rate = 0.02
+[[fault]]
+kind = 'duplicate'
+rate = 0.03
+delay = [1, 200]
+[[fault]]
+kind = 'loss'
+rate = 0.2
+op = 'EXIT'
+from = 20000
+until = 40000
+[[fault]]
+kind = 'link_down'
+link = 'edge0:4'
+at = 15000
+up = 35000
+[[fault]]
+kind = 'switch_down'
+switch = 'core1'
+at = 50000
+[[fault]]
+kind = 'leave'
+node = 9
+group = 'c'
+at = 30000
+";
+
 /// Everything `fabric run` prints for `fabric` (records, the summary as `--json` prints it,
 /// work counters included, and the summary table), with `threads`.
 fn printed(fabric: &Fabric, seed: u64, threads: usize) -> String {
@@ -485,6 +548,20 @@ fn one_two_and_three_threads_give_byte_identical_output() {
     assert!(one.contains("SAFE"), "{one}");
     assert_eq!(printed(&fabric, 3, 2), one);
     assert_eq!(printed(&fabric, 3, 3), one);
+    // Congested: two credits a link, one byte a cycle, short egress queues, three processes a
+    // node, long duplicate delays, a tree link flapping, a core dying. Senders wait for
+    // credits that come back over links between partitions (the work counters once differed
+    // with the thread count here, with seed 1).
+    let fabric = Fabric::new(parse(CONGESTED).unwrap(), Config::default()).unwrap();
+    let one = printed(&fabric, 1, 1);
+    assert!(one.contains("SAFE"), "{one}");
+    for threads in [2, 3] {
+        assert_eq!(
+            printed(&fabric, 1, threads),
+            one,
+            "congested: {threads} threads"
+        );
+    }
     // The shipped examples too: faults and rebuilds near the end of a run, and partitions
     // whose shortest link between them is longer than the shortest link of all.
     for name in ["faults", "rebuild", "dragonfly"] {

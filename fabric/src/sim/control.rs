@@ -275,7 +275,7 @@ impl<'a> Control<'a> {
                 if g.epoch != epoch || g.phase != Phase::Querying {
                     return;
                 }
-                g.answers.extend(tid);
+                g.answers.extend(tid.map(u64::from));
                 g.pending = g.pending.saturating_sub(1);
                 if g.pending == 0 {
                     let tid = self.tree_tid(group);

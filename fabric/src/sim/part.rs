@@ -1,30 +1,37 @@
 //! A partition of the fabric: some switches, the nodes attached to them, and the sending side
 //! of every link end they own. It runs one window at a time; what it sends to another
-//! partition or to the SM goes out at the end of the window (it always lands later).
+//! partition or to the SM goes out at the end of the window (it always lands later), and so do
+//! the credits it gives back (see "Credits" in [`super`]).
+//!
+//! Everything the kernel touches for a packet on one hop lives with the end that touches it: a
+//! switch port holds its input buffer, its egress queue and credits, and its [`LinkEnd`] (the
+//! link's figures and the state of the direction leaving the port); a node holds its own. A hop
+//! reads no table of the topology.
 
+use super::fifo::Fifo;
 use super::{
-    class, origin_node, BitSet, CfgReq, Ev, Fabric, Fault, Key, Pkt, Queue, Route, RunOptions,
-    Scheduled, Target, WindowOut,
+    class, origin_node, BitSet, CfgReq, CreditRet, Dest, Ev, Fabric, Fault, Inbox, Key, Pkt, Queue,
+    Route, RunOptions, Scheduled, Target, WindowOut,
 };
 use crate::node::{NodeCsm, NodeState, Reaction};
 use crate::topology::End;
 use crate::FabricError;
 use netcoll_models::kit::cycle::CycleSim;
 use netcoll_models::net::header::Opcode;
-use netcoll_models::switch_engine::txn::SwitchEngineTxn;
-use netcoll_models::switch_engine::{
-    SwitchEngine, SwitchEngineIn, SwitchEngineOut, Verdict, LATENCY,
-};
+use netcoll_models::switch_engine::txn::{FabricOut, SwitchEngineTxn};
+use netcoll_models::switch_engine::{SwitchEngine, SwitchEngineIn, Verdict, LATENCY};
 use netcoll_testbench::harness::vcd::Tracer;
 use netcoll_testbench::harness::{cycle_sim, Level, Sim};
+use rand::distributions::Bernoulli;
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg32;
 use smallvec::SmallVec;
 use std::collections::{BTreeMap, VecDeque};
 
-/// A switch's collective engine at some level.
+/// A switch's collective engine at some level, as the fabric drives it.
 pub(crate) trait EngineCore {
-    fn clock(&mut self, i: &SwitchEngineIn) -> SwitchEngineOut;
+    /// One clock cycle; what the fabric reads of its outputs.
+    fn clock(&mut self, i: &SwitchEngineIn) -> FabricOut;
     /// Nothing in flight, nothing to show, and an idle cycle would change nothing but the
     /// time (so a cycle with nothing offered can be skipped with [`Self::idle`]).
     fn quiet(&self) -> bool {
@@ -42,8 +49,8 @@ pub(crate) trait EngineCore {
 /// Model switches run the transaction-level model: the cycle model's ports at the cost of one
 /// golden step per operation.
 impl EngineCore for SwitchEngineTxn {
-    fn clock(&mut self, i: &SwitchEngineIn) -> SwitchEngineOut {
-        self.step(i)
+    fn clock(&mut self, i: &SwitchEngineIn) -> FabricOut {
+        self.step_fabric(i)
     }
     /// Skips an idle stretch in constant time (exactly as idle steps would).
     fn idle(&mut self, n: u64) {
@@ -78,8 +85,8 @@ impl ForeignEngine {
 }
 
 impl EngineCore for ForeignEngine {
-    fn clock(&mut self, i: &SwitchEngineIn) -> SwitchEngineOut {
-        self.0.step(i)
+    fn clock(&mut self, i: &SwitchEngineIn) -> FabricOut {
+        FabricOut::from(&self.0.step(i))
     }
 }
 
@@ -114,37 +121,103 @@ impl Stats {
 }
 
 fn count(map: &mut BTreeMap<&'static str, u64>, k: &'static str) {
-    *map.entry(k).or_insert(0) += 1;
+    count_n(map, k, 1);
 }
 
-/// A link as one partition sees it (one cache line).
-#[repr(align(64))]
-struct LinkState {
+fn count_n(map: &mut BTreeMap<&'static str, u64>, k: &'static str, n: u64) {
+    *map.entry(k).or_insert(0) += n;
+}
+
+/// One end of a link as the switch port or node that owns it holds it: the link's figures, and
+/// the state of the direction that leaves this end. Both ends see every failure and repair of
+/// the link in the same cycle (the fault list sends each end its own event), so their `up` and
+/// `gen` agree whenever a packet or a credit is sent.
+struct LinkEnd {
+    /// The link (`NO_LINK`: a switch port with none).
+    link: u32,
     up: bool,
-    /// Counts the link's failures and repairs: what was in flight before one is dropped.
+    /// Counts the failures and repairs this end has seen: what was sent before one is dropped.
     gen: u32,
-    /// Per direction (sent from `a`, from `b`): the last arrival (links are FIFO).
-    last_arrival: [u64; 2],
-    /// Per direction: the random stream of its loss and duplicate faults.
-    rng: [Pcg32; 2],
+    /// The other end.
+    peer: Dest,
+    latency: u64,
+    /// Serialisation of a packet, cycles.
+    ser: u64,
+    /// The largest age of a packet on this link.
+    lifetime: u64,
+    /// The buffer depth at each end (the sender's full credits).
+    credits: u64,
+    /// The last arrival of this direction (links are FIFO).
+    last_arrival: u64,
+    /// This direction's random stream for loss and duplicates.
+    rng: Pcg32,
 }
 
-/// The sending side of one link end.
-#[derive(Clone, Debug)]
-struct TxPort {
-    queue: VecDeque<Pkt>,
+const NO_LINK: u32 = u32::MAX;
+
+impl LinkEnd {
+    /// End `e` of `link` (seeded as the direction `e` sends: `a`'s is 0).
+    fn new(f: &Fabric, seed: u64, link: usize, e: End) -> LinkEnd {
+        let l = f.topo.links[link];
+        let d = u64::from(e != l.a);
+        LinkEnd {
+            link: link as u32,
+            up: true,
+            gen: 0,
+            peer: l.other(e).into(),
+            latency: l.latency,
+            ser: f.ser(link),
+            lifetime: f.lifetime[link],
+            credits: l.credits,
+            last_arrival: 0,
+            rng: Pcg32::seed_from_u64(
+                seed.wrapping_add(0x5851_f42d_4c95_7f2du64.wrapping_mul(2 * link as u64 + d + 1)),
+            ),
+        }
+    }
+
+    /// A switch port with no link.
+    fn none() -> LinkEnd {
+        LinkEnd {
+            link: NO_LINK,
+            up: false,
+            gen: 0,
+            peer: Dest::node(0),
+            latency: 0,
+            ser: 0,
+            lifetime: 0,
+            credits: 0,
+            last_arrival: 0,
+            rng: Pcg32::seed_from_u64(0),
+        }
+    }
+
+    fn live(&self) -> bool {
+        self.up && self.link != NO_LINK
+    }
+
+    fn fail(&mut self) {
+        if self.up {
+            self.up = false;
+            self.gen += 1;
+        }
+    }
+}
+
+/// The sending side of one link end, its first `N` queued packets inline.
+struct TxPort<const N: usize> {
+    queue: Fifo<N>,
     credits: u64,
     free_at: u64,
-    /// Credits on their way back over the link: the cycle each arrives (a receiver in the same
-    /// partition puts them here rather than queueing an event per packet). At most the link's
+    /// Credits on their way back over the link: the cycle each arrives. At most the link's
     /// credits (4 by default, inline).
     returns: SmallVec<[u64; 4]>,
 }
 
-impl TxPort {
-    fn new(credits: u64) -> TxPort {
+impl<const N: usize> TxPort<N> {
+    fn new(credits: u64) -> Self {
         TxPort {
-            queue: VecDeque::new(),
+            queue: Fifo::default(),
             credits,
             free_at: 0,
             returns: SmallVec::new(),
@@ -168,6 +241,45 @@ impl TxPort {
             .then(|| self.returns.iter().copied().min())
             .flatten()
     }
+
+    /// The link restarts: full credits, nothing on its way back.
+    fn reset(&mut self, credits: u64) {
+        self.credits = credits;
+        self.returns.clear();
+    }
+}
+
+/// A switch port: its link end, its input buffer, its egress queue (each buffer holds
+/// the default 4 credits' worth inline).
+#[repr(C)]
+struct Port {
+    end: LinkEnd,
+    inq: Fifo<4>,
+    tx: TxPort<4>,
+}
+
+/// The cycles in which the operations an engine has accepted show their results, oldest
+/// first: at most one operation a cycle, each for `LATENCY` cycles, so a small ring.
+#[derive(Default)]
+struct Surfacing {
+    at: [u64; 8],
+    head: u8,
+    len: u8,
+}
+
+impl Surfacing {
+    fn push(&mut self, t: u64) {
+        debug_assert!((self.len as usize) < self.at.len());
+        self.at[(self.head + self.len) as usize % 8] = t;
+        self.len += 1;
+    }
+    fn front(&self) -> Option<u64> {
+        (self.len > 0).then(|| self.at[self.head as usize])
+    }
+    fn pop(&mut self) {
+        self.head = (self.head + 1) % 8;
+        self.len -= 1;
+    }
 }
 
 struct Switch<E> {
@@ -175,33 +287,33 @@ struct Switch<E> {
     alive: bool,
     /// The engine has been clocked for every cycle before this one.
     clocked_to: u64,
-    inq: Vec<VecDeque<Pkt>>,
-    /// Bit `p`: `inq[p]` holds a packet.
+    /// Bit `p`: `ports[p].inq` holds a packet.
     in_mask: u64,
-    /// Bit `p`: `tx[p]` holds a packet.
+    /// Bit `p`: `ports[p].tx` holds a packet.
     out_mask: u64,
     rr: usize,
-    cfg: VecDeque<CfgReq>,
-    cfg_wait: VecDeque<CfgReq>,
     repl: Option<(Pkt, u64)>,
-    tx: Vec<TxPort>,
-    /// The cycles in which the operations the engine has accepted show their results (an
-    /// event, a response, an output packet), oldest first: a switch with nothing else to do
-    /// sleeps until the first of them.
-    surfacing: VecDeque<u64>,
+    /// When the accepted operations show their results: a switch with nothing else to do
+    /// sleeps until the first.
+    surfacing: Surfacing,
     /// The engine's output queue may hold a packet besides the one it shows: set when its
     /// output was not taken (`out_ready` low) in a cycle where it showed one or an operation
     /// surfaced, cleared when it shows none to a ready replicator. While it is clear, the
     /// engine shows packets only in the cycles `surfacing` lists (each taken at once).
     backlog: bool,
     seq: u64,
+    ports: Vec<Port>,
+    cfg: VecDeque<CfgReq>,
+    cfg_wait: VecDeque<CfgReq>,
 }
 
 struct NodeRt {
-    tx: TxPort,
+    end: LinkEnd,
+    /// A node queues a packet only while it waits for a credit.
+    tx: TxPort<2>,
     rng: Pcg32,
-    groups: NodeGroups,
     seq: u64,
+    groups: NodeGroups,
 }
 
 /// A node's groups by group index, in index order (a node is in a few groups: a short
@@ -235,6 +347,27 @@ struct NodeGroup {
     joined_at: u64,
 }
 
+/// A loss or duplicate fault, as a sender draws it for each packet.
+#[derive(Clone, Copy)]
+struct RateFault {
+    rate: Bernoulli,
+    /// `Some(delay range)`: a duplicate fault; `None`: a loss.
+    dup: Option<[u64; 2]>,
+    op: Option<u64>,
+    link: Option<usize>,
+    from: u64,
+    until: u64,
+}
+
+impl RateFault {
+    fn hits(&self, now: u64, on: u32, op: u64) -> bool {
+        now >= self.from
+            && now < self.until
+            && self.link.is_none_or(|l| l == on as usize)
+            && self.op.is_none_or(|x| x == op)
+    }
+}
+
 pub(crate) struct Part<'a, E> {
     f: &'a Fabric,
     route: &'a Route,
@@ -247,9 +380,14 @@ pub(crate) struct Part<'a, E> {
     stepping: Vec<usize>,
     switches: Vec<Option<Switch<E>>>,
     nodes: Vec<Option<NodeRt>>,
-    /// Per link, what this partition knows of it (one cache line each).
-    links: Vec<LinkState>,
+    /// The loss and duplicate faults, in the order of the fault list.
+    rate_faults: Vec<RateFault>,
     out: Vec<Scheduled>,
+    /// Credits given back in this window (each reaches its sender at or after its end).
+    credits: Vec<CreditRet>,
+    /// Wake-ups that credits handed in at the start of a window call for (kept for its
+    /// allocation).
+    credit_wakes: Vec<(Dest, u64)>,
     stats: Stats,
     /// Switches are stepped in every cycle: the engines' retry timer is on (it ticks in idle
     /// cycles), or [`RunOptions::every_cycle`].
@@ -277,24 +415,33 @@ impl<'a, E: EngineCore> Part<'a, E> {
                 reset: true,
                 ..Default::default()
             });
-            let radix = t.switch_ports[s].len();
+            let ports = (0..t.switch_ports[s].len())
+                .map(|p| {
+                    let end = match t.switch_ports[s][p] {
+                        Some(l) => LinkEnd::new(f, opts.seed, l, End::Switch(s, p)),
+                        None => LinkEnd::none(),
+                    };
+                    Port {
+                        tx: TxPort::new(end.credits),
+                        inq: Fifo::default(),
+                        end,
+                    }
+                })
+                .collect();
             switches.push(Some(Switch {
                 engine: e,
                 alive: true,
                 clocked_to: 1,
-                inq: vec![VecDeque::new(); radix],
                 in_mask: 0,
                 out_mask: 0,
                 rr: 0,
-                cfg: VecDeque::new(),
-                cfg_wait: VecDeque::new(),
                 repl: None,
-                tx: (0..radix)
-                    .map(|p| TxPort::new(t.switch_ports[s][p].map_or(0, |l| t.links[l].credits)))
-                    .collect(),
-                surfacing: VecDeque::new(),
+                surfacing: Surfacing::default(),
                 backlog: false,
                 seq: 0,
+                ports,
+                cfg: VecDeque::new(),
+                cfg_wait: VecDeque::new(),
             }));
         }
         let mut groups_of_node: Vec<Vec<usize>> = vec![vec![]; t.node_names.len()];
@@ -322,9 +469,11 @@ impl<'a, E: EngineCore> Part<'a, E> {
                             )
                         })
                         .collect();
+                    let end = LinkEnd::new(f, opts.seed, t.node_link[n], End::Node(n));
                     NodeRt {
                         groups: NodeGroups(groups),
-                        tx: TxPort::new(t.links[t.node_link[n]].credits),
+                        tx: TxPort::new(end.credits),
+                        end,
                         rng: Pcg32::seed_from_u64(
                             opts.seed ^ 0x9e37_79b9_7f4a_7c15u64.wrapping_mul(n as u64 + 1),
                         ),
@@ -333,20 +482,40 @@ impl<'a, E: EngineCore> Part<'a, E> {
                 })
             })
             .collect();
-        let links = (0..t.links.len() as u64)
-            .map(|l| {
-                let s = |d: u64| {
-                    Pcg32::seed_from_u64(
-                        opts.seed
-                            .wrapping_add(0x5851_f42d_4c95_7f2du64.wrapping_mul(2 * l + d + 1)),
-                    )
-                };
-                LinkState {
-                    up: true,
-                    gen: 0,
-                    last_arrival: [0, 0],
-                    rng: [s(0), s(1)],
-                }
+        let rate_faults = f
+            .faults
+            .iter()
+            .filter_map(|fl| match *fl {
+                Fault::Loss {
+                    rate,
+                    op,
+                    link,
+                    from,
+                    until,
+                } => Some(RateFault {
+                    rate,
+                    dup: None,
+                    op,
+                    link,
+                    from,
+                    until,
+                }),
+                Fault::Dup {
+                    rate,
+                    op,
+                    link,
+                    delay,
+                    from,
+                    until,
+                } => Some(RateFault {
+                    rate,
+                    dup: Some(delay),
+                    op,
+                    link,
+                    from,
+                    until,
+                }),
+                _ => None,
             })
             .collect();
         let mut p = Part {
@@ -359,8 +528,10 @@ impl<'a, E: EngineCore> Part<'a, E> {
             stepping: vec![],
             switches,
             nodes,
-            links,
+            rate_faults,
             out: vec![],
+            credits: vec![],
+            credit_wakes: vec![],
             stats: Stats::default(),
             every_cycle: f.config.switch.retry_timer_on() || opts.every_cycle,
         };
@@ -387,9 +558,10 @@ impl<'a, E: EngineCore> Part<'a, E> {
                 Fault::LinkDown { link, at, up } => {
                     let l = t.links[link];
                     for e in [l.a, l.b] {
-                        fault(&mut p, at, Ev::LinkDown { link, at_end: e });
+                        let at_end = e.into();
+                        fault(&mut p, at, Ev::LinkDown { link, at_end });
                         if let Some(u) = up {
-                            fault(&mut p, u, Ev::LinkUp { link, at_end: e });
+                            fault(&mut p, u, Ev::LinkUp { link, at_end });
                         }
                     }
                 }
@@ -403,7 +575,7 @@ impl<'a, E: EngineCore> Part<'a, E> {
                                 at,
                                 Ev::LinkDown {
                                     link,
-                                    at_end: other,
+                                    at_end: other.into(),
                                 },
                             );
                         }
@@ -414,10 +586,6 @@ impl<'a, E: EngineCore> Part<'a, E> {
             }
         }
         Ok(p)
-    }
-
-    pub fn push(&mut self, s: Scheduled) {
-        self.queue.push(s);
     }
 
     pub fn next_time(&self) -> Option<u64> {
@@ -450,7 +618,7 @@ impl<'a, E: EngineCore> Part<'a, E> {
             Origin::Node(n) => origin_node(self.f, n),
         };
         // `Route::part_of` answers the same; spelled out here, on the kernel's hottest path,
-        // it compiles to about 5 % fewer instructions in the bench (callgrind).
+        // it compiles to fewer instructions.
         let mine = match ev.target() {
             Target::Switch(s) => self.route.part_of_switch[s] == self.id,
             Target::Node(n) => self.route.part_of_node[n] == self.id,
@@ -467,26 +635,24 @@ impl<'a, E: EngineCore> Part<'a, E> {
         }
     }
 
-    /// Runs every cycle before `t_end`. `spare` is an empty vector for what the partition sends
-    /// out (the last window's, handed back so that its capacity is kept).
-    pub fn window(
-        &mut self,
-        t_end: u64,
-        incoming: &mut Vec<Scheduled>,
-        spare: Vec<Scheduled>,
-    ) -> WindowOut {
-        for s in incoming.drain(..) {
+    /// Runs every cycle before `t_end`, after taking in what other partitions and the SM sent
+    /// it. `spare` holds emptied vectors for what it sends out (the last window's, handed back
+    /// so that their capacity is kept).
+    pub fn window(&mut self, t_end: u64, inbox: &mut Inbox, spare: Inbox) -> WindowOut {
+        for s in inbox.events.drain(..) {
             self.queue.push(s);
         }
+        self.take_credits(&mut inbox.credits);
         if self.out.capacity() == 0 {
-            self.out = spare;
+            self.out = spare.events;
+        }
+        if self.credits.capacity() == 0 {
+            self.credits = spare.credits;
         }
         while let Some(t) = self.next_time().filter(|&t| t < t_end) {
             self.now = t;
             while let Some(s) = self.queue.pop_at(t) {
-                // Credit returns are not counted: within a partition most are no event at
-                // all, so counting those that are would make the count depend on how the
-                // fabric is partitioned.
+                // The wake-ups credits call for are not counted (as credits are not).
                 if s.key.class() != class::CREDIT {
                     self.stats.events += 1;
                 }
@@ -503,80 +669,136 @@ impl<'a, E: EngineCore> Part<'a, E> {
         }
         WindowOut {
             part: self.id,
-            out: std::mem::take(&mut self.out),
+            out: Inbox {
+                events: std::mem::take(&mut self.out),
+                credits: std::mem::take(&mut self.credits),
+            },
             next: self.next_time(),
         }
+    }
+
+    /// Credits given back in the last window (by this partition or another) reach their
+    /// senders: each is held until the cycle it arrives, and a sender with packets waiting is
+    /// woken then. This runs between windows, so its effect does not depend on which
+    /// partition gave the credit back.
+    fn take_credits(&mut self, credits: &mut Vec<CreditRet>) {
+        if credits.is_empty() {
+            return;
+        }
+        // The order the credits come in makes no difference: a sender's returns are a set,
+        // and the wake-ups are sorted below.
+        let mut wakes = std::mem::take(&mut self.credit_wakes);
+        for c in credits.drain(..) {
+            // A credit of a link that failed (or came back) since it was given is void.
+            let wake = match c.to.end() {
+                End::Switch(s, p) => {
+                    let Some(sw) = self.switches[s].as_mut() else {
+                        continue;
+                    };
+                    let port = &mut sw.ports[p];
+                    if port.end.gen != c.gen {
+                        continue;
+                    }
+                    port.tx.returns.push(c.t);
+                    // A switch that works in the next cycle sees the credit when it next
+                    // decides to sleep (and sets its wake-up by it).
+                    let awake = self.active.contains(&s);
+                    (!awake && !port.tx.queue.is_empty()).then_some(Dest::switch(s, 0))
+                }
+                End::Node(n) => {
+                    let Some(node) = self.nodes[n].as_mut() else {
+                        continue;
+                    };
+                    if node.end.gen != c.gen {
+                        continue;
+                    }
+                    node.tx.returns.push(c.t);
+                    (!node.tx.queue.is_empty()).then_some(c.to)
+                }
+            };
+            if let Some(who) = wake {
+                wakes.push((who, c.t));
+            }
+        }
+        wakes.sort_unstable();
+        wakes.dedup();
+        for (who, t) in wakes.drain(..) {
+            match who.end() {
+                End::Switch(s, _) => {
+                    self.at(t, class::CREDIT, Origin::Switch(s), Ev::Wake { sw: s })
+                }
+                End::Node(n) => {
+                    self.at(t, class::CREDIT, Origin::Node(n), Ev::NodePump { node: n })
+                }
+            }
+        }
+        self.credit_wakes = wakes;
+    }
+
+    /// Gives a credit back over a link: it reaches the sender `to` at cycle `t` if the link
+    /// (generation `gen` at the giving end) is still the same then.
+    fn give_credit(&mut self, t: u64, to: Dest, gen: u32) {
+        self.credits.push(CreditRet { t, to, gen });
     }
 
     fn handle(&mut self, ev: Ev) {
         let mgmt = self.f.file.sm.mgmt_latency;
         let now = self.now;
         match ev {
-            Ev::Arrive { link, to, gen, pkt } => {
-                let (link, to) = (link as usize, to.end());
+            Ev::Arrive { to, gen, pkt } => {
                 self.stats.packets += 1;
-                if gen != self.links[link].gen || !self.links[link].up {
-                    count(&mut self.stats.drops, "link_down");
-                    return;
-                }
-                match to {
+                match to.end() {
                     End::Switch(s, port) => {
-                        let credits = self.f.topo.links[link].credits as usize;
-                        let Some(sw) = self.switches[s].as_mut().filter(|x| x.alive) else {
-                            count(&mut self.stats.drops, "switch_down");
+                        let Some(sw) = self.switches[s].as_mut() else {
                             return;
                         };
-                        if pkt.extra && sw.inq[port].len() >= 2 * credits {
+                        let pt = &mut sw.ports[port];
+                        if gen != pt.end.gen || !pt.end.up {
+                            count(&mut self.stats.drops, "link_down");
+                            return;
+                        }
+                        if !sw.alive {
+                            count(&mut self.stats.drops, "switch_down");
+                            return;
+                        }
+                        if pkt.extra && pt.inq.len() as u64 >= 2 * pt.end.credits {
                             count(&mut self.stats.drops, "overflow");
                             return;
                         }
-                        sw.inq[port].push_back(pkt);
+                        pt.inq.push_back(pkt);
                         sw.in_mask |= 1 << port;
                         self.active.insert(s);
                     }
                     End::Node(n) => {
+                        let Some(node) = self.nodes[n].as_ref() else {
+                            return;
+                        };
+                        if gen != node.end.gen || !node.end.up {
+                            count(&mut self.stats.drops, "link_down");
+                            return;
+                        }
                         // A node takes every packet at once: the credit goes straight back.
-                        let l = self.f.topo.links[link];
                         if !pkt.extra {
-                            self.return_credit(
-                                now + l.latency,
-                                Origin::Node(n),
-                                link,
-                                l.other(to),
-                                gen,
-                            );
+                            let (t, peer, gen) =
+                                (now + node.end.latency, node.end.peer, node.end.gen);
+                            self.give_credit(t, peer, gen);
                         }
                         self.node_receive(n, pkt);
                     }
                 }
             }
-            Ev::Credit { link, to, gen } => {
-                if gen != self.links[link as usize].gen {
-                    return;
-                }
-                match to.end() {
-                    End::Switch(s, port) => {
-                        if let Some(sw) = self.switches[s].as_mut() {
-                            sw.tx[port].credits += 1;
-                            if !sw.tx[port].queue.is_empty() {
-                                self.active.insert(s);
-                            }
-                        }
-                    }
-                    End::Node(n) => {
-                        if let Some(node) = self.nodes[n].as_mut() {
-                            node.tx.credits += 1;
-                        }
-                        self.node_pump(n);
-                    }
-                }
-            }
-            Ev::LinkDown { link, at_end } => self.link_down(link, at_end),
+            Ev::LinkDown { link, at_end } => self.link_down(link, at_end.end()),
             Ev::LinkUp { link, at_end } => {
-                self.links[link].up = true;
-                self.links[link].gen += 1;
+                let at_end = at_end.end();
                 // Both ends flushed what they held when the link went down: full credits.
-                let credits = self.f.topo.links[link].credits;
+                let end = match at_end {
+                    End::Switch(s, p) => self.switches[s].as_mut().map(|x| &mut x.ports[p].end),
+                    End::Node(n) => self.nodes[n].as_mut().map(|x| &mut x.end),
+                };
+                if let Some(end) = end {
+                    end.up = true;
+                    end.gen += 1;
+                }
                 if self.reports(link, at_end) {
                     let t = now + mgmt;
                     let origin = match at_end {
@@ -588,15 +810,14 @@ impl<'a, E: EngineCore> Part<'a, E> {
                 match at_end {
                     End::Switch(s, p) => {
                         if let Some(sw) = self.switches[s].as_mut().filter(|x| x.alive) {
-                            sw.tx[p].credits = credits;
-                            sw.tx[p].returns.clear();
+                            let port = &mut sw.ports[p];
+                            port.tx.reset(port.end.credits);
                             self.active.insert(s);
                         }
                     }
                     End::Node(n) => {
                         if let Some(node) = self.nodes[n].as_mut() {
-                            node.tx.credits = credits;
-                            node.tx.returns.clear();
+                            node.tx.reset(node.end.credits);
                         }
                         self.node_pump(n);
                     }
@@ -604,11 +825,15 @@ impl<'a, E: EngineCore> Part<'a, E> {
             }
             Ev::SwitchDown { sw } => {
                 count(&mut self.stats.faults, "switch_down");
-                if let Some(x) = self.switches[sw].as_mut() {
-                    x.alive = false;
-                }
+                let ports = match self.switches[sw].as_mut() {
+                    Some(x) => {
+                        x.alive = false;
+                        x.ports.len()
+                    }
+                    None => 0,
+                };
                 self.active.remove(sw);
-                for port in 0..self.f.topo.switch_ports[sw].len() {
+                for port in 0..ports {
                     if let Some(link) = self.f.topo.switch_ports[sw][port] {
                         self.link_down(link, End::Switch(sw, port));
                     }
@@ -727,7 +952,7 @@ impl<'a, E: EngineCore> Part<'a, E> {
                     .as_ref()
                     .and_then(|r| r.groups.get(&group))
                     .filter(|g| !matches!(g.csm.state, NodeState::Left))
-                    .map(|g| g.csm.tid);
+                    .map(|g| g.csm.tid as u8);
                 self.at(
                     now + mgmt,
                     class::MGMT,
@@ -748,20 +973,18 @@ impl<'a, E: EngineCore> Part<'a, E> {
     }
 
     fn link_down(&mut self, link: usize, at_end: End) {
-        if self.links[link].up {
-            self.links[link].up = false;
-            self.links[link].gen += 1;
-        }
         // What this end holds from the link is lost with it (so credits restart full).
         match at_end {
             End::Switch(s, p) => {
                 if let Some(sw) = self.switches[s].as_mut() {
+                    let port = &mut sw.ports[p];
+                    port.end.fail();
                     // Credits still on their way belong to the link as it was.
-                    sw.tx[p].returns.clear();
-                    let n = sw.inq[p].len() as u64;
-                    sw.inq[p].clear();
+                    port.tx.returns.clear();
+                    let n = port.inq.len() as u64;
+                    port.inq.clear();
                     sw.in_mask &= !(1 << p);
-                    *self.stats.drops.entry("link_down").or_insert(0) += n;
+                    count_n(&mut self.stats.drops, "link_down", n);
                     let alive = sw.alive;
                     if alive && self.reports(link, at_end) {
                         let t = self.now + self.f.file.sm.mgmt_latency;
@@ -771,6 +994,7 @@ impl<'a, E: EngineCore> Part<'a, E> {
             }
             End::Node(n) => {
                 if let Some(node) = self.nodes[n].as_mut() {
+                    node.end.fail();
                     node.tx.queue.clear();
                     node.tx.returns.clear();
                 }
@@ -911,32 +1135,29 @@ impl<'a, E: EngineCore> Part<'a, E> {
     }
 
     fn node_pump(&mut self, n: usize) {
-        let link = self.f.topo.node_link[n];
-        let lifetime = self.f.lifetime[link];
-        let ser = self.f.ser(link);
         let now = self.now;
         loop {
             let Some(rt) = self.nodes[n].as_mut() else {
                 return;
             };
-            if !(self.links[link].up && rt.tx.credits_at(now) > 0 && rt.tx.free_at <= now) {
+            if !(rt.end.up && rt.tx.credits_at(now) > 0 && rt.tx.free_at <= now) {
                 break;
             }
             let Some(pkt) = rt.tx.queue.pop_front() else {
                 break;
             };
-            if now - pkt.birth > lifetime {
+            if now - pkt.birth > rt.end.lifetime {
                 count(&mut self.stats.drops, "expired");
                 continue;
             }
             rt.tx.credits -= 1;
-            rt.tx.free_at = now + ser;
-            self.transmit(link, End::Node(n), pkt);
+            rt.tx.free_at = now + rt.end.ser;
+            self.transmit(Dest::node(n), pkt);
         }
         let Some(rt) = self.nodes[n].as_ref() else {
             return;
         };
-        let again = if !self.links[link].up {
+        let again = if !rt.end.up {
             None
         } else if !rt.tx.queue.is_empty() && rt.tx.credits > 0 {
             Some(rt.tx.free_at.max(now + 1))
@@ -949,17 +1170,16 @@ impl<'a, E: EngineCore> Part<'a, E> {
     }
 
     fn node_receive(&mut self, n: usize, pkt: Pkt) {
-        let link = self.f.topo.node_link[n];
-        if self.now - pkt.birth > self.f.lifetime[link] {
-            count(&mut self.stats.drops, "expired");
-            return;
-        }
         let overhead = self.f.file.node.overhead;
         let mgmt = self.f.file.sm.mgmt_latency;
         let now = self.now;
         let Some(rt) = self.nodes[n].as_mut() else {
             return;
         };
+        if now - pkt.birth > rt.end.lifetime {
+            count(&mut self.stats.drops, "expired");
+            return;
+        }
         let Some((&group, ng)) = rt
             .groups
             .iter_mut()
@@ -997,67 +1217,67 @@ impl<'a, E: EngineCore> Part<'a, E> {
 
     // --- links -----------------------------------------------------------------------------------
 
-    /// Sends `pkt` from `from` over `link`, in order after everything sent that way before
-    /// (a duplicate arrives right after its original, delayed, and delays what follows).
-    fn transmit(&mut self, link: usize, from: End, pkt: Pkt) {
-        let l = self.f.topo.links[link];
-        let to = l.other(from);
-        let dir = usize::from(from != l.a);
+    /// Sends `pkt` from the link end `from` (a switch port or a node), in order after
+    /// everything sent that way before (a duplicate arrives right after its original, delayed,
+    /// and delays what follows).
+    fn transmit(&mut self, from: Dest, pkt: Pkt) {
         let now = self.now;
-        let origin = match from {
-            End::Switch(s, _) => Origin::Switch(s),
-            End::Node(n) => Origin::Node(n),
+        let (origin, end) = match from.end() {
+            End::Switch(s, p) => (
+                Origin::Switch(s),
+                self.switches[s].as_mut().map(|x| &mut x.ports[p].end),
+            ),
+            End::Node(n) => (Origin::Node(n), self.nodes[n].as_mut().map(|x| &mut x.end)),
         };
-        let arrive = (now + self.f.ser(link) + l.latency).max(self.links[link].last_arrival[dir]);
+        let Some(end) = end else {
+            return;
+        };
+        let arrive = (now + end.ser + end.latency).max(end.last_arrival);
         let mut lost = false;
         let mut dup: Option<u64> = None;
-        let rng = &mut self.links[link].rng[dir];
-        for f in &self.f.faults {
-            match *f {
-                Fault::Loss { rate, .. }
-                    if f.hits(now, link, pkt.op.into()) && rng.sample(rate) =>
-                {
-                    lost = true
+        for f in &self.rate_faults {
+            if f.hits(now, end.link, pkt.op.into()) && end.rng.sample(f.rate) {
+                match f.dup {
+                    None => lost = true,
+                    Some(delay) => {
+                        dup = Some(if delay[1] > delay[0] {
+                            end.rng.gen_range(delay[0]..=delay[1])
+                        } else {
+                            delay[0]
+                        });
+                    }
                 }
-                Fault::Dup { rate, delay, .. }
-                    if f.hits(now, link, pkt.op.into()) && rng.sample(rate) =>
-                {
-                    dup = Some(if delay[1] > delay[0] {
-                        rng.gen_range(delay[0]..=delay[1])
-                    } else {
-                        delay[0]
-                    });
-                }
-                _ => {}
             }
         }
-        let gen = self.links[link].gen;
-        self.links[link].last_arrival[dir] = arrive;
+        end.last_arrival = arrive;
+        if let Some(d) = dup {
+            end.last_arrival = arrive + d;
+        }
+        let (peer, gen, latency) = (end.peer, end.gen, end.latency);
         if lost {
             count(&mut self.stats.faults, "loss");
             // The credit was spent on a packet that never arrives: the link layer gives it
             // back (as a receiver that dropped it would).
             if !pkt.extra {
-                self.return_credit(arrive + l.latency, origin, link, from, gen);
+                self.give_credit(arrive + latency, from, gen);
             }
-        }
-        let deliver = |this: &mut Self, t: u64, pkt: Pkt| {
-            let ev = Ev::Arrive {
-                link: link as u32,
-                to: to.into(),
-                gen,
-                pkt,
-            };
-            this.at(t, class::ARRIVE, origin, ev);
-        };
-        if !lost {
-            deliver(self, arrive, pkt);
+        } else {
+            self.at(
+                arrive,
+                class::ARRIVE,
+                origin,
+                Ev::Arrive { to: peer, gen, pkt },
+            );
         }
         if let Some(d) = dup {
             count(&mut self.stats.faults, "duplicate");
-            let copy = arrive + d;
-            self.links[link].last_arrival[dir] = copy;
-            deliver(self, copy, Pkt { extra: true, ..pkt });
+            let pkt = Pkt { extra: true, ..pkt };
+            self.at(
+                arrive + d,
+                class::ARRIVE,
+                origin,
+                Ev::Arrive { to: peer, gen, pkt },
+            );
         }
     }
 
@@ -1090,9 +1310,10 @@ impl<'a, E: EngineCore> Part<'a, E> {
             i.cfg_is_root = c.entry.is_root;
             i.cfg_tid = c.tid;
         }
-        // The arbiter: the next non-empty input buffer after the last one served.
+        // The arbiter: the next non-empty input buffer after the last one served. Heads older
+        // than the packet lifetime are dropped first (their credits go back).
         let mut offered = None;
-        let mut expired: Vec<(usize, bool)> = vec![];
+        let mut expired = 0;
         let after = if sw.rr + 1 >= 64 {
             0
         } else {
@@ -1103,16 +1324,22 @@ impl<'a, E: EngineCore> Part<'a, E> {
             while *part != 0 {
                 let p = part.trailing_zeros() as usize;
                 *part &= *part - 1;
-                let lifetime = self.f.topo.switch_ports[s][p].map_or(0, |l| self.f.lifetime[l]);
-                while let Some(h) = sw.inq[p].front() {
-                    if now - h.birth > lifetime {
-                        expired.push((p, h.extra));
-                        sw.inq[p].pop_front();
-                    } else {
+                let port = &mut sw.ports[p];
+                while let Some(h) = port.inq.front() {
+                    if now - h.birth <= port.end.lifetime {
                         break;
                     }
+                    expired += 1;
+                    if !h.extra {
+                        self.credits.push(CreditRet {
+                            t: now + port.end.latency,
+                            to: port.end.peer,
+                            gen: port.end.gen,
+                        });
+                    }
+                    port.inq.pop_front();
                 }
-                match sw.inq[p].front() {
+                match port.inq.front() {
                     Some(h) => {
                         offered = Some((p, *h));
                         break 'scan;
@@ -1133,65 +1360,64 @@ impl<'a, E: EngineCore> Part<'a, E> {
         let o = if !self.every_cycle && cfg.is_none() && offered.is_none() && sw.engine.quiet() {
             // The outputs are all low (the ready signals answer nothing offered).
             sw.engine.idle(1);
-            SwitchEngineOut::default()
+            FabricOut::default()
         } else {
             sw.engine.clock(&i)
         };
         sw.clocked_to = now + 1;
-        let mut accepted = None;
         if cfg.is_some() && o.cfg_ready {
             if let Some(c) = sw.cfg.pop_front() {
                 sw.cfg_wait.push_back(c);
             }
-            sw.surfacing.push_back(now + LATENCY as u64);
+            sw.surfacing.push(now + LATENCY as u64);
         } else if let Some((p, _)) = offered {
             if o.pkt_ready {
-                let extra = sw.inq[p].pop_front().is_some_and(|h| h.extra);
-                if sw.inq[p].is_empty() {
+                let port = &mut sw.ports[p];
+                if port.inq.pop_front().is_some_and(|h| !h.extra) {
+                    self.credits.push(CreditRet {
+                        t: now + port.end.latency,
+                        to: port.end.peer,
+                        gen: port.end.gen,
+                    });
+                }
+                if port.inq.is_empty() {
                     sw.in_mask &= !(1 << p);
                 }
                 sw.rr = p;
-                accepted = Some((p, extra));
-                sw.surfacing.push_back(now + LATENCY as u64);
+                sw.surfacing.push(now + LATENCY as u64);
             }
         }
         let mut surfaced = false;
-        while sw.surfacing.front().is_some_and(|&t| t <= now) {
-            sw.surfacing.pop_front();
+        while sw.surfacing.front().is_some_and(|t| t <= now) {
+            sw.surfacing.pop();
             surfaced = true;
         }
         sw.backlog = if i.out_ready {
-            sw.backlog && o.out_valid
+            sw.backlog && o.out.is_some()
         } else {
-            sw.backlog || o.out_valid || surfaced
+            sw.backlog || o.out.is_some() || surfaced
         };
-        if o.out_valid && i.out_ready {
+        if let (Some(out), true) = (o.out, i.out_ready) {
             sw.repl = Some((
                 Pkt {
                     // Engine outputs are port-width: a CGID below 4096, 2-bit TID, 3-bit op.
-                    cgid: o.out_cgid as u32,
-                    tid: o.out_tid as u8,
-                    op: o.out_op as u8,
+                    cgid: out.cgid as u32,
+                    tid: out.tid as u8,
+                    op: out.op as u8,
                     birth: now,
                     extra: false,
                 },
-                o.out_ports,
+                out.ports,
             ));
         }
-        let rsp = if o.rsp_valid {
-            sw.cfg_wait.pop_front()
-        } else {
-            None
+        let rsp = match o.rsp {
+            Some(rejected) => sw.cfg_wait.pop_front().map(|c| (c, rejected)),
+            None => None,
         };
-        for (p, extra) in expired.iter().copied().chain(accepted) {
-            if !extra {
-                self.credit_back(s, p);
-            }
+        if expired > 0 {
+            count_n(&mut self.stats.drops, "expired", expired);
         }
-        for _ in &expired {
-            count(&mut self.stats.drops, "expired");
-        }
-        if let Some(c) = rsp {
+        if let Some((c, rejected)) = rsp {
             self.at(
                 now + mgmt,
                 class::MGMT,
@@ -1199,18 +1425,18 @@ impl<'a, E: EngineCore> Part<'a, E> {
                 Ev::CfgDone {
                     group: c.group,
                     epoch: c.epoch,
-                    rejected: o.rsp_rejected,
+                    rejected,
                 },
             );
         }
-        if o.ev_valid {
-            self.stats.verdicts[(o.ev_verdict & 15) as usize] += 1;
-            if o.ev_verdict == Verdict::TidFail.code() {
+        if let Some((verdict, cgid)) = o.ev {
+            self.stats.verdicts[(verdict & 15) as usize] += 1;
+            if verdict == Verdict::TidFail.code() {
                 self.at(
                     now + mgmt,
                     class::MGMT,
                     Origin::Switch(s),
-                    Ev::SmTidFail { cgid: o.ev_cgid },
+                    Ev::SmTidFail { cgid },
                 );
             }
         }
@@ -1227,14 +1453,15 @@ impl<'a, E: EngineCore> Part<'a, E> {
         while m != 0 {
             let p = m.trailing_zeros() as usize;
             m &= m - 1;
-            if !self.f.topo.switch_ports[s][p].is_some_and(|l| self.links[l].up) {
+            let port = &mut sw.ports[p];
+            if !port.end.live() {
                 continue;
             }
-            if sw.tx[p].credits_at(now) > 0 {
+            if port.tx.credits_at(now) > 0 {
                 egress_ready = true;
                 break;
             }
-            if let Some(t) = sw.tx[p].blocked_until() {
+            if let Some(t) = port.tx.blocked_until() {
                 credit_due = Some(credit_due.map_or(t, |d| d.min(t)));
             }
         }
@@ -1252,56 +1479,9 @@ impl<'a, E: EngineCore> Part<'a, E> {
             // it is clocked through those cycles at once when the switch wakes (as it is
             // when a packet arrives). A port waiting for a credit wakes it when it comes.
             self.active.remove(s);
-            let wake = sw
-                .surfacing
-                .front()
-                .copied()
-                .into_iter()
-                .chain(credit_due)
-                .min();
+            let wake = sw.surfacing.front().into_iter().chain(credit_due).min();
             if let Some(t) = wake {
                 self.at(t, class::NODE, Origin::Switch(s), Ev::Wake { sw: s });
-            }
-        }
-    }
-
-    fn credit_back(&mut self, s: usize, port: usize) {
-        let Some(link) = self.f.topo.switch_ports[s][port] else {
-            return;
-        };
-        let l = self.f.topo.links[link];
-        let to = l.other(End::Switch(s, port));
-        let gen = self.links[link].gen;
-        self.return_credit(self.now + l.latency, Origin::Switch(s), link, to, gen);
-    }
-
-    /// A credit for `link` reaches its sender `to` at cycle `t`: straight into the sender's
-    /// returns when this partition holds it (with a wake-up if the sender is waiting for
-    /// it), else as an event.
-    fn return_credit(&mut self, t: u64, origin: Origin, link: usize, to: End, gen: u32) {
-        let local = match to {
-            End::Switch(s, p) => self.switches[s].as_mut().map(|x| &mut x.tx[p]),
-            End::Node(n) => self.nodes[n].as_mut().map(|x| &mut x.tx),
-        };
-        let Some(tx) = local else {
-            self.at(
-                t,
-                class::CREDIT,
-                origin,
-                Ev::Credit {
-                    link: link as u32,
-                    to: to.into(),
-                    gen,
-                },
-            );
-            return;
-        };
-        let waiting = !tx.queue.is_empty();
-        tx.returns.push(t);
-        if waiting {
-            match to {
-                End::Switch(s, _) => self.at(t, class::CREDIT, origin, Ev::Wake { sw: s }),
-                End::Node(n) => self.at(t, class::CREDIT, origin, Ev::NodePump { node: n }),
             }
         }
     }
@@ -1320,13 +1500,13 @@ impl<'a, E: EngineCore> Part<'a, E> {
             let p = mask.trailing_zeros() as usize;
             mask &= mask - 1;
             placed += 1;
-            if p >= sw.tx.len() {
+            let Some(port) = sw.ports.get_mut(p) else {
                 continue;
-            }
-            if sw.tx[p].queue.len() >= depth {
+            };
+            if port.tx.queue.len() >= depth {
                 count(&mut self.stats.drops, "egress_full");
             } else {
-                sw.tx[p].queue.push_back(pkt);
+                port.tx.queue.push_back(pkt);
                 sw.out_mask |= 1 << p;
             }
         }
@@ -1342,15 +1522,15 @@ impl<'a, E: EngineCore> Part<'a, E> {
             let Some(sw) = self.switches[s].as_mut() else {
                 return;
             };
-            let link = self.f.topo.switch_ports[s][p];
-            let Some(link) = link.filter(|&l| self.links[l].up) else {
-                let n = sw.tx[p].queue.len() as u64;
-                sw.tx[p].queue.clear();
+            let port = &mut sw.ports[p];
+            if !port.end.live() {
+                let n = port.tx.queue.len() as u64;
+                port.tx.queue.clear();
                 sw.out_mask &= !(1 << p);
-                *self.stats.drops.entry("link_down").or_insert(0) += n;
+                count_n(&mut self.stats.drops, "link_down", n);
                 continue;
-            };
-            let tx = &mut sw.tx[p];
+            }
+            let tx = &mut port.tx;
             if tx.free_at > now || tx.credits_at(now) == 0 {
                 continue;
             }
@@ -1360,13 +1540,13 @@ impl<'a, E: EngineCore> Part<'a, E> {
             if tx.queue.is_empty() {
                 sw.out_mask &= !(1 << p);
             }
-            if now - pkt.birth > self.f.lifetime[link] {
+            if now - pkt.birth > port.end.lifetime {
                 count(&mut self.stats.drops, "expired");
                 continue;
             }
             tx.credits -= 1;
-            tx.free_at = now + self.f.ser(link);
-            self.transmit(link, End::Switch(s, p), pkt);
+            tx.free_at = now + port.end.ser;
+            self.transmit(Dest::switch(s, p), pkt);
         }
     }
 }

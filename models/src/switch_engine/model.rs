@@ -1428,6 +1428,8 @@ mod tests {
         let hot = [0, 1, 5, p.groups as u64 - 1];
         let mut m = SwitchEngineModel::new(p);
         let mut t = SwitchEngineTxn::new(p);
+        // The same engine, showing only what the fabric reads.
+        let mut lean = SwitchEngineTxn::new(p);
         let (mut outs, mut held, mut events, mut idled) = (0u64, 0u64, 0u64, 0u64);
         let mut retries = 0u64;
         let mut gap = 0;
@@ -1440,6 +1442,7 @@ mod tests {
                     m.step(&SwitchEngineIn::default());
                 }
                 t.idle(n);
+                lean.idle(n);
                 idled += n;
                 cycle += n;
                 continue;
@@ -1462,6 +1465,11 @@ mod tests {
             let want = m.step(&i);
             let got = t.step(&i);
             assert_eq!(got, want, "seed {seed:#x}, cycle {cycle}, input {i:?}");
+            assert_eq!(
+                lean.step_fabric(&i),
+                super::super::txn::FabricOut::from(&want),
+                "seed {seed:#x}, cycle {cycle}, input {i:?}: the fabric's view"
+            );
             outs += u64::from(want.out_valid && i.out_ready);
             held += u64::from(want.out_valid && !i.out_ready);
             events += u64::from(want.ev_valid);

@@ -56,6 +56,49 @@ struct Queued {
     op: u64,
 }
 
+/// What a fabric of engines acts on in a cycle, out of the whole [`SwitchEngineOut`]: the two
+/// ready signals, the output packet, the event's verdict and CGID, and whether a configuration
+/// response came (and was a rejection). [`SwitchEngineTxn::step_fabric`] shows exactly these
+/// fields of what [`SwitchEngineTxn::step`] would show; `From<&SwitchEngineOut>` takes them from
+/// any level's outputs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct FabricOut {
+    pub cfg_ready: bool,
+    pub pkt_ready: bool,
+    /// `out_valid` and the packet shown.
+    pub out: Option<FabricPacket>,
+    /// `ev_valid` with (`ev_verdict`, `ev_cgid`).
+    pub ev: Option<(u64, u64)>,
+    /// `rsp_valid` with `rsp_rejected`.
+    pub rsp: Option<bool>,
+}
+
+/// The output packet: `out_ports`, `out_cgid`, `out_tid`, `out_op`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct FabricPacket {
+    pub ports: u64,
+    pub cgid: u64,
+    pub tid: u64,
+    pub op: u64,
+}
+
+impl From<&SwitchEngineOut> for FabricOut {
+    fn from(o: &SwitchEngineOut) -> FabricOut {
+        FabricOut {
+            cfg_ready: o.cfg_ready,
+            pkt_ready: o.pkt_ready,
+            out: o.out_valid.then_some(FabricPacket {
+                ports: o.out_ports,
+                cgid: o.out_cgid,
+                tid: o.out_tid,
+                op: o.out_op,
+            }),
+            ev: o.ev_valid.then_some((o.ev_verdict, o.ev_cgid)),
+            rsp: o.rsp_valid.then_some(o.rsp_rejected),
+        }
+    }
+}
+
 /// The engine as the golden plus the timing of its ports.
 #[derive(Clone, Debug)]
 pub struct SwitchEngineTxn {
@@ -162,6 +205,43 @@ impl SwitchEngineTxn {
     /// One clock cycle: the outputs during the cycle, then the edge.
     pub fn step(&mut self, i: &SwitchEngineIn) -> SwitchEngineOut {
         let o = self.outputs(i);
+        self.edge(i, o.out_valid, o.cfg_ready, o.pkt_ready);
+        o
+    }
+
+    /// [`Self::step`], returning only what a fabric acts on ([`FabricOut`]): the same cycle,
+    /// without building the rest of the port struct.
+    pub fn step_fabric(&mut self, i: &SwitchEngineIn) -> FabricOut {
+        let answer = self.stage4().and_then(|f| f.answer);
+        let out = match self.queue.front() {
+            Some(head) => Some(*head),
+            None => self.stage4_packet(),
+        };
+        let (ev, rsp) = match answer {
+            Some(Response::Packet { cgid, result }) => (Some((result.verdict.code(), cgid)), None),
+            Some(Response::Cfg(r)) => (None, Some(r.rejected)),
+            None => (None, None),
+        };
+        let cfg_ready = self.init_done();
+        let pkt_ready = cfg_ready && !i.cfg_valid && self.room();
+        self.edge(i, out.is_some(), cfg_ready, pkt_ready);
+        FabricOut {
+            cfg_ready,
+            pkt_ready,
+            out: out.map(|q| FabricPacket {
+                ports: q.ports,
+                cgid: q.cgid,
+                tid: q.tid,
+                op: q.op,
+            }),
+            ev,
+            rsp,
+        }
+    }
+
+    /// The clock edge, given the cycle's inputs and the outputs it showed (`out_valid`,
+    /// `cfg_ready`, `pkt_ready`: the handshakes).
+    fn edge(&mut self, i: &SwitchEngineIn, out_valid: bool, cfg_ready: bool, pkt_ready: bool) {
         let room = self.room();
         self.last_cfg_valid = i.cfg_valid;
         if i.reset {
@@ -171,12 +251,12 @@ impl SwitchEngineTxn {
                 cycle: self.cycle + 1,
                 ..Self::new(self.p)
             };
-            return o;
+            return;
         }
         // The output queue: the packet shown leaves with `out_ready`; the stage-4 packet
         // joins the queue unless it was the one shown and left.
         let from_queue = !self.queue.is_empty();
-        let taken = o.out_valid && i.out_ready;
+        let taken = out_valid && i.out_ready;
         if taken && from_queue {
             self.queue.pop_front();
         }
@@ -190,8 +270,8 @@ impl SwitchEngineTxn {
             self.in_flight.pop_front();
         }
         // Stage 0: accept (the configuration port first), or tick when nothing is offered.
-        let take_cfg = o.cfg_ready && i.cfg_valid;
-        let take_pkt = o.pkt_ready && i.pkt_valid;
+        let take_cfg = cfg_ready && i.cfg_valid;
+        let take_pkt = pkt_ready && i.pkt_valid;
         let tick =
             self.p.retry_timer_on() && self.init_done() && !i.cfg_valid && !i.pkt_valid && room;
         if take_cfg || take_pkt {
@@ -219,7 +299,6 @@ impl SwitchEngineTxn {
         } else {
             self.sweep_left -= 1;
         }
-        o
     }
 
     /// Nothing in flight, nothing queued, the sweep done and the timer off: the outputs show
