@@ -1,15 +1,20 @@
-//! Simulation speed on one core for fabrics of 64, 512 and 4096 nodes, measured side by side
-//! in one run: barriers under 0.1 % loss, each case run three times and the fastest kept (the
-//! machines this runs on are shared and noisy).
+//! Simulation speed on one core, measured side by side in one run (each case run three times
+//! and the fastest kept: the machines this runs on are shared and noisy).
+//!
+//! Two tables:
+//! 1. **64, 512 and 4096 nodes** (a leaf-spine, and two 3-level fat trees), barriers under
+//!    0.1 % loss;
+//! 2. **cost against size**: one 3-level fat tree of radix 26 populated with 512, 1024, 2048
+//!    and 4096 nodes, loss free, so that every node does the same work per barrier whatever
+//!    the size: a cost per node and barrier that stays flat is a cost linear in the nodes.
 //!
 //! Columns, per second of wall time:
 //! - `packets/s`: packets delivered over a link (the strictest count: one per hop);
 //! - `events/s`: everything the kernel simulates one by one: the queued events (packet
-//!   arrivals, node software steps, timers, wake-ups, management messages; credit returns are
-//!   not counted, see the summary's `events`) plus the switch clock cycles stepped one at a
-//!   time (idle stretches are skipped at once);
-//! - `ns/(node·barrier)`: wall time per node and barrier (flat when the cost is linear in the
-//!   node count).
+//!   arrivals, node software steps, timers, wake-ups, management messages; the wake-ups of
+//!   senders by returning credits are not counted, see the summary's `events`) plus the switch
+//!   clock cycles stepped one at a time (idle stretches are skipped at once);
+//! - `ns/(node·barrier)`: wall time per node and barrier.
 //!
 //! `cargo bench -p netcoll-fabric`. `NETCOLL_BENCH_SCALE` multiplies the barriers of every
 //! case (default 1); `NETCOLL_BENCH_ONLY=4096` runs the cases whose name contains it (for
@@ -18,6 +23,80 @@
 use netcoll_fabric::{parse, Fabric, RunOptions};
 use netcoll_models::config::Config;
 use std::time::Instant;
+
+/// One case's best run.
+struct Measured {
+    barriers: u64,
+    packets: u64,
+    events: u64,
+    seconds: f64,
+    nodes: f64,
+}
+
+impl Measured {
+    fn ns_per_node_barrier(&self) -> f64 {
+        self.seconds * 1e9 / (self.nodes * self.barriers as f64)
+    }
+}
+
+/// Runs `text` three times (seed 1) and keeps the fastest.
+fn measure(text: &str) -> Measured {
+    let file = parse(text).expect("bench fabric parses");
+    let fab = Fabric::new(file, Config::default()).expect("bench fabric is valid");
+    let mut best = f64::INFINITY;
+    let mut summary = None;
+    for _ in 0..3 {
+        let t0 = Instant::now();
+        let r = fab
+            .run(
+                &RunOptions {
+                    seed: 1,
+                    ..Default::default()
+                },
+                &mut |_, _| {},
+            )
+            .expect("bench run");
+        best = best.min(t0.elapsed().as_secs_f64());
+        assert!(r.summary.safe, "{}", r.table());
+        summary = Some(r.summary);
+    }
+    let s = summary.expect("three runs");
+    Measured {
+        barriers: s.barriers,
+        packets: s.packets,
+        events: s.events + s.steps,
+        seconds: best,
+        nodes: fab.topo.node_names.len() as f64,
+    }
+}
+
+fn header() {
+    println!(
+        "{:<50} {:>9} {:>10} {:>11} {:>8} {:>11} {:>11} {:>18}",
+        "fabric",
+        "barriers",
+        "packets",
+        "events",
+        "seconds",
+        "packets/s",
+        "events/s",
+        "ns/(node·barrier)"
+    );
+}
+
+fn row(name: &str, m: &Measured) {
+    println!(
+        "{:<50} {:>9} {:>10} {:>11} {:>8.3} {:>11.3e} {:>11.3e} {:>18.1}",
+        name,
+        m.barriers,
+        m.packets,
+        m.events,
+        m.seconds,
+        m.packets as f64 / m.seconds,
+        m.events as f64 / m.seconds,
+        m.ns_per_node_barrier()
+    );
+}
 
 fn main() {
     let scale: u64 = std::env::var("NETCOLL_BENCH_SCALE")
@@ -46,61 +125,18 @@ fn main() {
             20,
         ),
     ];
-    println!(
-        "{:<50} {:>9} {:>10} {:>11} {:>8} {:>11} {:>11} {:>18}",
-        "fabric",
-        "barriers",
-        "packets",
-        "events",
-        "seconds",
-        "packets/s",
-        "events/s",
-        "ns/(node·barrier)"
-    );
+    header();
     let mut rates = vec![];
     for (name, fabric, switch, barriers) in cases {
         if !name.contains(&only) {
             continue;
         }
         let barriers = barriers * scale;
-        let text = format!(
+        let m = measure(&format!(
             "{switch}{fabric}\nlatency=20\n[node]\noverhead=50\nretry_timeout=5000\ncompute=[0,100]\n[[group]]\nmembers='all'\nbarriers={barriers}\n[[fault]]\nkind='loss'\nrate=0.001\n"
-        );
-        let file = parse(&text).expect("bench fabric parses");
-        let fab = Fabric::new(file, Config::default()).expect("bench fabric is valid");
-        let nodes = fab.topo.node_names.len() as f64;
-        let mut best = f64::INFINITY;
-        let mut summary = None;
-        for _ in 0..3 {
-            let t0 = Instant::now();
-            let r = fab
-                .run(
-                    &RunOptions {
-                        seed: 1,
-                        ..Default::default()
-                    },
-                    &mut |_, _| {},
-                )
-                .expect("bench run");
-            best = best.min(t0.elapsed().as_secs_f64());
-            assert!(r.summary.safe, "{}", r.table());
-            summary = Some(r.summary);
-        }
-        let Some(s) = summary else { continue };
-        let events = s.events + s.steps;
-        let rate = s.packets as f64 / best;
-        rates.push((name, rate, best * 1e9 / (nodes * s.barriers as f64)));
-        println!(
-            "{:<50} {:>9} {:>10} {:>11} {:>8.3} {:>11.3e} {:>11.3e} {:>18.1}",
-            name,
-            s.barriers,
-            s.packets,
-            events,
-            best,
-            rate,
-            events as f64 / best,
-            best * 1e9 / (nodes * s.barriers as f64)
-        );
+        ));
+        row(name, &m);
+        rates.push((name, m.packets as f64 / m.seconds, m.ns_per_node_barrier()));
     }
     if let Some(&(_, base, base_cost)) = rates.first() {
         for (name, rate, cost) in &rates[1..] {
@@ -108,6 +144,31 @@ fn main() {
                 "{name}: packets/s {:.2} of the first case's, cost per node and barrier {:.2} of it",
                 rate / base,
                 cost / base_cost
+            );
+        }
+    }
+    // Cost against size: one topology, loss free, so that the work per node and barrier is the
+    // same at every size (about the same number of packets in each case).
+    println!();
+    header();
+    let mut costs = vec![];
+    for (hosts, barriers) in [(512u64, 160u64), (1024, 80), (2048, 40), (4096, 20)] {
+        let name = format!("cost against size: fat tree k=26, {hosts} nodes");
+        if !name.contains(&only) {
+            continue;
+        }
+        let m = measure(&format!(
+            "[switch]\nradix=32\n[fabric]\ntopology='fat_tree'\nk=26\nlevels=3\nhosts={hosts}\nlatency=20\n[node]\noverhead=50\nretry_timeout=5000\ncompute=[0,100]\n[[group]]\nmembers='all'\nbarriers={}\n",
+            barriers * scale
+        ));
+        row(&name, &m);
+        costs.push((hosts, m.ns_per_node_barrier()));
+    }
+    if let Some(&(base_hosts, base)) = costs.first() {
+        for (hosts, cost) in &costs[1..] {
+            println!(
+                "{hosts} nodes: cost per node and barrier {:.2} of {base_hosts} nodes'",
+                cost / base
             );
         }
     }

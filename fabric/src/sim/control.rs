@@ -42,11 +42,43 @@ struct GroupRt {
     dirty: bool,
     answers: Vec<u64>,
     done_members: usize,
-    // The checker's view: per open barrier, the members that entered it and those that
-    // released it, and its last entry.
-    entered: BTreeMap<u64, BitSet>,
-    released: BTreeMap<u64, BitSet>,
-    entry_max: BTreeMap<u64, u64>,
+    /// The checker's view: the barriers some member has entered or released that have not
+    /// completed, by index (a few at a time: a short vector, in order).
+    open: Vec<Open>,
+}
+
+/// An open barrier, as the checker sees it.
+struct Open {
+    k: u64,
+    /// The members that entered it …
+    entered: BitSet,
+    /// … and those that released it.
+    released: BitSet,
+    /// Its last entry (`None` while nobody has entered it).
+    entry_max: Option<u64>,
+}
+
+impl GroupRt {
+    fn open(&self, k: u64) -> Option<&Open> {
+        self.open.iter().find(|o| o.k == k)
+    }
+
+    /// Barrier `k`, opened if it was not.
+    fn open_mut(&mut self, k: u64) -> &mut Open {
+        let at = self.open.partition_point(|o| o.k < k);
+        if self.open.get(at).is_none_or(|o| o.k != k) {
+            self.open.insert(
+                at,
+                Open {
+                    k,
+                    entered: BitSet::default(),
+                    released: BitSet::default(),
+                    entry_max: None,
+                },
+            );
+        }
+        &mut self.open[at]
+    }
 }
 
 pub(crate) struct Control<'a> {
@@ -103,9 +135,7 @@ impl<'a> Control<'a> {
                     dirty: false,
                     answers: vec![],
                     done_members: 0,
-                    entered: BTreeMap::new(),
-                    released: BTreeMap::new(),
-                    entry_max: BTreeMap::new(),
+                    open: vec![],
                 })
                 .collect(),
             records: vec![],
@@ -198,8 +228,11 @@ impl<'a> Control<'a> {
         let bound = self.f.file.run.completion_bound;
         let mut best: Option<u64> = None;
         for g in &self.groups {
-            for (k, &start) in &g.entry_max {
-                if g.entered.get(k).map_or(0, |e| e.len()) < g.members.len() {
+            for o in &g.open {
+                let Some(start) = o.entry_max else {
+                    continue;
+                };
+                if o.entered.len() < g.members.len() {
                     continue;
                 }
                 // A fault before the deadline moves it.
@@ -242,9 +275,10 @@ impl<'a> Control<'a> {
                 if !g.members.contains(&node) {
                     return;
                 }
-                g.entered.entry(k).or_default().insert(node);
-                let m = g.entry_max.entry(k).or_insert(0);
-                *m = (*m).max(self.now);
+                let now = self.now;
+                let o = g.open_mut(k);
+                o.entered.insert(node);
+                o.entry_max = Some(o.entry_max.unwrap_or(0).max(now));
             }
             Ev::LogRelease { group, node, k } => self.release(group, node, k),
             Ev::CfgDone {
@@ -322,7 +356,7 @@ impl<'a> Control<'a> {
         if !g.members.contains(&node) {
             return;
         }
-        let entered = g.entered.get(&k).map_or(0, |e| e.len());
+        let entered = g.open(k).map_or(0, |o| o.entered.len());
         let members = g.members.len();
         if entered < members {
             self.violations.push(format!(
@@ -330,24 +364,20 @@ impl<'a> Control<'a> {
                 self.f.topo.node_names[node], self.f.groups[group].name, self.now
             ));
         }
-        self.groups[group]
-            .released
-            .entry(k)
-            .or_default()
-            .insert(node);
+        self.groups[group].open_mut(k).released.insert(node);
         self.barrier_done(group, k);
     }
 
     fn barrier_done(&mut self, group: usize, k: u64) {
         let g = &mut self.groups[group];
-        let released = g.released.get(&k).map_or(0, |r| r.len());
+        let Some(at) = g.open.iter().position(|o| o.k == k) else {
+            return;
+        };
+        let released = g.open[at].released.len();
         if released == 0 || released < g.members.len() {
             return;
         }
-        let start = g.entry_max.get(&k).copied().unwrap_or(0);
-        g.released.remove(&k);
-        g.entered.remove(&k);
-        g.entry_max.remove(&k);
+        let start = g.open.remove(at).entry_max.unwrap_or(0);
         let t = self.now;
         let latency = t.saturating_sub(start);
         let since = t.saturating_sub(start.max(self.last_fault(t)));
@@ -378,10 +408,11 @@ impl<'a> Control<'a> {
             return;
         }
         // It no longer counts in any open barrier.
-        for e in g.entered.values_mut().chain(g.released.values_mut()) {
-            e.remove(node);
+        for o in g.open.iter_mut() {
+            o.entered.remove(node);
+            o.released.remove(node);
         }
-        let open: Vec<u64> = g.released.keys().copied().collect();
+        let open: Vec<u64> = g.open.iter().map(|o| o.k).collect();
         for k in open {
             self.barrier_done(group, k);
         }
@@ -668,8 +699,13 @@ impl<'a> Control<'a> {
         if self.hang {
             for (gi, g) in self.groups.iter().enumerate() {
                 if g.phase != Phase::Gone {
-                    let open: Vec<String> =
-                        g.entry_max.keys().map(|k| k.to_string()).take(3).collect();
+                    let open: Vec<String> = g
+                        .open
+                        .iter()
+                        .filter(|o| o.entry_max.is_some())
+                        .map(|o| o.k.to_string())
+                        .take(3)
+                        .collect();
                     violations.push(format!(
                         "hang: group {} did not finish by cycle {} (SM phase {:?}; open barriers {}; {} of {} members done)",
                         self.f.groups[gi].name,

@@ -1198,13 +1198,14 @@ fn run(
     // The partitions have run every cycle before this one.
     let mut ran_to = 0;
     std::thread::scope(|scope| -> Result<(), FabricError> {
-        // Model partitions go to worker threads when there is more than one thread; the
-        // others (and all, with one thread) run on this one.
+        // Model partitions but the first go to worker threads when there is more than one
+        // thread; the others (and all, with one thread) run on this one.
         let mut local_models = vec![];
         let mut workers: Vec<(usize, mpsc::Sender<Cmd>)> = vec![];
         let (res_tx, res_rx) = mpsc::channel::<(WindowOut, Option<Stats>)>();
-        for p in model_parts.into_iter() {
-            if threads > 1 {
+        for (i, p) in model_parts.into_iter().enumerate() {
+            // The first runs on this thread, which would otherwise only wait for the others.
+            if threads > 1 && i > 0 {
                 let (tx, rx) = mpsc::channel::<Cmd>();
                 let res_tx = res_tx.clone();
                 let id = p.id;
