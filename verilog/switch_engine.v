@@ -11,6 +11,9 @@ module switch_engine (
     input  wire [7:0]   pkt_cgid,
     input  wire [1:0]   pkt_tid,
     input  wire [2:0]   pkt_op,
+    input  wire [6:0]   pkt_plen,
+    input  wire [3:0]   pkt_rop,
+    input  wire [1:0]   pkt_dtype,
     input  wire         cfg_valid,
     input  wire [1:0]   cfg_op,
     input  wire [7:0]   cfg_cgid,
@@ -28,6 +31,9 @@ module switch_engine (
     output wire [7:0]   out_cgid,
     output wire [1:0]   out_tid,
     output wire [2:0]   out_op,
+    output wire [6:0]   out_plen,
+    output wire [3:0]   out_rop,
+    output wire [1:0]   out_dtype,
     output wire         ev_valid,
     output wire [7:0]   ev_cgid,
     output wire [3:0]   ev_verdict,
@@ -107,6 +113,8 @@ module switch_engine (
     reg s1_tick_d;
     reg [1:0] s1_epoch_q;
     reg [1:0] s1_epoch_d;
+    reg s1_bad_q;
+    reg s1_bad_d;
     reg s1_wr_tbl_q;
     reg s1_wr_tbl_d;
     reg s1_wr_st_q;
@@ -139,6 +147,8 @@ module switch_engine (
     reg [1:0] s2_epoch_d;
     reg s2_reject_q;
     reg s2_reject_d;
+    reg s2_bad_q;
+    reg s2_bad_d;
     reg s2_wr_tbl_q;
     reg s2_wr_tbl_d;
     reg s2_wr_st_q;
@@ -319,6 +329,7 @@ module switch_engine (
     // Instance `classify`.
     wire [3:0] classify_port;
     wire [2:0] classify_op;
+    wire classify_bad_payload;
     wire classify_e_valid;
     wire classify_e_is_root;
     wire [3:0] classify_e_parent;
@@ -331,6 +342,7 @@ module switch_engine (
     switch_engine_classify classify (
         .port(classify_port),
         .op(classify_op),
+        .bad_payload(classify_bad_payload),
         .e_valid(classify_e_valid),
         .e_is_root(classify_e_is_root),
         .e_parent(classify_e_parent),
@@ -522,6 +534,7 @@ module switch_engine (
             s1_cfg_tid_q <= 2'd0;
             s1_tick_q <= 1'b0;
             s1_epoch_q <= 2'd0;
+            s1_bad_q <= 1'b0;
             s1_wr_tbl_q <= 1'b0;
             s1_wr_st_q <= 1'b0;
             s2_valid_q <= 1'b0;
@@ -538,6 +551,7 @@ module switch_engine (
             s2_tick_q <= 1'b0;
             s2_epoch_q <= 2'd0;
             s2_reject_q <= 1'b0;
+            s2_bad_q <= 1'b0;
             s2_wr_tbl_q <= 1'b0;
             s2_wr_st_q <= 1'b0;
             s3_valid_q <= 1'b0;
@@ -617,6 +631,7 @@ module switch_engine (
             s1_cfg_tid_q <= s1_cfg_tid_d;
             s1_tick_q <= s1_tick_d;
             s1_epoch_q <= s1_epoch_d;
+            s1_bad_q <= s1_bad_d;
             s1_wr_tbl_q <= s1_wr_tbl_d;
             s1_wr_st_q <= s1_wr_st_d;
             s2_valid_q <= s2_valid_d;
@@ -633,6 +648,7 @@ module switch_engine (
             s2_tick_q <= s2_tick_d;
             s2_epoch_q <= s2_epoch_d;
             s2_reject_q <= s2_reject_d;
+            s2_bad_q <= s2_bad_d;
             s2_wr_tbl_q <= s2_wr_tbl_d;
             s2_wr_st_q <= s2_wr_st_d;
             s3_valid_q <= s3_valid_d;
@@ -712,6 +728,9 @@ module switch_engine (
         end
     end
 
+    assign out_plen = 7'd0;
+    assign out_rop = 4'd0;
+    assign out_dtype = 2'd0;
     assign acc_cfg = init_done_q & cfg_valid;
     assign cfg_ready = init_done_q;
     assign cfg_word = (((((({{6{1'b0}}, cfg_children} << e_children_at) | ({{18{1'b0}}, cfg_parent} << e_parent_at)) & 22'h3ffffd) | ({{21{1'b0}}, cfg_is_root} << 1)) & 22'h3ffffe) | {{21{1'b0}}, cfg_entry_valid});
@@ -730,6 +749,7 @@ module switch_engine (
     assign bypass_byp1_st = byp1_st_q;
     assign classify_port = s2_port_q;
     assign classify_op = s2_op_q;
+    assign classify_bad_payload = s2_bad_q;
     assign classify_e_valid = bypass_tbl_word[0];
     assign classify_e_is_root = bypass_tbl_word[1];
     assign classify_e_parent = bypass_tbl_word[5:2];
@@ -827,6 +847,7 @@ module switch_engine (
         s1_cfg_tid_d = s1_cfg_tid_q;
         s1_tick_d = s1_tick_q;
         s1_epoch_d = s1_epoch_q;
+        s1_bad_d = s1_bad_q;
         s1_wr_tbl_d = s1_wr_tbl_q;
         s1_wr_st_d = s1_wr_st_q;
         s2_valid_d = s2_valid_q;
@@ -843,6 +864,7 @@ module switch_engine (
         s2_tick_d = s2_tick_q;
         s2_epoch_d = s2_epoch_q;
         s2_reject_d = s2_reject_q;
+        s2_bad_d = s2_bad_q;
         s2_wr_tbl_d = s2_wr_tbl_q;
         s2_wr_st_d = s2_wr_st_q;
         s3_valid_d = s3_valid_q;
@@ -940,6 +962,7 @@ module switch_engine (
         s1_port_d = pkt_port;
         s1_tid_d = pkt_tid;
         s1_op_d = pkt_op;
+        s1_bad_d = ((|pkt_plen) | (|pkt_rop)) | (|pkt_dtype);
         s1_cfg_op_d = cfg_op;
         s1_cfg_entry_d = cfg_word;
         s1_cfg_counter_d = cfg_counter;
@@ -971,6 +994,7 @@ module switch_engine (
         s2_cfg_tid_d = s1_cfg_tid_q;
         s2_tick_d = s1_tick_q;
         s2_epoch_d = s1_epoch_q;
+        s2_bad_d = s1_bad_q;
         s2_reject_d = s1_wr_tbl_q & s1_rejected;
         s2_wr_tbl_d = s1_wr_tbl_q & (~s1_rejected);
         s2_wr_st_d = s1_wr_st_q & (~(s1_wr_tbl_q & s1_rejected));

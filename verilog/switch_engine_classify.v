@@ -6,6 +6,7 @@
 module switch_engine_classify (
     input  wire [3:0]   port,
     input  wire [2:0]   op,
+    input  wire         bad_payload,
     input  wire         e_valid,
     input  wire         e_is_root,
     input  wire [3:0]   e_parent,
@@ -23,6 +24,7 @@ module switch_engine_classify (
     localparam [2:0] op_status_req = 3'd2;
     localparam [2:0] op_status_rsp = 3'd3;
     localparam [3:0] v_bad_opcode = 4'd3;
+    localparam [3:0] v_bad_payload = 4'hb;
     localparam [3:0] v_not_in_tree = 4'd2;
     localparam [3:0] v_unknown_cgid = 4'd1;
 
@@ -37,7 +39,7 @@ module switch_engine_classify (
     assign from_child = e_children[port];
     assign child_op = (op == op_full) | (op == op_status_req);
     assign parent_op = (op == op_exit) | (op == op_status_rsp);
-    assign in_use = e_valid & (~op[2]);
+    assign in_use = (e_valid & (~op[2])) & (~bad_payload);
     assign p_path = (in_use & from_parent) & parent_op;
     assign c_path = ((in_use & (~from_parent)) & from_child) & child_op;
     assign status_req = op == op_status_req;
@@ -47,7 +49,11 @@ module switch_engine_classify (
         v_entry = v_not_in_tree;
         if (~e_valid) begin
             v_entry = v_unknown_cgid;
-        end else if ((op[2] | (from_parent & (~parent_op))) | (((~from_parent) & from_child) & (~child_op))) begin
+        end else if (op[2]) begin
+            v_entry = v_bad_opcode;
+        end else if (bad_payload) begin
+            v_entry = v_bad_payload;
+        end else if ((from_parent & (~parent_op)) | (((~from_parent) & from_child) & (~child_op))) begin
             v_entry = v_bad_opcode;
         end
     end

@@ -15,7 +15,7 @@ module switch_engine_counters (
 );
 
     localparam [31:0] max = 32'hffffffff;
-    localparam [10:0] one = 11'd1;
+    localparam [11:0] one = 12'd1;
 
     // Registers: `x_q` holds, `x_d` is its next value.
     reg [31:0] counters_0_q;
@@ -40,11 +40,13 @@ module switch_engine_counters (
     reg [31:0] counters_9_d;
     reg [31:0] counters_10_q;
     reg [31:0] counters_10_d;
+    reg [31:0] counters_11_q;
+    reg [31:0] counters_11_d;
 
     // Combinational signals.
-    reg [10:0] hit;
-    wire [10:0] v_hot;
-    wire [10:0] sel_hot;
+    reg [11:0] hit;
+    wire [11:0] v_hot;
+    wire [11:0] sel_hot;
 
     always @(posedge clock) begin
         if (reset) begin
@@ -59,6 +61,7 @@ module switch_engine_counters (
             counters_8_q <= 32'd0;
             counters_9_q <= 32'd0;
             counters_10_q <= 32'd0;
+            counters_11_q <= 32'd0;
         end else begin
             counters_0_q <= counters_0_d;
             counters_1_q <= counters_1_d;
@@ -71,6 +74,7 @@ module switch_engine_counters (
             counters_8_q <= counters_8_d;
             counters_9_q <= counters_9_d;
             counters_10_q <= counters_10_d;
+            counters_11_q <= counters_11_d;
         end
     end
 
@@ -78,7 +82,7 @@ module switch_engine_counters (
     assign sel_hot = one << sel;
 
     always @(*) begin
-        hit = 11'd0;
+        hit = 12'd0;
         if (tally & count) begin
             hit = v_hot | one;
         end else if (tally) begin
@@ -185,6 +189,15 @@ module switch_engine_counters (
         end
         if (sel_hot[10]) begin
             value = counters_10_q;
+        end
+        counters_11_d = counters_11_q;
+        if (clear) begin
+            counters_11_d = 32'd0;
+        end else if (hit[11] & (counters_11_q != max)) begin
+            counters_11_d = counters_11_q + 32'd1;
+        end
+        if (sel_hot[11]) begin
+            value = counters_11_q;
         end
     end
 

@@ -88,10 +88,12 @@ pub fn block_module(cfg: &Config, name: &str) -> Result<Module, GenError> {
     let info = models_registry::block(name).ok_or(GenError::Unsupported {
         block: "registry",
         params: format!("no block `{name}`"),
+        why: "",
     })?;
     let entry = registry::block(name).ok_or(GenError::Unsupported {
         block: "registry",
         params: format!("no RTL for `{name}`"),
+        why: "",
     })?;
     let module = (info.module_name)(cfg);
     (entry.verilog)(cfg, &header(cfg, &info, &module))

@@ -17,8 +17,13 @@ use thiserror::Error;
 pub enum GenError {
     /// The configuration is outside what the RTL is monomorphised for (the loader rejects
     /// those first, so this is a bug or a hand-built configuration).
-    #[error("block `{block}` has no RTL for {params}")]
-    Unsupported { block: &'static str, params: String },
+    #[error("block `{block}` has no RTL for {params}{why}")]
+    Unsupported {
+        block: &'static str,
+        params: String,
+        /// Why, when it is known (else empty).
+        why: &'static str,
+    },
     #[error(transparent)]
     Emit(#[from] EmitError),
     /// Two blocks instantiate different modules under one name.
@@ -63,9 +68,16 @@ impl std::fmt::Debug for RtlEntry {
 }
 
 fn unsupported(block: &'static str, t: &dyn ParamTable) -> GenError {
+    let reduces = t.get("max_plen").is_some_and(|v| v > 0) && block == "switch_engine";
     GenError::Unsupported {
         block,
         params: t.describe(),
+        why: if reduces {
+            " (a reducing engine, max_plen > 0, exists as the golden reference and the cycle \
+             model only: its payload path has no RTL yet)"
+        } else {
+            ""
+        },
     }
 }
 

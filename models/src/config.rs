@@ -44,8 +44,8 @@
 //! `nic.counters`, `nic.dmem_words`, `alu.lanes`, but only when one of them differs from its
 //! default, so the hashes of configurations written before those tables existed are unchanged.
 //!
-//! Keys added to a table after its lines were fixed (today `switch.retry_timer` and
-//! `switch.epoch_cycles`, [`LATE_KEYS`]) are left out of their table's lines and appended at
+//! Keys added to a table after its lines were fixed (today `switch.retry_timer`,
+//! `switch.epoch_cycles`, `switch.max_plen`, `switch.lanes` and `switch.slots`, [`LATE_KEYS`]) are left out of their table's lines and appended at
 //! the end, in that order, only when they differ from their defaults: the hash of every
 //! configuration that leaves them at their defaults is unchanged.
 //!
@@ -84,7 +84,13 @@ const HASH_GROUPS: [usize; 3] = [0, 1, 1];
 
 /// Keys added to a table after its hash lines were fixed, `table.key` in the order they are
 /// appended (see the module docs).
-pub const LATE_KEYS: [&str; 2] = ["switch.retry_timer", "switch.epoch_cycles"];
+pub const LATE_KEYS: [&str; 5] = [
+    "switch.retry_timer",
+    "switch.epoch_cycles",
+    "switch.max_plen",
+    "switch.lanes",
+    "switch.slots",
+];
 
 impl Config {
     /// Every table, in canonical order.
@@ -139,6 +145,13 @@ pub enum ConfigErrorKind {
     },
     #[error("`{key}` = {value} is not supported; allowed values: {allowed}")]
     Unsupported {
+        key: String,
+        value: String,
+        allowed: String,
+    },
+    /// A value allowed on its own that the table's other values rule out.
+    #[error("`{key}` = {value} does not fit the other keys: must be {allowed}")]
+    Inconsistent {
         key: String,
         value: String,
         allowed: String,
@@ -225,6 +238,14 @@ impl Config {
             };
             parse_table(t, entries)
                 .map_err(|(key, kind)| err(&[Seg::Key(name), Seg::Key(&key)], kind))?;
+        }
+        if let Some((key, value, allowed)) = config.switch.cross_check() {
+            let kind = ConfigErrorKind::Inconsistent {
+                key: format!("switch.{key}"),
+                value: value.to_string(),
+                allowed,
+            };
+            return Err(err(&[Seg::Key("switch"), Seg::Key(key)], kind));
         }
         Ok(config)
     }
@@ -376,6 +397,19 @@ mod tests {
     }
 
     #[test]
+    fn slots_beyond_the_groups_are_refused_naming_the_key() {
+        let m = msg("[switch]\ngroups = 16\nslots = 64\n");
+        assert!(
+            m.contains("line 3")
+                && m.contains("`switch.slots` = 64")
+                && m.contains("at most `groups` (16)"),
+            "{m}"
+        );
+        let c = Config::from_toml_str("[switch]\ngroups = 16\nslots = 16\nmax_plen = 32\n");
+        assert_eq!(c.map(|c| (c.switch.slots, c.switch.max_plen)), Ok((16, 32)));
+    }
+
+    #[test]
     fn empty_file_is_default() {
         assert_eq!(Config::from_toml_str(""), Ok(Config::default()));
         assert_eq!(
@@ -425,7 +459,7 @@ mod tests {
     fn unknown_key() {
         assert_eq!(
             msg("[switch]\nfoo = 1\n"),
-            "netcoll.toml: line 2: unknown key `switch.foo`; allowed keys in [switch]: radix, groups, counter_bits, retry_timer, epoch_cycles"
+            "netcoll.toml: line 2: unknown key `switch.foo`; allowed keys in [switch]: radix, groups, counter_bits, retry_timer, epoch_cycles, max_plen, lanes, slots"
         );
         assert_eq!(
             msg("radix = 16\n"),
@@ -618,7 +652,9 @@ mod tests {
         assert!(m.contains("line 2") && m.contains("`switch.radix`"), "{m}");
         let long = "k".repeat(200);
         let m = msg(&format!("[switch]\n{long} = 1\n"));
-        assert!(m.len() < 200, "{m}");
+        // The name is cut (at 60 characters); the rest is the list of allowed keys.
+        assert!(m.contains(&format!("{}…`", "k".repeat(60))), "{m}");
+        assert!(!m.contains(&"k".repeat(61)), "{m}");
     }
 
     #[test]

@@ -336,6 +336,7 @@ fn drops_example_gives_each_verdict_and_counts_it() {
             verdict(9, 13, 0, 6, "STALE", "IDLE", 0, false),
             verdict(10, 14, 2, 5, "TID_FAIL", "FILLING", 0, true),
             verdict(11, 15, 2, 5, "GROUP_FAILED", "FILLING", 0, true),
+            verdict(12, 16, 1, 6, "BAD_PAYLOAD", "IDLE", 0, false),
         ],
         "drops",
     );
@@ -344,24 +345,25 @@ fn drops_example_gives_each_verdict_and_counts_it() {
         .filter(|x| x.contains(r#""event":"counter""#))
         .collect();
     let want = [
-        counter(12, 44, "TOTAL", 0, 10),
-        counter(12, 45, "UNKNOWN_CGID", 1, 1),
-        counter(12, 46, "NOT_IN_TREE", 2, 1),
-        counter(12, 47, "BAD_OPCODE", 3, 2),
-        counter(12, 48, "GROUP_FAILED", 4, 1),
-        counter(12, 49, "STALE", 5, 2),
-        counter(12, 50, "LAG", 6, 1),
-        counter(12, 51, "TID_FAIL", 7, 1),
+        counter(13, 44, "TOTAL", 0, 11),
+        counter(13, 45, "UNKNOWN_CGID", 1, 1),
+        counter(13, 46, "NOT_IN_TREE", 2, 1),
+        counter(13, 47, "BAD_OPCODE", 3, 2),
+        counter(13, 48, "GROUP_FAILED", 4, 1),
+        counter(13, 49, "STALE", 5, 2),
+        counter(13, 50, "LAG", 6, 1),
+        counter(13, 51, "TID_FAIL", 7, 1),
+        counter(13, 52, "BAD_PAYLOAD", 11, 1),
         // After the rewrite, the clear and one good barrier.
-        counter(16, 56, "TOTAL", 0, 2),
-        counter(16, 57, "TID_FAIL", 7, 0),
+        counter(17, 57, "TOTAL", 0, 2),
+        counter(17, 58, "TID_FAIL", 7, 0),
     ];
     assert_eq!(counters, want.iter().collect::<Vec<_>>());
     assert!(
-        l.contains(&r#"{"event":"cleared","step":14,"cycle":53}"#.to_string()),
+        l.contains(&r#"{"event":"cleared","step":15,"cycle":54}"#.to_string()),
         "{l:?}"
     );
-    assert!(l.contains(&out(15, 55, "[1,2]", 5, 0, "EXIT")), "{l:?}");
+    assert!(l.contains(&out(16, 56, "[1,2]", 5, 0, "EXIT")), "{l:?}");
 }
 
 #[test]
@@ -457,7 +459,9 @@ fn bad_switch_scenarios_are_one_line_naming_file_line_step_and_key() {
     // The second step starts on line 8; its keys follow; `extra` is line 14.
     let m = one_line(&bad("prot = 1\n"), 14, 2, "prot", "`prot`");
     assert!(
-        m.ends_with("allowed keys for op = \"packet\": port, cgid, tid, opcode, at"),
+        m.ends_with(
+            "allowed keys for op = \"packet\": port, cgid, tid, opcode, at, plen, rop, dtype, data"
+        ),
         "{m}"
     );
     one_line(

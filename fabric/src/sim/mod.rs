@@ -1168,9 +1168,12 @@ fn run(
     let mut foreign_parts: Vec<Part<part::ForeignEngine>> = vec![];
     for p in 0..nparts {
         // A switch named in `levels` runs behind the generic interface (and can be traced);
-        // its partition stays on this thread.
-        let foreign = (0..ns)
-            .any(|s| route.part_of_switch[s] == p && opts.levels.contains_key(&t.switch_names[s]));
+        // its partition stays on this thread. So does every switch of a reducing engine: the
+        // transaction-level model has no payload path, they run the cycle model.
+        let foreign = f.config.switch.reduces()
+            || (0..ns).any(|s| {
+                route.part_of_switch[s] == p && opts.levels.contains_key(&t.switch_names[s])
+            });
         if foreign {
             foreign_parts.push(Part::new(f, p, &route, opts, |s| {
                 if opts.levels.contains_key(&t.switch_names[s]) {

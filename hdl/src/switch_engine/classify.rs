@@ -8,14 +8,15 @@
 //! starts from registers rather than from a 16:1 mux of the child mask.
 //!
 //! # Inputs
-//! - the packet: `port` (P bits), `op` (3);
+//! - the packet: `port` (P bits), `op` (3), `bad_payload` (its payload is malformed, rule
+//!   2b, worked out from its header in stage 0);
 //! - the entry: `e_valid`, `e_is_root`, `e_parent` (P), `e_children` (R).
 //!
 //! # Outputs
 //! - `p_path` / `c_path`: the packet is a parent's EXIT or STATUS_RSP (rule 7) / a child's
 //!   FULL or STATUS_REQ (rule 6) of a valid entry, so its group's state decides;
 //! - `v_entry` (4, a `Verdict` code): the verdict when neither path is taken (UNKNOWN_CGID,
-//!   BAD_OPCODE or NOT_IN_TREE; meaningless on a path);
+//!   BAD_OPCODE, BAD_PAYLOAD or NOT_IN_TREE; meaningless on a path);
 //! - `status_req`: the opcode is STATUS_REQ;
 //! - `parent_hot` (R): `1 << e_parent`, the port mask of a packet sent up.
 
@@ -32,6 +33,7 @@ fn k<const N: usize>(v: u64) -> Constant<Bits<N>> {
 pub struct SwitchEngineClassify<const R: usize, const P: usize> {
     pub port: Signal<In, Bits<P>>,
     pub op: Signal<In, Bits<OP_BITS>>,
+    pub bad_payload: Signal<In, bool>,
     pub e_valid: Signal<In, bool>,
     pub e_is_root: Signal<In, bool>,
     pub e_parent: Signal<In, Bits<P>>,
@@ -58,6 +60,7 @@ pub struct SwitchEngineClassify<const R: usize, const P: usize> {
     v_unknown_cgid: Constant<Bits<{ Verdict::BITS }>>,
     v_not_in_tree: Constant<Bits<{ Verdict::BITS }>>,
     v_bad_opcode: Constant<Bits<{ Verdict::BITS }>>,
+    v_bad_payload: Constant<Bits<{ Verdict::BITS }>>,
 }
 
 impl<const R: usize, const P: usize> Default for SwitchEngineClassify<R, P> {
@@ -65,6 +68,7 @@ impl<const R: usize, const P: usize> Default for SwitchEngineClassify<R, P> {
         Self {
             port: Default::default(),
             op: Default::default(),
+            bad_payload: Default::default(),
             e_valid: Default::default(),
             e_is_root: Default::default(),
             e_parent: Default::default(),
@@ -87,6 +91,7 @@ impl<const R: usize, const P: usize> Default for SwitchEngineClassify<R, P> {
             v_unknown_cgid: k(Verdict::UnknownCgid.code()),
             v_not_in_tree: k(Verdict::NotInTree.code()),
             v_bad_opcode: k(Verdict::BadOpcode.code()),
+            v_bad_payload: k(Verdict::BadPayload.code()),
         }
     }
 }
@@ -102,7 +107,7 @@ impl<const R: usize, const P: usize> Logic for SwitchEngineClassify<R, P> {
             (self.op.val() == self.op_full.val()) | (self.op.val() == self.op_status_req.val());
         self.parent_op.next =
             (self.op.val() == self.op_exit.val()) | (self.op.val() == self.op_status_rsp.val());
-        self.in_use.next = self.e_valid.val() & !self.op.val().get_bit(2);
+        self.in_use.next = self.e_valid.val() & !self.op.val().get_bit(2) & !self.bad_payload.val();
         self.p_path.next = self.in_use.val() & self.from_parent.val() & self.parent_op.val();
         self.c_path.next = self.in_use.val()
             & !self.from_parent.val()
@@ -110,13 +115,17 @@ impl<const R: usize, const P: usize> Logic for SwitchEngineClassify<R, P> {
             & self.child_op.val();
         self.status_req.next = self.op.val() == self.op_status_req.val();
         self.parent_hot.next = self.one_r.val() << self.e_parent.val();
-        // Rule 1: an invalid entry; rules 2 and 4: a reserved opcode (4..7), or one going the
-        // wrong way; rule 5: a port neither parent nor child.
+        // Rule 1: an invalid entry; rule 2: a reserved opcode (4..7); rule 2b: a malformed
+        // payload; rule 4: an opcode going the wrong way; rule 3: a port neither parent nor
+        // child.
         self.v_entry.next = self.v_not_in_tree.val();
         if !self.e_valid.val() {
             self.v_entry.next = self.v_unknown_cgid.val();
-        } else if self.op.val().get_bit(2)
-            | (self.from_parent.val() & !self.parent_op.val())
+        } else if self.op.val().get_bit(2) {
+            self.v_entry.next = self.v_bad_opcode.val();
+        } else if self.bad_payload.val() {
+            self.v_entry.next = self.v_bad_payload.val();
+        } else if (self.from_parent.val() & !self.parent_op.val())
             | (!self.from_parent.val() & self.from_child.val() & !self.child_op.val())
         {
             self.v_entry.next = self.v_bad_opcode.val();

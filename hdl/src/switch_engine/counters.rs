@@ -1,8 +1,8 @@
 //! # The counter bank (module `switch_engine_counters`)
 //!
-//! The engine's eleven `C`-bit saturating counters (see "Counters" in
+//! The engine's twelve `C`-bit saturating counters (see "Counters" in
 //! `netcoll_models::switch_engine`): counter 0 counts every accepted packet, counter `v`
-//! (1..=10) the events with verdict `v`. One register array and one loop, instead of a
+//! (1..=11) the events with verdict `v`. One register array and one loop, instead of a
 //! register and an `if` per counter.
 //!
 //! # Inputs
@@ -11,7 +11,7 @@
 //! - `tally`: an event with verdict `verdict` (4 bits) is accounted this cycle (a packet's,
 //!   or an acting tick's, which is not a packet);
 //! - `clear`: zero every counter (`ClearCounters`);
-//! - `sel` (4 bits): the counter shown on `value` (0 for 11..15).
+//! - `sel` (4 bits): the counter shown on `value` (0 for 12..15).
 //!
 //! # Outputs
 //! - `value`: counter `sel` (as it is before this cycle's edge).

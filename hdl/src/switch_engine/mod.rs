@@ -75,7 +75,8 @@ fn params<const R: usize, const P: usize, const G: usize, const C: usize>() -> S
 netcoll_models::switch_engine_ports!(rtl_block! {
     /// The engine, monomorphised per supported parameter set: `R` radix, `P` = log2(R), `G`
     /// CGID bits, `C` counter bits, `EW` = 2 + P + R entry-word bits, `SW` = 7 + R state-word
-    /// bits (stable Rust cannot compute the last two from the first, so [`build`] does). The
+    /// bits (stable Rust cannot compute the last two from the first, so [`build`] does), `L`
+    /// payload words a beat (0: a barrier-only engine, the only kind this RTL builds yet). The
     /// retry parameters are the constants `timer_on` and `epoch_at`, which [`build`] sets.
     pub struct SwitchEngine<
         const R: usize,
@@ -84,6 +85,7 @@ netcoll_models::switch_engine_ports!(rtl_block! {
         const C: usize,
         const EW: usize,
         const SW: usize,
+        const L: usize,
     > {
         /// Low until the reset sweep has cleared the last group.
         init_done: Reg<bool> = Default::default(),
@@ -107,6 +109,9 @@ netcoll_models::switch_engine_ports!(rtl_block! {
         /// A tick (rule 8) of the group `s1_cgid`, and the epoch the operation was taken in.
         s1_tick: Reg<bool> = Default::default(),
         s1_epoch: Reg<Bits<EPOCH_BITS>> = Default::default(),
+        /// The packet's header has reduction fields (rule 2b: a barrier-only engine takes
+        /// none).
+        s1_bad: Reg<bool> = Default::default(),
         /// It is a `Write` (it will write the table unless rejected) / it will write the table (a `Write`) / the state (a packet or a `Write`) in stage 3.
         s1_wr_tbl: Reg<bool> = Default::default(),
         s1_wr_st: Reg<bool> = Default::default(),
@@ -127,6 +132,7 @@ netcoll_models::switch_engine_ports!(rtl_block! {
         s2_epoch: Reg<Bits<EPOCH_BITS>> = Default::default(),
         /// A rejected `Write` (decided in stage 1): it writes nothing and answers as a read.
         s2_reject: Reg<bool> = Default::default(),
+        s2_bad: Reg<bool> = Default::default(),
         s2_wr_tbl: Reg<bool> = Default::default(),
         s2_wr_st: Reg<bool> = Default::default(),
         // Stage 3: the same, a cycle later …
@@ -317,7 +323,8 @@ impl<
         const C: usize,
         const EW: usize,
         const SW: usize,
-    > Logic for SwitchEngine<R, P, G, C, EW, SW>
+        const L: usize,
+    > Logic for SwitchEngine<R, P, G, C, EW, SW, L>
 {
     #[hdl_gen]
     fn update(&mut self) {
@@ -340,6 +347,7 @@ impl<
             s1_cfg_tid,
             s1_tick,
             s1_epoch,
+            s1_bad,
             s1_wr_tbl,
             s1_wr_st,
             s2_valid,
@@ -356,6 +364,7 @@ impl<
             s2_tick,
             s2_epoch,
             s2_reject,
+            s2_bad,
             s2_wr_tbl,
             s2_wr_st,
             s3_valid,
@@ -419,6 +428,10 @@ impl<
             s4_read,
             s4_sel
         );
+        // A barrier-only engine sends no payload.
+        self.out_plen.next = 0.into();
+        self.out_rop.next = 0.into();
+        self.out_dtype.next = 0.into();
         self.tbl.clock.next = self.clock.val();
         self.st.clock.next = self.clock.val();
         self.bypass.clock.next = self.clock.val();
@@ -488,6 +501,8 @@ impl<
         self.s1_port.d.next = self.pkt_port.val();
         self.s1_tid.d.next = self.pkt_tid.val();
         self.s1_op.d.next = self.pkt_op.val();
+        self.s1_bad.d.next =
+            self.pkt_plen.val().any() | self.pkt_rop.val().any() | self.pkt_dtype.val().any();
         self.s1_cfg_op.d.next = self.cfg_op.val();
         self.s1_cfg_entry.d.next = self.cfg_word.val();
         self.s1_cfg_counter.d.next = self.cfg_counter.val();
@@ -523,6 +538,7 @@ impl<
         self.s2_cfg_tid.d.next = self.s1_cfg_tid.q.val();
         self.s2_tick.d.next = self.s1_tick.q.val();
         self.s2_epoch.d.next = self.s1_epoch.q.val();
+        self.s2_bad.d.next = self.s1_bad.q.val();
         // A `Write` of a valid entry with no child, or of a non-root whose parent is a child,
         // is rejected: it writes nothing.
         self.s1_children.next = self
@@ -583,6 +599,7 @@ impl<
         self.s3_entry.d.next = self.bypass.tbl_word.val();
         self.classify.port.next = self.s2_port.q.val();
         self.classify.op.next = self.s2_op.q.val();
+        self.classify.bad_payload.next = self.s2_bad.q.val();
         self.classify.e_valid.next = self
             .bypass
             .tbl_word
@@ -939,7 +956,8 @@ impl<
         const C: usize,
         const EW: usize,
         const SW: usize,
-    > SwitchEngineRtl for SwitchEngine<R, P, G, C, EW, SW>
+        const L: usize,
+    > SwitchEngineRtl for SwitchEngine<R, P, G, C, EW, SW, L>
 {
     fn verilog(&self, header: &[String]) -> Result<Module, EmitError> {
         emit_with_children(
@@ -970,8 +988,9 @@ fn boxed<
 >(
     p: &SwitchEngineParams,
 ) -> Box<dyn SwitchEngineRtl> {
-    // The retry parameters are constants of the one monomorphisation.
-    let mut e = SwitchEngine::<R, P, G, C, EW, SW> {
+    // The retry parameters are constants of the one monomorphisation; a barrier-only engine
+    // has no data lanes.
+    let mut e = SwitchEngine::<R, P, G, C, EW, SW, 0> {
         timer_on: Constant::new(p.retry_timer_on()),
         epoch_at: k(p.epoch_shift() as u64),
         ..Default::default()
@@ -1001,7 +1020,7 @@ pub fn build(p: &SwitchEngineParams) -> Option<Box<dyn SwitchEngineRtl>> {
             None
         }};
     }
-    if !p.is_supported() {
+    if !p.is_supported() || p.reduces() {
         return None;
     }
     pick!((4, 2, 8, 11), (8, 3, 13, 15), (16, 4, 22, 23), (32, 5, 39, 39);

@@ -4,51 +4,68 @@
 //! words. The header is packed LSB first; with `G = log2(groups)` ([`SwitchEngineParams::cgid_bits`])
 //! and `P = log2(radix)` ([`SwitchEngineParams::port_bits`]):
 //!
-//! | bits                    | field  | width | meaning                                              |
-//! |-------------------------|--------|-------|------------------------------------------------------|
-//! | `[2:0]`                 | `op`   | 3     | [`Opcode`] code; 4..7 are reserved                   |
-//! | `[4:3]`                 | `tid`  | 2     | transaction id ([`TID_BITS`])                        |
-//! | `[8:5]`                 | `plen` | 4     | payload length in 64-bit words; must be 0 (see below) |
-//! | `[9+G-1:9]`             | `cgid` | `G`   | collective group id                                  |
-//! | `[9+G+P-1:9+G]`         | `port` | `P`   | ingress port (filled in by the switch's MAC side)    |
-//! | `[63:9+G+P]`            | —      | rest  | must be zero                                         |
+//! | bits                    | field   | width | meaning                                              |
+//! |-------------------------|---------|-------|------------------------------------------------------|
+//! | `[2:0]`                 | `op`    | 3     | [`Opcode`] code; 4..7 are reserved                   |
+//! | `[4:3]`                 | `tid`   | 2     | transaction id ([`TID_BITS`])                        |
+//! | `[11:5]`                | `plen`  | 7     | payload length in 64-bit words (0: a barrier packet) |
+//! | `[15:12]`               | `rop`   | 4     | reduction operation ([`AluOp`] code; 0 without payload) |
+//! | `[17:16]`               | `dtype` | 2     | element type ([`Dtype`] code; 0 without payload)     |
+//! | `[18+G-1:18]`           | `cgid`  | `G`   | collective group id                                  |
+//! | `[18+G+P-1:18+G]`       | `port`  | `P`   | ingress port (filled in by the switch's MAC side)    |
+//! | `[63:18+G+P]`           | —       | rest  | must be zero                                         |
 //!
-//! The header is therefore [`header_bits`]`(p) = 9 + G + P` bits: 15 bits for
-//! [`SwitchEngineParams::SMALL`] (`G = 4`, `P = 2`), 21 bits for the default (`G = 8`, `P = 4`) and at
-//! most 26 bits (`G = 12`, `P = 5`), so it always fits one word.
+//! The header is therefore [`header_bits`]`(p) = 18 + G + P` bits: 24 bits for
+//! [`SwitchEngineParams::SMALL`] (`G = 4`, `P = 2`), 30 bits for the default (`G = 8`, `P = 4`) and at
+//! most 35 bits (`G = 12`, `P = 5`), so it always fits one word. What a payload means, and
+//! which headers the switch engine refuses (a `plen` above its `max_plen`, reduction fields
+//! on a packet without payload, …), is the engine's business: see "Reductions" in
+//! [`crate::switch_engine`].
 //!
 //! Why these choices:
-//! - `op` and `tid` sit at fixed low positions so that a decoder can classify a packet without
-//!   knowing the parameters; the parameter-dependent fields come last.
-//! - `plen` reserves room for in-switch reductions (the seed's "collective offload" covers
-//!   reductions as well as barriers). This version implements barriers only, so a nonzero
-//!   `plen` is rejected by [`Packet::decode`] rather than silently ignored: a sender that
-//!   believes the switch reduces must not get a barrier instead.
+//! - `op` and `tid` sit at fixed low positions, and so do the reduction fields, so that a
+//!   decoder can classify a packet without knowing the parameters; the parameter-dependent
+//!   fields come last.
+//! - `plen` counts words up to 127: the engines of today carry at most 32 (256 bytes); the
+//!   field leaves room for larger ones without moving the CGID.
 //! - Bits above the header must be zero so that a header built for a larger configuration (more
 //!   groups or ports) is caught instead of being silently truncated to a different group.
 //! - `port` is the *ingress* port; it is part of the word because the engine receives the packet
 //!   together with the port it arrived on (`pkt_port`), and the testbench streams whole words.
+//!
+//! **Changed in issue 10:** `plen` was 4 bits and had to be 0 (a packet with a payload was
+//! rejected by [`Packet::decode`]); it is 7 bits, followed by `rop` and `dtype`, so `cgid` and
+//! `port` start at bit 18 (they started at bit 9). A header word written for the old layout
+//! decodes differently.
 
 use crate::kit::layout::Layout;
 use crate::kit::ports::mask;
+use crate::reduce_alu::{AluOp, Dtype};
 use crate::switch_engine::{SwitchEngineParams, OP_BITS, TID_BITS};
 use thiserror::Error;
 
 /// Width of the `plen` field.
-pub const PLEN_BITS: usize = 4;
+pub const PLEN_BITS: usize = 7;
+/// Width of the `rop` field (an [`AluOp`] code).
+pub const ROP_BITS: usize = AluOp::BITS;
+/// Width of the `dtype` field (a [`Dtype`] code).
+pub const DTYPE_BITS: usize = Dtype::BITS;
 
-/// The header's layout for parameters `p`: `op`, `tid`, `plen`, `cgid`, `port`, LSB first.
+/// The header's layout for parameters `p`: `op`, `tid`, `plen`, `rop`, `dtype`, `cgid`, `port`,
+/// LSB first.
 pub fn layout(p: &SwitchEngineParams) -> Layout {
     Layout::packed(&[
         ("op", OP_BITS),
         ("tid", TID_BITS),
         ("plen", PLEN_BITS),
+        ("rop", ROP_BITS),
+        ("dtype", DTYPE_BITS),
         ("cgid", p.cgid_bits()),
         ("port", p.port_bits()),
     ])
 }
 
-/// Total header width in bits for parameters `p` (`9 + G + P`).
+/// Total header width in bits for parameters `p` (`18 + G + P`).
 pub fn header_bits(p: &SwitchEngineParams) -> usize {
     layout(p).width()
 }
@@ -72,8 +89,8 @@ crate::codes! {
 
 /// A decoded collective packet header.
 ///
-/// `op` is the raw 3-bit code rather than an [`Opcode`] so that packets with reserved codes can be
-/// represented (the engine must see them in order to drop and count them).
+/// `op`, `rop` and `dtype` are raw codes rather than enums so that packets with reserved codes
+/// can be represented (the engine must see them in order to drop and count them).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Packet {
     /// Ingress port (`P` bits).
@@ -84,17 +101,17 @@ pub struct Packet {
     pub tid: u64,
     /// Raw opcode (3 bits); see [`Opcode`].
     pub op: u64,
+    /// Payload words that follow the header (7 bits).
+    pub plen: u64,
+    /// Raw reduction operation (4 bits); see [`AluOp`].
+    pub rop: u64,
+    /// Raw element type (2 bits); see [`Dtype`].
+    pub dtype: u64,
 }
 
 /// Why a header word is not a valid packet for the given parameters.
 #[derive(Clone, Copy, Debug, Error, PartialEq, Eq)]
 pub enum PacketError {
-    /// `plen` is nonzero: the sender expects an in-switch reduction, which this version lacks.
-    #[error(
-        "packet header field `plen` = {value} is not supported: must be 0 \
-         (in-switch reduction payloads are not implemented)"
-    )]
-    NonzeroPlen { value: u64 },
     /// Bits above the header are set: typically a header built for a larger configuration.
     #[error(
         "packet header word {word:#x} has bits set above the {width}-bit header \
@@ -121,6 +138,9 @@ impl Packet {
         let fields = [
             ("op", self.op, OP_BITS),
             ("tid", self.tid, TID_BITS),
+            ("plen", self.plen, PLEN_BITS),
+            ("rop", self.rop, ROP_BITS),
+            ("dtype", self.dtype, DTYPE_BITS),
             ("cgid", self.cgid, p.cgid_bits()),
             ("port", self.port, p.port_bits()),
         ];
@@ -136,7 +156,7 @@ impl Packet {
         Ok(())
     }
 
-    /// Encodes the header (with `plen` = 0) as one word.
+    /// Encodes the header as one word.
     ///
     /// # Panics
     /// If a field does not fit its width: silently truncating would turn the packet into one of
@@ -146,14 +166,22 @@ impl Packet {
             panic!("Packet::encode: {e}");
         }
         let l = layout(p);
-        let w = l.put(0, "op", self.op);
-        let w = l.put(w, "tid", self.tid);
-        let w = l.put(w, "cgid", self.cgid);
-        l.put(w, "port", self.port)
+        [
+            ("op", self.op),
+            ("tid", self.tid),
+            ("plen", self.plen),
+            ("rop", self.rop),
+            ("dtype", self.dtype),
+            ("cgid", self.cgid),
+            ("port", self.port),
+        ]
+        .into_iter()
+        .fold(0, |w, (field, v)| l.put(w, field, v))
     }
 
-    /// Decodes a header word for parameters `p`, rejecting a nonzero `plen` and any bit set
-    /// above the header. Reserved opcodes are *not* an error here (the engine handles them).
+    /// Decodes a header word for parameters `p`, rejecting any bit set above the header.
+    /// Reserved codes and payload fields the engine refuses are *not* an error here (the
+    /// engine drops and counts them).
     pub fn decode(word: u64, p: &SwitchEngineParams) -> Result<Packet, PacketError> {
         let width = header_bits(p);
         let extra = word >> width;
@@ -161,13 +189,12 @@ impl Packet {
             return Err(PacketError::BitsAboveHeader { word, width, extra });
         }
         let l = layout(p);
-        let plen = l.get(word, "plen");
-        if plen != 0 {
-            return Err(PacketError::NonzeroPlen { value: plen });
-        }
         Ok(Packet {
             op: l.get(word, "op"),
             tid: l.get(word, "tid"),
+            plen: l.get(word, "plen"),
+            rop: l.get(word, "rop"),
+            dtype: l.get(word, "dtype"),
             cgid: l.get(word, "cgid"),
             port: l.get(word, "port"),
         })
@@ -180,34 +207,52 @@ mod tests {
 
     #[test]
     fn layout_widths() {
-        assert_eq!(header_bits(&SwitchEngineParams::SMALL), 9 + 4 + 2);
-        assert_eq!(header_bits(&SwitchEngineParams::default()), 9 + 8 + 4);
+        assert_eq!(header_bits(&SwitchEngineParams::SMALL), 18 + 4 + 2);
+        assert_eq!(header_bits(&SwitchEngineParams::default()), 18 + 8 + 4);
         let biggest = SwitchEngineParams::sized(32, 4096, 32);
-        assert_eq!(header_bits(&biggest), 9 + 12 + 5);
+        assert_eq!(header_bits(&biggest), 18 + 12 + 5);
     }
 
     #[test]
     fn hand_encoded_word() {
-        // default params: op at 0, tid at 3, plen at 5, cgid at 9 (8 bits), port at 17 (4 bits)
+        // default params: op at 0, tid at 3, plen at 5, rop at 12, dtype at 16, cgid at 18
+        // (8 bits), port at 26 (4 bits)
         let p = SwitchEngineParams::default();
         let pkt = Packet {
             port: 0xA,
             cgid: 0x5C,
             tid: 2,
             op: 3,
+            ..Default::default()
         };
-        let word = 3 | (2 << 3) | (0x5C << 9) | (0xA << 17);
+        let word = 3 | (2 << 3) | (0x5C << 18) | (0xA << 26);
         assert_eq!(pkt.encode(&p), word);
         assert_eq!(Packet::decode(word, &p), Ok(pkt));
-        // SMALL: cgid at 9 (4 bits), port at 13 (2 bits)
+        // A reduction: 32 words of SUM (4) over I64 (2).
+        let red = Packet {
+            plen: 32,
+            rop: 4,
+            dtype: 2,
+            ..pkt
+        };
+        let word = word | (32 << 5) | (4 << 12) | (2 << 16);
+        assert_eq!(red.encode(&p), word);
+        assert_eq!(Packet::decode(word, &p), Ok(red));
+        // SMALL: cgid at 18 (4 bits), port at 22 (2 bits)
         let s = SwitchEngineParams::SMALL;
         let pkt = Packet {
             port: 3,
             cgid: 0xF,
             tid: 1,
             op: 7,
+            plen: 127,
+            rop: 15,
+            dtype: 3,
         };
-        assert_eq!(pkt.encode(&s), 7 | (1 << 3) | (0xF << 9) | (3 << 13));
+        assert_eq!(
+            pkt.encode(&s),
+            7 | (1 << 3) | (127 << 5) | (15 << 12) | (3 << 16) | (0xF << 18) | (3 << 22)
+        );
     }
 
     fn roundtrip_all(p: SwitchEngineParams) {
@@ -215,11 +260,16 @@ mod tests {
             for cgid in 0..p.groups as u64 {
                 for tid in 0..4 {
                     for op in 0..8 {
+                        // The reduction fields at a few values each, varied with the others.
+                        let k = port + cgid + tid + op;
                         let pkt = Packet {
                             port,
                             cgid,
                             tid,
                             op,
+                            plen: [0, 1, 32, 127][(k % 4) as usize],
+                            rop: k % 16,
+                            dtype: (k / 4) % 4,
                         };
                         let w = pkt.encode(&p);
                         assert!(w >> header_bits(&p) == 0);
@@ -261,36 +311,25 @@ mod tests {
     }
 
     #[test]
-    fn nonzero_plen_rejected() {
-        let p = SwitchEngineParams::default();
-        let err = Packet::decode(3 << 5, &p).unwrap_err();
-        assert_eq!(err, PacketError::NonzeroPlen { value: 3 });
-        let msg = err.to_string();
-        assert!(msg.contains("`plen` = 3"), "{msg}");
-    }
-
-    #[test]
     fn bits_above_header_rejected() {
-        let s = SwitchEngineParams::SMALL; // 15-bit header
-        let word = 1u64 << 15;
+        let s = SwitchEngineParams::SMALL; // 24-bit header
+        let word = 1u64 << 24;
         let err = Packet::decode(word, &s).unwrap_err();
         assert_eq!(
             err,
             PacketError::BitsAboveHeader {
                 word,
-                width: 15,
+                width: 24,
                 extra: 1
             }
         );
         let msg = err.to_string();
-        assert!(msg.contains("0x8000") && msg.contains("15-bit"), "{msg}");
+        assert!(msg.contains("0x1000000") && msg.contains("24-bit"), "{msg}");
         // A default-params header with a high CGID is not a SMALL header.
         let d = SwitchEngineParams::default();
         let big = Packet {
-            port: 0,
             cgid: 0x80,
-            tid: 0,
-            op: 0,
+            ..Default::default()
         }
         .encode(&d);
         assert!(matches!(
@@ -304,10 +343,8 @@ mod tests {
     #[should_panic(expected = "`cgid` = 16 does not fit in 4 bits")]
     fn encode_panics_on_wide_field() {
         Packet {
-            port: 0,
             cgid: 16,
-            tid: 0,
-            op: 0,
+            ..Default::default()
         }
         .encode(&SwitchEngineParams::SMALL);
     }
@@ -317,9 +354,7 @@ mod tests {
         let s = SwitchEngineParams::SMALL;
         let pkt = Packet {
             port: 4,
-            cgid: 0,
-            tid: 0,
-            op: 0,
+            ..Default::default()
         };
         let err = pkt.check(&s).unwrap_err();
         assert_eq!(
@@ -338,6 +373,14 @@ mod tests {
         assert!(matches!(
             bad_tid.check(&s),
             Err(PacketError::FieldTooWide { field: "tid", .. })
+        ));
+        let long = Packet {
+            plen: 128,
+            ..Default::default()
+        };
+        assert!(matches!(
+            long.check(&s),
+            Err(PacketError::FieldTooWide { field: "plen", .. })
         ));
     }
 }

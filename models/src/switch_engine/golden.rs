@@ -22,14 +22,17 @@
 //! golden's to say.
 
 use super::{
-    CfgOp, CsmState, GroupState, Opcode, Packet, SwitchEngineIn, SwitchEngineParams, TableEntry,
-    Verdict, COUNTERS,
+    CfgOp, CsmState, GroupState, Opcode, Packet, PayloadMeta, SwitchEngineIn, SwitchEngineParams,
+    TableEntry, Verdict, COUNTERS,
 };
+use crate::reduce_alu::golden::golden as alu;
+use crate::reduce_alu::{is_reserved_op, AluOp, Dtype};
 
-/// One operation offered to the engine: a packet, or a configuration-port command.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// One operation offered to the engine: a packet (its header and its payload words, `plen`
+/// of them: missing words are zero, extra ones ignored), or a configuration-port command.
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Op {
-    Packet(Packet),
+    Packet(Packet, Vec<u64>),
     Cfg(CfgCmd),
 }
 
@@ -51,12 +54,31 @@ impl Op {
                 tid: i.cfg_tid,
             })
         } else {
-            Op::Packet(Packet {
-                port: i.pkt_port,
-                cgid: i.pkt_cgid,
-                tid: i.pkt_tid,
-                op: i.pkt_op,
-            })
+            Op::Packet(
+                Packet {
+                    port: i.pkt_port,
+                    cgid: i.pkt_cgid,
+                    tid: i.pkt_tid,
+                    op: i.pkt_op,
+                    plen: i.pkt_plen,
+                    rop: i.pkt_rop,
+                    dtype: i.pkt_dtype,
+                },
+                vec![],
+            )
+        }
+    }
+
+    /// A packet without payload.
+    pub fn header(p: Packet) -> Op {
+        Op::Packet(p, vec![])
+    }
+
+    /// The header of a packet operation (a default one for a configuration command).
+    pub fn header_packet(&self) -> Packet {
+        match self {
+            Op::Packet(p, _) => *p,
+            Op::Cfg(_) => Packet::default(),
         }
     }
 }
@@ -74,7 +96,7 @@ pub struct CfgCmd {
 }
 
 /// The packet the engine sends in answer to a packet, if any.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct OutPacket {
     /// Egress port mask: one bit for a unicast, the child mask for EXIT.
     pub ports: u64,
@@ -82,10 +104,14 @@ pub struct OutPacket {
     /// The TID of the packet being answered / forwarded (`T`), never the advanced group TID.
     pub tid: u64,
     pub op: Opcode,
+    /// The payload's shape (all zero without payload) …
+    pub meta: PayloadMeta,
+    /// … and its `meta.plen` words.
+    pub data: Vec<u64>,
 }
 
 /// What the engine did with one packet.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PacketResult {
     pub verdict: Verdict,
     /// The group's state after the packet; [`GroupState::default`] for the verdicts
@@ -106,7 +132,7 @@ pub struct CfgResult {
 }
 
 /// The engine's answer to one [`Op`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Response {
     /// `cgid` is the packet's (width-reduced) CGID, as on `ev_cgid`.
     Packet {
@@ -134,17 +160,35 @@ pub struct SwitchEngineGolden {
     counters: [u64; COUNTERS],
     /// The time of the last operation (see "Time" above).
     now: u64,
+    /// Per group with data memory (`0 .. slots` of a reducing engine): the accumulator and the
+    /// retained result, `max_plen` words each (their shapes are in the group's state).
+    buffers: Vec<Buffers>,
+}
+
+/// A group's data memory.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Buffers {
+    acc: Vec<u64>,
+    ret: Vec<u64>,
 }
 
 impl SwitchEngineGolden {
     /// An engine just out of reset: every entry invalid, every group Idle with TID 0, counters 0.
     pub fn new(params: SwitchEngineParams) -> Self {
+        let slots = if params.reduces() { params.slots } else { 0 };
         Self {
             params,
             table: vec![TableEntry::default(); params.groups],
             states: vec![GroupState::default(); params.groups],
             counters: [0; COUNTERS],
             now: 0,
+            buffers: vec![
+                Buffers {
+                    acc: vec![0; params.max_plen],
+                    ret: vec![0; params.max_plen],
+                };
+                slots
+            ],
         }
     }
 
@@ -162,7 +206,7 @@ impl SwitchEngineGolden {
         self.states[self.group_index(cgid)]
     }
 
-    /// Counter `i` (reduced modulo 16, the index port's width); 0 for 11..15, which name no
+    /// Counter `i` (reduced modulo 16, the index port's width); 0 for 12..15, which name no
     /// counter.
     pub fn counter(&self, i: u64) -> u64 {
         self.counters.get((i % 16) as usize).copied().unwrap_or(0)
@@ -195,14 +239,19 @@ impl SwitchEngineGolden {
             return None;
         }
         state.sent = epoch;
+        let state = *state;
+        // The FULL carries the accumulator: the complete partial result of the transaction.
+        let data = self.words(index, Buf::Acc, state.acc.plen);
         let result = PacketResult {
             verdict: Verdict::Retry,
-            state: *state,
+            state,
             out: Some(OutPacket {
                 ports: 1 << entry.parent,
                 cgid,
                 tid: state.tid,
                 op: Opcode::Full,
+                meta: state.acc,
+                data,
             }),
         };
         let max = self.params.counter_max();
@@ -215,14 +264,17 @@ impl SwitchEngineGolden {
     /// [`Self::tick`]; 0 if none) and returns the engine's answer.
     pub fn apply(&mut self, op: &Op) -> Response {
         match op {
-            Op::Packet(pkt) => {
+            Op::Packet(pkt, data) => {
                 let pkt = Packet {
                     port: pkt.port % self.params.radix as u64,
                     cgid: pkt.cgid % self.params.groups as u64,
                     tid: pkt.tid % 4,
                     op: pkt.op % 8,
+                    plen: pkt.plen % 128,
+                    rop: pkt.rop % 16,
+                    dtype: pkt.dtype % 4,
                 };
-                let result = self.process_packet(&pkt);
+                let result = self.process_packet(&pkt, data);
                 self.count(result.verdict);
                 Response::Packet {
                     cgid: pkt.cgid,
@@ -249,7 +301,7 @@ impl SwitchEngineGolden {
     }
 
     /// Steps 1–7 of the module docs, in order.
-    fn process_packet(&mut self, pkt: &Packet) -> PacketResult {
+    fn process_packet(&mut self, pkt: &Packet, data: &[u64]) -> PacketResult {
         let index = self.group_index(pkt.cgid);
         let entry = self.table[index];
         let dropped = |verdict| PacketResult {
@@ -266,6 +318,10 @@ impl SwitchEngineGolden {
         let Some(opcode) = Opcode::from_code(pkt.op) else {
             return dropped(Verdict::BadOpcode);
         };
+        // 2b. malformed payload
+        if self.malformed(pkt, opcode) {
+            return dropped(Verdict::BadPayload);
+        }
         // 3. role of the ingress port (the parent wins if it is also in the child mask)
         let role = if !entry.is_root && pkt.port == entry.parent {
             Role::FromParent
@@ -294,15 +350,78 @@ impl SwitchEngineGolden {
         // 6. / 7.
         let distance = (pkt.tid + 4 - state.tid) % 4;
         let epoch = self.params.epoch(self.now);
+        let reported_before = state.reported;
         let (verdict, out) = match role {
             Role::FromChild => from_child(&entry, &mut state, pkt, opcode, distance, epoch),
             Role::FromParent => from_parent(&entry, &mut state, pkt, distance),
         };
+        // A counted report (its child's bit went from clear to set; a completion clears them
+        // all): the first one's payload becomes the accumulator, the others are combined into
+        // it, element by element.
+        let counted = role == Role::FromChild
+            && verdict == Verdict::Ok
+            && opcode == Opcode::Full
+            && distance == 0
+            && reported_before & (1 << pkt.port) == 0;
+        if counted {
+            let words = packet_words(pkt, data);
+            let first = reported_before == 0;
+            if let Some(b) = self.buffers.get_mut(index) {
+                let acc = &mut b.acc[..words.len()];
+                if first {
+                    acc.copy_from_slice(&words);
+                } else {
+                    reduce_into(acc, &words, pkt.rop, pkt.dtype);
+                }
+            }
+        }
+        // The data each answer carries (rule 6 and 7's payload clauses).
+        let out = out.map(|(o, carries)| {
+            let (meta, data) = match carries {
+                Carries::Nothing => (PayloadMeta::default(), vec![]),
+                Carries::Accumulator => (state.acc, self.words(index, Buf::Acc, state.acc.plen)),
+                Carries::Retained => (state.ret, self.words(index, Buf::Ret, state.ret.plen)),
+                Carries::Packet => (PayloadMeta::of(pkt), packet_words(pkt, data)),
+            };
+            OutPacket { meta, data, ..o }
+        });
+        // A completion here (an EXIT to the children) retains the result it sends down.
+        if let (Some(o), Some(b)) = (&out, self.buffers.get_mut(index)) {
+            if o.op == Opcode::Exit {
+                b.ret[..o.data.len()].copy_from_slice(&o.data);
+            }
+        }
         self.states[index] = state;
         PacketResult {
             verdict,
             state,
             out,
+        }
+    }
+
+    /// Rule 2b: a payload this engine cannot take, or reduction fields on a packet without one.
+    fn malformed(&self, pkt: &Packet, opcode: Opcode) -> bool {
+        let p = &self.params;
+        if pkt.plen == 0 {
+            return pkt.rop != 0 || pkt.dtype != 0;
+        }
+        pkt.plen > p.max_plen as u64
+            || pkt.cgid >= p.slots as u64
+            || is_reserved_op(pkt.rop)
+            || (AluOp::from_code(pkt.rop).is_some_and(AluOp::is_loc)
+                && (pkt.plen % 2 == 1 || p.lanes == 1))
+            || opcode == Opcode::StatusReq
+    }
+
+    /// The first `plen` words of a buffer of group `index` (none for a group without data
+    /// memory, which only ever has shapes of zero words).
+    fn words(&self, index: usize, buf: Buf, plen: u64) -> Vec<u64> {
+        match self.buffers.get(index) {
+            Some(b) => match buf {
+                Buf::Acc => b.acc[..plen as usize].to_vec(),
+                Buf::Ret => b.ret[..plen as usize].to_vec(),
+            },
+            None => vec![],
         }
     }
 
@@ -374,6 +493,72 @@ fn complete_transaction(state: &mut GroupState) {
     state.tid = (state.tid + 1) % 4;
 }
 
+/// Which data an answer carries (see "Reductions" in the module docs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Carries {
+    Nothing,
+    /// The accumulator (a non-root's FULL, a forwarded retry, a tick, a root's EXIT).
+    Accumulator,
+    /// The retained result (a Lag answer).
+    Retained,
+    /// The packet's own payload (an EXIT passed down).
+    Packet,
+}
+
+/// One of a group's two data buffers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Buf {
+    Acc,
+    Ret,
+}
+
+/// An answer: its header (with no payload yet) and what it carries.
+type Answer = Option<(OutPacket, Carries)>;
+
+/// The packet's `plen` payload words (missing ones zero).
+fn packet_words(pkt: &Packet, data: &[u64]) -> Vec<u64> {
+    (0..pkt.plen as usize)
+        .map(|i| data.get(i).copied().unwrap_or(0))
+        .collect()
+}
+
+/// `acc[i] = acc[i] op words[i]`, element by element (see "Format" in the module docs): the
+/// reduction ALU's rule for each element, two 32-bit elements to a word, MAXLOC / MINLOC on
+/// (value, index) word pairs.
+pub fn reduce_into(acc: &mut [u64], words: &[u64], rop: u64, dtype: u64) {
+    let (Some(op), Some(dt)) = (AluOp::from_code(rop), Dtype::from_code(dtype)) else {
+        return;
+    };
+    let halves: &[u32] = if dt.bits() == 32 { &[0, 32] } else { &[0] };
+    let elem = |w: u64, h: u32| {
+        if dt.bits() == 32 {
+            (w >> h) & 0xFFFF_FFFF
+        } else {
+            w
+        }
+    };
+    let step = if op.is_loc() { 2 } else { 1 };
+    for i in (0..acc.len().min(words.len())).step_by(step) {
+        let mut value = 0;
+        let mut index = 0;
+        for &h in halves {
+            let (a, b) = (elem(acc[i], h), elem(words[i], h));
+            let (ai, bi) = if op.is_loc() {
+                (elem(acc[i + 1], h), elem(words[i + 1], h))
+            } else {
+                (0, 0)
+            };
+            let (r, ri) = alu(op, dt, a, ai, b, bi);
+            value |= r << h;
+            index |= ri << h;
+        }
+        acc[i] = value;
+        if op.is_loc() {
+            acc[i + 1] = index;
+        }
+    }
+}
+
 /// Step 6: FULL or STATUS_REQ from a child, in epoch `epoch`.
 fn from_child(
     entry: &TableEntry,
@@ -382,20 +567,27 @@ fn from_child(
     opcode: Opcode,
     distance: u64,
     epoch: u64,
-) -> (Verdict, Option<OutPacket>) {
-    let reply = |ports: u64, op: Opcode| {
-        Some(OutPacket {
+) -> (Verdict, Answer) {
+    let reply = |ports: u64, op: Opcode, carries: Carries| {
+        let o = OutPacket {
             ports,
             cgid: pkt.cgid,
             tid: pkt.tid,
             op,
-        })
+            meta: PayloadMeta::default(),
+            data: vec![],
+        };
+        Some((o, carries))
     };
     let child_bit = 1u64 << pkt.port;
     let to_parent = 1u64 << entry.parent;
     match distance {
-        // The child missed the Exit of transaction T: tell it alone that T completed.
-        3 => (Verdict::Lag, reply(child_bit, Opcode::StatusRsp)),
+        // The child missed the Exit of transaction T: tell it alone that T completed, with
+        // T's result.
+        3 => (
+            Verdict::Lag,
+            reply(child_bit, Opcode::StatusRsp, Carries::Retained),
+        ),
         // A child ahead of its parent is impossible short of a bug.
         1 | 2 => {
             state.fail = true;
@@ -404,8 +596,14 @@ fn from_child(
         _ => {
             let already_reported = state.reported & child_bit != 0;
             match (already_reported, opcode) {
-                // The child's report.
+                // The child's report, whose payload must have the transaction's shape.
                 (false, Opcode::Full) => {
+                    let meta = PayloadMeta::of(pkt);
+                    if state.reported == 0 {
+                        state.acc = meta;
+                    } else if meta != state.acc {
+                        return (Verdict::BadPayload, None);
+                    }
                     state.reported |= child_bit;
                     if state.csm == CsmState::Idle {
                         ratchet(state, CsmState::Filling);
@@ -414,22 +612,35 @@ fn from_child(
                         ratchet(state, CsmState::Full);
                         if entry.is_root {
                             complete_transaction(state);
-                            return (Verdict::Ok, reply(entry.children, Opcode::Exit));
+                            state.ret = state.acc;
+                            return (
+                                Verdict::Ok,
+                                reply(entry.children, Opcode::Exit, Carries::Accumulator),
+                            );
                         }
                         state.sent = epoch;
-                        return (Verdict::Ok, reply(to_parent, Opcode::Full));
+                        return (
+                            Verdict::Ok,
+                            reply(to_parent, Opcode::Full, Carries::Accumulator),
+                        );
                     }
                     (Verdict::Ok, None)
                 }
                 // A question about a transaction the child has not reported in: not a report.
                 (false, _) => (Verdict::Unreported, None),
-                // Only a non-root rests in Full: a retry, which goes up once per epoch.
+                // Only a non-root rests in Full: a retry, which goes up once per epoch (a FULL
+                // with the complete partial result, a STATUS_REQ as it is).
                 (true, _) if state.csm == CsmState::Full => {
                     if state.sent == epoch {
                         (Verdict::Coalesced, None)
                     } else {
                         state.sent = epoch;
-                        (Verdict::Ok, reply(to_parent, opcode))
+                        let carries = if opcode == Opcode::Full {
+                            Carries::Accumulator
+                        } else {
+                            Carries::Nothing
+                        };
+                        (Verdict::Ok, reply(to_parent, opcode, carries))
                     }
                 }
                 (true, Opcode::Full) => (Verdict::Stale, None),
@@ -439,23 +650,30 @@ fn from_child(
     }
 }
 
-/// Step 7: EXIT or STATUS_RSP from the parent, both meaning "transaction T completed".
+/// Step 7: EXIT or STATUS_RSP from the parent, both meaning "transaction T completed" (with
+/// its result, which must have the shape of this switch's partial result).
 fn from_parent(
     entry: &TableEntry,
     state: &mut GroupState,
     pkt: &Packet,
     distance: u64,
-) -> (Verdict, Option<OutPacket>) {
+) -> (Verdict, Answer) {
     match distance {
         0 if state.csm == CsmState::Full => {
+            if PayloadMeta::of(pkt) != state.acc {
+                return (Verdict::BadPayload, None);
+            }
             complete_transaction(state);
+            state.ret = state.acc;
             let out = OutPacket {
                 ports: entry.children,
                 cgid: pkt.cgid,
                 tid: pkt.tid,
                 op: Opcode::Exit,
+                meta: PayloadMeta::default(),
+                data: vec![],
             };
-            (Verdict::Ok, Some(out))
+            (Verdict::Ok, Some((out, Carries::Packet)))
         }
         3 => (Verdict::Stale, None),
         // d == 0 but we never reported (the parent cannot have completed), or d == 1, 2.
@@ -472,20 +690,22 @@ mod tests {
     use CsmState::*;
 
     fn pkt(port: u64, cgid: u64, tid: u64, op: Opcode) -> Op {
-        Op::Packet(Packet {
+        Op::header(Packet {
             port,
             cgid,
             tid,
             op: op.code(),
+            ..Default::default()
         })
     }
 
     fn raw_pkt(port: u64, cgid: u64, tid: u64, op: u64) -> Op {
-        Op::Packet(Packet {
+        Op::header(Packet {
             port,
             cgid,
             tid,
             op,
+            ..Default::default()
         })
     }
 
@@ -519,8 +739,8 @@ mod tests {
             csm,
             fail,
             tid,
-            sent: 0,
             reported,
+            ..GroupState::default()
         }
     }
 
@@ -530,6 +750,8 @@ mod tests {
             cgid,
             tid,
             op,
+            meta: PayloadMeta::default(),
+            data: vec![],
         })
     }
 

@@ -125,11 +125,11 @@
 //! ## Counters
 //!
 //! `counter_bits`-wide, saturating, readable and clearable through the configuration port.
-//! Counter 0 counts accepted packets; counter `v` (1..=10) counts the events whose verdict has
+//! Counter 0 counts accepted packets; counter `v` (1..=11) counts the events whose verdict has
 //! code `v` ([`Verdict::code`]). A packet with verdict `Ok` therefore increments counter 0 only
 //! (code 0 is taken by the total); any other packet increments counter 0 and its verdict's; a
 //! timer retry (a tick that acts) increments counter 10 (`RETRY`) only — it is not a packet.
-//! A `ReadCounter` of an index 11..15 reads 0. Counters are cleared by `reset` and by
+//! A `ReadCounter` of an index 12..15 reads 0. Counters are cleared by `reset` and by
 //! `ClearCounters`.
 //!
 //! ## Configuration port
@@ -195,7 +195,95 @@
 //!   level.
 //!
 //! The cycle-level micro-architecture (reset sweep, four pipeline stages, write bypass, output
-//! queue) is described in [`model`].
+//! queue, payload path) is described in [`model`].
+//!
+//! ## Reductions: packets with a payload (issue 10)
+//!
+//! A transaction of a group may carry data: each member's FULL carries its **contribution**,
+//! a vector of `plen` 64-bit words, and the EXIT (or STATUS_RSP) that completes it carries the
+//! **result**, the element-wise reduction of every member's contribution under the operation
+//! `rop` (the reduction ALU's [`crate::reduce_alu::AluOp`]: MAX, MIN, MAXLOC, MINLOC, SUM,
+//! PROD, LAND, LOR, LXOR, BAND, BOR, BXOR) over the element type `dtype`
+//! ([`crate::reduce_alu::Dtype`]: I32, U32, I64, U64). The barrier protocol above is unchanged
+//! and does the synchronisation and the recovery: a switch combines a child's contribution
+//! exactly when rule 6 counts the child's FULL (its `reported` bit goes from clear to set), so
+//! a duplicate or a retry is never counted twice, and every answer rule 6 or 7 sends out
+//! carries the data that answer stands for. A vector longer than one packet is cut into
+//! chunks, each a transaction of its own: a sender streams several chunks at once through
+//! several groups (a pool of CGIDs; chunk `c` goes through the pool's group `c mod k`), and
+//! the TID of each is the chunk's sequence check.
+//!
+//! Parameters: `max_plen` (payload words a packet may carry at most; 0 is a barrier-only
+//! engine), `lanes` (payload words per beat: the payload path moves one beat per cycle) and
+//! `slots` (the groups `0..slots` have data memory and can reduce; a payload for any other
+//! group is malformed).
+//!
+//! ### Format
+//!
+//! The header ([`crate::net::header`]) carries `plen`, `rop` and `dtype`; a packet is
+//! `B = max(1, ceil(plen / lanes))` **beats** on the packet port (`pkt_valid` / `pkt_ready`
+//! per beat): the first beat carries the header fields and payload words `0 .. lanes`, beat `j`
+//! words `j·lanes ..`; words past `plen` in the last beat are ignored. A packet's beats are
+//! consecutive handshakes (`pkt_valid` may drop between them; the engine keeps `pkt_ready`
+//! high for them, so nothing else enters between). Element layout in the words: a 64-bit
+//! type has one element per word; a 32-bit type two, element `2i` in bits `[31:0]` of word
+//! `i` and element `2i + 1` in bits `[63:32]`. MAXLOC and MINLOC reduce pairs: words `2i`
+//! hold values and words `2i + 1` their indices (64-bit indices for the 64-bit types; for
+//! the 32-bit types the index word packs the two elements' 32-bit indices like the values),
+//! so their `plen` is even. Element-wise, `r = a op b` is exactly the reduction ALU's rule
+//! for that element (wrap-around SUM and PROD, MPI's MAXLOC / MINLOC with the lowest index on
+//! ties, 32-bit elements at 32 bits). Every operation is associative and commutative on its
+//! elements, so the result does not depend on the order contributions arrive in or on the
+//! shape of the tree: the engine combines in arrival order, and a fold in any order gives
+//! the same bits.
+//!
+//! ### Rules (added to the numbered steps above)
+//!
+//! - **2b. malformed payload** (after step 2, from the header alone, no group state read) →
+//!   drop, [`Verdict::BadPayload`]: `plen > max_plen`; `plen > 0` for a group `>= slots`;
+//!   `plen > 0` with a reserved `rop` (12..15), on a STATUS_REQ (a question carries no data),
+//!   or for MAXLOC / MINLOC with an odd `plen` or on an engine with `lanes = 1` (a value and
+//!   its index are one beat); `plen == 0` with a nonzero `rop` or `dtype`
+//!   (a barrier header carries no reduction fields).
+//! - Each group with data memory has two buffers of `max_plen` words: the **accumulator**,
+//!   the current transaction's partial result, and the **retained** result, the result of the
+//!   last transaction completed here (the "shadow copy" that answers a child that missed it),
+//!   each with its own `(rop, dtype, plen)` (the group state's `acc_*` and `ret_*` fields).
+//! - **6, counting a FULL** (`d == 0`, bit clear): if it is the transaction's first report
+//!   (`reported == 0`), the accumulator takes the packet's payload and its `(rop, dtype, plen)`;
+//!   otherwise the packet's `(rop, dtype, plen)` must equal the accumulator's, else the packet
+//!   is dropped, [`Verdict::BadPayload`], the state unchanged (the bit stays clear, so the
+//!   child's correct retry still counts), and if they are equal each element becomes
+//!   `acc op payload`. When the transaction completes: a non-root's FULL(`T`) to its parent
+//!   carries the accumulator (with its `rop, dtype, plen`); a root's EXIT(`T`) carries it and
+//!   it becomes the retained result.
+//! - **6, a retry forwarded** (bit set, Full, `sent != E`) and **8, a tick's FULL**: FULL
+//!   carries the accumulator (the complete partial result of `T`: the parent counts it if
+//!   the first one was lost); a forwarded STATUS_REQ carries nothing. The retry's own payload
+//!   is not combined again (the bit is set).
+//! - **6, Lag** (`d == 3`): STATUS_RSP(`T`) carries the retained result (the result of `T`,
+//!   the last transaction completed here) with its `(rop, dtype, plen)`; the lagging packet's
+//!   own payload is dropped.
+//! - **7, completing from the parent** (`d == 0`, Full): the EXIT's or STATUS_RSP's
+//!   `(rop, dtype, plen)` must equal the accumulator's, else [`Verdict::BadPayload`] and
+//!   nothing changes; if equal, its payload becomes the retained result and the EXIT(`T`) to
+//!   the children carries it.
+//! - Every other verdict (stale, coalesced, unreported, failed, dropped) ignores the
+//!   payload. A `Write` resets both buffers' `(rop, dtype, plen)` to zero with the rest of the
+//!   state (their words are not cleared: nothing reads them before a first report writes the
+//!   accumulator or a completion the retained result).
+//! - An output packet without data has `plen`, `rop` and `dtype` zero.
+//!
+//! ### Readings of the specification
+//!
+//! - A barrier is a transaction whose first report has `plen == 0`; later reports must then
+//!   have `plen == 0` too (`(0, 0, 0)` must match), so a group can alternate barriers and
+//!   reductions, one kind per transaction.
+//! - The retained result is the result of the last transaction *completed at this switch*: a
+//!   root's own, a non-root's as its parent sent it. It is what a child that is one
+//!   transaction behind needs (rule 6's Lag is the only case that reads it), and it stays
+//!   until the next transaction completes here, which cannot happen before that child has
+//!   caught up (the child is part of every transaction).
 //!
 //! ### What changed (issue 9): recovery semantics, version 2
 //!
@@ -256,9 +344,9 @@ pub const LATENCY: usize = 4;
 pub const TID_BITS: usize = 2;
 /// Width of the opcode field.
 pub const OP_BITS: usize = 3;
-/// Number of counters: the total, then one per verdict code 1..=10.
-pub const COUNTERS: usize = 11;
-/// Width of a counter index on the configuration port (indices 11..15 read 0).
+/// Number of counters: the total, then one per verdict code 1..=11.
+pub const COUNTERS: usize = 12;
+/// Width of a counter index on the configuration port (indices 12..15 read 0).
 pub const COUNTER_INDEX_BITS: usize = 4;
 /// Width of an epoch number and of the state's `sent` stamp.
 pub const EPOCH_BITS: usize = 2;
@@ -285,6 +373,13 @@ crate::param_table! {
         retry_timer: 0 in [0, 1],
         /// Cycles per epoch (the pace of retries, rules 6 and 8).
         epoch_cycles: 1024 in [256, 1024, 4096, 16384, 65536],
+        /// Payload words a packet may carry at most (64 bits each; 0: barriers only).
+        max_plen: 0 in [0, 8, 16, 32],
+        /// Payload words per beat: the payload path moves one beat per cycle.
+        lanes: 4 in [1, 2, 4],
+        /// Groups `0 .. slots` have data memory (an accumulator and a retained result) and
+        /// can reduce; at most `groups`.
+        slots: 16 in [4, 16, 64],
     }
 }
 
@@ -296,6 +391,9 @@ impl SwitchEngineParams {
         counter_bits: 16,
         retry_timer: 0,
         epoch_cycles: 1024,
+        max_plen: 0,
+        lanes: 4,
+        slots: 16,
     };
 
     /// The engine at `radix`, `groups`, `counter_bits`, with the default retry settings.
@@ -306,7 +404,70 @@ impl SwitchEngineParams {
             counter_bits,
             retry_timer: 0,
             epoch_cycles: 1024,
+            max_plen: 0,
+            lanes: 4,
+            slots: 16,
         }
+    }
+
+    /// This engine at `max_plen` payload words, `lanes` words per beat, `slots` groups with
+    /// data memory.
+    pub const fn with_payload(self, max_plen: usize, lanes: usize, slots: usize) -> Self {
+        SwitchEngineParams {
+            max_plen,
+            lanes,
+            slots,
+            ..self
+        }
+    }
+
+    /// Bits of a stored payload length (`0 ..= max_plen`): 6 for 32 words. The state word of
+    /// a reducing engine is `7 + radix + 2 · (plen_bits + 6)` bits, 63 at most.
+    pub fn plen_bits(&self) -> usize {
+        (usize::BITS - self.max_plen.leading_zeros()) as usize
+    }
+
+    /// The engine reduces (it has a payload path).
+    pub fn reduces(&self) -> bool {
+        self.max_plen > 0
+    }
+
+    /// Beats of a packet of `plen` payload words: `max(1, ceil(plen / lanes))` on a reducing
+    /// engine; always 1 on a barrier-only one, whose ports carry headers only.
+    pub fn beats(&self, plen: u64) -> u64 {
+        if self.reduces() {
+            plen.div_ceil(self.lanes as u64).max(1)
+        } else {
+            1
+        }
+    }
+
+    /// Beats of the longest packet (`max_plen / lanes`; 1 for a barrier-only engine).
+    pub fn max_beats(&self) -> usize {
+        (self.max_plen / self.lanes).max(1)
+    }
+
+    /// The payload words a beat carries on the ports: `lanes` when the engine reduces, else
+    /// none (a barrier-only engine has no data ports).
+    pub fn data_lanes(&self) -> usize {
+        if self.reduces() {
+            self.lanes
+        } else {
+            0
+        }
+    }
+
+    /// Why this parameter set is not one of the engine's, across keys (each key's own values
+    /// are checked by the table): `(key, value, what is allowed)`.
+    pub fn cross_check(&self) -> Option<(&'static str, usize, String)> {
+        if self.slots > self.groups {
+            return Some((
+                "slots",
+                self.slots,
+                format!("at most `groups` ({})", self.groups),
+            ));
+        }
+        None
     }
 
     /// The epoch of the cycle at `now` (see "Time" in the module docs).
@@ -359,15 +520,31 @@ impl SwitchEngineParams {
     }
 
     /// The state memory's word: `{reported[R], sent[2], tid[2], fail, csm[2]}` (LSB on the
-    /// right). All zero is Idle, TID 0, no failure, nothing sent, nothing reported.
+    /// right), followed, when the engine reduces, by the two buffers' shapes
+    /// `{ret_dtype, ret_rop, ret_plen, acc_dtype, acc_rop, acc_plen}` (`plen` in
+    /// [`SwitchEngineParams::plen_bits`]). All zero is Idle, TID 0,
+    /// no failure, nothing sent, nothing reported, no payload.
     pub fn state_layout(&self) -> Layout {
-        Layout::packed(&[
+        let mut fields = vec![
             ("csm", CsmState::BITS),
             ("fail", 1),
             ("tid", TID_BITS),
             ("sent", EPOCH_BITS),
             ("reported", self.radix),
-        ])
+        ];
+        if self.reduces() {
+            use crate::net::header::{DTYPE_BITS, ROP_BITS};
+            let plen = self.plen_bits();
+            fields.extend([
+                ("acc_plen", plen),
+                ("acc_rop", ROP_BITS),
+                ("acc_dtype", DTYPE_BITS),
+                ("ret_plen", plen),
+                ("ret_rop", ROP_BITS),
+                ("ret_dtype", DTYPE_BITS),
+            ]);
+        }
+        Layout::packed(&fields)
     }
 }
 
@@ -407,6 +584,7 @@ crate::codes! {
         Unreported = 8 => "UNREPORTED",
         Coalesced = 9 => "COALESCED",
         Retry = 10 => "RETRY",
+        BadPayload = 11 => "BAD_PAYLOAD",
     }
 }
 
@@ -451,6 +629,11 @@ pub struct GroupState {
     /// The epoch of the group's last packet to its parent (rules 6 and 8); not an output.
     pub sent: u64,
     pub reported: u64,
+    /// What the accumulator holds (the current transaction's partial result); zero for a
+    /// group without data memory. Not an output.
+    pub acc: PayloadMeta,
+    /// What the retained result holds (the last transaction completed here). Not an output.
+    pub ret: PayloadMeta,
 }
 
 impl Default for GroupState {
@@ -461,6 +644,28 @@ impl Default for GroupState {
             tid: 0,
             sent: 0,
             reported: 0,
+            acc: PayloadMeta::default(),
+            ret: PayloadMeta::default(),
+        }
+    }
+}
+
+/// The shape of a payload: `plen` words of `rop` over `dtype` (raw codes, as in the header).
+/// All zero: no payload.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct PayloadMeta {
+    pub plen: u64,
+    pub rop: u64,
+    pub dtype: u64,
+}
+
+impl PayloadMeta {
+    /// The shape a packet header announces.
+    pub fn of(p: &Packet) -> PayloadMeta {
+        PayloadMeta {
+            plen: p.plen,
+            rop: p.rop,
+            dtype: p.dtype,
         }
     }
 }
@@ -476,7 +681,8 @@ macro_rules! switch_engine_ports {
             inputs SwitchEngineIn {
                 /// Synchronous reset, active high.
                 reset: 1,
-                /// A packet is offered.
+                /// A beat of a packet is offered (the header fields count on a packet's first
+                /// beat only).
                 pkt_valid: 1,
                 /// The packet's ingress port.
                 pkt_port: (P, port_bits),
@@ -486,6 +692,14 @@ macro_rules! switch_engine_ports {
                 pkt_tid: {$crate::switch_engine::TID_BITS},
                 /// The packet's opcode (`Opcode` code; 4..7 reserved).
                 pkt_op: {$crate::switch_engine::OP_BITS},
+                /// The packet's payload length in words (beats: `max(1, ceil(plen / lanes))`).
+                pkt_plen: {$crate::net::header::PLEN_BITS},
+                /// The payload's reduction operation (`AluOp` code; 0 without payload).
+                pkt_rop: {$crate::net::header::ROP_BITS},
+                /// The payload's element type (`Dtype` code; 0 without payload).
+                pkt_dtype: {$crate::net::header::DTYPE_BITS},
+                /// The beat's payload words (a reducing engine only: `lanes` of them).
+                pkt_data: [64; L, data_lanes, 4],
                 /// A configuration operation is offered (it has priority over a packet).
                 cfg_valid: 1,
                 /// `CfgOp` code.
@@ -500,7 +714,7 @@ macro_rules! switch_engine_ports {
                 cfg_children: (R, radix),
                 /// `Write`: the group's root is this switch.
                 cfg_is_root: 1,
-                /// `ReadCounter`: the counter index (11..15 read 0).
+                /// `ReadCounter`: the counter index (12..15 read 0).
                 cfg_counter: {$crate::switch_engine::COUNTER_INDEX_BITS},
                 /// `Write`: the TID the group starts with (0 for a new group; the tree's
                 /// current TID to rebuild or recover a group without restarting its count).
@@ -517,13 +731,19 @@ macro_rules! switch_engine_ports {
                 pkt_ready: 1,
                 /// A configuration operation offered this cycle is accepted.
                 cfg_ready: 1,
-                /// The head of the output queue: a packet to send (it leaves with `out_ready`).
+                /// A beat of the head of the output queue (its first beat carries the header;
+                /// the packet leaves with its last beat's `out_ready`).
                 out_valid: 1,
                 /// Its egress port mask: one bit for a unicast, the child mask for EXIT.
                 out_ports: (R, radix),
                 out_cgid: (G, cgid_bits),
                 out_tid: {$crate::switch_engine::TID_BITS},
                 out_op: {$crate::switch_engine::OP_BITS},
+                out_plen: {$crate::net::header::PLEN_BITS},
+                out_rop: {$crate::net::header::ROP_BITS},
+                out_dtype: {$crate::net::header::DTYPE_BITS},
+                /// The beat's payload words (a reducing engine only).
+                out_data: [64; L, data_lanes, 4],
                 /// An event: one per accepted packet and per acting tick (`Retry`); not held
                 /// by `out_ready`.
                 ev_valid: 1,
@@ -598,13 +818,34 @@ mod tests {
             (Some(4), Some(8), Some(16), Some(2))
         );
         let outs = SwitchEngineOut::specs(&SwitchEngineParams::SMALL);
-        assert_eq!(outs.len(), 24);
-        assert_eq!(ins.len(), 16);
+        // A barrier-only engine has the reduction header fields but no data ports.
+        assert_eq!(outs.len(), 27);
+        assert_eq!(ins.len(), 19);
         assert_eq!(w("cfg_counter"), Some(4));
         assert_eq!(w("cfg_tid"), Some(2));
         assert_eq!(
+            (w("pkt_plen"), w("pkt_rop"), w("pkt_dtype")),
+            (Some(7), Some(4), Some(2))
+        );
+        assert_eq!(w("pkt_data_0"), None);
+        assert_eq!(
             outs.last().map(|s| (s.name.as_str(), s.width)),
             Some(("rsp_counter", 16))
+        );
+        // A reducing one has `lanes` 64-bit words a beat each way.
+        let r = SwitchEngineParams::default().with_payload(32, 2, 16);
+        let ins = SwitchEngineIn::specs(&r);
+        let outs = SwitchEngineOut::specs(&r);
+        assert_eq!((ins.len(), outs.len()), (21, 29));
+        let data: Vec<_> = ins
+            .iter()
+            .filter(|s| s.name.starts_with("pkt_data"))
+            .collect();
+        assert_eq!(
+            data.iter()
+                .map(|s| (s.name.as_str(), s.width))
+                .collect::<Vec<_>>(),
+            [("pkt_data_0", 64), ("pkt_data_1", 64)]
         );
     }
 
@@ -646,12 +887,13 @@ mod tests {
                 Verdict::Unreported.code(),
                 Verdict::Coalesced.code(),
                 Verdict::Retry.code(),
+                Verdict::BadPayload.code(),
                 Verdict::BITS
             ),
-            (8, 9, 10, 4)
+            (8, 9, 10, 11, 4)
         );
         assert_eq!(Verdict::from_code(9).map(|v| v.name()), Some("COALESCED"));
-        assert_eq!(Verdict::from_code(11), None);
+        assert_eq!(Verdict::from_code(12), None);
         assert_eq!(COUNTERS, Verdict::ALL.len());
         assert_eq!(Verdict::from_code(5), Some(Verdict::Stale));
         assert_eq!(CsmState::Full.next(), CsmState::Exiting);

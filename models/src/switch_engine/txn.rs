@@ -39,7 +39,7 @@ use std::collections::VecDeque;
 /// An accepted operation until it has shown its answer: the golden's answer (none for an
 /// invisible tick) and whether it may send a packet (a packet or a tick: counted against the
 /// output queue's room).
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 struct InFlight {
     /// The cycle it was accepted in; it shows its answer in `at + LATENCY`.
     at: u64,
@@ -125,7 +125,15 @@ pub struct SwitchEngineTxn {
 impl SwitchEngineTxn {
     /// An engine in the state right after a reset edge (it sweeps first), as
     /// [`super::model::SwitchEngineModel::new`].
+    ///
+    /// # Panics
+    /// For a reducing engine (`max_plen > 0`): this model has no payload path (a fabric runs
+    /// such an engine as the cycle model).
     pub fn new(p: SwitchEngineParams) -> Self {
+        assert!(
+            !p.reduces(),
+            "the transaction-level model is for barrier-only engines (max_plen = 0)"
+        );
         Self {
             p,
             golden: SwitchEngineGolden::new(p),
@@ -163,8 +171,8 @@ impl SwitchEngineTxn {
 
     /// The output packet of the stage-4 output register.
     fn stage4_packet(&self) -> Option<Queued> {
-        match self.stage4()?.answer? {
-            Response::Packet { result, .. } => result.out.map(|o| Queued {
+        match self.stage4()?.answer.as_ref()? {
+            Response::Packet { result, .. } => result.out.as_ref().map(|o| Queued {
                 ports: o.ports,
                 cgid: o.cgid,
                 tid: o.tid,
@@ -186,8 +194,8 @@ impl SwitchEngineTxn {
     }
 
     fn outputs(&self, i: &SwitchEngineIn) -> SwitchEngineOut {
-        let mut o = match self.stage4().and_then(|f| f.answer) {
-            Some(r) => expected_outputs(&r),
+        let mut o = match self.stage4().and_then(|f| f.answer.as_ref()) {
+            Some(r) => expected_outputs(r),
             None => SwitchEngineOut::default(),
         };
         if let Some(head) = self.queue.front() {
@@ -212,13 +220,13 @@ impl SwitchEngineTxn {
     /// [`Self::step`], returning only what a fabric acts on ([`FabricOut`]): the same cycle,
     /// without building the rest of the port struct.
     pub fn step_fabric(&mut self, i: &SwitchEngineIn) -> FabricOut {
-        let answer = self.stage4().and_then(|f| f.answer);
+        let answer = self.stage4().and_then(|f| f.answer.as_ref());
         let out = match self.queue.front() {
             Some(head) => Some(*head),
             None => self.stage4_packet(),
         };
         let (ev, rsp) = match answer {
-            Some(Response::Packet { cgid, result }) => (Some((result.verdict.code(), cgid)), None),
+            Some(Response::Packet { cgid, result }) => (Some((result.verdict.code(), *cgid)), None),
             Some(Response::Cfg(r)) => (None, Some(r.rejected)),
             None => (None, None),
         };
@@ -330,12 +338,12 @@ impl SwitchEngineTxn {
             .front()
             .filter(|f| f.at + (LATENCY as u64) < end)
         {
-            let f = *f;
-            self.cycle = f.at + LATENCY as u64;
+            let (at, may_send) = (f.at, f.may_send);
+            self.cycle = at + LATENCY as u64;
             if let Some(q) = self.stage4_packet() {
                 self.queue.push_back(q);
             }
-            self.sends -= usize::from(f.may_send);
+            self.sends -= usize::from(may_send);
             self.in_flight.pop_front();
         }
         self.cycle = end;

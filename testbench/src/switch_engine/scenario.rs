@@ -105,7 +105,11 @@ use crate::harness::scenario::{compare_lists, read_text, Doc, StepReader, DEFAUL
 use crate::harness::vcd::Tracer;
 use crate::harness::Level;
 use netcoll_models::kit::block::BlockSpec;
-use netcoll_models::switch_engine::golden::{CfgCmd, Op, OutPacket, Response, SwitchEngineGolden};
+use netcoll_models::net::header::{DTYPE_BITS, PLEN_BITS, ROP_BITS};
+use netcoll_models::reduce_alu::{AluOp, Dtype};
+use netcoll_models::switch_engine::golden::{
+    CfgCmd, Op, OutPacket, PacketResult, Response, SwitchEngineGolden,
+};
 use netcoll_models::switch_engine::{
     CfgOp, Opcode, Packet, SwitchEngine, SwitchEngineParams, TableEntry, Verdict, COUNTERS,
     COUNTER_INDEX_BITS, LATENCY, OP_BITS, TID_BITS,
@@ -113,6 +117,10 @@ use netcoll_models::switch_engine::{
 use serde::Serialize;
 use std::fmt;
 use std::path::Path;
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
 
 /// Bound on `at` and `cycles` (32 bits), so that a typo does not start a run of years.
 pub const CYCLE_BITS: usize = 32;
@@ -141,7 +149,7 @@ pub fn first_cycle(p: &SwitchEngineParams) -> u64 {
 }
 
 /// One operation offered to the engine, in its scenario cycle.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Issue {
     pub cycle: u64,
     pub op: Op,
@@ -219,7 +227,7 @@ impl Scenario {
         self.steps
             .iter()
             .enumerate()
-            .flat_map(|(k, s)| s.issues.iter().map(move |i| (k, *i)))
+            .flat_map(|(k, s)| s.issues.iter().map(move |i| (k, i.clone())))
             .collect()
     }
 }
@@ -361,7 +369,12 @@ fn parse_step(
             vec![cfg(CfgOp::ClearCounters, 0, TableEntry::default(), 0)]
         }
         "packet" => {
-            r.only(&["port", "cgid", "tid", "opcode", "at"], &for_op)?;
+            r.only(
+                &[
+                    "port", "cgid", "tid", "opcode", "at", "plen", "rop", "dtype", "data",
+                ],
+                &for_op,
+            )?;
             let ports = r
                 .opt_list_below("port", radix, &port_what(p))?
                 .ok_or_else(|| r.missing("port", " (a port or a list of ports)"))?;
@@ -372,15 +385,42 @@ fn parse_step(
             let names: Vec<(&str, u64)> =
                 Opcode::ALL.iter().map(|o| (o.name(), o.code())).collect();
             let op = r.named("opcode", &names, OP_BITS, "")?;
+            // The payload: `data` words, `plen` of them (by default as many as given).
+            let data = r.words("data")?.unwrap_or_default();
+            let plen = match r.opt_uint("plen", PLEN_BITS)? {
+                Some(n) if (n as usize) < data.len() => {
+                    return Err(r.error(
+                        "plen",
+                        format!(
+                            "`plen` = {n} is shorter than `data` ({} words); allowed: at least {}",
+                            data.len(),
+                            data.len()
+                        ),
+                    ))
+                }
+                Some(n) => n,
+                None => data.len() as u64,
+            };
+            let rops: Vec<(&str, u64)> = AluOp::ALL.iter().map(|o| (o.name(), o.code())).collect();
+            let rop = r.opt_named("rop", &rops, ROP_BITS)?.unwrap_or(0);
+            let dtypes: Vec<(&str, u64)> =
+                Dtype::ALL.iter().map(|d| (d.name(), d.code())).collect();
+            let dtype = r.opt_named("dtype", &dtypes, DTYPE_BITS)?.unwrap_or(0);
             ports
                 .into_iter()
                 .map(|port| {
-                    Op::Packet(Packet {
-                        port,
-                        cgid,
-                        tid,
-                        op,
-                    })
+                    Op::Packet(
+                        Packet {
+                            port,
+                            cgid,
+                            tid,
+                            op,
+                            plen,
+                            rop,
+                            dtype,
+                        },
+                        data.clone(),
+                    )
                 })
                 .collect()
         }
@@ -423,6 +463,15 @@ pub enum Event {
         cgid: u64,
         tid: u64,
         op: String,
+        /// The payload (none for a barrier packet, and then not printed).
+        #[serde(skip_serializing_if = "is_zero")]
+        plen: u64,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        rop: Option<String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        dtype: Option<String>,
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        data: Vec<u64>,
     },
     Entry {
         step: usize,
@@ -483,7 +532,7 @@ pub fn events_of(step: usize, issued: u64, op: &Op, r: &Response) -> Result<Vec<
     let step = step + 1;
     let cycle = issued + LATENCY as u64;
     match (op, r) {
-        (Op::Packet(pkt), Response::Packet { cgid, result }) => {
+        (Op::Packet(pkt, _), Response::Packet { cgid, result }) => {
             let mut v = vec![Event::Verdict {
                 step,
                 cycle,
@@ -499,15 +548,28 @@ pub fn events_of(step: usize, issued: u64, op: &Op, r: &Response) -> Result<Vec<
                 cgid,
                 tid,
                 op,
-            }) = result.out
+                meta,
+                data,
+            }) = &result.out
             {
+                let with = meta.plen > 0;
                 v.push(Event::Out {
                     step,
                     cycle,
-                    ports: ports_of(ports),
-                    cgid,
-                    tid,
+                    ports: ports_of(*ports),
+                    cgid: *cgid,
+                    tid: *tid,
                     op: op.name().to_string(),
+                    plen: meta.plen,
+                    rop: with.then(|| {
+                        AluOp::from_code(meta.rop)
+                            .map_or_else(|| meta.rop.to_string(), |o| o.name().to_string())
+                    }),
+                    dtype: with.then(|| {
+                        Dtype::from_code(meta.dtype)
+                            .map_or_else(|| meta.dtype.to_string(), |d| d.name().to_string())
+                    }),
+                    data: data.clone(),
                 });
             }
             Ok(v)
@@ -601,10 +663,13 @@ pub fn run_level(
             prev = Some(i.cycle);
             Timed {
                 idle: u32::try_from(idle).unwrap_or(u32::MAX),
-                op: i.op,
+                op: i.op.clone(),
             }
         })
         .collect();
+    if s.params.reduces() {
+        return run_reducing(s, &issues, &timed, d.as_mut(), &fail, events, &mut emit);
+    }
     // Events go to the sink as each answer appears on the outputs; a sink that wants no more
     // (a closed pipe) only stops the printing, not the run, whose answers are still checked.
     let mut stopped = false;
@@ -637,6 +702,58 @@ pub fn run_level(
             answers.len(),
             issues.len()
         )));
+    }
+    Ok(events)
+}
+
+/// [`run_level`] for a reducing engine at a cycle level. Its answers with payloads leave long
+/// after their events, so the transactor collects the output packets apart, in order; they go
+/// back to the operations that sent them (the ones whose golden answer has an output packet,
+/// in the same order), and every event is printed after the run.
+fn run_reducing(
+    s: &Scenario,
+    issues: &[(usize, Issue)],
+    timed: &[Timed],
+    d: &mut dyn super::EngineDut,
+    fail: &dyn Fn(String) -> ScenarioError,
+    mut events: Vec<Event>,
+    emit: &mut dyn FnMut(Event, &mut Vec<Event>) -> bool,
+) -> Result<Vec<Event>, ScenarioError> {
+    let mut answers = d.run(timed).map_err(fail)?;
+    if answers.len() != issues.len() {
+        return Err(fail(format!(
+            "{} answers to {} operations",
+            answers.len(),
+            issues.len()
+        )));
+    }
+    let mut g = SwitchEngineGolden::new(s.params);
+    let mut outs = d.log().outs.clone().into_iter();
+    for ((_, i), a) in issues.iter().zip(answers.iter_mut()) {
+        let sends = matches!(
+            g.apply_at(&i.op, i.cycle + 1),
+            Response::Packet {
+                result: PacketResult { out: Some(_), .. },
+                ..
+            }
+        );
+        if let (true, Response::Packet { result, .. }) = (sends, a) {
+            result.out = Some(outs.next().ok_or_else(|| {
+                fail("fewer output packets than the golden reference sends".to_string())
+            })?);
+        }
+    }
+    if outs.next().is_some() {
+        return Err(fail(
+            "more output packets than the golden reference sends".to_string(),
+        ));
+    }
+    for ((k, i), a) in issues.iter().zip(&answers) {
+        for e in events_of(*k, i.cycle, &i.op, a).map_err(fail)? {
+            if !emit(e, &mut events) {
+                return Ok(events);
+            }
+        }
     }
     Ok(events)
 }

@@ -214,11 +214,20 @@ impl Stimulus {
         } else {
             (e.parent, self.rng.gen_range(0..4), s.tid)
         };
-        Op::Packet(Packet {
+        // Now and then reduction fields on a packet without payload: malformed (rule 2b).
+        let (rop, dtype) = if self.rng.gen_bool(0.02) {
+            (self.rng.gen_range(1..16), self.rng.gen_range(0..4))
+        } else {
+            (0, 0)
+        };
+        Op::header(Packet {
             port,
             cgid,
             tid,
             op,
+            rop,
+            dtype,
+            ..Default::default()
         })
     }
 
@@ -269,14 +278,14 @@ impl Stimulus {
     pub fn observe(&mut self, i: &SwitchEngineIn, o: &SwitchEngineOut) {
         let now = self.cycle;
         self.cycle += 1;
-        if let Some((due, want)) = self.due.front().copied() {
+        if let Some((due, want)) = self.due.front().cloned() {
             if due == now {
                 self.due.pop_front();
                 self.checked += 1;
                 // Compared on the raw port values, not through a conversion that could hide a
                 // reserved code; the output packet is checked at the queue's head.
                 if let Response::Packet { result, .. } = &want {
-                    self.outs.extend(result.out);
+                    self.outs.extend(result.out.clone());
                 }
                 let strip = |o: &SwitchEngineOut| SwitchEngineOut {
                     pkt_ready: false,
@@ -286,6 +295,10 @@ impl Stimulus {
                     out_cgid: 0,
                     out_tid: 0,
                     out_op: 0,
+                    out_plen: 0,
+                    out_rop: 0,
+                    out_dtype: 0,
+                    out_data: [0; 4],
                     ..*o
                 };
                 if strip(o) != strip(&expected_outputs(&want)) {
@@ -296,7 +309,7 @@ impl Stimulus {
                 }
             }
         }
-        let head = self.outs.front().copied();
+        let head = self.outs.front().cloned();
         let shown = from_outputs(&SwitchEngineOut {
             ev_valid: true,
             rsp_valid: false,

@@ -5,10 +5,12 @@
 //! [`EngineDut`], so the same cases check the golden reference, the cycle model, the rust-hdl
 //! RTL and the Verilog under Verilator.
 
-use super::{write_entry, EngineDut, Timed};
+use super::{write_entry, EngineDut, Level, Timed};
+use netcoll_models::reduce_alu::{AluOp, Dtype};
 use netcoll_models::switch_engine::golden::{CfgCmd, Op, OutPacket, PacketResult, Response};
 use netcoll_models::switch_engine::{
-    CfgOp, CsmState, GroupState, Opcode, Packet, SwitchEngineParams, TableEntry, Verdict,
+    CfgOp, CsmState, GroupState, Opcode, Packet, PayloadMeta, SwitchEngineParams, TableEntry,
+    Verdict,
 };
 
 use CsmState::{Filling, Full, Idle};
@@ -53,6 +55,18 @@ pub struct Case {
     /// The retry timer's events: the `now` of the tick, the group and the group's TID (the
     /// FULL goes to the parent, `parent_hot`; the state is Full, not failed).
     pub retries: Vec<(u64, u64, u64, u64)>,
+    /// The payloads of the output packets, in the order they leave (checked when not empty,
+    /// one per output packet; a reducing engine's outputs are always checked as a stream).
+    pub payloads: Vec<(PayloadMeta, Vec<u64>)>,
+}
+
+impl Case {
+    /// The levels the case runs at: every level, but a reducing engine's cases run on the
+    /// golden reference and the cycle model only until the RTL has a payload path (issue
+    /// 10).
+    pub fn runs_at(&self, level: Level) -> bool {
+        !self.params.reduces() || matches!(level, Level::Golden | Level::Model)
+    }
 }
 
 fn t(op: Op) -> Timed {
@@ -60,11 +74,12 @@ fn t(op: Op) -> Timed {
 }
 
 fn pkt(port: u64, cgid: u64, tid: u64, op: u64) -> Op {
-    Op::Packet(Packet {
+    Op::header(Packet {
         port,
         cgid,
         tid,
         op,
+        ..Default::default()
     })
 }
 
@@ -151,6 +166,7 @@ fn state(csm: CsmState, tid: u64, reported: u64) -> GroupState {
         tid,
         sent: 0,
         reported,
+        ..GroupState::default()
     }
 }
 
@@ -167,6 +183,7 @@ fn csm_transitions() -> Case {
         tid,
         sent: 0,
         reported,
+        ..GroupState::default()
     };
     let steps = vec![
         // Root group 3, children on ports 0 and 1.
@@ -401,6 +418,251 @@ fn drop_reasons() -> Case {
     }
 }
 
+/// A packet with a payload.
+fn data(port: u64, cgid: u64, tid: u64, op: u64, rop: AluOp, dtype: Dtype, words: &[u64]) -> Op {
+    Op::Packet(
+        Packet {
+            port,
+            cgid,
+            tid,
+            op,
+            plen: words.len() as u64,
+            rop: rop.code(),
+            dtype: dtype.code(),
+        },
+        words.to_vec(),
+    )
+}
+
+/// A header with raw reduction fields and no words.
+fn shaped(port: u64, cgid: u64, tid: u64, op: u64, plen: u64, rop: u64, dtype: u64) -> Op {
+    Op::Packet(
+        Packet {
+            port,
+            cgid,
+            tid,
+            op,
+            plen,
+            rop,
+            dtype,
+        },
+        vec![],
+    )
+}
+
+fn shape(plen: u64, rop: AluOp, dtype: Dtype) -> PayloadMeta {
+    PayloadMeta {
+        plen,
+        rop: rop.code(),
+        dtype: dtype.code(),
+    }
+}
+
+/// Rule 2b on a barrier-only engine: reduction fields in a header (a length, an operation, a
+/// type) are refused before the group is consulted, after rules 1 and 2 and before rule 3,
+/// and change nothing; counter 11 counts them.
+fn malformed_payload_headers() -> Case {
+    let steps = vec![
+        (
+            t(write_entry(7, 3, 0b0011, false)),
+            written(3, 0b0011, false),
+        ),
+        (t(shaped(0, 7, 0, F, 0, 4, 0)), drop(Verdict::BadPayload)),
+        (t(shaped(0, 7, 0, F, 0, 0, 1)), drop(Verdict::BadPayload)),
+        (t(shaped(1, 7, 0, F, 3, 4, 2)), drop(Verdict::BadPayload)),
+        (t(shaped(0, 7, 0, F, 127, 0, 0)), drop(Verdict::BadPayload)),
+        // Rule 1 and 2 come first, rule 3 after.
+        (t(shaped(0, 9, 0, F, 0, 4, 0)), drop(Verdict::UnknownCgid)),
+        (t(shaped(0, 7, 0, 6, 0, 4, 0)), drop(Verdict::BadOpcode)),
+        (t(shaped(2, 7, 0, F, 0, 4, 0)), drop(Verdict::BadPayload)),
+        // Nothing was counted: the first clean report starts the transaction.
+        (t(pkt(0, 7, 0, F)), ok(Filling, 0, None)),
+        (t(counter(11)), Expect::Counter(5)),
+        (t(counter(0)), Expect::Counter(8)),
+    ];
+    Case {
+        name: "malformed_payload_headers",
+        params: SwitchEngineParams::SMALL,
+        steps,
+        ..Case::default()
+    }
+}
+
+/// The engine that reduces in the directed cases: radix 4, 16 groups, packets of up to 8
+/// words, 2 words a beat, data memory for groups 0–3.
+fn reducing() -> SwitchEngineParams {
+    SwitchEngineParams::SMALL.with_payload(8, 2, 4)
+}
+
+/// A root with two children reduces: SUM over i64 (wrapping), the Lag answer from the retained
+/// result, a contribution of another shape refused (`BAD_PAYLOAD`, not counted) and the
+/// transaction completed by the right one (MAX over u32, two elements a word), MIN over i32,
+/// and every malformed payload of rule 2b.
+fn reduction_at_a_root() -> Case {
+    use AluOp::{Max, Min, MinLoc, Sum};
+    use Dtype::{I32, I64, U32};
+    let steps = vec![
+        (t(write_entry(2, 0, 0b0011, true)), written(0, 0b0011, true)),
+        (
+            t(data(0, 2, 0, F, Sum, I64, &[1, 2, 3, u64::MAX])),
+            ok(Filling, 0, None),
+        ),
+        (
+            t(data(1, 2, 0, F, Sum, I64, &[10, 20, 30, 1])),
+            ok(Idle, 1, Some((0b0011, 0, Exit))),
+        ),
+        // Port 0 missed that EXIT: it is answered with the retained sum.
+        (
+            t(data(0, 2, 0, F, Sum, I64, &[9, 9, 9, 9])),
+            verdict(Verdict::Lag, Idle, 1, Some((0b0001, 0, StatusRsp))),
+        ),
+        // Transaction 1: MAX over u32 (two elements in each word).
+        (
+            t(data(
+                0,
+                2,
+                1,
+                F,
+                Max,
+                U32,
+                &[0x0000_0005_FFFF_FFF0, 0x8000_0000_0000_0001],
+            )),
+            ok(Filling, 1, None),
+        ),
+        (
+            t(data(1, 2, 1, F, Sum, I64, &[1, 2])),
+            verdict(Verdict::BadPayload, Filling, 1, None),
+        ),
+        (
+            t(data(
+                1,
+                2,
+                1,
+                F,
+                Max,
+                U32,
+                &[0x0000_0007_0000_0001, 0x7FFF_FFFF_0000_0002],
+            )),
+            ok(Idle, 2, Some((0b0011, 1, Exit))),
+        ),
+        // Transaction 2: MIN over i32 (signed halves).
+        (
+            t(data(1, 2, 2, F, Min, I32, &[0x8000_0000_0000_0005])),
+            ok(Filling, 2, None),
+        ),
+        (
+            t(data(0, 2, 2, F, Min, I32, &[0x7FFF_FFFF_FFFF_FFFB])),
+            ok(Idle, 3, Some((0b0011, 2, Exit))),
+        ),
+        // Rule 2b on a reducing engine: a STATUS_REQ with data, a payload longer than 8 words,
+        // a group without data memory (4 and up), a reserved operation, MINLOC on an odd
+        // number of words.
+        (t(shaped(0, 2, 3, SQ, 2, 4, 2)), drop(Verdict::BadPayload)),
+        (t(shaped(0, 2, 3, F, 9, 4, 2)), drop(Verdict::BadPayload)),
+        (t(shaped(0, 2, 3, F, 0, 0, 2)), drop(Verdict::BadPayload)),
+        (t(shaped(0, 2, 3, F, 2, 13, 2)), drop(Verdict::BadPayload)),
+        (
+            t(data(0, 2, 3, F, MinLoc, I64, &[1, 2, 3])),
+            drop(Verdict::BadPayload),
+        ),
+        (t(write_entry(5, 0, 0b0011, true)), written(0, 0b0011, true)),
+        (
+            t(data(0, 5, 0, F, Sum, I64, &[1, 2])),
+            drop(Verdict::BadPayload),
+        ),
+        (t(counter(11)), Expect::Counter(7)),
+    ];
+    Case {
+        name: "reduction_at_a_root",
+        params: reducing(),
+        steps,
+        payloads: vec![
+            (shape(4, Sum, I64), vec![11, 22, 33, 0]),
+            (shape(4, Sum, I64), vec![11, 22, 33, 0]),
+            (
+                shape(2, Max, U32),
+                vec![0x0000_0007_FFFF_FFF0, 0x8000_0000_0000_0002],
+            ),
+            // min(i32) of 0x8000_0000 (-2^31) and 0x7FFF_FFFF, of 5 and -5.
+            (shape(1, Min, I32), vec![0x8000_0000_FFFF_FFFB]),
+        ],
+        ..Case::default()
+    }
+}
+
+/// A middle switch (parent on port 3, children 0 and 1) reduces: its FULL up carries the
+/// product of its children's, a retry in a later epoch is forwarded with it, the parent's EXIT
+/// goes down with the parent's result (kept as the retained result, which answers a lagging
+/// child), and an EXIT whose shape is not the partial result's is refused; MINLOC breaks a tie
+/// on the lowest index.
+fn reduction_through_a_middle_switch() -> Case {
+    use AluOp::{MinLoc, Prod, Sum};
+    use Dtype::{I64, U64};
+    let steps = vec![
+        (
+            t(write_entry(1, 3, 0b0011, false)),
+            written(3, 0b0011, false),
+        ),
+        (
+            t(data(0, 1, 0, F, Prod, U64, &[3, 5])),
+            ok(Filling, 0, None),
+        ),
+        (
+            t(data(1, 1, 0, F, Prod, U64, &[7, 11])),
+            ok(Full, 0, Some((0b1000, 0, FullOp))),
+        ),
+        // A retry of a child, in the next epoch: forwarded with the partial result (the
+        // retry's own words are not combined again).
+        (
+            Timed {
+                idle: 1100,
+                op: data(0, 1, 0, F, Prod, U64, &[3, 5]),
+            },
+            ok(Full, 0, Some((0b1000, 0, FullOp))),
+        ),
+        (
+            t(data(3, 1, 0, X, Prod, U64, &[100, 200])),
+            ok(Idle, 1, Some((0b0011, 0, Exit))),
+        ),
+        (
+            t(data(1, 1, 0, F, Prod, U64, &[7, 11])),
+            verdict(Verdict::Lag, Idle, 1, Some((0b0010, 0, StatusRsp))),
+        ),
+        // Transaction 1: MINLOC over i64, (value, index) pairs; a tie takes the lowest index.
+        (
+            t(data(0, 1, 1, F, MinLoc, I64, &[5, 7, u64::MAX, 1])),
+            ok(Filling, 1, None),
+        ),
+        (
+            t(data(1, 1, 1, F, MinLoc, I64, &[5, 2, 4, 0])),
+            ok(Full, 1, Some((0b1000, 1, FullOp))),
+        ),
+        (
+            t(data(3, 1, 1, X, Sum, I64, &[0, 0, 0, 0])),
+            verdict(Verdict::BadPayload, Full, 1, None),
+        ),
+        (
+            t(data(3, 1, 1, X, MinLoc, I64, &[4, 9, 6, 6])),
+            ok(Idle, 2, Some((0b0011, 1, Exit))),
+        ),
+    ];
+    Case {
+        name: "reduction_through_a_middle_switch",
+        params: reducing(),
+        steps,
+        payloads: vec![
+            (shape(2, Prod, U64), vec![21, 55]),
+            (shape(2, Prod, U64), vec![21, 55]),
+            (shape(2, Prod, U64), vec![100, 200]),
+            (shape(2, Prod, U64), vec![100, 200]),
+            // (5, 7) vs (5, 2): a tie, index 2; (-1, 1) vs (4, 0): -1 is smaller.
+            (shape(4, MinLoc, I64), vec![5, 2, u64::MAX, 1]),
+            (shape(4, MinLoc, I64), vec![4, 9, 6, 6]),
+        ],
+        ..Case::default()
+    }
+}
+
 /// A barrier over a root with twelve children (default parameters), twice.
 fn full_barrier() -> Case {
     let children: u64 = 0b1111_1111_1111_0000;
@@ -530,6 +792,7 @@ fn interleaved_groups() -> Case {
                 tid: 3,
                 sent: 0,
                 reported: 0,
+                ..GroupState::default()
             },
         },
     ));
@@ -616,6 +879,7 @@ fn bypass_depth() -> Case {
                     tid: 1,
                     sent: 0,
                     reported: 0,
+                    ..GroupState::default()
                 },
             },
         ),
@@ -990,6 +1254,9 @@ pub fn cases() -> Vec<Case> {
         tid_pairs_from_child(),
         tid_pairs_from_parent(),
         drop_reasons(),
+        malformed_payload_headers(),
+        reduction_at_a_root(),
+        reduction_through_a_middle_switch(),
         full_barrier(),
         lagging_child(),
         interleaved_groups(),
@@ -1020,7 +1287,7 @@ fn check(e: &Expect, r: &Response) -> bool {
                 && result.state.csm == *csm
                 && result.state.tid == *tid
                 && result.state.fail == *fail
-                && result.out.map(|o| (o.ports, o.tid, o.op)) == *out
+                && result.out.as_ref().map(|o| (o.ports, o.tid, o.op)) == *out
         }
         (Expect::Entry { entry, state }, Response::Cfg(c)) => {
             c.entry == *entry && c.state == *state && c.counter == 0 && !c.rejected
@@ -1047,7 +1314,7 @@ fn check(e: &Expect, r: &Response) -> bool {
 /// Runs `case` on `dut`; the error names the step, the operation, what was expected and what
 /// came back.
 pub fn run_case(dut: &mut dyn EngineDut, case: &Case) -> Result<(), String> {
-    let ops: Vec<Timed> = case.steps.iter().map(|s| s.0).collect();
+    let ops: Vec<Timed> = case.steps.iter().map(|s| s.0.clone()).collect();
     dut.set_out_ready(case.out_ready);
     let answers = dut.run(&ops)?;
     if answers.len() != ops.len() {
@@ -1057,7 +1324,7 @@ pub fn run_case(dut: &mut dyn EngineDut, case: &Case) -> Result<(), String> {
             ops.len()
         ));
     }
-    let split = case.out_ready.is_some();
+    let split = case.out_ready.is_some() || case.params.reduces();
     let mut outs = vec![];
     for (k, ((op, want), got)) in case.steps.iter().zip(&answers).enumerate() {
         let mut want = *want;
@@ -1080,6 +1347,16 @@ pub fn run_case(dut: &mut dyn EngineDut, case: &Case) -> Result<(), String> {
             "output packets, in the order they left the queue:\n  expected {outs:?}\n  got      {got:?}"
         ));
     }
+    if !case.payloads.is_empty() {
+        let got: Vec<(PayloadMeta, Vec<u64>)> =
+            log.outs.iter().map(|o| (o.meta, o.data.clone())).collect();
+        if got != case.payloads {
+            return Err(format!(
+                "output payloads, in order:\n  expected {:?}\n  got      {got:?}",
+                case.payloads
+            ));
+        }
+    }
     let want: Vec<(u64, Response)> = case
         .retries
         .iter()
@@ -1092,12 +1369,15 @@ pub fn run_case(dut: &mut dyn EngineDut, case: &Case) -> Result<(), String> {
                     tid,
                     sent: 0,
                     reported: 0,
+                    ..GroupState::default()
                 },
                 out: Some(OutPacket {
                     ports: parent_hot,
                     cgid,
                     tid,
                     op: FullOp,
+                    meta: Default::default(),
+                    data: vec![],
                 }),
             };
             (now, Response::Packet { cgid, result })
