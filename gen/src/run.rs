@@ -185,7 +185,7 @@ pub fn switch(args: &RunArgs, out: &mut Out) -> Result<bool, CliError> {
     let params = config(args)?.map(|c| c.switch);
     let s =
         Scenario::from_file(&args.scenario, params).map_err(|e| CliError::Input(e.to_string()))?;
-    let levels = levels(args, &Level::ALL)?;
+    let mut levels = levels(args, &Level::ALL)?;
     eprintln!(
         "netcoll switch run: {}: {} {} ({})",
         display(&args.scenario),
@@ -193,6 +193,28 @@ pub fn switch(args: &RunArgs, out: &mut Out) -> Result<bool, CliError> {
         s.params.describe(),
         origin(args)
     );
+    if s.params.reduces() {
+        // Until the payload path has its RTL (issue 10), a reducing engine runs as the golden
+        // reference and the cycle model.
+        let skipped: Vec<&str> = levels
+            .iter()
+            .filter(|l| matches!(l, Level::Rtl | Level::Verilator))
+            .map(|l| l.name())
+            .collect();
+        if !skipped.is_empty() {
+            eprintln!(
+                "netcoll switch run: levels {} skipped: a reducing engine (max_plen > 0) has no RTL yet",
+                skipped.join(", ")
+            );
+        }
+        levels.retain(|l| matches!(l, Level::Golden | Level::Model));
+        if levels.is_empty() {
+            return Err(CliError::Usage(
+                "switch run: no level left to run (a reducing engine runs at golden and model)"
+                    .to_string(),
+            ));
+        }
+    }
     let tracer = args.vcd.as_ref().map(|_| Tracer::new());
     let mut first: Option<(Level, Vec<Event>)> = None;
     let mut ok = true;

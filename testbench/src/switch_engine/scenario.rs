@@ -48,7 +48,7 @@
 //! | `read_entry` | `cgid` (one or a list), `at` | configuration `ReadEntry` of each |
 //! | `read_counter` | `counter`: `"TOTAL"`, a verdict name (`"STALE"`, `"COALESCED"`, …) or an index 0..15; one or a list; `at` | configuration `ReadCounter` of each |
 //! | `clear_counters` | `at` | configuration `ClearCounters` |
-//! | `packet` | `port` (one or a list: one packet from each, back to back), `cgid`, `tid`, `opcode` (`"FULL"`, `"EXIT"`, `"STATUS_REQ"`, `"STATUS_RSP"` or a raw code 0..7), `at` | collective packets |
+//! | `packet` | `port` (one or a list: one packet from each, back to back), `cgid`, `tid`, `opcode` (`"FULL"`, `"EXIT"`, `"STATUS_REQ"`, `"STATUS_RSP"` or a raw code 0..7), `at`; optional payload: `data` (64-bit words, negative ones two's complement), `plen` (default: the words given), `rop` (`"SUM"`, `"MAX"`, … or a raw code 0..15), `dtype` (`"i32"`, `"u32"`, `"i64"`, `"u64"` or 0..3) | collective packets |
 //! | `idle` | `cycles` | that many cycles with nothing offered |
 //!
 //! Widths follow the parameters: a port is below `radix`, a CGID below `groups`, a TID is 2
@@ -62,7 +62,8 @@
 //! `groups` sweep cycles, and the cycle in which it sees `cfg_ready`). Operations are offered
 //! one per cycle in file order: each step's first operation in its `at` cycle if given (it must
 //! not be earlier than the first free cycle), else in the first free cycle; the other
-//! operations of a step (a list of ports, CGIDs or counters) follow back to back. `idle`
+//! operations of a step (a list of ports, CGIDs or counters) follow back to back; a packet
+//! with a payload on a reducing engine takes one cycle per beat. `idle`
 //! leaves cycles free. The engine accepts every operation offered this way (`cfg_ready` and
 //! `pkt_ready` are high after the sweep and only one operation is offered per cycle), and
 //! answers it [`LATENCY`] cycles later. The schedule is therefore fixed by the file, and the
@@ -90,7 +91,10 @@
 //!   the scenario), the group, the [`Verdict`], the group's CSM state, TID and failure flag
 //!   after the packet;
 //! - `out`: the packet the engine sent in answer (`out_*`), right after its `verdict`: the
-//!   egress ports, the group, the TID and the opcode;
+//!   egress ports, the group, the TID and the opcode, and for a packet with a payload its
+//!   `plen`, `rop`, `dtype` and `data` words (its `cycle` is its event's: a payload leaves
+//!   the engine later, beat by beat, and a reducing engine's events are printed when the run
+//!   has ended);
 //! - `entry`: the answer to `write` and `read_entry` (`rsp_*`): the entry, the group state and
 //!   the child ports that have reported (`reported`); for a rejected `write`, the stored
 //!   entry and state and `"rejected":true` (the key is absent otherwise);
@@ -254,18 +258,27 @@ fn start_cycle(r: &StepReader, next: u64) -> Result<u64, ScenarioError> {
     }
 }
 
-/// The issues of `ops`, back to back from the step's start cycle.
-fn schedule(r: &StepReader, next: &mut u64, ops: Vec<Op>) -> Result<Vec<Issue>, ScenarioError> {
-    let start = start_cycle(r, *next)?;
+/// The issues of `ops`, back to back from the step's start cycle: a packet takes as many
+/// cycles as it has beats (one unless the engine reduces and it has a payload).
+fn schedule(
+    r: &StepReader,
+    p: &SwitchEngineParams,
+    next: &mut u64,
+    ops: Vec<Op>,
+) -> Result<Vec<Issue>, ScenarioError> {
+    let mut cycle = start_cycle(r, *next)?;
     let issues: Vec<Issue> = ops
         .into_iter()
-        .enumerate()
-        .map(|(k, op)| Issue {
-            cycle: start + k as u64,
-            op,
+        .map(|op| {
+            let at = cycle;
+            cycle += match &op {
+                Op::Packet(pkt, _) => p.beats(pkt.plen & 127),
+                Op::Cfg(_) => 1,
+            };
+            Issue { cycle: at, op }
         })
         .collect();
-    *next = start + issues.len() as u64;
+    *next = cycle;
     Ok(issues)
 }
 
@@ -434,7 +447,7 @@ fn parse_step(
     };
     Ok(Step {
         label,
-        issues: schedule(r, next, ops)?,
+        issues: schedule(r, p, next, ops)?,
     })
 }
 
