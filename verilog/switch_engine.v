@@ -11,7 +11,7 @@ module switch_engine (
     input  wire [7:0]   pkt_cgid,
     input  wire [1:0]   pkt_tid,
     input  wire [2:0]   pkt_op,
-    input  wire [6:0]   pkt_plen,
+    input  wire [7:0]   pkt_plen,
     input  wire [3:0]   pkt_rop,
     input  wire [1:0]   pkt_dtype,
     input  wire         cfg_valid,
@@ -31,7 +31,7 @@ module switch_engine (
     output wire [7:0]   out_cgid,
     output wire [1:0]   out_tid,
     output wire [2:0]   out_op,
-    output wire [6:0]   out_plen,
+    output wire [7:0]   out_plen,
     output wire [3:0]   out_rop,
     output wire [1:0]   out_dtype,
     output wire         ev_valid,
@@ -728,7 +728,7 @@ module switch_engine (
         end
     end
 
-    assign out_plen = 7'd0;
+    assign out_plen = 8'd0;
     assign out_rop = 4'd0;
     assign out_dtype = 2'd0;
     assign acc_cfg = init_done_q & cfg_valid;

@@ -407,6 +407,14 @@ mod tests {
         );
         let c = Config::from_toml_str("[switch]\ngroups = 16\nslots = 16\nmax_plen = 32\n");
         assert_eq!(c.map(|c| (c.switch.slots, c.switch.max_plen)), Ok((16, 32)));
+        // Long payloads fit a group's state word only with 16 ports or fewer.
+        let m = msg("[switch]\nradix = 32\nmax_plen = 128\n");
+        assert!(
+            m.contains("line 3") && m.contains("`switch.max_plen` = 128") && m.contains("radix"),
+            "{m}"
+        );
+        let c = Config::from_toml_str("[switch]\nradix = 16\nmax_plen = 128\n");
+        assert_eq!(c.map(|c| c.switch.max_plen), Ok(128));
     }
 
     #[test]

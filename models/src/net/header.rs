@@ -8,16 +8,16 @@
 //! |-------------------------|---------|-------|------------------------------------------------------|
 //! | `[2:0]`                 | `op`    | 3     | [`Opcode`] code; 4..7 are reserved                   |
 //! | `[4:3]`                 | `tid`   | 2     | transaction id ([`TID_BITS`])                        |
-//! | `[11:5]`                | `plen`  | 7     | payload length in 64-bit words (0: a barrier packet) |
-//! | `[15:12]`               | `rop`   | 4     | reduction operation ([`AluOp`] code; 0 without payload) |
-//! | `[17:16]`               | `dtype` | 2     | element type ([`Dtype`] code; 0 without payload)     |
-//! | `[18+G-1:18]`           | `cgid`  | `G`   | collective group id                                  |
-//! | `[18+G+P-1:18+G]`       | `port`  | `P`   | ingress port (filled in by the switch's MAC side)    |
-//! | `[63:18+G+P]`           | —       | rest  | must be zero                                         |
+//! | `[12:5]`                | `plen`  | 8     | payload length in 64-bit words (0: a barrier packet) |
+//! | `[16:13]`               | `rop`   | 4     | reduction operation ([`AluOp`] code; 0 without payload) |
+//! | `[18:17]`               | `dtype` | 2     | element type ([`Dtype`] code; 0 without payload)     |
+//! | `[19+G-1:19]`           | `cgid`  | `G`   | collective group id                                  |
+//! | `[19+G+P-1:19+G]`       | `port`  | `P`   | ingress port (filled in by the switch's MAC side)    |
+//! | `[63:19+G+P]`           | —       | rest  | must be zero                                         |
 //!
-//! The header is therefore [`header_bits`]`(p) = 18 + G + P` bits: 24 bits for
-//! [`SwitchEngineParams::SMALL`] (`G = 4`, `P = 2`), 30 bits for the default (`G = 8`, `P = 4`) and at
-//! most 35 bits (`G = 12`, `P = 5`), so it always fits one word. What a payload means, and
+//! The header is therefore [`header_bits`]`(p) = 19 + G + P` bits: 25 bits for
+//! [`SwitchEngineParams::SMALL`] (`G = 4`, `P = 2`), 31 bits for the default (`G = 8`, `P = 4`) and at
+//! most 36 bits (`G = 12`, `P = 5`), so it always fits one word. What a payload means, and
 //! which headers the switch engine refuses (a `plen` above its `max_plen`, reduction fields
 //! on a packet without payload, …), is the engine's business: see "Reductions" in
 //! [`crate::switch_engine`].
@@ -26,16 +26,16 @@
 //! - `op` and `tid` sit at fixed low positions, and so do the reduction fields, so that a
 //!   decoder can classify a packet without knowing the parameters; the parameter-dependent
 //!   fields come last.
-//! - `plen` counts words up to 127: the engines of today carry at most 32 (256 bytes); the
-//!   field leaves room for larger ones without moving the CGID.
+//! - `plen` counts words up to 255: an engine carries at most `max_plen` (128 words, a
+//!   kilobyte, so that the 8-byte header costs under 1 % of a link's rate).
 //! - Bits above the header must be zero so that a header built for a larger configuration (more
 //!   groups or ports) is caught instead of being silently truncated to a different group.
 //! - `port` is the *ingress* port; it is part of the word because the engine receives the packet
 //!   together with the port it arrived on (`pkt_port`), and the testbench streams whole words.
 //!
 //! **Changed in issue 10:** `plen` was 4 bits and had to be 0 (a packet with a payload was
-//! rejected by [`Packet::decode`]); it is 7 bits, followed by `rop` and `dtype`, so `cgid` and
-//! `port` start at bit 18 (they started at bit 9). A header word written for the old layout
+//! rejected by [`Packet::decode`]); it is 8 bits, followed by `rop` and `dtype`, so `cgid` and
+//! `port` start at bit 19 (they started at bit 9). A header word written for the old layout
 //! decodes differently.
 
 use crate::kit::layout::Layout;
@@ -45,7 +45,7 @@ use crate::switch_engine::{SwitchEngineParams, OP_BITS, TID_BITS};
 use thiserror::Error;
 
 /// Width of the `plen` field.
-pub const PLEN_BITS: usize = 7;
+pub const PLEN_BITS: usize = 8;
 /// Width of the `rop` field (an [`AluOp`] code).
 pub const ROP_BITS: usize = AluOp::BITS;
 /// Width of the `dtype` field (a [`Dtype`] code).
@@ -65,7 +65,7 @@ pub fn layout(p: &SwitchEngineParams) -> Layout {
     ])
 }
 
-/// Total header width in bits for parameters `p` (`18 + G + P`).
+/// Total header width in bits for parameters `p` (`19 + G + P`).
 pub fn header_bits(p: &SwitchEngineParams) -> usize {
     layout(p).width()
 }
@@ -207,16 +207,16 @@ mod tests {
 
     #[test]
     fn layout_widths() {
-        assert_eq!(header_bits(&SwitchEngineParams::SMALL), 18 + 4 + 2);
-        assert_eq!(header_bits(&SwitchEngineParams::default()), 18 + 8 + 4);
+        assert_eq!(header_bits(&SwitchEngineParams::SMALL), 19 + 4 + 2);
+        assert_eq!(header_bits(&SwitchEngineParams::default()), 19 + 8 + 4);
         let biggest = SwitchEngineParams::sized(32, 4096, 32);
-        assert_eq!(header_bits(&biggest), 18 + 12 + 5);
+        assert_eq!(header_bits(&biggest), 19 + 12 + 5);
     }
 
     #[test]
     fn hand_encoded_word() {
-        // default params: op at 0, tid at 3, plen at 5, rop at 12, dtype at 16, cgid at 18
-        // (8 bits), port at 26 (4 bits)
+        // default params: op at 0, tid at 3, plen at 5, rop at 13, dtype at 17, cgid at 19
+        // (8 bits), port at 27 (4 bits)
         let p = SwitchEngineParams::default();
         let pkt = Packet {
             port: 0xA,
@@ -225,7 +225,7 @@ mod tests {
             op: 3,
             ..Default::default()
         };
-        let word = 3 | (2 << 3) | (0x5C << 18) | (0xA << 26);
+        let word = 3 | (2 << 3) | (0x5C << 19) | (0xA << 27);
         assert_eq!(pkt.encode(&p), word);
         assert_eq!(Packet::decode(word, &p), Ok(pkt));
         // A reduction: 32 words of SUM (4) over I64 (2).
@@ -235,23 +235,23 @@ mod tests {
             dtype: 2,
             ..pkt
         };
-        let word = word | (32 << 5) | (4 << 12) | (2 << 16);
+        let word = word | (32 << 5) | (4 << 13) | (2 << 17);
         assert_eq!(red.encode(&p), word);
         assert_eq!(Packet::decode(word, &p), Ok(red));
-        // SMALL: cgid at 18 (4 bits), port at 22 (2 bits)
+        // SMALL: cgid at 19 (4 bits), port at 23 (2 bits)
         let s = SwitchEngineParams::SMALL;
         let pkt = Packet {
             port: 3,
             cgid: 0xF,
             tid: 1,
             op: 7,
-            plen: 127,
+            plen: 255,
             rop: 15,
             dtype: 3,
         };
         assert_eq!(
             pkt.encode(&s),
-            7 | (1 << 3) | (127 << 5) | (15 << 12) | (3 << 16) | (0xF << 18) | (3 << 22)
+            7 | (1 << 3) | (255 << 5) | (15 << 13) | (3 << 17) | (0xF << 19) | (3 << 23)
         );
     }
 
@@ -267,7 +267,7 @@ mod tests {
                             cgid,
                             tid,
                             op,
-                            plen: [0, 1, 32, 127][(k % 4) as usize],
+                            plen: [0, 1, 128, 255][(k % 4) as usize],
                             rop: k % 16,
                             dtype: (k / 4) % 4,
                         };
@@ -312,19 +312,19 @@ mod tests {
 
     #[test]
     fn bits_above_header_rejected() {
-        let s = SwitchEngineParams::SMALL; // 24-bit header
-        let word = 1u64 << 24;
+        let s = SwitchEngineParams::SMALL; // 25-bit header
+        let word = 1u64 << 25;
         let err = Packet::decode(word, &s).unwrap_err();
         assert_eq!(
             err,
             PacketError::BitsAboveHeader {
                 word,
-                width: 24,
+                width: 25,
                 extra: 1
             }
         );
         let msg = err.to_string();
-        assert!(msg.contains("0x1000000") && msg.contains("24-bit"), "{msg}");
+        assert!(msg.contains("0x2000000") && msg.contains("25-bit"), "{msg}");
         // A default-params header with a high CGID is not a SMALL header.
         let d = SwitchEngineParams::default();
         let big = Packet {
@@ -375,7 +375,7 @@ mod tests {
             Err(PacketError::FieldTooWide { field: "tid", .. })
         ));
         let long = Packet {
-            plen: 128,
+            plen: 256,
             ..Default::default()
         };
         assert!(matches!(

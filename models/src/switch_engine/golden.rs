@@ -270,7 +270,7 @@ impl SwitchEngineGolden {
                     cgid: pkt.cgid % self.params.groups as u64,
                     tid: pkt.tid % 4,
                     op: pkt.op % 8,
-                    plen: pkt.plen % 128,
+                    plen: pkt.plen % 256,
                     rop: pkt.rop % 16,
                     dtype: pkt.dtype % 4,
                 };

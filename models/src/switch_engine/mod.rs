@@ -374,7 +374,7 @@ crate::param_table! {
         /// Cycles per epoch (the pace of retries, rules 6 and 8).
         epoch_cycles: 1024 in [256, 1024, 4096, 16384, 65536],
         /// Payload words a packet may carry at most (64 bits each; 0: barriers only).
-        max_plen: 0 in [0, 8, 16, 32],
+        max_plen: 0 in [0, 8, 16, 32, 64, 128],
         /// Payload words per beat: the payload path moves one beat per cycle.
         lanes: 4 in [1, 2, 4],
         /// Groups `0 .. slots` have data memory (an accumulator and a retained result) and
@@ -421,8 +421,9 @@ impl SwitchEngineParams {
         }
     }
 
-    /// Bits of a stored payload length (`0 ..= max_plen`): 6 for 32 words. The state word of
-    /// a reducing engine is `7 + radix + 2 · (plen_bits + 6)` bits, 63 at most.
+    /// Bits of a stored payload length (`0 ..= max_plen`): 6 for 32 words, 8 for 128. The
+    /// state word of a reducing engine is `7 + radix + 2 · (plen_bits + 6)` bits, 63 at most
+    /// (see [`Self::cross_check`]).
     pub fn plen_bits(&self) -> usize {
         (usize::BITS - self.max_plen.leading_zeros()) as usize
     }
@@ -465,6 +466,17 @@ impl SwitchEngineParams {
                 "slots",
                 self.slots,
                 format!("at most `groups` ({})", self.groups),
+            ));
+        }
+        // A group's state word holds both buffers' lengths beside a bit per port.
+        if self.max_plen > 32 && self.radix > 16 {
+            return Some((
+                "max_plen",
+                self.max_plen,
+                format!(
+                    "at most 32 with `radix` = {} (64 and 128 need a radix of 16 or less)",
+                    self.radix
+                ),
             ));
         }
         None
@@ -825,7 +837,7 @@ mod tests {
         assert_eq!(w("cfg_tid"), Some(2));
         assert_eq!(
             (w("pkt_plen"), w("pkt_rop"), w("pkt_dtype")),
-            (Some(7), Some(4), Some(2))
+            (Some(8), Some(4), Some(2))
         );
         assert_eq!(w("pkt_data_0"), None);
         assert_eq!(

@@ -791,7 +791,7 @@ impl SwitchEngineModel {
             }
         }
         if take_pkt {
-            let plen = i.pkt_plen & 127;
+            let plen = i.pkt_plen & 255;
             self.pay.in_store = self.p.reduces() && plen > 0 && plen <= self.p.max_plen as u64;
             self.pay.in_left = self.p.beats(plen) - 1;
             if self.pay.in_store {
@@ -846,7 +846,7 @@ impl SwitchEngineModel {
             pkt_cgid: i.pkt_cgid & self.cgid_mask,
             pkt_tid: i.pkt_tid & 3,
             pkt_op: i.pkt_op & 7,
-            pkt_plen: i.pkt_plen & 127,
+            pkt_plen: i.pkt_plen & 255,
             pkt_rop: i.pkt_rop & 15,
             pkt_dtype: i.pkt_dtype & 3,
             pkt_data: i.pkt_data,
@@ -1972,7 +1972,7 @@ mod tests {
         if rng.chance(2) {
             m = match rng.below(3) {
                 0 => PayloadMeta {
-                    plen: p.max_plen as u64 + 1 + rng.below(127 - p.max_plen as u64),
+                    plen: p.max_plen as u64 + 1 + rng.below(255 - p.max_plen as u64),
                     ..m
                 },
                 1 => PayloadMeta {
@@ -2222,7 +2222,7 @@ mod tests {
                             ops += 1;
                         }
                         *j += 1;
-                        if *j >= p.beats(pkt.hdr.pkt_plen & 127) {
+                        if *j >= p.beats(pkt.hdr.pkt_plen & 255) {
                             sending = None;
                         }
                     } else if i.pkt_valid && *j == 0 {
@@ -2256,6 +2256,8 @@ mod tests {
         reducing_compare(base.with_payload(8, 2, 4), 0x0A11_2ED0_0002, 60_000);
         let small = SwitchEngineParams::SMALL;
         reducing_compare(small.with_payload(16, 1, 16), 0x0A11_2ED0_0003, 40_000);
+        // Kilobyte payloads (32 beats), which the fabric streams.
+        reducing_compare(base.with_payload(128, 4, 16), 0x0A11_2ED0_0004, 30_000);
     }
 
     /// The transaction-level model shows what the cycle model shows, every output of every

@@ -549,7 +549,7 @@ impl EngineDut for CycleDriver {
                     pending.push_back((at, is_cfg));
                     // The packet's other beats follow, one a cycle (always taken).
                     if let Op::Packet(pkt, data) = &t.op {
-                        for j in 1..self.params.beats(pkt.plen & 127) as usize {
+                        for j in 1..self.params.beats(pkt.plen & 255) as usize {
                             let mut beat = SwitchEngineIn {
                                 pkt_valid: true,
                                 ..SwitchEngineIn::default()

@@ -272,7 +272,7 @@ fn schedule(
         .map(|op| {
             let at = cycle;
             cycle += match &op {
-                Op::Packet(pkt, _) => p.beats(pkt.plen & 127),
+                Op::Packet(pkt, _) => p.beats(pkt.plen & 255),
                 Op::Cfg(_) => 1,
             };
             Issue { cycle: at, op }

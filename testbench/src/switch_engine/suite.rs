@@ -470,7 +470,7 @@ fn malformed_payload_headers() -> Case {
         (t(shaped(0, 7, 0, F, 0, 4, 0)), drop(Verdict::BadPayload)),
         (t(shaped(0, 7, 0, F, 0, 0, 1)), drop(Verdict::BadPayload)),
         (t(shaped(1, 7, 0, F, 3, 4, 2)), drop(Verdict::BadPayload)),
-        (t(shaped(0, 7, 0, F, 127, 0, 0)), drop(Verdict::BadPayload)),
+        (t(shaped(0, 7, 0, F, 255, 0, 0)), drop(Verdict::BadPayload)),
         // Rule 1 and 2 come first, rule 3 after.
         (t(shaped(0, 9, 0, F, 0, 4, 0)), drop(Verdict::UnknownCgid)),
         (t(shaped(0, 7, 0, 6, 0, 4, 0)), drop(Verdict::BadOpcode)),
