@@ -1,14 +1,17 @@
 //! # netcoll's fabric
 //!
-//! Barriers end to end across many switches, under faults: a topology read from a fabric file
-//! ([`topology`], [`spec`]), a subnet manager that builds and rebuilds a spanning tree per
-//! group ([`sm`]), compute nodes running the CSM in software ([`node`]), and a cycle-level,
-//! activity-driven simulator ([`sim`]) in which every switch's collective engine is the cycle
-//! model, the rust-hdl RTL or the emitted Verilog under Verilator. A safety checker runs in
-//! every run: no member leaves barrier `k` before every member has entered it, and every
-//! barrier completes within `run.completion_bound` cycles of its last entry or the last fault;
-//! a run that does not finish by `run.max_cycles` is a hang. [`report`] is what it prints.
+//! Barriers and reductions ([`collective`]) end to end across many switches, under faults: a
+//! topology read from a fabric file ([`topology`], [`spec`]), a subnet manager that builds and
+//! rebuilds a spanning tree per group ([`sm`]), compute nodes running the CSM in software
+//! ([`node`]), and a cycle-level, activity-driven simulator ([`sim`]) in which every switch's
+//! collective engine is the cycle model, the rust-hdl RTL or the emitted Verilog under
+//! Verilator. A safety checker runs in every run: no member leaves barrier `k` before every
+//! member has entered it, every barrier completes within `run.completion_bound` cycles of its
+//! last entry or the last fault, and every reduction result a member receives equals the
+//! checker's own fold; a run that does not finish by `run.max_cycles` is a hang. [`report`] is
+//! what it prints.
 
+pub mod collective;
 pub mod node;
 pub mod report;
 pub mod sim;

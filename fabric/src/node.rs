@@ -22,6 +22,23 @@
 //!
 //! Timing (when processes enter, the overhead, the timer) is the simulator's; this module is
 //! the state machine.
+//!
+//! ## Reductions
+//!
+//! In a reduction group ([`crate::collective`]) the processes enter an operation as they enter
+//! a barrier (rule 1), and the node then streams the operation's chunks through the group's
+//! pool of CGIDs, each of which has a [`ChunkSlot`] (the rules above, per CGID, with the data):
+//!
+//! 6. A slot carries one chunk at a time: FULL(`tid`) with the node's contribution to it.
+//!    The first `window` chunks go out at once, chunk `c` on slot `c mod window`; when a slot's
+//!    chunk completes, the slot takes the chunk `window` further on, if there is one.
+//! 7. An EXIT(`T`) or STATUS_RSP(`T`) with `T` the slot's `tid` completes its chunk (its data
+//!    is the chunk's result); anything else is stale (rule 3). The slot keeps the result
+//!    (with `T`) until its next chunk completes: the subnet manager hands it to a member that
+//!    missed it when a rebuilt tree can no longer answer (see [`crate::sim`]).
+//! 8. The retry (rule 4) is per slot and re-sends FULL(`tid`) with the same contribution.
+//! 9. The operation completes (the processes are released, after the overhead) when every
+//!    chunk has completed.
 
 use netcoll_models::net::header::Opcode;
 
@@ -96,21 +113,29 @@ impl NodeCsm {
 
     /// A packet from the parent (rules 2 and 3).
     pub fn on_packet(&mut self, op: u64, tid: u64) -> Reaction {
-        let completes = op == Opcode::Exit.code() || op == Opcode::StatusRsp.code();
-        if self.state == NodeState::Full && completes && tid == self.tid {
-            let k = self.k;
+        if self.state == NodeState::Full && completes(op) && tid == self.tid {
             self.tid = (self.tid + 1) & 3;
-            self.k += 1;
-            self.entered = 0;
-            self.state = if self.k >= self.barriers {
-                NodeState::Done
-            } else {
-                NodeState::Idle
-            };
-            Reaction::Release { k }
+            self.complete()
         } else {
             Reaction::Ignored
         }
+    }
+
+    /// The current operation completes (rule 2 for a barrier, rule 9 for a reduction): the
+    /// processes are released and the node moves to the next operation.
+    pub fn complete(&mut self) -> Reaction {
+        if self.state != NodeState::Full {
+            return Reaction::Ignored;
+        }
+        let k = self.k;
+        self.k += 1;
+        self.entered = 0;
+        self.state = if self.k >= self.barriers {
+            NodeState::Done
+        } else {
+            NodeState::Idle
+        };
+        Reaction::Release { k }
     }
 
     /// Whether the retry timer should send FULL again (rule 4).
@@ -121,6 +146,37 @@ impl NodeCsm {
     /// The node leaves the group.
     pub fn leave(&mut self) {
         self.state = NodeState::Left;
+    }
+}
+
+/// Whether `op` from the parent completes a transaction (EXIT or STATUS_RSP).
+fn completes(op: u64) -> bool {
+    op == Opcode::Exit.code() || op == Opcode::StatusRsp.code()
+}
+
+/// One CGID of a reduction group's pool at a node (rules 6 to 8).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ChunkSlot {
+    /// The slot's transaction id (2 bits).
+    pub tid: u64,
+    /// The chunk in flight, `(operation, chunk)`, while the slot is Full.
+    pub busy: Option<(u64, u64)>,
+}
+
+impl ChunkSlot {
+    /// The slot sends chunk `c` of operation `k` (rule 6).
+    pub fn send(&mut self, k: u64, c: u64) {
+        self.busy = Some((k, c));
+    }
+
+    /// A packet from the parent (rule 7): the chunk it completes, if it does.
+    pub fn on_packet(&mut self, op: u64, tid: u64) -> Option<(u64, u64)> {
+        if self.busy.is_some() && completes(op) && tid == self.tid {
+            self.tid = (self.tid + 1) & 3;
+            self.busy.take()
+        } else {
+            None
+        }
     }
 }
 
@@ -152,5 +208,27 @@ mod tests {
         );
         assert_eq!(n.state, NodeState::Done);
         assert!(!n.enter() && !n.wants_retry());
+    }
+
+    #[test]
+    fn a_slot_completes_its_chunk_on_its_tid_only() {
+        let mut s = ChunkSlot { tid: 3, busy: None };
+        // Nothing in flight: an answer is stale.
+        assert_eq!(s.on_packet(Opcode::Exit.code(), 3), None);
+        s.send(5, 2);
+        assert_eq!(s.on_packet(Opcode::Exit.code(), 2), None);
+        assert_eq!(s.on_packet(Opcode::Full.code(), 3), None);
+        assert_eq!(s.on_packet(Opcode::StatusRsp.code(), 3), Some((5, 2)));
+        assert_eq!((s.tid, s.busy), (0, None));
+        assert_eq!(s.on_packet(Opcode::Exit.code(), 3), None);
+    }
+
+    #[test]
+    fn complete_releases_a_full_node_only() {
+        let mut n = NodeCsm::new(1, 1, 0);
+        assert_eq!(n.complete(), Reaction::Ignored);
+        assert!(n.enter());
+        assert_eq!(n.complete(), Reaction::Release { k: 0 });
+        assert_eq!((n.state, n.tid), (NodeState::Done, 0));
     }
 }

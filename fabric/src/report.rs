@@ -8,13 +8,24 @@ use serde::Serialize;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-/// One completed barrier.
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
+}
+
+/// One completed collective (a barrier, or a reduction's operation).
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Record {
     pub group: String,
     pub cgid: u64,
-    /// Index of the barrier in its group, from 0.
+    /// Index of the barrier (or operation) in its group, from 0.
     pub barrier: u64,
+    /// A reduction's vector, bytes per member (absent for a barrier).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub bytes: u64,
     /// Members when it completed.
     pub members: u64,
     /// The cycle its last member entered (every local process in).
@@ -60,9 +71,34 @@ pub struct Summary {
     /// Switch clock cycles simulated one by one (an idle stretch skipped at once is not
     /// counted).
     pub steps: u64,
+    /// Some group reduces (the table then says operations, not barriers).
+    #[serde(skip_serializing_if = "is_false")]
+    pub reductions: bool,
+    /// Reductions: chunk results the members received that the checker compared with its own
+    /// fold of the contributions …
+    #[serde(skip_serializing_if = "is_zero")]
+    pub results_checked: u64,
+    /// … and those of operations during which the group's members changed, not compared.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub results_unchecked: u64,
+    /// Chunk results the SM handed to a member that missed them, during a rebuild.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub results_relayed: u64,
     /// Safety and liveness violations (empty when safe).
     pub violations: Vec<String>,
     pub safe: bool,
+}
+
+/// A chunk result a member received (kept with [`crate::sim::RunOptions::keep_results`]).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct ResultRecord {
+    pub group: String,
+    pub node: String,
+    /// The operation's index in its group, and the chunk's in the vector.
+    pub op: u64,
+    pub chunk: u64,
+    /// The words received (empty: the answer carried none).
+    pub words: Vec<u64>,
 }
 
 /// Records and summary of a run.
@@ -70,6 +106,9 @@ pub struct Summary {
 pub struct Report {
     pub records: Vec<Record>,
     pub summary: Summary,
+    /// Every chunk result, in the order received (empty unless kept).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub results: Vec<ResultRecord>,
 }
 
 impl Report {
@@ -90,9 +129,14 @@ impl Report {
         let mut s = String::new();
         let _ = writeln!(
             s,
-            "fabric {} — {} barriers in {} cycles ({:.1} µs)",
+            "fabric {} — {} {} in {} cycles ({:.1} µs)",
             m.name,
             m.barriers,
+            if m.reductions {
+                "operations"
+            } else {
+                "barriers"
+            },
             m.cycles,
             ns(m.cycles) / 1000.0
         );
@@ -108,6 +152,12 @@ impl Report {
         let _ = writeln!(s, "{:<22} {:>12}", "rebuilds", m.rebuilds);
         let _ = writeln!(s, "{:<22} {:>12}", "node retries", m.retries);
         let _ = writeln!(s, "{:<22} {:>12}", "configuration ops", m.config_ops);
+        if m.reductions {
+            let _ = writeln!(s, "reduction results");
+            let _ = writeln!(s, "  {:<20} {:>12}", "checked", m.results_checked);
+            let _ = writeln!(s, "  {:<20} {:>12}", "not checked", m.results_unchecked);
+            let _ = writeln!(s, "  {:<20} {:>12}", "relayed by the SM", m.results_relayed);
+        }
         let _ = writeln!(s, "drops");
         if m.drops.is_empty() {
             let _ = writeln!(s, "  (none)");

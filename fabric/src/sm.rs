@@ -33,6 +33,12 @@
 //! A group's packets carry one CGID on every switch of its tree, so the SM allocates the
 //! lowest CGID free on every one of them. Exhaustion is an error that names the switch whose
 //! table is full, or says that no single CGID is free on all of them at once.
+//!
+//! A reduction takes a **pool** of CGIDs (one per chunk in flight, see
+//! [`crate::collective`]), all among those with data memory, below the engines' `slots`.
+//! On switches that reduce, a barrier group takes its CGID from `slots` up (so that it
+//! leaves the data memory to reductions) and from below only when those are gone. Running
+//! out of CGIDs with data memory is an error of its own, which says how many the group needs.
 
 use crate::topology::{End, Topology};
 use netcoll_models::switch_engine::TableEntry;
@@ -78,6 +84,13 @@ pub enum SmError {
     TableFull { switch: String, groups: usize },
     #[error("no CGID for the group: every switch of its tree has a free entry, but no CGID is free on all {switches} of them at once ({detail})")]
     NoCommonCgid { switches: usize, detail: String },
+    #[error("no CGIDs with data memory for the reduction: it needs {needed} (its window) free on every switch of its tree among the {slots} groups with data memory ([switch] slots), and {free} are ({detail})")]
+    NoDataCgid {
+        needed: usize,
+        slots: usize,
+        free: usize,
+        detail: String,
+    },
     #[error("a group needs at least one member")]
     NoMembers,
 }
@@ -87,6 +100,8 @@ pub enum SmError {
 pub struct SubnetManager {
     topo: std::sync::Arc<Topology>,
     groups: usize,
+    /// CGIDs `0 .. slots` have data memory (0: the switches do not reduce).
+    slots: usize,
     dead_links: BTreeSet<usize>,
     dead_switches: BTreeSet<usize>,
     used: Vec<BTreeSet<u64>>,
@@ -103,6 +118,7 @@ impl SubnetManager {
         SubnetManager {
             topo,
             groups,
+            slots: 0,
             dead_links: BTreeSet::new(),
             dead_switches: BTreeSet::new(),
             used: vec![BTreeSet::new(); ns],
@@ -110,6 +126,12 @@ impl SubnetManager {
             switch_load: vec![0; ns],
             root_load: vec![0; ns],
         }
+    }
+
+    /// The same, for switches that reduce: CGIDs `0 .. slots` have data memory.
+    pub fn with_slots(mut self, slots: usize) -> SubnetManager {
+        self.slots = slots.min(self.groups);
+        self
     }
 
     /// Marks a link down (or up again).
@@ -332,26 +354,72 @@ impl SubnetManager {
     /// The lowest CGID free on every switch of `tree`, `keep` first if it is free everywhere
     /// (a rebuilt group keeps its CGID when it can).
     pub fn allocate(&self, tree: &Tree, keep: Option<u64>) -> Result<u64, SmError> {
+        let keep: Vec<u64> = keep.into_iter().collect();
+        Ok(self.allocate_pool(tree, &keep, 1, false)?[0])
+    }
+
+    /// `n` CGIDs free on every switch of `tree`: those of `keep` that still are (a rebuilt
+    /// group keeps its CGIDs when it can), then the lowest free ones. With `data` (a
+    /// reduction's pool) only CGIDs with data memory; without, on switches that reduce, the
+    /// others first (see "CGIDs" above).
+    pub fn allocate_pool(
+        &self,
+        tree: &Tree,
+        keep: &[u64],
+        n: usize,
+        data: bool,
+    ) -> Result<Vec<u64>, SmError> {
         let free = |c: u64| tree.entries.keys().all(|&s| !self.used[s].contains(&c));
-        if let Some(c) = keep.filter(|&c| free(c)) {
-            return Ok(c);
+        let (groups, slots) = (self.groups as u64, self.slots as u64);
+        let limit = if data { slots } else { groups };
+        let mut got: Vec<u64> = keep
+            .iter()
+            .copied()
+            .filter(|&c| c < limit && free(c))
+            .take(n)
+            .collect();
+        if got.len() == n {
+            return Ok(got);
         }
         for &s in tree.entries.keys() {
-            if self.used[s].len() >= self.groups {
+            if self.used[s].len() + n - got.len() > self.groups {
                 return Err(SmError::TableFull {
                     switch: self.topo.switch_names[s].clone(),
                     groups: self.groups,
                 });
             }
         }
-        (0..self.groups as u64).find(|&c| free(c)).ok_or_else(|| {
-            let detail = tree
-                .entries
-                .keys()
-                .take(4)
-                .map(|&s| format!("{} uses {}", self.topo.switch_names[s], self.used[s].len()))
-                .collect::<Vec<_>>()
-                .join(", ");
+        let order: Vec<u64> = if data {
+            (0..slots).collect()
+        } else {
+            (slots..groups).chain(0..slots).collect()
+        };
+        for c in order {
+            if got.len() == n {
+                break;
+            }
+            if !got.contains(&c) && free(c) {
+                got.push(c);
+            }
+        }
+        if got.len() == n {
+            return Ok(got);
+        }
+        let detail = tree
+            .entries
+            .keys()
+            .take(4)
+            .map(|&s| format!("{} uses {}", self.topo.switch_names[s], self.used[s].len()))
+            .collect::<Vec<_>>()
+            .join(", ");
+        Err(if data {
+            SmError::NoDataCgid {
+                needed: n,
+                slots: self.slots,
+                free: got.len(),
+                detail,
+            }
+        } else {
             SmError::NoCommonCgid {
                 switches: tree.entries.len(),
                 detail,
@@ -361,8 +429,14 @@ impl SubnetManager {
 
     /// Records that `cgid` is in use on `tree`'s switches.
     pub fn commit(&mut self, cgid: u64, tree: &Tree) {
+        self.commit_pool(&[cgid], tree);
+    }
+
+    /// Records that a group's CGIDs are in use on `tree`'s switches (its tree's load counts
+    /// once).
+    pub fn commit_pool(&mut self, cgids: &[u64], tree: &Tree) {
         for &s in tree.entries.keys() {
-            self.used[s].insert(cgid);
+            self.used[s].extend(cgids.iter().copied());
             self.switch_load[s] += 1;
         }
         for &l in &tree.links {
@@ -371,10 +445,12 @@ impl SubnetManager {
         self.root_load[tree.root] += 1;
     }
 
-    /// Forgets `cgid` on `tree`'s switches (destroy, or before a rebuild).
-    pub fn release(&mut self, cgid: u64, tree: &Tree) {
+    /// Forgets a group's CGIDs on `tree`'s switches (destroy, or before a rebuild).
+    pub fn release(&mut self, cgids: &[u64], tree: &Tree) {
         for &s in tree.entries.keys() {
-            self.used[s].remove(&cgid);
+            for c in cgids {
+                self.used[s].remove(c);
+            }
             self.switch_load[s] = self.switch_load[s].saturating_sub(1);
         }
         for &l in &tree.links {
@@ -531,6 +607,44 @@ mod tests {
         assert_eq!(
             e,
             "no CGID for the group: switch leaf0's table is full (2 of 2 groups in use)"
+        );
+    }
+
+    /// Reductions take their pools below `slots`, barriers from `slots` up first; a pool
+    /// that does not fit says how many it needs and how many are free.
+    #[test]
+    fn pools_take_the_cgids_with_data_memory() {
+        let t = fat_tree(4, 2);
+        let mut sm = SubnetManager::new(t, 8).with_slots(4);
+        let tree = sm.build_tree(&[0, 1], Policy::Shortest).unwrap();
+        let barrier = sm.allocate(&tree, None).unwrap();
+        assert_eq!(barrier, 4);
+        sm.commit(barrier, &tree);
+        let pool = sm.allocate_pool(&tree, &[], 3, true).unwrap();
+        assert_eq!(pool, vec![0, 1, 2]);
+        sm.commit_pool(&pool, &tree);
+        // One CGID with data memory is left (3).
+        let e = sm
+            .allocate_pool(&tree, &[], 2, true)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with(
+                "no CGIDs with data memory for the reduction: it needs 2 (its window) free on \
+                 every switch of its tree among the 4 groups with data memory ([switch] slots), \
+                 and 1 are ("
+            ),
+            "{e}"
+        );
+        // A rebuild keeps what it can, in its order.
+        sm.release(&pool, &tree);
+        assert_eq!(
+            sm.allocate_pool(&tree, &[2, 0], 2, true).unwrap(),
+            vec![2, 0]
+        );
+        assert_eq!(
+            sm.allocate_pool(&tree, &[2, 7], 2, true).unwrap(),
+            vec![2, 0]
         );
     }
 }

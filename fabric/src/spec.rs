@@ -137,7 +137,7 @@ pub struct SmSection {
     pub policy: String,
 }
 
-/// `[[group]]`: a collective group and its barriers.
+/// `[[group]]`: a collective group and its operations (barriers, or reductions).
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct GroupSection {
@@ -145,8 +145,28 @@ pub struct GroupSection {
     pub name: String,
     /// `"all"`, `"a..b"` (host indices, half open) or a list of host indices or names.
     pub members: Members,
-    /// Barriers to run.
-    pub barriers: u64,
+    /// Operations to run (the collective's, barriers by default); `operations` says the same.
+    pub barriers: Option<u64>,
+    pub operations: Option<u64>,
+    /// `barrier` (default), `allreduce`, `reduce` or `broadcast` (see
+    /// [`crate::collective`]).
+    pub collective: Option<String>,
+    /// Reductions: the operation, `SUM` (default), `PROD`, `MAX`, `MIN`, `MAXLOC`, `MINLOC`,
+    /// `LAND`, `LOR`, `LXOR`, `BAND`, `BOR`, `BXOR` (a broadcast combines with `BOR`).
+    pub op: Option<String>,
+    /// Reductions: the element type, `i64` (default), `u64`, `i32`, `u32`.
+    pub dtype: Option<String>,
+    /// Reductions: 64-bit words of each member's vector (default 1).
+    pub words: Option<u64>,
+    /// Reductions: words per packet (default: as many as the engine takes, `[switch]
+    /// max_plen`, at most `words`).
+    pub chunk: Option<u64>,
+    /// Reductions: chunks in flight, a CGID of the group's pool each (default 8, at most the
+    /// number of chunks).
+    pub window: Option<u64>,
+    /// reduce / broadcast: the member that receives / sends (index or name; default the first
+    /// member).
+    pub root: Option<MemberRef>,
     /// Cycle at which the nodes ask the SM to join.
     #[serde(default)]
     pub start: u64,

@@ -6,11 +6,16 @@
 //! nodes, and its questions to the nodes' software (their TID, during a rebuild). The checker
 //! reads the log of entries and releases the nodes write as they happen.
 
-use super::{class, origin_sm, BitSet, CfgReq, Ev, Fabric, Fault, Key, Queue, Scheduled};
-use crate::report::{Record, Report, Summary};
+use super::{
+    class, origin_sm, BitSet, CfgReq, ChunkResult, Ev, Fabric, Fault, Key, Queue, Relay,
+    RunOptions, Scheduled, TidAnswer,
+};
+use crate::collective::{digest, Kind};
+use crate::report::{Record, Report, ResultRecord, Summary};
 use crate::sm::{SubnetManager, Tree};
 use netcoll_models::switch_engine::{CfgOp, TableEntry, Verdict};
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
 
 /// Violations listed in a report (the rest are counted).
 const MAX_VIOLATIONS: usize = 20;
@@ -34,13 +39,15 @@ enum Phase {
 
 struct GroupRt {
     members: BitSet,
-    cgid: Option<u64>,
+    /// The group's CGIDs (one, or a reduction's pool; empty before its first tree).
+    cgids: Vec<u64>,
     tree: Option<Tree>,
     phase: Phase,
     pending: usize,
     epoch: u64,
     dirty: bool,
-    answers: Vec<u64>,
+    /// The members' answers to a rebuild's query.
+    answers: Vec<TidAnswer>,
     done_members: usize,
     /// The checker's view: the barriers some member has entered or released that have not
     /// completed, by index (a few at a time: a short vector, in order).
@@ -56,6 +63,10 @@ struct Open {
     released: BitSet,
     /// Its last entry (`None` while nobody has entered it).
     entry_max: Option<u64>,
+    /// A reduction's operation during which the members changed: its results are not checked.
+    unchecked: bool,
+    /// A reduction: the digest of each chunk's result, as the checker folds it.
+    folds: BTreeMap<u64, u64>,
 }
 
 impl GroupRt {
@@ -74,6 +85,8 @@ impl GroupRt {
                     entered: BitSet::default(),
                     released: BitSet::default(),
                     entry_max: None,
+                    unchecked: false,
+                    folds: BTreeMap::new(),
                 },
             );
         }
@@ -83,6 +96,13 @@ impl GroupRt {
 
 pub(crate) struct Control<'a> {
     f: &'a Fabric,
+    /// The run's seed (the reductions' contributions) and whether results are kept.
+    seed: u64,
+    keep_results: bool,
+    results: Vec<ResultRecord>,
+    results_checked: u64,
+    results_unchecked: u64,
+    results_relayed: u64,
     now: u64,
     seq: u64,
     queue: Queue,
@@ -103,7 +123,7 @@ pub(crate) struct Control<'a> {
 }
 
 impl<'a> Control<'a> {
-    pub fn new(f: &'a Fabric) -> Control<'a> {
+    pub fn new(f: &'a Fabric, opts: &RunOptions) -> Control<'a> {
         let mut fault_times: Vec<u64> = f
             .faults
             .iter()
@@ -115,19 +135,30 @@ impl<'a> Control<'a> {
             .flatten()
             .collect();
         fault_times.sort_unstable();
+        let slots = if f.config.switch.reduces() {
+            f.config.switch.slots
+        } else {
+            0
+        };
         let mut c = Control {
             f,
+            seed: opts.seed,
+            keep_results: opts.keep_results,
+            results: vec![],
+            results_checked: 0,
+            results_unchecked: 0,
+            results_relayed: 0,
             now: 0,
             seq: 0,
             queue: Queue::default(),
             out: vec![],
-            sm: SubnetManager::new(f.topo.clone(), f.config.switch.groups),
+            sm: SubnetManager::new(f.topo.clone(), f.config.switch.groups).with_slots(slots),
             groups: f
                 .groups
                 .iter()
                 .map(|g| GroupRt {
                     members: g.members.iter().copied().collect(),
-                    cgid: None,
+                    cgids: vec![],
                     tree: None,
                     phase: Phase::Waiting,
                     pending: 0,
@@ -286,7 +317,7 @@ impl<'a> Control<'a> {
                 epoch,
                 rejected,
             } => self.cfg_done(group, epoch, rejected),
-            Ev::SmJoin { group } => self.program(group, 0),
+            Ev::SmJoin { group } => self.program(group, &[]),
             Ev::SmDrained { group, epoch } => {
                 let g = &mut self.groups[group];
                 if g.epoch != epoch || g.phase != Phase::Draining {
@@ -298,24 +329,36 @@ impl<'a> Control<'a> {
                 g.pending = g.members.len();
                 let members: Vec<usize> = g.members.iter().collect();
                 if members.is_empty() {
-                    self.program(group, 0);
+                    self.program(group, &[]);
                 }
                 for node in members {
                     self.at(self.now + mgmt, Ev::NodeQuery { node, group, epoch });
                 }
             }
-            Ev::SmTidAnswer { group, epoch, tid } => {
+            Ev::SmTidAnswer {
+                group,
+                epoch,
+                answer,
+            } => {
                 let g = &mut self.groups[group];
                 if g.epoch != epoch || g.phase != Phase::Querying {
                     return;
                 }
-                g.answers.extend(tid.map(u64::from));
+                // (A member that has left answers no TID.)
+                if !answer.tids.is_empty() {
+                    g.answers.push(*answer);
+                }
                 g.pending = g.pending.saturating_sub(1);
                 if g.pending == 0 {
-                    let tid = self.tree_tid(group);
-                    self.program(group, tid);
+                    let tids = self.rebuilt_tids(group);
+                    self.program(group, &tids);
                 }
             }
+            Ev::LogResult {
+                group,
+                node,
+                result,
+            } => self.result(group, node, *result),
             Ev::SmLinkDown { link } => {
                 self.sm.set_link(link, false);
                 self.repair();
@@ -329,7 +372,7 @@ impl<'a> Control<'a> {
                 if let Some(g) = self
                     .groups
                     .iter()
-                    .position(|g| g.cgid == Some(cgid) && g.tree.is_some())
+                    .position(|g| g.cgids.contains(&cgid) && g.tree.is_some())
                 {
                     self.rebuild(g);
                 }
@@ -391,8 +434,12 @@ impl<'a> Control<'a> {
         let g = &self.groups[group];
         self.records.push(Record {
             group: self.f.groups[group].name.clone(),
-            cgid: g.cgid.unwrap_or(0),
+            cgid: g.cgids.first().copied().unwrap_or(0),
             barrier: k,
+            bytes: match self.f.groups[group].kind {
+                Kind::Barrier => 0,
+                Kind::Reduce(r) => 8 * r.words,
+            },
             members: g.members.len() as u64,
             start,
             end: t,
@@ -407,10 +454,12 @@ impl<'a> Control<'a> {
         if !g.members.remove(node) {
             return;
         }
-        // It no longer counts in any open barrier.
+        // It no longer counts in any open barrier (and what a reduction open now computes
+        // depends on when the tree changes: it is not checked).
         for o in g.open.iter_mut() {
             o.entered.remove(node);
             o.released.remove(node);
+            o.unchecked = true;
         }
         let open: Vec<u64> = g.open.iter().map(|o| o.k).collect();
         for k in open {
@@ -419,12 +468,69 @@ impl<'a> Control<'a> {
         self.maybe_destroy(group);
     }
 
-    /// The TID to program a rebuilt tree at: members' TIDs are at most one transaction apart
-    /// (mod 4), and the tree's is the later one (a member behind it missed an Exit and will be
-    /// answered Lag).
-    fn tree_tid(&mut self, group: usize) -> u64 {
-        let v: Vec<u64> = self.groups[group]
-            .answers
+    /// The TIDs to program a rebuilt tree at, one per CGID of the group, from the members'
+    /// answers; a member one transaction behind on a reduction's CGID is handed the result it
+    /// missed by a member that has it (the new tree holds no retained result to answer its
+    /// retry with).
+    fn rebuilt_tids(&mut self, group: usize) -> Vec<u64> {
+        let mgmt = self.f.file.sm.mgmt_latency;
+        let n = self.f.groups[group].pool();
+        let answers = std::mem::take(&mut self.groups[group].answers);
+        let mut tids = Vec::with_capacity(n);
+        for j in 0..n {
+            let of: Vec<u64> = answers
+                .iter()
+                .filter_map(|a| a.tids.get(j).map(|&t| u64::from(t)))
+                .collect();
+            let tid = self.tree_tid(group, &of);
+            tids.push(tid);
+            if !matches!(self.f.groups[group].kind, Kind::Reduce(_)) {
+                continue;
+            }
+            let behind = (tid + 3) & 3;
+            let donor = answers.iter().find_map(|a| {
+                a.last
+                    .get(j)
+                    .cloned()
+                    .flatten()
+                    .filter(|(t, _)| u64::from(*t) == behind)
+            });
+            for a in &answers {
+                let node = &a.node;
+                if a.tids.get(j).map(|&t| u64::from(t)) != Some(behind) {
+                    continue;
+                }
+                match &donor {
+                    Some((t, payload)) => {
+                        self.results_relayed += 1;
+                        self.at(
+                        self.now + mgmt,
+                        Ev::NodeRelay {
+                            node: *node,
+                            group,
+                            relay: Box::new(Relay {
+                                slot: j,
+                                tid: *t,
+                                payload: payload.clone(),
+                            }),
+                        },
+                    )
+                    }
+                    None => self.violations.push(format!(
+                        "subnet manager: {} is one transaction behind on CGID {j} of group {}'s pool and no member holds the result it missed",
+                        self.f.topo.node_names[*node], self.f.groups[group].name
+                    )),
+                }
+            }
+        }
+        tids
+    }
+
+    /// The TID to program a rebuilt tree at, from the members' TIDs `of`: they are at most
+    /// one transaction apart (mod 4), and the tree's is the later one (a member behind it
+    /// missed an Exit and will be answered Lag).
+    fn tree_tid(&mut self, group: usize, of: &[u64]) -> u64 {
+        let v: Vec<u64> = of
             .iter()
             .copied()
             .collect::<BTreeSet<u64>>()
@@ -442,6 +548,61 @@ impl<'a> Control<'a> {
                 ));
                 v[0]
             }
+        }
+    }
+
+    /// A member's result of a chunk: compared with the checker's own fold of the members'
+    /// contributions (computed once per chunk).
+    fn result(&mut self, group: usize, node: usize, res: ChunkResult) {
+        let Kind::Reduce(r) = self.f.groups[group].kind else {
+            return;
+        };
+        if !self.groups[group].members.contains(&node) {
+            return;
+        }
+        if self.keep_results {
+            self.results.push(ResultRecord {
+                group: self.f.groups[group].name.clone(),
+                node: self.f.topo.node_names[node].clone(),
+                op: res.k,
+                chunk: res.chunk,
+                words: res.words.map(|p| p.words.clone()).unwrap_or_default(),
+            });
+        }
+        let g = &mut self.groups[group];
+        let cached = {
+            let o = g.open_mut(res.k);
+            if o.unchecked {
+                self.results_unchecked += 1;
+                return;
+            }
+            o.folds.get(&res.chunk).copied()
+        };
+        let expected = match cached {
+            Some(d) => d,
+            None => {
+                let members: Vec<usize> = g.members.iter().collect();
+                let d = digest(&r.fold_chunk(self.seed, group, &members, res.k, res.chunk));
+                g.open_mut(res.k).folds.insert(res.chunk, d);
+                d
+            }
+        };
+        let name = |s: &Self| {
+            format!(
+                "{} in operation {} of group {}, chunk {}",
+                s.f.topo.node_names[node], res.k, s.f.groups[group].name, res.chunk
+            )
+        };
+        match res.digest {
+            Some(d) if d == expected => self.results_checked += 1,
+            Some(d) => self.violations.push(format!(
+                "wrong result: {} received data of digest {d:#018x}, the fold of the members' contributions has {expected:#018x}",
+                name(self)
+            )),
+            None => self.violations.push(format!(
+                "lost result: {} completed without the chunk's data",
+                name(self)
+            )),
         }
     }
 
@@ -467,8 +628,9 @@ impl<'a> Control<'a> {
         );
     }
 
-    /// Builds the group's tree and programs it at `tid`.
-    fn program(&mut self, group: usize, tid: u64) {
+    /// Builds the group's tree and programs it, CGID `j` of the group at `tids[j]` (0 where
+    /// `tids` has none).
+    fn program(&mut self, group: usize, tids: &[u64]) {
         let mgmt = self.f.file.sm.mgmt_latency;
         let members: Vec<usize> = self.groups[group].members.iter().collect();
         // Members that cannot be reached any more leave the group (their software is told).
@@ -486,11 +648,15 @@ impl<'a> Control<'a> {
             return;
         }
         let policy = self.f.groups[group].policy;
+        let def = &self.f.groups[group];
+        let (n, data) = (def.pool(), matches!(def.kind, Kind::Reduce(_)));
         let tree = self.sm.build_tree(&reachable, policy).and_then(|tree| {
-            let keep = self.groups[group].cgid;
-            self.sm.allocate(&tree, keep).map(|c| (tree, c))
+            let keep = &self.groups[group].cgids;
+            self.sm
+                .allocate_pool(&tree, keep, n, data)
+                .map(|c| (tree, c))
         });
-        let (tree, cgid) = match tree {
+        let (tree, cgids) = match tree {
             Ok(x) => x,
             Err(e) => {
                 self.violations.push(format!(
@@ -501,17 +667,20 @@ impl<'a> Control<'a> {
                 return;
             }
         };
-        self.sm.commit(cgid, &tree);
+        self.sm.commit_pool(&cgids, &tree);
         let g = &mut self.groups[group];
         g.epoch += 1;
         g.phase = Phase::Programming;
-        g.pending = tree.entries.len();
-        g.cgid = Some(cgid);
+        g.pending = tree.entries.len() * cgids.len();
+        g.cgids = cgids.clone();
         let entries: Vec<(usize, TableEntry)> =
             tree.entries.iter().map(|(&s, &e)| (s, e)).collect();
         g.tree = Some(tree);
         for (s, e) in entries {
-            self.send_cfg(group, s, cgid, e, tid);
+            for (j, &cgid) in cgids.iter().enumerate() {
+                let tid = tids.get(j).copied().unwrap_or(0);
+                self.send_cfg(group, s, cgid, e, tid);
+            }
         }
     }
 
@@ -534,11 +703,12 @@ impl<'a> Control<'a> {
         match g.phase {
             Phase::Programming => {
                 g.phase = Phase::Running;
-                let cgid = g.cgid.unwrap_or(0);
+                let cgids = Arc::new(g.cgids.clone());
                 let members: Vec<usize> = g.members.iter().collect();
                 let dirty = std::mem::take(&mut g.dirty);
                 for node in members {
-                    self.at(self.now + mgmt, Ev::NodeStart { node, group, cgid });
+                    let cgids = cgids.clone();
+                    self.at(self.now + mgmt, Ev::NodeStart { node, group, cgids });
                 }
                 if dirty {
                     self.rebuild(group);
@@ -588,8 +758,8 @@ impl<'a> Control<'a> {
         let Some(tree) = self.groups[group].tree.take() else {
             return;
         };
-        let cgid = self.groups[group].cgid.unwrap_or(0);
-        self.sm.release(cgid, &tree);
+        let cgids = self.groups[group].cgids.clone();
+        self.sm.release(&cgids, &tree);
         let alive: Vec<usize> = tree
             .entries
             .keys()
@@ -599,7 +769,7 @@ impl<'a> Control<'a> {
         let g = &mut self.groups[group];
         g.epoch += 1;
         g.phase = Phase::Quiescing;
-        g.pending = alive.len();
+        g.pending = alive.len() * cgids.len();
         if alive.is_empty() {
             g.phase = Phase::Draining;
             let e = g.epoch;
@@ -607,7 +777,9 @@ impl<'a> Control<'a> {
             return;
         }
         for s in alive {
-            self.send_cfg(group, s, cgid, TableEntry::default(), 0);
+            for &cgid in &cgids {
+                self.send_cfg(group, s, cgid, TableEntry::default(), 0);
+            }
         }
     }
 
@@ -621,14 +793,16 @@ impl<'a> Control<'a> {
             g.phase = Phase::Gone;
             return;
         };
-        let cgid = g.cgid.unwrap_or(0);
-        self.sm.release(cgid, &tree);
+        let cgids = g.cgids.clone();
+        self.sm.release(&cgids, &tree);
         let g = &mut self.groups[group];
         g.epoch += 1;
         g.phase = Phase::Destroying;
-        g.pending = tree.entries.len();
+        g.pending = tree.entries.len() * cgids.len();
         for &s in tree.entries.keys() {
-            self.send_cfg(group, s, cgid, TableEntry::default(), 0);
+            for &cgid in &cgids {
+                self.send_cfg(group, s, cgid, TableEntry::default(), 0);
+            }
         }
     }
 
@@ -749,12 +923,117 @@ impl<'a> Control<'a> {
             events: stats.events,
             packets: stats.packets,
             steps: stats.steps,
+            reductions: self
+                .f
+                .groups
+                .iter()
+                .any(|g| matches!(g.kind, Kind::Reduce(_))),
+            results_checked: self.results_checked,
+            results_unchecked: self.results_unchecked,
+            results_relayed: self.results_relayed,
             safe: violations.is_empty(),
             violations,
         };
         Report {
             records: self.records.clone(),
             summary: s,
+            results: self.results.clone(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::collective::contribution;
+    use netcoll_models::config::Config;
+
+    /// The checker, fed by hand: a right result counts, a wrong one and one without data are
+    /// violations, and after a member leaves, the operation open then is not checked.
+    #[test]
+    fn the_checker_catches_wrong_and_lost_results() {
+        let text = "[fabric]\ntopology = 'fat_tree'\nk = 4\nlevels = 2\n[switch]\nmax_plen = 8\n[[group]]\nmembers = [0, 1, 2]\ncollective = 'allreduce'\nop = 'SUM'\ndtype = 'u64'\nwords = 2\noperations = 2\n";
+        let f = Fabric::new(crate::parse(text).unwrap(), Config::default()).unwrap();
+        let seed = 9;
+        let mut c = Control::new(
+            &f,
+            &RunOptions {
+                seed,
+                ..Default::default()
+            },
+        );
+        let mut seq = 0;
+        let mut log = |c: &mut Control, t: u64, ev: Ev| {
+            seq += 1;
+            c.push(Scheduled {
+                key: Key::new(t, class::LOG_RELEASE, 0, seq),
+                ev,
+            });
+            c.window(t + 1);
+        };
+        // The sum of the three members' words, worked out here.
+        let sum = |k: u64| -> Vec<u64> {
+            (0..2)
+                .map(|i| (0..3).fold(0u64, |a, n| a.wrapping_add(contribution(seed, 0, n, k, i))))
+                .collect()
+        };
+        let result = |k: u64, d: Option<u64>| ChunkResult {
+            k,
+            chunk: 0,
+            digest: d,
+            words: None,
+        };
+        for node in 0..3 {
+            log(
+                &mut c,
+                10,
+                Ev::LogEnter {
+                    group: 0,
+                    node,
+                    k: 0,
+                },
+            );
+        }
+        let right = digest(&sum(0));
+        let wrong = digest(&[sum(0)[0], sum(0)[1] ^ 1]);
+        for (node, d) in [(0, Some(right)), (1, Some(wrong)), (2, None)] {
+            let result = Box::new(result(0, d));
+            log(
+                &mut c,
+                20,
+                Ev::LogResult {
+                    group: 0,
+                    node,
+                    result,
+                },
+            );
+        }
+        assert_eq!(c.results_checked, 1);
+        assert_eq!(c.violations.len(), 2, "{:?}", c.violations);
+        assert!(c.violations[0].starts_with("wrong result: h1 in operation 0 of group g0, chunk 0"));
+        assert!(c.violations[1].starts_with("lost result: h2 in operation 0"));
+        // Operation 1: node 2 leaves while it is open.
+        log(
+            &mut c,
+            30,
+            Ev::LogEnter {
+                group: 0,
+                node: 0,
+                k: 1,
+            },
+        );
+        c.member_gone(0, 2);
+        let result = Box::new(result(1, Some(0)));
+        log(
+            &mut c,
+            40,
+            Ev::LogResult {
+                group: 0,
+                node: 0,
+                result,
+            },
+        );
+        assert_eq!((c.results_checked, c.results_unchecked), (1, 1));
+        assert_eq!(c.violations.len(), 2);
     }
 }

@@ -23,7 +23,7 @@ impl<const N: usize> Default for Fifo<N> {
     fn default() -> Self {
         const { assert!(N > 0 && N < 256) };
         Fifo {
-            ring: [Pkt::default(); N],
+            ring: std::array::from_fn(|_| Pkt::default()),
             head: 0,
             len: 0,
             spill: None,
@@ -62,7 +62,7 @@ impl<const N: usize> Fifo<N> {
         if self.len == 0 {
             return None;
         }
-        let p = self.ring[self.head as usize];
+        let p = std::mem::take(&mut self.ring[self.head as usize]);
         self.head = ((self.head as usize + 1) % N) as u8;
         self.len -= 1;
         // The ring takes the oldest spilled packet (so that it always holds the oldest).
@@ -73,8 +73,13 @@ impl<const N: usize> Fifo<N> {
     }
 
     pub fn clear(&mut self) {
+        // (Dropping the packets frees their payloads.)
+        while self.len > 0 {
+            self.ring[self.head as usize] = Pkt::default();
+            self.head = ((self.head as usize + 1) % N) as u8;
+            self.len -= 1;
+        }
         self.head = 0;
-        self.len = 0;
         if let Some(s) = self.spill.as_mut() {
             s.clear();
         }
@@ -108,8 +113,15 @@ mod tests {
                         op: rng.gen_range(0..8),
                         extra: rng.gen(),
                         birth: i,
+                        payload: rng.gen_bool(0.3).then(|| {
+                            std::sync::Arc::new(crate::sim::Payload {
+                                rop: 4,
+                                dtype: 2,
+                                words: vec![i; rng.gen_range(1..4)],
+                            })
+                        }),
                     };
-                    fifo.push_back(p);
+                    fifo.push_back(p.clone());
                     naive.push_back(p);
                 }
                 _ => assert_eq!(fifo.pop_front(), naive.pop_front(), "seed {seed}, step {i}"),

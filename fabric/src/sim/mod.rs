@@ -13,6 +13,11 @@
 //! ([`netcoll_models::switch_engine::txn`]: the golden's answers at the cycle model's port
 //! timing) unless [`RunOptions::levels`] names the switch; then it is the cycle model, the
 //! rust-hdl RTL or the Verilog under Verilator, behind the same ports, with the same output.
+//! Engines that reduce (`[switch] max_plen` > 0) run the cycle model (the transaction-level
+//! model has no payload path), and a reducing switch stays awake until its engine is quiet
+//! ([`netcoll_models::switch_engine::model::SwitchEngineModel::quiet`]): a packet with data
+//! leaves the engine when its payload path has worked through it, at no cycle the ports can
+//! tell in advance.
 //!
 //! Three things are not events, for speed, and change nothing the output shows:
 //! - **Quiet engines.** A cycle in which nothing is offered to an engine with nothing in
@@ -69,7 +74,11 @@
 //! 2. The arbiter offers the head packet of the next non-empty input buffer, round robin from
 //!    the port after the last one served; a head older than the packet lifetime is dropped
 //!    first (`expired`). When the engine takes it, the buffer's credit goes back over the link.
-//! 3. The engine's output packet goes to the replicator, which places up to `replication`
+//!    A packet with data is offered beat by beat (`lanes` words each): once the engine has
+//!    taken its first beat, its other beats follow one a cycle with nothing else offered (no
+//!    configuration either), and the credit goes back with the last.
+//! 3. The engine's output packet (a packet with data once its last beat is out) goes to the
+//!    replicator, which places up to `replication`
 //!    copies per cycle into the egress queues of its port mask, lowest port first; a copy that
 //!    finds its queue full is dropped (`egress_full`) rather than waited for (that is what
 //!    makes the fabric deadlock free, see [`crate::sm`]). The engine's `out_ready` is high when
@@ -94,7 +103,9 @@
 //! 2. **Packets of an old tree never meet the new one.** A packet lives one hop: it is dropped
 //!    wherever it waits once it is older than `latency + ceil(8 / bandwidth) + hol_lifetime`
 //!    cycles of the link it travels (the lifetime, as InfiniBand switches drop packets whose
-//!    head-of-queue time runs out). Before programming a rebuilt tree the subnet manager
+//!    head-of-queue time runs out). On switches that reduce, the serialisation is that of the
+//!    longest packet (`8 + 8 · max_plen` bytes), and `egress_depth` times what it takes longer
+//!    than a header is added: a packet may wait behind a full egress queue of them. Before programming a rebuilt tree the subnet manager
 //!    disables the old one and waits the longest lifetime of any link, so every packet an old
 //!    entry produced has arrived (and was dropped: the entries are invalid) or died.
 
@@ -102,6 +113,7 @@ mod control;
 mod fifo;
 mod part;
 
+use crate::collective::{Collective, Kind, Reduction};
 use crate::report::Report;
 use crate::sm::Policy;
 use crate::spec::{FabricFile, MemberRef, Members};
@@ -110,8 +122,9 @@ use crate::FabricError;
 use control::Control;
 use netcoll_models::config::Config;
 use netcoll_models::net::header::Opcode;
+use netcoll_models::reduce_alu::{AluOp, Dtype};
 use netcoll_models::switch_engine::txn::SwitchEngineTxn;
-use netcoll_models::switch_engine::{CfgOp, TableEntry};
+use netcoll_models::switch_engine::{CfgOp, SwitchEngineParams, TableEntry};
 use netcoll_testbench::harness::vcd::Tracer;
 use netcoll_testbench::harness::Level;
 use part::{Part, Stats};
@@ -120,11 +133,22 @@ use std::collections::{BTreeMap, BinaryHeap};
 use std::sync::mpsc;
 use std::sync::Arc;
 
-/// Bytes of a collective packet on the wire (the header).
+/// Bytes of a collective packet's header on the wire; a payload adds 8 bytes a word.
 pub const PACKET_BYTES: u64 = 8;
 
+/// A packet's data: its reduction fields and words (shared by the copies a switch replicates).
+#[derive(Debug, PartialEq, Eq)]
+pub struct Payload {
+    /// `AluOp` code.
+    pub rop: u8,
+    /// `Dtype` code.
+    pub dtype: u8,
+    /// `plen` 64-bit words.
+    pub words: Vec<u64>,
+}
+
 /// A collective packet in the fabric (kept small: the kernel moves many of them).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Pkt {
     /// The group (below the engine's `groups`, at most 4096).
     pub cgid: u32,
@@ -134,6 +158,54 @@ pub struct Pkt {
     pub extra: bool,
     /// The cycle its sender produced it.
     pub birth: u64,
+    /// A reduction's data (`None`: a header alone, `plen` 0).
+    pub payload: Option<Arc<Payload>>,
+}
+
+impl Pkt {
+    /// Payload words.
+    pub fn plen(&self) -> u64 {
+        self.payload.as_ref().map_or(0, |p| p.words.len() as u64)
+    }
+
+    /// Bytes on the wire.
+    pub fn bytes(&self) -> u64 {
+        PACKET_BYTES + 8 * self.plen()
+    }
+
+    /// The header, as an event carries a packet without data.
+    fn header(&self) -> Hdr {
+        Hdr {
+            cgid: self.cgid,
+            tid: self.tid,
+            op: self.op,
+            extra: self.extra,
+            birth: self.birth,
+        }
+    }
+}
+
+/// A packet without data as an event carries it (16 bytes, so that events stay at 48).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Hdr {
+    cgid: u32,
+    tid: u8,
+    op: u8,
+    extra: bool,
+    birth: u64,
+}
+
+impl Hdr {
+    pub fn packet(self) -> Pkt {
+        Pkt {
+            cgid: self.cgid,
+            tid: self.tid,
+            op: self.op,
+            extra: self.extra,
+            birth: self.birth,
+            payload: None,
+        }
+    }
 }
 
 /// One end of a link as events carry it, packed in 4 bytes: a switch port (switch index and
@@ -207,6 +279,9 @@ pub struct RunOptions {
     /// shortcuts (quiet engines, sleeping switches, idle stretches) are tested against. The
     /// output is the same but for the `steps` and `events` counters; it is much slower.
     pub every_cycle: bool,
+    /// Reductions: the report keeps every result each member received
+    /// ([`Report::results`]), for tests that check them their own way.
+    pub keep_results: bool,
 }
 
 /// A validated fabric, ready to run.
@@ -227,9 +302,21 @@ pub struct Fabric {
 struct GroupDef {
     name: String,
     members: Vec<usize>,
+    /// Operations to run: barriers, or reductions.
     barriers: u64,
     start: u64,
     policy: Policy,
+    kind: Kind,
+}
+
+impl GroupDef {
+    /// The group's CGIDs: one, or a reduction's window.
+    fn pool(&self) -> usize {
+        match self.kind {
+            Kind::Barrier => 1,
+            Kind::Reduce(r) => r.window as usize,
+        }
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -264,6 +351,154 @@ enum Fault {
         group: Option<usize>,
         at: u64,
     },
+}
+
+/// A group's collective, validated against the switch engine (see [`crate::collective`]).
+fn group_kind(
+    gi: usize,
+    g: &crate::spec::GroupSection,
+    members: &[usize],
+    sw: &SwitchEngineParams,
+    node_index: &dyn Fn(&str, &MemberRef) -> Result<usize, FabricError>,
+) -> Result<Kind, FabricError> {
+    let key = |k: &str| format!("group[{gi}].{k}");
+    let name = g.collective.as_deref().unwrap_or("barrier");
+    let collective = Collective::parse(name).ok_or_else(|| {
+        invalid(
+            &key("collective"),
+            format!("{name:?}"),
+            "must be one of barrier, allreduce, reduce, broadcast",
+        )
+    })?;
+    let Some(collective) = collective else {
+        for (k, given) in [
+            ("op", g.op.is_some()),
+            ("dtype", g.dtype.is_some()),
+            ("words", g.words.is_some()),
+            ("chunk", g.chunk.is_some()),
+            ("window", g.window.is_some()),
+            ("root", g.root.is_some()),
+        ] {
+            if given {
+                return Err(invalid(
+                    &key(k),
+                    "(given)",
+                    "only for a reduction (collective = allreduce, reduce or broadcast)",
+                ));
+            }
+        }
+        return Ok(Kind::Barrier);
+    };
+    if !sw.reduces() {
+        return Err(invalid(
+            &key("collective"),
+            format!("{name:?}"),
+            "needs switches that reduce: set [switch] max_plen (8 to 128)",
+        ));
+    }
+    let op_name = g.op.as_deref().unwrap_or("SUM");
+    let mut op = AluOp::ALL
+        .iter()
+        .copied()
+        .find(|o| o.name() == op_name)
+        .ok_or_else(|| {
+            invalid(
+                &key("op"),
+                format!("{op_name:?}"),
+                "must be one of MAX, MIN, MAXLOC, MINLOC, SUM, PROD, LAND, LOR, LXOR, BAND, BOR, BXOR",
+            )
+        })?;
+    if collective == Collective::Broadcast {
+        if g.op.is_some() {
+            return Err(invalid(
+                &key("op"),
+                format!("{op_name:?}"),
+                "a broadcast combines with BOR (leave `op` out)",
+            ));
+        }
+        op = AluOp::BOr;
+    }
+    let dt_name = g.dtype.as_deref().unwrap_or("i64");
+    let dtype = Dtype::ALL
+        .iter()
+        .copied()
+        .find(|d| d.name() == dt_name)
+        .ok_or_else(|| {
+            invalid(
+                &key("dtype"),
+                format!("{dt_name:?}"),
+                "must be one of i32, u32, i64, u64",
+            )
+        })?;
+    let words = g.words.unwrap_or(1);
+    if words == 0 {
+        return Err(invalid(&key("words"), 0, "must be at least 1"));
+    }
+    let max = sw.max_plen as u64;
+    let chunk = g.chunk.unwrap_or(max.min(words));
+    if chunk == 0 || chunk > max {
+        return Err(invalid(
+            &key("chunk"),
+            chunk,
+            format!("must be 1 to {max} (the engine's max_plen)"),
+        ));
+    }
+    if op.is_loc() {
+        // A value and its index travel as a pair of words, a pair to a beat.
+        if words % 2 == 1 || chunk % 2 == 1 {
+            return Err(invalid(
+                &key(if words % 2 == 1 { "words" } else { "chunk" }),
+                if words % 2 == 1 { words } else { chunk },
+                "must be even for MAXLOC / MINLOC (value and index words)",
+            ));
+        }
+        if sw.lanes < 2 {
+            return Err(invalid(
+                &key("op"),
+                format!("{op_name:?}"),
+                "needs [switch] lanes of 2 or 4 (a value and its index in one beat)",
+            ));
+        }
+    }
+    let chunks = words.div_ceil(chunk);
+    let window = g.window.unwrap_or(8.min(chunks));
+    if window == 0 || window > chunks || window > sw.slots as u64 {
+        return Err(invalid(
+            &key("window"),
+            window,
+            format!(
+                "must be 1 to {} (the chunks, {chunks}, and the switches' slots, {})",
+                chunks.min(sw.slots as u64),
+                sw.slots
+            ),
+        ));
+    }
+    let root = match &g.root {
+        None => members[0],
+        Some(m) => {
+            let r = node_index(&key("root"), m)?;
+            if !members.contains(&r) {
+                return Err(invalid(&key("root"), r, "must be a member of the group"));
+            }
+            r
+        }
+    };
+    if collective == Collective::AllReduce && g.root.is_some() {
+        return Err(invalid(
+            &key("root"),
+            "(given)",
+            "only for reduce and broadcast",
+        ));
+    }
+    Ok(Kind::Reduce(Reduction {
+        collective,
+        op,
+        dtype,
+        words,
+        chunk,
+        window,
+        root,
+    }))
 }
 
 fn invalid(key: &str, value: impl ToString, why: impl ToString) -> FabricError {
@@ -313,10 +548,17 @@ impl Fabric {
             ));
         }
         let hol = file.fabric.hol_lifetime;
+        // A packet's lifetime covers the serialisation of the longest one, and its wait behind
+        // a full egress queue of them beyond what headers alone would take.
+        let max_bytes = PACKET_BYTES + 8 * config.switch.max_plen as u64;
+        let depth = file.fabric.egress_depth;
         let lifetime: Vec<u64> = topo
             .links
             .iter()
-            .map(|l| l.latency + ser(l.bandwidth) + hol)
+            .map(|l| {
+                let (long, short) = (ser(max_bytes, l.bandwidth), ser(PACKET_BYTES, l.bandwidth));
+                l.latency + long + hol + depth * (long - short)
+            })
             .collect();
         let drain = lifetime.iter().copied().max().unwrap_or(0);
         let default_policy = Policy::parse(&file.sm.policy).ok_or_else(|| {
@@ -415,12 +657,31 @@ impl Fabric {
             } else {
                 g.name.clone()
             };
+            let count = match (g.barriers, g.operations) {
+                (Some(n), None) | (None, Some(n)) => n,
+                (Some(_), Some(_)) => {
+                    return Err(invalid(
+                        &format!("group[{gi}].operations"),
+                        "(both given)",
+                        "give `barriers` or `operations`, not both",
+                    ))
+                }
+                (None, None) => {
+                    return Err(invalid(
+                        &format!("group[{gi}].operations"),
+                        "(absent)",
+                        "required: how many operations (or `barriers`) the group runs",
+                    ))
+                }
+            };
+            let kind = group_kind(gi, g, &members, &config.switch, &node_index)?;
             groups.push(GroupDef {
                 name,
                 members,
-                barriers: g.barriers,
+                barriers: count,
                 start: g.start,
                 policy,
+                kind,
             });
         }
         if groups.is_empty() {
@@ -577,14 +838,11 @@ impl Fabric {
     ) -> Result<Report, FabricError> {
         run(self, opts, Some(tracer), progress)
     }
-
-    pub(crate) fn ser(&self, link: usize) -> u64 {
-        ser(self.topo.links[link].bandwidth)
-    }
 }
 
-fn ser(bw: u64) -> u64 {
-    PACKET_BYTES.div_ceil(bw)
+/// Cycles to serialise `bytes` at `bw` bytes a cycle.
+pub(crate) fn ser(bytes: u64, bw: u64) -> u64 {
+    bytes.div_ceil(bw)
 }
 
 // --- the kernel's vocabulary -------------------------------------------------------------------
@@ -655,7 +913,13 @@ pub(crate) enum Ev {
     Arrive {
         to: Dest,
         gen: u32,
-        pkt: Pkt,
+        pkt: Hdr,
+    },
+    /// The same for a packet with data.
+    ArriveData {
+        to: Dest,
+        gen: u32,
+        pkt: Box<Pkt>,
     },
     LinkDown {
         link: usize,
@@ -697,10 +961,17 @@ pub(crate) enum Ev {
     NodePump {
         node: usize,
     },
+    /// The group's tree is ready: its CGIDs (one, or a reduction's pool).
     NodeStart {
         node: usize,
         group: usize,
-        cgid: u64,
+        cgids: Arc<Vec<u64>>,
+    },
+    /// The SM hands a node the result of a chunk it missed (see [`Relay`]).
+    NodeRelay {
+        node: usize,
+        group: usize,
+        relay: Box<Relay>,
     },
     NodeQuery {
         node: usize,
@@ -734,10 +1005,17 @@ pub(crate) enum Ev {
         group: usize,
         epoch: u64,
     },
+    /// A node's answer to [`Ev::NodeQuery`].
     SmTidAnswer {
         group: usize,
         epoch: u64,
-        tid: Option<u8>,
+        answer: Box<TidAnswer>,
+    },
+    /// A member's result of a reduction's chunk, for the checker.
+    LogResult {
+        group: usize,
+        node: usize,
+        result: Box<ChunkResult>,
     },
     SmLinkUp {
         link: usize,
@@ -760,6 +1038,37 @@ pub(crate) enum Ev {
     },
 }
 
+/// What a node's software tells the SM during a rebuild: per CGID of the group (one, or a
+/// reduction's pool) its TID, and the last result it received on it with that result's TID
+/// (nothing if it has left the group).
+#[derive(Clone, Debug)]
+pub(crate) struct TidAnswer {
+    pub node: usize,
+    pub tids: Vec<u8>,
+    pub last: Vec<Option<(u8, Arc<Payload>)>>,
+}
+
+/// The result of transaction `tid` of a reduction's CGID `slot` (of its pool), from a member
+/// that received it, for a member that missed it: a rebuilt tree holds no retained result to
+/// answer the member's retry with.
+#[derive(Clone, Debug)]
+pub(crate) struct Relay {
+    pub slot: usize,
+    pub tid: u8,
+    pub payload: Arc<Payload>,
+}
+
+/// What a member received as the result of chunk `chunk` of operation `k`: the digest of its
+/// words (`None`: an answer without the chunk's data, or with data of another shape), and,
+/// when the run keeps them ([`RunOptions::keep_results`]), the words.
+#[derive(Clone, Debug)]
+pub(crate) struct ChunkResult {
+    pub k: u64,
+    pub chunk: u64,
+    pub digest: Option<u64>,
+    pub words: Option<Arc<Payload>>,
+}
+
 /// Who handles an event.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Target {
@@ -769,9 +1078,26 @@ pub(crate) enum Target {
 }
 
 impl Ev {
+    /// `pkt` arriving at `to`, sent at generation `gen` of its link.
+    pub fn arrive(to: Dest, gen: u32, pkt: Pkt) -> Ev {
+        if pkt.payload.is_some() {
+            Ev::ArriveData {
+                to,
+                gen,
+                pkt: Box::new(pkt),
+            }
+        } else {
+            Ev::Arrive {
+                to,
+                gen,
+                pkt: pkt.header(),
+            }
+        }
+    }
+
     pub fn target(&self) -> Target {
         match *self {
-            Ev::Arrive { to, .. } => end_target(to.end()),
+            Ev::Arrive { to, .. } | Ev::ArriveData { to, .. } => end_target(to.end()),
             Ev::LinkDown { at_end, .. } | Ev::LinkUp { at_end, .. } => end_target(at_end.end()),
             Ev::SwitchDown { sw } | Ev::Cfg { sw, .. } | Ev::Wake { sw } => Target::Switch(sw),
             Ev::Leave { node, .. }
@@ -780,6 +1106,7 @@ impl Ev {
             | Ev::NodeRetry { node, .. }
             | Ev::NodePump { node }
             | Ev::NodeStart { node, .. }
+            | Ev::NodeRelay { node, .. }
             | Ev::NodeQuery { node, .. }
             | Ev::NodeDetach { node, .. } => Target::Node(node),
             _ => Target::Sm,
@@ -1163,7 +1490,7 @@ fn run(
         part_of_switch,
         part_of_node,
     };
-    let mut control = Control::new(f);
+    let mut control = Control::new(f, opts);
     let mut model_parts: Vec<Part<SwitchEngineTxn>> = vec![];
     let mut foreign_parts: Vec<Part<part::ForeignEngine>> = vec![];
     for p in 0..nparts {

@@ -10,14 +10,16 @@
 
 use super::fifo::Fifo;
 use super::{
-    class, origin_node, BitSet, CfgReq, CreditRet, Dest, Ev, Fabric, Fault, Inbox, Key, Pkt, Queue,
-    Route, RunOptions, Scheduled, Target, WindowOut,
+    class, origin_node, BitSet, CfgReq, CreditRet, Dest, Ev, Fabric, Fault, Inbox, Key, Payload,
+    Pkt, Queue, Route, RunOptions, Scheduled, Target, TidAnswer, WindowOut, PACKET_BYTES,
 };
-use crate::node::{NodeCsm, NodeState, Reaction};
+use crate::collective::{digest, Kind, Reduction};
+use crate::node::{ChunkSlot, NodeCsm, NodeState, Reaction};
 use crate::topology::End;
 use crate::FabricError;
 use netcoll_models::kit::cycle::CycleSim;
 use netcoll_models::net::header::Opcode;
+use netcoll_models::switch_engine::model::SwitchEngineModel;
 use netcoll_models::switch_engine::txn::{FabricOut, SwitchEngineTxn};
 use netcoll_models::switch_engine::{SwitchEngine, SwitchEngineIn, Verdict, LATENCY};
 use netcoll_testbench::harness::vcd::Tracer;
@@ -27,6 +29,7 @@ use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg32;
 use smallvec::SmallVec;
 use std::collections::{BTreeMap, VecDeque};
+use std::sync::Arc;
 
 /// A switch's collective engine at some level, as the fabric drives it.
 pub(crate) trait EngineCore {
@@ -61,9 +64,14 @@ impl EngineCore for SwitchEngineTxn {
     }
 }
 
-/// An engine that is not plain Rust (the rust-hdl RTL, Verilator); partitions holding one
-/// stay on the calling thread.
-pub(crate) struct ForeignEngine(Sim<SwitchEngine>);
+/// An engine behind the generic port interface: the cycle model (which every reducing engine
+/// runs: the transaction-level model has no payload path), the rust-hdl RTL or Verilator.
+/// Partitions holding one stay on the calling thread.
+pub(crate) enum ForeignEngine {
+    /// The cycle model, held as itself so that the fabric can ask it whether it is quiet.
+    Model(Box<SwitchEngineModel>),
+    Other(Sim<SwitchEngine>),
+}
 
 impl ForeignEngine {
     /// Switch `s` at the level `opts.levels` gives it, recorded into `tracer` if there is one.
@@ -75,9 +83,14 @@ impl ForeignEngine {
     ) -> Result<ForeignEngine, FabricError> {
         let name = &f.topo.switch_names[s];
         let level = opts.levels.get(name).copied().unwrap_or(Level::Model);
+        if level == Level::Model && tracer.is_none() {
+            return Ok(ForeignEngine::Model(Box::new(SwitchEngineModel::new(
+                f.config.switch,
+            ))));
+        }
         let sim = cycle_sim::<SwitchEngine>(level, &f.config)
             .map_err(|e| FabricError::Level(format!("switch {name}: {e}")))?;
-        Ok(ForeignEngine(match tracer {
+        Ok(ForeignEngine::Other(match tracer {
             Some(t) => Box::new(t.tap(sim, f.config.switch, &["fabric", name, level.name()])),
             None => sim,
         }))
@@ -86,7 +99,17 @@ impl ForeignEngine {
 
 impl EngineCore for ForeignEngine {
     fn clock(&mut self, i: &SwitchEngineIn) -> FabricOut {
-        FabricOut::from(&self.0.step(i))
+        match self {
+            ForeignEngine::Model(m) => FabricOut::from(&m.step(i)),
+            ForeignEngine::Other(sim) => FabricOut::from(&sim.step(i)),
+        }
+    }
+    /// The cycle model knows; another level is never taken to be quiet.
+    fn quiet(&self) -> bool {
+        match self {
+            ForeignEngine::Model(m) => m.quiet(),
+            ForeignEngine::Other(_) => false,
+        }
     }
 }
 
@@ -141,8 +164,10 @@ struct LinkEnd {
     /// The other end.
     peer: Dest,
     latency: u64,
-    /// Serialisation of a packet, cycles.
+    /// Serialisation of a packet without data, cycles …
     ser: u64,
+    /// … and the link's bandwidth, bytes a cycle (for one with data).
+    bw: u64,
     /// The largest age of a packet on this link.
     lifetime: u64,
     /// The buffer depth at each end (the sender's full credits).
@@ -166,7 +191,8 @@ impl LinkEnd {
             gen: 0,
             peer: l.other(e).into(),
             latency: l.latency,
-            ser: f.ser(link),
+            ser: super::ser(PACKET_BYTES, l.bandwidth),
+            bw: l.bandwidth,
             lifetime: f.lifetime[link],
             credits: l.credits,
             last_arrival: 0,
@@ -185,6 +211,7 @@ impl LinkEnd {
             peer: Dest::node(0),
             latency: 0,
             ser: 0,
+            bw: 1,
             lifetime: 0,
             credits: 0,
             last_arrival: 0,
@@ -194,6 +221,15 @@ impl LinkEnd {
 
     fn live(&self) -> bool {
         self.up && self.link != NO_LINK
+    }
+
+    /// Cycles `pkt` takes to serialise onto the link.
+    fn ser_of(&self, pkt: &Pkt) -> u64 {
+        if pkt.payload.is_none() {
+            self.ser
+        } else {
+            super::ser(pkt.bytes(), self.bw)
+        }
     }
 
     fn fail(&mut self) {
@@ -305,6 +341,27 @@ struct Switch<E> {
     ports: Vec<Port>,
     cfg: VecDeque<CfgReq>,
     cfg_wait: VecDeque<CfgReq>,
+    /// A reducing engine: the packet whose beats it is taking …
+    feed: Option<Box<Feed>>,
+    /// … and the output packet with data it is showing, beat by beat.
+    collect: Option<Box<Collect>>,
+}
+
+/// A packet with data whose first beat the engine has taken: it takes the rest one a cycle
+/// (nothing else is offered meanwhile), and the input buffer's place is given back with the
+/// last.
+struct Feed {
+    pkt: Pkt,
+    /// The next beat, and the packet's beats.
+    next: u64,
+    beats: u64,
+    /// The input port it came from (its credit goes back with the last beat).
+    port: usize,
+}
+
+/// An output packet with data, its words as its beats have come.
+struct Collect {
+    words: Vec<u64>,
 }
 
 struct NodeRt {
@@ -345,6 +402,40 @@ struct NodeGroup {
     timer_at: Option<u64>,
     /// The cycle the node learnt its CGID (the origin of `node.interval`).
     joined_at: u64,
+    /// A reduction group: its chunks (rules 6 to 9 of [`crate::node`]).
+    red: Option<Box<NodeRed>>,
+}
+
+impl NodeGroup {
+    /// Which of the group's CGIDs `cgid` is (0 for a barrier's only one).
+    fn slot_of(&self, cgid: u64) -> Option<usize> {
+        match &self.red {
+            Some(r) => r.pool.iter().position(|&c| c == cgid),
+            None => (self.cgid == Some(cgid)).then_some(0),
+        }
+    }
+}
+
+/// A node's part in a reduction group.
+struct NodeRed {
+    r: Reduction,
+    /// The pool's CGIDs, from the SM (empty before the first tree).
+    pool: Vec<u64>,
+    slots: Vec<SlotRt>,
+    /// Chunks of the current operation whose results have come.
+    done: u64,
+}
+
+/// One CGID of the pool at a node.
+#[derive(Default)]
+struct SlotRt {
+    csm: ChunkSlot,
+    /// The contribution in flight (a retry sends it again) …
+    sent: Option<Arc<Payload>>,
+    /// … and when it is sent again.
+    retry_at: Option<u64>,
+    /// The last result received on this CGID, with its transaction's TID (rule 7).
+    last: Option<(u8, Arc<Payload>)>,
 }
 
 /// A loss or duplicate fault, as a sender draws it for each packet.
@@ -392,6 +483,11 @@ pub(crate) struct Part<'a, E> {
     /// Switches are stepped in every cycle: the engines' retry timer is on (it ticks in idle
     /// cycles), or [`RunOptions::every_cycle`].
     every_cycle: bool,
+    /// The engines reduce (see "busy" in [`Part::step_switch`]).
+    reducing: bool,
+    /// The run's seed (the reductions' contributions).
+    seed: u64,
+    keep_results: bool,
 }
 
 impl<'a, E: EngineCore> Part<'a, E> {
@@ -442,6 +538,8 @@ impl<'a, E: EngineCore> Part<'a, E> {
                 ports,
                 cfg: VecDeque::new(),
                 cfg_wait: VecDeque::new(),
+                feed: None,
+                collect: None,
             }));
         }
         let mut groups_of_node: Vec<Vec<usize>> = vec![vec![]; t.node_names.len()];
@@ -465,6 +563,17 @@ impl<'a, E: EngineCore> Part<'a, E> {
                                     retry: None,
                                     timer_at: None,
                                     joined_at: 0,
+                                    red: match g.kind {
+                                        Kind::Barrier => None,
+                                        Kind::Reduce(r) => Some(Box::new(NodeRed {
+                                            r,
+                                            pool: vec![],
+                                            slots: (0..r.window)
+                                                .map(|_| SlotRt::default())
+                                                .collect(),
+                                            done: 0,
+                                        })),
+                                    },
                                 },
                             )
                         })
@@ -534,6 +643,9 @@ impl<'a, E: EngineCore> Part<'a, E> {
             credit_wakes: vec![],
             stats: Stats::default(),
             every_cycle: f.config.switch.retry_timer_on() || opts.every_cycle,
+            reducing: f.config.switch.reduces(),
+            seed: opts.seed,
+            keep_results: opts.keep_results,
         };
         if p.every_cycle {
             for s in 0..t.switch_names.len() {
@@ -745,48 +857,8 @@ impl<'a, E: EngineCore> Part<'a, E> {
         let mgmt = self.f.file.sm.mgmt_latency;
         let now = self.now;
         match ev {
-            Ev::Arrive { to, gen, pkt } => {
-                self.stats.packets += 1;
-                match to.end() {
-                    End::Switch(s, port) => {
-                        let Some(sw) = self.switches[s].as_mut() else {
-                            return;
-                        };
-                        let pt = &mut sw.ports[port];
-                        if gen != pt.end.gen || !pt.end.up {
-                            count(&mut self.stats.drops, "link_down");
-                            return;
-                        }
-                        if !sw.alive {
-                            count(&mut self.stats.drops, "switch_down");
-                            return;
-                        }
-                        if pkt.extra && pt.inq.len() as u64 >= 2 * pt.end.credits {
-                            count(&mut self.stats.drops, "overflow");
-                            return;
-                        }
-                        pt.inq.push_back(pkt);
-                        sw.in_mask |= 1 << port;
-                        self.active.insert(s);
-                    }
-                    End::Node(n) => {
-                        let Some(node) = self.nodes[n].as_ref() else {
-                            return;
-                        };
-                        if gen != node.end.gen || !node.end.up {
-                            count(&mut self.stats.drops, "link_down");
-                            return;
-                        }
-                        // A node takes every packet at once: the credit goes straight back.
-                        if !pkt.extra {
-                            let (t, peer, gen) =
-                                (now + node.end.latency, node.end.peer, node.end.gen);
-                            self.give_credit(t, peer, gen);
-                        }
-                        self.node_receive(n, pkt);
-                    }
-                }
-            }
+            Ev::Arrive { to, gen, pkt } => self.arrive(to, gen, pkt.packet()),
+            Ev::ArriveData { to, gen, pkt } => self.arrive(to, gen, *pkt),
             Ev::LinkDown { link, at_end } => self.link_down(link, at_end.end()),
             Ev::LinkUp { link, at_end } => {
                 let at_end = at_end.end();
@@ -905,6 +977,17 @@ impl<'a, E: EngineCore> Part<'a, E> {
                 if ng.csm.state != NodeState::Full || ng.csm.k != k {
                     return;
                 }
+                if let Some(red) = &ng.red {
+                    // Rule 6: the first `window` chunks at once.
+                    let first = red.r.window.min(red.r.chunks());
+                    if let Some(red) = self.node_red(node, group) {
+                        red.done = 0;
+                    }
+                    for c in 0..first {
+                        self.send_chunk(node, group, k, c);
+                    }
+                    return;
+                }
                 self.node_send_full(node, group);
                 self.arm_retry(node, group, k);
             }
@@ -916,6 +999,10 @@ impl<'a, E: EngineCore> Part<'a, E> {
                     return;
                 };
                 ng.timer_at = None;
+                if ng.red.is_some() {
+                    self.retry_chunks(node, group);
+                    return;
+                }
                 let Some((k, at)) = ng.retry else {
                     return;
                 };
@@ -933,7 +1020,7 @@ impl<'a, E: EngineCore> Part<'a, E> {
                 self.arm_retry(node, group, k);
             }
             Ev::NodePump { node } => self.node_pump(node),
-            Ev::NodeStart { node, group, cgid } => {
+            Ev::NodeStart { node, group, cgids } => {
                 let Some(ng) = self.nodes[node]
                     .as_mut()
                     .and_then(|r| r.groups.get_mut(&group))
@@ -941,23 +1028,40 @@ impl<'a, E: EngineCore> Part<'a, E> {
                     return;
                 };
                 let first = ng.cgid.is_none();
-                ng.cgid = Some(cgid);
+                ng.cgid = cgids.first().copied();
+                if let Some(red) = ng.red.as_mut() {
+                    red.pool = cgids.to_vec();
+                }
                 if first {
                     ng.joined_at = now;
                     self.node_schedule_entries(node, group, now);
                 }
             }
             Ev::NodeQuery { node, group, epoch } => {
-                let tid = self.nodes[node]
+                let g = self.nodes[node]
                     .as_ref()
                     .and_then(|r| r.groups.get(&group))
-                    .filter(|g| !matches!(g.csm.state, NodeState::Left))
-                    .map(|g| g.csm.tid as u8);
+                    .filter(|g| !matches!(g.csm.state, NodeState::Left));
+                let (tids, last) = match g {
+                    None => (vec![], vec![]),
+                    Some(g) => match &g.red {
+                        None => (vec![g.csm.tid as u8], vec![None]),
+                        Some(red) => (
+                            red.slots.iter().map(|x| x.csm.tid as u8).collect(),
+                            red.slots.iter().map(|x| x.last.clone()).collect(),
+                        ),
+                    },
+                };
+                let answer = Box::new(TidAnswer { node, tids, last });
                 self.at(
                     now + mgmt,
                     class::MGMT,
                     Origin::Node(node),
-                    Ev::SmTidAnswer { group, epoch, tid },
+                    Ev::SmTidAnswer {
+                        group,
+                        epoch,
+                        answer,
+                    },
                 );
             }
             Ev::NodeDetach { node, group } => {
@@ -968,7 +1072,63 @@ impl<'a, E: EngineCore> Part<'a, E> {
                     ng.csm.leave();
                 }
             }
+            Ev::NodeRelay { node, group, relay } => {
+                let Some(red) = self.node_red(node, group) else {
+                    return;
+                };
+                let Some(slot) = red.slots.get_mut(relay.slot) else {
+                    return;
+                };
+                let tid = relay.tid;
+                if let Some((k, c)) = slot.csm.on_packet(Opcode::StatusRsp.code(), tid.into()) {
+                    self.chunk_done(node, group, relay.slot, tid, k, c, Some(relay.payload));
+                }
+            }
             _ => unreachable!("the SM's events never reach a partition"),
+        }
+    }
+
+    /// `pkt` reaches the end `to` of a link (sent at its generation `gen`).
+    fn arrive(&mut self, to: Dest, gen: u32, pkt: Pkt) {
+        let now = self.now;
+        self.stats.packets += 1;
+        match to.end() {
+            End::Switch(s, port) => {
+                let Some(sw) = self.switches[s].as_mut() else {
+                    return;
+                };
+                let pt = &mut sw.ports[port];
+                if gen != pt.end.gen || !pt.end.up {
+                    count(&mut self.stats.drops, "link_down");
+                    return;
+                }
+                if !sw.alive {
+                    count(&mut self.stats.drops, "switch_down");
+                    return;
+                }
+                if pkt.extra && pt.inq.len() as u64 >= 2 * pt.end.credits {
+                    count(&mut self.stats.drops, "overflow");
+                    return;
+                }
+                pt.inq.push_back(pkt);
+                sw.in_mask |= 1 << port;
+                self.active.insert(s);
+            }
+            End::Node(n) => {
+                let Some(node) = self.nodes[n].as_ref() else {
+                    return;
+                };
+                if gen != node.end.gen || !node.end.up {
+                    count(&mut self.stats.drops, "link_down");
+                    return;
+                }
+                // A node takes every packet at once: the credit goes straight back.
+                if !pkt.extra {
+                    let (t, peer, gen) = (now + node.end.latency, node.end.peer, node.end.gen);
+                    self.give_credit(t, peer, gen);
+                }
+                self.node_receive(n, pkt);
+            }
         }
     }
 
@@ -1129,6 +1289,7 @@ impl<'a, E: EngineCore> Part<'a, E> {
             op: Opcode::Full.code() as u8,
             birth: now,
             extra: false,
+            payload: None,
         };
         rt.tx.queue.push_back(pkt);
         self.node_pump(node);
@@ -1151,7 +1312,7 @@ impl<'a, E: EngineCore> Part<'a, E> {
                 continue;
             }
             rt.tx.credits -= 1;
-            rt.tx.free_at = now + rt.end.ser;
+            rt.tx.free_at = now + rt.end.ser_of(&pkt);
             self.transmit(Dest::node(n), pkt);
         }
         let Some(rt) = self.nodes[n].as_ref() else {
@@ -1170,8 +1331,6 @@ impl<'a, E: EngineCore> Part<'a, E> {
     }
 
     fn node_receive(&mut self, n: usize, pkt: Pkt) {
-        let overhead = self.f.file.node.overhead;
-        let mgmt = self.f.file.sm.mgmt_latency;
         let now = self.now;
         let Some(rt) = self.nodes[n].as_mut() else {
             return;
@@ -1180,38 +1339,236 @@ impl<'a, E: EngineCore> Part<'a, E> {
             count(&mut self.stats.drops, "expired");
             return;
         }
-        let Some((&group, ng)) = rt
+        let Some((&group, ng, slot)) = rt
             .groups
             .iter_mut()
-            .find(|(_, g)| g.cgid == Some(pkt.cgid.into()))
+            .find_map(|(g, x)| x.slot_of(pkt.cgid.into()).map(|j| (g, x, j)))
         else {
             count(&mut self.stats.drops, "node_unknown_cgid");
             return;
         };
+        if let Some(red) = ng.red.as_mut() {
+            // Rule 7, while the processes are in the operation.
+            let done = (ng.csm.state == NodeState::Full)
+                .then(|| red.slots[slot].csm.on_packet(pkt.op.into(), pkt.tid.into()))
+                .flatten();
+            match done {
+                Some((k, c)) => self.chunk_done(n, group, slot, pkt.tid, k, c, pkt.payload),
+                None => count(&mut self.stats.drops, "node_stale"),
+            }
+            return;
+        }
         match ng.csm.on_packet(pkt.op.into(), pkt.tid.into()) {
             Reaction::Release { k } => {
                 ng.retry = None;
-                let done = ng.csm.state == NodeState::Done;
-                let release_at = now + overhead;
-                self.at(
-                    release_at,
-                    class::LOG_RELEASE,
-                    Origin::Node(n),
-                    Ev::LogRelease { group, node: n, k },
-                );
-                if done {
-                    self.at(
-                        release_at + mgmt,
-                        class::MGMT,
-                        Origin::Node(n),
-                        Ev::SmNodeDone { group },
-                    );
-                } else {
-                    // The processes compute from their release on.
-                    self.node_schedule_entries(n, group, release_at);
-                }
+                self.node_released(n, group, k);
             }
             Reaction::Ignored => count(&mut self.stats.drops, "node_stale"),
+        }
+    }
+
+    /// The node's processes leave operation `k` (after the overhead) and go on to the next,
+    /// or tell the SM they are done.
+    fn node_released(&mut self, n: usize, group: usize, k: u64) {
+        let overhead = self.f.file.node.overhead;
+        let mgmt = self.f.file.sm.mgmt_latency;
+        let Some(ng) = self.nodes[n].as_ref().and_then(|r| r.groups.get(&group)) else {
+            return;
+        };
+        let done = ng.csm.state == NodeState::Done;
+        let release_at = self.now + overhead;
+        self.at(
+            release_at,
+            class::LOG_RELEASE,
+            Origin::Node(n),
+            Ev::LogRelease { group, node: n, k },
+        );
+        if done {
+            self.at(
+                release_at + mgmt,
+                class::MGMT,
+                Origin::Node(n),
+                Ev::SmNodeDone { group },
+            );
+        } else {
+            // The processes compute from their release on.
+            self.node_schedule_entries(n, group, release_at);
+        }
+    }
+
+    fn node_red(&mut self, n: usize, group: usize) -> Option<&mut NodeRed> {
+        self.nodes[n]
+            .as_mut()
+            .and_then(|r| r.groups.get_mut(&group))
+            .and_then(|g| g.red.as_deref_mut())
+    }
+
+    /// Rule 6: the node sends its contribution to chunk `c` of operation `k`, on the slot
+    /// `c mod window`, and arms the slot's retry.
+    fn send_chunk(&mut self, n: usize, group: usize, k: u64, c: u64) {
+        let now = self.now;
+        let deadline = now + self.f.file.node.retry_timeout;
+        let seed = self.seed;
+        let Some(rt) = self.nodes[n].as_mut() else {
+            return;
+        };
+        let Some(ng) = rt.groups.get_mut(&group) else {
+            return;
+        };
+        let Some(red) = ng.red.as_deref_mut() else {
+            return;
+        };
+        let r = red.r;
+        let j = (c % r.window) as usize;
+        let Some(&cgid) = red.pool.get(j) else {
+            return;
+        };
+        let payload = Arc::new(Payload {
+            rop: r.op.code() as u8,
+            dtype: r.dtype.code() as u8,
+            words: r.contribution_chunk(seed, group, n, k, c),
+        });
+        let slot = &mut red.slots[j];
+        slot.csm.send(k, c);
+        slot.sent = Some(payload.clone());
+        slot.retry_at = Some(deadline);
+        let pkt = Pkt {
+            cgid: cgid as u32,
+            tid: slot.csm.tid as u8,
+            op: Opcode::Full.code() as u8,
+            extra: false,
+            birth: now,
+            payload: Some(payload),
+        };
+        let timer = ng.timer_at.is_none();
+        rt.tx.queue.push_back(pkt);
+        if timer {
+            self.set_retry_timer(n, group, deadline);
+        }
+        self.node_pump(n);
+    }
+
+    /// Rule 8: the slots whose deadline has come send their FULL again; the timer is set for
+    /// the next deadline.
+    fn retry_chunks(&mut self, n: usize, group: usize) {
+        let now = self.now;
+        let timeout = self.f.file.node.retry_timeout;
+        let Some(rt) = self.nodes[n].as_mut() else {
+            return;
+        };
+        let Some(ng) = rt.groups.get_mut(&group) else {
+            return;
+        };
+        let live = ng.csm.state == NodeState::Full;
+        let Some(red) = ng.red.as_deref_mut() else {
+            return;
+        };
+        let mut next: Option<u64> = None;
+        let mut resent = 0;
+        for (j, slot) in red.slots.iter_mut().enumerate() {
+            let (Some(at), Some(data), true) = (slot.retry_at, &slot.sent, live) else {
+                slot.retry_at = None;
+                continue;
+            };
+            let at = if at <= now {
+                let Some(&cgid) = red.pool.get(j) else {
+                    continue;
+                };
+                resent += 1;
+                rt.tx.queue.push_back(Pkt {
+                    cgid: cgid as u32,
+                    tid: slot.csm.tid as u8,
+                    op: Opcode::Full.code() as u8,
+                    extra: false,
+                    birth: now,
+                    payload: Some(data.clone()),
+                });
+                slot.retry_at = Some(now + timeout);
+                now + timeout
+            } else {
+                at
+            };
+            next = Some(next.map_or(at, |x| x.min(at)));
+        }
+        self.stats.retries += resent;
+        if let Some(t) = next {
+            self.set_retry_timer(n, group, t);
+        }
+        if resent > 0 {
+            self.node_pump(n);
+        }
+    }
+
+    /// Rule 7: chunk `c` of operation `k` completed on slot `j` (transaction `tid`) with
+    /// `payload`. The member logs what it got, the slot takes its next chunk, and the last
+    /// chunk completes the operation (rule 9).
+    #[allow(clippy::too_many_arguments)]
+    fn chunk_done(
+        &mut self,
+        n: usize,
+        group: usize,
+        j: usize,
+        tid: u8,
+        k: u64,
+        c: u64,
+        payload: Option<Arc<Payload>>,
+    ) {
+        let now = self.now;
+        let keep = self.keep_results;
+        let Some(ng) = self.nodes[n]
+            .as_mut()
+            .and_then(|r| r.groups.get_mut(&group))
+        else {
+            return;
+        };
+        let Some(red) = ng.red.as_deref_mut() else {
+            return;
+        };
+        let r = red.r;
+        let (_, words) = r.chunk_span(c);
+        let shaped = payload.as_ref().filter(|p| {
+            p.words.len() as u64 == words
+                && u64::from(p.rop) == r.op.code()
+                && u64::from(p.dtype) == r.dtype.code()
+        });
+        let digest_of = shaped.map(|p| digest(&p.words));
+        let slot = &mut red.slots[j];
+        slot.sent = None;
+        slot.retry_at = None;
+        if let Some(p) = &payload {
+            slot.last = Some((tid, p.clone()));
+        }
+        red.done += 1;
+        let all = red.done >= r.chunks();
+        let next = c + r.window;
+        self.at(
+            now,
+            class::LOG_RELEASE,
+            Origin::Node(n),
+            Ev::LogResult {
+                group,
+                node: n,
+                result: Box::new(super::ChunkResult {
+                    k,
+                    chunk: c,
+                    digest: digest_of,
+                    words: if keep { payload } else { None },
+                }),
+            },
+        );
+        if next < r.chunks() {
+            self.send_chunk(n, group, k, next);
+        }
+        if all {
+            let Some(ng) = self.nodes[n]
+                .as_mut()
+                .and_then(|r| r.groups.get_mut(&group))
+            else {
+                return;
+            };
+            if let Reaction::Release { k } = ng.csm.complete() {
+                self.node_released(n, group, k);
+            }
         }
     }
 
@@ -1232,7 +1589,7 @@ impl<'a, E: EngineCore> Part<'a, E> {
         let Some(end) = end else {
             return;
         };
-        let arrive = (now + end.ser + end.latency).max(end.last_arrival);
+        let arrive = (now + end.ser_of(&pkt) + end.latency).max(end.last_arrival);
         let mut lost = false;
         let mut dup: Option<u64> = None;
         for f in &self.rate_faults {
@@ -1254,6 +1611,10 @@ impl<'a, E: EngineCore> Part<'a, E> {
             end.last_arrival = arrive + d;
         }
         let (peer, gen, latency) = (end.peer, end.gen, end.latency);
+        let copy = dup.map(|_| Pkt {
+            extra: true,
+            ..pkt.clone()
+        });
         if lost {
             count(&mut self.stats.faults, "loss");
             // The credit was spent on a packet that never arrives: the link layer gives it
@@ -1262,21 +1623,15 @@ impl<'a, E: EngineCore> Part<'a, E> {
                 self.give_credit(arrive + latency, from, gen);
             }
         } else {
-            self.at(
-                arrive,
-                class::ARRIVE,
-                origin,
-                Ev::Arrive { to: peer, gen, pkt },
-            );
+            self.at(arrive, class::ARRIVE, origin, Ev::arrive(peer, gen, pkt));
         }
-        if let Some(d) = dup {
+        if let (Some(d), Some(pkt)) = (dup, copy) {
             count(&mut self.stats.faults, "duplicate");
-            let pkt = Pkt { extra: true, ..pkt };
             self.at(
                 arrive + d,
                 class::ARRIVE,
                 origin,
-                Ev::Arrive { to: peer, gen, pkt },
+                Ev::arrive(peer, gen, pkt),
             );
         }
     }
@@ -1299,7 +1654,11 @@ impl<'a, E: EngineCore> Part<'a, E> {
             sw.clocked_to = now;
         }
         let mut i = SwitchEngineIn::default();
-        let cfg = sw.cfg.front().copied();
+        // Nothing else is offered while a packet's beats go in (its beats are consecutive).
+        let cfg = match sw.feed {
+            None => sw.cfg.front().copied(),
+            Some(_) => None,
+        };
         if let Some(c) = cfg {
             i.cfg_valid = true;
             i.cfg_op = c.op.code();
@@ -1310,54 +1669,69 @@ impl<'a, E: EngineCore> Part<'a, E> {
             i.cfg_is_root = c.entry.is_root;
             i.cfg_tid = c.tid;
         }
+        let lanes = self.f.config.switch.lanes;
         // The arbiter: the next non-empty input buffer after the last one served. Heads older
         // than the packet lifetime are dropped first (their credits go back).
         let mut offered = None;
         let mut expired = 0;
-        let after = if sw.rr + 1 >= 64 {
-            0
+        if let Some(fd) = &sw.feed {
+            i.pkt_valid = true;
+            fill_beat(&mut i.pkt_data, &fd.pkt, fd.next, lanes);
         } else {
-            !0u64 << (sw.rr + 1)
-        };
-        let mut order = [sw.in_mask & after, sw.in_mask & !after];
-        'scan: for part in order.iter_mut() {
-            while *part != 0 {
-                let p = part.trailing_zeros() as usize;
-                *part &= *part - 1;
-                let port = &mut sw.ports[p];
-                while let Some(h) = port.inq.front() {
-                    if now - h.birth <= port.end.lifetime {
-                        break;
+            let after = if sw.rr + 1 >= 64 {
+                0
+            } else {
+                !0u64 << (sw.rr + 1)
+            };
+            let mut order = [sw.in_mask & after, sw.in_mask & !after];
+            'scan: for part in order.iter_mut() {
+                while *part != 0 {
+                    let p = part.trailing_zeros() as usize;
+                    *part &= *part - 1;
+                    let port = &mut sw.ports[p];
+                    while let Some(h) = port.inq.front() {
+                        if now - h.birth <= port.end.lifetime {
+                            break;
+                        }
+                        expired += 1;
+                        if !h.extra {
+                            self.credits.push(CreditRet {
+                                t: now + port.end.latency,
+                                to: port.end.peer,
+                                gen: port.end.gen,
+                            });
+                        }
+                        port.inq.pop_front();
                     }
-                    expired += 1;
-                    if !h.extra {
-                        self.credits.push(CreditRet {
-                            t: now + port.end.latency,
-                            to: port.end.peer,
-                            gen: port.end.gen,
-                        });
+                    match port.inq.front() {
+                        Some(h) => {
+                            offered = Some(p);
+                            i.pkt_valid = true;
+                            i.pkt_port = p as u64;
+                            i.pkt_cgid = h.cgid.into();
+                            i.pkt_tid = h.tid.into();
+                            i.pkt_op = h.op.into();
+                            if let Some(d) = &h.payload {
+                                i.pkt_plen = d.words.len() as u64;
+                                i.pkt_rop = d.rop.into();
+                                i.pkt_dtype = d.dtype.into();
+                                fill_beat(&mut i.pkt_data, h, 0, lanes);
+                            }
+                            break 'scan;
+                        }
+                        None => sw.in_mask &= !(1 << p),
                     }
-                    port.inq.pop_front();
-                }
-                match port.inq.front() {
-                    Some(h) => {
-                        offered = Some((p, *h));
-                        break 'scan;
-                    }
-                    None => sw.in_mask &= !(1 << p),
                 }
             }
         }
-        if let Some((p, h)) = offered {
-            i.pkt_valid = true;
-            i.pkt_port = p as u64;
-            i.pkt_cgid = h.cgid.into();
-            i.pkt_tid = h.tid.into();
-            i.pkt_op = h.op.into();
-        }
         // The replicator takes the engine's output packet when it has finished the last one.
         i.out_ready = sw.repl.is_none();
-        let o = if !self.every_cycle && cfg.is_none() && offered.is_none() && sw.engine.quiet() {
+        let o = if !self.every_cycle
+            && cfg.is_none()
+            && offered.is_none()
+            && sw.feed.is_none()
+            && sw.engine.quiet()
+        {
             // The outputs are all low (the ready signals answer nothing offered).
             sw.engine.idle(1);
             FabricOut::default()
@@ -1370,15 +1744,39 @@ impl<'a, E: EngineCore> Part<'a, E> {
                 sw.cfg_wait.push_back(c);
             }
             sw.surfacing.push(now + LATENCY as u64);
-        } else if let Some((p, _)) = offered {
+        } else if let Some(fd) = sw.feed.as_mut() {
+            if o.pkt_ready {
+                fd.next += 1;
+                if fd.next >= fd.beats {
+                    if let Some(fd) = sw.feed.take().filter(|fd| !fd.pkt.extra) {
+                        let end = &sw.ports[fd.port].end;
+                        self.credits.push(CreditRet {
+                            t: now + end.latency,
+                            to: end.peer,
+                            gen: end.gen,
+                        });
+                    }
+                }
+            }
+        } else if let Some(p) = offered {
             if o.pkt_ready {
                 let port = &mut sw.ports[p];
-                if port.inq.pop_front().is_some_and(|h| !h.extra) {
-                    self.credits.push(CreditRet {
-                        t: now + port.end.latency,
-                        to: port.end.peer,
-                        gen: port.end.gen,
-                    });
+                if let Some(h) = port.inq.pop_front() {
+                    let beats = self.f.config.switch.beats(h.plen());
+                    if beats > 1 {
+                        sw.feed = Some(Box::new(Feed {
+                            pkt: h,
+                            next: 1,
+                            beats,
+                            port: p,
+                        }));
+                    } else if !h.extra {
+                        self.credits.push(CreditRet {
+                            t: now + port.end.latency,
+                            to: port.end.peer,
+                            gen: port.end.gen,
+                        });
+                    }
                 }
                 if port.inq.is_empty() {
                     sw.in_mask &= !(1 << p);
@@ -1398,17 +1796,36 @@ impl<'a, E: EngineCore> Part<'a, E> {
             sw.backlog || o.out.is_some() || surfaced
         };
         if let (Some(out), true) = (o.out, i.out_ready) {
-            sw.repl = Some((
-                Pkt {
-                    // Engine outputs are port-width: a CGID below 4096, 2-bit TID, 3-bit op.
-                    cgid: out.cgid as u32,
-                    tid: out.tid as u8,
-                    op: out.op as u8,
-                    birth: now,
-                    extra: false,
-                },
-                out.ports,
-            ));
+            // Engine outputs are port-width: a CGID below 4096, 2-bit TID, 3-bit op.
+            let pkt = |payload| Pkt {
+                cgid: out.cgid as u32,
+                tid: out.tid as u8,
+                op: out.op as u8,
+                birth: now,
+                extra: false,
+                payload,
+            };
+            if out.plen == 0 {
+                sw.repl = Some((pkt(None), out.ports));
+            } else {
+                // A packet with data leaves the engine with its last beat.
+                let c = sw.collect.get_or_insert_with(|| {
+                    Box::new(Collect {
+                        words: Vec::with_capacity(out.plen as usize + lanes),
+                    })
+                });
+                c.words.extend_from_slice(&out.data[..lanes]);
+                if c.words.len() as u64 >= out.plen {
+                    let mut words = sw.collect.take().map(|c| c.words).unwrap_or_default();
+                    words.truncate(out.plen as usize);
+                    let data = Payload {
+                        rop: out.rop as u8,
+                        dtype: out.dtype as u8,
+                        words,
+                    };
+                    sw.repl = Some((pkt(Some(Arc::new(data))), out.ports));
+                }
+            }
         }
         let rsp = match o.rsp {
             Some(rejected) => sw.cfg_wait.pop_front().map(|c| (c, rejected)),
@@ -1468,12 +1885,17 @@ impl<'a, E: EngineCore> Part<'a, E> {
         // With the retry timer on, the engine works in every idle cycle (its ticks). An
         // engine with a backlog may show a packet in any cycle; without one, only when an
         // operation surfaces (a wake-up below).
+        // A reducing engine shows a packet with data when its payload path has worked through
+        // it, at no cycle the ports can tell: the switch stays awake until the engine is quiet.
         let busy = self.every_cycle
             || sw.in_mask != 0
             || !sw.cfg.is_empty()
             || sw.repl.is_some()
             || sw.backlog
-            || egress_ready;
+            || egress_ready
+            || sw.feed.is_some()
+            || sw.collect.is_some()
+            || (self.reducing && !sw.engine.quiet());
         if !busy {
             // Until an accepted operation shows its results the engine's outputs stay idle:
             // it is clocked through those cycles at once when the switch wakes (as it is
@@ -1492,7 +1914,7 @@ impl<'a, E: EngineCore> Part<'a, E> {
         let Some(sw) = self.switches[s].as_mut() else {
             return;
         };
-        let Some((pkt, mut mask)) = sw.repl else {
+        let Some((pkt, mut mask)) = sw.repl.take() else {
             return;
         };
         let mut placed = 0;
@@ -1506,7 +1928,7 @@ impl<'a, E: EngineCore> Part<'a, E> {
             if port.tx.queue.len() >= depth {
                 count(&mut self.stats.drops, "egress_full");
             } else {
-                port.tx.queue.push_back(pkt);
+                port.tx.queue.push_back(pkt.clone());
                 sw.out_mask |= 1 << p;
             }
         }
@@ -1545,9 +1967,17 @@ impl<'a, E: EngineCore> Part<'a, E> {
                 continue;
             }
             tx.credits -= 1;
-            tx.free_at = now + port.end.ser;
+            tx.free_at = now + port.end.ser_of(&pkt);
             self.transmit(Dest::switch(s, p), pkt);
         }
+    }
+}
+
+/// Beat `j` of `pkt`'s payload: its words `j·lanes ..` (zero past the end).
+fn fill_beat(data: &mut [u64; 4], pkt: &Pkt, j: u64, lanes: usize) {
+    let words = pkt.payload.as_ref().map_or(&[][..], |d| &d.words[..]);
+    for (k, w) in data.iter_mut().enumerate().take(lanes) {
+        *w = words.get(j as usize * lanes + k).copied().unwrap_or(0);
     }
 }
 

@@ -584,6 +584,27 @@ impl SwitchEngineModel {
         self.queue.len()
     }
 
+    /// Nothing in flight and nothing to show: no operation in the pipeline, nothing in the
+    /// stage-4 registers, the output queue or the payload path, the sweep over and the retry
+    /// timer off. A cycle with no input then changes nothing but `now`, and no output rises
+    /// before an input does.
+    pub fn quiet(&self) -> bool {
+        let pay = &self.pay;
+        self.init_done
+            && !self.p.retry_timer_on()
+            && !(self.s1.valid || self.s2.valid || self.s3.valid)
+            && !(self.regs.out_valid || self.regs.ev_valid || self.regs.rsp_valid)
+            && !(self.s4_count || self.s4_clear || self.s4_read)
+            && self.s4_verdict.is_none()
+            && self.queue.is_empty()
+            && pay.in_left == 0
+            && pay.ipf.is_empty()
+            && pay.cmds.is_empty()
+            && pay.current.is_none()
+            && pay.pipe.iter().all(Option::is_none)
+            && pay.opf.is_empty()
+    }
+
     /// Room for one more operation that may send: the queued packets and every one that may
     /// still join them (packets and ticks in stages 1–3, the stage-4 output register) stay
     /// within the queue's depth.
@@ -2029,6 +2050,7 @@ mod tests {
         let mut sending: Option<(Sent, u64)> = None;
         let mut cfg: Option<SwitchEngineIn> = None;
         let mut verdicts = [0u64; COUNTERS];
+        let (mut quiet, mut busy) = (0u64, 0u64);
         let (mut ops, mut packets_out, mut words_out, mut stalls) = (0u64, 0u64, 0u64, 0u64);
         let mut since_reset = 0usize;
         let mut reset_left = 1;
@@ -2110,6 +2132,21 @@ mod tests {
             if reset_left > 0 {
                 i.reset = true;
                 reset_left -= 1;
+            }
+            // `quiet`: idle cycles raise no output and leave the model quiet (what the fabric
+            // relies on to let a reducing switch sleep).
+            if m.quiet() {
+                quiet += 1;
+                let mut c = m.clone();
+                for k in 0..3 {
+                    let o = c.step(&idle_in());
+                    assert!(
+                        !(o.out_valid || o.ev_valid || o.rsp_valid) && c.quiet(),
+                        "seed {seed:#x}, cycle {cycle}: idle cycle {k} after a quiet one: {o:?}"
+                    );
+                }
+            } else {
+                busy += 1;
             }
             let o = m.step(&i);
 
@@ -2233,7 +2270,11 @@ mod tests {
             cycle += 1;
             assert!(cycle < 50 * min_ops, "seed {seed:#x}: no progress");
         }
-        println!("{p:?}: {ops} operations, {packets_out} packets out ({words_out} words), {stalls} first beats held, verdicts {verdicts:?}");
+        println!("{p:?}: {ops} operations, {packets_out} packets out ({words_out} words), {stalls} first beats held, verdicts {verdicts:?}, {quiet} quiet cycles");
+        assert!(
+            quiet > 100 && busy > 100,
+            "seed {seed:#x}: {quiet} quiet, {busy} busy"
+        );
         // Every verdict but the timer's occurs, and answers with payloads flow.
         for (v, n) in verdicts.iter().enumerate() {
             if v != Verdict::Retry.code() as usize {

@@ -73,13 +73,19 @@ pub struct FabricOut {
     pub rsp: Option<bool>,
 }
 
-/// The output packet: `out_ports`, `out_cgid`, `out_tid`, `out_op`.
+/// The output packet's beat: `out_ports`, `out_cgid`, `out_tid`, `out_op`, and on a reducing
+/// engine `out_plen`, `out_rop`, `out_dtype` and the beat's words `out_data` (all zero on a
+/// barrier-only engine, which is all this model is).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct FabricPacket {
     pub ports: u64,
     pub cgid: u64,
     pub tid: u64,
     pub op: u64,
+    pub plen: u64,
+    pub rop: u64,
+    pub dtype: u64,
+    pub data: [u64; 4],
 }
 
 impl From<&SwitchEngineOut> for FabricOut {
@@ -92,6 +98,10 @@ impl From<&SwitchEngineOut> for FabricOut {
                 cgid: o.out_cgid,
                 tid: o.out_tid,
                 op: o.out_op,
+                plen: o.out_plen,
+                rop: o.out_rop,
+                dtype: o.out_dtype,
+                data: o.out_data,
             }),
             ev: o.ev_valid.then_some((o.ev_verdict, o.ev_cgid)),
             rsp: o.rsp_valid.then_some(o.rsp_rejected),
@@ -241,6 +251,7 @@ impl SwitchEngineTxn {
                 cgid: q.cgid,
                 tid: q.tid,
                 op: q.op,
+                ..FabricPacket::default()
             }),
             ev,
             rsp,

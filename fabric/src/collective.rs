@@ -1,0 +1,221 @@
+//! # Reductions in the fabric: what a group computes and what each member contributes
+//!
+//! A group's collective is a barrier, or a reduction the switches aggregate (see
+//! "Reductions" in `netcoll_models::switch_engine`):
+//!
+//! - **allreduce**: every member contributes a vector of `words` 64-bit words and every member
+//!   receives the element-wise reduction of all of them under `op` over `dtype`;
+//! - **reduce**: the same, for the `root` member (the others receive it too, as the tree sends
+//!   it to everyone, and do not use it);
+//! - **broadcast**: the `root` member's vector reaches every member (the others contribute
+//!   zeros and the switches combine with BOR).
+//!
+//! A vector longer than one packet is cut into **chunks** of `chunk` words (the last one
+//! shorter); each chunk is a transaction of its own, and a member keeps `window` chunks in
+//! flight, chunk `c` on the `c mod window`-th CGID of the group's pool (the subnet manager
+//! allocates the pool at join time, among the groups with data memory, `[switch] slots`).
+//! When a chunk's result comes back the member sends the chunk `window` further on, on the
+//! same CGID; an operation ends, for a member, when every chunk's result has come back.
+//!
+//! **Contributions** are seeded, so that anyone can recompute them: word `i` of member `n`'s
+//! vector in operation `k` of group `g` is [`contribution`]`(seed, g, n, k, i)`, SplitMix64 of
+//! a mix of the five (see the function). A check needs no copy of what the nodes sent.
+//!
+//! **Results** are checked by the safety checker as they arrive: each member reports a digest
+//! (FNV-1a over the words) of every chunk result it receives, and the checker compares it
+//! with the digest of the fold it computes itself from the contributions (with the engine's
+//! element rule, `netcoll_models::switch_engine::golden::reduce_into`). An operation during
+//! which the group's members changed (one left, or could no longer be reached) is not
+//! checked: which contributions its result holds depends on when the tree was rebuilt.
+
+use netcoll_models::reduce_alu::{AluOp, Dtype};
+use netcoll_models::switch_engine::golden::reduce_into;
+
+/// What a group does in each of its operations.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    Barrier,
+    Reduce(Reduction),
+}
+
+/// The three reductions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Collective {
+    AllReduce,
+    Reduce,
+    Broadcast,
+}
+
+impl Collective {
+    /// The collective named `s` (`None` for `barrier`, which is not a reduction).
+    pub fn parse(s: &str) -> Option<Option<Collective>> {
+        match s {
+            "barrier" => Some(None),
+            "allreduce" => Some(Some(Collective::AllReduce)),
+            "reduce" => Some(Some(Collective::Reduce)),
+            "broadcast" => Some(Some(Collective::Broadcast)),
+            _ => None,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Collective::AllReduce => "allreduce",
+            Collective::Reduce => "reduce",
+            Collective::Broadcast => "broadcast",
+        }
+    }
+}
+
+/// A reduction group's operation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Reduction {
+    pub collective: Collective,
+    /// The switches' operation (BOR for a broadcast).
+    pub op: AluOp,
+    pub dtype: Dtype,
+    /// 64-bit words of each member's vector.
+    pub words: u64,
+    /// Words per packet.
+    pub chunk: u64,
+    /// Chunks in flight: the CGIDs of the group's pool.
+    pub window: u64,
+    /// reduce / broadcast: the member that receives / sends.
+    pub root: usize,
+}
+
+impl Reduction {
+    /// Chunks of a vector.
+    pub fn chunks(&self) -> u64 {
+        self.words.div_ceil(self.chunk)
+    }
+
+    /// The words of chunk `c`: `(first word, words)`.
+    pub fn chunk_span(&self, c: u64) -> (u64, u64) {
+        let first = c * self.chunk;
+        (first, self.chunk.min(self.words - first))
+    }
+
+    /// What member `node` contributes to chunk `c` of operation `k` of group `group`.
+    pub fn contribution_chunk(
+        &self,
+        seed: u64,
+        group: usize,
+        node: usize,
+        k: u64,
+        c: u64,
+    ) -> Vec<u64> {
+        let (first, n) = self.chunk_span(c);
+        if self.collective == Collective::Broadcast && node != self.root {
+            return vec![0; n as usize];
+        }
+        (first..first + n)
+            .map(|i| contribution(seed, group, node, k, i))
+            .collect()
+    }
+
+    /// The result of chunk `c` of operation `k` over `members` (in any order: every
+    /// operation is associative and commutative).
+    pub fn fold_chunk(
+        &self,
+        seed: u64,
+        group: usize,
+        members: &[usize],
+        k: u64,
+        c: u64,
+    ) -> Vec<u64> {
+        let mut acc: Option<Vec<u64>> = None;
+        for &m in members {
+            let words = self.contribution_chunk(seed, group, m, k, c);
+            match &mut acc {
+                None => acc = Some(words),
+                Some(a) => reduce_into(a, &words, self.op.code(), self.dtype.code()),
+            }
+        }
+        acc.unwrap_or_default()
+    }
+
+    /// Whether member `node` uses the result (everyone but in a reduce to a root).
+    pub fn receives(&self, node: usize) -> bool {
+        self.collective != Collective::Reduce || node == self.root
+    }
+}
+
+/// SplitMix64's finaliser.
+fn mix(mut z: u64) -> u64 {
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+/// Word `i` of member `node`'s vector in operation `k` of group `group`, for the run's `seed`:
+/// `mix(seed + 0x9e3779b97f4a7c15 · (1 + mix(group · 2^48 + node · 2^24 + k) + i))` with
+/// SplitMix64's finaliser `mix` (wrapping arithmetic throughout).
+pub fn contribution(seed: u64, group: usize, node: usize, k: u64, i: u64) -> u64 {
+    let stream = mix(((group as u64) << 48) ^ ((node as u64) << 24) ^ k);
+    mix(seed.wrapping_add(
+        0x9e37_79b9_7f4a_7c15u64.wrapping_mul(stream.wrapping_add(1).wrapping_add(i)),
+    ))
+}
+
+/// FNV-1a over the words' little-endian bytes: what a member reports of a chunk result.
+pub fn digest(words: &[u64]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for w in words {
+        for b in w.to_le_bytes() {
+            h ^= b as u64;
+            h = h.wrapping_mul(0x0000_0100_0000_01b3);
+        }
+    }
+    h
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn chunks_cover_the_vector() {
+        let r = Reduction {
+            collective: Collective::AllReduce,
+            op: AluOp::Sum,
+            dtype: Dtype::I64,
+            words: 70,
+            chunk: 32,
+            window: 2,
+            root: 0,
+        };
+        assert_eq!(r.chunks(), 3);
+        assert_eq!(
+            (0..3).map(|c| r.chunk_span(c)).collect::<Vec<_>>(),
+            [(0, 32), (32, 32), (64, 6)]
+        );
+    }
+
+    #[test]
+    fn contributions_differ_by_member_operation_and_word() {
+        let a = contribution(1, 0, 0, 0, 0);
+        for other in [
+            contribution(1, 0, 0, 0, 1),
+            contribution(1, 0, 1, 0, 0),
+            contribution(1, 0, 0, 1, 0),
+            contribution(1, 1, 0, 0, 0),
+            contribution(2, 0, 0, 0, 0),
+        ] {
+            assert_ne!(a, other);
+        }
+        // Pinned, so that a change of the formula is a change of the documented behaviour.
+        assert_eq!(
+            contribution(0, 0, 0, 0, 0),
+            mix(0x9e37_79b9_7f4a_7c15u64.wrapping_mul(mix(0) + 1))
+        );
+    }
+
+    #[test]
+    fn the_digest_is_fnv1a() {
+        // FNV-1a 64 of eight zero bytes, and of the bytes 01 00 00 00 00 00 00 00.
+        assert_eq!(digest(&[0]), 0xa8c7_f832_281a_39c5);
+        assert_eq!(digest(&[1]), 0x89cd_3129_1d2a_efa4);
+        assert_eq!(digest(&[]), 0xcbf2_9ce4_8422_2325);
+    }
+}

@@ -1,0 +1,490 @@
+//! Reductions end to end: every operation and element type through multi-level trees, checked
+//! against a fold written here from the definitions (not the engine's element rule), under
+//! faults and rebuilds, the same with any number of threads and with every switch stepped in
+//! every cycle, and the fabric file's errors.
+
+use netcoll_fabric::collective::contribution;
+use netcoll_fabric::{parse, Fabric, Report, RunOptions};
+use netcoll_models::config::Config;
+use netcoll_models::reduce_alu::{AluOp, Dtype};
+use std::collections::BTreeMap;
+
+fn fabric(text: &str) -> Fabric {
+    let file = parse(text).unwrap_or_else(|e| panic!("fabric file: {e}"));
+    Fabric::new(file, Config::default()).unwrap_or_else(|e| panic!("fabric: {e}"))
+}
+
+fn run(f: &Fabric, opts: &RunOptions) -> Report {
+    f.run(opts, &mut |_, _| {})
+        .unwrap_or_else(|e| panic!("run: {e}"))
+}
+
+/// Element `e` of a vector (32-bit types: two elements a word, the low one first), as a
+/// signed or unsigned 64-bit integer.
+fn elements(words: &[u64], dtype: Dtype) -> Vec<i128> {
+    let mut v = vec![];
+    for &w in words {
+        match dtype {
+            Dtype::I64 => v.push(w as i64 as i128),
+            Dtype::U64 => v.push(w as i128),
+            Dtype::I32 => {
+                v.push(w as u32 as i32 as i128);
+                v.push((w >> 32) as u32 as i32 as i128);
+            }
+            Dtype::U32 => {
+                v.push(w as u32 as i128);
+                v.push((w >> 32) as u32 as i128);
+            }
+        }
+    }
+    v
+}
+
+/// The inverse of [`elements`] (values taken modulo the element's width).
+fn words_of(elems: &[i128], dtype: Dtype) -> Vec<u64> {
+    match dtype.bits() {
+        64 => elems.iter().map(|&e| e as u64).collect(),
+        _ => elems
+            .chunks(2)
+            .map(|p| (p[0] as u64 & 0xFFFF_FFFF) | ((p[1] as u64 & 0xFFFF_FFFF) << 32))
+            .collect(),
+    }
+}
+
+/// The reduction of `vectors` (one per member) from MPI's definitions, over all members at
+/// once: sums and products modulo the element width, MAX / MIN as the extreme value, the
+/// logical operations as "all / any / an odd number of them are non-zero", MAXLOC / MINLOC as
+/// the extreme value with the lowest index among those that hold it (values in even words,
+/// indices in odd ones, element by element).
+fn reference(op: AluOp, dtype: Dtype, vectors: &[Vec<u64>]) -> Vec<u64> {
+    let per: Vec<Vec<i128>> = vectors.iter().map(|v| elements(v, dtype)).collect();
+    let modulo = |x: i128| -> i128 {
+        let m = 1i128 << dtype.bits();
+        let r = x.rem_euclid(m);
+        if dtype.is_signed() && r >= m / 2 {
+            r - m
+        } else {
+            r
+        }
+    };
+    let n = per[0].len();
+    let column = |i: usize| per.iter().map(move |v| v[i]);
+    if op.is_loc() {
+        // Elements alternate value words and index words: with 32-bit types, word 2j holds
+        // values 2·(2j) and 2·(2j)+1, word 2j+1 their indices.
+        let (vals_per_word, mut out) = ((64 / dtype.bits()) as usize, vec![0i128; n]);
+        for w in (0..n / vals_per_word).step_by(2) {
+            for h in 0..vals_per_word {
+                let (vi, ii) = (w * vals_per_word + h, (w + 1) * vals_per_word + h);
+                let values: Vec<i128> = column(vi).collect();
+                let best = if op == AluOp::MaxLoc {
+                    *values.iter().max().unwrap()
+                } else {
+                    *values.iter().min().unwrap()
+                };
+                // Indices compare as unsigned words of the element's width.
+                let index = per
+                    .iter()
+                    .filter(|v| v[vi] == best)
+                    .map(|v| (v[ii] as u64) & dtype.mask())
+                    .min()
+                    .unwrap();
+                out[vi] = best;
+                out[ii] = index as i128;
+            }
+        }
+        return words_of(&out, dtype);
+    }
+    let out: Vec<i128> = (0..n)
+        .map(|i| match op {
+            AluOp::Sum => modulo(column(i).sum()),
+            AluOp::Prod => column(i).fold(1i128, |a, b| modulo(a * b)),
+            AluOp::Max => column(i).max().unwrap(),
+            AluOp::Min => column(i).min().unwrap(),
+            AluOp::LAnd => column(i).all(|x| x != 0) as i128,
+            AluOp::LOr => column(i).any(|x| x != 0) as i128,
+            AluOp::LXor => (column(i).filter(|&x| x != 0).count() % 2) as i128,
+            AluOp::BAnd => column(i).fold(-1i128, |a, b| a & b),
+            AluOp::BOr => column(i).fold(0, |a, b| a | b),
+            AluOp::BXor => column(i).fold(0, |a, b| a ^ b),
+            _ => unreachable!(),
+        })
+        .collect();
+    words_of(&out, dtype)
+}
+
+/// Every operation over every integer type, each a group of its own (48 groups) over a
+/// three-level fat tree: 16 nodes, 20 switches, trees of one to three levels; vectors of 20
+/// words in chunks of 8 (the last one 4), two operations each. Every member's every chunk
+/// result equals the fold above of the members' contributions.
+#[test]
+fn every_operation_and_type_reduces_to_the_fold_of_the_definitions() {
+    let member_sets = ["\"all\"", "\"0..9\"", "[1, 4, 6, 11, 15]", "[2, 3]"];
+    let mut text = String::from(
+        "[fabric]\ntopology = 'fat_tree'\nk = 4\nlevels = 3\nlatency = 5\n\
+         [switch]\nmax_plen = 8\nlanes = 4\nslots = 64\ngroups = 256\n\
+         [node]\noverhead = 5\nretry_timeout = 3000\ncompute = [0, 30]\n",
+    );
+    let mut groups = vec![];
+    for (i, (op, dtype)) in AluOp::ALL
+        .iter()
+        .flat_map(|&op| Dtype::ALL.iter().map(move |&d| (op, d)))
+        .enumerate()
+    {
+        let members = member_sets[i % member_sets.len()];
+        text += &format!(
+            "[[group]]\nname = 'g{i}'\nmembers = {members}\ncollective = 'allreduce'\nop = '{}'\ndtype = '{}'\nwords = 20\nchunk = 8\nwindow = {}\noperations = 2\n",
+            op.name(),
+            dtype.name(),
+            if i % 4 == 0 { 2 } else { 1 },
+        );
+        groups.push((op, dtype));
+    }
+    let f = fabric(&text);
+    let seed = 11;
+    let r = run(
+        &f,
+        &RunOptions {
+            seed,
+            keep_results: true,
+            ..Default::default()
+        },
+    );
+    assert!(r.summary.safe, "{}", r.table());
+    // Members per group, by index, to recompute the contributions.
+    let members_of = |i: usize| -> Vec<usize> {
+        match i % member_sets.len() {
+            0 => (0..16).collect(),
+            1 => (0..9).collect(),
+            2 => vec![1, 4, 6, 11, 15],
+            _ => vec![2, 3],
+        }
+    };
+    let mut seen: BTreeMap<(usize, u64, u64), usize> = BTreeMap::new();
+    for res in &r.results {
+        let g: usize = res.group[1..].parse().unwrap();
+        let (op, dtype) = groups[g];
+        let members = members_of(g);
+        let first = res.chunk * 8;
+        let len = 8.min(20 - first);
+        let vectors: Vec<Vec<u64>> = members
+            .iter()
+            .map(|&m| {
+                (first..first + len)
+                    .map(|w| contribution(seed, g, m, res.op, w))
+                    .collect()
+            })
+            .collect();
+        assert_eq!(
+            res.words,
+            reference(op, dtype, &vectors),
+            "seed {seed}: group {} ({} {}), {} operation {} chunk {}",
+            res.group,
+            op.name(),
+            dtype.name(),
+            res.node,
+            res.op,
+            res.chunk
+        );
+        *seen.entry((g, res.op, res.chunk)).or_insert(0) += 1;
+    }
+    // Every member received every chunk of every operation, once.
+    for (g, _) in groups.iter().enumerate() {
+        for k in 0..2 {
+            for c in 0..3 {
+                assert_eq!(
+                    seen.get(&(g, k, c)).copied(),
+                    Some(members_of(g).len()),
+                    "group g{g} operation {k} chunk {c}"
+                );
+            }
+        }
+    }
+    assert_eq!(r.summary.results_checked as usize, r.results.len());
+}
+
+/// The reference itself, on vectors worked out by hand.
+#[test]
+fn the_reference_fold_on_hand_worked_vectors() {
+    let v = vec![vec![5u64, u64::MAX], vec![7, 2]];
+    assert_eq!(reference(AluOp::Sum, Dtype::U64, &v), vec![12, 1]);
+    assert_eq!(reference(AluOp::Max, Dtype::I64, &v), vec![7, 2]);
+    assert_eq!(reference(AluOp::Max, Dtype::U64, &v), vec![7, u64::MAX]);
+    // 32-bit halves: word 0 is (5, 0), word 1 is (-1, -1) as i32.
+    assert_eq!(
+        reference(AluOp::Min, Dtype::I32, &v),
+        vec![5, 0xFFFF_FFFF_FFFF_FFFF]
+    );
+    // MAXLOC: (value 5, index 9) and (value 5, index 3): the lowest index.
+    let loc = vec![vec![5u64, 9], vec![5, 3], vec![4, 1]];
+    assert_eq!(reference(AluOp::MaxLoc, Dtype::I64, &loc), vec![5, 3]);
+    assert_eq!(reference(AluOp::MinLoc, Dtype::I64, &loc), vec![4, 1]);
+    assert_eq!(
+        reference(AluOp::LXor, Dtype::U64, &[vec![1], vec![0], vec![3]]),
+        vec![0]
+    );
+}
+
+/// Two reductions, a broadcast and a barrier group sharing a three-level fat tree with loss,
+/// delayed duplicates, a burst of lost EXITs, a link flapping, a core dying and a member
+/// leaving one reduction.
+const FAULTY: &str = "
+[fabric]
+topology = 'fat_tree'
+k = 8
+levels = 3
+latency = 7
+bandwidth = 4
+credits = 2
+[switch]
+max_plen = 64
+lanes = 4
+slots = 16
+[node]
+overhead = 15
+retry_timeout = 3000
+procs = 2
+compute = [0, 40]
+[[group]]
+name = 'a'
+members = 'all'
+collective = 'allreduce'
+op = 'MAX'
+dtype = 'i32'
+words = 300
+window = 3
+operations = 12
+[[group]]
+name = 'b'
+members = '0..40'
+collective = 'reduce'
+root = 5
+op = 'BXOR'
+dtype = 'u64'
+words = 8
+operations = 40
+[[group]]
+name = 'c'
+members = [3, 9, 17, 33, 60, 61, 62]
+barriers = 60
+start = 500
+[[group]]
+name = 'd'
+members = '10..70'
+collective = 'broadcast'
+root = 12
+words = 40
+chunk = 16
+window = 3
+operations = 25
+[[fault]]
+kind = 'loss'
+rate = 0.02
+[[fault]]
+kind = 'duplicate'
+rate = 0.03
+delay = [1, 200]
+[[fault]]
+kind = 'loss'
+rate = 0.2
+op = 'EXIT'
+from = 20000
+until = 40000
+[[fault]]
+kind = 'link_down'
+link = 'edge0:4'
+at = 15000
+up = 35000
+[[fault]]
+kind = 'switch_down'
+switch = 'core1'
+at = 50000
+[[fault]]
+kind = 'leave'
+node = 33
+group = 'a'
+at = 30000
+";
+
+/// Under every fault: no wrong or lost result, no early release, no hang; results of the
+/// operations a member left during are not checked, and members that missed a result
+/// during a rebuild get it from the SM.
+#[test]
+fn reductions_survive_faults_and_rebuilds_with_every_result_right() {
+    for seed in [1, 2] {
+        let r = run(
+            &fabric(FAULTY),
+            &RunOptions {
+                seed,
+                ..Default::default()
+            },
+        );
+        let s = &r.summary;
+        assert!(s.safe, "seed {seed}:\n{}", r.table());
+        assert_eq!(s.barriers, 12 + 40 + 60 + 25, "seed {seed}");
+        assert!(
+            s.rebuilds >= 2 && s.results_relayed > 0,
+            "seed {seed}:\n{}",
+            r.table()
+        );
+        assert!(
+            s.results_checked > 10 * s.results_unchecked && s.results_unchecked > 0,
+            "seed {seed}:\n{}",
+            r.table()
+        );
+    }
+}
+
+/// What `fabric run --json` prints, the work counters included.
+fn printed(f: &Fabric, opts: &RunOptions) -> String {
+    let r = run(f, opts);
+    let summary = serde_json::to_string(&r.summary).unwrap();
+    format!("{}{summary}\n{}", r.json_lines(), r.table())
+}
+
+#[test]
+fn reductions_give_the_same_output_with_any_number_of_threads() {
+    let f = fabric(FAULTY);
+    let opts = |threads| RunOptions {
+        seed: 3,
+        threads,
+        ..Default::default()
+    };
+    let one = printed(&f, &opts(1));
+    assert!(one.contains("SAFE"), "{one}");
+    for threads in [2, 3] {
+        let other = printed(&f, &opts(threads));
+        for (a, b) in one.lines().zip(other.lines()) {
+            assert_eq!(a, b, "{threads} threads");
+        }
+        assert_eq!(one.lines().count(), other.lines().count());
+    }
+}
+
+/// A reducing switch sleeps only when its engine is quiet: stepping every switch in every
+/// cycle gives the same output but for the work counters.
+#[test]
+fn reducing_switches_skip_nothing_that_matters() {
+    let text = FAULTY.replace("operations = 40", "operations = 10");
+    let f = fabric(&text);
+    let run_with = |every_cycle| {
+        run(
+            &f,
+            &RunOptions {
+                seed: 5,
+                every_cycle,
+                ..Default::default()
+            },
+        )
+    };
+    let (fast, naive) = (run_with(false), run_with(true));
+    assert!(fast.summary.safe, "{}", fast.table());
+    assert!(naive.summary.steps > 2 * fast.summary.steps);
+    let counters = |r: &Report| {
+        let mut s = r.summary.clone();
+        (s.steps, s.events) = (0, 0);
+        (r.records.clone(), s)
+    };
+    assert_eq!(counters(&naive), counters(&fast));
+}
+
+#[test]
+fn bad_reduction_groups_get_one_line_errors_naming_the_key() {
+    let err = |switch: &str, group: &str| {
+        let text = format!(
+            "[fabric]\ntopology = 'fat_tree'\nk = 4\nlevels = 2\n{switch}[[group]]\nmembers = 'all'\n{group}"
+        );
+        match parse(&text) {
+            Err(e) => e.to_string(),
+            Ok(f) => Fabric::new(f, Config::default())
+                .err()
+                .map(|e| e.to_string())
+                .unwrap_or_default(),
+        }
+    };
+    let red = "[switch]\nmax_plen = 16\nlanes = 2\nslots = 4\n";
+    assert_eq!(
+        err("", "collective = 'allreduce'\noperations = 1"),
+        "group[0].collective = \"allreduce\": needs switches that reduce: set [switch] max_plen (8 to 128)"
+    );
+    assert_eq!(
+        err(red, "collective = 'alltoall'\noperations = 1"),
+        "group[0].collective = \"alltoall\": must be one of barrier, allreduce, reduce, broadcast"
+    );
+    assert_eq!(
+        err(red, "collective = 'allreduce'\nop = 'AVG'\noperations = 1"),
+        "group[0].op = \"AVG\": must be one of MAX, MIN, MAXLOC, MINLOC, SUM, PROD, LAND, LOR, LXOR, BAND, BOR, BXOR"
+    );
+    assert_eq!(
+        err(
+            red,
+            "collective = 'allreduce'\ndtype = 'f32'\noperations = 1"
+        ),
+        "group[0].dtype = \"f32\": must be one of i32, u32, i64, u64"
+    );
+    assert_eq!(
+        err(
+            red,
+            "collective = 'allreduce'\nwords = 64\nchunk = 32\noperations = 1"
+        ),
+        "group[0].chunk = 32: must be 1 to 16 (the engine's max_plen)"
+    );
+    assert_eq!(
+        err(
+            red,
+            "collective = 'allreduce'\nwords = 100\nwindow = 5\noperations = 1"
+        ),
+        "group[0].window = 5: must be 1 to 4 (the chunks, 7, and the switches' slots, 4)"
+    );
+    assert_eq!(
+        err(
+            red,
+            "collective = 'allreduce'\nop = 'MAXLOC'\nwords = 5\noperations = 1"
+        ),
+        "group[0].words = 5: must be even for MAXLOC / MINLOC (value and index words)"
+    );
+    assert_eq!(
+        err(red, "collective = 'allreduce'\nroot = 2\noperations = 1"),
+        "group[0].root = (given): only for reduce and broadcast"
+    );
+    assert_eq!(
+        err(red, "collective = 'reduce'\nroot = 9\noperations = 1"),
+        "group[0].root = 9: must be a node index below 8"
+    );
+    assert_eq!(
+        err(red, "collective = 'broadcast'\nop = 'SUM'\noperations = 1"),
+        "group[0].op = \"SUM\": a broadcast combines with BOR (leave `op` out)"
+    );
+    assert_eq!(
+        err(red, "words = 4\nbarriers = 1"),
+        "group[0].words = (given): only for a reduction (collective = allreduce, reduce or broadcast)"
+    );
+    assert_eq!(
+        err(red, "barriers = 1\noperations = 1"),
+        "group[0].operations = (both given): give `barriers` or `operations`, not both"
+    );
+    assert_eq!(
+        err(red, ""),
+        "group[0].operations = (absent): required: how many operations (or `barriers`) the group runs"
+    );
+}
+
+/// More reductions than CGIDs with data memory: the run says which group could not get its
+/// pool (the SM's error), and the other groups still run.
+#[test]
+fn running_out_of_data_memory_is_reported() {
+    let mut text = String::from(
+        "[fabric]\ntopology = 'fat_tree'\nk = 4\nlevels = 2\n[switch]\nmax_plen = 8\nslots = 4\n",
+    );
+    for i in 0..3 {
+        text += &format!("[[group]]\nname = 'r{i}'\nmembers = 'all'\ncollective = 'allreduce'\nwords = 16\nwindow = 2\noperations = 3\n");
+    }
+    let r = run(&fabric(&text), &RunOptions::default());
+    assert!(!r.summary.safe);
+    assert_eq!(r.summary.barriers, 6, "{}", r.table());
+    assert!(
+        r.summary.violations[0].starts_with("subnet manager: group r2: no CGIDs with data memory for the reduction: it needs 2 (its window)"),
+        "{:?}",
+        r.summary.violations
+    );
+}
