@@ -1,10 +1,24 @@
-//! # Sweeps: barrier latency against node count
+//! # Sweeps: barrier latency against node count, reduction bandwidth against vector size
 //!
 //! `netcoll fabric sweep` runs fabric files (each a series, e.g. one topology) at several node
 //! counts: for each count `n` the file's `fabric.hosts` is set to `n` and every group takes all
 //! nodes. A count the topology cannot hold is skipped (and listed). The points go to a CSV
 //! file and an SVG plot of the median barrier latency (ns) against the node count.
+//!
+//! With `--bytes`, it runs files with reduction groups at several vector sizes instead
+//! ([`run_sizes`]): every reduction group's `words` is set to the size (its `window` cut to the
+//! chunks there are), and the first reduction group's operations are measured. A point gives
+//! the median operation time `T(S)` and two fractions of the link rate `B` (the bandwidth of
+//! the first member's link, bytes a cycle):
+//!
+//! - **end to end**: `S / (T(S) · B)`, which includes the time the first chunk takes to go up
+//!   the tree and come back;
+//! - **streaming**: `(S − C) / ((T(S) − T(C)) · B)`, the rate at which the bytes beyond the
+//!   first chunk go through, with `C` one chunk (`chunk` words, run as a point of its own). A
+//!   packet of `chunk` words carries `8 · chunk` bytes of data in `8 + 8 · chunk` on the link,
+//!   so the streaming fraction is at most `chunk / (chunk + 1)` (0.992 for 128 words).
 
+use crate::collective::Kind;
 use crate::spec::{FabricFile, Members};
 use crate::{Fabric, FabricError, RunOptions};
 use netcoll_models::config::Config;
@@ -76,6 +90,15 @@ pub fn run(
     Ok((points, skipped))
 }
 
+/// A CSV field: quoted (with its quotes doubled) when it holds a comma, a quote or a line end.
+fn field(s: &str) -> String {
+    if s.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
+}
+
 /// The points as CSV, one header line.
 pub fn csv(points: &[Point]) -> String {
     let mut s =
@@ -84,7 +107,14 @@ pub fn csv(points: &[Point]) -> String {
         let _ = writeln!(
             s,
             "{},{},{},{},{},{},{:.1},{}",
-            p.series, p.hosts, p.barriers, p.median, p.p99, p.max, p.median_ns, p.safe
+            field(&p.series),
+            p.hosts,
+            p.barriers,
+            p.median,
+            p.p99,
+            p.max,
+            p.median_ns,
+            p.safe
         );
     }
     s
@@ -129,6 +159,212 @@ pub fn svg(points: &[Point], path: &Path) -> Result<(), String> {
     }
     chart
         .configure_series_labels()
+        .background_style(WHITE.mix(0.8))
+        .border_style(BLACK)
+        .draw()
+        .map_err(|e| e.to_string())?;
+    root.present().map_err(|e| e.to_string())
+}
+
+/// One run of a size sweep (see the module docs).
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct SizePoint {
+    pub series: String,
+    /// Bytes per member.
+    pub bytes: u64,
+    pub operations: u64,
+    /// Median time of an operation, cycles (last entry to last release).
+    pub median: u64,
+    /// Link rate, bytes a cycle.
+    pub link_bytes_per_cycle: u64,
+    pub end_to_end: f64,
+    /// `None` for the one-chunk reference point.
+    pub streaming: Option<f64>,
+    pub safe: bool,
+}
+
+/// Runs every series at every vector size in `bytes` (and at one chunk, the reference of the
+/// streaming fraction); returns the points and the sizes skipped (not a whole number of
+/// words, or below one chunk).
+pub fn run_sizes(
+    series: &[(String, FabricFile)],
+    bytes: &[u64],
+    config: &Config,
+    seed: u64,
+    progress: &mut dyn FnMut(&str),
+) -> Result<(Vec<SizePoint>, Vec<String>), FabricError> {
+    let mut points = vec![];
+    let mut skipped = vec![];
+    for (name, file) in series {
+        let base = Fabric::new(file.clone(), *config)?;
+        let Some((gi, r)) = base.reduction(0) else {
+            return Err(FabricError::Invalid {
+                key: "--bytes".to_string(),
+                value: name.clone(),
+                why:
+                    "the file has no reduction group (collective = allreduce, reduce or broadcast)"
+                        .to_string(),
+            });
+        };
+        let first = base.members(gi)[0];
+        let link_bw = base.topo.links[base.topo.node_link[first]].bandwidth;
+        let chunk_bytes = 8 * r.chunk;
+        let mut sizes = vec![chunk_bytes];
+        for &b in bytes {
+            if b % 8 != 0 || b < chunk_bytes {
+                skipped.push(format!(
+                    "{name} at {b} bytes: must be a whole number of 8-byte words, at least one chunk ({chunk_bytes} bytes)"
+                ));
+            } else if b != chunk_bytes {
+                sizes.push(b);
+            }
+        }
+        let mut reference: Option<u64> = None;
+        for b in sizes {
+            let mut f = file.clone();
+            let words = b / 8;
+            for (i, g) in f.groups.iter_mut().enumerate() {
+                if let Kind::Reduce(gr) = base.kind(i) {
+                    g.words = Some(words);
+                    g.window = Some(gr.window.min(words.div_ceil(gr.chunk)));
+                }
+            }
+            progress(&format!("{name}: {b} bytes"));
+            let r = Fabric::new(f, *config)?.run(
+                &RunOptions {
+                    seed,
+                    ..Default::default()
+                },
+                &mut |_, _| {},
+            )?;
+            let mut t: Vec<u64> = r
+                .records
+                .iter()
+                .filter(|x| x.group == base.group_name(gi))
+                .map(|x| x.latency)
+                .collect();
+            t.sort_unstable();
+            let median = t.get(t.len().saturating_sub(1) / 2).copied().unwrap_or(0);
+            let rate = |bytes: u64, cycles: u64| {
+                if cycles == 0 {
+                    0.0
+                } else {
+                    bytes as f64 / (cycles as f64 * link_bw as f64)
+                }
+            };
+            let streaming = match reference {
+                None => {
+                    reference = Some(median);
+                    None
+                }
+                Some(tc) => Some(rate(b - chunk_bytes, median.saturating_sub(tc))),
+            };
+            points.push(SizePoint {
+                series: name.clone(),
+                bytes: b,
+                operations: t.len() as u64,
+                median,
+                link_bytes_per_cycle: link_bw,
+                end_to_end: rate(b, median),
+                streaming,
+                safe: r.summary.safe,
+            });
+        }
+    }
+    Ok((points, skipped))
+}
+
+/// A size sweep's points as CSV, one header line.
+pub fn csv_sizes(points: &[SizePoint]) -> String {
+    let mut s = String::from(
+        "series,bytes,operations,median_cycles,link_bytes_per_cycle,end_to_end,streaming,safe\n",
+    );
+    for p in points {
+        let _ = writeln!(
+            s,
+            "{},{},{},{},{},{:.4},{},{}",
+            field(&p.series),
+            p.bytes,
+            p.operations,
+            p.median,
+            p.link_bytes_per_cycle,
+            p.end_to_end,
+            p.streaming.map_or(String::new(), |x| format!("{x:.4}")),
+            p.safe
+        );
+    }
+    s
+}
+
+/// An SVG plot of both fractions of the link rate against the vector size (log scale), one
+/// pair of lines per series, with the 0.99 mark.
+pub fn svg_sizes(points: &[SizePoint], path: &Path) -> Result<(), String> {
+    let xmin = points.iter().map(|p| p.bytes).min().unwrap_or(1).max(1) as f64;
+    let xmax = points.iter().map(|p| p.bytes).max().unwrap_or(2) as f64;
+    let root = SVGBackend::new(path, (800, 500)).into_drawing_area();
+    root.fill(&WHITE).map_err(|e| e.to_string())?;
+    let mut chart = ChartBuilder::on(&root)
+        .caption("reduction bandwidth vs vector size", ("sans-serif", 20))
+        .margin(12)
+        .x_label_area_size(40)
+        .y_label_area_size(60)
+        .build_cartesian_2d((xmin * 0.8..xmax * 1.25).log_scale(), 0.0..1.05)
+        .map_err(|e| e.to_string())?;
+    chart
+        .configure_mesh()
+        .x_desc("bytes per member")
+        .y_desc("fraction of link rate")
+        .x_label_formatter(&|x| {
+            let b = *x;
+            if b >= 1048576.0 {
+                format!("{:.0} MiB", b / 1048576.0)
+            } else if b >= 1024.0 {
+                format!("{:.0} KiB", b / 1024.0)
+            } else {
+                format!("{b:.0} B")
+            }
+        })
+        .draw()
+        .map_err(|e| e.to_string())?;
+    chart
+        .draw_series(LineSeries::new(
+            vec![(xmin * 0.8, 0.99), (xmax * 1.25, 0.99)],
+            BLACK.mix(0.4).stroke_width(1),
+        ))
+        .map_err(|e| e.to_string())?
+        .label("0.99")
+        .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], BLACK.mix(0.4)));
+    let mut names: Vec<&str> = points.iter().map(|p| p.series.as_str()).collect();
+    names.dedup();
+    for (i, name) in names.iter().enumerate() {
+        for (j, streaming) in [false, true].into_iter().enumerate() {
+            let color = Palette99::pick(2 * i + j).to_rgba();
+            let pts: Vec<(f64, f64)> = points
+                .iter()
+                .filter(|p| p.series == *name)
+                .filter_map(|p| {
+                    let y = if streaming {
+                        p.streaming?
+                    } else {
+                        p.end_to_end
+                    };
+                    Some((p.bytes as f64, y))
+                })
+                .collect();
+            let what = if streaming { "streaming" } else { "end to end" };
+            chart
+                .draw_series(LineSeries::new(pts.clone(), color.stroke_width(2)))
+                .map_err(|e| e.to_string())?
+                .label(format!("{name}: {what}"))
+                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color));
+            chart
+                .draw_series(pts.into_iter().map(|p| Circle::new(p, 3, color.filled())))
+                .map_err(|e| e.to_string())?;
+        }
+    }
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::LowerRight)
         .background_style(WHITE.mix(0.8))
         .border_style(BLACK)
         .draw()

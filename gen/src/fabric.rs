@@ -1,4 +1,5 @@
-//! `netcoll fabric run` and `netcoll fabric sweep`: barriers across a simulated fabric.
+//! `netcoll fabric run` and `netcoll fabric sweep`: barriers and reductions across a simulated
+//! fabric.
 //!
 //! `run` prints one JSON line per completed barrier, then the summary (a table, or one more
 //! JSON line with `--json`); it exits 1 when the safety checker found a violation (an early
@@ -50,6 +51,10 @@ pub struct SweepArgs {
     /// Node counts to run each file at.
     #[arg(long, value_delimiter = ',', default_value = "8,16,32,64,128")]
     pub hosts: Vec<usize>,
+    /// Vector sizes, bytes per member: runs each file's reduction groups at these sizes
+    /// (instead of node counts) and plots their bandwidth as a fraction of the link rate.
+    #[arg(long, value_delimiter = ',')]
+    pub bytes: Vec<u64>,
     /// Writes OUT.csv and OUT.svg.
     #[arg(long, default_value = "fabric-sweep")]
     pub out: PathBuf,
@@ -168,6 +173,9 @@ pub fn sweep(args: &SweepArgs, out: &mut Out) -> Result<bool, CliError> {
         };
         series.push((name, f));
     }
+    if !args.bytes.is_empty() {
+        return sweep_sizes(args, &series, &config, out);
+    }
     let (points, skipped) = sweep::run(&series, &args.hosts, &config, args.seed, &mut |what| {
         eprintln!("netcoll fabric sweep: {what}")
     })
@@ -182,6 +190,31 @@ pub fn sweep(args: &SweepArgs, out: &mut Out) -> Result<bool, CliError> {
     sweep::svg(&points, &svg)
         .map_err(|e| CliError::Input(format!("writing {}: {e}", svg.display())))?;
     out.text(&sweep::csv(&points))?;
+    out.line(&format!("wrote {} and {}", csv.display(), svg.display()))?;
+    Ok(points.iter().all(|p| p.safe))
+}
+
+/// `fabric sweep --bytes`: reduction bandwidth against vector size.
+fn sweep_sizes(
+    args: &SweepArgs,
+    series: &[(String, FabricFile)],
+    config: &Config,
+    out: &mut Out,
+) -> Result<bool, CliError> {
+    let (points, skipped) = sweep::run_sizes(series, &args.bytes, config, args.seed, &mut |what| {
+        eprintln!("netcoll fabric sweep: {what}")
+    })
+    .map_err(|e| CliError::Input(e.to_string()))?;
+    for s in &skipped {
+        eprintln!("netcoll fabric sweep: skipped {s}");
+    }
+    let csv = args.out.with_extension("csv");
+    let svg = args.out.with_extension("svg");
+    std::fs::write(&csv, sweep::csv_sizes(&points))
+        .map_err(|e| CliError::Input(format!("writing {}: {e}", csv.display())))?;
+    sweep::svg_sizes(&points, &svg)
+        .map_err(|e| CliError::Input(format!("writing {}: {e}", svg.display())))?;
+    out.text(&sweep::csv_sizes(&points))?;
     out.line(&format!("wrote {} and {}", csv.display(), svg.display()))?;
     Ok(points.iter().all(|p| p.safe))
 }

@@ -251,3 +251,50 @@ fn vcd_option_writes_a_waveform() {
     }
     let _ = std::fs::remove_dir_all(&d);
 }
+
+/// `fabric sweep --bytes` runs a reduction at each size and writes the CSV and the plot;
+/// the streaming fraction of a 64 KiB allreduce on the shipped example is above 0.98 (one
+/// chunk is the reference, and 8 of every 1032 bytes on a link are the header); a file
+/// without a reduction group is refused in one line.
+#[test]
+fn fabric_sweep_bytes_measures_reduction_bandwidth() {
+    let d = scratch("sweep-bytes");
+    let out = d.join("bw");
+    let o = netcoll()
+        .args(["fabric", "sweep", "--bytes", "4096,65536,1000", "--out"])
+        .arg(&out)
+        .arg(root().join("scenarios/fabric/streaming.toml"))
+        .output()
+        .expect("run");
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let csv = text(&o.stdout);
+    // The series name has a comma: it is quoted.
+    let rows: Vec<Vec<&str>> = csv
+        .lines()
+        .filter_map(|l| l.strip_prefix("\"streaming allreduce, leaf-spine k=4\","))
+        .map(|l| l.split(',').collect())
+        .collect();
+    // The one-chunk reference, then the two sizes (1000 bytes is skipped, with a reason).
+    assert_eq!(rows.len(), 3, "{csv}");
+    assert_eq!((rows[0][0], rows[0][5]), ("1024", ""), "{csv}");
+    let streaming: f64 = rows[2][5].parse().expect("a fraction");
+    let end_to_end: f64 = rows[2][4].parse().expect("a fraction");
+    assert!(
+        streaming > 0.98 && streaming <= 128.0 / 129.0 && end_to_end < streaming,
+        "{csv}"
+    );
+    assert!(text(&o.stderr).contains("skipped"), "{}", text(&o.stderr));
+    assert!(std::fs::read_to_string(out.with_extension("svg"))
+        .expect("the plot")
+        .contains("reduction bandwidth vs vector size"));
+    let o = netcoll()
+        .args(["fabric", "sweep", "--bytes", "4096", "--out"])
+        .arg(&out)
+        .arg(root().join("scenarios/fabric/leaf_spine.toml"))
+        .output()
+        .expect("run");
+    assert_eq!(o.status.code(), Some(2));
+    let err = text(&o.stderr);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("has no reduction group"), "{err}");
+}

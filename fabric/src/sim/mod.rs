@@ -840,6 +840,35 @@ impl Fabric {
     }
 }
 
+impl Fabric {
+    /// The first reduction group from index `from` on, with its reduction.
+    pub fn reduction(&self, from: usize) -> Option<(usize, Reduction)> {
+        self.groups
+            .iter()
+            .enumerate()
+            .skip(from)
+            .find_map(|(i, g)| match g.kind {
+                Kind::Reduce(r) => Some((i, r)),
+                Kind::Barrier => None,
+            })
+    }
+
+    /// What group `g` runs.
+    pub fn kind(&self, g: usize) -> Kind {
+        self.groups[g].kind
+    }
+
+    /// Group `g`'s members (node indices).
+    pub fn members(&self, g: usize) -> &[usize] {
+        &self.groups[g].members
+    }
+
+    /// Group `g`'s name as records show it.
+    pub fn group_name(&self, g: usize) -> &str {
+        &self.groups[g].name
+    }
+}
+
 /// Cycles to serialise `bytes` at `bw` bytes a cycle.
 pub(crate) fn ser(bytes: u64, bw: u64) -> u64 {
     bytes.div_ceil(bw)

@@ -366,8 +366,15 @@ struct Collect {
 
 struct NodeRt {
     end: LinkEnd,
-    /// A node queues a packet only while it waits for a credit.
+    /// A node queues a packet only while it waits for a credit …
     tx: TxPort<2>,
+    /// … and a reduction's chunks it is to send, `(group, slot)`, after those: a chunk's
+    /// packet is made when the link takes it (from the slot's state then, so that it never
+    /// carries a CGID of an older tree), as a NIC reads a send from host memory.
+    chunks: VecDeque<(usize, usize)>,
+    /// The cycle of the node's next queued [`Ev::NodePump`], if one is queued (so that one
+    /// pump at a time is queued, however often the node is asked to send).
+    pump_at: Option<u64>,
     rng: Pcg32,
     seq: u64,
     groups: NodeGroups,
@@ -436,6 +443,8 @@ struct SlotRt {
     retry_at: Option<u64>,
     /// The last result received on this CGID, with its transaction's TID (rule 7).
     last: Option<(u8, Arc<Payload>)>,
+    /// In the node's queue of chunks to send.
+    queued: bool,
 }
 
 /// A loss or duplicate fault, as a sender draws it for each packet.
@@ -581,6 +590,8 @@ impl<'a, E: EngineCore> Part<'a, E> {
                     let end = LinkEnd::new(f, opts.seed, t.node_link[n], End::Node(n));
                     NodeRt {
                         groups: NodeGroups(groups),
+                        chunks: VecDeque::new(),
+                        pump_at: None,
                         tx: TxPort::new(end.credits),
                         end,
                         rng: Pcg32::seed_from_u64(
@@ -825,7 +836,7 @@ impl<'a, E: EngineCore> Part<'a, E> {
                         continue;
                     }
                     node.tx.returns.push(c.t);
-                    (!node.tx.queue.is_empty()).then_some(c.to)
+                    (!node.tx.queue.is_empty() || !node.chunks.is_empty()).then_some(c.to)
                 }
             };
             if let Some(who) = wake {
@@ -1019,7 +1030,14 @@ impl<'a, E: EngineCore> Part<'a, E> {
                 self.node_send_full(node, group);
                 self.arm_retry(node, group, k);
             }
-            Ev::NodePump { node } => self.node_pump(node),
+            Ev::NodePump { node } => {
+                if let Some(rt) = self.nodes[node].as_mut() {
+                    if rt.pump_at == Some(now) {
+                        rt.pump_at = None;
+                    }
+                }
+                self.node_pump(node)
+            }
             Ev::NodeStart { node, group, cgids } => {
                 let Some(ng) = self.nodes[node]
                     .as_mut()
@@ -1304,8 +1322,12 @@ impl<'a, E: EngineCore> Part<'a, E> {
             if !(rt.end.up && rt.tx.credits_at(now) > 0 && rt.tx.free_at <= now) {
                 break;
             }
-            let Some(pkt) = rt.tx.queue.pop_front() else {
-                break;
+            let pkt = match rt.tx.queue.pop_front() {
+                Some(p) => p,
+                None => match next_chunk(rt, now) {
+                    Some(p) => p,
+                    None => break,
+                },
             };
             if now - pkt.birth > rt.end.lifetime {
                 count(&mut self.stats.drops, "expired");
@@ -1315,17 +1337,20 @@ impl<'a, E: EngineCore> Part<'a, E> {
             rt.tx.free_at = now + rt.end.ser_of(&pkt);
             self.transmit(Dest::node(n), pkt);
         }
-        let Some(rt) = self.nodes[n].as_ref() else {
+        let Some(rt) = self.nodes[n].as_mut() else {
             return;
         };
-        let again = if !rt.end.up {
+        let work = !rt.tx.queue.is_empty() || !rt.chunks.is_empty();
+        let again = if !rt.end.up || !work {
             None
-        } else if !rt.tx.queue.is_empty() && rt.tx.credits > 0 {
+        } else if rt.tx.credits > 0 {
             Some(rt.tx.free_at.max(now + 1))
         } else {
-            rt.tx.blocked_until()
+            rt.tx.returns.iter().copied().min()
         };
-        if let Some(t) = again {
+        // A pump already queued by then does it.
+        if let Some(t) = again.filter(|&t| rt.pump_at.is_none_or(|p| p > t)) {
+            rt.pump_at = Some(t);
             self.at(t, class::NODE, Origin::Node(n), Ev::NodePump { node: n });
         }
     }
@@ -1420,9 +1445,9 @@ impl<'a, E: EngineCore> Part<'a, E> {
         };
         let r = red.r;
         let j = (c % r.window) as usize;
-        let Some(&cgid) = red.pool.get(j) else {
+        if red.pool.is_empty() {
             return;
-        };
+        }
         let payload = Arc::new(Payload {
             rop: r.op.code() as u8,
             dtype: r.dtype.code() as u8,
@@ -1430,18 +1455,13 @@ impl<'a, E: EngineCore> Part<'a, E> {
         });
         let slot = &mut red.slots[j];
         slot.csm.send(k, c);
-        slot.sent = Some(payload.clone());
+        slot.sent = Some(payload);
         slot.retry_at = Some(deadline);
-        let pkt = Pkt {
-            cgid: cgid as u32,
-            tid: slot.csm.tid as u8,
-            op: Opcode::Full.code() as u8,
-            extra: false,
-            birth: now,
-            payload: Some(payload),
-        };
+        let queue = !std::mem::replace(&mut slot.queued, true);
         let timer = ng.timer_at.is_none();
-        rt.tx.queue.push_back(pkt);
+        if queue {
+            rt.chunks.push_back((group, j));
+        }
         if timer {
             self.set_retry_timer(n, group, deadline);
         }
@@ -1466,23 +1486,15 @@ impl<'a, E: EngineCore> Part<'a, E> {
         let mut next: Option<u64> = None;
         let mut resent = 0;
         for (j, slot) in red.slots.iter_mut().enumerate() {
-            let (Some(at), Some(data), true) = (slot.retry_at, &slot.sent, live) else {
+            let (Some(at), Some(_), true) = (slot.retry_at, &slot.sent, live) else {
                 slot.retry_at = None;
                 continue;
             };
             let at = if at <= now {
-                let Some(&cgid) = red.pool.get(j) else {
-                    continue;
-                };
                 resent += 1;
-                rt.tx.queue.push_back(Pkt {
-                    cgid: cgid as u32,
-                    tid: slot.csm.tid as u8,
-                    op: Opcode::Full.code() as u8,
-                    extra: false,
-                    birth: now,
-                    payload: Some(data.clone()),
-                });
+                if !std::mem::replace(&mut slot.queued, true) {
+                    rt.chunks.push_back((group, j));
+                }
                 slot.retry_at = Some(now + timeout);
                 now + timeout
             } else {
@@ -1971,6 +1983,37 @@ impl<'a, E: EngineCore> Part<'a, E> {
             self.transmit(Dest::switch(s, p), pkt);
         }
     }
+}
+
+/// The packet of the next chunk in `rt`'s queue that still has to go (its slot may have
+/// completed, or the node left, since it was queued), made at cycle `now`.
+fn next_chunk(rt: &mut NodeRt, now: u64) -> Option<Pkt> {
+    while let Some((group, j)) = rt.chunks.pop_front() {
+        let Some(ng) = rt.groups.get_mut(&group) else {
+            continue;
+        };
+        let live = ng.csm.state == NodeState::Full;
+        let Some(red) = ng.red.as_deref_mut() else {
+            continue;
+        };
+        let cgid = red.pool.get(j).copied();
+        let Some(slot) = red.slots.get_mut(j) else {
+            continue;
+        };
+        slot.queued = false;
+        let (Some(cgid), Some(data), true) = (cgid, &slot.sent, live) else {
+            continue;
+        };
+        return Some(Pkt {
+            cgid: cgid as u32,
+            tid: slot.csm.tid as u8,
+            op: Opcode::Full.code() as u8,
+            extra: false,
+            birth: now,
+            payload: Some(data.clone()),
+        });
+    }
+    None
 }
 
 /// Beat `j` of `pkt`'s payload: its words `j·lanes ..` (zero past the end).
