@@ -1,6 +1,8 @@
 //! End-to-end fabric runs: latency against an analytic formula, fault campaigns with the
 //! safety checker, rebuilds, file errors.
 
+mod common;
+
 use netcoll_fabric::sm::{Policy, SubnetManager, Tree};
 use netcoll_fabric::topology::{End, Topology};
 use netcoll_fabric::{parse, Fabric, Report, RunOptions};
@@ -463,7 +465,8 @@ fn the_shipped_examples_run_safe() {
 
 /// A fat tree of radix 8 where senders often wait for credits: three groups, loss, delayed
 /// duplicates, a burst of lost EXITs, a link flapping, a core dying, a member leaving.
-const CONGESTED: &str = "
+const CONGESTED: &str = concat!(
+    "
 [fabric]
 topology = 'fat_tree'
 k = 8
@@ -492,34 +495,15 @@ name = 'c'
 members = [3, 9, 17, 33, 60, 61, 62]
 barriers = 100
 start = 500
-[[fault]]
-kind = 'loss'
-rate = 0.02
-[[fault]]
-kind = 'duplicate'
-rate = 0.03
-delay = [1, 200]
-[[fault]]
-kind = 'loss'
-rate = 0.2
-op = 'EXIT'
-from = 20000
-until = 40000
-[[fault]]
-kind = 'link_down'
-link = 'edge0:4'
-at = 15000
-up = 35000
-[[fault]]
-kind = 'switch_down'
-switch = 'core1'
-at = 50000
-[[fault]]
+",
+    campaign_faults!(),
+    "[[fault]]
 kind = 'leave'
 node = 9
 group = 'c'
 at = 30000
-";
+"
+);
 
 /// Everything `fabric run` prints for `fabric` (records, the summary as `--json` prints it,
 /// work counters included, and the summary table), with `threads`.

@@ -3,6 +3,8 @@
 //! faults and rebuilds, the same with any number of threads and with every switch stepped in
 //! every cycle, and the fabric file's errors.
 
+mod common;
+
 use netcoll_fabric::collective::contribution;
 use netcoll_fabric::{parse, Fabric, Report, RunOptions};
 use netcoll_models::config::Config;
@@ -228,7 +230,8 @@ fn the_reference_fold_on_hand_worked_vectors() {
 /// Two reductions, a broadcast and a barrier group sharing a three-level fat tree with loss,
 /// delayed duplicates, a burst of lost EXITs, a link flapping, a core dying and a member
 /// leaving one reduction.
-const FAULTY: &str = "
+const FAULTY: &str = concat!(
+    "
 [fabric]
 topology = 'fat_tree'
 k = 8
@@ -277,34 +280,15 @@ words = 40
 chunk = 16
 window = 3
 operations = 25
-[[fault]]
-kind = 'loss'
-rate = 0.02
-[[fault]]
-kind = 'duplicate'
-rate = 0.03
-delay = [1, 200]
-[[fault]]
-kind = 'loss'
-rate = 0.2
-op = 'EXIT'
-from = 20000
-until = 40000
-[[fault]]
-kind = 'link_down'
-link = 'edge0:4'
-at = 15000
-up = 35000
-[[fault]]
-kind = 'switch_down'
-switch = 'core1'
-at = 50000
-[[fault]]
+",
+    campaign_faults!(),
+    "[[fault]]
 kind = 'leave'
 node = 33
 group = 'a'
 at = 30000
-";
+"
+);
 
 /// Under every fault: no wrong or lost result, no early release, no hang; results of the
 /// operations a member left during are not checked, and members that missed a result

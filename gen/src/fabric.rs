@@ -180,18 +180,36 @@ pub fn sweep(args: &SweepArgs, out: &mut Out) -> Result<bool, CliError> {
         eprintln!("netcoll fabric sweep: {what}")
     })
     .map_err(|e| CliError::Input(e.to_string()))?;
-    for s in &skipped {
+    let safe = points.iter().all(|p| p.safe);
+    write_sweep(
+        args,
+        &skipped,
+        &sweep::csv(&points),
+        |svg| sweep::svg(&points, svg),
+        out,
+    )?;
+    Ok(safe)
+}
+
+/// Reports the skipped runs, writes OUT.csv and OUT.svg, prints the CSV.
+fn write_sweep(
+    args: &SweepArgs,
+    skipped: &[String],
+    csv_text: &str,
+    plot: impl FnOnce(&Path) -> Result<(), String>,
+    out: &mut Out,
+) -> Result<(), CliError> {
+    for s in skipped {
         eprintln!("netcoll fabric sweep: skipped {s}");
     }
     let csv = args.out.with_extension("csv");
     let svg = args.out.with_extension("svg");
-    std::fs::write(&csv, sweep::csv(&points))
+    std::fs::write(&csv, csv_text)
         .map_err(|e| CliError::Input(format!("writing {}: {e}", csv.display())))?;
-    sweep::svg(&points, &svg)
-        .map_err(|e| CliError::Input(format!("writing {}: {e}", svg.display())))?;
-    out.text(&sweep::csv(&points))?;
+    plot(&svg).map_err(|e| CliError::Input(format!("writing {}: {e}", svg.display())))?;
+    out.text(csv_text)?;
     out.line(&format!("wrote {} and {}", csv.display(), svg.display()))?;
-    Ok(points.iter().all(|p| p.safe))
+    Ok(())
 }
 
 /// `fabric sweep --bytes`: reduction bandwidth against vector size.
@@ -205,16 +223,14 @@ fn sweep_sizes(
         eprintln!("netcoll fabric sweep: {what}")
     })
     .map_err(|e| CliError::Input(e.to_string()))?;
-    for s in &skipped {
-        eprintln!("netcoll fabric sweep: skipped {s}");
-    }
-    let csv = args.out.with_extension("csv");
-    let svg = args.out.with_extension("svg");
-    std::fs::write(&csv, sweep::csv_sizes(&points))
-        .map_err(|e| CliError::Input(format!("writing {}: {e}", csv.display())))?;
-    sweep::svg_sizes(&points, &svg)
-        .map_err(|e| CliError::Input(format!("writing {}: {e}", svg.display())))?;
-    out.text(&sweep::csv_sizes(&points))?;
-    out.line(&format!("wrote {} and {}", csv.display(), svg.display()))?;
-    Ok(points.iter().all(|p| p.safe))
+    let safe = points.iter().all(|p| p.safe);
+    let csv = sweep::csv_sizes(&points);
+    write_sweep(
+        args,
+        &skipped,
+        &csv,
+        |svg| sweep::svg_sizes(&points, svg),
+        out,
+    )?;
+    Ok(safe)
 }
