@@ -24,7 +24,7 @@ module switch_engine (
     input  wire [3:0]   cfg_counter,
     input  wire [1:0]   cfg_tid,
     input  wire         out_ready,
-    output reg          pkt_ready,
+    output wire         pkt_ready,
     output wire         cfg_ready,
     output wire         out_valid,
     output wire [15:0]  out_ports,
@@ -231,6 +231,8 @@ module switch_engine (
     reg fwd_sent_quiet_d;
     reg [22:0] byp1_st_q;
     reg [22:0] byp1_st_d;
+    reg [13:0] o_out_meta_q;
+    reg [13:0] o_out_meta_d;
     reg o_out_valid_q;
     reg o_out_valid_d;
     reg [15:0] o_out_ports_q;
@@ -273,6 +275,14 @@ module switch_engine (
     reg s4_read_d;
     reg [3:0] s4_sel_q;
     reg [3:0] s4_sel_d;
+    reg [3:0] s1_sends_q;
+    reg [3:0] s1_sends_d;
+    reg [3:0] s2_sends_q;
+    reg [3:0] s2_sends_d;
+    reg [3:0] s3_sends_q;
+    reg [3:0] s3_sends_d;
+    reg [3:0] o_sends_q;
+    reg [3:0] o_sends_d;
 
     // Memory `tbl`: 256 words, registered read.
     reg [21:0] tbl_words [0:255];
@@ -454,12 +464,14 @@ module switch_engine (
     wire [7:0] outq_in_cgid;
     wire [1:0] outq_in_tid;
     wire [2:0] outq_in_op;
+    wire [13:0] outq_in_meta;
     wire outq_ready;
     wire outq_out_valid;
     wire [15:0] outq_out_ports;
     wire [7:0] outq_out_cgid;
     wire [1:0] outq_out_tid;
     wire [2:0] outq_out_op;
+    wire [13:0] outq_out_meta;
     wire [3:0] outq_count;
     switch_engine_outq outq (
         .clock(clock),
@@ -469,25 +481,24 @@ module switch_engine (
         .in_cgid(outq_in_cgid),
         .in_tid(outq_in_tid),
         .in_op(outq_in_op),
+        .in_meta(outq_in_meta),
         .ready(outq_ready),
         .out_valid(outq_out_valid),
         .out_ports(outq_out_ports),
         .out_cgid(outq_out_cgid),
         .out_tid(outq_out_tid),
         .out_op(outq_out_op),
+        .out_meta(outq_out_meta),
         .count(outq_count)
     );
 
     // Combinational signals.
+    wire pkt_base;
     wire acc_cfg;
-    reg acc_pkt;
-    reg tick;
-    reg [3:0] in_flight;
-    reg [3:0] n_s1;
-    reg [3:0] n_s2;
-    reg [3:0] n_s3;
-    reg [3:0] n_o;
-    reg room;
+    wire acc_pkt;
+    wire tick;
+    wire [3:0] in_flight;
+    wire room;
     wire s1_rejected;
     wire [15:0] s1_children;
     wire [21:0] cfg_word;
@@ -593,6 +604,7 @@ module switch_engine (
             fwd_sent_now_q <= 1'b0;
             fwd_sent_quiet_q <= 1'b0;
             byp1_st_q <= 23'd0;
+            o_out_meta_q <= 14'd0;
             o_out_valid_q <= 1'b0;
             o_out_ports_q <= 16'd0;
             o_out_cgid_q <= 8'd0;
@@ -614,6 +626,10 @@ module switch_engine (
             s4_clear_q <= 1'b0;
             s4_read_q <= 1'b0;
             s4_sel_q <= 4'd0;
+            s1_sends_q <= 4'd0;
+            s2_sends_q <= 4'd0;
+            s3_sends_q <= 4'd0;
+            o_sends_q <= 4'd0;
         end else begin
             init_done_q <= init_done_d;
             init_ptr_q <= init_ptr_d;
@@ -690,6 +706,7 @@ module switch_engine (
             fwd_sent_now_q <= fwd_sent_now_d;
             fwd_sent_quiet_q <= fwd_sent_quiet_d;
             byp1_st_q <= byp1_st_d;
+            o_out_meta_q <= o_out_meta_d;
             o_out_valid_q <= o_out_valid_d;
             o_out_ports_q <= o_out_ports_d;
             o_out_cgid_q <= o_out_cgid_d;
@@ -711,6 +728,10 @@ module switch_engine (
             s4_clear_q <= s4_clear_d;
             s4_read_q <= s4_read_d;
             s4_sel_q <= s4_sel_d;
+            s1_sends_q <= s1_sends_d;
+            s2_sends_q <= s2_sends_d;
+            s3_sends_q <= s3_sends_d;
+            o_sends_q <= o_sends_d;
         end
     end
 
@@ -728,10 +749,13 @@ module switch_engine (
         end
     end
 
-    assign out_plen = 8'd0;
-    assign out_rop = 4'd0;
-    assign out_dtype = 2'd0;
+    assign in_flight = (((outq_count + s1_sends_q) + s2_sends_q) + s3_sends_q) + o_sends_q;
+    assign room = in_flight < queue_depth;
     assign acc_cfg = init_done_q & cfg_valid;
+    assign pkt_base = (init_done_q & (~cfg_valid)) & room;
+    assign acc_pkt = pkt_base & pkt_valid;
+    assign pkt_ready = pkt_base;
+    assign tick = (((timer_on & init_done_q) & (~cfg_valid)) & (~pkt_valid)) & room;
     assign cfg_ready = init_done_q;
     assign cfg_word = (((((({{6{1'b0}}, cfg_children} << e_children_at) | ({{18{1'b0}}, cfg_parent} << e_parent_at)) & 22'h3ffffd) | ({{21{1'b0}}, cfg_is_root} << 1)) & 22'h3ffffe) | {{21{1'b0}}, cfg_entry_valid});
     assign s1_children = s1_cfg_entry_q[21:6];
@@ -807,8 +831,12 @@ module switch_engine (
     assign outq_in_cgid = o_out_cgid_q;
     assign outq_in_tid = o_out_tid_q;
     assign outq_in_op = o_out_op_q;
+    assign outq_in_meta = o_out_meta_q;
     assign outq_ready = out_ready;
     assign out_valid = outq_out_valid;
+    assign out_plen = outq_out_meta[7:0];
+    assign out_rop = outq_out_meta[11:8];
+    assign out_dtype = outq_out_meta[13:12];
     assign out_ports = outq_out_ports;
     assign out_cgid = outq_out_cgid;
     assign out_tid = outq_out_tid;
@@ -835,6 +863,10 @@ module switch_engine (
         init_ptr_d = init_ptr_q;
         now_d = now_q;
         scan_ptr_d = scan_ptr_q;
+        s1_sends_d = s1_sends_q;
+        s2_sends_d = s2_sends_q;
+        s3_sends_d = s3_sends_q;
+        o_sends_d = o_sends_q;
         s1_valid_d = s1_valid_q;
         s1_is_cfg_d = s1_is_cfg_q;
         s1_port_d = s1_port_q;
@@ -911,6 +943,7 @@ module switch_engine (
         o_out_cgid_d = o_out_cgid_q;
         o_out_tid_d = o_out_tid_q;
         o_out_op_d = o_out_op_q;
+        o_out_meta_d = o_out_meta_q;
         o_ev_valid_d = o_ev_valid_q;
         o_ev_cgid_d = o_ev_cgid_q;
         o_ev_verdict_d = o_ev_verdict_q;
@@ -927,27 +960,6 @@ module switch_engine (
         s4_clear_d = s4_clear_q;
         s4_read_d = s4_read_q;
         s4_sel_d = s4_sel_q;
-        n_s1 = zero_4;
-        if (s1_valid_q & (~s1_is_cfg_q)) begin
-            n_s1 = one_4;
-        end
-        n_s2 = zero_4;
-        if (s2_valid_q & (~s2_is_cfg_q)) begin
-            n_s2 = one_4;
-        end
-        n_s3 = zero_4;
-        if (s3_valid_q & (~s3_is_cfg_q)) begin
-            n_s3 = one_4;
-        end
-        n_o = zero_4;
-        if (o_out_valid_q) begin
-            n_o = one_4;
-        end
-        in_flight = (((outq_count + n_s1) + n_s2) + n_s3) + n_o;
-        room = in_flight < queue_depth;
-        acc_pkt = ((init_done_q & (~cfg_valid)) & pkt_valid) & room;
-        tick = (((timer_on & init_done_q) & (~cfg_valid)) & (~pkt_valid)) & room;
-        pkt_ready = (init_done_q & (~cfg_valid)) & room;
         if (init_done_q) begin
             now_d = now_q + one_now;
         end
@@ -955,6 +967,12 @@ module switch_engine (
             scan_ptr_d = scan_ptr_q + one_g;
         end
         s1_valid_d = (acc_cfg | acc_pkt) | tick;
+        s1_sends_d = zero_4;
+        if (acc_pkt | tick) begin
+            s1_sends_d = one_4;
+        end
+        s2_sends_d = s1_sends_q;
+        s3_sends_d = s2_sends_q;
         s1_is_cfg_d = acc_cfg;
         s1_tick_d = tick;
         s1_epoch_d = now_q[11:10];
@@ -1082,6 +1100,10 @@ module switch_engine (
             end
         end
         o_out_valid_d = sends_s3 & csm_send;
+        o_sends_d = zero_4;
+        if (sends_s3 & csm_send) begin
+            o_sends_d = one_4;
+        end
         o_out_ports_d = csm_send_ports;
         o_out_cgid_d = s3_cgid_q;
         o_out_tid_d = s3_tid_q;
@@ -1089,6 +1111,7 @@ module switch_engine (
             o_out_tid_d = csm_g_tid;
         end
         o_out_op_d = csm_send_op;
+        o_out_meta_d = 14'd0;
         o_ev_valid_d = ev_s3;
         o_ev_cgid_d = 8'd0;
         o_ev_verdict_d = 4'd0;

@@ -50,6 +50,7 @@ module switch_engine_csm (
     localparam [2:0] op_status_req = 3'd2;
     localparam [2:0] op_status_rsp = 3'd3;
     localparam [1:0] step = 2'd1;
+    localparam [3:0] v_bad_payload = 4'hb;
     localparam [3:0] v_coalesced = 4'd9;
     localparam [3:0] v_group_failed = 4'd4;
     localparam [3:0] v_lag = 4'd6;
@@ -67,6 +68,11 @@ module switch_engine_csm (
     wire complete;
     wire set_fail;
     wire lag;
+    wire may_report;
+    wire first;
+    wire may_exit;
+    wire bad_shape;
+    wire shape_differs;
     wire unreported;
     wire retry_in;
     wire ask_up;
@@ -74,8 +80,13 @@ module switch_engine_csm (
 
     assign live = ~g_fail;
     assign rep_now = g_rep | port_hot;
-    assign exit_now = ((p_path & live) & t_same) & g_full;
-    assign report = (((c_path & live) & t_same) & (~rep_bit)) & (~status_req);
+    assign may_exit = ((p_path & live) & t_same) & g_full;
+    assign may_report = (((c_path & live) & t_same) & (~rep_bit)) & (~status_req);
+    assign first = g_rep == zero_r;
+    assign shape_differs = 1'b0;
+    assign bad_shape = shape_differs & (may_exit | (may_report & (~first)));
+    assign exit_now = may_exit & (~bad_shape);
+    assign report = may_report & (~bad_shape);
     assign unreported = (((c_path & live) & t_same) & (~rep_bit)) & status_req;
     assign complete = report & all_now;
     assign restart = exit_now | (complete & e_is_root);
@@ -98,6 +109,8 @@ module switch_engine_csm (
                 verdict = v_group_failed;
             end else if (set_fail) begin
                 verdict = v_tid_fail;
+            end else if (bad_shape) begin
+                verdict = v_bad_payload;
             end else if (lag) begin
                 verdict = v_lag;
             end else if (stale) begin

@@ -11,12 +11,14 @@ module switch_engine_outq (
     input  wire [7:0]   in_cgid,
     input  wire [1:0]   in_tid,
     input  wire [2:0]   in_op,
+    input  wire [13:0]  in_meta,
     input  wire         ready,
     output wire         out_valid,
     output reg  [15:0]  out_ports,
     output reg  [7:0]   out_cgid,
     output reg  [1:0]   out_tid,
     output reg  [2:0]   out_op,
+    output reg  [13:0]  out_meta,
     output wire [3:0]   count
 );
 
@@ -90,6 +92,22 @@ module switch_engine_outq (
     reg [2:0] q_op_6_d;
     reg [2:0] q_op_7_q;
     reg [2:0] q_op_7_d;
+    reg [13:0] q_meta_0_q;
+    reg [13:0] q_meta_0_d;
+    reg [13:0] q_meta_1_q;
+    reg [13:0] q_meta_1_d;
+    reg [13:0] q_meta_2_q;
+    reg [13:0] q_meta_2_d;
+    reg [13:0] q_meta_3_q;
+    reg [13:0] q_meta_3_d;
+    reg [13:0] q_meta_4_q;
+    reg [13:0] q_meta_4_d;
+    reg [13:0] q_meta_5_q;
+    reg [13:0] q_meta_5_d;
+    reg [13:0] q_meta_6_q;
+    reg [13:0] q_meta_6_d;
+    reg [13:0] q_meta_7_q;
+    reg [13:0] q_meta_7_d;
     reg [2:0] head_q;
     reg [2:0] head_d;
     reg [2:0] tail_q;
@@ -99,6 +117,7 @@ module switch_engine_outq (
 
     // Combinational signals.
     wire busy;
+    wire go;
     wire taken;
     wire pop;
     wire enq;
@@ -139,6 +158,14 @@ module switch_engine_outq (
             q_op_5_q <= 3'd0;
             q_op_6_q <= 3'd0;
             q_op_7_q <= 3'd0;
+            q_meta_0_q <= 14'd0;
+            q_meta_1_q <= 14'd0;
+            q_meta_2_q <= 14'd0;
+            q_meta_3_q <= 14'd0;
+            q_meta_4_q <= 14'd0;
+            q_meta_5_q <= 14'd0;
+            q_meta_6_q <= 14'd0;
+            q_meta_7_q <= 14'd0;
             head_q <= 3'd0;
             tail_q <= 3'd0;
             held_q <= 4'd0;
@@ -175,6 +202,14 @@ module switch_engine_outq (
             q_op_5_q <= q_op_5_d;
             q_op_6_q <= q_op_6_d;
             q_op_7_q <= q_op_7_d;
+            q_meta_0_q <= q_meta_0_d;
+            q_meta_1_q <= q_meta_1_d;
+            q_meta_2_q <= q_meta_2_d;
+            q_meta_3_q <= q_meta_3_d;
+            q_meta_4_q <= q_meta_4_d;
+            q_meta_5_q <= q_meta_5_d;
+            q_meta_6_q <= q_meta_6_d;
+            q_meta_7_q <= q_meta_7_d;
             head_q <= head_d;
             tail_q <= tail_d;
             held_q <= held_d;
@@ -186,9 +221,10 @@ module switch_engine_outq (
     assign head_hot = one_hot << head_q;
     assign tail_hot = one_hot << tail_q;
     assign out_valid = busy | push;
-    assign taken = out_valid & ready;
+    assign go = ready;
+    assign taken = out_valid & go;
     assign pop = taken & busy;
-    assign enq = push & (busy | (~ready));
+    assign enq = push & (busy | (~go));
 
     always @(*) begin
         head_d = head_q;
@@ -198,12 +234,15 @@ module switch_engine_outq (
         out_cgid = 8'd0;
         out_tid = 2'd0;
         out_op = 3'd0;
+        out_meta = 14'd0;
         if ((~busy) & push) begin
+            out_meta = in_meta;
             out_ports = in_ports;
             out_cgid = in_cgid;
             out_tid = in_tid;
             out_op = in_op;
         end
+        q_meta_0_d = q_meta_0_q;
         q_ports_0_d = q_ports_0_q;
         q_cgid_0_d = q_cgid_0_q;
         q_tid_0_d = q_tid_0_q;
@@ -213,13 +252,16 @@ module switch_engine_outq (
             q_cgid_0_d = in_cgid;
             q_tid_0_d = in_tid;
             q_op_0_d = in_op;
+            q_meta_0_d = in_meta;
         end
         if (busy & head_hot[0]) begin
             out_ports = q_ports_0_q;
             out_cgid = q_cgid_0_q;
             out_tid = q_tid_0_q;
             out_op = q_op_0_q;
+            out_meta = q_meta_0_q;
         end
+        q_meta_1_d = q_meta_1_q;
         q_ports_1_d = q_ports_1_q;
         q_cgid_1_d = q_cgid_1_q;
         q_tid_1_d = q_tid_1_q;
@@ -229,13 +271,16 @@ module switch_engine_outq (
             q_cgid_1_d = in_cgid;
             q_tid_1_d = in_tid;
             q_op_1_d = in_op;
+            q_meta_1_d = in_meta;
         end
         if (busy & head_hot[1]) begin
             out_ports = q_ports_1_q;
             out_cgid = q_cgid_1_q;
             out_tid = q_tid_1_q;
             out_op = q_op_1_q;
+            out_meta = q_meta_1_q;
         end
+        q_meta_2_d = q_meta_2_q;
         q_ports_2_d = q_ports_2_q;
         q_cgid_2_d = q_cgid_2_q;
         q_tid_2_d = q_tid_2_q;
@@ -245,13 +290,16 @@ module switch_engine_outq (
             q_cgid_2_d = in_cgid;
             q_tid_2_d = in_tid;
             q_op_2_d = in_op;
+            q_meta_2_d = in_meta;
         end
         if (busy & head_hot[2]) begin
             out_ports = q_ports_2_q;
             out_cgid = q_cgid_2_q;
             out_tid = q_tid_2_q;
             out_op = q_op_2_q;
+            out_meta = q_meta_2_q;
         end
+        q_meta_3_d = q_meta_3_q;
         q_ports_3_d = q_ports_3_q;
         q_cgid_3_d = q_cgid_3_q;
         q_tid_3_d = q_tid_3_q;
@@ -261,13 +309,16 @@ module switch_engine_outq (
             q_cgid_3_d = in_cgid;
             q_tid_3_d = in_tid;
             q_op_3_d = in_op;
+            q_meta_3_d = in_meta;
         end
         if (busy & head_hot[3]) begin
             out_ports = q_ports_3_q;
             out_cgid = q_cgid_3_q;
             out_tid = q_tid_3_q;
             out_op = q_op_3_q;
+            out_meta = q_meta_3_q;
         end
+        q_meta_4_d = q_meta_4_q;
         q_ports_4_d = q_ports_4_q;
         q_cgid_4_d = q_cgid_4_q;
         q_tid_4_d = q_tid_4_q;
@@ -277,13 +328,16 @@ module switch_engine_outq (
             q_cgid_4_d = in_cgid;
             q_tid_4_d = in_tid;
             q_op_4_d = in_op;
+            q_meta_4_d = in_meta;
         end
         if (busy & head_hot[4]) begin
             out_ports = q_ports_4_q;
             out_cgid = q_cgid_4_q;
             out_tid = q_tid_4_q;
             out_op = q_op_4_q;
+            out_meta = q_meta_4_q;
         end
+        q_meta_5_d = q_meta_5_q;
         q_ports_5_d = q_ports_5_q;
         q_cgid_5_d = q_cgid_5_q;
         q_tid_5_d = q_tid_5_q;
@@ -293,13 +347,16 @@ module switch_engine_outq (
             q_cgid_5_d = in_cgid;
             q_tid_5_d = in_tid;
             q_op_5_d = in_op;
+            q_meta_5_d = in_meta;
         end
         if (busy & head_hot[5]) begin
             out_ports = q_ports_5_q;
             out_cgid = q_cgid_5_q;
             out_tid = q_tid_5_q;
             out_op = q_op_5_q;
+            out_meta = q_meta_5_q;
         end
+        q_meta_6_d = q_meta_6_q;
         q_ports_6_d = q_ports_6_q;
         q_cgid_6_d = q_cgid_6_q;
         q_tid_6_d = q_tid_6_q;
@@ -309,13 +366,16 @@ module switch_engine_outq (
             q_cgid_6_d = in_cgid;
             q_tid_6_d = in_tid;
             q_op_6_d = in_op;
+            q_meta_6_d = in_meta;
         end
         if (busy & head_hot[6]) begin
             out_ports = q_ports_6_q;
             out_cgid = q_cgid_6_q;
             out_tid = q_tid_6_q;
             out_op = q_op_6_q;
+            out_meta = q_meta_6_q;
         end
+        q_meta_7_d = q_meta_7_q;
         q_ports_7_d = q_ports_7_q;
         q_cgid_7_d = q_cgid_7_q;
         q_tid_7_d = q_tid_7_q;
@@ -325,12 +385,14 @@ module switch_engine_outq (
             q_cgid_7_d = in_cgid;
             q_tid_7_d = in_tid;
             q_op_7_d = in_op;
+            q_meta_7_d = in_meta;
         end
         if (busy & head_hot[7]) begin
             out_ports = q_ports_7_q;
             out_cgid = q_cgid_7_q;
             out_tid = q_tid_7_q;
             out_op = q_op_7_q;
+            out_meta = q_meta_7_q;
         end
         head_d = head_q;
         if (pop) begin

@@ -193,9 +193,9 @@ pub fn switch(args: &RunArgs, out: &mut Out) -> Result<bool, CliError> {
         s.params.describe(),
         origin(args)
     );
-    if s.params.reduces() {
-        // Until the payload path has its RTL (issue 10), a reducing engine runs as the golden
-        // reference and the cycle model.
+    if netcoll_hdl::switch_engine::build(&s.params).is_none() {
+        // The RTL is built for some reducing engines only (REDUCING_SHAPES); the others run as
+        // the golden reference and the cycle model.
         let skipped: Vec<&str> = levels
             .iter()
             .filter(|l| matches!(l, Level::Rtl | Level::Verilator))
@@ -203,14 +203,15 @@ pub fn switch(args: &RunArgs, out: &mut Out) -> Result<bool, CliError> {
             .collect();
         if !skipped.is_empty() {
             eprintln!(
-                "netcoll switch run: levels {} skipped: a reducing engine (max_plen > 0) has no RTL yet",
-                skipped.join(", ")
+                "netcoll switch run: levels {} skipped: the RTL builds reducing engines of {} only",
+                skipped.join(", "),
+                reducing_shapes()
             );
         }
         levels.retain(|l| matches!(l, Level::Golden | Level::Model));
         if levels.is_empty() {
             return Err(CliError::Usage(
-                "switch run: no level left to run (a reducing engine runs at golden and model)"
+                "switch run: no level left to run (this reducing engine runs at golden and model)"
                     .to_string(),
             ));
         }
@@ -250,4 +251,15 @@ pub fn switch(args: &RunArgs, out: &mut Out) -> Result<bool, CliError> {
     }
     write_vcd("switch", &tracer, &args.vcd)?;
     Ok(ok)
+}
+
+/// The reducing engines the RTL builds, as `[switch]` keys.
+fn reducing_shapes() -> String {
+    netcoll_hdl::switch_engine::REDUCING_SHAPES
+        .iter()
+        .map(|(r, g, c, m, l, s)| {
+            format!("radix {r} groups {g} counter_bits {c} max_plen {m} lanes {l} slots {s}")
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
 }

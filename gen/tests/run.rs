@@ -55,29 +55,41 @@ fn switch_run_passes_every_shipped_example_at_golden_model_and_rtl() {
                 "{l}"
             );
         }
-        // The parameters used, then one comparison per later level (a reducing engine has
-        // no RTL yet: its example runs at golden and model).
+        // The parameters used, then one comparison per later level (the reducing example's
+        // engine is one the RTL builds).
         assert!(
             err.contains("switch_engine radix=4 groups=16 counter_bits=16"),
             "{err}"
         );
-        let (compared, skipped) = if reduces(&f) { (1, 1) } else { (2, 0) };
-        assert_eq!(
-            err.matches("print identical events").count(),
-            compared,
-            "{err}"
-        );
-        assert_eq!(
-            err.matches("skipped: a reducing engine").count(),
-            skipped,
-            "{err}"
-        );
+        assert_eq!(err.matches("print identical events").count(), 2, "{err}");
+        assert!(!err.contains("skipped"), "{err}");
     }
 }
 
-/// The example's engine reduces (its `[switch]` table sets `max_plen`).
-fn reduces(file: &str) -> bool {
-    std::fs::read_to_string(file).is_ok_and(|t| t.contains("max_plen"))
+#[test]
+fn switch_run_skips_the_rtl_of_a_reducing_engine_it_does_not_build() {
+    let d = scratch("unbuilt");
+    let cfg = d.join("netcoll.toml");
+    std::fs::write(
+        &cfg,
+        "[switch]\nradix = 4\ngroups = 16\ncounter_bits = 16\nmax_plen = 16\nlanes = 2\nslots = 4\n",
+    )
+    .expect("write");
+    let f = root().join("scenarios/switch/reduction.toml");
+    let o = netcoll()
+        .args(["switch", "run", "--config"])
+        .arg(&cfg)
+        .arg(&f)
+        .output()
+        .expect("run");
+    let err = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    assert!(
+        err.contains("levels rtl, verilator skipped: the RTL builds reducing engines of radix 4"),
+        "{err}"
+    );
+    assert_eq!(err.matches("print identical events").count(), 1, "{err}");
+    let _ = std::fs::remove_dir_all(&d);
 }
 
 #[test]
@@ -86,10 +98,9 @@ fn switch_run_passes_every_shipped_example_at_every_level() {
         let f = f.display().to_string();
         let o = run(&["switch", "run", &f]);
         assert_eq!(o.status.code(), Some(0), "{f}: {}", text(&o.stderr));
-        let compared = if reduces(&f) { 1 } else { 3 };
         assert_eq!(
             text(&o.stderr).matches("print identical events").count(),
-            compared,
+            3,
             "{f}"
         );
     }

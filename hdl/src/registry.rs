@@ -73,8 +73,8 @@ fn unsupported(block: &'static str, t: &dyn ParamTable) -> GenError {
         block,
         params: t.describe(),
         why: if reduces {
-            " (a reducing engine, max_plen > 0, exists as the golden reference and the cycle \
-             model only: its payload path has no RTL yet)"
+            " (the RTL builds the reducing engines of netcoll_hdl::switch_engine::REDUCING_SHAPES \
+             only; this one exists as the golden reference and the cycle model)"
         } else {
             ""
         },

@@ -35,3 +35,15 @@ fn every_block_small() {
         "small",
     );
 }
+
+/// A reducing switch engine (the payload path, its queues, the shape logic and a 4-lane ALU).
+#[test]
+fn switch_engine_reducing() {
+    let cfg = Config {
+        switch: SwitchEngineParams::SMALL.with_payload(8, 2, 4),
+        ..Config::default()
+    };
+    let files = generate(&cfg).expect("generate");
+    let text = simulation_text(&files, "switch_engine").expect("switch_engine.v and its modules");
+    insta::assert_snapshot!("switch_engine_reducing", text);
+}

@@ -213,10 +213,17 @@ fn emitted_ports_are_the_declared_ports() {
 
 /// Every block's files pass `verilator --lint-only -Wall` (no waivers), Yosys (`synth` +
 /// `check -assert`, no latch) and `iverilog -g2012`, in the default and the small
-/// configuration — what `netcoll synth` runs.
+/// configuration and with a reducing switch engine — what `netcoll synth` runs.
 #[test]
 fn emitted_verilog_passes_the_tools() {
-    for (n, cfg) in [Config::default(), small()].into_iter().enumerate() {
+    let reducing = Config {
+        switch: SwitchEngineParams::SMALL.with_payload(8, 2, 4),
+        ..small()
+    };
+    for (n, cfg) in [Config::default(), small(), reducing]
+        .into_iter()
+        .enumerate()
+    {
         let files = generate(&cfg).expect("generate");
         let dir = std::env::temp_dir().join(format!("netcoll-tools-{}-{n}", std::process::id()));
         netcoll_hdl::generate::write_files(&dir, &files).expect("write");

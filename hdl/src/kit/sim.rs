@@ -13,12 +13,18 @@ const SETTLE: usize = 1000;
 /// high, settle. This calls rust-hdl's `simulate()` directly: its `Simulation` harness is
 /// about a hundred times slower.
 pub struct RtlSim<B: Block + PortIo> {
-    block: B,
+    /// Boxed: a block with a payload path is a quarter of a megabyte.
+    block: Box<B>,
 }
 
 impl<B: Block + PortIo> RtlSim<B> {
     /// Takes a block and connects it.
-    pub fn new(mut block: B) -> RtlSim<B> {
+    pub fn new(block: B) -> RtlSim<B> {
+        Self::from_box(Box::new(block))
+    }
+
+    /// Takes a boxed block and connects it (without moving it onto the stack).
+    pub fn from_box(mut block: Box<B>) -> RtlSim<B> {
         block.connect_all();
         RtlSim { block }
     }
@@ -33,10 +39,10 @@ impl<B: Block + PortIo> ValueSim for RtlSim<B> {
     fn step_values(&mut self, inputs: &[u64], outputs: &mut [u64]) {
         self.block.drive(inputs);
         self.block.set_clock(false);
-        simulate(&mut self.block, SETTLE);
+        simulate(self.block.as_mut(), SETTLE);
         self.block.sample(outputs);
         self.block.set_clock(true);
-        simulate(&mut self.block, SETTLE);
+        simulate(self.block.as_mut(), SETTLE);
     }
 
     fn peek_values(&mut self, outputs: &mut [u64]) {

@@ -23,7 +23,9 @@
 //!   (`g_rep | port_hot` is the child mask: every child has reported once this packet's
 //!   report is counted), `sent_now` (`g_sent` is `epoch`: something went upward in this
 //!   epoch) and `sent_quiet` (`epoch - g_sent` is 2 or 3: nothing went upward for a whole
-//!   epoch).
+//!   epoch);
+//! - `differs` (`N` = 1 on a reducing engine, else none): the packet's payload shape is not the
+//!   group's accumulator's (module `switch_engine_meta`).
 //!
 //! # Outputs
 //! - `verdict` (4, a `Verdict` code) and `reads_group` (the packet is on a path, i.e. the
@@ -42,9 +44,9 @@ fn k<const N: usize>(v: u64) -> Constant<Bits<N>> {
     Constant::new(Bits::<N>::from(v))
 }
 
-/// The CSM decision for radix `R`.
+/// The CSM decision for radix `R` (`N`: a reducing engine's).
 #[derive(LogicBlock)]
-pub struct SwitchEngineCsm<const R: usize> {
+pub struct SwitchEngineCsm<const R: usize, const N: usize> {
     pub port_hot: Signal<In, Bits<R>>,
     pub status_req: Signal<In, bool>,
     pub epoch: Signal<In, Bits<EPOCH_BITS>>,
@@ -67,6 +69,7 @@ pub struct SwitchEngineCsm<const R: usize> {
     pub all_now: Signal<In, bool>,
     pub sent_now: Signal<In, bool>,
     pub sent_quiet: Signal<In, bool>,
+    pub differs: [Signal<In, bool>; N],
 
     pub verdict: Signal<Out, Bits<{ Verdict::BITS }>>,
     pub reads_group: Signal<Out, bool>,
@@ -81,6 +84,7 @@ pub struct SwitchEngineCsm<const R: usize> {
     pub send_op: Signal<Out, Bits<OP_BITS>>,
     /// A child's first report (its FULL) in this transaction.
     pub report: Signal<Out, bool>,
+
     /// The transaction ends here: on EXIT, or at the root when the last child reports.
     pub restart: Signal<Out, bool>,
     /// Something goes to the parent: `n_sent` is `epoch`.
@@ -95,6 +99,15 @@ pub struct SwitchEngineCsm<const R: usize> {
     set_fail: Signal<Local, bool>,
     /// The child missed EXIT: the transaction it asks about has completed.
     lag: Signal<Local, bool>,
+    /// A child's FULL that would report, and the parent's EXIT that would end the
+    /// transaction, before the payload shape is checked …
+    may_report: Signal<Local, bool>,
+    /// No child has reported yet.
+    first: Signal<Local, bool>,
+    may_exit: Signal<Local, bool>,
+    /// … and refused for it (rule 2b's BAD_PAYLOAD, decided on the group's state).
+    bad_shape: Signal<Local, bool>,
+    shape_differs: Signal<Local, bool>,
     /// A STATUS_REQ of this transaction from a child that has not reported.
     unreported: Signal<Local, bool>,
     /// A repeated FULL or STATUS_REQ at a Full group: a retry for the parent …
@@ -121,9 +134,10 @@ pub struct SwitchEngineCsm<const R: usize> {
     v_unreported: Constant<Bits<{ Verdict::BITS }>>,
     v_coalesced: Constant<Bits<{ Verdict::BITS }>>,
     v_retry: Constant<Bits<{ Verdict::BITS }>>,
+    v_bad_payload: Constant<Bits<{ Verdict::BITS }>>,
 }
 
-impl<const R: usize> Default for SwitchEngineCsm<R> {
+impl<const R: usize, const N: usize> Default for SwitchEngineCsm<R, N> {
     fn default() -> Self {
         Self {
             port_hot: Default::default(),
@@ -148,6 +162,8 @@ impl<const R: usize> Default for SwitchEngineCsm<R> {
             all_now: Default::default(),
             sent_now: Default::default(),
             sent_quiet: Default::default(),
+            differs: core::array::from_fn(|_| Default::default()),
+            shape_differs: Default::default(),
             verdict: Default::default(),
             reads_group: Default::default(),
             retry: Default::default(),
@@ -163,6 +179,10 @@ impl<const R: usize> Default for SwitchEngineCsm<R> {
             rep_now: Default::default(),
             exit_now: Default::default(),
             report: Default::default(),
+            first: Default::default(),
+            may_report: Default::default(),
+            may_exit: Default::default(),
+            bad_shape: Default::default(),
             complete: Default::default(),
             restart: Default::default(),
             stamp: Default::default(),
@@ -189,26 +209,38 @@ impl<const R: usize> Default for SwitchEngineCsm<R> {
             v_unreported: k(Verdict::Unreported.code()),
             v_coalesced: k(Verdict::Coalesced.code()),
             v_retry: k(Verdict::Retry.code()),
+            v_bad_payload: k(Verdict::BadPayload.code()),
         }
     }
 }
 
-impl<const R: usize> Logic for SwitchEngineCsm<R> {
+impl<const R: usize, const N: usize> Logic for SwitchEngineCsm<R, N> {
     #[hdl_gen]
     fn update(&mut self) {
         self.live.next = !self.g_fail.val();
         self.rep_now.next = self.g_rep.val() | self.port_hot.val();
 
         // Rule 7: Full -> Exiting -> Idle on the parent's EXIT of this transaction.
-        self.exit_now.next =
+        self.may_exit.next =
             self.p_path.val() & self.live.val() & self.t_same.val() & self.g_full.val();
         // Rule 6: Filling until every child has reported FULL, then Full (at the root on
         // through Exiting to Idle). A STATUS_REQ is never a report.
-        self.report.next = self.c_path.val()
+        self.may_report.next = self.c_path.val()
             & self.live.val()
             & self.t_same.val()
             & !self.rep_bit.val()
             & !self.status_req.val();
+        // A reducing engine's contributions after the first, and the parent's EXIT, must have
+        // the accumulator's shape.
+        self.first.next = self.g_rep.val() == self.zero_r.val();
+        self.shape_differs.next = false;
+        for n in 0..N {
+            self.shape_differs.next = self.differs[n].val();
+        }
+        self.bad_shape.next = self.shape_differs.val()
+            & (self.may_exit.val() | (self.may_report.val() & !self.first.val()));
+        self.exit_now.next = self.may_exit.val() & !self.bad_shape.val();
+        self.report.next = self.may_report.val() & !self.bad_shape.val();
         self.unreported.next = self.c_path.val()
             & self.live.val()
             & self.t_same.val()
@@ -250,6 +282,8 @@ impl<const R: usize> Logic for SwitchEngineCsm<R> {
                 self.verdict.next = self.v_group_failed.val();
             } else if self.set_fail.val() {
                 self.verdict.next = self.v_tid_fail.val();
+            } else if self.bad_shape.val() {
+                self.verdict.next = self.v_bad_payload.val();
             } else if self.lag.val() {
                 self.verdict.next = self.v_lag.val();
             } else if self.stale.val() {

@@ -33,13 +33,21 @@ pub mod bypass;
 pub mod classify;
 pub mod counters;
 pub mod csm;
+pub mod fifo;
+pub mod meta;
 pub mod outq;
+pub mod payload;
 
 pub use bypass::SwitchEngineBypass;
 pub use classify::SwitchEngineClassify;
 pub use counters::SwitchEngineCounters;
 pub use csm::SwitchEngineCsm;
+pub use fifo::SwitchEngineFifo;
+pub use meta::SwitchEngineMeta;
 pub use outq::SwitchEngineOutq;
+pub use payload::SwitchEnginePayload;
+
+use outq::META_BITS;
 
 use crate::dff_setup;
 use crate::emit::{emit_with_children, EmitError, Module};
@@ -76,8 +84,11 @@ netcoll_models::switch_engine_ports!(rtl_block! {
     /// The engine, monomorphised per supported parameter set: `R` radix, `P` = log2(R), `G`
     /// CGID bits, `C` counter bits, `EW` = 2 + P + R entry-word bits, `SW` = 7 + R state-word
     /// bits (stable Rust cannot compute the last two from the first, so [`build`] does), `L`
-    /// payload words a beat (0: a barrier-only engine, the only kind this RTL builds yet). The
-    /// retry parameters are the constants `timer_on` and `epoch_at`, which [`build`] sets.
+    /// payload words a beat (0: a barrier-only engine). A reducing engine has `N` = 1 payload
+    /// path and shape block, with `PB` bits of a stored length and the payload path's
+    /// parameters `AL`, `B`, `S`, `A`, `F`, `CQ`, `O` (see [`SwitchEnginePayload`]); a
+    /// barrier-only engine has `N` = 0 and placeholders. The retry parameters are the constants
+    /// `timer_on` and `epoch_at`, which [`build`] sets.
     pub struct SwitchEngine<
         const R: usize,
         const P: usize,
@@ -86,6 +97,15 @@ netcoll_models::switch_engine_ports!(rtl_block! {
         const EW: usize,
         const SW: usize,
         const L: usize,
+        const N: usize,
+        const PB: usize,
+        const AL: usize,
+        const B: usize,
+        const S: usize,
+        const A: usize,
+        const F: usize,
+        const CQ: usize,
+        const O: usize,
     > {
         /// Low until the reset sweep has cleared the last group.
         init_done: Reg<bool> = Default::default(),
@@ -193,11 +213,34 @@ netcoll_models::switch_engine_ports!(rtl_block! {
         /// Rules 1–5, in stage 2 (module `switch_engine_classify`).
         classify: SwitchEngineClassify<R, P> = Default::default(),
         /// The decision of rules 6–7, in stage 3 (module `switch_engine_csm`).
-        csm: SwitchEngineCsm<R> = Default::default(),
+        csm: SwitchEngineCsm<R, N> = Default::default(),
         /// The drop / event counters (module `switch_engine_counters`).
         counters: SwitchEngineCounters<C> = Default::default(),
         /// The output queue behind `out_ready` (module `switch_engine_outq`).
-        outq: SwitchEngineOutq<R, G> = Default::default(),
+        outq: SwitchEngineOutq<R, G, N> = Default::default(),
+        /// A reducing engine's payload path (module `switch_engine_payload`) and shape logic
+        /// (module `switch_engine_meta`); none on a barrier-only engine.
+        pay: [SwitchEnginePayload<L, AL, B, S, A, F, CQ, O>; N] = core::array::from_fn(|_| Default::default()),
+        meta: [SwitchEngineMeta<SW, PB>; N] = core::array::from_fn(|_| Default::default()),
+        /// A reducing engine's packet shape through stages 1–3: length (8), operation (4),
+        /// type (2), and whether its beats are stored (bit 14).
+        s1_pm: [Reg<Bits<15>>; N] = core::array::from_fn(|_| Default::default()),
+        s2_pm: [Reg<Bits<15>>; N] = core::array::from_fn(|_| Default::default()),
+        s3_pm: [Reg<Bits<15>>; N] = core::array::from_fn(|_| Default::default()),
+        /// A reducing engine's buffer shapes (length, operation at bit 8, type at bit 12) of
+        /// stage 3's group, as for the CSM's facts: as the older writes left them (`pre_*`,
+        /// from stage 2) and as the last decision wrote them (`fwd_*`).
+        pre_acc: [Reg<Bits<14>>; N] = core::array::from_fn(|_| Default::default()),
+        pre_ret: [Reg<Bits<14>>; N] = core::array::from_fn(|_| Default::default()),
+        fwd_acc: [Reg<Bits<14>>; N] = core::array::from_fn(|_| Default::default()),
+        fwd_ret: [Reg<Bits<14>>; N] = core::array::from_fn(|_| Default::default()),
+        /// The packet's shape is not the accumulator's, for the same two states.
+        pre_differs: [Reg<bool>; N] = core::array::from_fn(|_| Default::default()),
+        fwd_differs: [Reg<bool>; N] = core::array::from_fn(|_| Default::default()),
+        /// Stage 2's group's accumulator shape as the older writes left it.
+        older_acc: [Signal<Local, Bits<14>>; N] = core::array::from_fn(|_| Default::default()),
+        /// The output packet's payload shape (zero on a barrier-only engine).
+        o_out_meta: Reg<Bits<META_BITS>> = Default::default(),
         // Stage 4: output registers …
         o_out_valid: Reg<bool> = Default::default(),
         o_out_ports: Reg<Bits<R>> = Default::default(),
@@ -223,7 +266,16 @@ netcoll_models::switch_engine_ports!(rtl_block! {
         s4_read: Reg<bool> = Default::default(),
         s4_sel: Reg<Bits<COUNTER_INDEX_BITS>> = Default::default(),
 
+        /// 1 for a packet or a tick in stage 1 / 2 / 3, and for the stage-4 output packet:
+        /// counted against the output queue's room (registers, so that `room` is a sum of
+        /// registers).
+        s1_sends: Reg<Bits<4>> = Default::default(),
+        s2_sends: Reg<Bits<4>> = Default::default(),
+        s3_sends: Reg<Bits<4>> = Default::default(),
+        o_sends: Reg<Bits<4>> = Default::default(),
         // Stage 0.
+        /// A packet's header could be taken but for the payload path.
+        pkt_base: Signal<Local, bool> = Default::default(),
         acc_cfg: Signal<Local, bool> = Default::default(),
         acc_pkt: Signal<Local, bool> = Default::default(),
         /// Nothing offered and room: a tick of `scan_ptr` (with the timer on).
@@ -231,10 +283,6 @@ netcoll_models::switch_engine_ports!(rtl_block! {
         /// Packets and ticks in stages 1–3 and the stage-4 output packet, which may all still
         /// join the queue, and whether the queue has room for one more.
         in_flight: Signal<Local, Bits<4>> = Default::default(),
-        n_s1: Signal<Local, Bits<4>> = Default::default(),
-        n_s2: Signal<Local, Bits<4>> = Default::default(),
-        n_s3: Signal<Local, Bits<4>> = Default::default(),
-        n_o: Signal<Local, Bits<4>> = Default::default(),
         room: Signal<Local, bool> = Default::default(),
         // Stage 1: a `Write` of an entry the port rejects.
         s1_rejected: Signal<Local, bool> = Default::default(),
@@ -287,6 +335,13 @@ netcoll_models::switch_engine_ports!(rtl_block! {
         s_fail_at: Constant<Bits<8>> = at(&params::<R, P, G, C>().state_layout(), "fail"),
         s_tid_at: Constant<Bits<8>> = at(&params::<R, P, G, C>().state_layout(), "tid"),
         s_sent_at: Constant<Bits<8>> = at(&params::<R, P, G, C>().state_layout(), "sent"),
+        /// A reducing engine's shape fields in the state word (set by [`build`]).
+        s_acc_plen_at: Constant<Bits<8>> = k(0),
+        s_acc_rop_at: Constant<Bits<8>> = k(0),
+        s_acc_dtype_at: Constant<Bits<8>> = k(0),
+        s_ret_plen_at: Constant<Bits<8>> = k(0),
+        s_ret_rop_at: Constant<Bits<8>> = k(0),
+        s_ret_dtype_at: Constant<Bits<8>> = k(0),
         /// The retry timer is on (parameter `retry_timer`; set by [`build`]).
         timer_on: Constant<bool> = Constant::new(false),
         /// `log2(epoch_cycles)`: the epoch is `now[epoch_at + 1 : epoch_at]` (set by [`build`]).
@@ -324,7 +379,16 @@ impl<
         const EW: usize,
         const SW: usize,
         const L: usize,
-    > Logic for SwitchEngine<R, P, G, C, EW, SW, L>
+        const N: usize,
+        const PB: usize,
+        const AL: usize,
+        const B: usize,
+        const S: usize,
+        const A: usize,
+        const F: usize,
+        const CQ: usize,
+        const O: usize,
+    > Logic for SwitchEngine<R, P, G, C, EW, SW, L, N, PB, AL, B, S, A, F, CQ, O>
 {
     #[hdl_gen]
     fn update(&mut self) {
@@ -335,6 +399,10 @@ impl<
             init_ptr,
             now,
             scan_ptr,
+            s1_sends,
+            s2_sends,
+            s3_sends,
+            o_sends,
             s1_valid,
             s1_is_cfg,
             s1_port,
@@ -411,6 +479,7 @@ impl<
             o_out_cgid,
             o_out_tid,
             o_out_op,
+            o_out_meta,
             o_ev_valid,
             o_ev_cgid,
             o_ev_verdict,
@@ -428,10 +497,6 @@ impl<
             s4_read,
             s4_sel
         );
-        // A barrier-only engine sends no payload.
-        self.out_plen.next = 0.into();
-        self.out_rop.next = 0.into();
-        self.out_dtype.next = 0.into();
         self.tbl.clock.next = self.clock.val();
         self.st.clock.next = self.clock.val();
         self.bypass.clock.next = self.clock.val();
@@ -445,38 +510,42 @@ impl<
         // a packet needs room in the output queue for whatever it may send: the queue's
         // count and every packet or tick that may still join it (at most 8 + 4, 4 bits)
         // fewer than its depth.
-        self.n_s1.next = self.zero_4.val();
-        if self.s1_valid.q.val() & !self.s1_is_cfg.q.val() {
-            self.n_s1.next = self.one_4.val();
-        }
-        self.n_s2.next = self.zero_4.val();
-        if self.s2_valid.q.val() & !self.s2_is_cfg.q.val() {
-            self.n_s2.next = self.one_4.val();
-        }
-        self.n_s3.next = self.zero_4.val();
-        if self.s3_valid.q.val() & !self.s3_is_cfg.q.val() {
-            self.n_s3.next = self.one_4.val();
-        }
-        self.n_o.next = self.zero_4.val();
-        if self.o_out_valid.q.val() {
-            self.n_o.next = self.one_4.val();
-        }
         self.in_flight.next = self.outq.count.val()
-            + self.n_s1.val()
-            + self.n_s2.val()
-            + self.n_s3.val()
-            + self.n_o.val();
+            + self.s1_sends.q.val()
+            + self.s2_sends.q.val()
+            + self.s3_sends.q.val()
+            + self.o_sends.q.val();
         self.room.next = self.in_flight.val() < self.queue_depth.val();
         self.acc_cfg.next = self.init_done.q.val() & self.cfg_valid.val();
-        self.acc_pkt.next =
-            self.init_done.q.val() & !self.cfg_valid.val() & self.pkt_valid.val() & self.room.val();
+        self.pkt_base.next = self.init_done.q.val() & !self.cfg_valid.val() & self.room.val();
+        // A reducing engine takes the beats after a header whenever offered, and a header
+        // only with room for its beats (the payload path decides).
+        for n in 0..N {
+            self.pay[n].clock.next = self.clock.val();
+            self.pay[n].reset.next = self.reset.val();
+            self.pay[n].h_base.next = self.pkt_base.val();
+            self.pay[n].pkt_valid.next = self.pkt_valid.val();
+            for m in 0..L {
+                self.pay[n].pkt_data[m].next = self.pkt_data[m].val();
+            }
+            self.pay[n].h_plen.next = self.pkt_plen.val();
+            self.pay[n].h_rop.next = self.pkt_rop.val();
+            self.pay[n].h_dtype.next = self.pkt_dtype.val();
+            self.pay[n].h_op.next = self.pkt_op.val();
+            self.pay[n].h_cgid.next = bit_cast::<16, G>(self.pkt_cgid.val());
+        }
+        self.acc_pkt.next = self.pkt_base.val() & self.pkt_valid.val();
+        self.pkt_ready.next = self.pkt_base.val();
+        for n in 0..N {
+            self.acc_pkt.next = self.pay[n].h_take.val();
+            self.pkt_ready.next = self.pay[n].h_ready.val();
+        }
         // Rule 8: a cycle with nothing offered (and room) is the scanned group's tick.
         self.tick.next = self.timer_on.val()
             & self.init_done.q.val()
             & !self.cfg_valid.val()
             & !self.pkt_valid.val()
             & self.room.val();
-        self.pkt_ready.next = self.init_done.q.val() & !self.cfg_valid.val() & self.room.val();
         self.cfg_ready.next = self.init_done.q.val();
         if self.init_done.q.val() {
             self.now.d.next = self.now.q.val() + self.one_now.val();
@@ -490,6 +559,12 @@ impl<
         .replace_bit(self.e_root_at.val().index(), self.cfg_is_root.val())
         .replace_bit(self.e_valid_at.val().index(), self.cfg_entry_valid.val());
         self.s1_valid.d.next = self.acc_cfg.val() | self.acc_pkt.val() | self.tick.val();
+        self.s1_sends.d.next = self.zero_4.val();
+        if self.acc_pkt.val() | self.tick.val() {
+            self.s1_sends.d.next = self.one_4.val();
+        }
+        self.s2_sends.d.next = self.s1_sends.q.val();
+        self.s3_sends.d.next = self.s2_sends.q.val();
         self.s1_is_cfg.d.next = self.acc_cfg.val();
         self.s1_tick.d.next = self.tick.val();
         self.s1_epoch.d.next = self
@@ -501,8 +576,24 @@ impl<
         self.s1_port.d.next = self.pkt_port.val();
         self.s1_tid.d.next = self.pkt_tid.val();
         self.s1_op.d.next = self.pkt_op.val();
+        // Rule 2b: a barrier-only engine takes no payload; a reducing one's path checks it.
         self.s1_bad.d.next =
             self.pkt_plen.val().any() | self.pkt_rop.val().any() | self.pkt_dtype.val().any();
+        for n in 0..N {
+            self.s1_bad.d.next = self.pay[n].h_bad.val();
+            self.s1_pm[n].clock.next = self.clock.val();
+            self.s2_pm[n].clock.next = self.clock.val();
+            self.s3_pm[n].clock.next = self.clock.val();
+            self.s1_pm[n].reset.next = self.reset.val();
+            self.s2_pm[n].reset.next = self.reset.val();
+            self.s3_pm[n].reset.next = self.reset.val();
+            self.s1_pm[n].d.next = (bit_cast::<15, 8>(self.pkt_plen.val())
+                | (bit_cast::<15, 4>(self.pkt_rop.val()) << 8)
+                | (bit_cast::<15, 2>(self.pkt_dtype.val()) << 12))
+                .replace_bit(14, self.acc_pkt.val() & self.pay[n].h_store.val());
+            self.s2_pm[n].d.next = self.s1_pm[n].q.val();
+            self.s3_pm[n].d.next = self.s2_pm[n].q.val();
+        }
         self.s1_cfg_op.d.next = self.cfg_op.val();
         self.s1_cfg_entry.d.next = self.cfg_word.val();
         self.s1_cfg_counter.d.next = self.cfg_counter.val();
@@ -677,6 +768,57 @@ impl<
         self.pre_rep_bit.d.next = self.older_rep.val().get_bit(self.s2_port.q.val().index());
         self.pre_all_now.d.next =
             (self.older_rep.val() | self.s2_port_hot.q.val()) == self.s2_children.val();
+        for n in 0..N {
+            self.pre_acc[n].clock.next = self.clock.val();
+            self.pre_ret[n].clock.next = self.clock.val();
+            self.fwd_acc[n].clock.next = self.clock.val();
+            self.fwd_ret[n].clock.next = self.clock.val();
+            self.pre_acc[n].reset.next = self.reset.val();
+            self.pre_ret[n].reset.next = self.reset.val();
+            self.fwd_acc[n].reset.next = self.reset.val();
+            self.fwd_ret[n].reset.next = self.reset.val();
+            self.pre_differs[n].clock.next = self.clock.val();
+            self.fwd_differs[n].clock.next = self.clock.val();
+            self.pre_differs[n].reset.next = self.reset.val();
+            self.fwd_differs[n].reset.next = self.reset.val();
+            self.older_acc[n].next = bit_cast::<14, PB>(
+                self.bypass
+                    .st_older
+                    .val()
+                    .get_bits::<PB>(self.s_acc_plen_at.val().index()),
+            ) | (bit_cast::<14, 4>(
+                self.bypass
+                    .st_older
+                    .val()
+                    .get_bits::<4>(self.s_acc_rop_at.val().index()),
+            ) << 8)
+                | (bit_cast::<14, 2>(
+                    self.bypass
+                        .st_older
+                        .val()
+                        .get_bits::<2>(self.s_acc_dtype_at.val().index()),
+                ) << 12);
+            self.pre_acc[n].d.next = self.older_acc[n].val();
+            self.pre_differs[n].d.next =
+                self.older_acc[n].val() != self.s2_pm[n].q.val().get_bits::<14>(0);
+            self.pre_ret[n].d.next = bit_cast::<14, PB>(
+                self.bypass
+                    .st_older
+                    .val()
+                    .get_bits::<PB>(self.s_ret_plen_at.val().index()),
+            ) | (bit_cast::<14, 4>(
+                self.bypass
+                    .st_older
+                    .val()
+                    .get_bits::<4>(self.s_ret_rop_at.val().index()),
+            ) << 8)
+                | (bit_cast::<14, 2>(
+                    self.bypass
+                        .st_older
+                        .val()
+                        .get_bits::<2>(self.s_ret_dtype_at.val().index()),
+                ) << 12);
+        }
 
         // ---- Stage 3: decide on the entry and the bypassed state (rules 6–7).
         self.sends_s3.next = self.s3_valid.q.val() & !self.s3_is_cfg.q.val();
@@ -735,6 +877,50 @@ impl<
         self.csm.sent_quiet.next = (self.bypass.st_newest.val() & self.fwd_sent_quiet.q.val())
             | (!self.bypass.st_newest.val() & self.pre_sent_quiet.q.val());
         self.ev_s3.next = self.pkt_s3.val() | self.csm.retry.val();
+        // A reducing engine: the shapes of the group's buffers, and the payload command.
+        for n in 0..N {
+            self.meta[n].newest.next = self.bypass.st_newest.val();
+            self.meta[n].pre_acc.next = self.pre_acc[n].q.val();
+            self.meta[n].pre_ret.next = self.pre_ret[n].q.val();
+            self.meta[n].fwd_acc.next = self.fwd_acc[n].q.val();
+            self.meta[n].fwd_ret.next = self.fwd_ret[n].q.val();
+            // What this decision writes, for the next operation should it be the same
+            // group's (a `Write` clears both shapes).
+            self.fwd_acc[n].d.next = self.meta[n].n_acc.val();
+            self.fwd_ret[n].d.next = self.meta[n].n_ret.val();
+            self.fwd_differs[n].d.next =
+                self.meta[n].n_acc.val() != self.s2_pm[n].q.val().get_bits::<14>(0);
+            if self.s3_is_cfg.q.val() {
+                self.fwd_acc[n].d.next = 0.into();
+                self.fwd_ret[n].d.next = 0.into();
+                self.fwd_differs[n].d.next = self.s2_pm[n].q.val().get_bits::<14>(0).any();
+            }
+            self.meta[n].p_plen.next = self.s3_pm[n].q.val().get_bits::<8>(0);
+            self.meta[n].p_rop.next = self.s3_pm[n].q.val().get_bits::<4>(8);
+            self.meta[n].p_dtype.next = self.s3_pm[n].q.val().get_bits::<2>(12);
+            self.meta[n].stored.next = self.s3_pm[n].q.val().get_bit(14);
+            self.csm.differs[n].next = (self.bypass.st_newest.val() & self.fwd_differs[n].q.val())
+                | (!self.bypass.st_newest.val() & self.pre_differs[n].q.val());
+            self.meta[n].report.next = self.csm.report.val();
+            self.meta[n].first.next = self.csm.g_rep.val() == self.zero_r.val();
+            self.meta[n].restart.next = self.csm.restart.val();
+            self.meta[n].send.next = self.csm.send.val();
+            self.meta[n].send_op.next = self.csm.send_op.val();
+            self.pay[n].c_push.next = self.sends_s3.val() & self.meta[n].needed.val();
+            self.pay[n].c_slot.next = self.s3_cgid.q.val().get_bits::<S>(0);
+            self.pay[n].c_take.next = self.s3_pm[n].q.val().get_bit(14);
+            self.pay[n].c_take_plen.next = self.s3_pm[n].q.val().get_bits::<8>(0);
+            self.pay[n].c_work_plen.next = self.meta[n].work_plen.val();
+            self.pay[n].c_src_acc.next = self.meta[n].src_acc.val();
+            self.pay[n].c_src_ret.next = self.meta[n].src_ret.val();
+            self.pay[n].c_use_in.next = self.meta[n].use_in.val();
+            self.pay[n].c_combine.next = self.meta[n].combine.val();
+            self.pay[n].c_wr_acc.next = self.meta[n].wr_acc.val();
+            self.pay[n].c_wr_ret.next = self.meta[n].wr_ret.val();
+            self.pay[n].c_emit.next = self.meta[n].emit.val();
+            self.pay[n].c_rop.next = self.s3_pm[n].q.val().get_bits::<4>(8);
+            self.pay[n].c_dtype.next = self.s3_pm[n].q.val().get_bits::<2>(12);
+        }
         // The same for stage 2's packet, should its group be this one: this decision's
         // state, seen from stage 2's port and entry (a `Write` resets the state).
         self.fwd_zero.next = self.s3_is_cfg.q.val() | self.csm.restart.val();
@@ -795,6 +981,9 @@ impl<
         self.cfg_st_word.next =
             bit_cast::<SW, TID_BITS>(self.s3_cfg_tid.q.val()) << self.s_tid_at.val();
         self.wr_st_word.next = self.n_st_word.val();
+        for n in 0..N {
+            self.wr_st_word.next = self.n_st_word.val() | self.meta[n].meta_word.val();
+        }
         if self.s3_is_cfg.q.val() {
             self.wr_st_word.next = self.cfg_st_word.val();
         }
@@ -824,6 +1013,10 @@ impl<
         // are loaded every cycle and zeroed at the ports instead, so that they do not wait for
         // the decision to send) and the counter command.
         self.o_out_valid.d.next = self.sends_s3.val() & self.csm.send.val();
+        self.o_sends.d.next = self.zero_4.val();
+        if self.sends_s3.val() & self.csm.send.val() {
+            self.o_sends.d.next = self.one_4.val();
+        }
         self.o_out_ports.d.next = self.csm.send_ports.val();
         self.o_out_cgid.d.next = self.s3_cgid.q.val();
         // A packet's answer carries its TID; a tick's FULL the group's.
@@ -832,6 +1025,10 @@ impl<
             self.o_out_tid.d.next = self.csm.g_tid.val();
         }
         self.o_out_op.d.next = self.csm.send_op.val();
+        self.o_out_meta.d.next = 0.into();
+        for n in 0..N {
+            self.o_out_meta.d.next = self.meta[n].out_meta.val();
+        }
         self.o_ev_valid.d.next = self.ev_s3.val();
         self.o_ev_cgid.d.next = 0.into();
         self.o_ev_verdict.d.next = 0.into();
@@ -886,14 +1083,43 @@ impl<
         self.outq.in_cgid.next = self.o_out_cgid.q.val();
         self.outq.in_tid.next = self.o_out_tid.q.val();
         self.outq.in_op.next = self.o_out_op.q.val();
+        self.outq.in_meta.next = self.o_out_meta.q.val();
         self.outq.ready.next = self.out_ready.val();
+        // A reducing engine shows a packet with payload beat by beat, as the beats arrive.
+        for n in 0..N {
+            self.pay[n].head_valid.next = self.outq.out_valid.val();
+            self.pay[n].head_plen.next = self.outq.out_meta.val().get_bits::<8>(0);
+            self.pay[n].out_ready.next = self.out_ready.val();
+            self.outq.gate[n].next = self.pay[n].leave_gate.val();
+        }
 
         // ---- Ports: registers, but for the two readies, `rsp_counter` and the queue's head.
         self.out_valid.next = self.outq.out_valid.val();
+        for n in 0..N {
+            self.out_valid.next = self.pay[n].show.val();
+            for m in 0..L {
+                self.out_data[m].next = self.pay[n].data[m].val();
+            }
+        }
+        self.out_plen.next = self.outq.out_meta.val().get_bits::<8>(0);
+        self.out_rop.next = self.outq.out_meta.val().get_bits::<4>(8);
+        self.out_dtype.next = self.outq.out_meta.val().get_bits::<2>(12);
         self.out_ports.next = self.outq.out_ports.val();
         self.out_cgid.next = self.outq.out_cgid.val();
         self.out_tid.next = self.outq.out_tid.val();
         self.out_op.next = self.outq.out_op.val();
+        // (A packet waiting for its first beat is not shown: its fields are zero.)
+        for n in 0..N {
+            if !self.pay[n].show.val() {
+                self.out_ports.next = 0.into();
+                self.out_cgid.next = 0.into();
+                self.out_tid.next = 0.into();
+                self.out_op.next = 0.into();
+                self.out_plen.next = 0.into();
+                self.out_rop.next = 0.into();
+                self.out_dtype.next = 0.into();
+            }
+        }
         self.ev_valid.next = self.o_ev_valid.q.val();
         self.ev_cgid.next = self.o_ev_cgid.q.val();
         self.ev_verdict.next = self.o_ev_verdict.q.val();
@@ -957,9 +1183,19 @@ impl<
         const EW: usize,
         const SW: usize,
         const L: usize,
-    > SwitchEngineRtl for SwitchEngine<R, P, G, C, EW, SW, L>
+        const N: usize,
+        const PB: usize,
+        const AL: usize,
+        const B: usize,
+        const S: usize,
+        const A: usize,
+        const F: usize,
+        const CQ: usize,
+        const O: usize,
+    > SwitchEngineRtl for SwitchEngine<R, P, G, C, EW, SW, L, N, PB, AL, B, S, A, F, CQ, O>
 {
     fn verilog(&self, header: &[String]) -> Result<Module, EmitError> {
+        let alu = crate::reduce_alu::module_name(AL);
         emit_with_children(
             self,
             "switch_engine",
@@ -970,11 +1206,18 @@ impl<
                 ("csm", "switch_engine_csm"),
                 ("counters", "switch_engine_counters"),
                 ("outq", "switch_engine_outq"),
+                ("pay", "switch_engine_payload"),
+                ("meta", "switch_engine_meta"),
+                ("ipf", "switch_engine_ipf"),
+                ("cmdq", "switch_engine_cmdq"),
+                ("opf", "switch_engine_opf"),
+                ("alu", &alu),
+                ("lane", "reduce_alu_lane"),
             ],
         )
     }
     fn into_sim(self: Box<Self>) -> Box<dyn ValueSim> {
-        Box::new(crate::kit::RtlSim::new(*self))
+        Box::new(crate::kit::RtlSim::from_box(self))
     }
 }
 
@@ -989,8 +1232,8 @@ fn boxed<
     p: &SwitchEngineParams,
 ) -> Box<dyn SwitchEngineRtl> {
     // The retry parameters are constants of the one monomorphisation; a barrier-only engine
-    // has no data lanes.
-    let mut e = SwitchEngine::<R, P, G, C, EW, SW, 0> {
+    // has no data lanes and no payload path (its parameters are placeholders).
+    let mut e = SwitchEngine::<R, P, G, C, EW, SW, 0, 0, 1, 0, 1, 1, 2, 1, 1, 1> {
         timer_on: Constant::new(p.retry_timer_on()),
         epoch_at: k(p.epoch_shift() as u64),
         ..Default::default()
@@ -998,6 +1241,49 @@ fn boxed<
     e.connect_all();
     Box::new(e)
 }
+
+fn boxed_reducing<
+    const R: usize,
+    const P: usize,
+    const G: usize,
+    const C: usize,
+    const EW: usize,
+    const SW: usize,
+    const L: usize,
+    const PB: usize,
+    const AL: usize,
+    const B: usize,
+    const S: usize,
+    const A: usize,
+    const F: usize,
+    const CQ: usize,
+    const O: usize,
+>(
+    p: &SwitchEngineParams,
+) -> Box<dyn SwitchEngineRtl> {
+    // Built in place: the block is a quarter of a megabyte.
+    let mut e = Box::<SwitchEngine<R, P, G, C, EW, SW, L, 1, PB, AL, B, S, A, F, CQ, O>>::default();
+    e.timer_on = Constant::new(p.retry_timer_on());
+    e.epoch_at = k(p.epoch_shift() as u64);
+    e.pay = [SwitchEnginePayload::new(p)];
+    let l = p.state_layout();
+    e.meta = [SwitchEngineMeta::new(&l)];
+    e.s_acc_plen_at = at(&l, "acc_plen");
+    e.s_acc_rop_at = at(&l, "acc_rop");
+    e.s_acc_dtype_at = at(&l, "acc_dtype");
+    e.s_ret_plen_at = at(&l, "ret_plen");
+    e.s_ret_rop_at = at(&l, "ret_rop");
+    e.s_ret_dtype_at = at(&l, "ret_dtype");
+    e.connect_all();
+    e
+}
+
+/// The reducing engines the RTL builds: (radix, groups, counter_bits, max_plen, lanes,
+/// slots). Each is a monomorphisation of its own (the payload path's memories and queues are
+/// sized by const parameters), so the RTL has the shapes the suite, the examples and the
+/// fabric's example engine use; the cycle model runs any.
+pub const REDUCING_SHAPES: [(usize, usize, usize, usize, usize, usize); 2] =
+    [(4, 16, 16, 8, 2, 4), (16, 256, 32, 32, 4, 16)];
 
 /// The engine RTL for `p`, or `None` when `p` is not a supported parameter set (the
 /// configuration loader rejects those first, naming the allowed values).
@@ -1020,8 +1306,56 @@ pub fn build(p: &SwitchEngineParams) -> Option<Box<dyn SwitchEngineRtl>> {
             None
         }};
     }
-    if !p.is_supported() || p.reduces() {
+    if !p.is_supported() {
         return None;
+    }
+    if p.reduces() {
+        let shape = (
+            p.radix,
+            p.groups,
+            p.counter_bits,
+            p.max_plen,
+            p.lanes,
+            p.slots,
+        );
+        return match REDUCING_SHAPES.iter().position(|&s| s == shape) {
+            // R, P, G, C, EW, SW, L, PB, AL, B, S, A, F, CQ, O
+            Some(0) => Some(boxed_reducing::<
+                4,
+                2,
+                4,
+                16,
+                8,
+                31,
+                2,
+                4,
+                4,
+                2,
+                2,
+                4,
+                4,
+                5,
+                5,
+            >(p)),
+            Some(1) => Some(boxed_reducing::<
+                16,
+                4,
+                8,
+                32,
+                22,
+                47,
+                4,
+                6,
+                8,
+                3,
+                4,
+                7,
+                5,
+                6,
+                6,
+            >(p)),
+            _ => None,
+        };
     }
     pick!((4, 2, 8, 11), (8, 3, 13, 15), (16, 4, 22, 23), (32, 5, 39, 39);
           (16, 4), (256, 8), (1024, 10), (4096, 12));

@@ -10,11 +10,14 @@
 //! # Inputs
 //! - `clock`, `reset` (synchronous; empties the queue);
 //! - `push`: the stage-4 output register holds a packet, with fields `in_ports` (R),
-//!   `in_cgid` (G), `in_tid` (2), `in_op` (3);
-//! - `ready`: the consumer takes the packet shown (the engine's `out_ready`).
+//!   `in_cgid` (G), `in_tid` (2), `in_op` (3), `in_meta` (14: its payload's length, operation
+//!   and type);
+//! - `ready`: the consumer takes the packet shown (the engine's `out_ready`);
+//! - `gate` (`N` = 1 on a reducing engine, else none): the packet shown leaves only with its
+//!   last payload beat (the payload path's `leave_gate`).
 //!
 //! # Outputs
-//! - `out_valid`, `out_ports`, `out_cgid`, `out_tid`, `out_op`: the head (all zero when
+//! - `out_valid`, `out_ports`, `out_cgid`, `out_tid`, `out_op`, `out_meta`: the head (all zero when
 //!   `out_valid` is low);
 //! - `count` (4): packets held in the slots (not counting the one in the output register).
 
@@ -28,9 +31,12 @@ const SLOT_BITS: usize = 3;
 /// Bits of the count (0..=8).
 const COUNT_BITS: usize = 4;
 
-/// The output queue for radix `R` and `G`-bit CGIDs.
+/// Width of a packet's payload shape: length (8), operation (4), type (2).
+pub const META_BITS: usize = 14;
+
+/// The output queue for radix `R` and `G`-bit CGIDs (`N`: a reducing engine's).
 #[derive(LogicBlock)]
-pub struct SwitchEngineOutq<const R: usize, const G: usize> {
+pub struct SwitchEngineOutq<const R: usize, const G: usize, const N: usize> {
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, bool>,
     pub push: Signal<In, bool>,
@@ -38,25 +44,31 @@ pub struct SwitchEngineOutq<const R: usize, const G: usize> {
     pub in_cgid: Signal<In, Bits<G>>,
     pub in_tid: Signal<In, Bits<TID_BITS>>,
     pub in_op: Signal<In, Bits<OP_BITS>>,
+    pub in_meta: Signal<In, Bits<META_BITS>>,
     pub ready: Signal<In, bool>,
+    pub gate: [Signal<In, bool>; N],
     pub out_valid: Signal<Out, bool>,
     pub out_ports: Signal<Out, Bits<R>>,
     pub out_cgid: Signal<Out, Bits<G>>,
     pub out_tid: Signal<Out, Bits<TID_BITS>>,
     pub out_op: Signal<Out, Bits<OP_BITS>>,
+    pub out_meta: Signal<Out, Bits<META_BITS>>,
     pub count: Signal<Out, Bits<COUNT_BITS>>,
 
     q_ports: [Reg<Bits<R>>; OUT_QUEUE],
     q_cgid: [Reg<Bits<G>>; OUT_QUEUE],
     q_tid: [Reg<Bits<TID_BITS>>; OUT_QUEUE],
     q_op: [Reg<Bits<OP_BITS>>; OUT_QUEUE],
+    q_meta: [Reg<Bits<META_BITS>>; OUT_QUEUE],
     head: Reg<Bits<SLOT_BITS>>,
     tail: Reg<Bits<SLOT_BITS>>,
     held: Reg<Bits<COUNT_BITS>>,
 
     /// The slots hold a packet: the head is shown rather than the output register.
     busy: Signal<Local, bool>,
-    /// The packet shown leaves this cycle …
+    /// The consumer takes the packet shown and (a reducing engine) it is its last beat …
+    go: Signal<Local, bool>,
+    /// … so it leaves this cycle …
     taken: Signal<Local, bool>,
     /// … from a slot;
     pop: Signal<Local, bool>,
@@ -71,7 +83,7 @@ pub struct SwitchEngineOutq<const R: usize, const G: usize> {
     empty: Constant<Bits<COUNT_BITS>>,
 }
 
-impl<const R: usize, const G: usize> Default for SwitchEngineOutq<R, G> {
+impl<const R: usize, const G: usize, const N: usize> Default for SwitchEngineOutq<R, G, N> {
     fn default() -> Self {
         Self {
             clock: Default::default(),
@@ -81,21 +93,26 @@ impl<const R: usize, const G: usize> Default for SwitchEngineOutq<R, G> {
             in_cgid: Default::default(),
             in_tid: Default::default(),
             in_op: Default::default(),
+            in_meta: Default::default(),
             ready: Default::default(),
+            gate: core::array::from_fn(|_| Default::default()),
             out_valid: Default::default(),
             out_ports: Default::default(),
             out_cgid: Default::default(),
             out_tid: Default::default(),
             out_op: Default::default(),
+            out_meta: Default::default(),
             count: Default::default(),
             q_ports: Default::default(),
             q_cgid: Default::default(),
             q_tid: Default::default(),
             q_op: Default::default(),
+            q_meta: Default::default(),
             head: Default::default(),
             tail: Default::default(),
             held: Default::default(),
             busy: Default::default(),
+            go: Default::default(),
             taken: Default::default(),
             pop: Default::default(),
             enq: Default::default(),
@@ -109,7 +126,7 @@ impl<const R: usize, const G: usize> Default for SwitchEngineOutq<R, G> {
     }
 }
 
-impl<const R: usize, const G: usize> Logic for SwitchEngineOutq<R, G> {
+impl<const R: usize, const G: usize, const N: usize> Logic for SwitchEngineOutq<R, G, N> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(self, clock, head, tail, held);
@@ -122,21 +139,30 @@ impl<const R: usize, const G: usize> Logic for SwitchEngineOutq<R, G> {
         self.out_cgid.next = 0.into();
         self.out_tid.next = 0.into();
         self.out_op.next = 0.into();
+        self.out_meta.next = 0.into();
         if !self.busy.val() & self.push.val() {
+            self.out_meta.next = self.in_meta.val();
             self.out_ports.next = self.in_ports.val();
             self.out_cgid.next = self.in_cgid.val();
             self.out_tid.next = self.in_tid.val();
             self.out_op.next = self.in_op.val();
         }
-        self.taken.next = self.out_valid.val() & self.ready.val();
+        self.go.next = self.ready.val();
+        for n in 0..N {
+            self.go.next = self.ready.val() & self.gate[n].val();
+        }
+        self.taken.next = self.out_valid.val() & self.go.val();
         self.pop.next = self.taken.val() & self.busy.val();
         // Behind a waiting head, or shown and not taken.
-        self.enq.next = self.push.val() & (self.busy.val() | !self.ready.val());
+        self.enq.next = self.push.val() & (self.busy.val() | !self.go.val());
         for k in 0..OUT_QUEUE {
             self.q_ports[k].clock.next = self.clock.val();
             self.q_cgid[k].clock.next = self.clock.val();
             self.q_tid[k].clock.next = self.clock.val();
             self.q_op[k].clock.next = self.clock.val();
+            self.q_meta[k].clock.next = self.clock.val();
+            self.q_meta[k].reset.next = self.reset.val();
+            self.q_meta[k].d.next = self.q_meta[k].q.val();
             self.q_ports[k].reset.next = self.reset.val();
             self.q_cgid[k].reset.next = self.reset.val();
             self.q_tid[k].reset.next = self.reset.val();
@@ -150,12 +176,14 @@ impl<const R: usize, const G: usize> Logic for SwitchEngineOutq<R, G> {
                 self.q_cgid[k].d.next = self.in_cgid.val();
                 self.q_tid[k].d.next = self.in_tid.val();
                 self.q_op[k].d.next = self.in_op.val();
+                self.q_meta[k].d.next = self.in_meta.val();
             }
             if self.busy.val() & self.head_hot.val().get_bit(k) {
                 self.out_ports.next = self.q_ports[k].q.val();
                 self.out_cgid.next = self.q_cgid[k].q.val();
                 self.out_tid.next = self.q_tid[k].q.val();
                 self.out_op.next = self.q_op[k].q.val();
+                self.out_meta.next = self.q_meta[k].q.val();
             }
         }
         self.head.d.next = self.head.q.val();

@@ -805,10 +805,13 @@ impl SwitchEngineModel {
         let take_pkt = self.pay.in_left == 0 && o.pkt_ready && i.pkt_valid;
         let tick =
             self.p.retry_timer_on() && self.init_done && !i.cfg_valid && !i.pkt_valid && room;
+        // The beat as the ports carry it: `lanes` words (the others are no port).
+        let mut data = [0; 4];
+        data[..self.p.data_lanes()].copy_from_slice(&i.pkt_data[..self.p.data_lanes()]);
         if take_beat {
             self.pay.in_left -= 1;
             if self.pay.in_store {
-                self.pay.ipf.push_back(i.pkt_data);
+                self.pay.ipf.push_back(data);
             }
         }
         if take_pkt {
@@ -816,7 +819,7 @@ impl SwitchEngineModel {
             self.pay.in_store = self.p.reduces() && plen > 0 && plen <= self.p.max_plen as u64;
             self.pay.in_left = self.p.beats(plen) - 1;
             if self.pay.in_store {
-                self.pay.ipf.push_back(i.pkt_data);
+                self.pay.ipf.push_back(data);
             }
         }
         assert!(self.pay.ipf.len() <= ipf_depth(&self.p), "ipf overflow");

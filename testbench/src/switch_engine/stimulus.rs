@@ -16,14 +16,24 @@
 //! counts the engine's cycles (`now`, for the golden's epochs) and mirrors the retry timer:
 //! a cycle after the sweep with nothing offered and `pkt_ready` high is a tick of the next
 //! group, which the golden answers too.
+//!
+//! For a reducing engine, packets carry payloads: most of a group's contributions share the
+//! group's shape (length, operation, type) so that reductions complete, some do not, and some
+//! are malformed (too long, a reserved operation, an odd MAXLOC length, a group without data
+//! memory). The words are random; a packet's later beats follow its header with idle gaps
+//! and configuration operations between them, and junk in the header fields of the beats.
+//! The shadow checks each output packet's shape and every word of its payload as it leaves.
+//! (The retry timer's ticks are mirrored from `pkt_ready`, which a reducing engine also
+//! lowers for a full input FIFO, so a reducing engine is run with the timer off.)
 
 use super::{from_outputs, observable, op_inputs};
 use netcoll_models::kit::ports::mask;
+use netcoll_models::reduce_alu::{AluOp, FIRST_RESERVED_OP};
 use netcoll_models::switch_engine::golden::{CfgCmd, Op, OutPacket, Response, SwitchEngineGolden};
 use netcoll_models::switch_engine::model::expected_outputs;
 use netcoll_models::switch_engine::{
-    CfgOp, CsmState, Packet, SwitchEngineIn, SwitchEngineOut, SwitchEngineParams, TableEntry,
-    LATENCY, NOW_BITS,
+    CfgOp, CsmState, Packet, PayloadMeta, SwitchEngineIn, SwitchEngineOut, SwitchEngineParams,
+    TableEntry, LATENCY, NOW_BITS,
 };
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -64,13 +74,27 @@ pub struct Stimulus {
     pub checked: u64,
     /// First disagreement between the design and the golden reference.
     pub golden_mismatch: Option<String>,
+    /// The packet offered this cycle (a reducing engine: with its payload words).
+    offered: Option<Op>,
+    /// The beats still to send of the packet whose header was taken.
+    beats: VecDeque<[u64; 4]>,
+    /// The shape most contributions to each group take.
+    shapes: Vec<PayloadMeta>,
+    /// Beats of the head output packet already taken.
+    out_sent: u64,
+    /// Payload words checked on the outputs, and packets with a payload taken.
+    pub words_checked: u64,
+    pub payloads: u64,
 }
 
 impl Stimulus {
     pub fn new(p: SwitchEngineParams, seed: u64) -> Self {
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
         let n = rng.gen_range(2..=6).min(p.groups);
-        let active = (0..n).map(|_| rng.gen_range(0..p.groups as u64)).collect();
+        // A reducing engine's traffic goes mostly to groups with data memory.
+        let pool = if p.reduces() { p.slots } else { p.groups };
+        let active = (0..n).map(|_| rng.gen_range(0..pool as u64)).collect();
+        let shapes = (0..p.groups).map(|_| random_shape(&p, &mut rng)).collect();
         Self {
             p,
             seed,
@@ -91,6 +115,12 @@ impl Stimulus {
             held: 0,
             checked: 0,
             golden_mismatch: None,
+            offered: None,
+            beats: VecDeque::new(),
+            shapes,
+            out_sent: 0,
+            words_checked: 0,
+            payloads: 0,
         }
     }
 
@@ -220,7 +250,7 @@ impl Stimulus {
         } else {
             (0, 0)
         };
-        Op::header(Packet {
+        let header = Packet {
             port,
             cgid,
             tid,
@@ -228,7 +258,28 @@ impl Stimulus {
             rop,
             dtype,
             ..Default::default()
-        })
+        };
+        // A reducing engine: FULL and EXIT mostly carry the group's shape, now and then
+        // another one (or a malformed one); STATUS_REQ mostly nothing.
+        let payload = self.p.reduces() && (op & 2 == 0 || self.rng.gen_bool(0.05));
+        if !payload || self.rng.gen_bool(0.05) {
+            return Op::header(header);
+        }
+        let shape = if self.rng.gen_bool(0.85) {
+            self.shapes[(cgid as usize) % self.shapes.len()]
+        } else {
+            random_shape(&self.p, &mut self.rng)
+        };
+        let data = (0..shape.plen).map(|_| self.rng.gen::<u64>()).collect();
+        Op::Packet(
+            Packet {
+                plen: shape.plen,
+                rop: shape.rop,
+                dtype: shape.dtype,
+                ..header
+            },
+            data,
+        )
     }
 
     /// The inputs of the next cycle (the shadow reference, kept by [`Self::observe`], is what
@@ -245,6 +296,7 @@ impl Stimulus {
     }
 
     fn next_op_inputs(&mut self) -> SwitchEngineIn {
+        self.offered = None;
         if self.rng.gen_bool(self.reset) {
             return SwitchEngineIn {
                 reset: true,
@@ -253,6 +305,22 @@ impl Stimulus {
         }
         if self.rng.gen_bool(self.idle) {
             return SwitchEngineIn::default();
+        }
+        if let Some(beat) = self.beats.front().copied() {
+            // A later beat of the packet being received, junk in its header fields, now and
+            // then with a configuration operation.
+            let mut i = if self.rng.gen_bool(0.05) {
+                op_inputs(&self.random_cfg())
+            } else {
+                SwitchEngineIn::default()
+            };
+            i.pkt_valid = true;
+            i.pkt_data = beat;
+            i.pkt_port = self.rng.gen_range(0..self.p.radix as u64);
+            i.pkt_cgid = self.rng.gen_range(0..self.p.groups as u64);
+            i.pkt_op = self.rng.gen_range(0..8);
+            i.pkt_plen = self.rng.gen_range(0..256);
+            return i;
         }
         let k = self.rng.gen_range(0..100);
         if k < 4 {
@@ -268,7 +336,10 @@ impl Stimulus {
             i.pkt_op = pkt.pkt_op;
             i
         } else {
-            op_inputs(&self.random_packet())
+            let op = self.random_packet();
+            let i = op_inputs(&op);
+            self.offered = Some(op);
+            i
         }
     }
 
@@ -319,19 +390,46 @@ impl Stimulus {
             Response::Packet { result, .. } => result.out,
             Response::Cfg(_) => None,
         });
-        if shown != head || (o.out_valid && shown.is_none()) {
+        let header = |x: &Option<OutPacket>| x.clone().map(|p| OutPacket { data: vec![], ..p });
+        // A packet with a payload is shown once its first beat is there.
+        let waits = !o.out_valid && head.as_ref().is_some_and(|h| h.meta.plen > 0);
+        if (header(&shown) != header(&head) && !waits) || (o.out_valid && shown.is_none()) {
             self.mismatch(format!(
                 "cycle {now}: the output queue's head should be {head:?}, design shows {shown:?} (out_valid {})",
                 o.out_valid
             ));
         }
+        if let (true, Some(h)) = (o.out_valid, &head) {
+            if h.meta.plen > 0 {
+                let lanes = self.p.lanes;
+                for k in 0..lanes {
+                    let at = self.out_sent as usize * lanes + k;
+                    let want = h.data.get(at).copied().unwrap_or(0);
+                    if o.out_data[k] != want {
+                        self.mismatch(format!(
+                            "cycle {now}: word {at} of the payload of {h:?} is {:#x}, the golden reference's {want:#x}",
+                            o.out_data[k]
+                        ));
+                    }
+                    self.words_checked += u64::from(at < h.data.len());
+                }
+            }
+        }
         if o.out_valid && i.out_ready {
-            self.outs.pop_front();
+            let plen = head.as_ref().map_or(0, |h| h.meta.plen);
+            self.out_sent += 1;
+            if plen == 0 || self.out_sent == self.p.beats(plen) {
+                self.payloads += u64::from(plen > 0);
+                self.out_sent = 0;
+                self.outs.pop_front();
+            }
         }
         if i.reset {
             self.shadow = SwitchEngineGolden::new(self.p);
             self.due.clear();
             self.outs.clear();
+            self.beats.clear();
+            self.out_sent = 0;
             self.now = 0;
             self.scan = 0;
             return;
@@ -343,10 +441,30 @@ impl Stimulus {
         if o.cfg_ready {
             self.now = (self.now + 1) & mask(NOW_BITS);
         }
+        // A later beat of a packet is taken whenever offered (beside a configuration
+        // operation); a header only when nothing else is.
+        let beat = i.pkt_valid && !self.beats.is_empty();
+        if beat {
+            if !o.pkt_ready {
+                self.mismatch(format!("cycle {now}: a packet's later beat is not taken"));
+            }
+            self.beats.pop_front();
+        }
         let op = if i.cfg_valid && o.cfg_ready {
             Some(Op::offered(i, true))
-        } else if i.pkt_valid && o.pkt_ready {
-            Some(Op::offered(i, false))
+        } else if i.pkt_valid && o.pkt_ready && !beat {
+            let op = self.offered.take().unwrap_or_else(|| Op::offered(i, false));
+            if let Op::Packet(pkt, data) = &op {
+                let lanes = self.p.lanes;
+                for j in 1..self.p.beats(pkt.plen & 255) as usize {
+                    let mut b = [0; 4];
+                    for (k, w) in b.iter_mut().take(lanes).enumerate() {
+                        *w = data.get(j * lanes + k).copied().unwrap_or(0);
+                    }
+                    self.beats.push_back(b);
+                }
+            }
+            Some(op)
         } else {
             None
         };
@@ -369,4 +487,31 @@ impl Stimulus {
             self.golden_mismatch = Some(format!("seed {}: {m}", self.seed));
         }
     }
+}
+
+/// A random payload shape for a reducing engine: mostly a valid one (a defined operation, an
+/// even length for MAXLOC / MINLOC), now and then one rule 2b refuses.
+fn random_shape(p: &SwitchEngineParams, rng: &mut ChaCha8Rng) -> PayloadMeta {
+    if !p.reduces() {
+        return PayloadMeta::default();
+    }
+    let max = p.max_plen as u64;
+    let rop = rng.gen_range(0..FIRST_RESERVED_OP);
+    let loc = AluOp::from_code(rop).is_some_and(AluOp::is_loc);
+    let mut plen = rng.gen_range(1..=max);
+    if loc && p.lanes > 1 {
+        plen = (plen & !1).max(2);
+    }
+    let mut m = PayloadMeta {
+        plen,
+        rop,
+        dtype: rng.gen_range(0..4),
+    };
+    match rng.gen_range(0..100) {
+        0..=1 => m.plen = rng.gen_range(max + 1..=(max + 8).min(255)),
+        2..=3 => m.rop = rng.gen_range(FIRST_RESERVED_OP..16),
+        4 if loc => m.plen |= 1,
+        _ => {}
+    }
+    m
 }

@@ -61,11 +61,12 @@ pub struct Case {
 }
 
 impl Case {
-    /// The levels the case runs at: every level, but a reducing engine's cases run on the
-    /// golden reference and the cycle model only until the RTL has a payload path (issue
-    /// 10).
+    /// The levels the case runs at: every level, but a reducing engine whose shape the RTL
+    /// does not build (`netcoll_hdl::switch_engine::REDUCING_SHAPES`) on the golden reference
+    /// and the cycle model only.
     pub fn runs_at(&self, level: Level) -> bool {
-        !self.params.reduces() || matches!(level, Level::Golden | Level::Model)
+        matches!(level, Level::Golden | Level::Model)
+            || netcoll_hdl::switch_engine::build(&self.params).is_some()
     }
 }
 

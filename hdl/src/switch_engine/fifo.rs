@@ -1,0 +1,117 @@
+//! # A show-ahead FIFO of `L`-word entries (modules `switch_engine_ipf`, `switch_engine_cmdq`, `switch_engine_opf`)
+//!
+//! The three queues of the payload path ([`super::SwitchEnginePayload`]): the input payload
+//! FIFO, the command FIFO and the output payload FIFO. They behave as the cycle model's
+//! `VecDeque`s: an entry pushed at an edge is the head from the next cycle on if the queue
+//! held nothing else, and popping the head at an edge shows the next entry in the next cycle.
+//!
+//! The entries live in `L` memories of `2^N` 64-bit words (a RAM with a registered read, one
+//! per word of an entry, so that every signal stays 64 bits wide). The read address is the
+//! head's index after this edge's pop, so the RAM's read register holds the next head; the one
+//! entry it cannot hold is one written at the same edge (the RAM reads before it writes), which
+//! is the head only when the queue is otherwise empty after the pop: that entry goes to a
+//! bypass register instead.
+//!
+//! # Inputs
+//! - `clock`, `reset` (synchronous; empties the queue, the memories keep their words);
+//! - `push`, `push_data` (`L` words): an entry joins at the edge (never when full: the owner
+//!   bounds the occupancy);
+//! - `pop`: the head leaves at the edge (only while `count` is not zero).
+//!
+//! # Outputs
+//! - `head` (`L` words): the oldest entry (meaningless while `count` is zero);
+//! - `count` (12 bits): entries held.
+
+use crate::dff_setup;
+use crate::prim::{Mem, Reg};
+use rust_hdl::prelude::*;
+
+/// Width of `count`: room for the deepest queue a supported engine builds.
+pub const COUNT_BITS: usize = 12;
+
+/// The FIFO of `2^N` entries of `L` words.
+#[derive(LogicBlock)]
+pub struct SwitchEngineFifo<const L: usize, const N: usize> {
+    pub clock: Signal<In, Clock>,
+    pub reset: Signal<In, bool>,
+    pub push: Signal<In, bool>,
+    pub push_data: [Signal<In, Bits<64>>; L],
+    pub pop: Signal<In, bool>,
+    pub head: [Signal<Out, Bits<64>>; L],
+    pub count: Signal<Out, Bits<COUNT_BITS>>,
+
+    words: [Mem<Bits<64>, N>; L],
+    rd_ptr: Reg<Bits<N>>,
+    wr_ptr: Reg<Bits<N>>,
+    held: Reg<Bits<COUNT_BITS>>,
+    /// The head is the bypass register (it was written at the last edge into an empty queue).
+    use_byp: Reg<bool>,
+    byp: [Reg<Bits<64>>; L],
+
+    /// The head's index after this edge's pop, and the count after it.
+    next_rd: Signal<Local, Bits<N>>,
+    after_pop: Signal<Local, Bits<COUNT_BITS>>,
+    one_n: Constant<Bits<N>>,
+    one_count: Constant<Bits<COUNT_BITS>>,
+    zero_count: Constant<Bits<COUNT_BITS>>,
+}
+
+impl<const L: usize, const N: usize> Default for SwitchEngineFifo<L, N> {
+    fn default() -> Self {
+        Self {
+            clock: Default::default(),
+            reset: Default::default(),
+            push: Default::default(),
+            push_data: core::array::from_fn(|_| Default::default()),
+            pop: Default::default(),
+            head: core::array::from_fn(|_| Default::default()),
+            count: Default::default(),
+            words: core::array::from_fn(|_| Default::default()),
+            rd_ptr: Default::default(),
+            wr_ptr: Default::default(),
+            held: Default::default(),
+            use_byp: Default::default(),
+            byp: core::array::from_fn(|_| Default::default()),
+            next_rd: Default::default(),
+            after_pop: Default::default(),
+            one_n: Constant::new(1.into()),
+            one_count: Constant::new(1.into()),
+            zero_count: Constant::new(0.into()),
+        }
+    }
+}
+
+impl<const L: usize, const N: usize> Logic for SwitchEngineFifo<L, N> {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(self, clock, rd_ptr, wr_ptr, held, use_byp);
+        self.count.next = self.held.q.val();
+        self.next_rd.next = self.rd_ptr.q.val();
+        self.after_pop.next = self.held.q.val();
+        if self.pop.val() {
+            self.next_rd.next = self.rd_ptr.q.val() + self.one_n.val();
+            self.after_pop.next = self.held.q.val() - self.one_count.val();
+        }
+        self.rd_ptr.d.next = self.next_rd.val();
+        self.held.d.next = self.after_pop.val();
+        if self.push.val() {
+            self.held.d.next = self.after_pop.val() + self.one_count.val();
+            self.wr_ptr.d.next = self.wr_ptr.q.val() + self.one_n.val();
+        }
+        self.use_byp.d.next = self.push.val() & (self.after_pop.val() == self.zero_count.val());
+        for n in 0..L {
+            self.words[n].clock.next = self.clock.val();
+            self.words[n].rd_addr.next = self.next_rd.val();
+            self.words[n].wr_en.next = self.push.val();
+            self.words[n].wr_addr.next = self.wr_ptr.q.val();
+            self.words[n].wr_data.next = self.push_data[n].val();
+            self.byp[n].clock.next = self.clock.val();
+            self.byp[n].reset.next = self.reset.val();
+            self.byp[n].d.next = self.push_data[n].val();
+            self.head[n].next = self.words[n].rd_data.val();
+            if self.use_byp.q.val() {
+                self.head[n].next = self.byp[n].q.val();
+            }
+        }
+    }
+}

@@ -1,0 +1,279 @@
+//! # A reducing group's payload shapes (module `switch_engine_meta`)
+//!
+//! Combinational, in stage 3 of a reducing [`super::SwitchEngine`]: the shapes (length,
+//! operation, type) of a group's two buffers, the accumulator and the retained result, held
+//! in its state word, against the packet's. Like the CSM's facts, the shapes come from
+//! registers: as the older writes left them (`pre_*`, from stage 2) and as the last decision
+//! wrote them (`fwd_*`), chosen by `newest`. It tells the CSM decision whether the packet's
+//! shape differs from the transaction's (`differs`: a second contribution or the parent's
+//! EXIT of another shape is BAD_PAYLOAD, rules 6 and 7), and from the decision's outcome it
+//! makes the buffers' next shapes, the shape of the packet sent and the payload engine's
+//! command (see `netcoll_models::switch_engine::model`, "The payload path").
+//!
+//! # Inputs
+//! - `pre_acc`, `pre_ret`, `fwd_acc`, `fwd_ret` (14 each: length, operation at bit 8, type at
+//!   bit 12) and `newest` (the `fwd_*` are the group's); `p_plen` (8), `p_rop` (4), `p_dtype`
+//!   (2): the packet's shape; `stored`: its beats are in the input FIFO;
+//! - the decision ([`super::SwitchEngineCsm`]): `report`, `first` (no child had reported),
+//!   `restart`, `send` and `send_op` (3). What is sent tells the cases apart: STATUS_RSP is a
+//!   Lag answer, STATUS_REQ a forwarded request, FULL without a report a retry (forwarded or a
+//!   tick's).
+//!
+//! # Outputs
+//! - `meta_word` (SW): the next state's shape fields (every other bit zero), and the same
+//!   shapes packed, `n_acc` and `n_ret` (14 each);
+//! - `out_meta` (14): the shape of the packet sent, packed as the output queue holds it;
+//! - the command: `work_plen` (8, words of buffer work, 0 for none), `src_acc`, `src_ret`,
+//!   `use_in`, `combine`, `wr_acc`, `wr_ret`, `emit`, and `needed` (there is work or beats
+//!   to drop).
+
+use netcoll_models::net::Opcode;
+use netcoll_models::switch_engine::OP_BITS;
+use rust_hdl::prelude::*;
+
+fn k<const N: usize>(v: u64) -> Constant<Bits<N>> {
+    Constant::new(Bits::<N>::from(v))
+}
+
+/// The shape logic for `SW`-bit state words with `PB`-bit lengths.
+#[derive(LogicBlock)]
+pub struct SwitchEngineMeta<const SW: usize, const PB: usize> {
+    pub newest: Signal<In, bool>,
+    pub pre_acc: Signal<In, Bits<14>>,
+    pub pre_ret: Signal<In, Bits<14>>,
+    pub fwd_acc: Signal<In, Bits<14>>,
+    pub fwd_ret: Signal<In, Bits<14>>,
+    pub p_plen: Signal<In, Bits<8>>,
+    pub p_rop: Signal<In, Bits<4>>,
+    pub p_dtype: Signal<In, Bits<2>>,
+    pub stored: Signal<In, bool>,
+    pub report: Signal<In, bool>,
+    pub first: Signal<In, bool>,
+    pub restart: Signal<In, bool>,
+    pub send: Signal<In, bool>,
+    pub send_op: Signal<In, Bits<OP_BITS>>,
+
+    pub meta_word: Signal<Out, Bits<SW>>,
+    pub n_acc: Signal<Out, Bits<14>>,
+    pub n_ret: Signal<Out, Bits<14>>,
+    /// The three packed: length, operation at bit 8, type at bit 12.
+    pub out_meta: Signal<Out, Bits<14>>,
+    pub work_plen: Signal<Out, Bits<8>>,
+    pub src_acc: Signal<Out, bool>,
+    pub src_ret: Signal<Out, bool>,
+    pub use_in: Signal<Out, bool>,
+    pub combine: Signal<Out, bool>,
+    pub wr_acc: Signal<Out, bool>,
+    pub wr_ret: Signal<Out, bool>,
+    pub emit: Signal<Out, bool>,
+    pub needed: Signal<Out, bool>,
+
+    /// A Lag answer, a forwarded STATUS_REQ, a retry of the accumulator upward.
+    lag: Signal<Local, bool>,
+    fwd_req: Signal<Local, bool>,
+    resend: Signal<Local, bool>,
+    out_plen: Signal<Local, Bits<8>>,
+    out_rop: Signal<Local, Bits<4>>,
+    out_dtype: Signal<Local, Bits<2>>,
+    g_acc: Signal<Local, Bits<14>>,
+    g_ret: Signal<Local, Bits<14>>,
+    acc_plen: Signal<Local, Bits<8>>,
+    acc_rop: Signal<Local, Bits<4>>,
+    acc_dtype: Signal<Local, Bits<2>>,
+    ret_plen: Signal<Local, Bits<8>>,
+    ret_rop: Signal<Local, Bits<4>>,
+    ret_dtype: Signal<Local, Bits<2>>,
+    n_acc_plen: Signal<Local, Bits<8>>,
+    n_acc_rop: Signal<Local, Bits<4>>,
+    n_acc_dtype: Signal<Local, Bits<2>>,
+    n_ret_plen: Signal<Local, Bits<8>>,
+    n_ret_rop: Signal<Local, Bits<4>>,
+    n_ret_dtype: Signal<Local, Bits<2>>,
+
+    /// The fields' positions in the state word (set by the engine's builder).
+    acc_plen_at: Constant<Bits<8>>,
+    acc_rop_at: Constant<Bits<8>>,
+    acc_dtype_at: Constant<Bits<8>>,
+    ret_plen_at: Constant<Bits<8>>,
+    ret_rop_at: Constant<Bits<8>>,
+    ret_dtype_at: Constant<Bits<8>>,
+    op_full: Constant<Bits<OP_BITS>>,
+    op_status_req: Constant<Bits<OP_BITS>>,
+    op_status_rsp: Constant<Bits<OP_BITS>>,
+}
+
+impl<const SW: usize, const PB: usize> SwitchEngineMeta<SW, PB> {
+    /// The block for state words laid out as `layout` says.
+    pub fn new(layout: &netcoll_models::kit::layout::Layout) -> Self {
+        assert_eq!(layout.width(), SW);
+        assert_eq!(layout.field("acc_plen").1, PB);
+        let at = |f: &str| k(layout.lsb(f) as u64);
+        Self {
+            acc_plen_at: at("acc_plen"),
+            acc_rop_at: at("acc_rop"),
+            acc_dtype_at: at("acc_dtype"),
+            ret_plen_at: at("ret_plen"),
+            ret_rop_at: at("ret_rop"),
+            ret_dtype_at: at("ret_dtype"),
+            ..Default::default()
+        }
+    }
+}
+
+impl<const SW: usize, const PB: usize> Default for SwitchEngineMeta<SW, PB> {
+    /// Unconfigured (the engine's builder replaces it with [`Self::new`]).
+    fn default() -> Self {
+        Self {
+            newest: Default::default(),
+            pre_acc: Default::default(),
+            pre_ret: Default::default(),
+            fwd_acc: Default::default(),
+            fwd_ret: Default::default(),
+            p_plen: Default::default(),
+            p_rop: Default::default(),
+            p_dtype: Default::default(),
+            stored: Default::default(),
+            report: Default::default(),
+            first: Default::default(),
+            restart: Default::default(),
+            send: Default::default(),
+            send_op: Default::default(),
+            meta_word: Default::default(),
+            n_acc: Default::default(),
+            n_ret: Default::default(),
+            g_acc: Default::default(),
+            g_ret: Default::default(),
+            out_plen: Default::default(),
+            out_rop: Default::default(),
+            out_dtype: Default::default(),
+            out_meta: Default::default(),
+            work_plen: Default::default(),
+            src_acc: Default::default(),
+            src_ret: Default::default(),
+            use_in: Default::default(),
+            combine: Default::default(),
+            wr_acc: Default::default(),
+            wr_ret: Default::default(),
+            emit: Default::default(),
+            needed: Default::default(),
+            lag: Default::default(),
+            fwd_req: Default::default(),
+            resend: Default::default(),
+            acc_plen: Default::default(),
+            acc_rop: Default::default(),
+            acc_dtype: Default::default(),
+            ret_plen: Default::default(),
+            ret_rop: Default::default(),
+            ret_dtype: Default::default(),
+            n_acc_plen: Default::default(),
+            n_acc_rop: Default::default(),
+            n_acc_dtype: Default::default(),
+            n_ret_plen: Default::default(),
+            n_ret_rop: Default::default(),
+            n_ret_dtype: Default::default(),
+            acc_plen_at: k(0),
+            acc_rop_at: k(0),
+            acc_dtype_at: k(0),
+            ret_plen_at: k(0),
+            ret_rop_at: k(0),
+            ret_dtype_at: k(0),
+            op_full: k(Opcode::Full.code()),
+            op_status_req: k(Opcode::StatusReq.code()),
+            op_status_rsp: k(Opcode::StatusRsp.code()),
+        }
+    }
+}
+
+impl<const SW: usize, const PB: usize> Logic for SwitchEngineMeta<SW, PB> {
+    #[hdl_gen]
+    fn update(&mut self) {
+        self.lag.next = self.send.val() & (self.send_op.val() == self.op_status_rsp.val());
+        self.fwd_req.next = self.send.val() & (self.send_op.val() == self.op_status_req.val());
+        self.resend.next =
+            self.send.val() & (self.send_op.val() == self.op_full.val()) & !self.report.val();
+        self.g_acc.next = self.pre_acc.val();
+        self.g_ret.next = self.pre_ret.val();
+        if self.newest.val() {
+            self.g_acc.next = self.fwd_acc.val();
+            self.g_ret.next = self.fwd_ret.val();
+        }
+        self.acc_plen.next = self.g_acc.val().get_bits::<8>(0);
+        self.acc_rop.next = self.g_acc.val().get_bits::<4>(8);
+        self.acc_dtype.next = self.g_acc.val().get_bits::<2>(12);
+        self.ret_plen.next = self.g_ret.val().get_bits::<8>(0);
+        self.ret_rop.next = self.g_ret.val().get_bits::<4>(8);
+        self.ret_dtype.next = self.g_ret.val().get_bits::<2>(12);
+
+        // The first contribution sets the accumulator's shape; a completed transaction's is
+        // retained.
+        self.n_acc_plen.next = self.acc_plen.val();
+        self.n_acc_rop.next = self.acc_rop.val();
+        self.n_acc_dtype.next = self.acc_dtype.val();
+        if self.report.val() & self.first.val() {
+            self.n_acc_plen.next = self.p_plen.val();
+            self.n_acc_rop.next = self.p_rop.val();
+            self.n_acc_dtype.next = self.p_dtype.val();
+        }
+        self.n_ret_plen.next = self.ret_plen.val();
+        self.n_ret_rop.next = self.ret_rop.val();
+        self.n_ret_dtype.next = self.ret_dtype.val();
+        if self.restart.val() {
+            self.n_ret_plen.next = self.n_acc_plen.val();
+            self.n_ret_rop.next = self.n_acc_rop.val();
+            self.n_ret_dtype.next = self.n_acc_dtype.val();
+        }
+        self.meta_word.next = (bit_cast::<SW, PB>(self.n_acc_plen.val().get_bits::<PB>(0))
+            << self.acc_plen_at.val())
+            | (bit_cast::<SW, 4>(self.n_acc_rop.val()) << self.acc_rop_at.val())
+            | (bit_cast::<SW, 2>(self.n_acc_dtype.val()) << self.acc_dtype_at.val())
+            | (bit_cast::<SW, PB>(self.n_ret_plen.val().get_bits::<PB>(0))
+                << self.ret_plen_at.val())
+            | (bit_cast::<SW, 4>(self.n_ret_rop.val()) << self.ret_rop_at.val())
+            | (bit_cast::<SW, 2>(self.n_ret_dtype.val()) << self.ret_dtype_at.val());
+        self.n_acc.next = bit_cast::<14, 8>(self.n_acc_plen.val())
+            | (bit_cast::<14, 4>(self.n_acc_rop.val()) << 8)
+            | (bit_cast::<14, 2>(self.n_acc_dtype.val()) << 12);
+        self.n_ret.next = bit_cast::<14, 8>(self.n_ret_plen.val())
+            | (bit_cast::<14, 4>(self.n_ret_rop.val()) << 8)
+            | (bit_cast::<14, 2>(self.n_ret_dtype.val()) << 12);
+
+        // The packet sent: a Lag answer carries the retained result, a forwarded STATUS_REQ
+        // nothing, everything else the accumulator.
+        self.out_plen.next = self.n_acc_plen.val();
+        self.out_rop.next = self.n_acc_rop.val();
+        self.out_dtype.next = self.n_acc_dtype.val();
+        if self.lag.val() {
+            self.out_plen.next = self.ret_plen.val();
+            self.out_rop.next = self.ret_rop.val();
+            self.out_dtype.next = self.ret_dtype.val();
+        } else if self.fwd_req.val() {
+            self.out_plen.next = 0.into();
+            self.out_rop.next = 0.into();
+            self.out_dtype.next = 0.into();
+        }
+
+        self.out_meta.next = bit_cast::<14, 8>(self.out_plen.val())
+            | (bit_cast::<14, 4>(self.out_rop.val()) << 8)
+            | (bit_cast::<14, 2>(self.out_dtype.val()) << 12);
+
+        // The command: a counted contribution (combined unless it is the first) and the
+        // parent's EXIT take the packet's beats; a retry up sends the accumulator, a Lag
+        // answer the retained result.
+        self.work_plen.next = 0.into();
+        if self.report.val() | self.restart.val() {
+            self.work_plen.next = self.p_plen.val();
+        } else if self.lag.val() {
+            self.work_plen.next = self.ret_plen.val();
+        } else if self.resend.val() {
+            self.work_plen.next = self.acc_plen.val();
+        }
+        self.src_acc.next = (self.report.val() & !self.first.val()) | self.resend.val();
+        self.src_ret.next = self.lag.val();
+        self.use_in.next = self.report.val() | self.restart.val();
+        self.combine.next = self.report.val() & !self.first.val();
+        self.wr_acc.next = self.report.val();
+        self.wr_ret.next = self.restart.val();
+        self.emit.next = self.send.val();
+        self.needed.next = self.stored.val() | self.work_plen.val().any();
+    }
+}

@@ -1,0 +1,700 @@
+//! # The payload path (module `switch_engine_payload`)
+//!
+//! A reducing engine's data: the beats that follow a packet's header, the groups' two data
+//! buffers and the combining, as "The payload path" in `netcoll_models::switch_engine::model`
+//! specifies them (the cycle model there is compared with the engine every output every
+//! cycle). The header pipeline of [`super::SwitchEngine`] decides; this block moves the data.
+//!
+//! - **Input.** Rule 2b on a header offered in stage 0 (`h_bad`, from the header alone), and
+//!   the packet's beats. A header is taken (`h_take`) when the engine could take it (`h_base`)
+//!   and the input FIFO (`ipf`, module `switch_engine_ipf`) has room for a whole packet more;
+//!   it starts a packet of `beats(plen)` beats, whose later beats are taken whenever offered
+//!   (`h_ready` is the engine's `pkt_ready`); the beats of a packet with `0 < plen <=
+//!   max_plen` (`h_store`) go into `ipf`.
+//! - **Commands.** Stage 3's decision (`c_*`) joins the command FIFO (`cmdq`, module
+//!   `switch_engine_cmdq`), packed into one word, its lengths turned into beat counts.
+//! - **Engine.** One beat a cycle, in command order: the current command (a register, or the
+//!   FIFO's head, popped at once) issues beat `j` when the beat it takes from `ipf` has arrived
+//!   and no beat in flight writes the buffer word it reads (a compare with each of the eight
+//!   pipeline stages); the issue reads word `j` of the slot from both buffers (`acc`, `ret`:
+//!   RAMs, one per lane, read registered twice) and carries the input beat along; two cycles
+//!   later the reduction ALU (`alu`, module `reduce_alu_l<2L>`, six cycles) combines them, or
+//!   passes one through as BOR with zero; eight cycles after the issue the result is written to
+//!   the buffers and pushed into the output FIFO (`opf`, module `switch_engine_opf`).
+//! - **Output.** The output queue's head (`head_valid`, `head_plen`) is shown (`show`) while
+//!   its next beat is in `opf` (at once if it has no payload), with the beat on `data`; the
+//!   packet leaves with its last beat (`leave_gate`: the output queue pops it if `out_ready`).
+//!
+//! ## The ALU's lanes
+//! A beat's word `k` is ALU lanes `2k` (its low half, or the whole word for a 64-bit type) and
+//! `2k + 1` (its high half): a 32-bit type packs two elements to a word. For MAXLOC / MINLOC the
+//! words pair up (value word `k`, index word `k + 1`, `k` even): lanes `2k`, `2k + 1` take the
+//! index halves from word `k + 1`, and word `k + 1` of the result is their index outputs. The
+//! index outputs are zero for every other operation, so the other words are value | index.
+//!
+//! # Parameters
+//! `L` lanes (words a beat), `AL` = `2 L` ALU lanes, `B` = log2(max beats a packet), `S` slot
+//! bits, `A` = `S + B` buffer address bits, `F` / `CQ` / `O` address bits of `ipf` /
+//! `cmdq` / `opf`; the constants (`max_plen`, `slots`, …) are set by the engine's builder.
+
+use super::fifo::{SwitchEngineFifo, COUNT_BITS};
+use crate::dff_setup;
+use crate::prim::{Mem, Reg};
+use crate::reduce_alu::ReduceAlu;
+use netcoll_models::net::Opcode;
+use netcoll_models::reduce_alu::{AluOp, Dtype, FIRST_RESERVED_OP};
+use netcoll_models::switch_engine::{SwitchEngineParams, OP_BITS};
+use rust_hdl::prelude::*;
+
+/// Cycles from a beat's issue to the edge that writes its result (the code names the last
+/// stage, 7, as a literal: an index must be one for the back end).
+pub const PIPE: usize = netcoll_models::switch_engine::model::PAYLOAD_PIPE;
+const _: () = assert!(PIPE == 8);
+
+fn k<const N: usize>(v: u64) -> Constant<Bits<N>> {
+    Constant::new(Bits::<N>::from(v))
+}
+
+/// The payload path of an engine with `L` lanes (see the module docs for the parameters).
+#[derive(LogicBlock)]
+pub struct SwitchEnginePayload<
+    const L: usize,
+    const AL: usize,
+    const B: usize,
+    const S: usize,
+    const A: usize,
+    const F: usize,
+    const CQ: usize,
+    const O: usize,
+> {
+    pub clock: Signal<In, Clock>,
+    pub reset: Signal<In, bool>,
+    // Input: the header offered in stage 0 and the beats.
+    pub pkt_valid: Signal<In, bool>,
+    pub pkt_data: [Signal<In, Bits<64>>; L],
+    /// The engine could take a packet's header but for the payload path (initialised, no
+    /// configuration offered, room in the output queue).
+    pub h_base: Signal<In, bool>,
+    pub h_plen: Signal<In, Bits<8>>,
+    pub h_rop: Signal<In, Bits<4>>,
+    pub h_dtype: Signal<In, Bits<2>>,
+    pub h_op: Signal<In, Bits<OP_BITS>>,
+    pub h_cgid: Signal<In, Bits<16>>,
+    pub h_bad: Signal<Out, bool>,
+    pub h_store: Signal<Out, bool>,
+    /// The engine's `pkt_ready`, and a header is taken.
+    pub h_ready: Signal<Out, bool>,
+    pub h_take: Signal<Out, bool>,
+    // Commands from stage 3.
+    pub c_push: Signal<In, bool>,
+    pub c_slot: Signal<In, Bits<S>>,
+    pub c_take: Signal<In, bool>,
+    pub c_take_plen: Signal<In, Bits<8>>,
+    pub c_work_plen: Signal<In, Bits<8>>,
+    pub c_src_acc: Signal<In, bool>,
+    pub c_src_ret: Signal<In, bool>,
+    pub c_use_in: Signal<In, bool>,
+    pub c_combine: Signal<In, bool>,
+    pub c_wr_acc: Signal<In, bool>,
+    pub c_wr_ret: Signal<In, bool>,
+    pub c_emit: Signal<In, bool>,
+    pub c_rop: Signal<In, Bits<4>>,
+    pub c_dtype: Signal<In, Bits<2>>,
+    // Output: the output queue's head.
+    pub head_valid: Signal<In, bool>,
+    pub head_plen: Signal<In, Bits<8>>,
+    pub out_ready: Signal<In, bool>,
+    pub show: Signal<Out, bool>,
+    pub leave_gate: Signal<Out, bool>,
+    pub data: [Signal<Out, Bits<64>>; L],
+
+    ipf: SwitchEngineFifo<L, F>,
+    cmdq: SwitchEngineFifo<1, CQ>,
+    opf: SwitchEngineFifo<L, O>,
+    acc: [Mem<Bits<64>, A>; L],
+    ret: [Mem<Bits<64>, A>; L],
+    alu: ReduceAlu<AL>,
+    /// Beats still to come of the packet being received, and whether they are stored.
+    in_left: Reg<Bits<9>>,
+    in_store: Reg<bool>,
+    /// The command being issued (packed as in `cmdq`) and its next beat.
+    cur_valid: Reg<bool>,
+    cur: Reg<Bits<64>>,
+    cur_j: Reg<Bits<9>>,
+    /// The pipeline: element `k` holds the beat issued `k + 1` cycles ago.
+    p_valid: [Reg<bool>; PIPE],
+    p_slot: [Reg<Bits<S>>; PIPE],
+    p_j: [Reg<Bits<9>>; PIPE],
+    p_wr_acc: [Reg<bool>; PIPE],
+    p_wr_ret: [Reg<bool>; PIPE],
+    p_emit: [Reg<bool>; PIPE],
+    /// The ALU combines 32-bit elements / MAXLOC or MINLOC pairs.
+    p_narrow: [Reg<bool>; PIPE],
+    p_loc: [Reg<bool>; PIPE],
+    /// What the first two stages need to feed the ALU: the buffer read, the input beat, how
+    /// they are combined.
+    s1_src_acc: Reg<bool>,
+    s1_src_ret: Reg<bool>,
+    s1_use_in: Reg<bool>,
+    s1_combine: Reg<bool>,
+    s1_rop: Reg<Bits<4>>,
+    s1_dtype: Reg<Bits<2>>,
+    s2_use_in: Reg<bool>,
+    s2_combine: Reg<bool>,
+    s2_rop: Reg<Bits<4>>,
+    s2_dtype: Reg<Bits<2>>,
+    b1: [Reg<Bits<64>>; L],
+    b2: [Reg<Bits<64>>; L],
+    /// The buffer word read (the RAM's output register).
+    aq: [Reg<Bits<64>>; L],
+    /// Beats of the output queue's head already taken.
+    out_sent: Reg<Bits<8>>,
+
+    h_nz: Signal<Local, bool>,
+    in_busy: Signal<Local, bool>,
+    ipf_room: Signal<Local, bool>,
+    h_loc: Signal<Local, bool>,
+    h_beats: Signal<Local, Bits<9>>,
+    h_left: Signal<Local, Bits<9>>,
+    beat_in: Signal<Local, bool>,
+    c_word: Signal<Local, Bits<64>>,
+    take_beats: Signal<Local, Bits<9>>,
+    work_beats: Signal<Local, Bits<9>>,
+    cmd: Signal<Local, Bits<64>>,
+    c_valid: Signal<Local, bool>,
+    j: Signal<Local, Bits<9>>,
+    j_next: Signal<Local, Bits<9>>,
+    f_take: Signal<Local, Bits<9>>,
+    f_work: Signal<Local, Bits<9>>,
+    span: Signal<Local, Bits<9>>,
+    f_slot: Signal<Local, Bits<S>>,
+    f_src_acc: Signal<Local, bool>,
+    f_src_ret: Signal<Local, bool>,
+    f_rop: Signal<Local, Bits<4>>,
+    f_dtype: Signal<Local, Bits<2>>,
+    takes: Signal<Local, bool>,
+    works: Signal<Local, bool>,
+    hazard: Signal<Local, bool>,
+    issue: Signal<Local, bool>,
+    rd_addr: Signal<Local, Bits<A>>,
+    wr_addr: Signal<Local, Bits<A>>,
+    opa: [Signal<Local, Bits<64>>; L],
+    opb: [Signal<Local, Bits<64>>; L],
+    rv: [Signal<Local, Bits<64>>; L],
+    iv: [Signal<Local, Bits<64>>; L],
+    word: [Signal<Local, Bits<64>>; L],
+    wv: Signal<Local, bool>,
+    o_nz: Signal<Local, bool>,
+    o_beats: Signal<Local, Bits<9>>,
+    sent_next: Signal<Local, Bits<8>>,
+    beat_out: Signal<Local, bool>,
+    last: Signal<Local, bool>,
+    leave: Signal<Local, bool>,
+
+    /// Set by the engine's builder: `max_plen`, `slots`, `lanes == 1`, `lanes - 1`,
+    /// `log2(lanes)`, the most beats `ipf` may hold and still take a packet, `B`, and which
+    /// words of a beat are odd.
+    max_plen: Constant<Bits<8>>,
+    slots: Constant<Bits<16>>,
+    one_lane: Constant<bool>,
+    lane_round: Constant<Bits<9>>,
+    lane_shift: Constant<Bits<8>>,
+    room_max: Constant<Bits<COUNT_BITS>>,
+    b_shift: Constant<Bits<8>>,
+    odd_words: Constant<Bits<8>>,
+    first_reserved: Constant<Bits<4>>,
+    op_maxloc: Constant<Bits<4>>,
+    op_minloc: Constant<Bits<4>>,
+    op_bor: Constant<Bits<4>>,
+    dt_u64: Constant<Bits<2>>,
+    op_status_req: Constant<Bits<OP_BITS>>,
+    zero_count: Constant<Bits<COUNT_BITS>>,
+    one_8: Constant<Bits<8>>,
+    one_9: Constant<Bits<9>>,
+    half: Constant<Bits<8>>,
+    low_half: Constant<Bits<64>>,
+}
+
+impl<
+        const L: usize,
+        const AL: usize,
+        const B: usize,
+        const S: usize,
+        const A: usize,
+        const F: usize,
+        const CQ: usize,
+        const O: usize,
+    > SwitchEnginePayload<L, AL, B, S, A, F, CQ, O>
+{
+    /// The block for the reducing engine `p` (whose lanes, beats and slots are `L`, `2^B`,
+    /// `2^S`).
+    pub fn new(p: &SwitchEngineParams) -> Self {
+        assert!(
+            p.lanes == L
+                && AL == 2 * L
+                && A == S + B
+                && p.max_beats() == 1 << B
+                && p.slots == 1 << S
+        );
+        let ipf_depth = netcoll_models::switch_engine::model::ipf_depth(p);
+        Self::with(p.max_plen, p.slots, ipf_depth - p.max_beats())
+    }
+
+    fn with(max_plen: usize, slots: usize, room_max: usize) -> Self {
+        let odd = (0..L).filter(|w| w % 2 == 1).fold(0, |m, w| m | 1 << w);
+        Self {
+            clock: Default::default(),
+            reset: Default::default(),
+            pkt_valid: Default::default(),
+            pkt_data: core::array::from_fn(|_| Default::default()),
+            h_base: Default::default(),
+            h_plen: Default::default(),
+            h_rop: Default::default(),
+            h_dtype: Default::default(),
+            h_op: Default::default(),
+            h_cgid: Default::default(),
+            h_bad: Default::default(),
+            h_store: Default::default(),
+            h_ready: Default::default(),
+            h_take: Default::default(),
+            c_push: Default::default(),
+            c_slot: Default::default(),
+            c_take: Default::default(),
+            c_take_plen: Default::default(),
+            c_work_plen: Default::default(),
+            c_src_acc: Default::default(),
+            c_src_ret: Default::default(),
+            c_use_in: Default::default(),
+            c_combine: Default::default(),
+            c_wr_acc: Default::default(),
+            c_wr_ret: Default::default(),
+            c_emit: Default::default(),
+            c_rop: Default::default(),
+            c_dtype: Default::default(),
+            head_valid: Default::default(),
+            head_plen: Default::default(),
+            out_ready: Default::default(),
+            show: Default::default(),
+            leave_gate: Default::default(),
+            leave: Default::default(),
+            data: core::array::from_fn(|_| Default::default()),
+            ipf: Default::default(),
+            cmdq: Default::default(),
+            opf: Default::default(),
+            acc: core::array::from_fn(|_| Default::default()),
+            ret: core::array::from_fn(|_| Default::default()),
+            alu: Default::default(),
+            in_left: Default::default(),
+            in_store: Default::default(),
+            cur_valid: Default::default(),
+            cur: Default::default(),
+            cur_j: Default::default(),
+            p_valid: Default::default(),
+            p_slot: Default::default(),
+            p_j: Default::default(),
+            p_wr_acc: Default::default(),
+            p_wr_ret: Default::default(),
+            p_emit: Default::default(),
+            p_narrow: Default::default(),
+            p_loc: Default::default(),
+            s1_src_acc: Default::default(),
+            s1_src_ret: Default::default(),
+            s1_use_in: Default::default(),
+            s1_combine: Default::default(),
+            s1_rop: Default::default(),
+            s1_dtype: Default::default(),
+            s2_use_in: Default::default(),
+            s2_combine: Default::default(),
+            s2_rop: Default::default(),
+            s2_dtype: Default::default(),
+            b1: core::array::from_fn(|_| Default::default()),
+            b2: core::array::from_fn(|_| Default::default()),
+            aq: core::array::from_fn(|_| Default::default()),
+            out_sent: Default::default(),
+            h_nz: Default::default(),
+            in_busy: Default::default(),
+            ipf_room: Default::default(),
+            h_loc: Default::default(),
+            h_beats: Default::default(),
+            h_left: Default::default(),
+            beat_in: Default::default(),
+            c_word: Default::default(),
+            take_beats: Default::default(),
+            work_beats: Default::default(),
+            cmd: Default::default(),
+            c_valid: Default::default(),
+            j: Default::default(),
+            j_next: Default::default(),
+            f_take: Default::default(),
+            f_work: Default::default(),
+            span: Default::default(),
+            f_slot: Default::default(),
+            f_src_acc: Default::default(),
+            f_src_ret: Default::default(),
+            f_rop: Default::default(),
+            f_dtype: Default::default(),
+            takes: Default::default(),
+            works: Default::default(),
+            hazard: Default::default(),
+            issue: Default::default(),
+            rd_addr: Default::default(),
+            wr_addr: Default::default(),
+            opa: core::array::from_fn(|_| Default::default()),
+            opb: core::array::from_fn(|_| Default::default()),
+            rv: core::array::from_fn(|_| Default::default()),
+            iv: core::array::from_fn(|_| Default::default()),
+            word: core::array::from_fn(|_| Default::default()),
+            wv: Default::default(),
+            o_nz: Default::default(),
+            o_beats: Default::default(),
+            sent_next: Default::default(),
+            beat_out: Default::default(),
+            last: Default::default(),
+            max_plen: k(max_plen as u64),
+            slots: k(slots as u64),
+            one_lane: Constant::new(L == 1),
+            lane_round: k((L as u64).saturating_sub(1)),
+            lane_shift: k(L.trailing_zeros() as u64),
+            room_max: k(room_max as u64),
+            b_shift: k(B as u64),
+            odd_words: k(odd),
+            first_reserved: k(FIRST_RESERVED_OP),
+            op_maxloc: k(AluOp::MaxLoc.code()),
+            op_minloc: k(AluOp::MinLoc.code()),
+            op_bor: k(AluOp::BOr.code()),
+            dt_u64: k(Dtype::U64.code()),
+            op_status_req: k(Opcode::StatusReq.code()),
+            zero_count: k(0),
+            one_8: k(1),
+            one_9: k(1),
+            half: k(32),
+            low_half: k(0xFFFF_FFFF),
+        }
+    }
+}
+
+impl<
+        const L: usize,
+        const AL: usize,
+        const B: usize,
+        const S: usize,
+        const A: usize,
+        const F: usize,
+        const CQ: usize,
+        const O: usize,
+    > Default for SwitchEnginePayload<L, AL, B, S, A, F, CQ, O>
+{
+    /// Unconfigured (the engine's builder replaces it with [`Self::new`]).
+    fn default() -> Self {
+        Self::with(0, 0, 0)
+    }
+}
+
+impl<
+        const L: usize,
+        const AL: usize,
+        const B: usize,
+        const S: usize,
+        const A: usize,
+        const F: usize,
+        const CQ: usize,
+        const O: usize,
+    > Logic for SwitchEnginePayload<L, AL, B, S, A, F, CQ, O>
+{
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(
+            self, clock, in_left, in_store, cur_valid, cur, cur_j, s1_src_acc, s1_src_ret,
+            s1_use_in, s1_combine, s1_rop, s1_dtype, s2_use_in, s2_combine, s2_rop, s2_dtype,
+            out_sent
+        );
+        self.ipf.clock.next = self.clock.val();
+        self.ipf.reset.next = self.reset.val();
+        self.cmdq.clock.next = self.clock.val();
+        self.cmdq.reset.next = self.reset.val();
+        self.opf.clock.next = self.clock.val();
+        self.opf.reset.next = self.reset.val();
+        self.alu.clock.next = self.clock.val();
+        self.alu.reset.next = self.reset.val();
+
+        // ---- Input: rule 2b on the offered header, and the beats into `ipf`.
+        self.h_nz.next = self.h_plen.val().any();
+        self.h_loc.next =
+            (self.h_rop.val() == self.op_maxloc.val()) | (self.h_rop.val() == self.op_minloc.val());
+        self.h_bad.next = self.h_rop.val().any() | self.h_dtype.val().any();
+        if self.h_nz.val() {
+            self.h_bad.next = (self.h_plen.val() > self.max_plen.val())
+                | (self.h_cgid.val() >= self.slots.val())
+                | (self.h_rop.val() >= self.first_reserved.val())
+                | (self.h_loc.val() & (self.h_plen.val().get_bit(0) | self.one_lane.val()))
+                | (self.h_op.val() == self.op_status_req.val());
+        }
+        self.h_store.next = self.h_nz.val() & (self.h_plen.val() <= self.max_plen.val());
+        self.h_beats.next =
+            (bit_cast::<9, 8>(self.h_plen.val()) + self.lane_round.val()) >> self.lane_shift.val();
+        self.h_left.next = self.h_beats.val() - self.one_9.val();
+        self.in_busy.next = self.in_left.q.val().any();
+        self.ipf_room.next = self.ipf.count.val() <= self.room_max.val();
+        self.h_ready.next = self.in_busy.val() | (self.h_base.val() & self.ipf_room.val());
+        self.h_take.next =
+            !self.in_busy.val() & self.h_base.val() & self.pkt_valid.val() & self.ipf_room.val();
+        self.beat_in.next = self.in_left.q.val().any() & self.pkt_valid.val();
+        self.ipf.push.next =
+            (self.beat_in.val() & self.in_store.q.val()) | (self.h_take.val() & self.h_store.val());
+        for n in 0..L {
+            self.ipf.push_data[n].next = self.pkt_data[n].val();
+        }
+        if self.beat_in.val() {
+            self.in_left.d.next = self.in_left.q.val() - self.one_9.val();
+        }
+        if self.h_take.val() {
+            self.in_store.d.next = self.h_store.val();
+            self.in_left.d.next = 0.into();
+            if self.h_nz.val() {
+                self.in_left.d.next = self.h_left.val();
+            }
+        }
+
+        // ---- Commands: packed, lengths as beat counts.
+        self.take_beats.next = 0.into();
+        if self.c_take.val() {
+            self.take_beats.next = (bit_cast::<9, 8>(self.c_take_plen.val())
+                + self.lane_round.val())
+                >> self.lane_shift.val();
+        }
+        self.work_beats.next = (bit_cast::<9, 8>(self.c_work_plen.val()) + self.lane_round.val())
+            >> self.lane_shift.val();
+        self.c_word.next = (bit_cast::<64, S>(self.c_slot.val())
+            | (bit_cast::<64, 9>(self.take_beats.val()) << 8)
+            | (bit_cast::<64, 9>(self.work_beats.val()) << 17)
+            | (bit_cast::<64, 4>(self.c_rop.val()) << 36)
+            | (bit_cast::<64, 2>(self.c_dtype.val()) << 40))
+            .replace_bit(26, self.c_src_acc.val())
+            .replace_bit(27, self.c_src_ret.val())
+            .replace_bit(28, self.c_use_in.val())
+            .replace_bit(29, self.c_combine.val())
+            .replace_bit(30, self.c_wr_acc.val())
+            .replace_bit(31, self.c_wr_ret.val())
+            .replace_bit(32, self.c_emit.val());
+        self.cmdq.push.next = self.c_push.val();
+        self.cmdq.push_data[0].next = self.c_word.val();
+
+        // ---- Engine: the current command, or the FIFO's head (popped into the register at
+        // once, whether or not its first beat issues).
+        self.c_valid.next = self.cur_valid.q.val() | self.cmdq.count.val().any();
+        self.cmdq.pop.next = !self.cur_valid.q.val() & self.cmdq.count.val().any();
+        self.cmd.next = self.cmdq.head[0].val();
+        self.j.next = 0.into();
+        if self.cur_valid.q.val() {
+            self.cmd.next = self.cur.q.val();
+            self.j.next = self.cur_j.q.val();
+        }
+        self.f_slot.next = self.cmd.val().get_bits::<S>(0);
+        self.f_take.next = self.cmd.val().get_bits::<9>(8);
+        self.f_work.next = self.cmd.val().get_bits::<9>(17);
+        self.f_src_acc.next = self.cmd.val().get_bit(26);
+        self.f_src_ret.next = self.cmd.val().get_bit(27);
+        self.f_rop.next = self.cmd.val().get_bits::<4>(36);
+        self.f_dtype.next = self.cmd.val().get_bits::<2>(40);
+        self.span.next = self.f_work.val();
+        if self.f_take.val() > self.f_work.val() {
+            self.span.next = self.f_take.val();
+        }
+        self.takes.next = self.j.val() < self.f_take.val();
+        self.works.next = self.j.val() < self.f_work.val();
+        // A beat in flight that writes the word this beat reads: its write would be missed.
+        self.hazard.next = false;
+        for n in 0..PIPE {
+            if self.p_valid[n].q.val()
+                & (self.p_slot[n].q.val() == self.f_slot.val())
+                & (self.p_j[n].q.val() == self.j.val())
+                & ((self.f_src_acc.val() & self.p_wr_acc[n].q.val())
+                    | (self.f_src_ret.val() & self.p_wr_ret[n].q.val()))
+            {
+                self.hazard.next = true;
+            }
+        }
+        self.issue.next = self.c_valid.val()
+            & (!self.takes.val() | self.ipf.count.val().any())
+            & !(self.works.val() & self.hazard.val());
+        self.ipf.pop.next = self.issue.val() & self.takes.val();
+        self.j_next.next = self.j.val() + self.one_9.val();
+        self.cur.d.next = self.cmd.val();
+        self.cur_valid.d.next = self.c_valid.val();
+        self.cur_j.d.next = self.j.val();
+        if self.issue.val() {
+            self.cur_valid.d.next = self.j_next.val() < self.span.val();
+            self.cur_j.d.next = self.j_next.val();
+        }
+        self.rd_addr.next = (bit_cast::<A, S>(self.f_slot.val()) << self.b_shift.val())
+            | bit_cast::<A, B>(self.j.val().get_bits::<B>(0));
+
+        // ---- The pipeline: stage 0 is the issue.
+        for n in 0..PIPE {
+            self.p_valid[n].clock.next = self.clock.val();
+            self.p_slot[n].clock.next = self.clock.val();
+            self.p_j[n].clock.next = self.clock.val();
+            self.p_wr_acc[n].clock.next = self.clock.val();
+            self.p_wr_ret[n].clock.next = self.clock.val();
+            self.p_emit[n].clock.next = self.clock.val();
+            self.p_narrow[n].clock.next = self.clock.val();
+            self.p_loc[n].clock.next = self.clock.val();
+            self.p_valid[n].reset.next = self.reset.val();
+            self.p_slot[n].reset.next = self.reset.val();
+            self.p_j[n].reset.next = self.reset.val();
+            self.p_wr_acc[n].reset.next = self.reset.val();
+            self.p_wr_ret[n].reset.next = self.reset.val();
+            self.p_emit[n].reset.next = self.reset.val();
+            self.p_narrow[n].reset.next = self.reset.val();
+            self.p_loc[n].reset.next = self.reset.val();
+        }
+        self.p_valid[0].d.next = self.issue.val() & self.works.val();
+        self.p_slot[0].d.next = self.f_slot.val();
+        self.p_j[0].d.next = self.j.val();
+        self.p_wr_acc[0].d.next = self.cmd.val().get_bit(30);
+        self.p_wr_ret[0].d.next = self.cmd.val().get_bit(31);
+        self.p_emit[0].d.next = self.cmd.val().get_bit(32);
+        self.p_narrow[0].d.next = self.cmd.val().get_bit(29) & !self.f_dtype.val().get_bit(1);
+        self.p_loc[0].d.next = self.cmd.val().get_bit(29)
+            & ((self.f_rop.val() == self.op_maxloc.val())
+                | (self.f_rop.val() == self.op_minloc.val()));
+        for n in 1..PIPE {
+            self.p_valid[n].d.next = self.p_valid[n - 1].q.val();
+            self.p_slot[n].d.next = self.p_slot[n - 1].q.val();
+            self.p_j[n].d.next = self.p_j[n - 1].q.val();
+            self.p_wr_acc[n].d.next = self.p_wr_acc[n - 1].q.val();
+            self.p_wr_ret[n].d.next = self.p_wr_ret[n - 1].q.val();
+            self.p_emit[n].d.next = self.p_emit[n - 1].q.val();
+            self.p_narrow[n].d.next = self.p_narrow[n - 1].q.val();
+            self.p_loc[n].d.next = self.p_loc[n - 1].q.val();
+        }
+        self.s1_src_acc.d.next = self.f_src_acc.val();
+        self.s1_src_ret.d.next = self.f_src_ret.val();
+        self.s1_use_in.d.next = self.cmd.val().get_bit(28);
+        self.s1_combine.d.next = self.cmd.val().get_bit(29);
+        self.s1_rop.d.next = self.f_rop.val();
+        self.s1_dtype.d.next = self.f_dtype.val();
+        self.s2_use_in.d.next = self.s1_use_in.q.val();
+        self.s2_combine.d.next = self.s1_combine.q.val();
+        self.s2_rop.d.next = self.s1_rop.q.val();
+        self.s2_dtype.d.next = self.s1_dtype.q.val();
+        self.wr_addr.next = (bit_cast::<A, S>(self.p_slot[7].q.val()) << self.b_shift.val())
+            | bit_cast::<A, B>(self.p_j[7].q.val().get_bits::<B>(0));
+        self.wv.next = self.p_valid[7].q.val() & self.alu.out_valid.val();
+        for n in 0..L {
+            self.b1[n].clock.next = self.clock.val();
+            self.b2[n].clock.next = self.clock.val();
+            self.aq[n].clock.next = self.clock.val();
+            self.b1[n].reset.next = self.reset.val();
+            self.b2[n].reset.next = self.reset.val();
+            self.aq[n].reset.next = self.reset.val();
+            self.b1[n].d.next = 0.into();
+            if self.takes.val() {
+                self.b1[n].d.next = self.ipf.head[n].val();
+            }
+            self.b2[n].d.next = self.b1[n].q.val();
+            self.acc[n].clock.next = self.clock.val();
+            self.ret[n].clock.next = self.clock.val();
+            self.acc[n].rd_addr.next = self.rd_addr.val();
+            self.ret[n].rd_addr.next = self.rd_addr.val();
+            self.aq[n].d.next = 0.into();
+            if self.s1_src_acc.q.val() {
+                self.aq[n].d.next = self.acc[n].rd_data.val();
+            } else if self.s1_src_ret.q.val() {
+                self.aq[n].d.next = self.ret[n].rd_data.val();
+            }
+            // The ALU's operands: the buffer word and the input beat, or one of them and 0.
+            self.opa[n].next = self.aq[n].q.val();
+            self.opb[n].next = 0.into();
+            if self.s2_combine.q.val() {
+                self.opb[n].next = self.b2[n].q.val();
+            } else if self.s2_use_in.q.val() {
+                self.opa[n].next = self.b2[n].q.val();
+            }
+            self.alu.a[2 * n].next = self.opa[n].val();
+            self.alu.b[2 * n].next = self.opb[n].val();
+            self.alu.a[2 * n + 1].next = self.opa[n].val() >> self.half.val();
+            self.alu.b[2 * n + 1].next = self.opb[n].val() >> self.half.val();
+            self.alu.ai[2 * n].next = 0.into();
+            self.alu.bi[2 * n].next = 0.into();
+            self.alu.ai[2 * n + 1].next = 0.into();
+            self.alu.bi[2 * n + 1].next = 0.into();
+        }
+        // MAXLOC / MINLOC: a pair's index halves come from the word after its value.
+        for n in 1..L {
+            self.alu.ai[2 * n - 2].next = self.opa[n].val();
+            self.alu.bi[2 * n - 2].next = self.opb[n].val();
+            if !self.s2_dtype.q.val().get_bit(1) {
+                self.alu.ai[2 * n - 2].next = self.opa[n].val() & self.low_half.val();
+                self.alu.bi[2 * n - 2].next = self.opb[n].val() & self.low_half.val();
+            }
+            self.alu.ai[2 * n - 1].next = self.opa[n].val() >> self.half.val();
+            self.alu.bi[2 * n - 1].next = self.opb[n].val() >> self.half.val();
+        }
+        self.alu.in_valid.next = self.p_valid[1].q.val();
+        self.alu.op.next = self.op_bor.val();
+        self.alu.dtype.next = self.dt_u64.val();
+        if self.s2_combine.q.val() {
+            self.alu.op.next = self.s2_rop.q.val();
+            self.alu.dtype.next = self.s2_dtype.q.val();
+        }
+
+        // ---- Eight cycles after the issue: the result, written and sent on.
+        for n in 0..L {
+            self.rv[n].next = self.alu.r[2 * n].val();
+            self.iv[n].next = self.alu.ri[2 * n].val();
+            if self.p_narrow[7].q.val() {
+                self.rv[n].next =
+                    self.alu.r[2 * n].val() | (self.alu.r[2 * n + 1].val() << self.half.val());
+                self.iv[n].next =
+                    self.alu.ri[2 * n].val() | (self.alu.ri[2 * n + 1].val() << self.half.val());
+            }
+            self.word[n].next = self.rv[n].val() | self.iv[n].val();
+            if self.p_loc[7].q.val() {
+                self.word[n].next = self.rv[n].val();
+            }
+            if self.alu.err.val() {
+                self.word[n].next = 0.into();
+            }
+        }
+        for n in 1..L {
+            if self.p_loc[7].q.val() & self.odd_words.val().get_bit(n) & !self.alu.err.val() {
+                self.word[n].next = self.iv[n - 1].val();
+            }
+        }
+        for n in 0..L {
+            self.acc[n].wr_en.next = self.wv.val() & self.p_wr_acc[7].q.val();
+            self.ret[n].wr_en.next = self.wv.val() & self.p_wr_ret[7].q.val();
+            self.acc[n].wr_addr.next = self.wr_addr.val();
+            self.ret[n].wr_addr.next = self.wr_addr.val();
+            self.acc[n].wr_data.next = self.word[n].val();
+            self.ret[n].wr_data.next = self.word[n].val();
+            self.opf.push_data[n].next = self.word[n].val();
+        }
+        self.opf.push.next = self.wv.val() & self.p_emit[7].q.val();
+
+        // ---- Output: the head is shown while its next beat is in `opf`.
+        self.o_nz.next = self.head_plen.val().any();
+        self.o_beats.next = (bit_cast::<9, 8>(self.head_plen.val()) + self.lane_round.val())
+            >> self.lane_shift.val();
+        self.show.next = self.head_valid.val() & (!self.o_nz.val() | self.opf.count.val().any());
+        self.beat_out.next = self.show.val() & self.out_ready.val() & self.o_nz.val();
+        self.opf.pop.next = self.beat_out.val();
+        self.sent_next.next = self.out_sent.q.val() + self.one_8.val();
+        self.last.next = bit_cast::<9, 8>(self.sent_next.val()) == self.o_beats.val();
+        self.leave_gate.next = self.show.val() & (!self.o_nz.val() | self.last.val());
+        self.leave.next = self.leave_gate.val() & self.out_ready.val();
+        if self.beat_out.val() {
+            self.out_sent.d.next = self.sent_next.val();
+        }
+        if self.leave.val() {
+            self.out_sent.d.next = 0.into();
+        }
+        for n in 0..L {
+            self.data[n].next = 0.into();
+            if self.show.val() & self.o_nz.val() {
+                self.data[n].next = self.opf.head[n].val();
+            }
+        }
+    }
+}
