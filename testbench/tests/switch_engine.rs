@@ -161,7 +161,9 @@ const TIMED: SwitchEngineParams = SwitchEngineParams {
     ..SwitchEngineParams::SMALL
 };
 
-fn lockstep_run(level: Level, p: SwitchEngineParams, seed: u64, cycles: u64) {
+/// `level`'s design in lockstep with the cycle model under the random stimulus (a panic names
+/// the first difference); the stimulus, with its counts, afterwards.
+fn run_stimulus(level: Level, p: SwitchEngineParams, seed: u64, cycles: u64) -> Stimulus {
     let d = cycle_dut(level, &p)
         .expect("build")
         .expect("a cycle-level design");
@@ -172,6 +174,11 @@ fn lockstep_run(level: Level, p: SwitchEngineParams, seed: u64, cycles: u64) {
             level.name()
         );
     }
+    stim
+}
+
+fn lockstep_run(level: Level, p: SwitchEngineParams, seed: u64, cycles: u64) {
+    let stim = run_stimulus(level, p, seed, cycles);
     assert!(
         stim.checked > cycles / 4,
         "seed {seed:#x}: only {} answers checked",
@@ -450,16 +457,7 @@ fn payload_lockstep(level: Level, p: SwitchEngineParams, seed: u64, cycles: u64)
 }
 
 fn payload_lockstep_here(level: Level, p: SwitchEngineParams, seed: u64, cycles: u64) {
-    let d = cycle_dut(level, &p)
-        .expect("build")
-        .expect("a cycle-level design");
-    let mut stim = Stimulus::new(p, seed);
-    if let Err(m) = lockstep(Some(d), &mut stim, cycles, None) {
-        panic!(
-            "{} vs cycle model, {p:?}, seed {seed:#x}: {m}",
-            level.name()
-        );
-    }
+    let stim = run_stimulus(level, p, seed, cycles);
     println!(
         "{}: {cycles} cycles, {} answers, {} payloads, {} words checked, {} cycles held",
         level.name(),

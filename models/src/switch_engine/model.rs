@@ -1332,6 +1332,26 @@ fn combine_beat(a: Beat, b: Beat, rop: u64, dtype: u64, lanes: usize) -> Beat {
     r
 }
 
+/// The outputs that answer an operation [`super::LATENCY`] cycles after it is accepted (its
+/// event or configuration response), without the readies and the output packet, which the
+/// output queue shows when it can.
+pub fn answer_part(o: &SwitchEngineOut) -> SwitchEngineOut {
+    SwitchEngineOut {
+        pkt_ready: false,
+        cfg_ready: false,
+        out_valid: false,
+        out_ports: 0,
+        out_cgid: 0,
+        out_tid: 0,
+        out_op: 0,
+        out_plen: 0,
+        out_rop: 0,
+        out_dtype: 0,
+        out_data: [0; 4],
+        ..*o
+    }
+}
+
 /// The output registers an operation with golden answer `resp` loads, i.e. what the engine
 /// shows [`super::LATENCY`] cycles after accepting it (`pkt_ready` / `cfg_ready` false: they
 /// are not part of an operation's answer). This is the one place that maps the golden's
@@ -2058,23 +2078,8 @@ mod tests {
         let mut since_reset = 0usize;
         let mut reset_left = 1;
         let mut cycle = 0u64;
-        let compare_events = |o: &SwitchEngineOut, w: &SwitchEngineOut| {
-            let strip = |x: &SwitchEngineOut| SwitchEngineOut {
-                pkt_ready: false,
-                cfg_ready: false,
-                out_valid: false,
-                out_ports: 0,
-                out_cgid: 0,
-                out_tid: 0,
-                out_op: 0,
-                out_plen: 0,
-                out_rop: 0,
-                out_dtype: 0,
-                out_data: [0; 4],
-                ..*x
-            };
-            strip(o) == strip(w)
-        };
+        let compare_events =
+            |o: &SwitchEngineOut, w: &SwitchEngineOut| answer_part(o) == answer_part(w);
         while ops < min_ops || !expected.is_empty() {
             let draining = ops >= min_ops;
             // What is offered this cycle.
