@@ -121,6 +121,11 @@ module switch_engine_outq (
     wire taken;
     wire pop;
     wire enq;
+    wire in_nz;
+    wire [3:0] held_inc;
+    wire [3:0] held_dec;
+    wire [2:0] head_inc;
+    wire [2:0] tail_inc;
     wire [7:0] head_hot;
     wire [7:0] tail_hot;
 
@@ -217,6 +222,10 @@ module switch_engine_outq (
     end
 
     assign count = held_q;
+    assign held_inc = held_q + one_count;
+    assign held_dec = held_q - one_count;
+    assign head_inc = head_q + one_slot;
+    assign tail_inc = tail_q + one_slot;
     assign busy = held_q != empty;
     assign head_hot = one_hot << head_q;
     assign tail_hot = one_hot << tail_q;
@@ -224,7 +233,8 @@ module switch_engine_outq (
     assign go = ready;
     assign taken = out_valid & go;
     assign pop = taken & busy;
-    assign enq = push & (busy | (~go));
+    assign in_nz = |in_meta[7:0];
+    assign enq = push & ((busy | (~ready)) | in_nz);
 
     always @(*) begin
         head_d = head_q;
@@ -396,17 +406,17 @@ module switch_engine_outq (
         end
         head_d = head_q;
         if (pop) begin
-            head_d = head_q + one_slot;
+            head_d = head_inc;
         end
         tail_d = tail_q;
         if (enq) begin
-            tail_d = tail_q + one_slot;
+            tail_d = tail_inc;
         end
         held_d = held_q;
         if (enq & (~pop)) begin
-            held_d = held_q + one_count;
+            held_d = held_inc;
         end else if (pop & (~enq)) begin
-            held_d = held_q - one_count;
+            held_d = held_dec;
         end
     end
 

@@ -498,7 +498,7 @@ fn lockstep_verilator_with_payloads_10m() {
 fn mutants_of_the_reduction_fail_the_suite_or_the_lockstep() {
     let p = REDUCING;
     let good = engine_verilog(&p);
-    let mutants: [(&str, &str, &str, usize); 4] = [
+    let mutants: [(&str, &str, &str, usize); 5] = [
         (
             "the combine uses BOR whatever the operation",
             "alu_op = s2_rop_q;",
@@ -521,7 +521,13 @@ fn mutants_of_the_reduction_fail_the_suite_or_the_lockstep() {
             "a beat reads its slot's word while a write to it is in flight",
             "hazard = 1'b1;",
             "hazard = 1'b0;",
-            8,
+            7,
+        ),
+        (
+            "a beat reads its slot's word without the write at the same edge forwarded",
+            "if (hit_acc_q) begin",
+            "if (1'b0) begin",
+            2,
         ),
     ];
     let cases: Vec<_> = suite::cases()

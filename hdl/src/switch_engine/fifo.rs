@@ -48,9 +48,13 @@ pub struct SwitchEngineFifo<const L: usize, const N: usize> {
     use_byp: Reg<bool>,
     byp: [Reg<Bits<64>>; L],
 
-    /// The head's index after this edge's pop, and the count after it.
+    /// The head's index after this edge's pop; the count plus and minus one, and whether
+    /// it is zero or one (worked out on the register, before `push` and `pop` choose).
     next_rd: Signal<Local, Bits<N>>,
-    after_pop: Signal<Local, Bits<COUNT_BITS>>,
+    held_inc: Signal<Local, Bits<COUNT_BITS>>,
+    held_dec: Signal<Local, Bits<COUNT_BITS>>,
+    held_0: Signal<Local, bool>,
+    held_1: Signal<Local, bool>,
     one_n: Constant<Bits<N>>,
     one_count: Constant<Bits<COUNT_BITS>>,
     zero_count: Constant<Bits<COUNT_BITS>>,
@@ -73,7 +77,10 @@ impl<const L: usize, const N: usize> Default for SwitchEngineFifo<L, N> {
             use_byp: Default::default(),
             byp: core::array::from_fn(|_| Default::default()),
             next_rd: Default::default(),
-            after_pop: Default::default(),
+            held_inc: Default::default(),
+            held_dec: Default::default(),
+            held_0: Default::default(),
+            held_1: Default::default(),
             one_n: Constant::new(1.into()),
             one_count: Constant::new(1.into()),
             zero_count: Constant::new(0.into()),
@@ -86,19 +93,26 @@ impl<const L: usize, const N: usize> Logic for SwitchEngineFifo<L, N> {
     fn update(&mut self) {
         dff_setup!(self, clock, rd_ptr, wr_ptr, held, use_byp);
         self.count.next = self.held.q.val();
+        self.held_inc.next = self.held.q.val() + self.one_count.val();
+        self.held_dec.next = self.held.q.val() - self.one_count.val();
+        self.held_0.next = self.held.q.val() == self.zero_count.val();
+        self.held_1.next = self.held.q.val() == self.one_count.val();
         self.next_rd.next = self.rd_ptr.q.val();
-        self.after_pop.next = self.held.q.val();
         if self.pop.val() {
             self.next_rd.next = self.rd_ptr.q.val() + self.one_n.val();
-            self.after_pop.next = self.held.q.val() - self.one_count.val();
         }
         self.rd_ptr.d.next = self.next_rd.val();
-        self.held.d.next = self.after_pop.val();
+        if self.push.val() & !self.pop.val() {
+            self.held.d.next = self.held_inc.val();
+        } else if self.pop.val() & !self.push.val() {
+            self.held.d.next = self.held_dec.val();
+        }
         if self.push.val() {
-            self.held.d.next = self.after_pop.val() + self.one_count.val();
             self.wr_ptr.d.next = self.wr_ptr.q.val() + self.one_n.val();
         }
-        self.use_byp.d.next = self.push.val() & (self.after_pop.val() == self.zero_count.val());
+        // Empty after this edge's pop.
+        self.use_byp.d.next = self.push.val()
+            & ((!self.pop.val() & self.held_0.val()) | (self.pop.val() & self.held_1.val()));
         for n in 0..L {
             self.words[n].clock.next = self.clock.val();
             self.words[n].rd_addr.next = self.next_rd.val();

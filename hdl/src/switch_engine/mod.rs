@@ -239,6 +239,12 @@ netcoll_models::switch_engine_ports!(rtl_block! {
         fwd_differs: [Reg<bool>; N] = core::array::from_fn(|_| Default::default()),
         /// Stage 2's group's accumulator shape as the older writes left it.
         older_acc: [Signal<Local, Bits<14>>; N] = core::array::from_fn(|_| Default::default()),
+        /// Stage 2's packet's shape against each accumulator shape stage 3's decision may
+        /// leave (the packet's own, the forwarded one, the older one), compared before it
+        /// chooses.
+        dif_p: [Signal<Local, bool>; N] = core::array::from_fn(|_| Default::default()),
+        dif_fwd: [Signal<Local, bool>; N] = core::array::from_fn(|_| Default::default()),
+        dif_pre: [Signal<Local, bool>; N] = core::array::from_fn(|_| Default::default()),
         /// The output packet's payload shape (zero on a barrier-only engine).
         o_out_meta: Reg<Bits<META_BITS>> = Default::default(),
         // Stage 4: output registers …
@@ -888,8 +894,18 @@ impl<
             // group's (a `Write` clears both shapes).
             self.fwd_acc[n].d.next = self.meta[n].n_acc.val();
             self.fwd_ret[n].d.next = self.meta[n].n_ret.val();
-            self.fwd_differs[n].d.next =
-                self.meta[n].n_acc.val() != self.s2_pm[n].q.val().get_bits::<14>(0);
+            // `n_acc` is the packet's shape after a first report, else the group's.
+            self.dif_p[n].next =
+                self.s3_pm[n].q.val().get_bits::<14>(0) != self.s2_pm[n].q.val().get_bits::<14>(0);
+            self.dif_fwd[n].next =
+                self.fwd_acc[n].q.val() != self.s2_pm[n].q.val().get_bits::<14>(0);
+            self.dif_pre[n].next =
+                self.pre_acc[n].q.val() != self.s2_pm[n].q.val().get_bits::<14>(0);
+            self.fwd_differs[n].d.next = (self.bypass.st_newest.val() & self.dif_fwd[n].val())
+                | (!self.bypass.st_newest.val() & self.dif_pre[n].val());
+            if self.csm.report.val() & (self.csm.g_rep.val() == self.zero_r.val()) {
+                self.fwd_differs[n].d.next = self.dif_p[n].val();
+            }
             if self.s3_is_cfg.q.val() {
                 self.fwd_acc[n].d.next = 0.into();
                 self.fwd_ret[n].d.next = 0.into();

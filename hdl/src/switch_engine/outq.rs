@@ -4,6 +4,9 @@
 //! `netcoll_models::switch_engine`). First-word-fall-through: with the queue empty, the packet
 //! in the engine's stage-4 output register is shown as it arrives and, if taken, never enters
 //! the queue, so with `out_ready` high the engine's timing is what it was without a queue.
+//! A packet with payload always enters the queue: its beats are still in the payload path
+//! when it arrives, so it cannot leave in that cycle, and the enqueue does not wait for the
+//! payload path's last-beat decision.
 //! Eight slots in registers, a head and a tail pointer and a count; the engine's `room` keeps
 //! the count from overflowing, so a push never finds the queue full.
 //!
@@ -74,6 +77,13 @@ pub struct SwitchEngineOutq<const R: usize, const G: usize, const N: usize> {
     pop: Signal<Local, bool>,
     /// the output register's packet goes into a slot.
     enq: Signal<Local, bool>,
+    /// The output register's packet has payload.
+    in_nz: Signal<Local, bool>,
+    /// The count and pointers moved on, worked out before `enq` and `pop` choose.
+    held_inc: Signal<Local, Bits<COUNT_BITS>>,
+    held_dec: Signal<Local, Bits<COUNT_BITS>>,
+    head_inc: Signal<Local, Bits<SLOT_BITS>>,
+    tail_inc: Signal<Local, Bits<SLOT_BITS>>,
     /// One bit for the head's slot / the tail's.
     head_hot: Signal<Local, Bits<OUT_QUEUE>>,
     tail_hot: Signal<Local, Bits<OUT_QUEUE>>,
@@ -116,6 +126,11 @@ impl<const R: usize, const G: usize, const N: usize> Default for SwitchEngineOut
             taken: Default::default(),
             pop: Default::default(),
             enq: Default::default(),
+            in_nz: Default::default(),
+            held_inc: Default::default(),
+            held_dec: Default::default(),
+            head_inc: Default::default(),
+            tail_inc: Default::default(),
             head_hot: Default::default(),
             tail_hot: Default::default(),
             one_slot: Constant::new(1.into()),
@@ -131,6 +146,10 @@ impl<const R: usize, const G: usize, const N: usize> Logic for SwitchEngineOutq<
     fn update(&mut self) {
         dff_setup!(self, clock, head, tail, held);
         self.count.next = self.held.q.val();
+        self.held_inc.next = self.held.q.val() + self.one_count.val();
+        self.held_dec.next = self.held.q.val() - self.one_count.val();
+        self.head_inc.next = self.head.q.val() + self.one_slot.val();
+        self.tail_inc.next = self.tail.q.val() + self.one_slot.val();
         self.busy.next = self.held.q.val() != self.empty.val();
         self.head_hot.next = self.one_hot.val() << self.head.q.val();
         self.tail_hot.next = self.one_hot.val() << self.tail.q.val();
@@ -153,8 +172,11 @@ impl<const R: usize, const G: usize, const N: usize> Logic for SwitchEngineOutq<
         }
         self.taken.next = self.out_valid.val() & self.go.val();
         self.pop.next = self.taken.val() & self.busy.val();
-        // Behind a waiting head, or shown and not taken.
-        self.enq.next = self.push.val() & (self.busy.val() | !self.go.val());
+        // Behind a waiting head, or shown and not taken; a packet with payload always (its
+        // beats are still in the payload path, so it cannot leave in the cycle it arrives,
+        // and the enqueue need not wait for the decision that says so).
+        self.in_nz.next = self.in_meta.val().get_bits::<8>(0).any();
+        self.enq.next = self.push.val() & (self.busy.val() | !self.ready.val() | self.in_nz.val());
         for k in 0..OUT_QUEUE {
             self.q_ports[k].clock.next = self.clock.val();
             self.q_cgid[k].clock.next = self.clock.val();
@@ -188,17 +210,17 @@ impl<const R: usize, const G: usize, const N: usize> Logic for SwitchEngineOutq<
         }
         self.head.d.next = self.head.q.val();
         if self.pop.val() {
-            self.head.d.next = self.head.q.val() + self.one_slot.val();
+            self.head.d.next = self.head_inc.val();
         }
         self.tail.d.next = self.tail.q.val();
         if self.enq.val() {
-            self.tail.d.next = self.tail.q.val() + self.one_slot.val();
+            self.tail.d.next = self.tail_inc.val();
         }
         self.held.d.next = self.held.q.val();
         if self.enq.val() & !self.pop.val() {
-            self.held.d.next = self.held.q.val() + self.one_count.val();
+            self.held.d.next = self.held_inc.val();
         } else if self.pop.val() & !self.enq.val() {
-            self.held.d.next = self.held.q.val() - self.one_count.val();
+            self.held.d.next = self.held_dec.val();
         }
     }
 }

@@ -11,16 +11,22 @@
 //!   it starts a packet of `beats(plen)` beats, whose later beats are taken whenever offered
 //!   (`h_ready` is the engine's `pkt_ready`); the beats of a packet with `0 < plen <=
 //!   max_plen` (`h_store`) go into `ipf`.
-//! - **Commands.** Stage 3's decision (`c_*`) joins the command FIFO (`cmdq`, module
-//!   `switch_engine_cmdq`), packed into one word, its lengths turned into beat counts.
-//! - **Engine.** One beat a cycle, in command order: the current command (a register, or the
-//!   FIFO's head, popped at once) issues beat `j` when the beat it takes from `ipf` has arrived
-//!   and no beat in flight writes the buffer word it reads (a compare with each of the eight
-//!   pipeline stages); the issue reads word `j` of the slot from both buffers (`acc`, `ret`:
-//!   RAMs, one per lane, read registered twice) and carries the input beat along; two cycles
-//!   later the reduction ALU (`alu`, module `reduce_alu_l<2L>`, six cycles) combines them, or
-//!   passes one through as BOR with zero; eight cycles after the issue the result is written to
-//!   the buffers and pushed into the output FIFO (`opf`, module `switch_engine_opf`).
+//! - **Commands.** Stage 3's decision (`c_*`), packed into one word with its lengths turned
+//!   into beat counts, is registered (`cq_*`) and joins the command FIFO (`cmdq`, module
+//!   `switch_engine_cmdq`) at the next edge.
+//! - **Engine.** One beat a cycle, in command order, from a register holding the current
+//!   command (`cur`, with its next beat `cur_j` and whether that beat is its last, takes an
+//!   input beat, does buffer work, all worked out a cycle ahead); the FIFO's head is loaded
+//!   at the edge where the command before issues its last beat. A beat `j` issues when the
+//!   beat it takes from `ipf` has arrived and no beat in flight writes the buffer word it
+//!   reads after this cycle's edge (a compare with seven of the eight pipeline stages: the
+//!   eighth writes at this edge, and its result is forwarded, `hit_*` / `fwd`, because the
+//!   RAMs read before they write); the issue reads word `j` of the slot from both buffers
+//!   (`acc`, `ret`: RAMs, one per lane, read registered twice) and carries the input beat
+//!   along; two cycles later the reduction ALU (`alu`, module `reduce_alu_l<2L>`, six
+//!   cycles) combines them, or passes one through as BOR with zero; eight cycles after the
+//!   issue the result is written to the buffers and pushed into the output FIFO (`opf`,
+//!   module `switch_engine_opf`).
 //! - **Output.** The output queue's head (`head_valid`, `head_plen`) is shown (`show`) while
 //!   its next beat is in `opf` (at once if it has no payload), with the beat on `data`; the
 //!   packet leaves with its last beat (`leave_gate`: the output queue pops it if `out_ready`).
@@ -50,6 +56,8 @@ use rust_hdl::prelude::*;
 /// stage, 7, as a literal: an index must be one for the back end).
 pub const PIPE: usize = netcoll_models::switch_engine::model::PAYLOAD_PIPE;
 const _: () = assert!(PIPE == 8);
+/// The stages whose writes a read can miss: all but the last, whose write is forwarded.
+const HAZARD_STAGES: usize = PIPE - 1;
 
 fn k<const N: usize>(v: u64) -> Constant<Bits<N>> {
     Constant::new(Bits::<N>::from(v))
@@ -117,14 +125,22 @@ pub struct SwitchEnginePayload<
     /// Beats still to come of the packet being received, and whether they are stored.
     in_left: Reg<Bits<9>>,
     in_store: Reg<bool>,
-    /// The command being issued (packed as in `cmdq`) and its next beat.
+    /// Stage 3's command of the last edge, on its way into `cmdq`.
+    cq_push: Reg<bool>,
+    cq_word: Reg<Bits<64>>,
+    /// The command being issued (packed as in `cmdq`), its next beat, and whether that beat
+    /// is its last.
     cur_valid: Reg<bool>,
     cur: Reg<Bits<64>>,
     cur_j: Reg<Bits<9>>,
+    cur_last: Reg<bool>,
+    /// That beat takes an input beat / does buffer work (`j < take`, `j < work`).
+    cur_takes: Reg<bool>,
+    cur_works: Reg<bool>,
     /// The pipeline: element `k` holds the beat issued `k + 1` cycles ago.
     p_valid: [Reg<bool>; PIPE],
     p_slot: [Reg<Bits<S>>; PIPE],
-    p_j: [Reg<Bits<9>>; PIPE],
+    p_j: [Reg<Bits<B>>; PIPE],
     p_wr_acc: [Reg<bool>; PIPE],
     p_wr_ret: [Reg<bool>; PIPE],
     p_emit: [Reg<bool>; PIPE],
@@ -147,6 +163,11 @@ pub struct SwitchEnginePayload<
     b2: [Reg<Bits<64>>; L],
     /// The buffer word read (the RAM's output register).
     aq: [Reg<Bits<64>>; L],
+    /// The result written at the edge that ended the read's cycle, to the word read: the
+    /// RAMs read before they write, so it is forwarded.
+    hit_acc: Reg<bool>,
+    hit_ret: Reg<bool>,
+    fwd: [Reg<Bits<64>>; L],
     /// Beats of the output queue's head already taken.
     out_sent: Reg<Bits<8>>,
 
@@ -160,10 +181,14 @@ pub struct SwitchEnginePayload<
     c_word: Signal<Local, Bits<64>>,
     take_beats: Signal<Local, Bits<9>>,
     work_beats: Signal<Local, Bits<9>>,
-    cmd: Signal<Local, Bits<64>>,
     c_valid: Signal<Local, bool>,
     j: Signal<Local, Bits<9>>,
     j_next: Signal<Local, Bits<9>>,
+    j_after: Signal<Local, Bits<9>>,
+    jb: Signal<Local, Bits<B>>,
+    free: Signal<Local, bool>,
+    head_last: Signal<Local, bool>,
+    same_addr: Signal<Local, bool>,
     f_take: Signal<Local, Bits<9>>,
     f_work: Signal<Local, Bits<9>>,
     span: Signal<Local, Bits<9>>,
@@ -185,7 +210,6 @@ pub struct SwitchEnginePayload<
     word: [Signal<Local, Bits<64>>; L],
     wv: Signal<Local, bool>,
     o_nz: Signal<Local, bool>,
-    o_beats: Signal<Local, Bits<9>>,
     sent_next: Signal<Local, Bits<8>>,
     beat_out: Signal<Local, bool>,
     last: Signal<Local, bool>,
@@ -211,6 +235,7 @@ pub struct SwitchEnginePayload<
     zero_count: Constant<Bits<COUNT_BITS>>,
     one_8: Constant<Bits<8>>,
     one_9: Constant<Bits<9>>,
+    two_9: Constant<Bits<9>>,
     half: Constant<Bits<8>>,
     low_half: Constant<Bits<64>>,
 }
@@ -286,9 +311,14 @@ impl<
             alu: Default::default(),
             in_left: Default::default(),
             in_store: Default::default(),
+            cq_push: Default::default(),
+            cq_word: Default::default(),
             cur_valid: Default::default(),
             cur: Default::default(),
             cur_j: Default::default(),
+            cur_last: Default::default(),
+            cur_takes: Default::default(),
+            cur_works: Default::default(),
             p_valid: Default::default(),
             p_slot: Default::default(),
             p_j: Default::default(),
@@ -310,6 +340,9 @@ impl<
             b1: core::array::from_fn(|_| Default::default()),
             b2: core::array::from_fn(|_| Default::default()),
             aq: core::array::from_fn(|_| Default::default()),
+            hit_acc: Default::default(),
+            hit_ret: Default::default(),
+            fwd: core::array::from_fn(|_| Default::default()),
             out_sent: Default::default(),
             h_nz: Default::default(),
             in_busy: Default::default(),
@@ -321,10 +354,14 @@ impl<
             c_word: Default::default(),
             take_beats: Default::default(),
             work_beats: Default::default(),
-            cmd: Default::default(),
             c_valid: Default::default(),
             j: Default::default(),
             j_next: Default::default(),
+            j_after: Default::default(),
+            jb: Default::default(),
+            free: Default::default(),
+            head_last: Default::default(),
+            same_addr: Default::default(),
             f_take: Default::default(),
             f_work: Default::default(),
             span: Default::default(),
@@ -346,7 +383,6 @@ impl<
             word: core::array::from_fn(|_| Default::default()),
             wv: Default::default(),
             o_nz: Default::default(),
-            o_beats: Default::default(),
             sent_next: Default::default(),
             beat_out: Default::default(),
             last: Default::default(),
@@ -367,6 +403,7 @@ impl<
             zero_count: k(0),
             one_8: k(1),
             one_9: k(1),
+            two_9: k(2),
             half: k(32),
             low_half: k(0xFFFF_FFFF),
         }
@@ -404,9 +441,9 @@ impl<
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, in_left, in_store, cur_valid, cur, cur_j, s1_src_acc, s1_src_ret,
-            s1_use_in, s1_combine, s1_rop, s1_dtype, s2_use_in, s2_combine, s2_rop, s2_dtype,
-            out_sent
+            self, clock, in_left, in_store, cq_push, cq_word, cur_valid, cur, cur_j, cur_last,
+            cur_takes, cur_works, s1_src_acc, s1_src_ret, s1_use_in, s1_combine, s1_rop, s1_dtype,
+            s2_use_in, s2_combine, s2_rop, s2_dtype, hit_acc, hit_ret, out_sent
         );
         self.ipf.clock.next = self.clock.val();
         self.ipf.reset.next = self.reset.val();
@@ -476,38 +513,36 @@ impl<
             .replace_bit(30, self.c_wr_acc.val())
             .replace_bit(31, self.c_wr_ret.val())
             .replace_bit(32, self.c_emit.val());
-        self.cmdq.push.next = self.c_push.val();
-        self.cmdq.push_data[0].next = self.c_word.val();
+        // A register between the decision and the FIFO (the decision is late in its cycle).
+        self.cq_push.d.next = self.c_push.val();
+        self.cq_word.d.next = self.c_word.val();
+        self.cmdq.push.next = self.cq_push.q.val();
+        self.cmdq.push_data[0].next = self.cq_word.q.val();
 
-        // ---- Engine: the current command, or the FIFO's head (popped into the register at
-        // once, whether or not its first beat issues).
-        self.c_valid.next = self.cur_valid.q.val() | self.cmdq.count.val().any();
-        self.cmdq.pop.next = !self.cur_valid.q.val() & self.cmdq.count.val().any();
-        self.cmd.next = self.cmdq.head[0].val();
-        self.j.next = 0.into();
-        if self.cur_valid.q.val() {
-            self.cmd.next = self.cur.q.val();
-            self.j.next = self.cur_j.q.val();
-        }
-        self.f_slot.next = self.cmd.val().get_bits::<S>(0);
-        self.f_take.next = self.cmd.val().get_bits::<9>(8);
-        self.f_work.next = self.cmd.val().get_bits::<9>(17);
-        self.f_src_acc.next = self.cmd.val().get_bit(26);
-        self.f_src_ret.next = self.cmd.val().get_bit(27);
-        self.f_rop.next = self.cmd.val().get_bits::<4>(36);
-        self.f_dtype.next = self.cmd.val().get_bits::<2>(40);
+        // ---- Engine: the current command, a register loaded from the FIFO's head.
+        self.c_valid.next = self.cur_valid.q.val();
+        self.j.next = self.cur_j.q.val();
+        self.jb.next = self.cur_j.q.val().get_bits::<B>(0);
+        self.f_slot.next = self.cur.q.val().get_bits::<S>(0);
+        self.f_take.next = self.cur.q.val().get_bits::<9>(8);
+        self.f_work.next = self.cur.q.val().get_bits::<9>(17);
+        self.f_src_acc.next = self.cur.q.val().get_bit(26);
+        self.f_src_ret.next = self.cur.q.val().get_bit(27);
+        self.f_rop.next = self.cur.q.val().get_bits::<4>(36);
+        self.f_dtype.next = self.cur.q.val().get_bits::<2>(40);
         self.span.next = self.f_work.val();
         if self.f_take.val() > self.f_work.val() {
             self.span.next = self.f_take.val();
         }
-        self.takes.next = self.j.val() < self.f_take.val();
-        self.works.next = self.j.val() < self.f_work.val();
-        // A beat in flight that writes the word this beat reads: its write would be missed.
+        self.takes.next = self.cur_takes.q.val();
+        self.works.next = self.cur_works.q.val();
+        // A beat in flight that writes the word this beat reads after this cycle's edge: its
+        // write would be missed (the one at this edge is forwarded).
         self.hazard.next = false;
-        for n in 0..PIPE {
+        for n in 0..HAZARD_STAGES {
             if self.p_valid[n].q.val()
                 & (self.p_slot[n].q.val() == self.f_slot.val())
-                & (self.p_j[n].q.val() == self.j.val())
+                & (self.p_j[n].q.val() == self.jb.val())
                 & ((self.f_src_acc.val() & self.p_wr_acc[n].q.val())
                     | (self.f_src_ret.val() & self.p_wr_ret[n].q.val()))
             {
@@ -519,15 +554,28 @@ impl<
             & !(self.works.val() & self.hazard.val());
         self.ipf.pop.next = self.issue.val() & self.takes.val();
         self.j_next.next = self.j.val() + self.one_9.val();
-        self.cur.d.next = self.cmd.val();
-        self.cur_valid.d.next = self.c_valid.val();
-        self.cur_j.d.next = self.j.val();
-        if self.issue.val() {
-            self.cur_valid.d.next = self.j_next.val() < self.span.val();
+        self.j_after.next = self.j.val() + self.two_9.val();
+        // The head's first beat is its last: neither count exceeds one.
+        self.head_last.next = !(self.cmdq.head[0].val().get_bits::<8>(9).any()
+            | self.cmdq.head[0].val().get_bits::<8>(18).any());
+        // Done with the command (or none): load the next at this edge.
+        self.free.next = !self.cur_valid.q.val() | (self.issue.val() & self.cur_last.q.val());
+        self.cmdq.pop.next = self.free.val() & self.cmdq.count.val().any();
+        if self.free.val() {
+            self.cur.d.next = self.cmdq.head[0].val();
+            self.cur_valid.d.next = self.cmdq.count.val().any();
+            self.cur_j.d.next = 0.into();
+            self.cur_last.d.next = self.head_last.val();
+            self.cur_takes.d.next = self.cmdq.head[0].val().get_bits::<9>(8).any();
+            self.cur_works.d.next = self.cmdq.head[0].val().get_bits::<9>(17).any();
+        } else if self.issue.val() {
             self.cur_j.d.next = self.j_next.val();
+            self.cur_last.d.next = self.j_after.val() >= self.span.val();
+            self.cur_takes.d.next = self.j_next.val() < self.f_take.val();
+            self.cur_works.d.next = self.j_next.val() < self.f_work.val();
         }
         self.rd_addr.next = (bit_cast::<A, S>(self.f_slot.val()) << self.b_shift.val())
-            | bit_cast::<A, B>(self.j.val().get_bits::<B>(0));
+            | bit_cast::<A, B>(self.jb.val());
 
         // ---- The pipeline: stage 0 is the issue.
         for n in 0..PIPE {
@@ -550,12 +598,12 @@ impl<
         }
         self.p_valid[0].d.next = self.issue.val() & self.works.val();
         self.p_slot[0].d.next = self.f_slot.val();
-        self.p_j[0].d.next = self.j.val();
-        self.p_wr_acc[0].d.next = self.cmd.val().get_bit(30);
-        self.p_wr_ret[0].d.next = self.cmd.val().get_bit(31);
-        self.p_emit[0].d.next = self.cmd.val().get_bit(32);
-        self.p_narrow[0].d.next = self.cmd.val().get_bit(29) & !self.f_dtype.val().get_bit(1);
-        self.p_loc[0].d.next = self.cmd.val().get_bit(29)
+        self.p_j[0].d.next = self.jb.val();
+        self.p_wr_acc[0].d.next = self.cur.q.val().get_bit(30);
+        self.p_wr_ret[0].d.next = self.cur.q.val().get_bit(31);
+        self.p_emit[0].d.next = self.cur.q.val().get_bit(32);
+        self.p_narrow[0].d.next = self.cur.q.val().get_bit(29) & !self.f_dtype.val().get_bit(1);
+        self.p_loc[0].d.next = self.cur.q.val().get_bit(29)
             & ((self.f_rop.val() == self.op_maxloc.val())
                 | (self.f_rop.val() == self.op_minloc.val()));
         for n in 1..PIPE {
@@ -570,8 +618,8 @@ impl<
         }
         self.s1_src_acc.d.next = self.f_src_acc.val();
         self.s1_src_ret.d.next = self.f_src_ret.val();
-        self.s1_use_in.d.next = self.cmd.val().get_bit(28);
-        self.s1_combine.d.next = self.cmd.val().get_bit(29);
+        self.s1_use_in.d.next = self.cur.q.val().get_bit(28);
+        self.s1_combine.d.next = self.cur.q.val().get_bit(29);
         self.s1_rop.d.next = self.f_rop.val();
         self.s1_dtype.d.next = self.f_dtype.val();
         self.s2_use_in.d.next = self.s1_use_in.q.val();
@@ -579,8 +627,11 @@ impl<
         self.s2_rop.d.next = self.s1_rop.q.val();
         self.s2_dtype.d.next = self.s1_dtype.q.val();
         self.wr_addr.next = (bit_cast::<A, S>(self.p_slot[7].q.val()) << self.b_shift.val())
-            | bit_cast::<A, B>(self.p_j[7].q.val().get_bits::<B>(0));
+            | bit_cast::<A, B>(self.p_j[7].q.val());
         self.wv.next = self.p_valid[7].q.val() & self.alu.out_valid.val();
+        self.same_addr.next = self.wr_addr.val() == self.rd_addr.val();
+        self.hit_acc.d.next = self.wv.val() & self.p_wr_acc[7].q.val() & self.same_addr.val();
+        self.hit_ret.d.next = self.wv.val() & self.p_wr_ret[7].q.val() & self.same_addr.val();
         for n in 0..L {
             self.b1[n].clock.next = self.clock.val();
             self.b2[n].clock.next = self.clock.val();
@@ -600,8 +651,14 @@ impl<
             self.aq[n].d.next = 0.into();
             if self.s1_src_acc.q.val() {
                 self.aq[n].d.next = self.acc[n].rd_data.val();
+                if self.hit_acc.q.val() {
+                    self.aq[n].d.next = self.fwd[n].q.val();
+                }
             } else if self.s1_src_ret.q.val() {
                 self.aq[n].d.next = self.ret[n].rd_data.val();
+                if self.hit_ret.q.val() {
+                    self.aq[n].d.next = self.fwd[n].q.val();
+                }
             }
             // The ALU's operands: the buffer word and the input beat, or one of them and 0.
             self.opa[n].next = self.aq[n].q.val();
@@ -670,18 +727,22 @@ impl<
             self.acc[n].wr_data.next = self.word[n].val();
             self.ret[n].wr_data.next = self.word[n].val();
             self.opf.push_data[n].next = self.word[n].val();
+            self.fwd[n].clock.next = self.clock.val();
+            self.fwd[n].reset.next = self.reset.val();
+            self.fwd[n].d.next = self.word[n].val();
         }
         self.opf.push.next = self.wv.val() & self.p_emit[7].q.val();
 
         // ---- Output: the head is shown while its next beat is in `opf`.
         self.o_nz.next = self.head_plen.val().any();
-        self.o_beats.next = (bit_cast::<9, 8>(self.head_plen.val()) + self.lane_round.val())
-            >> self.lane_shift.val();
         self.show.next = self.head_valid.val() & (!self.o_nz.val() | self.opf.count.val().any());
         self.beat_out.next = self.show.val() & self.out_ready.val() & self.o_nz.val();
         self.opf.pop.next = self.beat_out.val();
         self.sent_next.next = self.out_sent.q.val() + self.one_8.val();
-        self.last.next = bit_cast::<9, 8>(self.sent_next.val()) == self.o_beats.val();
+        // The last beat: `sent + 1 == beats(plen)`, as `(sent + 1) * lanes >= plen` (no adder
+        // after the head's length, which comes late through the output queue's head mux).
+        self.last.next = (bit_cast::<12, 8>(self.sent_next.val()) << self.lane_shift.val())
+            >= bit_cast::<12, 8>(self.head_plen.val());
         self.leave_gate.next = self.show.val() & (!self.o_nz.val() | self.last.val());
         self.leave.next = self.leave_gate.val() & self.out_ready.val();
         if self.beat_out.val() {

@@ -89,31 +89,37 @@
 //!   whatever else is offered; a configuration operation may be accepted in the same cycle).
 //!   The beats of a packet with `0 < plen <= max_plen` are written into `ipf`; those of any
 //!   other packet are dropped as they arrive.
-//! - **Commands.** Stage 3 turns its decision into a payload command, pushed into a command
-//!   FIFO at its edge: which buffer of the slot to read (accumulator, retained result or none),
-//!   whether to take the packet's beats from `ipf` and combine them (with the operation and
-//!   type) or pass one operand through, which buffers to write and whether the result is the
-//!   output packet's payload. A packet whose beats are in `ipf` but have no use makes a command
-//!   that only drops them; a decision with no beats to take and nothing to send makes none.
-//! - **Payload engine.** It works through the commands in order, one beat a cycle: in the
-//!   cycle it issues beat `j` of a command it pops the beat's words from `ipf` (when the
-//!   command takes beats), reads word `j` of the buffer (the memories' read, registered twice,
-//!   sees the word before this edge's write), and the reduction ALU (latency 6, `lanes` words
-//!   a cycle) combines them; 8 cycles after the issue, at that cycle's edge, the result is
-//!   written to the buffers and pushed into the **output payload FIFO** (`opf`, `OUT_QUEUE ×
-//!   max_beats` beats). A beat is not issued while a beat of its input has not arrived, nor
-//!   while an earlier beat writing the same word of the same slot is still in flight (its read
-//!   would miss the write): so two commands of one slot issue at least 9 cycles apart (one
-//!   idle cycle between back-to-back packets of `max_beats = 8` beats of the same group;
-//!   packets of different groups, or longer ones, go through without a gap).
+//! - **Commands.** Stage 3 turns its decision into a payload command, which joins a command
+//!   FIFO one edge later (a register between the decision and the FIFO): which buffer of the
+//!   slot to read (accumulator, retained result or none), whether to take the packet's beats
+//!   from `ipf` and combine them (with the operation and type) or pass one operand through,
+//!   which buffers to write and whether the result is the output packet's payload. A packet
+//!   whose beats are in `ipf` but have no use makes a command that only drops them; a decision
+//!   with no beats to take and nothing to send makes none.
+//! - **Payload engine.** It works through the commands in order, one beat a cycle, from a
+//!   register that holds the current command: the head of the FIFO is loaded into it at the
+//!   edge where the command before issues its last beat (or at once if it holds none), so
+//!   commands follow each other without a gap. In the cycle it issues beat `j` of a command it
+//!   pops the beat's words from `ipf` (when the command takes beats), reads word `j` of the
+//!   buffer (the memories' read, registered twice; a write to the same word at the edge ending
+//!   that cycle is forwarded to it), and the reduction ALU (latency 6, `lanes` words a cycle)
+//!   combines them; 8 cycles after the issue, at that cycle's edge, the result is written to
+//!   the buffers and pushed into the **output payload FIFO** (`opf`, `OUT_QUEUE × max_beats`
+//!   beats). A beat is not issued while a beat of its input has not arrived, nor while an
+//!   earlier beat writing the same word of the same slot will be written after this cycle's
+//!   edge (its read would miss the write): so two commands of one slot issue at least 8
+//!   cycles apart. Packets of `max_beats >= 8` beats of one group, and packets of different
+//!   groups, go through without a gap; shorter packets of one group are 8 cycles apart (the
+//!   ALU's result is the next contribution's operand).
 //! - **Output.** The output queue holds the headers as above; a packet with payload is shown
 //!   (`out_valid`) beat by beat as its beats are in `opf`, with its header fields on every
 //!   beat and beat `j`'s words on `out_data_*`, and leaves the queue with its last beat.
 //!   A packet without payload is shown as before. So an answer with payload shows its first
-//!   beat 13 cycles after the packet that caused it was accepted, at the earliest; events and
+//!   beat 15 cycles after the packet that caused it was accepted, at the earliest; events and
 //!   responses still come after 4.
-//! - `reset` empties `ipf`, the commands, the engine's pipeline and `opf`, like every other
-//!   queue, and forgets the beats still to come of a packet being received.
+//! - `reset` empties `ipf`, the commands (the staged one too), the engine's pipeline and
+//!   `opf`, like every other queue, and forgets the beats still to come of a packet being
+//!   received.
 //!
 //! The ready signals are not gated by `reset`: an operation handshaken during a reset cycle is
 //! simply lost, because the reset edge clears the pipeline's valid bits and the output
@@ -382,8 +388,10 @@ struct PayloadPath {
     in_left: u64,
     in_store: bool,
     ipf: VecDeque<Beat>,
+    /// Stage 3's command of the last edge, on its way into `cmds`.
+    staged: Option<PayCmd>,
     cmds: VecDeque<PayCmd>,
-    /// The command being issued and its next beat.
+    /// The command being issued and its next beat (a register, loaded from `cmds`).
     current: Option<(PayCmd, u64)>,
     /// `pipe[k]`: the beat issued `k + 1` cycles ago, if any.
     pipe: [Option<Issued>; PAYLOAD_PIPE],
@@ -406,6 +414,7 @@ impl PayloadPath {
             in_left: 0,
             in_store: false,
             ipf: VecDeque::new(),
+            staged: None,
             cmds: VecDeque::new(),
             current: None,
             pipe: [None; PAYLOAD_PIPE],
@@ -599,6 +608,7 @@ impl SwitchEngineModel {
             && self.queue.is_empty()
             && pay.in_left == 0
             && pay.ipf.is_empty()
+            && pay.staged.is_none()
             && pay.cmds.is_empty()
             && pay.current.is_none()
             && pay.pipe.iter().all(Option::is_none)
@@ -739,9 +749,12 @@ impl SwitchEngineModel {
                 cmd: None,
             }
         };
-        if let Some(c) = d.cmd {
+        // The command joins the queue at the next edge (a register between the decision and
+        // the queue).
+        if let Some(c) = self.pay.staged.take() {
             self.pay.cmds.push_back(c);
         }
+        self.pay.staged = d.cmd;
         self.regs = d.out;
         self.s4_count = d.packet;
         self.s4_verdict = d.verdict;
@@ -1162,9 +1175,10 @@ impl SwitchEngineModel {
         }
     }
 
-    /// The payload engine's edge: issue the next beat of the current command (if its input
-    /// has arrived and no write to the word it reads is in flight), then write the result of
-    /// the beat issued [`PAYLOAD_PIPE`] cycles ago.
+    /// The payload engine's edge: write the result of the beat issued [`PAYLOAD_PIPE`]
+    /// cycles ago, then issue the next beat of the current command (if its input has arrived
+    /// and no earlier write to the word it reads is still in flight; this edge's write is
+    /// forwarded to the read), and load the next command when the current one is done.
     fn payload_edge(&mut self) {
         if !self.p.reduces() {
             return;
@@ -1172,10 +1186,20 @@ impl SwitchEngineModel {
         let mb = self.p.max_beats() as u64;
         let lanes = self.p.lanes;
         let pay = &mut self.pay;
-        if pay.current.is_none() {
-            pay.current = pay.cmds.pop_front().map(|c| (c, 0));
+        if let Some(w) = pay.pipe[PAYLOAD_PIPE - 1] {
+            let at = (w.slot * mb + w.j) as usize;
+            if w.wr_acc {
+                pay.acc[at] = w.value;
+            }
+            if w.wr_ret {
+                pay.ret[at] = w.value;
+            }
+            if w.emit {
+                pay.opf.push_back(w.value);
+            }
         }
         let mut issued = None;
+        let mut free = pay.current.is_none();
         if let Some((c, j)) = pay.current {
             let takes = j < c.take;
             let works = j < c.work;
@@ -1189,7 +1213,7 @@ impl SwitchEngineModel {
                         None => false,
                     }
             };
-            let blocked = works && pay.pipe.iter().flatten().any(in_flight);
+            let blocked = works && pay.pipe[..PAYLOAD_PIPE - 1].iter().flatten().any(in_flight);
             if arrived && !blocked {
                 let b = if takes {
                     pay.ipf.pop_front().unwrap_or([0; 4])
@@ -1219,20 +1243,15 @@ impl SwitchEngineModel {
                         emit: c.emit,
                     });
                 }
-                pay.current = (j + 1 < c.take.max(c.work)).then_some((c, j + 1));
+                if j + 1 < c.take.max(c.work) {
+                    pay.current = Some((c, j + 1));
+                } else {
+                    free = true;
+                }
             }
         }
-        if let Some(w) = pay.pipe[PAYLOAD_PIPE - 1] {
-            let at = (w.slot * mb + w.j) as usize;
-            if w.wr_acc {
-                pay.acc[at] = w.value;
-            }
-            if w.wr_ret {
-                pay.ret[at] = w.value;
-            }
-            if w.emit {
-                pay.opf.push_back(w.value);
-            }
+        if free {
+            pay.current = pay.cmds.pop_front().map(|c| (c, 0));
         }
         pay.pipe.rotate_right(1);
         pay.pipe[0] = issued;
