@@ -108,6 +108,16 @@ module switch_engine_outq (
     reg [13:0] q_meta_6_d;
     reg [13:0] q_meta_7_q;
     reg [13:0] q_meta_7_d;
+    reg [15:0] h_ports_q;
+    reg [15:0] h_ports_d;
+    reg [7:0] h_cgid_q;
+    reg [7:0] h_cgid_d;
+    reg [1:0] h_tid_q;
+    reg [1:0] h_tid_d;
+    reg [2:0] h_op_q;
+    reg [2:0] h_op_d;
+    reg [13:0] h_meta_q;
+    reg [13:0] h_meta_d;
     reg [2:0] head_q;
     reg [2:0] head_d;
     reg [2:0] tail_q;
@@ -126,7 +136,13 @@ module switch_engine_outq (
     wire [3:0] held_dec;
     wire [2:0] head_inc;
     wire [2:0] tail_inc;
-    wire [7:0] head_hot;
+    wire [7:0] next_hot;
+    reg [15:0] n_ports;
+    reg [7:0] n_cgid;
+    reg [1:0] n_tid;
+    reg [2:0] n_op;
+    reg [13:0] n_meta;
+    wire two_held;
     wire [7:0] tail_hot;
 
     always @(posedge clock) begin
@@ -171,6 +187,11 @@ module switch_engine_outq (
             q_meta_5_q <= 14'd0;
             q_meta_6_q <= 14'd0;
             q_meta_7_q <= 14'd0;
+            h_ports_q <= 16'd0;
+            h_cgid_q <= 8'd0;
+            h_tid_q <= 2'd0;
+            h_op_q <= 3'd0;
+            h_meta_q <= 14'd0;
             head_q <= 3'd0;
             tail_q <= 3'd0;
             held_q <= 4'd0;
@@ -215,6 +236,11 @@ module switch_engine_outq (
             q_meta_5_q <= q_meta_5_d;
             q_meta_6_q <= q_meta_6_d;
             q_meta_7_q <= q_meta_7_d;
+            h_ports_q <= h_ports_d;
+            h_cgid_q <= h_cgid_d;
+            h_tid_q <= h_tid_d;
+            h_op_q <= h_op_d;
+            h_meta_q <= h_meta_d;
             head_q <= head_d;
             tail_q <= tail_d;
             held_q <= held_d;
@@ -227,7 +253,8 @@ module switch_engine_outq (
     assign head_inc = head_q + one_slot;
     assign tail_inc = tail_q + one_slot;
     assign busy = held_q != empty;
-    assign head_hot = one_hot << head_q;
+    assign next_hot = one_hot << head_inc;
+    assign two_held = held_q > one_count;
     assign tail_hot = one_hot << tail_q;
     assign out_valid = busy | push;
     assign go = ready;
@@ -240,18 +267,34 @@ module switch_engine_outq (
         head_d = head_q;
         tail_d = tail_q;
         held_d = held_q;
+        h_ports_d = h_ports_q;
+        h_cgid_d = h_cgid_q;
+        h_tid_d = h_tid_q;
+        h_op_d = h_op_q;
+        h_meta_d = h_meta_q;
         out_ports = 16'd0;
         out_cgid = 8'd0;
         out_tid = 2'd0;
         out_op = 3'd0;
         out_meta = 14'd0;
-        if ((~busy) & push) begin
+        if (busy) begin
+            out_meta = h_meta_q;
+            out_ports = h_ports_q;
+            out_cgid = h_cgid_q;
+            out_tid = h_tid_q;
+            out_op = h_op_q;
+        end else if (push) begin
             out_meta = in_meta;
             out_ports = in_ports;
             out_cgid = in_cgid;
             out_tid = in_tid;
             out_op = in_op;
         end
+        n_ports = 16'd0;
+        n_cgid = 8'd0;
+        n_tid = 2'd0;
+        n_op = 3'd0;
+        n_meta = 14'd0;
         q_meta_0_d = q_meta_0_q;
         q_ports_0_d = q_ports_0_q;
         q_cgid_0_d = q_cgid_0_q;
@@ -264,12 +307,12 @@ module switch_engine_outq (
             q_op_0_d = in_op;
             q_meta_0_d = in_meta;
         end
-        if (busy & head_hot[0]) begin
-            out_ports = q_ports_0_q;
-            out_cgid = q_cgid_0_q;
-            out_tid = q_tid_0_q;
-            out_op = q_op_0_q;
-            out_meta = q_meta_0_q;
+        if (next_hot[0]) begin
+            n_ports = q_ports_0_q;
+            n_cgid = q_cgid_0_q;
+            n_tid = q_tid_0_q;
+            n_op = q_op_0_q;
+            n_meta = q_meta_0_q;
         end
         q_meta_1_d = q_meta_1_q;
         q_ports_1_d = q_ports_1_q;
@@ -283,12 +326,12 @@ module switch_engine_outq (
             q_op_1_d = in_op;
             q_meta_1_d = in_meta;
         end
-        if (busy & head_hot[1]) begin
-            out_ports = q_ports_1_q;
-            out_cgid = q_cgid_1_q;
-            out_tid = q_tid_1_q;
-            out_op = q_op_1_q;
-            out_meta = q_meta_1_q;
+        if (next_hot[1]) begin
+            n_ports = q_ports_1_q;
+            n_cgid = q_cgid_1_q;
+            n_tid = q_tid_1_q;
+            n_op = q_op_1_q;
+            n_meta = q_meta_1_q;
         end
         q_meta_2_d = q_meta_2_q;
         q_ports_2_d = q_ports_2_q;
@@ -302,12 +345,12 @@ module switch_engine_outq (
             q_op_2_d = in_op;
             q_meta_2_d = in_meta;
         end
-        if (busy & head_hot[2]) begin
-            out_ports = q_ports_2_q;
-            out_cgid = q_cgid_2_q;
-            out_tid = q_tid_2_q;
-            out_op = q_op_2_q;
-            out_meta = q_meta_2_q;
+        if (next_hot[2]) begin
+            n_ports = q_ports_2_q;
+            n_cgid = q_cgid_2_q;
+            n_tid = q_tid_2_q;
+            n_op = q_op_2_q;
+            n_meta = q_meta_2_q;
         end
         q_meta_3_d = q_meta_3_q;
         q_ports_3_d = q_ports_3_q;
@@ -321,12 +364,12 @@ module switch_engine_outq (
             q_op_3_d = in_op;
             q_meta_3_d = in_meta;
         end
-        if (busy & head_hot[3]) begin
-            out_ports = q_ports_3_q;
-            out_cgid = q_cgid_3_q;
-            out_tid = q_tid_3_q;
-            out_op = q_op_3_q;
-            out_meta = q_meta_3_q;
+        if (next_hot[3]) begin
+            n_ports = q_ports_3_q;
+            n_cgid = q_cgid_3_q;
+            n_tid = q_tid_3_q;
+            n_op = q_op_3_q;
+            n_meta = q_meta_3_q;
         end
         q_meta_4_d = q_meta_4_q;
         q_ports_4_d = q_ports_4_q;
@@ -340,12 +383,12 @@ module switch_engine_outq (
             q_op_4_d = in_op;
             q_meta_4_d = in_meta;
         end
-        if (busy & head_hot[4]) begin
-            out_ports = q_ports_4_q;
-            out_cgid = q_cgid_4_q;
-            out_tid = q_tid_4_q;
-            out_op = q_op_4_q;
-            out_meta = q_meta_4_q;
+        if (next_hot[4]) begin
+            n_ports = q_ports_4_q;
+            n_cgid = q_cgid_4_q;
+            n_tid = q_tid_4_q;
+            n_op = q_op_4_q;
+            n_meta = q_meta_4_q;
         end
         q_meta_5_d = q_meta_5_q;
         q_ports_5_d = q_ports_5_q;
@@ -359,12 +402,12 @@ module switch_engine_outq (
             q_op_5_d = in_op;
             q_meta_5_d = in_meta;
         end
-        if (busy & head_hot[5]) begin
-            out_ports = q_ports_5_q;
-            out_cgid = q_cgid_5_q;
-            out_tid = q_tid_5_q;
-            out_op = q_op_5_q;
-            out_meta = q_meta_5_q;
+        if (next_hot[5]) begin
+            n_ports = q_ports_5_q;
+            n_cgid = q_cgid_5_q;
+            n_tid = q_tid_5_q;
+            n_op = q_op_5_q;
+            n_meta = q_meta_5_q;
         end
         q_meta_6_d = q_meta_6_q;
         q_ports_6_d = q_ports_6_q;
@@ -378,12 +421,12 @@ module switch_engine_outq (
             q_op_6_d = in_op;
             q_meta_6_d = in_meta;
         end
-        if (busy & head_hot[6]) begin
-            out_ports = q_ports_6_q;
-            out_cgid = q_cgid_6_q;
-            out_tid = q_tid_6_q;
-            out_op = q_op_6_q;
-            out_meta = q_meta_6_q;
+        if (next_hot[6]) begin
+            n_ports = q_ports_6_q;
+            n_cgid = q_cgid_6_q;
+            n_tid = q_tid_6_q;
+            n_op = q_op_6_q;
+            n_meta = q_meta_6_q;
         end
         q_meta_7_d = q_meta_7_q;
         q_ports_7_d = q_ports_7_q;
@@ -397,12 +440,33 @@ module switch_engine_outq (
             q_op_7_d = in_op;
             q_meta_7_d = in_meta;
         end
-        if (busy & head_hot[7]) begin
-            out_ports = q_ports_7_q;
-            out_cgid = q_cgid_7_q;
-            out_tid = q_tid_7_q;
-            out_op = q_op_7_q;
-            out_meta = q_meta_7_q;
+        if (next_hot[7]) begin
+            n_ports = q_ports_7_q;
+            n_cgid = q_cgid_7_q;
+            n_tid = q_tid_7_q;
+            n_op = q_op_7_q;
+            n_meta = q_meta_7_q;
+        end
+        if (pop) begin
+            if (two_held) begin
+                h_ports_d = n_ports;
+                h_cgid_d = n_cgid;
+                h_tid_d = n_tid;
+                h_op_d = n_op;
+                h_meta_d = n_meta;
+            end else if (enq) begin
+                h_ports_d = in_ports;
+                h_cgid_d = in_cgid;
+                h_tid_d = in_tid;
+                h_op_d = in_op;
+                h_meta_d = in_meta;
+            end
+        end else if ((~busy) & enq) begin
+            h_ports_d = in_ports;
+            h_cgid_d = in_cgid;
+            h_tid_d = in_tid;
+            h_op_d = in_op;
+            h_meta_d = in_meta;
         end
         head_d = head_q;
         if (pop) begin

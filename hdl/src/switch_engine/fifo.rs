@@ -6,11 +6,13 @@
 //! held nothing else, and popping the head at an edge shows the next entry in the next cycle.
 //!
 //! The entries live in `L` memories of `2^N` 64-bit words (a RAM with a registered read, one
-//! per word of an entry, so that every signal stays 64 bits wide). The read address is the
-//! head's index after this edge's pop, so the RAM's read register holds the next head; the one
-//! entry it cannot hold is one written at the same edge (the RAM reads before it writes), which
-//! is the head only when the queue is otherwise empty after the pop: that entry goes to a
-//! bypass register instead.
+//! per word of an entry, so that every signal stays 64 bits wide), held twice: one copy is
+//! read at the head's index and the other at the next one, so that the read address does not
+//! wait for this edge's `pop` (which comes late in the cycle); after the edge the head is the
+//! first copy's word, or the second's if the head was popped. The one entry neither can hold
+//! is one written at the same edge (the RAMs read before they write), which is the head only
+//! when the queue is otherwise empty after the pop: that entry goes to a bypass register
+//! instead.
 //!
 //! # Inputs
 //! - `clock`, `reset` (synchronous; empties the queue, the memories keep their words);
@@ -41,16 +43,20 @@ pub struct SwitchEngineFifo<const L: usize, const N: usize> {
     pub count: Signal<Out, Bits<COUNT_BITS>>,
 
     words: [Mem<Bits<64>, N>; L],
+    words_next: [Mem<Bits<64>, N>; L],
     rd_ptr: Reg<Bits<N>>,
     wr_ptr: Reg<Bits<N>>,
     held: Reg<Bits<COUNT_BITS>>,
     /// The head is the bypass register (it was written at the last edge into an empty queue).
     use_byp: Reg<bool>,
+    /// The head was popped at the last edge (the head is `words_next`'s read).
+    popped: Reg<bool>,
     byp: [Reg<Bits<64>>; L],
 
     /// The head's index after this edge's pop; the count plus and minus one, and whether
     /// it is zero or one (worked out on the register, before `push` and `pop` choose).
     next_rd: Signal<Local, Bits<N>>,
+    rd_inc: Signal<Local, Bits<N>>,
     held_inc: Signal<Local, Bits<COUNT_BITS>>,
     held_dec: Signal<Local, Bits<COUNT_BITS>>,
     held_0: Signal<Local, bool>,
@@ -71,12 +77,15 @@ impl<const L: usize, const N: usize> Default for SwitchEngineFifo<L, N> {
             head: core::array::from_fn(|_| Default::default()),
             count: Default::default(),
             words: core::array::from_fn(|_| Default::default()),
+            words_next: core::array::from_fn(|_| Default::default()),
             rd_ptr: Default::default(),
             wr_ptr: Default::default(),
             held: Default::default(),
             use_byp: Default::default(),
+            popped: Default::default(),
             byp: core::array::from_fn(|_| Default::default()),
             next_rd: Default::default(),
+            rd_inc: Default::default(),
             held_inc: Default::default(),
             held_dec: Default::default(),
             held_0: Default::default(),
@@ -91,16 +100,18 @@ impl<const L: usize, const N: usize> Default for SwitchEngineFifo<L, N> {
 impl<const L: usize, const N: usize> Logic for SwitchEngineFifo<L, N> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, rd_ptr, wr_ptr, held, use_byp);
+        dff_setup!(self, clock, rd_ptr, wr_ptr, held, use_byp, popped);
         self.count.next = self.held.q.val();
         self.held_inc.next = self.held.q.val() + self.one_count.val();
         self.held_dec.next = self.held.q.val() - self.one_count.val();
         self.held_0.next = self.held.q.val() == self.zero_count.val();
         self.held_1.next = self.held.q.val() == self.one_count.val();
+        self.rd_inc.next = self.rd_ptr.q.val() + self.one_n.val();
         self.next_rd.next = self.rd_ptr.q.val();
         if self.pop.val() {
-            self.next_rd.next = self.rd_ptr.q.val() + self.one_n.val();
+            self.next_rd.next = self.rd_inc.val();
         }
+        self.popped.d.next = self.pop.val();
         self.rd_ptr.d.next = self.next_rd.val();
         if self.push.val() & !self.pop.val() {
             self.held.d.next = self.held_inc.val();
@@ -115,14 +126,22 @@ impl<const L: usize, const N: usize> Logic for SwitchEngineFifo<L, N> {
             & ((!self.pop.val() & self.held_0.val()) | (self.pop.val() & self.held_1.val()));
         for n in 0..L {
             self.words[n].clock.next = self.clock.val();
-            self.words[n].rd_addr.next = self.next_rd.val();
+            self.words[n].rd_addr.next = self.rd_ptr.q.val();
             self.words[n].wr_en.next = self.push.val();
             self.words[n].wr_addr.next = self.wr_ptr.q.val();
             self.words[n].wr_data.next = self.push_data[n].val();
+            self.words_next[n].clock.next = self.clock.val();
+            self.words_next[n].rd_addr.next = self.rd_inc.val();
+            self.words_next[n].wr_en.next = self.push.val();
+            self.words_next[n].wr_addr.next = self.wr_ptr.q.val();
+            self.words_next[n].wr_data.next = self.push_data[n].val();
             self.byp[n].clock.next = self.clock.val();
             self.byp[n].reset.next = self.reset.val();
             self.byp[n].d.next = self.push_data[n].val();
             self.head[n].next = self.words[n].rd_data.val();
+            if self.popped.q.val() {
+                self.head[n].next = self.words_next[n].rd_data.val();
+            }
             if self.use_byp.q.val() {
                 self.head[n].next = self.byp[n].q.val();
             }

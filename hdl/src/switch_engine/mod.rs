@@ -1105,6 +1105,7 @@ impl<
         for n in 0..N {
             self.pay[n].head_valid.next = self.outq.out_valid.val();
             self.pay[n].head_plen.next = self.outq.out_meta.val().get_bits::<8>(0);
+            self.pay[n].queued_plen.next = self.outq.held_plen[n].val();
             self.pay[n].out_ready.next = self.out_ready.val();
             self.outq.gate[n].next = self.pay[n].leave_gate.val();
         }

@@ -8,7 +8,9 @@
 //! when it arrives, so it cannot leave in that cycle, and the enqueue does not wait for the
 //! payload path's last-beat decision.
 //! Eight slots in registers, a head and a tail pointer and a count; the engine's `room` keeps
-//! the count from overflowing, so a push never finds the queue full.
+//! the count from overflowing, so a push never finds the queue full. The head's fields are
+//! also kept in registers of their own (`h_*`), loaded as the slots are, so that what is
+//! shown does not come through an 8-way mux late in the cycle.
 //!
 //! # Inputs
 //! - `clock`, `reset` (synchronous; empties the queue);
@@ -22,7 +24,10 @@
 //! # Outputs
 //! - `out_valid`, `out_ports`, `out_cgid`, `out_tid`, `out_op`, `out_meta`: the head (all zero when
 //!   `out_valid` is low);
-//! - `count` (4): packets held in the slots (not counting the one in the output register).
+//! - `count` (4): packets held in the slots (not counting the one in the output register);
+//! - `held_plen` (8, `N` = 1 on a reducing engine): the payload length of the oldest packet in
+//!   the slots, from its register (meaningless while `count` is zero); a packet with payload
+//!   is shown with its beats only from there.
 
 use crate::dff_setup;
 use crate::prim::Reg;
@@ -57,12 +62,18 @@ pub struct SwitchEngineOutq<const R: usize, const G: usize, const N: usize> {
     pub out_op: Signal<Out, Bits<OP_BITS>>,
     pub out_meta: Signal<Out, Bits<META_BITS>>,
     pub count: Signal<Out, Bits<COUNT_BITS>>,
+    pub held_plen: [Signal<Out, Bits<8>>; N],
 
     q_ports: [Reg<Bits<R>>; OUT_QUEUE],
     q_cgid: [Reg<Bits<G>>; OUT_QUEUE],
     q_tid: [Reg<Bits<TID_BITS>>; OUT_QUEUE],
     q_op: [Reg<Bits<OP_BITS>>; OUT_QUEUE],
     q_meta: [Reg<Bits<META_BITS>>; OUT_QUEUE],
+    h_ports: Reg<Bits<R>>,
+    h_cgid: Reg<Bits<G>>,
+    h_tid: Reg<Bits<TID_BITS>>,
+    h_op: Reg<Bits<OP_BITS>>,
+    h_meta: Reg<Bits<META_BITS>>,
     head: Reg<Bits<SLOT_BITS>>,
     tail: Reg<Bits<SLOT_BITS>>,
     held: Reg<Bits<COUNT_BITS>>,
@@ -84,8 +95,15 @@ pub struct SwitchEngineOutq<const R: usize, const G: usize, const N: usize> {
     held_dec: Signal<Local, Bits<COUNT_BITS>>,
     head_inc: Signal<Local, Bits<SLOT_BITS>>,
     tail_inc: Signal<Local, Bits<SLOT_BITS>>,
-    /// One bit for the head's slot / the tail's.
-    head_hot: Signal<Local, Bits<OUT_QUEUE>>,
+    /// One bit for the tail's slot.
+    /// The slot after the head's, whether it holds a packet, and its fields.
+    next_hot: Signal<Local, Bits<OUT_QUEUE>>,
+    n_ports: Signal<Local, Bits<R>>,
+    n_cgid: Signal<Local, Bits<G>>,
+    n_tid: Signal<Local, Bits<TID_BITS>>,
+    n_op: Signal<Local, Bits<OP_BITS>>,
+    n_meta: Signal<Local, Bits<META_BITS>>,
+    two_held: Signal<Local, bool>,
     tail_hot: Signal<Local, Bits<OUT_QUEUE>>,
     one_slot: Constant<Bits<SLOT_BITS>>,
     one_count: Constant<Bits<COUNT_BITS>>,
@@ -113,11 +131,17 @@ impl<const R: usize, const G: usize, const N: usize> Default for SwitchEngineOut
             out_op: Default::default(),
             out_meta: Default::default(),
             count: Default::default(),
+            held_plen: core::array::from_fn(|_| Default::default()),
             q_ports: Default::default(),
             q_cgid: Default::default(),
             q_tid: Default::default(),
             q_op: Default::default(),
             q_meta: Default::default(),
+            h_ports: Default::default(),
+            h_cgid: Default::default(),
+            h_tid: Default::default(),
+            h_op: Default::default(),
+            h_meta: Default::default(),
             head: Default::default(),
             tail: Default::default(),
             held: Default::default(),
@@ -131,7 +155,13 @@ impl<const R: usize, const G: usize, const N: usize> Default for SwitchEngineOut
             held_dec: Default::default(),
             head_inc: Default::default(),
             tail_inc: Default::default(),
-            head_hot: Default::default(),
+            next_hot: Default::default(),
+            n_ports: Default::default(),
+            n_cgid: Default::default(),
+            n_tid: Default::default(),
+            n_op: Default::default(),
+            n_meta: Default::default(),
+            two_held: Default::default(),
             tail_hot: Default::default(),
             one_slot: Constant::new(1.into()),
             one_count: Constant::new(1.into()),
@@ -144,14 +174,15 @@ impl<const R: usize, const G: usize, const N: usize> Default for SwitchEngineOut
 impl<const R: usize, const G: usize, const N: usize> Logic for SwitchEngineOutq<R, G, N> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, head, tail, held);
+        dff_setup!(self, clock, head, tail, held, h_ports, h_cgid, h_tid, h_op, h_meta);
         self.count.next = self.held.q.val();
         self.held_inc.next = self.held.q.val() + self.one_count.val();
         self.held_dec.next = self.held.q.val() - self.one_count.val();
         self.head_inc.next = self.head.q.val() + self.one_slot.val();
         self.tail_inc.next = self.tail.q.val() + self.one_slot.val();
         self.busy.next = self.held.q.val() != self.empty.val();
-        self.head_hot.next = self.one_hot.val() << self.head.q.val();
+        self.next_hot.next = self.one_hot.val() << self.head_inc.val();
+        self.two_held.next = self.held.q.val() > self.one_count.val();
         self.tail_hot.next = self.one_hot.val() << self.tail.q.val();
         self.out_valid.next = self.busy.val() | self.push.val();
         self.out_ports.next = 0.into();
@@ -159,7 +190,13 @@ impl<const R: usize, const G: usize, const N: usize> Logic for SwitchEngineOutq<
         self.out_tid.next = 0.into();
         self.out_op.next = 0.into();
         self.out_meta.next = 0.into();
-        if !self.busy.val() & self.push.val() {
+        if self.busy.val() {
+            self.out_meta.next = self.h_meta.q.val();
+            self.out_ports.next = self.h_ports.q.val();
+            self.out_cgid.next = self.h_cgid.q.val();
+            self.out_tid.next = self.h_tid.q.val();
+            self.out_op.next = self.h_op.q.val();
+        } else if self.push.val() {
             self.out_meta.next = self.in_meta.val();
             self.out_ports.next = self.in_ports.val();
             self.out_cgid.next = self.in_cgid.val();
@@ -177,6 +214,11 @@ impl<const R: usize, const G: usize, const N: usize> Logic for SwitchEngineOutq<
         // and the enqueue need not wait for the decision that says so).
         self.in_nz.next = self.in_meta.val().get_bits::<8>(0).any();
         self.enq.next = self.push.val() & (self.busy.val() | !self.ready.val() | self.in_nz.val());
+        self.n_ports.next = 0.into();
+        self.n_cgid.next = 0.into();
+        self.n_tid.next = 0.into();
+        self.n_op.next = 0.into();
+        self.n_meta.next = 0.into();
         for k in 0..OUT_QUEUE {
             self.q_ports[k].clock.next = self.clock.val();
             self.q_cgid[k].clock.next = self.clock.val();
@@ -200,13 +242,40 @@ impl<const R: usize, const G: usize, const N: usize> Logic for SwitchEngineOutq<
                 self.q_op[k].d.next = self.in_op.val();
                 self.q_meta[k].d.next = self.in_meta.val();
             }
-            if self.busy.val() & self.head_hot.val().get_bit(k) {
-                self.out_ports.next = self.q_ports[k].q.val();
-                self.out_cgid.next = self.q_cgid[k].q.val();
-                self.out_tid.next = self.q_tid[k].q.val();
-                self.out_op.next = self.q_op[k].q.val();
-                self.out_meta.next = self.q_meta[k].q.val();
+            if self.next_hot.val().get_bit(k) {
+                self.n_ports.next = self.q_ports[k].q.val();
+                self.n_cgid.next = self.q_cgid[k].q.val();
+                self.n_tid.next = self.q_tid[k].q.val();
+                self.n_op.next = self.q_op[k].q.val();
+                self.n_meta.next = self.q_meta[k].q.val();
             }
+        }
+        // The next head: after a pop the slot behind it, or the output register's packet if
+        // the queue is empty after the pop and it is enqueued; without a pop, that packet if
+        // it is enqueued into an empty queue (`pop` comes late: it chooses last).
+        if self.pop.val() {
+            if self.two_held.val() {
+                self.h_ports.d.next = self.n_ports.val();
+                self.h_cgid.d.next = self.n_cgid.val();
+                self.h_tid.d.next = self.n_tid.val();
+                self.h_op.d.next = self.n_op.val();
+                self.h_meta.d.next = self.n_meta.val();
+            } else if self.enq.val() {
+                self.h_ports.d.next = self.in_ports.val();
+                self.h_cgid.d.next = self.in_cgid.val();
+                self.h_tid.d.next = self.in_tid.val();
+                self.h_op.d.next = self.in_op.val();
+                self.h_meta.d.next = self.in_meta.val();
+            }
+        } else if !self.busy.val() & self.enq.val() {
+            self.h_ports.d.next = self.in_ports.val();
+            self.h_cgid.d.next = self.in_cgid.val();
+            self.h_tid.d.next = self.in_tid.val();
+            self.h_op.d.next = self.in_op.val();
+            self.h_meta.d.next = self.in_meta.val();
+        }
+        for n in 0..N {
+            self.held_plen[n].next = self.h_meta.q.val().get_bits::<8>(0);
         }
         self.head.d.next = self.head.q.val();
         if self.pop.val() {

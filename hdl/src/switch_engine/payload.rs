@@ -111,6 +111,8 @@ pub struct SwitchEnginePayload<
     // Output: the output queue's head.
     pub head_valid: Signal<In, bool>,
     pub head_plen: Signal<In, Bits<8>>,
+    /// The queued head's length, from a register: a packet shown with a beat is queued.
+    pub queued_plen: Signal<In, Bits<8>>,
     pub out_ready: Signal<In, bool>,
     pub show: Signal<Out, bool>,
     pub leave_gate: Signal<Out, bool>,
@@ -179,6 +181,7 @@ pub struct SwitchEnginePayload<
     h_left: Signal<Local, Bits<9>>,
     beat_in: Signal<Local, bool>,
     c_word: Signal<Local, Bits<64>>,
+    take_plen: Signal<Local, Bits<8>>,
     take_beats: Signal<Local, Bits<9>>,
     work_beats: Signal<Local, Bits<9>>,
     c_valid: Signal<Local, bool>,
@@ -238,6 +241,8 @@ pub struct SwitchEnginePayload<
     two_9: Constant<Bits<9>>,
     half: Constant<Bits<8>>,
     low_half: Constant<Bits<64>>,
+    /// Every bit of a command but its two lengths.
+    lengths_out: Constant<Bits<64>>,
 }
 
 impl<
@@ -298,6 +303,7 @@ impl<
             c_dtype: Default::default(),
             head_valid: Default::default(),
             head_plen: Default::default(),
+            queued_plen: Default::default(),
             out_ready: Default::default(),
             show: Default::default(),
             leave_gate: Default::default(),
@@ -352,6 +358,7 @@ impl<
             h_left: Default::default(),
             beat_in: Default::default(),
             c_word: Default::default(),
+            take_plen: Default::default(),
             take_beats: Default::default(),
             work_beats: Default::default(),
             c_valid: Default::default(),
@@ -406,6 +413,7 @@ impl<
             two_9: k(2),
             half: k(32),
             low_half: k(0xFFFF_FFFF),
+            lengths_out: k(!(0x3_FFFF << 8)),
         }
     }
 }
@@ -492,18 +500,15 @@ impl<
             }
         }
 
-        // ---- Commands: packed, lengths as beat counts.
-        self.take_beats.next = 0.into();
+        // ---- Commands: packed with their lengths in words, registered, and the lengths turned
+        // into beat counts on their way into the FIFO.
+        self.take_plen.next = 0.into();
         if self.c_take.val() {
-            self.take_beats.next = (bit_cast::<9, 8>(self.c_take_plen.val())
-                + self.lane_round.val())
-                >> self.lane_shift.val();
+            self.take_plen.next = self.c_take_plen.val();
         }
-        self.work_beats.next = (bit_cast::<9, 8>(self.c_work_plen.val()) + self.lane_round.val())
-            >> self.lane_shift.val();
         self.c_word.next = (bit_cast::<64, S>(self.c_slot.val())
-            | (bit_cast::<64, 9>(self.take_beats.val()) << 8)
-            | (bit_cast::<64, 9>(self.work_beats.val()) << 17)
+            | (bit_cast::<64, 8>(self.take_plen.val()) << 8)
+            | (bit_cast::<64, 8>(self.c_work_plen.val()) << 17)
             | (bit_cast::<64, 4>(self.c_rop.val()) << 36)
             | (bit_cast::<64, 2>(self.c_dtype.val()) << 40))
             .replace_bit(26, self.c_src_acc.val())
@@ -517,7 +522,13 @@ impl<
         self.cq_push.d.next = self.c_push.val();
         self.cq_word.d.next = self.c_word.val();
         self.cmdq.push.next = self.cq_push.q.val();
-        self.cmdq.push_data[0].next = self.cq_word.q.val();
+        self.take_beats.next = (self.cq_word.q.val().get_bits::<9>(8) + self.lane_round.val())
+            >> self.lane_shift.val();
+        self.work_beats.next = (self.cq_word.q.val().get_bits::<9>(17) + self.lane_round.val())
+            >> self.lane_shift.val();
+        self.cmdq.push_data[0].next = (self.cq_word.q.val() & self.lengths_out.val())
+            | (bit_cast::<64, 9>(self.take_beats.val()) << 8)
+            | (bit_cast::<64, 9>(self.work_beats.val()) << 17);
 
         // ---- Engine: the current command, a register loaded from the FIFO's head.
         self.c_valid.next = self.cur_valid.q.val();
@@ -742,7 +753,7 @@ impl<
         // The last beat: `sent + 1 == beats(plen)`, as `(sent + 1) * lanes >= plen` (no adder
         // after the head's length, which comes late through the output queue's head mux).
         self.last.next = (bit_cast::<12, 8>(self.sent_next.val()) << self.lane_shift.val())
-            >= bit_cast::<12, 8>(self.head_plen.val());
+            >= bit_cast::<12, 8>(self.queued_plen.val());
         self.leave_gate.next = self.show.val() & (!self.o_nz.val() | self.last.val());
         self.leave.next = self.leave_gate.val() & self.out_ready.val();
         if self.beat_out.val() {
