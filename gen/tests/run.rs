@@ -76,12 +76,13 @@ fn switch_run_skips_the_rtl_of_a_reducing_engine_it_does_not_build() {
     )
     .expect("write");
     let f = root().join("scenarios/switch/reduction.toml");
-    let o = netcoll()
-        .args(["switch", "run", "--config"])
-        .arg(&cfg)
-        .arg(&f)
-        .output()
-        .expect("run");
+    let o = run(&[
+        "switch",
+        "run",
+        "--config",
+        &cfg.display().to_string(),
+        &f.display().to_string(),
+    ]);
     let err = text(&o.stderr);
     assert_eq!(o.status.code(), Some(0), "{err}");
     assert!(
@@ -112,12 +113,15 @@ fn switch_run_config_replaces_the_parameters() {
     let cfg = d.join("netcoll.toml");
     std::fs::write(&cfg, "[switch]\nradix = 8\ngroups = 256\n").expect("write");
     let f = root().join("scenarios/switch/barrier.toml");
-    let o = netcoll()
-        .args(["switch", "run", "--levels", "golden,model", "--config"])
-        .arg(&cfg)
-        .arg(&f)
-        .output()
-        .expect("run");
+    let o = run(&[
+        "switch",
+        "run",
+        "--levels",
+        "golden,model",
+        "--config",
+        &cfg.display().to_string(),
+        &f.display().to_string(),
+    ]);
     let err = text(&o.stderr);
     assert_eq!(o.status.code(), Some(0), "{err}");
     assert!(

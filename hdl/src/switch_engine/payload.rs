@@ -184,7 +184,6 @@ pub struct SwitchEnginePayload<
     take_plen: Signal<Local, Bits<8>>,
     take_beats: Signal<Local, Bits<9>>,
     work_beats: Signal<Local, Bits<9>>,
-    c_valid: Signal<Local, bool>,
     j: Signal<Local, Bits<9>>,
     j_next: Signal<Local, Bits<9>>,
     j_after: Signal<Local, Bits<9>>,
@@ -361,7 +360,6 @@ impl<
             take_plen: Default::default(),
             take_beats: Default::default(),
             work_beats: Default::default(),
-            c_valid: Default::default(),
             j: Default::default(),
             j_next: Default::default(),
             j_after: Default::default(),
@@ -531,7 +529,6 @@ impl<
             | (bit_cast::<64, 9>(self.work_beats.val()) << 17);
 
         // ---- Engine: the current command, a register loaded from the FIFO's head.
-        self.c_valid.next = self.cur_valid.q.val();
         self.j.next = self.cur_j.q.val();
         self.jb.next = self.cur_j.q.val().get_bits::<B>(0);
         self.f_slot.next = self.cur.q.val().get_bits::<S>(0);
@@ -560,7 +557,7 @@ impl<
                 self.hazard.next = true;
             }
         }
-        self.issue.next = self.c_valid.val()
+        self.issue.next = self.cur_valid.q.val()
             & (!self.takes.val() | self.ipf.count.val().any())
             & !(self.works.val() & self.hazard.val());
         self.ipf.pop.next = self.issue.val() & self.takes.val();
