@@ -82,11 +82,11 @@ module switch_engine_csm (
     assign rep_now = g_rep | port_hot;
     assign may_exit = ((p_path & live) & t_same) & g_full;
     assign may_report = (((c_path & live) & t_same) & (~rep_bit)) & (~status_req);
-    assign first = g_rep == zero_r;
+    assign first = 1'b0;
     assign shape_differs = 1'b0;
     assign bad_shape = shape_differs & (may_exit | (may_report & (~first)));
-    assign exit_now = may_exit & (~bad_shape);
-    assign report = may_report & (~bad_shape);
+    assign exit_now = may_exit & (~shape_differs);
+    assign report = may_report & (~(shape_differs & (~first)));
     assign unreported = (((c_path & live) & t_same) & (~rep_bit)) & status_req;
     assign complete = report & all_now;
     assign restart = exit_now | (complete & e_is_root);

@@ -22,7 +22,6 @@ module switch_engine_outq (
     output wire [3:0]   count
 );
 
-    localparam [3:0] empty = 4'd0;
     localparam [3:0] one_count = 4'd1;
     localparam [7:0] one_hot = 8'd1;
     localparam [2:0] one_slot = 3'd1;
@@ -124,14 +123,15 @@ module switch_engine_outq (
     reg [2:0] tail_d;
     reg [3:0] held_q;
     reg [3:0] held_d;
+    reg busy_q;
+    reg busy_d;
 
     // Combinational signals.
-    wire busy;
     wire go;
     wire taken;
     wire pop;
     wire enq;
-    wire in_nz;
+    wire push_nz;
     wire [3:0] held_inc;
     wire [3:0] held_dec;
     wire [2:0] head_inc;
@@ -195,6 +195,7 @@ module switch_engine_outq (
             head_q <= 3'd0;
             tail_q <= 3'd0;
             held_q <= 4'd0;
+            busy_q <= 1'b0;
         end else begin
             q_ports_0_q <= q_ports_0_d;
             q_ports_1_q <= q_ports_1_d;
@@ -244,6 +245,7 @@ module switch_engine_outq (
             head_q <= head_d;
             tail_q <= tail_d;
             held_q <= held_d;
+            busy_q <= busy_d;
         end
     end
 
@@ -252,21 +254,21 @@ module switch_engine_outq (
     assign held_dec = held_q - one_count;
     assign head_inc = head_q + one_slot;
     assign tail_inc = tail_q + one_slot;
-    assign busy = held_q != empty;
     assign next_hot = one_hot << head_inc;
     assign two_held = held_q > one_count;
     assign tail_hot = one_hot << tail_q;
-    assign out_valid = busy | push;
+    assign out_valid = busy_q | push;
+    assign push_nz = 1'b0;
     assign go = ready;
     assign taken = out_valid & go;
-    assign pop = taken & busy;
-    assign in_nz = |in_meta[7:0];
-    assign enq = push & ((busy | (~ready)) | in_nz);
+    assign pop = taken & busy_q;
+    assign enq = push & ((busy_q | (~ready)) | push_nz);
 
     always @(*) begin
         head_d = head_q;
         tail_d = tail_q;
         held_d = held_q;
+        busy_d = busy_q;
         h_ports_d = h_ports_q;
         h_cgid_d = h_cgid_q;
         h_tid_d = h_tid_q;
@@ -277,7 +279,7 @@ module switch_engine_outq (
         out_tid = 2'd0;
         out_op = 3'd0;
         out_meta = 14'd0;
-        if (busy) begin
+        if (busy_q) begin
             out_meta = h_meta_q;
             out_ports = h_ports_q;
             out_cgid = h_cgid_q;
@@ -461,7 +463,7 @@ module switch_engine_outq (
                 h_op_d = in_op;
                 h_meta_d = in_meta;
             end
-        end else if ((~busy) & enq) begin
+        end else if ((~busy_q) & enq) begin
             h_ports_d = in_ports;
             h_cgid_d = in_cgid;
             h_tid_d = in_tid;
@@ -479,8 +481,10 @@ module switch_engine_outq (
         held_d = held_q;
         if (enq & (~pop)) begin
             held_d = held_inc;
+            busy_d = 1'b1;
         end else if (pop & (~enq)) begin
             held_d = held_dec;
+            busy_d = two_held;
         end
     end
 

@@ -519,9 +519,9 @@ fn mutants_of_the_reduction_fail_the_suite_or_the_lockstep() {
         ),
         (
             "a beat reads its slot's word while a write to it is in flight",
-            "hazard = 1'b1;",
-            "hazard = 1'b0;",
-            7,
+            "assign issue = (cur_valid_q & ((~takes) | ipf_nonempty)) & (~cur_blocked_q);",
+            "assign issue = cur_valid_q & ((~takes) | ipf_nonempty);",
+            1,
         ),
         (
             "a beat reads its slot's word without the write at the same edge forwarded",

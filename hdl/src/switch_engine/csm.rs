@@ -25,7 +25,8 @@
 //!   epoch) and `sent_quiet` (`epoch - g_sent` is 2 or 3: nothing went upward for a whole
 //!   epoch);
 //! - `differs` (`N` = 1 on a reducing engine, else none): the packet's payload shape is not the
-//!   group's accumulator's (module `switch_engine_meta`).
+//!   group's accumulator's (module `switch_engine_meta`), and `g_first` (`N` likewise): `g_rep`
+//!   is zero, worked out a cycle early like the other facts.
 //!
 //! # Outputs
 //! - `verdict` (4, a `Verdict` code) and `reads_group` (the packet is on a path, i.e. the
@@ -70,6 +71,7 @@ pub struct SwitchEngineCsm<const R: usize, const N: usize> {
     pub sent_now: Signal<In, bool>,
     pub sent_quiet: Signal<In, bool>,
     pub differs: [Signal<In, bool>; N],
+    pub g_first: [Signal<In, bool>; N],
 
     pub verdict: Signal<Out, Bits<{ Verdict::BITS }>>,
     pub reads_group: Signal<Out, bool>,
@@ -89,6 +91,12 @@ pub struct SwitchEngineCsm<const R: usize, const N: usize> {
     pub restart: Signal<Out, bool>,
     /// Something goes to the parent: `n_sent` is `epoch`.
     pub stamp: Signal<Out, bool>,
+    /// What is sent, for the payload shapes (`N` = 1 on a reducing engine, else none): a Lag
+    /// answer (STATUS_RSP), a forwarded STATUS_REQ, a FULL that is not a report (a retry,
+    /// forwarded or a tick's). Each is a condition of its own, not a decode of `send_op`.
+    pub sends_lag: [Signal<Out, bool>; N],
+    pub sends_req: [Signal<Out, bool>; N],
+    pub sends_retry: [Signal<Out, bool>; N],
 
     live: Signal<Local, bool>,
     rep_now: Signal<Local, Bits<R>>,
@@ -163,6 +171,10 @@ impl<const R: usize, const N: usize> Default for SwitchEngineCsm<R, N> {
             sent_now: Default::default(),
             sent_quiet: Default::default(),
             differs: core::array::from_fn(|_| Default::default()),
+            sends_lag: core::array::from_fn(|_| Default::default()),
+            sends_req: core::array::from_fn(|_| Default::default()),
+            sends_retry: core::array::from_fn(|_| Default::default()),
+            g_first: core::array::from_fn(|_| Default::default()),
             shape_differs: Default::default(),
             verdict: Default::default(),
             reads_group: Default::default(),
@@ -232,15 +244,18 @@ impl<const R: usize, const N: usize> Logic for SwitchEngineCsm<R, N> {
             & !self.status_req.val();
         // A reducing engine's contributions after the first, and the parent's EXIT, must have
         // the accumulator's shape.
-        self.first.next = self.g_rep.val() == self.zero_r.val();
+        self.first.next = false;
         self.shape_differs.next = false;
         for n in 0..N {
+            self.first.next = self.g_first[n].val();
             self.shape_differs.next = self.differs[n].val();
         }
+        // (The two `may_*` exclude each other: a parent's EXIT is on `p_path`, a child's FULL
+        // on `c_path`; the outcomes test the shape each on its own, not through `bad_shape`.)
         self.bad_shape.next = self.shape_differs.val()
             & (self.may_exit.val() | (self.may_report.val() & !self.first.val()));
-        self.exit_now.next = self.may_exit.val() & !self.bad_shape.val();
-        self.report.next = self.may_report.val() & !self.bad_shape.val();
+        self.exit_now.next = self.may_exit.val() & !self.shape_differs.val();
+        self.report.next = self.may_report.val() & !(self.shape_differs.val() & !self.first.val());
         self.unreported.next = self.c_path.val()
             & self.live.val()
             & self.t_same.val()
@@ -317,6 +332,14 @@ impl<const R: usize, const N: usize> Logic for SwitchEngineCsm<R, N> {
             self.n_sent.next = self.epoch.val();
         }
 
+        // (The conditions of `send` exclude each other: `restart` needs `p_path` or a first
+        // report, `lag` a TID one behind, `ask_up` a repeated report, `retry` a tick.)
+        for n in 0..N {
+            self.sends_lag[n].next = self.lag.val();
+            self.sends_req[n].next = self.ask_up.val() & self.status_req.val();
+            self.sends_retry[n].next =
+                (self.ask_up.val() & !self.status_req.val()) | self.retry.val();
+        }
         self.send.next = self.restart.val()
             | self.complete.val()
             | self.lag.val()

@@ -22,7 +22,9 @@
 //!
 //! # Outputs
 //! - `head` (`L` words): the oldest entry (meaningless while `count` is zero);
-//! - `count` (12 bits): entries held.
+//! - `count` (12 bits; `C` = 1, only the input FIFO's is read, else none): entries held;
+//! - `nonempty`: `count` is not zero, from a register of its own (it gates what the payload
+//!   path issues and shows, late in the cycle).
 
 use crate::dff_setup;
 use crate::prim::{Mem, Reg};
@@ -31,22 +33,24 @@ use rust_hdl::prelude::*;
 /// Width of `count`: room for the deepest queue a supported engine builds.
 pub const COUNT_BITS: usize = 12;
 
-/// The FIFO of `2^N` entries of `L` words.
+/// The FIFO of `2^N` entries of `L` words (`C` = 1: with a `count` output).
 #[derive(LogicBlock)]
-pub struct SwitchEngineFifo<const L: usize, const N: usize> {
+pub struct SwitchEngineFifo<const L: usize, const N: usize, const C: usize> {
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, bool>,
     pub push: Signal<In, bool>,
     pub push_data: [Signal<In, Bits<64>>; L],
     pub pop: Signal<In, bool>,
     pub head: [Signal<Out, Bits<64>>; L],
-    pub count: Signal<Out, Bits<COUNT_BITS>>,
+    pub count: [Signal<Out, Bits<COUNT_BITS>>; C],
+    pub nonempty: Signal<Out, bool>,
 
     words: [Mem<Bits<64>, N>; L],
     words_next: [Mem<Bits<64>, N>; L],
     rd_ptr: Reg<Bits<N>>,
     wr_ptr: Reg<Bits<N>>,
     held: Reg<Bits<COUNT_BITS>>,
+    held_any: Reg<bool>,
     /// The head is the bypass register (it was written at the last edge into an empty queue).
     use_byp: Reg<bool>,
     /// The head was popped at the last edge (the head is `words_next`'s read).
@@ -66,7 +70,7 @@ pub struct SwitchEngineFifo<const L: usize, const N: usize> {
     zero_count: Constant<Bits<COUNT_BITS>>,
 }
 
-impl<const L: usize, const N: usize> Default for SwitchEngineFifo<L, N> {
+impl<const L: usize, const N: usize, const C: usize> Default for SwitchEngineFifo<L, N, C> {
     fn default() -> Self {
         Self {
             clock: Default::default(),
@@ -75,12 +79,14 @@ impl<const L: usize, const N: usize> Default for SwitchEngineFifo<L, N> {
             push_data: core::array::from_fn(|_| Default::default()),
             pop: Default::default(),
             head: core::array::from_fn(|_| Default::default()),
-            count: Default::default(),
+            count: core::array::from_fn(|_| Default::default()),
+            nonempty: Default::default(),
             words: core::array::from_fn(|_| Default::default()),
             words_next: core::array::from_fn(|_| Default::default()),
             rd_ptr: Default::default(),
             wr_ptr: Default::default(),
             held: Default::default(),
+            held_any: Default::default(),
             use_byp: Default::default(),
             popped: Default::default(),
             byp: core::array::from_fn(|_| Default::default()),
@@ -97,11 +103,14 @@ impl<const L: usize, const N: usize> Default for SwitchEngineFifo<L, N> {
     }
 }
 
-impl<const L: usize, const N: usize> Logic for SwitchEngineFifo<L, N> {
+impl<const L: usize, const N: usize, const C: usize> Logic for SwitchEngineFifo<L, N, C> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, rd_ptr, wr_ptr, held, use_byp, popped);
-        self.count.next = self.held.q.val();
+        dff_setup!(self, clock, rd_ptr, wr_ptr, held, held_any, use_byp, popped);
+        for n in 0..C {
+            self.count[n].next = self.held.q.val();
+        }
+        self.nonempty.next = self.held_any.q.val();
         self.held_inc.next = self.held.q.val() + self.one_count.val();
         self.held_dec.next = self.held.q.val() - self.one_count.val();
         self.held_0.next = self.held.q.val() == self.zero_count.val();
@@ -117,6 +126,10 @@ impl<const L: usize, const N: usize> Logic for SwitchEngineFifo<L, N> {
             self.held.d.next = self.held_inc.val();
         } else if self.pop.val() & !self.push.val() {
             self.held.d.next = self.held_dec.val();
+            self.held_any.d.next = !self.held_1.val();
+        }
+        if self.push.val() {
+            self.held_any.d.next = true;
         }
         if self.push.val() {
             self.wr_ptr.d.next = self.wr_ptr.q.val() + self.one_n.val();

@@ -15,20 +15,18 @@
 //!   bit 12) and `newest` (the `fwd_*` are the group's); `p_plen` (8), `p_rop` (4), `p_dtype`
 //!   (2): the packet's shape; `stored`: its beats are in the input FIFO;
 //! - the decision ([`super::SwitchEngineCsm`]): `report`, `first` (no child had reported),
-//!   `restart`, `send` and `send_op` (3). What is sent tells the cases apart: STATUS_RSP is a
-//!   Lag answer, STATUS_REQ a forwarded request, FULL without a report a retry (forwarded or a
-//!   tick's).
+//!   `restart`, `send`, and what is sent: `lag` (STATUS_RSP, a Lag answer), `fwd_req` (a
+//!   forwarded STATUS_REQ), `resend` (FULL without a report: a retry, forwarded or a tick's).
 //!
 //! # Outputs
 //! - `meta_word` (SW): the next state's shape fields (every other bit zero), and the same
 //!   shapes packed, `n_acc` and `n_ret` (14 each);
-//! - `out_meta` (14): the shape of the packet sent, packed as the output queue holds it;
+//! - `out_meta` (14): the shape of the packet sent, packed as the output queue holds it, and
+//!   `out_nz`: its length is not zero;
 //! - the command: `work_plen` (8, words of buffer work, 0 for none), `src_acc`, `src_ret`,
 //!   `use_in`, `combine`, `wr_acc`, `wr_ret`, `emit`, and `needed` (there is work or beats
 //!   to drop).
 
-use netcoll_models::net::Opcode;
-use netcoll_models::switch_engine::OP_BITS;
 use rust_hdl::prelude::*;
 
 fn k<const N: usize>(v: u64) -> Constant<Bits<N>> {
@@ -51,13 +49,16 @@ pub struct SwitchEngineMeta<const SW: usize, const PB: usize> {
     pub first: Signal<In, bool>,
     pub restart: Signal<In, bool>,
     pub send: Signal<In, bool>,
-    pub send_op: Signal<In, Bits<OP_BITS>>,
+    pub lag: Signal<In, bool>,
+    pub fwd_req: Signal<In, bool>,
+    pub resend: Signal<In, bool>,
 
     pub meta_word: Signal<Out, Bits<SW>>,
     pub n_acc: Signal<Out, Bits<14>>,
     pub n_ret: Signal<Out, Bits<14>>,
     /// The three packed: length, operation at bit 8, type at bit 12.
     pub out_meta: Signal<Out, Bits<14>>,
+    pub out_nz: Signal<Out, bool>,
     pub work_plen: Signal<Out, Bits<8>>,
     pub src_acc: Signal<Out, bool>,
     pub src_ret: Signal<Out, bool>,
@@ -69,9 +70,13 @@ pub struct SwitchEngineMeta<const SW: usize, const PB: usize> {
     pub needed: Signal<Out, bool>,
 
     /// A Lag answer, a forwarded STATUS_REQ, a retry of the accumulator upward.
-    lag: Signal<Local, bool>,
-    fwd_req: Signal<Local, bool>,
-    resend: Signal<Local, bool>,
+    /// The packet's, the accumulator's and the retained result's lengths are not zero (from
+    /// registers, before the decision: `out_nz` and `needed` choose among them as the
+    /// lengths are chosen, rather than testing the chosen length).
+    p_nz: Signal<Local, bool>,
+    acc_nz: Signal<Local, bool>,
+    ret_nz: Signal<Local, bool>,
+    work_nz: Signal<Local, bool>,
     out_plen: Signal<Local, Bits<8>>,
     out_rop: Signal<Local, Bits<4>>,
     out_dtype: Signal<Local, Bits<2>>,
@@ -97,9 +102,6 @@ pub struct SwitchEngineMeta<const SW: usize, const PB: usize> {
     ret_plen_at: Constant<Bits<8>>,
     ret_rop_at: Constant<Bits<8>>,
     ret_dtype_at: Constant<Bits<8>>,
-    op_full: Constant<Bits<OP_BITS>>,
-    op_status_req: Constant<Bits<OP_BITS>>,
-    op_status_rsp: Constant<Bits<OP_BITS>>,
 }
 
 impl<const SW: usize, const PB: usize> SwitchEngineMeta<SW, PB> {
@@ -137,7 +139,9 @@ impl<const SW: usize, const PB: usize> Default for SwitchEngineMeta<SW, PB> {
             first: Default::default(),
             restart: Default::default(),
             send: Default::default(),
-            send_op: Default::default(),
+            lag: Default::default(),
+            fwd_req: Default::default(),
+            resend: Default::default(),
             meta_word: Default::default(),
             n_acc: Default::default(),
             n_ret: Default::default(),
@@ -156,9 +160,11 @@ impl<const SW: usize, const PB: usize> Default for SwitchEngineMeta<SW, PB> {
             wr_ret: Default::default(),
             emit: Default::default(),
             needed: Default::default(),
-            lag: Default::default(),
-            fwd_req: Default::default(),
-            resend: Default::default(),
+            out_nz: Default::default(),
+            p_nz: Default::default(),
+            acc_nz: Default::default(),
+            ret_nz: Default::default(),
+            work_nz: Default::default(),
             acc_plen: Default::default(),
             acc_rop: Default::default(),
             acc_dtype: Default::default(),
@@ -177,9 +183,6 @@ impl<const SW: usize, const PB: usize> Default for SwitchEngineMeta<SW, PB> {
             ret_plen_at: k(0),
             ret_rop_at: k(0),
             ret_dtype_at: k(0),
-            op_full: k(Opcode::Full.code()),
-            op_status_req: k(Opcode::StatusReq.code()),
-            op_status_rsp: k(Opcode::StatusRsp.code()),
         }
     }
 }
@@ -187,10 +190,6 @@ impl<const SW: usize, const PB: usize> Default for SwitchEngineMeta<SW, PB> {
 impl<const SW: usize, const PB: usize> Logic for SwitchEngineMeta<SW, PB> {
     #[hdl_gen]
     fn update(&mut self) {
-        self.lag.next = self.send.val() & (self.send_op.val() == self.op_status_rsp.val());
-        self.fwd_req.next = self.send.val() & (self.send_op.val() == self.op_status_req.val());
-        self.resend.next =
-            self.send.val() & (self.send_op.val() == self.op_full.val()) & !self.report.val();
         self.g_acc.next = self.pre_acc.val();
         self.g_ret.next = self.pre_ret.val();
         if self.newest.val() {
@@ -203,6 +202,9 @@ impl<const SW: usize, const PB: usize> Logic for SwitchEngineMeta<SW, PB> {
         self.ret_plen.next = self.g_ret.val().get_bits::<8>(0);
         self.ret_rop.next = self.g_ret.val().get_bits::<4>(8);
         self.ret_dtype.next = self.g_ret.val().get_bits::<2>(12);
+        self.p_nz.next = self.p_plen.val().any();
+        self.acc_nz.next = self.acc_plen.val().any();
+        self.ret_nz.next = self.ret_plen.val().any();
 
         // The first contribution sets the accumulator's shape; a completed transaction's is
         // retained.
@@ -242,14 +244,20 @@ impl<const SW: usize, const PB: usize> Logic for SwitchEngineMeta<SW, PB> {
         self.out_plen.next = self.n_acc_plen.val();
         self.out_rop.next = self.n_acc_rop.val();
         self.out_dtype.next = self.n_acc_dtype.val();
+        self.out_nz.next = self.acc_nz.val();
+        if self.report.val() & self.first.val() {
+            self.out_nz.next = self.p_nz.val();
+        }
         if self.lag.val() {
             self.out_plen.next = self.ret_plen.val();
             self.out_rop.next = self.ret_rop.val();
             self.out_dtype.next = self.ret_dtype.val();
+            self.out_nz.next = self.ret_nz.val();
         } else if self.fwd_req.val() {
             self.out_plen.next = 0.into();
             self.out_rop.next = 0.into();
             self.out_dtype.next = 0.into();
+            self.out_nz.next = false;
         }
 
         self.out_meta.next = bit_cast::<14, 8>(self.out_plen.val())
@@ -260,12 +268,16 @@ impl<const SW: usize, const PB: usize> Logic for SwitchEngineMeta<SW, PB> {
         // parent's EXIT take the packet's beats; a retry up sends the accumulator, a Lag
         // answer the retained result.
         self.work_plen.next = 0.into();
+        self.work_nz.next = false;
         if self.report.val() | self.restart.val() {
             self.work_plen.next = self.p_plen.val();
+            self.work_nz.next = self.p_nz.val();
         } else if self.lag.val() {
             self.work_plen.next = self.ret_plen.val();
+            self.work_nz.next = self.ret_nz.val();
         } else if self.resend.val() {
             self.work_plen.next = self.acc_plen.val();
+            self.work_nz.next = self.acc_nz.val();
         }
         self.src_acc.next = (self.report.val() & !self.first.val()) | self.resend.val();
         self.src_ret.next = self.lag.val();
@@ -274,6 +286,6 @@ impl<const SW: usize, const PB: usize> Logic for SwitchEngineMeta<SW, PB> {
         self.wr_acc.next = self.report.val();
         self.wr_ret.next = self.restart.val();
         self.emit.next = self.send.val();
-        self.needed.next = self.stored.val() | self.work_plen.val().any();
+        self.needed.next = self.stored.val() | self.work_nz.val();
     }
 }

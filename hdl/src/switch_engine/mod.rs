@@ -236,6 +236,12 @@ netcoll_models::switch_engine_ports!(rtl_block! {
         fwd_ret: [Reg<Bits<14>>; N] = core::array::from_fn(|_| Default::default()),
         /// The packet's shape is not the accumulator's, for the same two states.
         pre_differs: [Reg<bool>; N] = core::array::from_fn(|_| Default::default()),
+        /// No child has reported in the group's transaction (`rep` is zero), as the older
+        /// writes left it and as the last decision did, and the one chosen (a reducing
+        /// engine: the decision's shape check needs it early).
+        pre_first: [Reg<bool>; N] = core::array::from_fn(|_| Default::default()),
+        fwd_first: [Reg<bool>; N] = core::array::from_fn(|_| Default::default()),
+        g_first: [Signal<Local, bool>; N] = core::array::from_fn(|_| Default::default()),
         fwd_differs: [Reg<bool>; N] = core::array::from_fn(|_| Default::default()),
         /// Stage 2's group's accumulator shape as the older writes left it.
         older_acc: [Signal<Local, Bits<14>>; N] = core::array::from_fn(|_| Default::default()),
@@ -247,6 +253,8 @@ netcoll_models::switch_engine_ports!(rtl_block! {
         dif_pre: [Signal<Local, bool>; N] = core::array::from_fn(|_| Default::default()),
         /// The output packet's payload shape (zero on a barrier-only engine).
         o_out_meta: Reg<Bits<META_BITS>> = Default::default(),
+        /// Its length is not zero (a reducing engine).
+        o_out_nz: [Reg<bool>; N] = core::array::from_fn(|_| Default::default()),
         // Stage 4: output registers …
         o_out_valid: Reg<bool> = Default::default(),
         o_out_ports: Reg<Bits<R>> = Default::default(),
@@ -787,6 +795,11 @@ impl<
             self.fwd_differs[n].clock.next = self.clock.val();
             self.pre_differs[n].reset.next = self.reset.val();
             self.fwd_differs[n].reset.next = self.reset.val();
+            self.pre_first[n].clock.next = self.clock.val();
+            self.fwd_first[n].clock.next = self.clock.val();
+            self.pre_first[n].reset.next = self.reset.val();
+            self.fwd_first[n].reset.next = self.reset.val();
+            self.pre_first[n].d.next = self.older_rep.val() == self.zero_r.val();
             self.older_acc[n].next = bit_cast::<14, PB>(
                 self.bypass
                     .st_older
@@ -885,6 +898,8 @@ impl<
         self.ev_s3.next = self.pkt_s3.val() | self.csm.retry.val();
         // A reducing engine: the shapes of the group's buffers, and the payload command.
         for n in 0..N {
+            self.g_first[n].next = (self.bypass.st_newest.val() & self.fwd_first[n].q.val())
+                | (!self.bypass.st_newest.val() & self.pre_first[n].q.val());
             self.meta[n].newest.next = self.bypass.st_newest.val();
             self.meta[n].pre_acc.next = self.pre_acc[n].q.val();
             self.meta[n].pre_ret.next = self.pre_ret[n].q.val();
@@ -903,7 +918,10 @@ impl<
                 self.pre_acc[n].q.val() != self.s2_pm[n].q.val().get_bits::<14>(0);
             self.fwd_differs[n].d.next = (self.bypass.st_newest.val() & self.dif_fwd[n].val())
                 | (!self.bypass.st_newest.val() & self.dif_pre[n].val());
-            if self.csm.report.val() & (self.csm.g_rep.val() == self.zero_r.val()) {
+            self.fwd_first[n].d.next = self.s3_is_cfg.q.val()
+                | self.csm.restart.val()
+                | (!self.csm.report.val() & self.g_first[n].val());
+            if self.csm.report.val() & self.g_first[n].val() {
                 self.fwd_differs[n].d.next = self.dif_p[n].val();
             }
             if self.s3_is_cfg.q.val() {
@@ -917,11 +935,14 @@ impl<
             self.meta[n].stored.next = self.s3_pm[n].q.val().get_bit(14);
             self.csm.differs[n].next = (self.bypass.st_newest.val() & self.fwd_differs[n].q.val())
                 | (!self.bypass.st_newest.val() & self.pre_differs[n].q.val());
+            self.csm.g_first[n].next = self.g_first[n].val();
             self.meta[n].report.next = self.csm.report.val();
-            self.meta[n].first.next = self.csm.g_rep.val() == self.zero_r.val();
+            self.meta[n].first.next = self.g_first[n].val();
             self.meta[n].restart.next = self.csm.restart.val();
             self.meta[n].send.next = self.csm.send.val();
-            self.meta[n].send_op.next = self.csm.send_op.val();
+            self.meta[n].lag.next = self.csm.sends_lag[n].val();
+            self.meta[n].fwd_req.next = self.csm.sends_req[n].val();
+            self.meta[n].resend.next = self.csm.sends_retry[n].val();
             self.pay[n].c_push.next = self.sends_s3.val() & self.meta[n].needed.val();
             self.pay[n].c_slot.next = self.s3_cgid.q.val().get_bits::<S>(0);
             self.pay[n].c_take.next = self.s3_pm[n].q.val().get_bit(14);
@@ -1044,6 +1065,9 @@ impl<
         self.o_out_meta.d.next = 0.into();
         for n in 0..N {
             self.o_out_meta.d.next = self.meta[n].out_meta.val();
+            self.o_out_nz[n].clock.next = self.clock.val();
+            self.o_out_nz[n].reset.next = self.reset.val();
+            self.o_out_nz[n].d.next = self.meta[n].out_nz.val();
         }
         self.o_ev_valid.d.next = self.ev_s3.val();
         self.o_ev_cgid.d.next = 0.into();
@@ -1100,11 +1124,14 @@ impl<
         self.outq.in_tid.next = self.o_out_tid.q.val();
         self.outq.in_op.next = self.o_out_op.q.val();
         self.outq.in_meta.next = self.o_out_meta.q.val();
+        for n in 0..N {
+            self.outq.in_nz[n].next = self.o_out_nz[n].q.val();
+        }
         self.outq.ready.next = self.out_ready.val();
         // A reducing engine shows a packet with payload beat by beat, as the beats arrive.
         for n in 0..N {
             self.pay[n].head_valid.next = self.outq.out_valid.val();
-            self.pay[n].head_plen.next = self.outq.out_meta.val().get_bits::<8>(0);
+            self.pay[n].head_nz.next = self.outq.head_nz[n].val();
             self.pay[n].queued_plen.next = self.outq.held_plen[n].val();
             self.pay[n].out_ready.next = self.out_ready.val();
             self.outq.gate[n].next = self.pay[n].leave_gate.val();

@@ -10,13 +10,16 @@
 //! Eight slots in registers, a head and a tail pointer and a count; the engine's `room` keeps
 //! the count from overflowing, so a push never finds the queue full. The head's fields are
 //! also kept in registers of their own (`h_*`), loaded as the slots are, so that what is
-//! shown does not come through an 8-way mux late in the cycle.
+//! shown does not come through an 8-way mux late in the cycle; so are whether the slots hold
+//! a packet (`busy`) and whether the head has payload (`h_nz`), which decide what is shown.
 //!
 //! # Inputs
 //! - `clock`, `reset` (synchronous; empties the queue);
 //! - `push`: the stage-4 output register holds a packet, with fields `in_ports` (R),
 //!   `in_cgid` (G), `in_tid` (2), `in_op` (3), `in_meta` (14: its payload's length, operation
 //!   and type);
+//! - `in_nz` (`N` = 1 on a reducing engine, else none): `in_meta`'s length is not zero (from
+//!   a register of its own);
 //! - `ready`: the consumer takes the packet shown (the engine's `out_ready`);
 //! - `gate` (`N` = 1 on a reducing engine, else none): the packet shown leaves only with its
 //!   last payload beat (the payload path's `leave_gate`).
@@ -24,6 +27,8 @@
 //! # Outputs
 //! - `out_valid`, `out_ports`, `out_cgid`, `out_tid`, `out_op`, `out_meta`: the head (all zero when
 //!   `out_valid` is low);
+//! - `head_nz` (`N` = 1 on a reducing engine): the head has payload (`out_valid` and its length not zero; from registers but
+//!   for the output register's length);
 //! - `count` (4): packets held in the slots (not counting the one in the output register);
 //! - `held_plen` (8, `N` = 1 on a reducing engine): the payload length of the oldest packet in
 //!   the slots, from its register (meaningless while `count` is zero); a packet with payload
@@ -53,6 +58,7 @@ pub struct SwitchEngineOutq<const R: usize, const G: usize, const N: usize> {
     pub in_tid: Signal<In, Bits<TID_BITS>>,
     pub in_op: Signal<In, Bits<OP_BITS>>,
     pub in_meta: Signal<In, Bits<META_BITS>>,
+    pub in_nz: [Signal<In, bool>; N],
     pub ready: Signal<In, bool>,
     pub gate: [Signal<In, bool>; N],
     pub out_valid: Signal<Out, bool>,
@@ -61,6 +67,7 @@ pub struct SwitchEngineOutq<const R: usize, const G: usize, const N: usize> {
     pub out_tid: Signal<Out, Bits<TID_BITS>>,
     pub out_op: Signal<Out, Bits<OP_BITS>>,
     pub out_meta: Signal<Out, Bits<META_BITS>>,
+    pub head_nz: [Signal<Out, bool>; N],
     pub count: Signal<Out, Bits<COUNT_BITS>>,
     pub held_plen: [Signal<Out, Bits<8>>; N],
 
@@ -74,12 +81,13 @@ pub struct SwitchEngineOutq<const R: usize, const G: usize, const N: usize> {
     h_tid: Reg<Bits<TID_BITS>>,
     h_op: Reg<Bits<OP_BITS>>,
     h_meta: Reg<Bits<META_BITS>>,
+    h_nz: [Reg<bool>; N],
     head: Reg<Bits<SLOT_BITS>>,
     tail: Reg<Bits<SLOT_BITS>>,
     held: Reg<Bits<COUNT_BITS>>,
-
     /// The slots hold a packet: the head is shown rather than the output register.
-    busy: Signal<Local, bool>,
+    busy: Reg<bool>,
+
     /// The consumer takes the packet shown and (a reducing engine) it is its last beat …
     go: Signal<Local, bool>,
     /// … so it leaves this cycle …
@@ -89,7 +97,7 @@ pub struct SwitchEngineOutq<const R: usize, const G: usize, const N: usize> {
     /// the output register's packet goes into a slot.
     enq: Signal<Local, bool>,
     /// The output register's packet has payload.
-    in_nz: Signal<Local, bool>,
+    push_nz: Signal<Local, bool>,
     /// The count and pointers moved on, worked out before `enq` and `pop` choose.
     held_inc: Signal<Local, Bits<COUNT_BITS>>,
     held_dec: Signal<Local, Bits<COUNT_BITS>>,
@@ -108,7 +116,6 @@ pub struct SwitchEngineOutq<const R: usize, const G: usize, const N: usize> {
     one_slot: Constant<Bits<SLOT_BITS>>,
     one_count: Constant<Bits<COUNT_BITS>>,
     one_hot: Constant<Bits<OUT_QUEUE>>,
-    empty: Constant<Bits<COUNT_BITS>>,
 }
 
 impl<const R: usize, const G: usize, const N: usize> Default for SwitchEngineOutq<R, G, N> {
@@ -122,6 +129,7 @@ impl<const R: usize, const G: usize, const N: usize> Default for SwitchEngineOut
             in_tid: Default::default(),
             in_op: Default::default(),
             in_meta: Default::default(),
+            in_nz: core::array::from_fn(|_| Default::default()),
             ready: Default::default(),
             gate: core::array::from_fn(|_| Default::default()),
             out_valid: Default::default(),
@@ -130,6 +138,7 @@ impl<const R: usize, const G: usize, const N: usize> Default for SwitchEngineOut
             out_tid: Default::default(),
             out_op: Default::default(),
             out_meta: Default::default(),
+            head_nz: core::array::from_fn(|_| Default::default()),
             count: Default::default(),
             held_plen: core::array::from_fn(|_| Default::default()),
             q_ports: Default::default(),
@@ -142,6 +151,7 @@ impl<const R: usize, const G: usize, const N: usize> Default for SwitchEngineOut
             h_tid: Default::default(),
             h_op: Default::default(),
             h_meta: Default::default(),
+            h_nz: core::array::from_fn(|_| Default::default()),
             head: Default::default(),
             tail: Default::default(),
             held: Default::default(),
@@ -150,7 +160,7 @@ impl<const R: usize, const G: usize, const N: usize> Default for SwitchEngineOut
             taken: Default::default(),
             pop: Default::default(),
             enq: Default::default(),
-            in_nz: Default::default(),
+            push_nz: Default::default(),
             held_inc: Default::default(),
             held_dec: Default::default(),
             head_inc: Default::default(),
@@ -166,7 +176,6 @@ impl<const R: usize, const G: usize, const N: usize> Default for SwitchEngineOut
             one_slot: Constant::new(1.into()),
             one_count: Constant::new(1.into()),
             one_hot: Constant::new(1.into()),
-            empty: Constant::new(0.into()),
         }
     }
 }
@@ -174,23 +183,35 @@ impl<const R: usize, const G: usize, const N: usize> Default for SwitchEngineOut
 impl<const R: usize, const G: usize, const N: usize> Logic for SwitchEngineOutq<R, G, N> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, head, tail, held, h_ports, h_cgid, h_tid, h_op, h_meta);
+        dff_setup!(self, clock, head, tail, held, busy, h_ports, h_cgid, h_tid, h_op, h_meta);
         self.count.next = self.held.q.val();
         self.held_inc.next = self.held.q.val() + self.one_count.val();
         self.held_dec.next = self.held.q.val() - self.one_count.val();
         self.head_inc.next = self.head.q.val() + self.one_slot.val();
         self.tail_inc.next = self.tail.q.val() + self.one_slot.val();
-        self.busy.next = self.held.q.val() != self.empty.val();
         self.next_hot.next = self.one_hot.val() << self.head_inc.val();
         self.two_held.next = self.held.q.val() > self.one_count.val();
         self.tail_hot.next = self.one_hot.val() << self.tail.q.val();
-        self.out_valid.next = self.busy.val() | self.push.val();
+        self.out_valid.next = self.busy.q.val() | self.push.val();
+        self.push_nz.next = false;
+        for n in 0..N {
+            self.push_nz.next = self.in_nz[n].val();
+        }
+        for n in 0..N {
+            self.h_nz[n].clock.next = self.clock.val();
+            self.h_nz[n].reset.next = self.reset.val();
+            self.h_nz[n].d.next = self.h_nz[n].q.val();
+            // (One assignment from inputs and registers: a continuous `assign`, outside the
+            // `always` block that reads `gate`, which depends on it.)
+            self.head_nz[n].next = (self.busy.q.val() & self.h_nz[n].q.val())
+                | (!self.busy.q.val() & self.push.val() & self.in_nz[n].val());
+        }
         self.out_ports.next = 0.into();
         self.out_cgid.next = 0.into();
         self.out_tid.next = 0.into();
         self.out_op.next = 0.into();
         self.out_meta.next = 0.into();
-        if self.busy.val() {
+        if self.busy.q.val() {
             self.out_meta.next = self.h_meta.q.val();
             self.out_ports.next = self.h_ports.q.val();
             self.out_cgid.next = self.h_cgid.q.val();
@@ -208,12 +229,12 @@ impl<const R: usize, const G: usize, const N: usize> Logic for SwitchEngineOutq<
             self.go.next = self.ready.val() & self.gate[n].val();
         }
         self.taken.next = self.out_valid.val() & self.go.val();
-        self.pop.next = self.taken.val() & self.busy.val();
+        self.pop.next = self.taken.val() & self.busy.q.val();
         // Behind a waiting head, or shown and not taken; a packet with payload always (its
         // beats are still in the payload path, so it cannot leave in the cycle it arrives,
         // and the enqueue need not wait for the decision that says so).
-        self.in_nz.next = self.in_meta.val().get_bits::<8>(0).any();
-        self.enq.next = self.push.val() & (self.busy.val() | !self.ready.val() | self.in_nz.val());
+        self.enq.next =
+            self.push.val() & (self.busy.q.val() | !self.ready.val() | self.push_nz.val());
         self.n_ports.next = 0.into();
         self.n_cgid.next = 0.into();
         self.n_tid.next = 0.into();
@@ -260,19 +281,28 @@ impl<const R: usize, const G: usize, const N: usize> Logic for SwitchEngineOutq<
                 self.h_tid.d.next = self.n_tid.val();
                 self.h_op.d.next = self.n_op.val();
                 self.h_meta.d.next = self.n_meta.val();
+                for n in 0..N {
+                    self.h_nz[n].d.next = self.n_meta.val().get_bits::<8>(0).any();
+                }
             } else if self.enq.val() {
                 self.h_ports.d.next = self.in_ports.val();
                 self.h_cgid.d.next = self.in_cgid.val();
                 self.h_tid.d.next = self.in_tid.val();
                 self.h_op.d.next = self.in_op.val();
                 self.h_meta.d.next = self.in_meta.val();
+                for n in 0..N {
+                    self.h_nz[n].d.next = self.push_nz.val();
+                }
             }
-        } else if !self.busy.val() & self.enq.val() {
+        } else if !self.busy.q.val() & self.enq.val() {
             self.h_ports.d.next = self.in_ports.val();
             self.h_cgid.d.next = self.in_cgid.val();
             self.h_tid.d.next = self.in_tid.val();
             self.h_op.d.next = self.in_op.val();
             self.h_meta.d.next = self.in_meta.val();
+            for n in 0..N {
+                self.h_nz[n].d.next = self.push_nz.val();
+            }
         }
         for n in 0..N {
             self.held_plen[n].next = self.h_meta.q.val().get_bits::<8>(0);
@@ -288,8 +318,10 @@ impl<const R: usize, const G: usize, const N: usize> Logic for SwitchEngineOutq<
         self.held.d.next = self.held.q.val();
         if self.enq.val() & !self.pop.val() {
             self.held.d.next = self.held_inc.val();
+            self.busy.d.next = true;
         } else if self.pop.val() & !self.enq.val() {
             self.held.d.next = self.held_dec.val();
+            self.busy.d.next = self.two_held.val();
         }
     }
 }

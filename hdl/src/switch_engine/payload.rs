@@ -21,15 +21,17 @@
 //!   beat it takes from `ipf` has arrived and no beat in flight writes the buffer word it
 //!   reads after this cycle's edge (a compare with seven of the eight pipeline stages: the
 //!   eighth writes at this edge, and its result is forwarded, `hit_*` / `fwd`, because the
-//!   RAMs read before they write); the issue reads word `j` of the slot from both buffers
+//!   RAMs read before they write; the compare is made a cycle ahead for each beat that can be
+//!   current then, `cur_blocked`); the issue reads word `j` of the slot from both buffers
 //!   (`acc`, `ret`: RAMs, one per lane, read registered twice) and carries the input beat
 //!   along; two cycles later the reduction ALU (`alu`, module `reduce_alu_l<2L>`, six
 //!   cycles) combines them, or passes one through as BOR with zero; eight cycles after the
 //!   issue the result is written to the buffers and pushed into the output FIFO (`opf`,
 //!   module `switch_engine_opf`).
-//! - **Output.** The output queue's head (`head_valid`, `head_plen`) is shown (`show`) while
-//!   its next beat is in `opf` (at once if it has no payload), with the beat on `data`; the
-//!   packet leaves with its last beat (`leave_gate`: the output queue pops it if `out_ready`).
+//! - **Output.** The output queue's head (`head_valid`; `head_nz`, it has payload, from
+//!   registers) is shown (`show`) while its next beat is in `opf` (at once if it has no
+//!   payload), with the beat on `data`; the packet leaves with its last beat (`leave_gate`:
+//!   the output queue pops it if `out_ready`).
 //!
 //! ## The ALU's lanes
 //! A beat's word `k` is ALU lanes `2k` (its low half, or the whole word for a 64-bit type) and
@@ -58,6 +60,9 @@ pub const PIPE: usize = netcoll_models::switch_engine::model::PAYLOAD_PIPE;
 const _: () = assert!(PIPE == 8);
 /// The stages whose writes a read can miss: all but the last, whose write is forwarded.
 const HAZARD_STAGES: usize = PIPE - 1;
+/// Those of them now that will be among them in the next cycle (the hazard is worked out a
+/// cycle ahead).
+const STAGES_AHEAD: usize = HAZARD_STAGES - 1;
 
 fn k<const N: usize>(v: u64) -> Constant<Bits<N>> {
     Constant::new(Bits::<N>::from(v))
@@ -110,7 +115,8 @@ pub struct SwitchEnginePayload<
     pub c_dtype: Signal<In, Bits<2>>,
     // Output: the output queue's head.
     pub head_valid: Signal<In, bool>,
-    pub head_plen: Signal<In, Bits<8>>,
+    /// The head has payload.
+    pub head_nz: Signal<In, bool>,
     /// The queued head's length, from a register: a packet shown with a beat is queued.
     pub queued_plen: Signal<In, Bits<8>>,
     pub out_ready: Signal<In, bool>,
@@ -118,9 +124,9 @@ pub struct SwitchEnginePayload<
     pub leave_gate: Signal<Out, bool>,
     pub data: [Signal<Out, Bits<64>>; L],
 
-    ipf: SwitchEngineFifo<L, F>,
-    cmdq: SwitchEngineFifo<1, CQ>,
-    opf: SwitchEngineFifo<L, O>,
+    ipf: SwitchEngineFifo<L, F, 1>,
+    cmdq: SwitchEngineFifo<1, CQ, 0>,
+    opf: SwitchEngineFifo<L, O, 0>,
     acc: [Mem<Bits<64>, A>; L],
     ret: [Mem<Bits<64>, A>; L],
     alu: ReduceAlu<AL>,
@@ -139,6 +145,15 @@ pub struct SwitchEnginePayload<
     /// That beat takes an input beat / does buffer work (`j < take`, `j < work`).
     cur_takes: Reg<bool>,
     cur_works: Reg<bool>,
+    /// That beat does buffer work and a beat in flight writes the word it reads after this
+    /// cycle's edge (the read-after-write hazard, worked out a cycle ahead).
+    cur_blocked: Reg<bool>,
+    /// The command's beats from the current one on, that take an input beat / do buffer work
+    /// / in all (`take - j`, `work - j` as far as positive, `span - j`): the next beat's flags
+    /// are compares of these with small constants, not of `j + 1` with the counts.
+    rem_take: Reg<Bits<9>>,
+    rem_work: Reg<Bits<9>>,
+    rem_span: Reg<Bits<9>>,
     /// The pipeline: element `k` holds the beat issued `k + 1` cycles ago.
     p_valid: [Reg<bool>; PIPE],
     p_slot: [Reg<Bits<S>>; PIPE],
@@ -172,12 +187,17 @@ pub struct SwitchEnginePayload<
     fwd: [Reg<Bits<64>>; L],
     /// Beats of the output queue's head already taken.
     out_sent: Reg<Bits<8>>,
+    /// `ipf` has no room for a whole packet more (its count is above `room_max`; a register,
+    /// worked out on the count before this edge's push and pop choose).
+    ipf_full: Reg<bool>,
 
     h_nz: Signal<Local, bool>,
     in_busy: Signal<Local, bool>,
     ipf_room: Signal<Local, bool>,
     h_loc: Signal<Local, bool>,
-    h_beats: Signal<Local, Bits<9>>,
+    /// The header's length is at most `max_plen` (a power of two: no high bit set, or exactly
+    /// it; compares with a constant written as such map to LUTs, not to a carry chain).
+    plen_fits: Signal<Local, bool>,
     h_left: Signal<Local, Bits<9>>,
     beat_in: Signal<Local, bool>,
     c_word: Signal<Local, Bits<64>>,
@@ -186,14 +206,14 @@ pub struct SwitchEnginePayload<
     work_beats: Signal<Local, Bits<9>>,
     j: Signal<Local, Bits<9>>,
     j_next: Signal<Local, Bits<9>>,
-    j_after: Signal<Local, Bits<9>>,
     jb: Signal<Local, Bits<B>>,
     free: Signal<Local, bool>,
     head_last: Signal<Local, bool>,
     same_addr: Signal<Local, bool>,
-    f_take: Signal<Local, Bits<9>>,
-    f_work: Signal<Local, Bits<9>>,
-    span: Signal<Local, Bits<9>>,
+    /// The FIFO head's beat counts.
+    head_take: Signal<Local, Bits<9>>,
+    head_work: Signal<Local, Bits<9>>,
+    head_span: Signal<Local, Bits<9>>,
     f_slot: Signal<Local, Bits<S>>,
     f_src_acc: Signal<Local, bool>,
     f_src_ret: Signal<Local, bool>,
@@ -201,7 +221,18 @@ pub struct SwitchEnginePayload<
     f_dtype: Signal<Local, Bits<2>>,
     takes: Signal<Local, bool>,
     works: Signal<Local, bool>,
-    hazard: Signal<Local, bool>,
+    /// The hazard of the beat current in the next cycle: the same beat (no issue), the
+    /// command's next beat (an issue) or the FIFO head's first beat (a command loaded), each
+    /// against the beats in flight then (six of them in stages now, and the one issuing).
+    hz_stay: Signal<Local, bool>,
+    hz_next: Signal<Local, bool>,
+    hz_new: Signal<Local, bool>,
+    jb_next: Signal<Local, Bits<B>>,
+    h_slot: Signal<Local, Bits<S>>,
+    h_src_acc: Signal<Local, bool>,
+    h_src_ret: Signal<Local, bool>,
+    next_takes: Signal<Local, bool>,
+    next_works: Signal<Local, bool>,
     issue: Signal<Local, bool>,
     rd_addr: Signal<Local, Bits<A>>,
     wr_addr: Signal<Local, Bits<A>>,
@@ -221,11 +252,14 @@ pub struct SwitchEnginePayload<
     /// `log2(lanes)`, the most beats `ipf` may hold and still take a packet, `B`, and which
     /// words of a beat are odd.
     max_plen: Constant<Bits<8>>,
-    slots: Constant<Bits<16>>,
+    /// The bits of a length at or above `max_plen` / of a CGID at or above `slots` (both powers of two).
+    plen_high: Constant<Bits<8>>,
+    slots_high: Constant<Bits<16>>,
     one_lane: Constant<bool>,
     lane_round: Constant<Bits<9>>,
     lane_shift: Constant<Bits<8>>,
     room_max: Constant<Bits<COUNT_BITS>>,
+    room_max_inc: Constant<Bits<COUNT_BITS>>,
     b_shift: Constant<Bits<8>>,
     odd_words: Constant<Bits<8>>,
     first_reserved: Constant<Bits<4>>,
@@ -264,6 +298,7 @@ impl<
                 && A == S + B
                 && p.max_beats() == 1 << B
                 && p.slots == 1 << S
+                && p.max_plen.is_power_of_two()
         );
         let ipf_depth = netcoll_models::switch_engine::model::ipf_depth(p);
         Self::with(p.max_plen, p.slots, ipf_depth - p.max_beats())
@@ -301,7 +336,7 @@ impl<
             c_rop: Default::default(),
             c_dtype: Default::default(),
             head_valid: Default::default(),
-            head_plen: Default::default(),
+            head_nz: Default::default(),
             queued_plen: Default::default(),
             out_ready: Default::default(),
             show: Default::default(),
@@ -324,6 +359,10 @@ impl<
             cur_last: Default::default(),
             cur_takes: Default::default(),
             cur_works: Default::default(),
+            cur_blocked: Default::default(),
+            rem_take: Default::default(),
+            rem_work: Default::default(),
+            rem_span: Default::default(),
             p_valid: Default::default(),
             p_slot: Default::default(),
             p_j: Default::default(),
@@ -352,8 +391,9 @@ impl<
             h_nz: Default::default(),
             in_busy: Default::default(),
             ipf_room: Default::default(),
+            ipf_full: Default::default(),
             h_loc: Default::default(),
-            h_beats: Default::default(),
+            plen_fits: Default::default(),
             h_left: Default::default(),
             beat_in: Default::default(),
             c_word: Default::default(),
@@ -362,14 +402,13 @@ impl<
             work_beats: Default::default(),
             j: Default::default(),
             j_next: Default::default(),
-            j_after: Default::default(),
             jb: Default::default(),
             free: Default::default(),
             head_last: Default::default(),
             same_addr: Default::default(),
-            f_take: Default::default(),
-            f_work: Default::default(),
-            span: Default::default(),
+            head_take: Default::default(),
+            head_work: Default::default(),
+            head_span: Default::default(),
             f_slot: Default::default(),
             f_src_acc: Default::default(),
             f_src_ret: Default::default(),
@@ -377,7 +416,15 @@ impl<
             f_dtype: Default::default(),
             takes: Default::default(),
             works: Default::default(),
-            hazard: Default::default(),
+            hz_stay: Default::default(),
+            hz_next: Default::default(),
+            hz_new: Default::default(),
+            jb_next: Default::default(),
+            h_slot: Default::default(),
+            h_src_acc: Default::default(),
+            h_src_ret: Default::default(),
+            next_takes: Default::default(),
+            next_works: Default::default(),
             issue: Default::default(),
             rd_addr: Default::default(),
             wr_addr: Default::default(),
@@ -392,11 +439,13 @@ impl<
             beat_out: Default::default(),
             last: Default::default(),
             max_plen: k(max_plen as u64),
-            slots: k(slots as u64),
+            plen_high: k(!(max_plen as u64).saturating_sub(1) & 0xff),
+            slots_high: k(!(slots as u64).saturating_sub(1) & 0xffff),
             one_lane: Constant::new(L == 1),
             lane_round: k((L as u64).saturating_sub(1)),
             lane_shift: k(L.trailing_zeros() as u64),
             room_max: k(room_max as u64),
+            room_max_inc: k(room_max as u64 + 1),
             b_shift: k(B as u64),
             odd_words: k(odd),
             first_reserved: k(FIRST_RESERVED_OP),
@@ -447,9 +496,36 @@ impl<
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, in_left, in_store, cq_push, cq_word, cur_valid, cur, cur_j, cur_last,
-            cur_takes, cur_works, s1_src_acc, s1_src_ret, s1_use_in, s1_combine, s1_rop, s1_dtype,
-            s2_use_in, s2_combine, s2_rop, s2_dtype, hit_acc, hit_ret, out_sent
+            self,
+            clock,
+            in_left,
+            in_store,
+            cq_push,
+            cq_word,
+            cur_valid,
+            cur,
+            cur_j,
+            cur_last,
+            cur_takes,
+            cur_works,
+            cur_blocked,
+            rem_take,
+            rem_work,
+            rem_span,
+            s1_src_acc,
+            s1_src_ret,
+            s1_use_in,
+            s1_combine,
+            s1_rop,
+            s1_dtype,
+            s2_use_in,
+            s2_combine,
+            s2_rop,
+            s2_dtype,
+            hit_acc,
+            hit_ret,
+            out_sent,
+            ipf_full
         );
         self.ipf.clock.next = self.clock.val();
         self.ipf.reset.next = self.reset.val();
@@ -462,22 +538,24 @@ impl<
 
         // ---- Input: rule 2b on the offered header, and the beats into `ipf`.
         self.h_nz.next = self.h_plen.val().any();
+        self.plen_fits.next = !(self.h_plen.val() & self.plen_high.val()).any()
+            | (self.h_plen.val() == self.max_plen.val());
         self.h_loc.next =
             (self.h_rop.val() == self.op_maxloc.val()) | (self.h_rop.val() == self.op_minloc.val());
         self.h_bad.next = self.h_rop.val().any() | self.h_dtype.val().any();
         if self.h_nz.val() {
-            self.h_bad.next = (self.h_plen.val() > self.max_plen.val())
-                | (self.h_cgid.val() >= self.slots.val())
+            self.h_bad.next = !self.plen_fits.val()
+                | (self.h_cgid.val() & self.slots_high.val()).any()
                 | (self.h_rop.val() >= self.first_reserved.val())
                 | (self.h_loc.val() & (self.h_plen.val().get_bit(0) | self.one_lane.val()))
                 | (self.h_op.val() == self.op_status_req.val());
         }
-        self.h_store.next = self.h_nz.val() & (self.h_plen.val() <= self.max_plen.val());
-        self.h_beats.next =
-            (bit_cast::<9, 8>(self.h_plen.val()) + self.lane_round.val()) >> self.lane_shift.val();
-        self.h_left.next = self.h_beats.val() - self.one_9.val();
+        self.h_store.next = self.h_nz.val() & self.plen_fits.val();
+        // Beats after the header's first: `beats(plen) - 1 = (plen - 1) / lanes` (plen > 0).
+        self.h_left.next =
+            (bit_cast::<9, 8>(self.h_plen.val()) - self.one_9.val()) >> self.lane_shift.val();
         self.in_busy.next = self.in_left.q.val().any();
-        self.ipf_room.next = self.ipf.count.val() <= self.room_max.val();
+        self.ipf_room.next = !self.ipf_full.q.val();
         self.h_ready.next = self.in_busy.val() | (self.h_base.val() & self.ipf_room.val());
         self.h_take.next =
             !self.in_busy.val() & self.h_base.val() & self.pkt_valid.val() & self.ipf_room.val();
@@ -532,55 +610,103 @@ impl<
         self.j.next = self.cur_j.q.val();
         self.jb.next = self.cur_j.q.val().get_bits::<B>(0);
         self.f_slot.next = self.cur.q.val().get_bits::<S>(0);
-        self.f_take.next = self.cur.q.val().get_bits::<9>(8);
-        self.f_work.next = self.cur.q.val().get_bits::<9>(17);
         self.f_src_acc.next = self.cur.q.val().get_bit(26);
         self.f_src_ret.next = self.cur.q.val().get_bit(27);
         self.f_rop.next = self.cur.q.val().get_bits::<4>(36);
         self.f_dtype.next = self.cur.q.val().get_bits::<2>(40);
-        self.span.next = self.f_work.val();
-        if self.f_take.val() > self.f_work.val() {
-            self.span.next = self.f_take.val();
-        }
         self.takes.next = self.cur_takes.q.val();
         self.works.next = self.cur_works.q.val();
-        // A beat in flight that writes the word this beat reads after this cycle's edge: its
-        // write would be missed (the one at this edge is forwarded).
-        self.hazard.next = false;
-        for n in 0..HAZARD_STAGES {
+        self.issue.next = self.cur_valid.q.val()
+            & (!self.takes.val() | self.ipf.nonempty.val())
+            & !self.cur_blocked.q.val();
+        self.ipf.pop.next = self.issue.val() & self.takes.val();
+        self.ipf_full.d.next = self.ipf.count[0].val() > self.room_max.val();
+        if self.ipf.push.val() & !self.ipf.pop.val() {
+            self.ipf_full.d.next = self.ipf.count[0].val() >= self.room_max.val();
+        } else if self.ipf.pop.val() & !self.ipf.push.val() {
+            self.ipf_full.d.next = self.ipf.count[0].val() > self.room_max_inc.val();
+        }
+        self.j_next.next = self.j.val() + self.one_9.val();
+        // The hazard (a beat in flight writes the word a beat reads after this cycle's edge: its
+        // write would be missed; the one at the edge is forwarded) for the next cycle's beat,
+        // against what stages 1 to 6 will hold then: stages 0 to 5 now, and the beat issuing
+        // now. That beat is of the same command as the next (another word) unless a command is
+        // loaded, and it issues whenever one is loaded with one current.
+        self.jb_next.next = self.j_next.val().get_bits::<B>(0);
+        self.h_slot.next = self.cmdq.head[0].val().get_bits::<S>(0);
+        self.h_src_acc.next = self.cmdq.head[0].val().get_bit(26);
+        self.h_src_ret.next = self.cmdq.head[0].val().get_bit(27);
+        self.next_takes.next = self.rem_take.q.val() > self.one_9.val();
+        self.next_works.next = self.rem_work.q.val() > self.one_9.val();
+        self.hz_stay.next = false;
+        self.hz_next.next = false;
+        self.hz_new.next = self.cur_valid.q.val()
+            & self.works.val()
+            & (self.f_slot.val() == self.h_slot.val())
+            & !self.jb.val().any()
+            & ((self.h_src_acc.val() & self.cur.q.val().get_bit(30))
+                | (self.h_src_ret.val() & self.cur.q.val().get_bit(31)));
+        for n in 0..STAGES_AHEAD {
             if self.p_valid[n].q.val()
                 & (self.p_slot[n].q.val() == self.f_slot.val())
-                & (self.p_j[n].q.val() == self.jb.val())
                 & ((self.f_src_acc.val() & self.p_wr_acc[n].q.val())
                     | (self.f_src_ret.val() & self.p_wr_ret[n].q.val()))
             {
-                self.hazard.next = true;
+                if self.p_j[n].q.val() == self.jb.val() {
+                    self.hz_stay.next = true;
+                }
+                if self.p_j[n].q.val() == self.jb_next.val() {
+                    self.hz_next.next = true;
+                }
+            }
+            if self.p_valid[n].q.val()
+                & (self.p_slot[n].q.val() == self.h_slot.val())
+                & !self.p_j[n].q.val().any()
+                & ((self.h_src_acc.val() & self.p_wr_acc[n].q.val())
+                    | (self.h_src_ret.val() & self.p_wr_ret[n].q.val()))
+            {
+                self.hz_new.next = true;
             }
         }
-        self.issue.next = self.cur_valid.q.val()
-            & (!self.takes.val() | self.ipf.count.val().any())
-            & !(self.works.val() & self.hazard.val());
-        self.ipf.pop.next = self.issue.val() & self.takes.val();
-        self.j_next.next = self.j.val() + self.one_9.val();
-        self.j_after.next = self.j.val() + self.two_9.val();
+        self.head_take.next = self.cmdq.head[0].val().get_bits::<9>(8);
+        self.head_work.next = self.cmdq.head[0].val().get_bits::<9>(17);
+        self.head_span.next = self.head_work.val();
+        if self.head_take.val() > self.head_work.val() {
+            self.head_span.next = self.head_take.val();
+        }
         // The head's first beat is its last: neither count exceeds one.
         self.head_last.next = !(self.cmdq.head[0].val().get_bits::<8>(9).any()
             | self.cmdq.head[0].val().get_bits::<8>(18).any());
         // Done with the command (or none): load the next at this edge.
         self.free.next = !self.cur_valid.q.val() | (self.issue.val() & self.cur_last.q.val());
-        self.cmdq.pop.next = self.free.val() & self.cmdq.count.val().any();
+        self.cmdq.pop.next = self.free.val() & self.cmdq.nonempty.val();
         if self.free.val() {
             self.cur.d.next = self.cmdq.head[0].val();
-            self.cur_valid.d.next = self.cmdq.count.val().any();
+            self.cur_valid.d.next = self.cmdq.nonempty.val();
             self.cur_j.d.next = 0.into();
             self.cur_last.d.next = self.head_last.val();
-            self.cur_takes.d.next = self.cmdq.head[0].val().get_bits::<9>(8).any();
-            self.cur_works.d.next = self.cmdq.head[0].val().get_bits::<9>(17).any();
+            self.cur_takes.d.next = self.head_take.val().any();
+            self.cur_works.d.next = self.head_work.val().any();
+            self.cur_blocked.d.next = self.head_work.val().any() & self.hz_new.val();
+            self.rem_take.d.next = self.head_take.val();
+            self.rem_work.d.next = self.head_work.val();
+            self.rem_span.d.next = self.head_span.val();
         } else if self.issue.val() {
             self.cur_j.d.next = self.j_next.val();
-            self.cur_last.d.next = self.j_after.val() >= self.span.val();
-            self.cur_takes.d.next = self.j_next.val() < self.f_take.val();
-            self.cur_works.d.next = self.j_next.val() < self.f_work.val();
+            // (Not the last beat, so at least two were left.)
+            self.cur_last.d.next = self.rem_span.q.val() <= self.two_9.val();
+            self.cur_takes.d.next = self.next_takes.val();
+            self.cur_works.d.next = self.next_works.val();
+            self.rem_span.d.next = self.rem_span.q.val() - self.one_9.val();
+            if self.takes.val() {
+                self.rem_take.d.next = self.rem_take.q.val() - self.one_9.val();
+            }
+            if self.works.val() {
+                self.rem_work.d.next = self.rem_work.q.val() - self.one_9.val();
+            }
+            self.cur_blocked.d.next = self.next_works.val() & self.hz_next.val();
+        } else {
+            self.cur_blocked.d.next = self.works.val() & self.hz_stay.val();
         }
         self.rd_addr.next = (bit_cast::<A, S>(self.f_slot.val()) << self.b_shift.val())
             | bit_cast::<A, B>(self.jb.val());
@@ -742,9 +868,10 @@ impl<
         self.opf.push.next = self.wv.val() & self.p_emit[7].q.val();
 
         // ---- Output: the head is shown while its next beat is in `opf`.
-        self.o_nz.next = self.head_plen.val().any();
-        self.show.next = self.head_valid.val() & (!self.o_nz.val() | self.opf.count.val().any());
-        self.beat_out.next = self.show.val() & self.out_ready.val() & self.o_nz.val();
+        self.o_nz.next = self.head_nz.val();
+        self.show.next = self.head_valid.val() & (!self.o_nz.val() | self.opf.nonempty.val());
+        // (`show && o_nz`, spelled out so that it is one function of registers before `out_ready`.)
+        self.beat_out.next = self.o_nz.val() & self.opf.nonempty.val() & self.out_ready.val();
         self.opf.pop.next = self.beat_out.val();
         self.sent_next.next = self.out_sent.q.val() + self.one_8.val();
         // The last beat: `sent + 1 == beats(plen)`, as `(sent + 1) * lanes >= plen` (no adder
@@ -761,7 +888,7 @@ impl<
         }
         for n in 0..L {
             self.data[n].next = 0.into();
-            if self.show.val() & self.o_nz.val() {
+            if self.o_nz.val() & self.opf.nonempty.val() {
                 self.data[n].next = self.opf.head[n].val();
             }
         }
