@@ -66,6 +66,9 @@ module switch_engine (
     localparam [17:0] one_now = 18'd1;
     localparam [15:0] one_r = 16'd1;
     localparam [3:0] queue_depth = 4'd8;
+    localparam [3:0] queue_depth_m1 = 4'd7;
+    localparam [3:0] queue_depth_m2 = 4'd6;
+    localparam [3:0] queue_depth_p1 = 4'd9;
     localparam [7:0] s_csm_at = 8'd0;
     localparam [7:0] s_rep_at = 8'd7;
     localparam [7:0] s_sent_at = 8'd5;
@@ -279,10 +282,10 @@ module switch_engine (
     reg [3:0] s1_sends_d;
     reg [3:0] s2_sends_q;
     reg [3:0] s2_sends_d;
-    reg [3:0] s3_sends_q;
-    reg [3:0] s3_sends_d;
     reg [3:0] o_sends_q;
     reg [3:0] o_sends_d;
+    reg no_room_q;
+    reg no_room_d;
 
     // Memory `tbl`: 256 words, registered read.
     reg [21:0] tbl_words [0:255];
@@ -316,6 +319,8 @@ module switch_engine (
     wire [22:0] bypass_st_older;
     wire bypass_st_newest;
     wire [22:0] bypass_st_word;
+    wire bypass_st_wr_en;
+    wire [7:0] bypass_st_wr_addr;
     switch_engine_bypass bypass (
         .clock(clock),
         .reset(reset),
@@ -333,7 +338,9 @@ module switch_engine (
         .tbl_word(bypass_tbl_word),
         .st_older(bypass_st_older),
         .st_newest(bypass_st_newest),
-        .st_word(bypass_st_word)
+        .st_word(bypass_st_word),
+        .st_wr_en(bypass_st_wr_en),
+        .st_wr_addr(bypass_st_wr_addr)
     );
 
     // Instance `classify`.
@@ -473,6 +480,7 @@ module switch_engine (
     wire [2:0] outq_out_op;
     wire [13:0] outq_out_meta;
     wire [3:0] outq_count;
+    wire outq_taken;
     switch_engine_outq outq (
         .clock(clock),
         .reset(reset),
@@ -489,7 +497,8 @@ module switch_engine (
         .out_tid(outq_out_tid),
         .out_op(outq_out_op),
         .out_meta(outq_out_meta),
-        .count(outq_count)
+        .count(outq_count),
+        .taken(outq_taken)
     );
 
     // Combinational signals.
@@ -497,8 +506,10 @@ module switch_engine (
     wire acc_cfg;
     wire acc_pkt;
     wire tick;
-    wire [3:0] in_flight;
     wire room;
+    wire [3:0] carried;
+    wire s1_next;
+    wire o_next;
     wire s1_rejected;
     wire [15:0] s1_children;
     wire [21:0] cfg_word;
@@ -628,8 +639,8 @@ module switch_engine (
             s4_sel_q <= 4'd0;
             s1_sends_q <= 4'd0;
             s2_sends_q <= 4'd0;
-            s3_sends_q <= 4'd0;
             o_sends_q <= 4'd0;
+            no_room_q <= 1'b0;
         end else begin
             init_done_q <= init_done_d;
             init_ptr_q <= init_ptr_d;
@@ -730,8 +741,8 @@ module switch_engine (
             s4_sel_q <= s4_sel_d;
             s1_sends_q <= s1_sends_d;
             s2_sends_q <= s2_sends_d;
-            s3_sends_q <= s3_sends_d;
             o_sends_q <= o_sends_d;
+            no_room_q <= no_room_d;
         end
     end
 
@@ -749,8 +760,7 @@ module switch_engine (
         end
     end
 
-    assign in_flight = (((outq_count + s1_sends_q) + s2_sends_q) + s3_sends_q) + o_sends_q;
-    assign room = in_flight < queue_depth;
+    assign room = ~no_room_q;
     assign acc_cfg = init_done_q & cfg_valid;
     assign pkt_base = (init_done_q & (~cfg_valid)) & room;
     assign acc_pkt = pkt_base & pkt_valid;
@@ -821,6 +831,9 @@ module switch_engine (
     assign fwd_sdiff_stamp = s2_epoch_q - s3_epoch_q;
     assign n_st_word = (((((({{7{1'b0}}, csm_n_rep} << s_rep_at) | ({{21{1'b0}}, csm_n_sent} << s_sent_at)) | ({{21{1'b0}}, csm_n_tid} << s_tid_at)) | ({{21{1'b0}}, csm_n_csm} << s_csm_at)) & 23'h7ffffb) | ({{22{1'b0}}, csm_n_fail} << 2));
     assign cfg_st_word = {{21{1'b0}}, s3_cfg_tid_q} << s_tid_at;
+    assign carried = ((outq_count + o_sends_q) + s1_sends_q) + s2_sends_q;
+    assign s1_next = acc_pkt | tick;
+    assign o_next = sends_s3 & csm_send;
     assign counters_count = s4_count_q;
     assign counters_tally = s4_tally_q;
     assign counters_verdict = s4_verdict_q;
@@ -865,8 +878,8 @@ module switch_engine (
         scan_ptr_d = scan_ptr_q;
         s1_sends_d = s1_sends_q;
         s2_sends_d = s2_sends_q;
-        s3_sends_d = s3_sends_q;
         o_sends_d = o_sends_q;
+        no_room_d = no_room_q;
         s1_valid_d = s1_valid_q;
         s1_is_cfg_d = s1_is_cfg_q;
         s1_port_d = s1_port_q;
@@ -972,7 +985,6 @@ module switch_engine (
             s1_sends_d = one_4;
         end
         s2_sends_d = s1_sends_q;
-        s3_sends_d = s2_sends_q;
         s1_is_cfg_d = acc_cfg;
         s1_tick_d = tick;
         s1_epoch_d = now_q[11:10];
@@ -1084,9 +1096,9 @@ module switch_engine (
         tbl_wr_en = s3_wr_tbl_q;
         tbl_wr_addr = s3_cgid_q;
         tbl_wr_data = s3_cfg_entry_q;
-        st_wr_en = s3_wr_st_q;
-        st_wr_addr = s3_cgid_q;
-        st_wr_data = wr_st_word;
+        st_wr_en = bypass_st_wr_en;
+        st_wr_addr = bypass_st_wr_addr;
+        st_wr_data = byp1_st_q;
         if (~init_done_q) begin
             tbl_wr_en = 1'b1;
             tbl_wr_addr = init_ptr_q;
@@ -1103,6 +1115,20 @@ module switch_engine (
         o_sends_d = zero_4;
         if (sends_s3 & csm_send) begin
             o_sends_d = one_4;
+        end
+        no_room_d = carried >= queue_depth;
+        if (s1_next & o_next) begin
+            no_room_d = carried >= queue_depth_m2;
+            if (outq_taken) begin
+                no_room_d = carried >= queue_depth_m1;
+            end
+        end else if (s1_next | o_next) begin
+            no_room_d = carried >= queue_depth_m1;
+            if (outq_taken) begin
+                no_room_d = carried >= queue_depth;
+            end
+        end else if (outq_taken) begin
+            no_room_d = carried >= queue_depth_p1;
         end
         o_out_ports_d = csm_send_ports;
         o_out_cgid_d = s3_cgid_q;

@@ -20,7 +20,9 @@ module switch_engine_bypass (
     output reg  [21:0]  tbl_word,
     output reg  [22:0]  st_older,
     output wire         st_newest,
-    output reg  [22:0]  st_word
+    output reg  [22:0]  st_word,
+    output wire         st_wr_en,
+    output wire [7:0]   st_wr_addr
 );
 
     // Registers: `x_q` holds, `x_d` is its next value.
@@ -34,8 +36,10 @@ module switch_engine_bypass (
     reg [21:0] e_byp_d;
     reg pre_byp1_q;
     reg pre_byp1_d;
-    reg pre_byp2_q;
-    reg pre_byp2_d;
+    reg pre_old_q;
+    reg pre_old_d;
+    reg [22:0] old_st_q;
+    reg [22:0] old_st_d;
     reg [22:0] st_pre_q;
     reg [22:0] st_pre_d;
     reg sel1_q;
@@ -48,6 +52,10 @@ module switch_engine_bypass (
     reg byp1_st_valid_d;
     reg [21:0] byp1_tbl_q;
     reg [21:0] byp1_tbl_d;
+    reg [7:0] byp2_cgid_q;
+    reg [7:0] byp2_cgid_d;
+    reg byp2_st_valid_q;
+    reg byp2_st_valid_d;
     reg [22:0] byp2_st_q;
     reg [22:0] byp2_st_d;
 
@@ -56,6 +64,7 @@ module switch_engine_bypass (
     wire hit3_tbl;
     wire hit3;
     wire hit_byp1;
+    wire hit_byp2;
 
     always @(posedge clock) begin
         if (reset) begin
@@ -64,13 +73,16 @@ module switch_engine_bypass (
             e_use_byp_q <= 1'b0;
             e_byp_q <= 22'd0;
             pre_byp1_q <= 1'b0;
-            pre_byp2_q <= 1'b0;
+            pre_old_q <= 1'b0;
+            old_st_q <= 23'd0;
             st_pre_q <= 23'd0;
             sel1_q <= 1'b0;
             byp1_cgid_q <= 8'd0;
             byp1_tbl_valid_q <= 1'b0;
             byp1_st_valid_q <= 1'b0;
             byp1_tbl_q <= 22'd0;
+            byp2_cgid_q <= 8'd0;
+            byp2_st_valid_q <= 1'b0;
             byp2_st_q <= 23'd0;
         end else begin
             tbl_q_q <= tbl_q_d;
@@ -78,13 +90,16 @@ module switch_engine_bypass (
             e_use_byp_q <= e_use_byp_d;
             e_byp_q <= e_byp_d;
             pre_byp1_q <= pre_byp1_d;
-            pre_byp2_q <= pre_byp2_d;
+            pre_old_q <= pre_old_d;
+            old_st_q <= old_st_d;
             st_pre_q <= st_pre_d;
             sel1_q <= sel1_d;
             byp1_cgid_q <= byp1_cgid_d;
             byp1_tbl_valid_q <= byp1_tbl_valid_d;
             byp1_st_valid_q <= byp1_st_valid_d;
             byp1_tbl_q <= byp1_tbl_d;
+            byp2_cgid_q <= byp2_cgid_d;
+            byp2_st_valid_q <= byp2_st_valid_d;
             byp2_st_q <= byp2_st_d;
         end
     end
@@ -93,7 +108,10 @@ module switch_engine_bypass (
     assign hit3 = s1_cgid == s3_cgid;
     assign hit3_tbl = hit3 & s3_wr_tbl;
     assign hit_byp1 = s1_cgid == byp1_cgid_q;
+    assign hit_byp2 = s1_cgid == byp2_cgid_q;
     assign st_newest = sel1_q;
+    assign st_wr_en = byp1_st_valid_q;
+    assign st_wr_addr = byp1_cgid_q;
 
     always @(*) begin
         tbl_q_d = tbl_q_q;
@@ -101,16 +119,18 @@ module switch_engine_bypass (
         e_use_byp_d = e_use_byp_q;
         e_byp_d = e_byp_q;
         pre_byp1_d = pre_byp1_q;
-        pre_byp2_d = pre_byp2_q;
+        pre_old_d = pre_old_q;
+        old_st_d = old_st_q;
         st_pre_d = st_pre_q;
         sel1_d = sel1_q;
         byp1_cgid_d = byp1_cgid_q;
         byp1_tbl_valid_d = byp1_tbl_valid_q;
         byp1_st_valid_d = byp1_st_valid_q;
         byp1_tbl_d = byp1_tbl_q;
+        byp2_cgid_d = byp2_cgid_q;
+        byp2_st_valid_d = byp2_st_valid_q;
         byp2_st_d = byp2_st_q;
         tbl_q_d = tbl_rd;
-        st_q_d = st_rd;
         e_use_byp_d = (hit2_tbl | hit3_tbl) | (hit_byp1 & byp1_tbl_valid_q);
         e_byp_d = byp1_tbl_q;
         if (hit2_tbl) begin
@@ -119,7 +139,12 @@ module switch_engine_bypass (
             e_byp_d = s3_entry;
         end
         pre_byp1_d = hit3 & s3_wr_st;
-        pre_byp2_d = hit_byp1 & byp1_st_valid_q;
+        st_q_d = st_rd;
+        pre_old_d = (hit_byp1 & byp1_st_valid_q) | (hit_byp2 & byp2_st_valid_q);
+        old_st_d = byp2_st_q;
+        if (hit_byp1 & byp1_st_valid_q) begin
+            old_st_d = byp1_st;
+        end
         tbl_word = tbl_q_q;
         if (e_use_byp_q) begin
             tbl_word = e_byp_q;
@@ -127,8 +152,8 @@ module switch_engine_bypass (
         st_older = st_q_q;
         if (pre_byp1_q) begin
             st_older = byp1_st;
-        end else if (pre_byp2_q) begin
-            st_older = byp2_st_q;
+        end else if (pre_old_q) begin
+            st_older = old_st_q;
         end
         st_pre_d = st_older;
         sel1_d = (s2_cgid == s3_cgid) & s3_wr_st;
@@ -140,6 +165,8 @@ module switch_engine_bypass (
         byp1_tbl_valid_d = s3_wr_tbl;
         byp1_st_valid_d = s3_wr_st;
         byp1_tbl_d = s3_entry;
+        byp2_cgid_d = byp1_cgid_q;
+        byp2_st_valid_d = byp1_st_valid_q;
         byp2_st_d = byp1_st;
     end
 

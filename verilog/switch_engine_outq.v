@@ -19,7 +19,8 @@ module switch_engine_outq (
     output reg  [1:0]   out_tid,
     output reg  [2:0]   out_op,
     output reg  [13:0]  out_meta,
-    output wire [3:0]   count
+    output wire [3:0]   count,
+    output wire         taken
 );
 
     localparam [3:0] one_count = 4'd1;
@@ -128,7 +129,6 @@ module switch_engine_outq (
 
     // Combinational signals.
     wire go;
-    wire taken;
     wire pop;
     wire enq;
     wire push_nz;

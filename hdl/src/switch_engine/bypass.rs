@@ -13,10 +13,15 @@
 //!   registered (`e_byp`, `e_use_byp`), and in stage 2 the entry is a 2:1 mux with a
 //!   registered select.
 //! - The **state** written by a packet is decided in stage 3, late, and the next operation
-//!   needs it at once. So stage 1 compares with the two older writes (`pre_byp1`,
-//!   `pre_byp2`), stage 2 registers the state as they and the memory left it (`st_pre`) and
-//!   compares with the operation in stage 3 (`sel1`), and in stage 3 the state is a 2:1 mux
-//!   whose one input on the loop from one packet's decision to the next is `byp1_st`.
+//!   needs it at once. The decision goes into a register (`byp1_st`) and the memory is
+//!   written from there at the next edge (`st_wr_*`), so that the decision's loop ends in
+//!   flip-flops, not at a RAM's write port; a read so misses four writes. Stage 1 compares
+//!   with the three older: the two oldest are in registers then (`byp1`, `byp2`), and the
+//!   newer of them to hit is registered (`old_st`, with `pre_old`; not the read data, which
+//!   comes late from a block RAM), the next is stage 3's (`pre_byp1`); stage 2 registers the
+//!   state as they and the memory left it (`st_pre`) and compares with the operation in
+//!   stage 3 (`sel1`), and in stage 3 the state is a 2:1 mux whose one input on the loop from
+//!   one packet's decision to the next is `byp1_st`.
 //!
 //! # Inputs
 //! - `clock`, `reset` (synchronous; clears the valid bits and selects);
@@ -29,6 +34,8 @@
 //!   `byp1_st`: the state is decided in stage 3, so it is registered beside the decision).
 //!
 //! # Outputs
+//! - `st_wr_en`, `st_wr_addr` (G): write `byp1_st` to the state memory at this edge (what stage 3
+//!   wrote to `byp1_st` at the last);
 //! - `tbl_word` (EW): the entry of stage 2's CGID, as every earlier operation left it;
 //! - `st_older` (SW): the state of stage 2's CGID as every write but the one stage 3 makes at
 //!   the end of this cycle left it (what `st_pre` registers);
@@ -59,6 +66,8 @@ pub struct SwitchEngineBypass<const G: usize, const EW: usize, const SW: usize> 
     pub st_older: Signal<Out, Bits<SW>>,
     pub st_newest: Signal<Out, bool>,
     pub st_word: Signal<Out, Bits<SW>>,
+    pub st_wr_en: Signal<Out, bool>,
+    pub st_wr_addr: Signal<Out, Bits<G>>,
 
     /// The memories' output registers.
     tbl_q: Reg<Bits<EW>>,
@@ -66,9 +75,11 @@ pub struct SwitchEngineBypass<const G: usize, const EW: usize, const SW: usize> 
     /// The table bypass, resolved in stage 1.
     e_use_byp: Reg<bool>,
     e_byp: Reg<Bits<EW>>,
-    /// Stage 2's state is `byp1_st` / `byp2_st` rather than `st_q` (compared in stage 1).
+    /// Stage 2's state is `byp1_st` / `old_st` rather than `st_q` (compared in stage 1), and
+    /// `old_st` is the newer of the writes in `byp1` and `byp2` during stage 1 to hit.
     pre_byp1: Reg<bool>,
-    pre_byp2: Reg<bool>,
+    pre_old: Reg<bool>,
+    old_st: Reg<Bits<SW>>,
     /// Stage 3's state as every write but the newest left it …
     st_pre: Reg<Bits<SW>>,
     /// … and whether the newest, the one stage 3 made at the last edge, replaces it.
@@ -78,7 +89,9 @@ pub struct SwitchEngineBypass<const G: usize, const EW: usize, const SW: usize> 
     byp1_tbl_valid: Reg<bool>,
     byp1_st_valid: Reg<bool>,
     byp1_tbl: Reg<Bits<EW>>,
-    /// … and the state it wrote at the edge before.
+    /// … and the state it wrote at the edge before, which the memory takes at this edge.
+    byp2_cgid: Reg<Bits<G>>,
+    byp2_st_valid: Reg<bool>,
     byp2_st: Reg<Bits<SW>>,
 
     /// Stage 1's CGID equals stage 2's / stage 3's / `byp1`'s, and that operation writes the
@@ -87,6 +100,7 @@ pub struct SwitchEngineBypass<const G: usize, const EW: usize, const SW: usize> 
     hit3_tbl: Signal<Local, bool>,
     hit3: Signal<Local, bool>,
     hit_byp1: Signal<Local, bool>,
+    hit_byp2: Signal<Local, bool>,
 }
 
 impl<const G: usize, const EW: usize, const SW: usize> Logic for SwitchEngineBypass<G, EW, SW> {
@@ -100,18 +114,20 @@ impl<const G: usize, const EW: usize, const SW: usize> Logic for SwitchEngineByp
             e_use_byp,
             e_byp,
             pre_byp1,
-            pre_byp2,
+            pre_old,
+            old_st,
             st_pre,
             sel1,
             byp1_cgid,
             byp1_tbl_valid,
             byp1_st_valid,
             byp1_tbl,
+            byp2_cgid,
+            byp2_st_valid,
             byp2_st
         );
         // Stage 1: register the read data and compare the CGIDs.
         self.tbl_q.d.next = self.tbl_rd.val();
-        self.st_q.d.next = self.st_rd.val();
         self.hit2_tbl.next = (self.s1_cgid.val() == self.s2_cgid.val()) & self.s2_wr_tbl.val();
         self.hit3.next = self.s1_cgid.val() == self.s3_cgid.val();
         self.hit3_tbl.next = self.hit3.val() & self.s3_wr_tbl.val();
@@ -126,7 +142,15 @@ impl<const G: usize, const EW: usize, const SW: usize> Logic for SwitchEngineByp
             self.e_byp.d.next = self.s3_entry.val();
         }
         self.pre_byp1.d.next = self.hit3.val() & self.s3_wr_st.val();
-        self.pre_byp2.d.next = self.hit_byp1.val() & self.byp1_st_valid.q.val();
+        // The two oldest writes the read missed, newest first.
+        self.hit_byp2.next = self.s1_cgid.val() == self.byp2_cgid.q.val();
+        self.st_q.d.next = self.st_rd.val();
+        self.pre_old.d.next = (self.hit_byp1.val() & self.byp1_st_valid.q.val())
+            | (self.hit_byp2.val() & self.byp2_st_valid.q.val());
+        self.old_st.d.next = self.byp2_st.q.val();
+        if self.hit_byp1.val() & self.byp1_st_valid.q.val() {
+            self.old_st.d.next = self.byp1_st.val();
+        }
 
         // Stage 2: the entry; the state but for stage 3's write, and whether that replaces it.
         self.tbl_word.next = self.tbl_q.q.val();
@@ -136,8 +160,8 @@ impl<const G: usize, const EW: usize, const SW: usize> Logic for SwitchEngineByp
         self.st_older.next = self.st_q.q.val();
         if self.pre_byp1.q.val() {
             self.st_older.next = self.byp1_st.val();
-        } else if self.pre_byp2.q.val() {
-            self.st_older.next = self.byp2_st.q.val();
+        } else if self.pre_old.q.val() {
+            self.st_older.next = self.old_st.q.val();
         }
         self.st_pre.d.next = self.st_older.val();
         self.sel1.d.next = (self.s2_cgid.val() == self.s3_cgid.val()) & self.s3_wr_st.val();
@@ -154,6 +178,10 @@ impl<const G: usize, const EW: usize, const SW: usize> Logic for SwitchEngineByp
         self.byp1_tbl_valid.d.next = self.s3_wr_tbl.val();
         self.byp1_st_valid.d.next = self.s3_wr_st.val();
         self.byp1_tbl.d.next = self.s3_entry.val();
+        self.byp2_cgid.d.next = self.byp1_cgid.q.val();
+        self.byp2_st_valid.d.next = self.byp1_st_valid.q.val();
         self.byp2_st.d.next = self.byp1_st.val();
+        self.st_wr_en.next = self.byp1_st_valid.q.val();
+        self.st_wr_addr.next = self.byp1_cgid.q.val();
     }
 }

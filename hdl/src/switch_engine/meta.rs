@@ -7,25 +7,26 @@
 //! wrote them (`fwd_*`), chosen by `newest`. It tells the CSM decision whether the packet's
 //! shape differs from the transaction's (`differs`: a second contribution or the parent's
 //! EXIT of another shape is BAD_PAYLOAD, rules 6 and 7), and from the decision's outcome it
-//! makes the buffers' next shapes, the shape of the packet sent and the payload engine's
-//! command (see `netcoll_models::switch_engine::model`, "The payload path").
+//! makes the buffers' next shapes and the shape of the packet sent (see
+//! `netcoll_models::switch_engine::model`, "The payload path"). The payload engine's command
+//! is made from the decision a cycle later, in [`super::payload`], from the group's lengths
+//! given here.
 //!
 //! # Inputs
 //! - `pre_acc`, `pre_ret`, `fwd_acc`, `fwd_ret` (14 each: length, operation at bit 8, type at
 //!   bit 12) and `newest` (the `fwd_*` are the group's); `p_plen` (8), `p_rop` (4), `p_dtype`
-//!   (2): the packet's shape; `stored`: its beats are in the input FIFO;
+//!   (2): the packet's shape;
 //! - the decision ([`super::SwitchEngineCsm`]): `report`, `first` (no child had reported),
-//!   `restart`, `send`, and what is sent: `lag` (STATUS_RSP, a Lag answer), `fwd_req` (a
-//!   forwarded STATUS_REQ), `resend` (FULL without a report: a retry, forwarded or a tick's).
+//!   `restart`, and what is sent: `lag` (STATUS_RSP, a Lag answer), `fwd_req` (a forwarded
+//!   STATUS_REQ).
 //!
 //! # Outputs
 //! - `meta_word` (SW): the next state's shape fields (every other bit zero), and the same
 //!   shapes packed, `n_acc` and `n_ret` (14 each);
 //! - `out_meta` (14): the shape of the packet sent, packed as the output queue holds it, and
 //!   `out_nz`: its length is not zero;
-//! - the command: `work_plen` (8, words of buffer work, 0 for none), `src_acc`, `src_ret`,
-//!   `use_in`, `combine`, `wr_acc`, `wr_ret`, `emit`, and `needed` (there is work or beats
-//!   to drop).
+//! - `acc_len`, `ret_len` (8): the group's accumulator's and retained result's lengths, and
+//!   `acc_len_nz`, `ret_len_nz`: they are not zero (for the payload command).
 
 use rust_hdl::prelude::*;
 
@@ -44,14 +45,11 @@ pub struct SwitchEngineMeta<const SW: usize, const PB: usize> {
     pub p_plen: Signal<In, Bits<8>>,
     pub p_rop: Signal<In, Bits<4>>,
     pub p_dtype: Signal<In, Bits<2>>,
-    pub stored: Signal<In, bool>,
     pub report: Signal<In, bool>,
     pub first: Signal<In, bool>,
     pub restart: Signal<In, bool>,
-    pub send: Signal<In, bool>,
     pub lag: Signal<In, bool>,
     pub fwd_req: Signal<In, bool>,
-    pub resend: Signal<In, bool>,
 
     pub meta_word: Signal<Out, Bits<SW>>,
     pub n_acc: Signal<Out, Bits<14>>,
@@ -59,24 +57,17 @@ pub struct SwitchEngineMeta<const SW: usize, const PB: usize> {
     /// The three packed: length, operation at bit 8, type at bit 12.
     pub out_meta: Signal<Out, Bits<14>>,
     pub out_nz: Signal<Out, bool>,
-    pub work_plen: Signal<Out, Bits<8>>,
-    pub src_acc: Signal<Out, bool>,
-    pub src_ret: Signal<Out, bool>,
-    pub use_in: Signal<Out, bool>,
-    pub combine: Signal<Out, bool>,
-    pub wr_acc: Signal<Out, bool>,
-    pub wr_ret: Signal<Out, bool>,
-    pub emit: Signal<Out, bool>,
-    pub needed: Signal<Out, bool>,
+    pub acc_len: Signal<Out, Bits<8>>,
+    pub ret_len: Signal<Out, Bits<8>>,
+    pub acc_len_nz: Signal<Out, bool>,
+    pub ret_len_nz: Signal<Out, bool>,
 
-    /// A Lag answer, a forwarded STATUS_REQ, a retry of the accumulator upward.
     /// The packet's, the accumulator's and the retained result's lengths are not zero (from
-    /// registers, before the decision: `out_nz` and `needed` choose among them as the
-    /// lengths are chosen, rather than testing the chosen length).
+    /// registers, before the decision: `out_nz` chooses among them as the lengths are
+    /// chosen, rather than testing the chosen length).
     p_nz: Signal<Local, bool>,
     acc_nz: Signal<Local, bool>,
     ret_nz: Signal<Local, bool>,
-    work_nz: Signal<Local, bool>,
     out_plen: Signal<Local, Bits<8>>,
     out_rop: Signal<Local, Bits<4>>,
     out_dtype: Signal<Local, Bits<2>>,
@@ -134,14 +125,11 @@ impl<const SW: usize, const PB: usize> Default for SwitchEngineMeta<SW, PB> {
             p_plen: Default::default(),
             p_rop: Default::default(),
             p_dtype: Default::default(),
-            stored: Default::default(),
             report: Default::default(),
             first: Default::default(),
             restart: Default::default(),
-            send: Default::default(),
             lag: Default::default(),
             fwd_req: Default::default(),
-            resend: Default::default(),
             meta_word: Default::default(),
             n_acc: Default::default(),
             n_ret: Default::default(),
@@ -151,20 +139,14 @@ impl<const SW: usize, const PB: usize> Default for SwitchEngineMeta<SW, PB> {
             out_rop: Default::default(),
             out_dtype: Default::default(),
             out_meta: Default::default(),
-            work_plen: Default::default(),
-            src_acc: Default::default(),
-            src_ret: Default::default(),
-            use_in: Default::default(),
-            combine: Default::default(),
-            wr_acc: Default::default(),
-            wr_ret: Default::default(),
-            emit: Default::default(),
-            needed: Default::default(),
+            acc_len: Default::default(),
+            ret_len: Default::default(),
+            acc_len_nz: Default::default(),
+            ret_len_nz: Default::default(),
             out_nz: Default::default(),
             p_nz: Default::default(),
             acc_nz: Default::default(),
             ret_nz: Default::default(),
-            work_nz: Default::default(),
             acc_plen: Default::default(),
             acc_rop: Default::default(),
             acc_dtype: Default::default(),
@@ -264,28 +246,9 @@ impl<const SW: usize, const PB: usize> Logic for SwitchEngineMeta<SW, PB> {
             | (bit_cast::<14, 4>(self.out_rop.val()) << 8)
             | (bit_cast::<14, 2>(self.out_dtype.val()) << 12);
 
-        // The command: a counted contribution (combined unless it is the first) and the
-        // parent's EXIT take the packet's beats; a retry up sends the accumulator, a Lag
-        // answer the retained result.
-        self.work_plen.next = 0.into();
-        self.work_nz.next = false;
-        if self.report.val() | self.restart.val() {
-            self.work_plen.next = self.p_plen.val();
-            self.work_nz.next = self.p_nz.val();
-        } else if self.lag.val() {
-            self.work_plen.next = self.ret_plen.val();
-            self.work_nz.next = self.ret_nz.val();
-        } else if self.resend.val() {
-            self.work_plen.next = self.acc_plen.val();
-            self.work_nz.next = self.acc_nz.val();
-        }
-        self.src_acc.next = (self.report.val() & !self.first.val()) | self.resend.val();
-        self.src_ret.next = self.lag.val();
-        self.use_in.next = self.report.val() | self.restart.val();
-        self.combine.next = self.report.val() & !self.first.val();
-        self.wr_acc.next = self.report.val();
-        self.wr_ret.next = self.restart.val();
-        self.emit.next = self.send.val();
-        self.needed.next = self.stored.val() | self.work_nz.val();
+        self.acc_len.next = self.acc_plen.val();
+        self.ret_len.next = self.ret_plen.val();
+        self.acc_len_nz.next = self.acc_nz.val();
+        self.ret_len_nz.next = self.ret_nz.val();
     }
 }

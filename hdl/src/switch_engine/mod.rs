@@ -21,7 +21,7 @@
 //! clear, and a `ReadCounter` reads them; the output packet goes through the output queue
 //! ([`outq`], module `switch_engine_outq`), shown at once when it is empty. So outputs appear
 //! four cycles after acceptance and the engine takes one operation per cycle, stalling only
-//! packets, and only while the queue could fill (`room`, a function of registers). With the
+//! packets, and only while the queue could fill (`room`, a register worked out a cycle ahead). With the
 //! retry timer, a cycle with nothing offered sends a tick of the scanned group down the same
 //! pipeline. After reset a sweep writes every table and state word to zero, one per cycle,
 //! with the ready outputs low.
@@ -280,12 +280,10 @@ netcoll_models::switch_engine_ports!(rtl_block! {
         s4_read: Reg<bool> = Default::default(),
         s4_sel: Reg<Bits<COUNTER_INDEX_BITS>> = Default::default(),
 
-        /// 1 for a packet or a tick in stage 1 / 2 / 3, and for the stage-4 output packet:
-        /// counted against the output queue's room (registers, so that `room` is a sum of
-        /// registers).
+        /// 1 for a packet or a tick in stage 1 / 2, and for the stage-4 output packet: counted
+        /// against the output queue's room (see `no_room`; stage 3's is the decision's `send`).
         s1_sends: Reg<Bits<4>> = Default::default(),
         s2_sends: Reg<Bits<4>> = Default::default(),
-        s3_sends: Reg<Bits<4>> = Default::default(),
         o_sends: Reg<Bits<4>> = Default::default(),
         // Stage 0.
         /// A packet's header could be taken but for the payload path.
@@ -294,10 +292,18 @@ netcoll_models::switch_engine_ports!(rtl_block! {
         acc_pkt: Signal<Local, bool> = Default::default(),
         /// Nothing offered and room: a tick of `scan_ptr` (with the timer on).
         tick: Signal<Local, bool> = Default::default(),
-        /// Packets and ticks in stages 1–3 and the stage-4 output packet, which may all still
-        /// join the queue, and whether the queue has room for one more.
-        in_flight: Signal<Local, Bits<4>> = Default::default(),
+        /// Whether the queue has room for one more: its count and the packets and ticks in
+        /// stages 1–3 and the stage-4 output packet, which may all still join it, fewer than
+        /// its depth. A register worked out a cycle ahead (`no_room`), as the sum of the terms
+        /// that carry over (`carried`: the count, the output packet, stages 1 and 2, which
+        /// will be the count or stages 2 and 3) and the late ones chosen last: stage 1's and
+        /// the output register's new occupants (`s1_next`, `o_next`) and the packet leaving
+        /// the queue (`outq.taken`).
+        no_room: Reg<bool> = Default::default(),
         room: Signal<Local, bool> = Default::default(),
+        carried: Signal<Local, Bits<4>> = Default::default(),
+        s1_next: Signal<Local, bool> = Default::default(),
+        o_next: Signal<Local, bool> = Default::default(),
         // Stage 1: a `Write` of an entry the port rejects.
         s1_rejected: Signal<Local, bool> = Default::default(),
         s1_children: Signal<Local, Bits<R>> = Default::default(),
@@ -364,6 +370,9 @@ netcoll_models::switch_engine_ports!(rtl_block! {
         one_4: Constant<Bits<4>> = k(1),
         zero_4: Constant<Bits<4>> = k(0),
         queue_depth: Constant<Bits<4>> = k(OUT_QUEUE as u64),
+        queue_depth_m2: Constant<Bits<4>> = k(OUT_QUEUE as u64 - 2),
+        queue_depth_m1: Constant<Bits<4>> = k(OUT_QUEUE as u64 - 1),
+        queue_depth_p1: Constant<Bits<4>> = k(OUT_QUEUE as u64 + 1),
         zero_r: Constant<Bits<R>> = k(0),
         zero_epoch: Constant<Bits<EPOCH_BITS>> = k(0),
         s_rep_at: Constant<Bits<8>> = at(&params::<R, P, G, C>().state_layout(), "reported"),
@@ -415,8 +424,8 @@ impl<
             scan_ptr,
             s1_sends,
             s2_sends,
-            s3_sends,
             o_sends,
+            no_room,
             s1_valid,
             s1_is_cfg,
             s1_port,
@@ -524,12 +533,7 @@ impl<
         // a packet needs room in the output queue for whatever it may send: the queue's
         // count and every packet or tick that may still join it (at most 8 + 4, 4 bits)
         // fewer than its depth.
-        self.in_flight.next = self.outq.count.val()
-            + self.s1_sends.q.val()
-            + self.s2_sends.q.val()
-            + self.s3_sends.q.val()
-            + self.o_sends.q.val();
-        self.room.next = self.in_flight.val() < self.queue_depth.val();
+        self.room.next = !self.no_room.q.val();
         self.acc_cfg.next = self.init_done.q.val() & self.cfg_valid.val();
         self.pkt_base.next = self.init_done.q.val() & !self.cfg_valid.val() & self.room.val();
         // A reducing engine takes the beats after a header whenever offered, and a header
@@ -578,7 +582,6 @@ impl<
             self.s1_sends.d.next = self.one_4.val();
         }
         self.s2_sends.d.next = self.s1_sends.q.val();
-        self.s3_sends.d.next = self.s2_sends.q.val();
         self.s1_is_cfg.d.next = self.acc_cfg.val();
         self.s1_tick.d.next = self.tick.val();
         self.s1_epoch.d.next = self
@@ -932,29 +935,28 @@ impl<
             self.meta[n].p_plen.next = self.s3_pm[n].q.val().get_bits::<8>(0);
             self.meta[n].p_rop.next = self.s3_pm[n].q.val().get_bits::<4>(8);
             self.meta[n].p_dtype.next = self.s3_pm[n].q.val().get_bits::<2>(12);
-            self.meta[n].stored.next = self.s3_pm[n].q.val().get_bit(14);
             self.csm.differs[n].next = (self.bypass.st_newest.val() & self.fwd_differs[n].q.val())
                 | (!self.bypass.st_newest.val() & self.pre_differs[n].q.val());
             self.csm.g_first[n].next = self.g_first[n].val();
             self.meta[n].report.next = self.csm.report.val();
             self.meta[n].first.next = self.g_first[n].val();
             self.meta[n].restart.next = self.csm.restart.val();
-            self.meta[n].send.next = self.csm.send.val();
             self.meta[n].lag.next = self.csm.sends_lag[n].val();
             self.meta[n].fwd_req.next = self.csm.sends_req[n].val();
-            self.meta[n].resend.next = self.csm.sends_retry[n].val();
-            self.pay[n].c_push.next = self.sends_s3.val() & self.meta[n].needed.val();
+            self.pay[n].c_sends.next = self.sends_s3.val();
             self.pay[n].c_slot.next = self.s3_cgid.q.val().get_bits::<S>(0);
             self.pay[n].c_take.next = self.s3_pm[n].q.val().get_bit(14);
             self.pay[n].c_take_plen.next = self.s3_pm[n].q.val().get_bits::<8>(0);
-            self.pay[n].c_work_plen.next = self.meta[n].work_plen.val();
-            self.pay[n].c_src_acc.next = self.meta[n].src_acc.val();
-            self.pay[n].c_src_ret.next = self.meta[n].src_ret.val();
-            self.pay[n].c_use_in.next = self.meta[n].use_in.val();
-            self.pay[n].c_combine.next = self.meta[n].combine.val();
-            self.pay[n].c_wr_acc.next = self.meta[n].wr_acc.val();
-            self.pay[n].c_wr_ret.next = self.meta[n].wr_ret.val();
-            self.pay[n].c_emit.next = self.meta[n].emit.val();
+            self.pay[n].c_report.next = self.csm.report.val();
+            self.pay[n].c_first.next = self.g_first[n].val();
+            self.pay[n].c_restart.next = self.csm.restart.val();
+            self.pay[n].c_send.next = self.csm.send.val();
+            self.pay[n].c_lag.next = self.csm.sends_lag[n].val();
+            self.pay[n].c_resend.next = self.csm.sends_retry[n].val();
+            self.pay[n].c_acc_plen.next = self.meta[n].acc_len.val();
+            self.pay[n].c_ret_plen.next = self.meta[n].ret_len.val();
+            self.pay[n].c_acc_nz.next = self.meta[n].acc_len_nz.val();
+            self.pay[n].c_ret_nz.next = self.meta[n].ret_len_nz.val();
             self.pay[n].c_rop.next = self.s3_pm[n].q.val().get_bits::<4>(8);
             self.pay[n].c_dtype.next = self.s3_pm[n].q.val().get_bits::<2>(12);
         }
@@ -1030,9 +1032,10 @@ impl<
         self.tbl.wr_en.next = self.s3_wr_tbl.q.val();
         self.tbl.wr_addr.next = self.s3_cgid.q.val();
         self.tbl.wr_data.next = self.s3_cfg_entry.q.val();
-        self.st.wr_en.next = self.s3_wr_st.q.val();
-        self.st.wr_addr.next = self.s3_cgid.q.val();
-        self.st.wr_data.next = self.wr_st_word.val();
+        // (The state a cycle later, from `byp1_st`: see the bypass.)
+        self.st.wr_en.next = self.bypass.st_wr_en.val();
+        self.st.wr_addr.next = self.bypass.st_wr_addr.val();
+        self.st.wr_data.next = self.byp1_st.q.val();
         if !self.init_done.q.val() {
             self.tbl.wr_en.next = true;
             self.tbl.wr_addr.next = self.init_ptr.q.val();
@@ -1053,6 +1056,29 @@ impl<
         self.o_sends.d.next = self.zero_4.val();
         if self.sends_s3.val() & self.csm.send.val() {
             self.o_sends.d.next = self.one_4.val();
+        }
+        // The room of the next cycle (see `no_room`): what is in flight then is `carried`
+        // (the count moves by the output packet less the packet taken) plus stage 1's and the
+        // output register's new occupants, less the packet taken.
+        self.carried.next = self.outq.count.val()
+            + self.o_sends.q.val()
+            + self.s1_sends.q.val()
+            + self.s2_sends.q.val();
+        self.s1_next.next = self.acc_pkt.val() | self.tick.val();
+        self.o_next.next = self.sends_s3.val() & self.csm.send.val();
+        self.no_room.d.next = self.carried.val() >= self.queue_depth.val();
+        if self.s1_next.val() & self.o_next.val() {
+            self.no_room.d.next = self.carried.val() >= self.queue_depth_m2.val();
+            if self.outq.taken.val() {
+                self.no_room.d.next = self.carried.val() >= self.queue_depth_m1.val();
+            }
+        } else if self.s1_next.val() | self.o_next.val() {
+            self.no_room.d.next = self.carried.val() >= self.queue_depth_m1.val();
+            if self.outq.taken.val() {
+                self.no_room.d.next = self.carried.val() >= self.queue_depth.val();
+            }
+        } else if self.outq.taken.val() {
+            self.no_room.d.next = self.carried.val() >= self.queue_depth_p1.val();
         }
         self.o_out_ports.d.next = self.csm.send_ports.val();
         self.o_out_cgid.d.next = self.s3_cgid.q.val();

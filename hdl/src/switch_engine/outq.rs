@@ -30,6 +30,8 @@
 //! - `head_nz` (`N` = 1 on a reducing engine): the head has payload (`out_valid` and its length not zero; from registers but
 //!   for the output register's length);
 //! - `count` (4): packets held in the slots (not counting the one in the output register);
+//! - `taken`: the packet shown leaves this cycle (from a slot, or the output register's packet
+//!   shown as it arrives), so `count` next cycle is `count + push - taken`;
 //! - `held_plen` (8, `N` = 1 on a reducing engine): the payload length of the oldest packet in
 //!   the slots, from its register (meaningless while `count` is zero); a packet with payload
 //!   is shown with its beats only from there.
@@ -69,6 +71,7 @@ pub struct SwitchEngineOutq<const R: usize, const G: usize, const N: usize> {
     pub out_meta: Signal<Out, Bits<META_BITS>>,
     pub head_nz: [Signal<Out, bool>; N],
     pub count: Signal<Out, Bits<COUNT_BITS>>,
+    pub taken: Signal<Out, bool>,
     pub held_plen: [Signal<Out, Bits<8>>; N],
 
     q_ports: [Reg<Bits<R>>; OUT_QUEUE],
@@ -90,8 +93,6 @@ pub struct SwitchEngineOutq<const R: usize, const G: usize, const N: usize> {
 
     /// The consumer takes the packet shown and (a reducing engine) it is its last beat …
     go: Signal<Local, bool>,
-    /// … so it leaves this cycle …
-    taken: Signal<Local, bool>,
     /// … from a slot;
     pop: Signal<Local, bool>,
     /// the output register's packet goes into a slot.
@@ -140,6 +141,7 @@ impl<const R: usize, const G: usize, const N: usize> Default for SwitchEngineOut
             out_meta: Default::default(),
             head_nz: core::array::from_fn(|_| Default::default()),
             count: Default::default(),
+            taken: Default::default(),
             held_plen: core::array::from_fn(|_| Default::default()),
             q_ports: Default::default(),
             q_cgid: Default::default(),
@@ -157,7 +159,6 @@ impl<const R: usize, const G: usize, const N: usize> Default for SwitchEngineOut
             held: Default::default(),
             busy: Default::default(),
             go: Default::default(),
-            taken: Default::default(),
             pop: Default::default(),
             enq: Default::default(),
             push_nz: Default::default(),

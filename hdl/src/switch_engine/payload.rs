@@ -11,9 +11,12 @@
 //!   it starts a packet of `beats(plen)` beats, whose later beats are taken whenever offered
 //!   (`h_ready` is the engine's `pkt_ready`); the beats of a packet with `0 < plen <=
 //!   max_plen` (`h_store`) go into `ipf`.
-//! - **Commands.** Stage 3's decision (`c_*`), packed into one word with its lengths turned
-//!   into beat counts, is registered (`cq_*`) and joins the command FIFO (`cmdq`, module
-//!   `switch_engine_cmdq`) at the next edge.
+//! - **Commands.** Stage 3's decision (`c_*`: its outcome, the packet's and the group's
+//!   shapes) is registered as it is (`cq_*`: the decision is late in its cycle); in the next
+//!   cycle the command is made of it (the words of buffer work, where they come from and go
+//!   to: "The payload path" of the cycle model), packed into one word with its lengths turned
+//!   into beat counts, and joins the command FIFO (`cmdq`, module `switch_engine_cmdq`) at the
+//!   edge, if there is work or beats to drop.
 //! - **Engine.** One beat a cycle, in command order, from a register holding the current
 //!   command (`cur`, with its next beat `cur_j` and whether that beat is its last, takes an
 //!   input beat, does buffer work, all worked out a cycle ahead); the FIFO's head is loaded
@@ -23,8 +26,9 @@
 //!   eighth writes at this edge, and its result is forwarded, `hit_*` / `fwd`, because the
 //!   RAMs read before they write; the compare is made a cycle ahead for each beat that can be
 //!   current then, `cur_blocked`); the issue reads word `j` of the slot from both buffers
-//!   (`acc`, `ret`: RAMs, one per lane, read registered twice) and carries the input beat
-//!   along; two cycles later the reduction ALU (`alu`, module `reduce_alu_l<2L>`, six
+//!   (`acc`, `ret`: RAMs, one per lane, their read registered) and carries the input beat
+//!   along; the ALU's operands are chosen among them as they are registered again (`op_a`,
+//!   `op_b`); two cycles after the issue the reduction ALU (`alu`, module `reduce_alu_l<2L>`, six
 //!   cycles) combines them, or passes one through as BOR with zero; eight cycles after the
 //!   issue the result is written to the buffers and pushed into the output FIFO (`opf`,
 //!   module `switch_engine_opf`).
@@ -99,18 +103,25 @@ pub struct SwitchEnginePayload<
     pub h_ready: Signal<Out, bool>,
     pub h_take: Signal<Out, bool>,
     // Commands from stage 3.
-    pub c_push: Signal<In, bool>,
+    /// Stage 3 holds a packet or a tick; its CGID's slot; the packet's beats are in `ipf`,
+    /// its length.
+    pub c_sends: Signal<In, bool>,
     pub c_slot: Signal<In, Bits<S>>,
     pub c_take: Signal<In, bool>,
     pub c_take_plen: Signal<In, Bits<8>>,
-    pub c_work_plen: Signal<In, Bits<8>>,
-    pub c_src_acc: Signal<In, bool>,
-    pub c_src_ret: Signal<In, bool>,
-    pub c_use_in: Signal<In, bool>,
-    pub c_combine: Signal<In, bool>,
-    pub c_wr_acc: Signal<In, bool>,
-    pub c_wr_ret: Signal<In, bool>,
-    pub c_emit: Signal<In, bool>,
+    /// The decision: a report (with no child reported before: `c_first`), a restart, a packet
+    /// sent, a Lag answer, a FULL sent without a report (a retry).
+    pub c_report: Signal<In, bool>,
+    pub c_first: Signal<In, bool>,
+    pub c_restart: Signal<In, bool>,
+    pub c_send: Signal<In, bool>,
+    pub c_lag: Signal<In, bool>,
+    pub c_resend: Signal<In, bool>,
+    /// The group's accumulator's and retained result's lengths, and whether they are not zero.
+    pub c_acc_plen: Signal<In, Bits<8>>,
+    pub c_ret_plen: Signal<In, Bits<8>>,
+    pub c_acc_nz: Signal<In, bool>,
+    pub c_ret_nz: Signal<In, bool>,
     pub c_rop: Signal<In, Bits<4>>,
     pub c_dtype: Signal<In, Bits<2>>,
     // Output: the output queue's head.
@@ -133,9 +144,26 @@ pub struct SwitchEnginePayload<
     /// Beats still to come of the packet being received, and whether they are stored.
     in_left: Reg<Bits<9>>,
     in_store: Reg<bool>,
-    /// Stage 3's command of the last edge, on its way into `cmdq`.
-    cq_push: Reg<bool>,
+    /// Beats are still to come (`in_left != 0`, a register: it decides whether a header can
+    /// be taken, late in the cycle).
+    in_busy: Reg<bool>,
+    /// Stage 3's decision of the last edge, on its way into `cmdq`: `cq_word` holds the slot,
+    /// the words taken from `ipf` (at bit 8), the operation and type (bits 36, 40).
+    cq_sends: Reg<bool>,
     cq_word: Reg<Bits<64>>,
+    cq_stored: Reg<bool>,
+    cq_report: Reg<bool>,
+    cq_first: Reg<bool>,
+    cq_restart: Reg<bool>,
+    cq_send: Reg<bool>,
+    cq_lag: Reg<bool>,
+    cq_resend: Reg<bool>,
+    cq_p_plen: Reg<Bits<8>>,
+    cq_acc_plen: Reg<Bits<8>>,
+    cq_ret_plen: Reg<Bits<8>>,
+    cq_p_nz: Reg<bool>,
+    cq_acc_nz: Reg<bool>,
+    cq_ret_nz: Reg<bool>,
     /// The command being issued (packed as in `cmdq`), its next beat, and whether that beat
     /// is its last.
     cur_valid: Reg<bool>,
@@ -172,27 +200,39 @@ pub struct SwitchEnginePayload<
     s1_combine: Reg<bool>,
     s1_rop: Reg<Bits<4>>,
     s1_dtype: Reg<Bits<2>>,
-    s2_use_in: Reg<bool>,
     s2_combine: Reg<bool>,
     s2_rop: Reg<Bits<4>>,
     s2_dtype: Reg<Bits<2>>,
     b1: [Reg<Bits<64>>; L],
-    b2: [Reg<Bits<64>>; L],
-    /// The buffer word read (the RAM's output register).
-    aq: [Reg<Bits<64>>; L],
+    /// The ALU's operands: the buffer word read and the input beat, or one of them and 0
+    /// (chosen as they are registered, so that the ALU's inputs come straight from
+    /// registers).
+    op_a: [Reg<Bits<64>>; L],
+    op_b: [Reg<Bits<64>>; L],
     /// The result written at the edge that ended the read's cycle, to the word read: the
     /// RAMs read before they write, so it is forwarded.
     hit_acc: Reg<bool>,
     hit_ret: Reg<bool>,
     fwd: [Reg<Bits<64>>; L],
-    /// Beats of the output queue's head already taken.
-    out_sent: Reg<Bits<8>>,
-    /// `ipf` has no room for a whole packet more (its count is above `room_max`; a register,
-    /// worked out on the count before this edge's push and pop choose).
-    ipf_full: Reg<bool>,
+    /// Words of the output queue's head sent once its next beat is: `(beats taken + 1) ×
+    /// lanes`, held XOR `lanes` so that it is zero at reset (one compare with the head's
+    /// length finds the last beat, with no adder before it).
+    out_words: Reg<Bits<12>>,
+    /// The head has had a beat taken, and then whether its next beat is its last (worked out
+    /// as the beat before was taken; before any, the head's length alone decides:
+    /// `head_single`, so that `last` is a function of registers without a carry chain).
+    out_mid: Reg<bool>,
+    out_mid_last: Reg<bool>,
+    /// `ipf` has no room for a whole packet more (its count is above `room_max`): worked out
+    /// at the last edge on the count with the pop, for a push and for none (`ipf_full_push`,
+    /// `ipf_full_stay`), and chosen by whether there was a push (`ipf_pushed`), so that the
+    /// push, late in its cycle, goes straight into a flip-flop.
+    ipf_full_push: Reg<bool>,
+    ipf_full_stay: Reg<bool>,
+    ipf_pushed: Reg<bool>,
+    ipf_full: Signal<Local, bool>,
 
     h_nz: Signal<Local, bool>,
-    in_busy: Signal<Local, bool>,
     ipf_room: Signal<Local, bool>,
     h_loc: Signal<Local, bool>,
     /// The header's length is at most `max_plen` (a power of two: no high bit set, or exactly
@@ -202,6 +242,11 @@ pub struct SwitchEnginePayload<
     beat_in: Signal<Local, bool>,
     c_word: Signal<Local, Bits<64>>,
     take_plen: Signal<Local, Bits<8>>,
+    /// The command: words of buffer work (0 for none) and whether there are any; whether it
+    /// joins `cmdq` (work, or beats to drop).
+    work_plen: Signal<Local, Bits<8>>,
+    work_nz: Signal<Local, bool>,
+    cmd_flags: Signal<Local, Bits<64>>,
     take_beats: Signal<Local, Bits<9>>,
     work_beats: Signal<Local, Bits<9>>,
     j: Signal<Local, Bits<9>>,
@@ -236,6 +281,8 @@ pub struct SwitchEnginePayload<
     issue: Signal<Local, bool>,
     rd_addr: Signal<Local, Bits<A>>,
     wr_addr: Signal<Local, Bits<A>>,
+    /// The buffer word read (the RAMs' output, or the result forwarded).
+    rd_word: [Signal<Local, Bits<64>>; L],
     opa: [Signal<Local, Bits<64>>; L],
     opb: [Signal<Local, Bits<64>>; L],
     rv: [Signal<Local, Bits<64>>; L],
@@ -243,9 +290,11 @@ pub struct SwitchEnginePayload<
     word: [Signal<Local, Bits<64>>; L],
     wv: Signal<Local, bool>,
     o_nz: Signal<Local, bool>,
-    sent_next: Signal<Local, Bits<8>>,
+    words_next: Signal<Local, Bits<12>>,
     beat_out: Signal<Local, bool>,
     last: Signal<Local, bool>,
+    /// The head's payload fits in one beat (`plen <= lanes`, lanes a power of two).
+    head_single: Signal<Local, bool>,
     leave: Signal<Local, bool>,
 
     /// Set by the engine's builder: `max_plen`, `slots`, `lanes == 1`, `lanes - 1`,
@@ -269,13 +318,20 @@ pub struct SwitchEnginePayload<
     dt_u64: Constant<Bits<2>>,
     op_status_req: Constant<Bits<OP_BITS>>,
     zero_count: Constant<Bits<COUNT_BITS>>,
-    one_8: Constant<Bits<8>>,
+    /// `lanes`, and every bit of a count but its lowest.
+    lanes_12: Constant<Bits<12>>,
+    /// The bits of a length above `2 lanes - 1`, the bit `lanes` and the bits below it.
+    above_two_lanes: Constant<Bits<8>>,
+    lanes_8: Constant<Bits<8>>,
+    below_lanes: Constant<Bits<8>>,
+    above_one_9: Constant<Bits<9>>,
     one_9: Constant<Bits<9>>,
     two_9: Constant<Bits<9>>,
     half: Constant<Bits<8>>,
     low_half: Constant<Bits<64>>,
     /// Every bit of a command but its two lengths.
     lengths_out: Constant<Bits<64>>,
+    zero_64: Constant<Bits<64>>,
 }
 
 impl<
@@ -321,18 +377,20 @@ impl<
             h_store: Default::default(),
             h_ready: Default::default(),
             h_take: Default::default(),
-            c_push: Default::default(),
+            c_sends: Default::default(),
             c_slot: Default::default(),
             c_take: Default::default(),
             c_take_plen: Default::default(),
-            c_work_plen: Default::default(),
-            c_src_acc: Default::default(),
-            c_src_ret: Default::default(),
-            c_use_in: Default::default(),
-            c_combine: Default::default(),
-            c_wr_acc: Default::default(),
-            c_wr_ret: Default::default(),
-            c_emit: Default::default(),
+            c_report: Default::default(),
+            c_first: Default::default(),
+            c_restart: Default::default(),
+            c_send: Default::default(),
+            c_lag: Default::default(),
+            c_resend: Default::default(),
+            c_acc_plen: Default::default(),
+            c_ret_plen: Default::default(),
+            c_acc_nz: Default::default(),
+            c_ret_nz: Default::default(),
             c_rop: Default::default(),
             c_dtype: Default::default(),
             head_valid: Default::default(),
@@ -350,9 +408,23 @@ impl<
             ret: core::array::from_fn(|_| Default::default()),
             alu: Default::default(),
             in_left: Default::default(),
+            in_busy: Default::default(),
             in_store: Default::default(),
-            cq_push: Default::default(),
+            cq_sends: Default::default(),
             cq_word: Default::default(),
+            cq_stored: Default::default(),
+            cq_report: Default::default(),
+            cq_first: Default::default(),
+            cq_restart: Default::default(),
+            cq_send: Default::default(),
+            cq_lag: Default::default(),
+            cq_resend: Default::default(),
+            cq_p_plen: Default::default(),
+            cq_acc_plen: Default::default(),
+            cq_ret_plen: Default::default(),
+            cq_p_nz: Default::default(),
+            cq_acc_nz: Default::default(),
+            cq_ret_nz: Default::default(),
             cur_valid: Default::default(),
             cur: Default::default(),
             cur_j: Default::default(),
@@ -377,20 +449,23 @@ impl<
             s1_combine: Default::default(),
             s1_rop: Default::default(),
             s1_dtype: Default::default(),
-            s2_use_in: Default::default(),
             s2_combine: Default::default(),
             s2_rop: Default::default(),
             s2_dtype: Default::default(),
             b1: core::array::from_fn(|_| Default::default()),
-            b2: core::array::from_fn(|_| Default::default()),
-            aq: core::array::from_fn(|_| Default::default()),
+            op_a: core::array::from_fn(|_| Default::default()),
+            op_b: core::array::from_fn(|_| Default::default()),
             hit_acc: Default::default(),
             hit_ret: Default::default(),
             fwd: core::array::from_fn(|_| Default::default()),
-            out_sent: Default::default(),
+            out_words: Default::default(),
+            out_mid: Default::default(),
+            out_mid_last: Default::default(),
             h_nz: Default::default(),
-            in_busy: Default::default(),
             ipf_room: Default::default(),
+            ipf_full_push: Default::default(),
+            ipf_full_stay: Default::default(),
+            ipf_pushed: Default::default(),
             ipf_full: Default::default(),
             h_loc: Default::default(),
             plen_fits: Default::default(),
@@ -398,6 +473,9 @@ impl<
             beat_in: Default::default(),
             c_word: Default::default(),
             take_plen: Default::default(),
+            work_plen: Default::default(),
+            work_nz: Default::default(),
+            cmd_flags: Default::default(),
             take_beats: Default::default(),
             work_beats: Default::default(),
             j: Default::default(),
@@ -428,6 +506,7 @@ impl<
             issue: Default::default(),
             rd_addr: Default::default(),
             wr_addr: Default::default(),
+            rd_word: core::array::from_fn(|_| Default::default()),
             opa: core::array::from_fn(|_| Default::default()),
             opb: core::array::from_fn(|_| Default::default()),
             rv: core::array::from_fn(|_| Default::default()),
@@ -435,7 +514,8 @@ impl<
             word: core::array::from_fn(|_| Default::default()),
             wv: Default::default(),
             o_nz: Default::default(),
-            sent_next: Default::default(),
+            words_next: Default::default(),
+            head_single: Default::default(),
             beat_out: Default::default(),
             last: Default::default(),
             max_plen: k(max_plen as u64),
@@ -455,12 +535,17 @@ impl<
             dt_u64: k(Dtype::U64.code()),
             op_status_req: k(Opcode::StatusReq.code()),
             zero_count: k(0),
-            one_8: k(1),
+            lanes_12: k(L as u64),
+            above_two_lanes: k(!(2 * L as u64 - 1) & 0xff),
+            lanes_8: k(L as u64),
+            below_lanes: k(L as u64 - 1),
+            above_one_9: k(0x1fe),
             one_9: k(1),
             two_9: k(2),
             half: k(32),
             low_half: k(0xFFFF_FFFF),
             lengths_out: k(!(0x3_FFFF << 8)),
+            zero_64: k(0),
         }
     }
 }
@@ -500,8 +585,22 @@ impl<
             clock,
             in_left,
             in_store,
-            cq_push,
+            in_busy,
+            cq_sends,
             cq_word,
+            cq_stored,
+            cq_report,
+            cq_first,
+            cq_restart,
+            cq_send,
+            cq_lag,
+            cq_resend,
+            cq_p_plen,
+            cq_acc_plen,
+            cq_ret_plen,
+            cq_p_nz,
+            cq_acc_nz,
+            cq_ret_nz,
             cur_valid,
             cur,
             cur_j,
@@ -518,14 +617,17 @@ impl<
             s1_combine,
             s1_rop,
             s1_dtype,
-            s2_use_in,
             s2_combine,
             s2_rop,
             s2_dtype,
             hit_acc,
             hit_ret,
-            out_sent,
-            ipf_full
+            out_words,
+            out_mid,
+            out_mid_last,
+            ipf_full_push,
+            ipf_full_stay,
+            ipf_pushed
         );
         self.ipf.clock.next = self.clock.val();
         self.ipf.reset.next = self.reset.val();
@@ -554,12 +656,15 @@ impl<
         // Beats after the header's first: `beats(plen) - 1 = (plen - 1) / lanes` (plen > 0).
         self.h_left.next =
             (bit_cast::<9, 8>(self.h_plen.val()) - self.one_9.val()) >> self.lane_shift.val();
-        self.in_busy.next = self.in_left.q.val().any();
-        self.ipf_room.next = !self.ipf_full.q.val();
-        self.h_ready.next = self.in_busy.val() | (self.h_base.val() & self.ipf_room.val());
+        self.ipf_full.next = self.ipf_full_stay.q.val();
+        if self.ipf_pushed.q.val() {
+            self.ipf_full.next = self.ipf_full_push.q.val();
+        }
+        self.ipf_room.next = !self.ipf_full.val();
+        self.h_ready.next = self.in_busy.q.val() | (self.h_base.val() & self.ipf_room.val());
         self.h_take.next =
-            !self.in_busy.val() & self.h_base.val() & self.pkt_valid.val() & self.ipf_room.val();
-        self.beat_in.next = self.in_left.q.val().any() & self.pkt_valid.val();
+            !self.in_busy.q.val() & self.h_base.val() & self.pkt_valid.val() & self.ipf_room.val();
+        self.beat_in.next = self.in_busy.q.val() & self.pkt_valid.val();
         self.ipf.push.next =
             (self.beat_in.val() & self.in_store.q.val()) | (self.h_take.val() & self.h_store.val());
         for n in 0..L {
@@ -567,42 +672,78 @@ impl<
         }
         if self.beat_in.val() {
             self.in_left.d.next = self.in_left.q.val() - self.one_9.val();
+            self.in_busy.d.next = (self.in_left.q.val() & self.above_one_9.val()).any();
         }
         if self.h_take.val() {
             self.in_store.d.next = self.h_store.val();
             self.in_left.d.next = 0.into();
+            self.in_busy.d.next = false;
             if self.h_nz.val() {
                 self.in_left.d.next = self.h_left.val();
+                self.in_busy.d.next = self.h_left.val().any();
             }
         }
 
-        // ---- Commands: packed with their lengths in words, registered, and the lengths turned
-        // into beat counts on their way into the FIFO.
+        // ---- Commands: stage 3's decision registered as it is (it is late in its cycle),
+        // then the command made of it, packed with its lengths turned into beat counts.
         self.take_plen.next = 0.into();
         if self.c_take.val() {
             self.take_plen.next = self.c_take_plen.val();
         }
-        self.c_word.next = (bit_cast::<64, S>(self.c_slot.val())
+        self.c_word.next = bit_cast::<64, S>(self.c_slot.val())
             | (bit_cast::<64, 8>(self.take_plen.val()) << 8)
-            | (bit_cast::<64, 8>(self.c_work_plen.val()) << 17)
             | (bit_cast::<64, 4>(self.c_rop.val()) << 36)
-            | (bit_cast::<64, 2>(self.c_dtype.val()) << 40))
-            .replace_bit(26, self.c_src_acc.val())
-            .replace_bit(27, self.c_src_ret.val())
-            .replace_bit(28, self.c_use_in.val())
-            .replace_bit(29, self.c_combine.val())
-            .replace_bit(30, self.c_wr_acc.val())
-            .replace_bit(31, self.c_wr_ret.val())
-            .replace_bit(32, self.c_emit.val());
-        // A register between the decision and the FIFO (the decision is late in its cycle).
-        self.cq_push.d.next = self.c_push.val();
+            | (bit_cast::<64, 2>(self.c_dtype.val()) << 40);
+        self.cq_sends.d.next = self.c_sends.val();
         self.cq_word.d.next = self.c_word.val();
-        self.cmdq.push.next = self.cq_push.q.val();
+        self.cq_stored.d.next = self.c_take.val();
+        self.cq_report.d.next = self.c_report.val();
+        self.cq_first.d.next = self.c_first.val();
+        self.cq_restart.d.next = self.c_restart.val();
+        self.cq_send.d.next = self.c_send.val();
+        self.cq_lag.d.next = self.c_lag.val();
+        self.cq_resend.d.next = self.c_resend.val();
+        self.cq_p_plen.d.next = self.c_take_plen.val();
+        self.cq_acc_plen.d.next = self.c_acc_plen.val();
+        self.cq_ret_plen.d.next = self.c_ret_plen.val();
+        self.cq_p_nz.d.next = self.c_take_plen.val().any();
+        self.cq_acc_nz.d.next = self.c_acc_nz.val();
+        self.cq_ret_nz.d.next = self.c_ret_nz.val();
+        // A counted contribution (combined unless it is the first) and the parent's EXIT take
+        // the packet's beats; a retry up sends the accumulator, a Lag answer the retained
+        // result.
+        self.work_plen.next = 0.into();
+        self.work_nz.next = false;
+        if self.cq_report.q.val() | self.cq_restart.q.val() {
+            self.work_plen.next = self.cq_p_plen.q.val();
+            self.work_nz.next = self.cq_p_nz.q.val();
+        } else if self.cq_lag.q.val() {
+            self.work_plen.next = self.cq_ret_plen.q.val();
+            self.work_nz.next = self.cq_ret_nz.q.val();
+        } else if self.cq_resend.q.val() {
+            self.work_plen.next = self.cq_acc_plen.q.val();
+            self.work_nz.next = self.cq_acc_nz.q.val();
+        }
+        self.cmd_flags.next = self
+            .zero_64
+            .val()
+            .replace_bit(
+                26,
+                (self.cq_report.q.val() & !self.cq_first.q.val()) | self.cq_resend.q.val(),
+            )
+            .replace_bit(27, self.cq_lag.q.val())
+            .replace_bit(28, self.cq_report.q.val() | self.cq_restart.q.val())
+            .replace_bit(29, self.cq_report.q.val() & !self.cq_first.q.val())
+            .replace_bit(30, self.cq_report.q.val())
+            .replace_bit(31, self.cq_restart.q.val())
+            .replace_bit(32, self.cq_send.q.val());
+        self.cmdq.push.next = self.cq_sends.q.val() & (self.cq_stored.q.val() | self.work_nz.val());
         self.take_beats.next = (self.cq_word.q.val().get_bits::<9>(8) + self.lane_round.val())
             >> self.lane_shift.val();
-        self.work_beats.next = (self.cq_word.q.val().get_bits::<9>(17) + self.lane_round.val())
+        self.work_beats.next = (bit_cast::<9, 8>(self.work_plen.val()) + self.lane_round.val())
             >> self.lane_shift.val();
         self.cmdq.push_data[0].next = (self.cq_word.q.val() & self.lengths_out.val())
+            | self.cmd_flags.val()
             | (bit_cast::<64, 9>(self.take_beats.val()) << 8)
             | (bit_cast::<64, 9>(self.work_beats.val()) << 17);
 
@@ -620,11 +761,12 @@ impl<
             & (!self.takes.val() | self.ipf.nonempty.val())
             & !self.cur_blocked.q.val();
         self.ipf.pop.next = self.issue.val() & self.takes.val();
-        self.ipf_full.d.next = self.ipf.count[0].val() > self.room_max.val();
-        if self.ipf.push.val() & !self.ipf.pop.val() {
-            self.ipf_full.d.next = self.ipf.count[0].val() >= self.room_max.val();
-        } else if self.ipf.pop.val() & !self.ipf.push.val() {
-            self.ipf_full.d.next = self.ipf.count[0].val() > self.room_max_inc.val();
+        self.ipf_pushed.d.next = self.ipf.push.val();
+        self.ipf_full_stay.d.next = self.ipf.count[0].val() > self.room_max.val();
+        self.ipf_full_push.d.next = self.ipf.count[0].val() >= self.room_max.val();
+        if self.ipf.pop.val() {
+            self.ipf_full_stay.d.next = self.ipf.count[0].val() > self.room_max_inc.val();
+            self.ipf_full_push.d.next = self.ipf.count[0].val() > self.room_max.val();
         }
         self.j_next.next = self.j.val() + self.one_9.val();
         // The hazard (a beat in flight writes the word a beat reads after this cycle's edge: its
@@ -756,7 +898,6 @@ impl<
         self.s1_combine.d.next = self.cur.q.val().get_bit(29);
         self.s1_rop.d.next = self.f_rop.val();
         self.s1_dtype.d.next = self.f_dtype.val();
-        self.s2_use_in.d.next = self.s1_use_in.q.val();
         self.s2_combine.d.next = self.s1_combine.q.val();
         self.s2_rop.d.next = self.s1_rop.q.val();
         self.s2_dtype.d.next = self.s1_dtype.q.val();
@@ -768,40 +909,40 @@ impl<
         self.hit_ret.d.next = self.wv.val() & self.p_wr_ret[7].q.val() & self.same_addr.val();
         for n in 0..L {
             self.b1[n].clock.next = self.clock.val();
-            self.b2[n].clock.next = self.clock.val();
-            self.aq[n].clock.next = self.clock.val();
+            self.op_a[n].clock.next = self.clock.val();
+            self.op_b[n].clock.next = self.clock.val();
             self.b1[n].reset.next = self.reset.val();
-            self.b2[n].reset.next = self.reset.val();
-            self.aq[n].reset.next = self.reset.val();
+            self.op_a[n].reset.next = self.reset.val();
+            self.op_b[n].reset.next = self.reset.val();
             self.b1[n].d.next = 0.into();
             if self.takes.val() {
                 self.b1[n].d.next = self.ipf.head[n].val();
             }
-            self.b2[n].d.next = self.b1[n].q.val();
             self.acc[n].clock.next = self.clock.val();
             self.ret[n].clock.next = self.clock.val();
             self.acc[n].rd_addr.next = self.rd_addr.val();
             self.ret[n].rd_addr.next = self.rd_addr.val();
-            self.aq[n].d.next = 0.into();
+            self.rd_word[n].next = 0.into();
             if self.s1_src_acc.q.val() {
-                self.aq[n].d.next = self.acc[n].rd_data.val();
+                self.rd_word[n].next = self.acc[n].rd_data.val();
                 if self.hit_acc.q.val() {
-                    self.aq[n].d.next = self.fwd[n].q.val();
+                    self.rd_word[n].next = self.fwd[n].q.val();
                 }
             } else if self.s1_src_ret.q.val() {
-                self.aq[n].d.next = self.ret[n].rd_data.val();
+                self.rd_word[n].next = self.ret[n].rd_data.val();
                 if self.hit_ret.q.val() {
-                    self.aq[n].d.next = self.fwd[n].q.val();
+                    self.rd_word[n].next = self.fwd[n].q.val();
                 }
             }
-            // The ALU's operands: the buffer word and the input beat, or one of them and 0.
-            self.opa[n].next = self.aq[n].q.val();
-            self.opb[n].next = 0.into();
-            if self.s2_combine.q.val() {
-                self.opb[n].next = self.b2[n].q.val();
-            } else if self.s2_use_in.q.val() {
-                self.opa[n].next = self.b2[n].q.val();
+            self.op_a[n].d.next = self.rd_word[n].val();
+            self.op_b[n].d.next = 0.into();
+            if self.s1_combine.q.val() {
+                self.op_b[n].d.next = self.b1[n].q.val();
+            } else if self.s1_use_in.q.val() {
+                self.op_a[n].d.next = self.b1[n].q.val();
             }
+            self.opa[n].next = self.op_a[n].q.val();
+            self.opb[n].next = self.op_b[n].q.val();
             self.alu.a[2 * n].next = self.opa[n].val();
             self.alu.b[2 * n].next = self.opb[n].val();
             self.alu.a[2 * n + 1].next = self.opa[n].val() >> self.half.val();
@@ -873,18 +1014,27 @@ impl<
         // (`show && o_nz`, spelled out so that it is one function of registers before `out_ready`.)
         self.beat_out.next = self.o_nz.val() & self.opf.nonempty.val() & self.out_ready.val();
         self.opf.pop.next = self.beat_out.val();
-        self.sent_next.next = self.out_sent.q.val() + self.one_8.val();
-        // The last beat: `sent + 1 == beats(plen)`, as `(sent + 1) * lanes >= plen` (no adder
-        // after the head's length, which comes late through the output queue's head mux).
-        self.last.next = (bit_cast::<12, 8>(self.sent_next.val()) << self.lane_shift.val())
-            >= bit_cast::<12, 8>(self.queued_plen.val());
+        self.words_next.next = self.out_words.q.val() ^ self.lanes_12.val();
+        // The last beat: `sent + 1 == beats(plen)`, as `(sent + 1) * lanes >= plen`.
+        self.head_single.next = !(self.queued_plen.val() & self.above_two_lanes.val()).any()
+            & !((self.queued_plen.val() & self.lanes_8.val()).any()
+                & (self.queued_plen.val() & self.below_lanes.val()).any());
+        self.last.next = self.head_single.val();
+        if self.out_mid.q.val() {
+            self.last.next = self.out_mid_last.q.val();
+        }
         self.leave_gate.next = self.show.val() & (!self.o_nz.val() | self.last.val());
         self.leave.next = self.leave_gate.val() & self.out_ready.val();
         if self.beat_out.val() {
-            self.out_sent.d.next = self.sent_next.val();
+            self.out_words.d.next =
+                (self.words_next.val() + self.lanes_12.val()) ^ self.lanes_12.val();
+            self.out_mid.d.next = true;
+            self.out_mid_last.d.next = (self.words_next.val() + self.lanes_12.val())
+                >= bit_cast::<12, 8>(self.queued_plen.val());
         }
         if self.leave.val() {
-            self.out_sent.d.next = 0.into();
+            self.out_words.d.next = 0.into();
+            self.out_mid.d.next = false;
         }
         for n in 0..L {
             self.data[n].next = 0.into();

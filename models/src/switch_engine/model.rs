@@ -44,7 +44,10 @@
 //!   bypass is resolved here completely: the newest of the three entries written to this
 //!   CGID is registered (`e_byp`, with `e_use_byp`). For the state, the CGID is compared with
 //!   the two older writes, which will be in `byp1` and `byp2` during stage 2 (`pre_byp1`,
-//!   `pre_byp2`). A `Write` the port rejects is found here (from its registered entry): from
+//!   `pre_byp2`). (The RTL writes the state memory a cycle later, from `byp1`, so that the
+//!   decision's loop ends in flip-flops rather than at a RAM's write port; its read then also
+//!   misses the write in `byp2`; it registers here the newer of `byp1`'s and `byp2`'s writes
+//!   to hit (`old_st`, `pre_old`) in place of `pre_byp2`: the same state.) A `Write` the port rejects is found here (from its registered entry): from
 //!   stage 2 on it counts as writing nothing, for the bypass and the memories alike.
 //! - **Stage 2 (`t + 2`).** The entry (`e_byp` or `tbl_q`) is registered for stage 3
 //!   (`s3_entry`), with what the packet's port and opcode make of it (the RTL's
@@ -71,7 +74,10 @@
 //!   stage-4 packet joins the queue unless it was shown and left. `room` is `queued +
 //!   in_flight < 8` with `queued` the packets in the queue and `in_flight` the packets and
 //!   ticks in stages 1–3 plus the stage-4 output packet: so the queue (8 slots) cannot
-//!   overflow. The counters count the registered verdict (or clear) at the
+//!   overflow. (The RTL keeps `room` in a register worked out a cycle ahead: what carries
+//!   over — the queue, the output packet, stages 1 and 2 — is summed from registers, and the
+//!   terms known late — the packet or tick accepted, stage 3's decision to send, the packet
+//!   leaving the queue — choose among compares of that sum made beforehand.) The counters count the registered verdict (or clear) at the
 //!   edge ending this cycle, and `rsp_counter` is the selected counter during this cycle
 //!   (a mux of registers, zero unless a `ReadCounter` is in stage 4). Since every counter
 //!   operation (count, clear, read) happens in this one stage, in order, a `ReadCounter` sees
