@@ -223,14 +223,9 @@ pub struct SwitchEnginePayload<
     /// `head_single`, so that `last` is a function of registers without a carry chain).
     out_mid: Reg<bool>,
     out_mid_last: Reg<bool>,
-    /// `ipf` has no room for a whole packet more (its count is above `room_max`): worked out
-    /// at the last edge on the count with the pop, for a push and for none (`ipf_full_push`,
-    /// `ipf_full_stay`), and chosen by whether there was a push (`ipf_pushed`), so that the
-    /// push, late in its cycle, goes straight into a flip-flop.
-    ipf_full_push: Reg<bool>,
-    ipf_full_stay: Reg<bool>,
-    ipf_pushed: Reg<bool>,
-    ipf_full: Signal<Local, bool>,
+    /// `ipf` has no room for a whole packet more (its count is above `room_max`; a register,
+    /// worked out on the count before this edge's push and pop choose).
+    ipf_full: Reg<bool>,
 
     h_nz: Signal<Local, bool>,
     ipf_room: Signal<Local, bool>,
@@ -463,9 +458,6 @@ impl<
             out_mid_last: Default::default(),
             h_nz: Default::default(),
             ipf_room: Default::default(),
-            ipf_full_push: Default::default(),
-            ipf_full_stay: Default::default(),
-            ipf_pushed: Default::default(),
             ipf_full: Default::default(),
             h_loc: Default::default(),
             plen_fits: Default::default(),
@@ -625,9 +617,7 @@ impl<
             out_words,
             out_mid,
             out_mid_last,
-            ipf_full_push,
-            ipf_full_stay,
-            ipf_pushed
+            ipf_full
         );
         self.ipf.clock.next = self.clock.val();
         self.ipf.reset.next = self.reset.val();
@@ -656,11 +646,7 @@ impl<
         // Beats after the header's first: `beats(plen) - 1 = (plen - 1) / lanes` (plen > 0).
         self.h_left.next =
             (bit_cast::<9, 8>(self.h_plen.val()) - self.one_9.val()) >> self.lane_shift.val();
-        self.ipf_full.next = self.ipf_full_stay.q.val();
-        if self.ipf_pushed.q.val() {
-            self.ipf_full.next = self.ipf_full_push.q.val();
-        }
-        self.ipf_room.next = !self.ipf_full.val();
+        self.ipf_room.next = !self.ipf_full.q.val();
         self.h_ready.next = self.in_busy.q.val() | (self.h_base.val() & self.ipf_room.val());
         self.h_take.next =
             !self.in_busy.q.val() & self.h_base.val() & self.pkt_valid.val() & self.ipf_room.val();
@@ -761,12 +747,11 @@ impl<
             & (!self.takes.val() | self.ipf.nonempty.val())
             & !self.cur_blocked.q.val();
         self.ipf.pop.next = self.issue.val() & self.takes.val();
-        self.ipf_pushed.d.next = self.ipf.push.val();
-        self.ipf_full_stay.d.next = self.ipf.count[0].val() > self.room_max.val();
-        self.ipf_full_push.d.next = self.ipf.count[0].val() >= self.room_max.val();
-        if self.ipf.pop.val() {
-            self.ipf_full_stay.d.next = self.ipf.count[0].val() > self.room_max_inc.val();
-            self.ipf_full_push.d.next = self.ipf.count[0].val() > self.room_max.val();
+        self.ipf_full.d.next = self.ipf.count[0].val() > self.room_max.val();
+        if self.ipf.push.val() & !self.ipf.pop.val() {
+            self.ipf_full.d.next = self.ipf.count[0].val() >= self.room_max.val();
+        } else if self.ipf.pop.val() & !self.ipf.push.val() {
+            self.ipf_full.d.next = self.ipf.count[0].val() > self.room_max_inc.val();
         }
         self.j_next.next = self.j.val() + self.one_9.val();
         // The hazard (a beat in flight writes the word a beat reads after this cycle's edge: its
