@@ -313,12 +313,13 @@ pub struct SwitchEnginePayload<
     dt_u64: Constant<Bits<2>>,
     op_status_req: Constant<Bits<OP_BITS>>,
     zero_count: Constant<Bits<COUNT_BITS>>,
-    /// `lanes`, and every bit of a count but its lowest.
+    /// `lanes`.
     lanes_12: Constant<Bits<12>>,
     /// The bits of a length above `2 lanes - 1`, the bit `lanes` and the bits below it.
     above_two_lanes: Constant<Bits<8>>,
     lanes_8: Constant<Bits<8>>,
     below_lanes: Constant<Bits<8>>,
+    /// Every bit of a count but its lowest.
     above_one_9: Constant<Bits<9>>,
     one_9: Constant<Bits<9>>,
     two_9: Constant<Bits<9>>,
