@@ -51,6 +51,8 @@ pub(super) struct Child {
     pub atoms: Vec<AtomInfo>,
     /// For [`Prim::Inst`]: the child's own module.
     pub module: Option<Module>,
+    /// For [`Prim::Mem`]: the `ram_style` attribute its words get (`distributed`), if any.
+    pub ram_style: Option<&'static str>,
 }
 
 pub(super) struct Collect {
@@ -84,10 +86,16 @@ fn module_primitive(node: &dyn Block) -> Option<Module> {
     })
 }
 
-fn primitive(node: &dyn Block) -> Option<Prim> {
-    match node.hdl() {
-        Verilog::Custom(t) if t.starts_with(&format!("{PRIMITIVE_MARK}reg")) => Some(Prim::Reg),
-        Verilog::Custom(t) if t.starts_with(&format!("{PRIMITIVE_MARK}mem")) => Some(Prim::Mem),
+/// The primitive `node` is, and for a memory the `ram_style` it asks for.
+fn primitive(node: &dyn Block) -> Option<(Prim, Option<&'static str>)> {
+    let Verilog::Custom(t) = node.hdl() else {
+        return None;
+    };
+    let kind = t.strip_prefix(PRIMITIVE_MARK)?.lines().next()?;
+    match kind {
+        "reg" => Some((Prim::Reg, None)),
+        "mem" => Some((Prim::Mem, None)),
+        "mem distributed" => Some((Prim::Mem, Some("distributed"))),
         _ => None,
     }
 }
@@ -139,6 +147,7 @@ impl Collect {
                 prim: Prim::Inst,
                 atoms: vec![],
                 module: Some(m),
+                ram_style: None,
             }),
             Err(e) => self.errors.push(format!("sub-block `{name}`: {e}")),
         }
@@ -160,12 +169,14 @@ impl Probe for Collect {
                     prim: Prim::Inst,
                     atoms: vec![],
                     module: Some(module),
+                    ram_style: None,
                 }),
-                (None, Some(prim), _) => self.children.push(Child {
+                (None, Some((prim, ram_style)), _) => self.children.push(Child {
                     name: name.to_string(),
                     prim,
                     atoms: vec![],
                     module: None,
+                    ram_style,
                 }),
                 (None, None, Some((module, array))) => {
                     self.instantiate(name, node, &module, array.as_deref())

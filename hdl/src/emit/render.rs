@@ -206,6 +206,9 @@ fn render_memories(mems: &[&Child], kind: &dyn Fn(&str) -> &'static str, t: &mut
             "\n    // Memory `{p}`: {} words, registered read.",
             1usize << aw
         );
+        if let Some(style) = c.ram_style {
+            let _ = writeln!(t, "    (* ram_style = \"{style}\" *)");
+        }
         let words = decl("reg", dw, &format!("{p}_words"));
         let _ = writeln!(t, "    {words} [0:{}];", (1usize << aw) - 1);
         for (port, w) in [
@@ -337,6 +340,7 @@ mod tests {
                 text: text.into(),
                 children: vec![],
             }),
+            ram_style: None,
         }
     }
 
