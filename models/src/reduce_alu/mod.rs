@@ -38,6 +38,10 @@
 //!   sign-extended, also for I32;
 //! - index words (`ai`, `bi`, `ri`) are always full 64-bit unsigned values.
 //!
+//! Floating point (issue 11, in progress): the element rules of SUM, PROD, MIN, MAX, MINLOC
+//! and MAXLOC on fp16, bf16, fp32 and fp64, and of the reproducible sum REPRO, are specified
+//! with their golden references in [`fp`] and [`repro`]; no `dtype` code selects them yet.
+//!
 //! MAX, MIN, MAXLOC and MINLOC compare under the dtype's signedness (two's complement for I32
 //! and I64). SUM and PROD wrap around (modulo 2^32 or 2^64); signed and unsigned types give the
 //! same bits. The logical operations treat an operand as true when it is non-zero at the dtype
@@ -132,8 +136,12 @@
 //! For the 32-bit types the low 32 bits of the 64-bit product are the wrapped product, so one
 //! multiplier serves every dtype.
 
+pub mod fp;
+#[cfg(test)]
+mod fp_reference;
 pub mod golden;
 pub mod model;
+pub mod repro;
 
 use crate::kit::block::BlockSpec;
 use crate::model_ports;

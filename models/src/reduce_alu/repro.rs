@@ -1,0 +1,355 @@
+//! # REPRO: a reproducible floating-point sum (issue 11, first part: the golden reference)
+//!
+//! A floating-point SUM depends on the order of its additions, so a tree reduction gives
+//! different bits for different trees, arrival orders or after a rebuild. REPRO sums exactly
+//! instead and rounds once at the end: its result is the exact sum of every contribution,
+//! rounded to nearest, ties to even — the same bits for any tree, any order, any grouping.
+//! This module is the golden reference for `F16`, `BF16` and `F32`
+//! ([`FpType`](super::fp::FpType)); `F64` is not covered yet (its exact accumulator would be
+//! 2,131 bits).
+//!
+//! ## The partial sum, the format that travels between switches
+//!
+//! A [`ReproPartial`] is what a switch keeps and sends up the tree instead of a value:
+//! - `acc`: the exact sum of the finite contributions as a fixed-point integer in units of the
+//!   type's smallest subnormal, `2^-L` with `L` = 24 (`F16`), 133 (`BF16`), 149 (`F32`); held as
+//!   a two's complement integer of [`acc_bits`] = 128 (`F16`) or 320 bits (`BF16`, `F32`),
+//!   enough for 2^32 contributions of the largest finite value;
+//! - `count`: how many contributions it holds (at most [`MAX_CONTRIBUTIONS`] = 2^32);
+//! - flags: a NaN was seen, `+inf` was seen, `-inf` was seen, and "every contribution was
+//!   `-0`" (so that the exact zero keeps IEEE's sign).
+//!
+//! Two partials combine by adding `acc` and `count`, OR-ing the first three flags and AND-ing the
+//! last: associative and commutative, hence order-free. One contribution `x` is the partial of
+//! count 1 with `acc = x · 2^L` (exact: every finite value of the type is a multiple of `2^-L`).
+//!
+//! ## The result ([`repro_finish`])
+//!
+//! 1. A NaN contribution, or both infinities, give the canonical NaN; one infinity gives it.
+//! 2. Otherwise the exact sum `acc · 2^-L` rounded to nearest, ties to even; a magnitude that
+//!    rounds above the largest finite value gives the infinity of its sign and raises
+//!    `overflow` (IEEE's overflow: the value is still what IEEE rounding says).
+//! 3. An exact zero is `-0` if every contribution was `-0`, else `+0` (as IEEE's `x + -x = +0`
+//!    and `-0 + -0 = -0`).
+//! 4. More than [`MAX_CONTRIBUTIONS`] contributions raise `too_many`: the accumulator's bound no
+//!    longer holds, so the value is not promised.
+
+use super::fp::FpType;
+use num_bigint::{BigInt, BigUint};
+use num_traits::{One, Signed, Zero};
+
+/// The most contributions a REPRO sum promises to be exact for.
+pub const MAX_CONTRIBUTIONS: u64 = 1 << 32;
+
+/// `L`: the exponent of the type's smallest subnormal is `-L` (1074 for `F64`).
+pub fn scale(t: FpType) -> u32 {
+    scale_of(t)
+}
+
+/// [`scale`] of any type.
+pub const fn scale_of(t: FpType) -> u32 {
+    let (exponent_bits, fraction_bits) = match t {
+        FpType::F16 => (5, 10),
+        FpType::Bf16 => (8, 7),
+        FpType::F32 => (8, 23),
+        FpType::F64 => (11, 52),
+    };
+    let bias = (1u32 << (exponent_bits - 1)) - 1;
+    bias - 1 + fraction_bits
+}
+
+/// Width of the two's complement accumulator: `2^32 · max_finite · 2^L` and a sign fit.
+pub fn acc_bits(t: FpType) -> u32 {
+    let bias = (1u32 << (t.exponent_bits() - 1)) - 1;
+    let needed = 32 + (bias + 1) + scale(t) + 1;
+    needed.div_ceil(64) * 64
+}
+
+/// A REPRO partial sum (see the module docs).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ReproPartial {
+    pub acc: BigInt,
+    pub count: u64,
+    pub nan: bool,
+    pub pos_inf: bool,
+    pub neg_inf: bool,
+    pub all_neg_zero: bool,
+}
+
+impl ReproPartial {
+    /// The partial of no contribution (the identity of [`ReproPartial::combine`]).
+    pub fn empty() -> Self {
+        ReproPartial {
+            acc: BigInt::zero(),
+            count: 0,
+            nan: false,
+            pos_inf: false,
+            neg_inf: false,
+            all_neg_zero: true,
+        }
+    }
+
+    /// The partial of one contribution: the element in the low bits of `x`.
+    pub fn of(t: FpType, x: u64) -> Self {
+        let x = x & t.mask();
+        let sign = x >> (t.bits() - 1) == 1;
+        let exponent = (x >> t.fraction_bits()) & ((1 << t.exponent_bits()) - 1);
+        let fraction = x & ((1 << t.fraction_bits()) - 1);
+        let mut p = ReproPartial {
+            count: 1,
+            all_neg_zero: x == 1 << (t.bits() - 1),
+            ..Self::empty()
+        };
+        if exponent == (1 << t.exponent_bits()) - 1 {
+            p.nan = fraction != 0;
+            p.pos_inf = fraction == 0 && !sign;
+            p.neg_inf = fraction == 0 && sign;
+            return p;
+        }
+        // value = significand · 2^(max(exponent, 1) - 1) in units of 2^-L.
+        let significand = if exponent == 0 {
+            fraction
+        } else {
+            fraction | 1 << t.fraction_bits()
+        };
+        let magnitude = BigInt::from(significand) << (exponent.max(1) - 1);
+        p.acc = if sign { -magnitude } else { magnitude };
+        p
+    }
+
+    /// The partial of both (see the module docs).
+    pub fn combine(&self, other: &Self) -> Self {
+        ReproPartial {
+            acc: &self.acc + &other.acc,
+            count: self.count.saturating_add(other.count),
+            nan: self.nan | other.nan,
+            pos_inf: self.pos_inf | other.pos_inf,
+            neg_inf: self.neg_inf | other.neg_inf,
+            all_neg_zero: self.all_neg_zero & other.all_neg_zero,
+        }
+    }
+}
+
+/// A finished REPRO sum.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ReproResult {
+    /// The element's bits.
+    pub bits: u64,
+    /// The exact sum's magnitude rounded above the largest finite value (rule 2).
+    pub overflow: bool,
+    /// More than [`MAX_CONTRIBUTIONS`] contributions (rule 4).
+    pub too_many: bool,
+}
+
+/// The correctly rounded exact sum of `p` as an element of `t` (rules 1 to 4).
+pub fn repro_finish(t: FpType, p: &ReproPartial) -> ReproResult {
+    let too_many = p.count > MAX_CONTRIBUTIONS;
+    let done = |bits| ReproResult {
+        bits,
+        overflow: false,
+        too_many,
+    };
+    let sign_bit = 1u64 << (t.bits() - 1);
+    let inf = ((1u64 << t.exponent_bits()) - 1) << t.fraction_bits();
+    if p.nan || (p.pos_inf && p.neg_inf) {
+        return done(t.canonical_nan());
+    }
+    if p.pos_inf || p.neg_inf {
+        return done(inf | if p.neg_inf { sign_bit } else { 0 });
+    }
+    if p.acc.is_zero() {
+        return done(if p.all_neg_zero { sign_bit } else { 0 });
+    }
+    let sign = if p.acc.is_negative() { sign_bit } else { 0 };
+    let m: BigUint = p.acc.abs().to_biguint().unwrap_or_default();
+    let f = t.fraction_bits() as u64;
+    let precision = f + 1;
+    // In units of 2^-L a subnormal is its fraction: below 2^f nothing needs rounding.
+    if m.bits() <= f {
+        return done(sign | low_u64(&m));
+    }
+    // m = 2^(exponent - 1 + f) · 1.xxx with biased exponent `exponent` >= 1.
+    let shift = m.bits() - precision;
+    let mut significand = &m >> shift;
+    if shift > 0 {
+        let remainder = &m - (&significand << shift);
+        let half = BigUint::one() << (shift - 1);
+        let odd = significand.bit(0);
+        if remainder > half || (remainder == half && odd) {
+            significand += 1u32;
+        }
+    }
+    let mut exponent = shift + 1;
+    if significand.bits() > precision {
+        significand >>= 1;
+        exponent += 1;
+    }
+    let max_exponent = (1u64 << t.exponent_bits()) - 2;
+    if exponent > max_exponent {
+        return ReproResult {
+            bits: sign | inf,
+            overflow: true,
+            too_many,
+        };
+    }
+    let fraction = low_u64(&significand) & ((1 << f) - 1);
+    done(sign | exponent << f | fraction)
+}
+
+/// The low 64 bits of `m`.
+fn low_u64(m: &BigUint) -> u64 {
+    m.iter_u64_digits().next().unwrap_or(0)
+}
+
+/// REPRO of the elements in `xs`, in the order given (any order gives the same).
+pub fn repro_sum(t: FpType, xs: &[u64]) -> ReproResult {
+    let p = xs.iter().fold(ReproPartial::empty(), |p, &x| {
+        p.combine(&ReproPartial::of(t, x))
+    });
+    repro_finish(t, &p)
+}
+
+/// Whether `acc` fits the two's complement width [`acc_bits`] (the bound the format promises
+/// for up to [`MAX_CONTRIBUTIONS`] contributions).
+pub fn acc_fits(t: FpType, acc: &BigInt) -> bool {
+    let limit = BigInt::one() << (acc_bits(t) - 1);
+    acc < &limit && acc >= &-limit
+}
+
+#[cfg(test)]
+mod tests {
+    //! Expected bits by hand; the random test compares with the naive exact reference
+    //! (`fp_reference`), which converts and rounds without this module's code.
+
+    use super::*;
+    use FpType::*;
+
+    fn sum(t: FpType, xs: &[u64]) -> u64 {
+        let r = repro_sum(t, xs);
+        assert!(!r.too_many);
+        r.bits
+    }
+
+    #[test]
+    fn format_widths() {
+        assert_eq!([F16, Bf16, F32].map(scale), [24, 133, 149]);
+        assert_eq!([F16, Bf16, F32].map(acc_bits), [128, 320, 320]);
+        // 2^32 largest finite F32 values still fit; the smallest subnormal is 1.
+        let max = ReproPartial::of(F32, 0x7F7F_FFFF).acc << 32;
+        assert!(acc_fits(F32, &max) && acc_fits(F32, &-max));
+        assert_eq!(ReproPartial::of(F32, 1).acc, BigInt::one());
+        assert_eq!(ReproPartial::of(F16, 0x3C00).acc, BigInt::one() << 24);
+    }
+
+    #[test]
+    fn exact_then_rounded_once() {
+        // 1 + 2^-24 + 2^-24 = 1 + 2^-23 exactly (a sequential f32 sum gives 1).
+        assert_eq!(
+            sum(F32, &[0x3F80_0000, 0x3380_0000, 0x3380_0000]),
+            0x3F80_0001
+        );
+        // One half-ulp: a tie, to even.
+        assert_eq!(sum(F32, &[0x3F80_0000, 0x3380_0000]), 0x3F80_0000);
+        assert_eq!(sum(F32, &[0x3F80_0001, 0x3380_0000]), 0x3F80_0002);
+        // big + 1 - big = 1 (sequentially 0).
+        assert_eq!(
+            sum(F32, &[0x7149_F2CA, 0x3F80_0000, 0xF149_F2CA]),
+            0x3F80_0000
+        );
+        assert_eq!(sum(F16, &[0x7BFF, 0x3C00, 0xFBFF]), 0x3C00);
+        assert_eq!(sum(Bf16, &[0x3F80, 0x3B80, 0x3B80]), 0x3F81);
+        // Subnormals are exact.
+        assert_eq!(sum(F32, &[1, 1, 0x8000_0001]), 1);
+        assert_eq!(sum(F16, &[0x03FF, 0x0001]), 0x0400);
+    }
+
+    #[test]
+    fn overflow_zeros_and_specials() {
+        // 65504 + 65504 - 65504 = 65504: no overflow, whichever order.
+        assert_eq!(sum(F16, &[0x7BFF, 0x7BFF, 0xFBFF]), 0x7BFF);
+        let r = repro_sum(F16, &[0x7BFF, 0x4C00]);
+        assert_eq!((r.bits, r.overflow), (0x7C00, true));
+        let r = repro_sum(F16, &[0x7BFF, 0x4BFF]);
+        assert_eq!((r.bits, r.overflow), (0x7BFF, false));
+        assert_eq!(
+            repro_sum(F32, &[0xFF7F_FFFF, 0xFF7F_FFFF]).bits,
+            0xFF80_0000
+        );
+        assert_eq!(sum(F32, &[0x8000_0000, 0x8000_0000]), 0x8000_0000);
+        assert_eq!(sum(F32, &[0x8000_0000, 0x0000_0000]), 0);
+        assert_eq!(sum(F16, &[0x3C00, 0xBC00]), 0);
+        assert_eq!(sum(F16, &[0x7C00, 0x3C00, 0xFBFF]), 0x7C00);
+        assert_eq!(sum(F16, &[0x7C00, 0xFC00]), 0x7E00);
+        assert_eq!(sum(Bf16, &[0xFF80, 0x3F80]), 0xFF80);
+        assert_eq!(sum(F32, &[0x7F80_0001, 0x3F80_0000]), 0x7FC0_0000);
+        assert_eq!(sum(F32, &[]), 0x8000_0000);
+    }
+
+    #[test]
+    fn too_many_is_reported() {
+        let mut p = ReproPartial::of(F32, 0x3F80_0000);
+        p.count = MAX_CONTRIBUTIONS;
+        assert!(!repro_finish(F32, &p).too_many);
+        let q = p.combine(&ReproPartial::of(F32, 0x3F80_0000));
+        assert!(repro_finish(F32, &q).too_many);
+    }
+
+    /// Seeded random vectors of finite elements over the whole range: every order and every
+    /// grouping (a random binary tree) gives the same bits, equal to the exact sum (from the
+    /// elements' `f64` values) rounded by the naive reference.
+    #[test]
+    fn any_tree_any_order_equals_the_exact_sum() {
+        use crate::reduce_alu::fp_reference::{round_exact, units};
+        const SEED: u64 = 0x0e9a_c75e;
+        let mut s = SEED;
+        let mut next = move || {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            s
+        };
+        for case in 0..600 {
+            let t = [F16, Bf16, F32][case % 3];
+            let len = 1 + (next() % 200) as usize;
+            let sign = 1u64 << (t.bits() - 1);
+            let inf = t.mask() & !sign & !((1u64 << t.fraction_bits()) - 1);
+            // Half the cases within a window of exponents, so that values cancel and tie.
+            let window = (next() & inf) >> t.fraction_bits();
+            let xs: Vec<u64> = (0..len)
+                .map(|_| loop {
+                    let mut x = next() & t.mask();
+                    if case % 2 == 0 {
+                        let e = (window + next() % 4) << t.fraction_bits();
+                        x = (x & !inf) | (e & inf);
+                    }
+                    if x & inf != inf {
+                        break x;
+                    }
+                })
+                .collect();
+            let exact = xs
+                .iter()
+                .map(|&x| units(t, x, -(scale(t) as i64)))
+                .fold(BigInt::zero(), |a, b| a + b);
+            let want = if exact.is_zero() {
+                if xs.iter().all(|&x| x == sign) {
+                    sign
+                } else {
+                    0
+                }
+            } else {
+                round_exact(t, &exact, -(scale(t) as i64))
+            };
+            let ctx = format!("seed {SEED:#x}, case {case}, {t:?}, {len} values");
+            assert_eq!(sum(t, &xs), want, "{ctx}");
+            let mut parts: Vec<ReproPartial> = xs.iter().map(|&x| ReproPartial::of(t, x)).collect();
+            while parts.len() > 1 {
+                let i = (next() % parts.len() as u64) as usize;
+                let a = parts.swap_remove(i);
+                let j = (next() % parts.len() as u64) as usize;
+                parts[j] = parts[j].combine(&a);
+            }
+            assert_eq!(repro_finish(t, &parts[0]).bits, want, "{ctx} (tree)");
+        }
+    }
+}
