@@ -340,15 +340,9 @@ mod tests {
     /// rounded once by [`super::super::fp_reference`] (zeros signed as IEEE says).
     #[test]
     fn results_are_the_exact_result_rounded_once() {
-        use crate::reduce_alu::fp_reference::{round_exact, units};
+        use crate::reduce_alu::fp_reference::{rng, round_exact, units};
         const SEED: u64 = 0x00f1_0a75;
-        let mut s = SEED;
-        let mut next = move || {
-            s ^= s << 13;
-            s ^= s >> 7;
-            s ^= s << 17;
-            s
-        };
+        let mut next = rng(SEED);
         for (t, pairs) in [
             (F16, 200_000),
             (Bf16, 200_000),

@@ -99,3 +99,14 @@ pub fn round_exact(t: FpType, n: &BigInt, e: i64) -> u64 {
     };
     sign | p
 }
+
+/// A seeded xorshift64 stream for the random tests (their failures print the seed).
+pub fn rng(seed: u64) -> impl FnMut() -> u64 {
+    let mut s = seed;
+    move || {
+        s ^= s << 13;
+        s ^= s >> 7;
+        s ^= s << 17;
+        s
+    }
+}

@@ -299,15 +299,9 @@ mod tests {
     /// elements' `f64` values) rounded by the naive reference.
     #[test]
     fn any_tree_any_order_equals_the_exact_sum() {
-        use crate::reduce_alu::fp_reference::{round_exact, units};
+        use crate::reduce_alu::fp_reference::{rng, round_exact, units};
         const SEED: u64 = 0x0e9a_c75e;
-        let mut s = SEED;
-        let mut next = move || {
-            s ^= s << 13;
-            s ^= s >> 7;
-            s ^= s << 17;
-            s
-        };
+        let mut next = rng(SEED);
         for case in 0..600 {
             let t = [F16, Bf16, F32][case % 3];
             let len = 1 + (next() % 200) as usize;
