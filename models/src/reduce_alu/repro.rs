@@ -4,17 +4,18 @@
 //! different bits for different trees, arrival orders or after a rebuild. REPRO sums exactly
 //! instead and rounds once at the end: its result is the exact sum of every contribution,
 //! rounded to nearest, ties to even — the same bits for any tree, any order, any grouping.
-//! This module is the golden reference for `F16`, `BF16` and `F32`
-//! ([`FpType`](super::fp::FpType)); `F64` is not covered yet (its exact accumulator would be
-//! 2,131 bits).
+//! This module is the golden reference for every [`FpType`](super::fp::FpType). For `F64`
+//! the exact accumulator is 2,176 bits (34 words per element); whether the switches carry that
+//! or a narrower binned format with a stated error bound is the format decision of the switch
+//! part, still to come. This reference is exact, so it is what either must be checked against.
 //!
 //! ## The partial sum, the format that travels between switches
 //!
 //! A [`ReproPartial`] is what a switch keeps and sends up the tree instead of a value:
 //! - `acc`: the exact sum of the finite contributions as a fixed-point integer in units of the
-//!   type's smallest subnormal, `2^-L` with `L` = 24 (`F16`), 133 (`BF16`), 149 (`F32`); held as
-//!   a two's complement integer of [`acc_bits`] = 128 (`F16`) or 320 bits (`BF16`, `F32`),
-//!   enough for 2^32 contributions of the largest finite value;
+//!   type's smallest subnormal, `2^-L` with `L` = 24 (`F16`), 133 (`BF16`), 149 (`F32`), 1074
+//!   (`F64`); held as a two's complement integer of [`acc_bits`] = 128 (`F16`), 320 (`BF16`,
+//!   `F32`) or 2,176 bits (`F64`), enough for 2^32 contributions of the largest finite value;
 //! - `count`: how many contributions it holds (at most [`MAX_CONTRIBUTIONS`] = 2^32);
 //! - flags: a NaN was seen, `+inf` was seen, `-inf` was seen, and "every contribution was
 //!   `-0`" (so that the exact zero keeps IEEE's sign).
@@ -232,11 +233,16 @@ mod tests {
 
     #[test]
     fn format_widths() {
-        assert_eq!([F16, Bf16, F32].map(scale), [24, 133, 149]);
-        assert_eq!([F16, Bf16, F32].map(acc_bits), [128, 320, 320]);
+        assert_eq!(FpType::ALL.map(scale), [24, 133, 149, 1074]);
+        assert_eq!(FpType::ALL.map(acc_bits), [128, 320, 320, 2176]);
         // 2^32 largest finite F32 values still fit; the smallest subnormal is 1.
         let max = ReproPartial::of(F32, 0x7F7F_FFFF).acc << 32;
         assert!(acc_fits(F32, &max) && acc_fits(F32, &-max));
+        let max = ReproPartial::of(F64, 0x7FEF_FFFF_FFFF_FFFF).acc << 32;
+        assert!(acc_fits(F64, &max) && acc_fits(F64, &-max.clone()));
+        // Rounded up to whole words the width leaves 45 more bits of headroom, and no more.
+        assert!(acc_fits(F64, &(max.clone() << 45)));
+        assert!(!acc_fits(F64, &(max << 46)));
         assert_eq!(ReproPartial::of(F32, 1).acc, BigInt::one());
         assert_eq!(ReproPartial::of(F16, 0x3C00).acc, BigInt::one() << 24);
     }
@@ -261,6 +267,16 @@ mod tests {
         // Subnormals are exact.
         assert_eq!(sum(F32, &[1, 1, 0x8000_0001]), 1);
         assert_eq!(sum(F16, &[0x03FF, 0x0001]), 0x0400);
+        // F64: 1 + 2^-53 + 2^-53 = 1 + 2^-52 (sequentially 1); the smallest subnormals.
+        let one = 0x3FF0_0000_0000_0000;
+        assert_eq!(sum(F64, &[one, 0x3CA0 << 48, 0x3CA0 << 48]), one | 1);
+        assert_eq!(sum(F64, &[one, 0x3CA0 << 48]), one);
+        assert_eq!(sum(F64, &[1, 1, 1 << 63 | 1]), 1);
+        // The largest finite plus the largest finite overflows; minus one of them it does not.
+        let max = 0x7FEF_FFFF_FFFF_FFFF;
+        let r = repro_sum(F64, &[max, max]);
+        assert_eq!((r.bits, r.overflow), (0x7FF0 << 48, true));
+        assert_eq!(sum(F64, &[max, max, 1 << 63 | max]), max);
     }
 
     #[test]
@@ -303,7 +319,7 @@ mod tests {
         const SEED: u64 = 0x0e9a_c75e;
         let mut next = rng(SEED);
         for case in 0..600 {
-            let t = [F16, Bf16, F32][case % 3];
+            let t = FpType::ALL[case % 4];
             let len = 1 + (next() % 200) as usize;
             let sign = 1u64 << (t.bits() - 1);
             let inf = t.mask() & !sign & !((1u64 << t.fraction_bits()) - 1);
