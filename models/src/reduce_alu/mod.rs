@@ -40,7 +40,8 @@
 //!
 //! Floating point (issue 11, in progress): the element rules of SUM, PROD, MIN, MAX, MINLOC
 //! and MAXLOC on fp16, bf16, fp32 and fp64, and of the reproducible sum REPRO, are specified
-//! with their golden references in [`fp`] and [`repro`]; no `dtype` code selects them yet.
+//! with their golden references in [`fp`] and [`repro`]; [`fp_bits`] computes SUM and PROD
+//! on integers only, as the datapath will; no `dtype` code selects them yet.
 //!
 //! MAX, MIN, MAXLOC and MINLOC compare under the dtype's signedness (two's complement for I32
 //! and I64). SUM and PROD wrap around (modulo 2^32 or 2^64); signed and unsigned types give the
@@ -137,6 +138,7 @@
 //! multiplier serves every dtype.
 
 pub mod fp;
+pub mod fp_bits;
 #[cfg(test)]
 mod fp_reference;
 pub mod golden;
