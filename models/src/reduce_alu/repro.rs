@@ -20,6 +20,11 @@
 //! - flags: a NaN was seen, `+inf` was seen, `-inf` was seen, and "every contribution was
 //!   `-0`" (so that the exact zero keeps IEEE's sign).
 //!
+//! On the wire ([`ReproPartial::to_words`]) a partial is `acc_bits / 64` words of `acc`, least
+//! significant first, then one word: `count` in bits `[32:0]` (saturated at `2^32 + 1`, which
+//! is enough to say "too many"), the NaN, `+inf`, `-inf` and "all `-0`" flags in bits 33 to 36,
+//! the rest zero: 3 words per element for `F16`, 6 for `BF16` and `F32`, 35 for `F64`.
+//!
 //! Two partials combine by adding `acc` and `count`, OR-ing the first three flags and AND-ing the
 //! last: associative and commutative, hence order-free. One contribution `x` is the partial of
 //! count 1 with `acc = x · 2^L` (exact: every finite value of the type is a multiple of `2^-L`).
@@ -38,6 +43,19 @@
 use super::fp::FpType;
 use num_bigint::{BigInt, BigUint};
 use num_traits::{One, Signed, Zero};
+use thiserror::Error;
+
+/// Why words are not a REPRO partial of the type.
+#[derive(Clone, Debug, Error, PartialEq, Eq)]
+pub enum ReproFormatError {
+    #[error("a REPRO partial of {t:?} is {want} words, got {got}")]
+    Length { t: FpType, want: usize, got: usize },
+    #[error(
+        "REPRO partial's last word {word:#x}: bits above 36 must be zero and the count \
+         (bits 32:0) at most 2^32 + 1"
+    )]
+    Meta { word: u64 },
+}
 
 /// The most contributions a REPRO sum promises to be exact for.
 pub const MAX_CONTRIBUTIONS: u64 = 1 << 32;
@@ -128,6 +146,70 @@ impl ReproPartial {
             neg_inf: self.neg_inf | other.neg_inf,
             all_neg_zero: self.all_neg_zero & other.all_neg_zero,
         }
+    }
+}
+
+/// Bit of the last wire word where the flags start.
+const FLAGS_AT: u32 = 33;
+/// The count as the wire carries it at most (one more than [`MAX_CONTRIBUTIONS`]).
+const WIRE_COUNT_MAX: u64 = MAX_CONTRIBUTIONS + 1;
+
+impl ReproPartial {
+    /// Words on the wire for type `t`.
+    pub fn wire_words(t: FpType) -> usize {
+        acc_bits(t) as usize / 64 + 1
+    }
+
+    /// The partial on the wire (see the module docs); `acc` is taken modulo `2^acc_bits`.
+    pub fn to_words(&self, t: FpType) -> Vec<u64> {
+        let n = acc_bits(t) as usize / 64;
+        let modulus = BigInt::one() << acc_bits(t);
+        let mut acc = &self.acc % &modulus;
+        if acc.is_negative() {
+            acc += &modulus;
+        }
+        let mut words: Vec<u64> = acc.magnitude().iter_u64_digits().collect();
+        words.resize(n, 0);
+        let flags = [self.nan, self.pos_inf, self.neg_inf, self.all_neg_zero]
+            .iter()
+            .enumerate()
+            .fold(0u64, |w, (k, &f)| w | (f as u64) << (FLAGS_AT + k as u32));
+        words.push(self.count.min(WIRE_COUNT_MAX) | flags);
+        words
+    }
+
+    /// The partial the words carry (the inverse of [`ReproPartial::to_words`]).
+    pub fn from_words(t: FpType, words: &[u64]) -> Result<Self, ReproFormatError> {
+        let want = Self::wire_words(t);
+        let Some((&meta, acc_words)) = words.split_last().filter(|_| words.len() == want) else {
+            return Err(ReproFormatError::Length {
+                t,
+                want,
+                got: words.len(),
+            });
+        };
+        let count = meta & ((1 << FLAGS_AT) - 1);
+        if meta >> (FLAGS_AT + 4) != 0 || count > WIRE_COUNT_MAX {
+            return Err(ReproFormatError::Meta { word: meta });
+        }
+        let mut acc = BigInt::from(BigUint::new(
+            acc_words
+                .iter()
+                .flat_map(|w| [*w as u32, (w >> 32) as u32])
+                .collect(),
+        ));
+        if acc_words.last().is_some_and(|w| w >> 63 == 1) {
+            acc -= BigInt::one() << acc_bits(t);
+        }
+        let flag = |k: u32| (meta >> (FLAGS_AT + k)) & 1 == 1;
+        Ok(ReproPartial {
+            acc,
+            count,
+            nan: flag(0),
+            pos_inf: flag(1),
+            neg_inf: flag(2),
+            all_neg_zero: flag(3),
+        })
     }
 }
 
@@ -299,6 +381,45 @@ mod tests {
         assert_eq!(sum(Bf16, &[0xFF80, 0x3F80]), 0xFF80);
         assert_eq!(sum(F32, &[0x7F80_0001, 0x3F80_0000]), 0x7FC0_0000);
         assert_eq!(sum(F32, &[]), 0x8000_0000);
+    }
+
+    #[test]
+    fn wire_format() {
+        assert_eq!(FpType::ALL.map(ReproPartial::wire_words), [3, 6, 6, 35]);
+        // F16 1.0 is 2^24 units; -1.0 its two's complement; -0 only the flag.
+        let one = ReproPartial::of(F16, 0x3C00).to_words(F16);
+        assert_eq!(one, [0x0100_0000, 0, 1]);
+        let minus_one = ReproPartial::of(F16, 0xBC00).to_words(F16);
+        assert_eq!(minus_one, [0xFFFF_FFFF_FF00_0000, u64::MAX, 1]);
+        let minus_zero = ReproPartial::of(F16, 0x8000).to_words(F16);
+        assert_eq!(minus_zero, [0, 0, 1 | 1 << 36]);
+        let nan = ReproPartial::of(F32, 0x7FC0_0000).to_words(F32);
+        assert_eq!(nan, [0, 0, 0, 0, 0, 1 | 1 << 33]);
+        let inf = ReproPartial::of(F32, 0xFF80_0000).to_words(F32);
+        assert_eq!(inf[5], 1 | 1 << 35);
+        for words in [one, minus_one, minus_zero] {
+            let back = ReproPartial::from_words(F16, &words).expect("well formed");
+            assert_eq!(back.to_words(F16), words);
+        }
+        // A tree's partial of many F64 values goes there and back unchanged.
+        let mut next = crate::reduce_alu::fp_reference::rng(0x3d1e);
+        let p = (0..100)
+            .map(|_| ReproPartial::of(F64, next() & !(0x7FF0 << 48) | 0x4000 << 48))
+            .fold(ReproPartial::empty(), |a, b| a.combine(&b));
+        let back = ReproPartial::from_words(F64, &p.to_words(F64)).expect("well formed");
+        assert_eq!(back, p);
+        // Malformed: the wrong length, bits above the flags, a count beyond 2^32 + 1.
+        assert_eq!(
+            ReproPartial::from_words(F16, &[0, 1]),
+            Err(ReproFormatError::Length {
+                t: F16,
+                want: 3,
+                got: 2
+            })
+        );
+        assert!(ReproPartial::from_words(F16, &[0, 0, 1 << 37]).is_err());
+        assert!(ReproPartial::from_words(F16, &[0, 0, (1 << 32) + 2]).is_err());
+        assert!(ReproPartial::from_words(F16, &[0, 0, (1 << 32) + 1]).is_ok());
     }
 
     #[test]
