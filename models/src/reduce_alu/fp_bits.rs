@@ -16,8 +16,14 @@
 //!   subnormal; rounded to nearest, ties to even; packed by adding the significand to the
 //!   exponent field minus one, so that a rounding carry into a new binade, into the smallest
 //!   normal or into infinity needs no special case.
+//! - **REPRO on words**: a contribution placed into the accumulator's 64-bit words (its
+//!   significand shifted by its biased exponent minus one, negated in two's complement), two
+//!   partials added word by word with a carry, and the root's rounding from the words (the
+//!   leading one found, the `p` bits below it kept, everything under them a sticky bit) — on
+//!   the wire format of [`super::repro`], checked against its big-integer golden reference.
 
 use super::fp::FpType;
+use super::repro::{acc_bits, ReproResult, MAX_CONTRIBUTIONS};
 
 /// A finite element: `sig · 2^e`, and its sign.
 #[derive(Clone, Copy, Debug)]
@@ -185,6 +191,116 @@ pub fn mul(t: FpType, a: u64, b: u64) -> u64 {
     }
 }
 
+/// Bit of a REPRO partial's last word where the flags start (count below).
+const REPRO_FLAGS_AT: u32 = 33;
+
+/// The wire words of the REPRO partial of one contribution, the element in the low bits of `x`.
+pub fn repro_contribution(t: FpType, x: u64) -> Vec<u64> {
+    let n = acc_bits(t) as usize / 64;
+    let mut words = vec![0u64; n + 1];
+    let x = x & t.mask();
+    let negative = x >> (t.bits() - 1) == 1;
+    let flag = |k: u32, on: bool| (on as u64) << (REPRO_FLAGS_AT + k);
+    words[n] = 1 | flag(3, x == 1 << (t.bits() - 1));
+    match unpack(t, x) {
+        Class::Nan => words[n] |= flag(0, true),
+        Class::Inf(neg) => words[n] |= flag(1, !neg) | flag(2, neg),
+        Class::Finite(v) => {
+            // In units of the smallest subnormal the value is sig · 2^(e - e_min).
+            let e_min = 1 - bias(t) - t.fraction_bits() as i32;
+            let shift = (v.e - e_min) as usize;
+            let (word, bit) = (shift / 64, shift % 64);
+            let sig = v.sig as u64;
+            words[word] = sig << bit;
+            if bit > 0 && word + 1 < n {
+                words[word + 1] = sig >> (64 - bit);
+            }
+            if negative {
+                negate(&mut words[..n]);
+            }
+        }
+    }
+    words
+}
+
+/// Two's complement negation of a little-endian word vector.
+fn negate(words: &mut [u64]) {
+    let mut carry = true;
+    for w in words.iter_mut() {
+        let (sum, c) = (!*w).overflowing_add(carry as u64);
+        *w = sum;
+        carry = c;
+    }
+}
+
+/// Two REPRO partials' wire words combined: the accumulators added with a carry (modulo the
+/// width), the counts added (saturated at `2^32 + 1`), the flags OR-ed, "all `-0`" AND-ed.
+pub fn repro_combine(a: &[u64], b: &[u64]) -> Vec<u64> {
+    let n = a.len() - 1;
+    let mut out = vec![0u64; n + 1];
+    let mut carry = false;
+    for k in 0..n {
+        let (s1, c1) = a[k].overflowing_add(b[k]);
+        let (s2, c2) = s1.overflowing_add(carry as u64);
+        out[k] = s2;
+        carry = c1 | c2;
+    }
+    let count_mask = (1u64 << REPRO_FLAGS_AT) - 1;
+    let count = ((a[n] & count_mask) + (b[n] & count_mask)).min(MAX_CONTRIBUTIONS + 1);
+    let or_flags = (a[n] | b[n]) & (7 << REPRO_FLAGS_AT);
+    let and_flag = a[n] & b[n] & (1 << (REPRO_FLAGS_AT + 3));
+    out[n] = count | or_flags | and_flag;
+    out
+}
+
+/// The root's rounding of a REPRO partial's wire words (the rules of [`super::repro`]).
+pub fn repro_round(t: FpType, words: &[u64]) -> ReproResult {
+    let n = words.len() - 1;
+    let meta = words[n];
+    let flag = |k: u32| (meta >> (REPRO_FLAGS_AT + k)) & 1 == 1;
+    let too_many = meta & ((1 << REPRO_FLAGS_AT) - 1) > MAX_CONTRIBUTIONS;
+    let sign_bit = 1u64 << (t.bits() - 1);
+    let f = t.fraction_bits();
+    let inf = exponent_max(t) << f;
+    let done = |bits, overflow| ReproResult {
+        bits,
+        overflow,
+        too_many,
+    };
+    if flag(0) || (flag(1) && flag(2)) {
+        return done(t.canonical_nan(), false);
+    }
+    if flag(1) || flag(2) {
+        return done(inf | if flag(2) { sign_bit } else { 0 }, false);
+    }
+    let negative = words[n - 1] >> 63 == 1;
+    let mut m = words[..n].to_vec();
+    if negative {
+        negate(&mut m);
+    }
+    let Some(top) = (0..n).rev().find(|&k| m[k] != 0) else {
+        return done(if flag(3) { sign_bit } else { 0 }, false);
+    };
+    // Bits of the magnitude, and the p bits below its leading one with a round bit and a
+    // sticky bit: `sig · 2^(lowest kept bit)` in units of the smallest subnormal.
+    let width = top * 64 + 64 - m[top].leading_zeros() as usize;
+    let p = f as usize + 1;
+    let bit = |i: usize| (m[i / 64] >> (i % 64)) & 1;
+    if width <= p + 1 {
+        let low = m[0] as u128 | (m.get(1).copied().unwrap_or(0) as u128) << 64;
+        let bits = round_pack(t, negative, low, 1 - bias(t) - f as i32);
+        return done(bits, bits & !sign_bit == inf);
+    }
+    let lowest = width - p - 1;
+    let kept = (lowest..width).fold(0u128, |acc, i| acc | (bit(i) as u128) << (i - lowest));
+    let below = (0..lowest).any(|i| bit(i) == 1);
+    let e = lowest as i32 + 1 - bias(t) - f as i32;
+    // The sticky bit below the round bit: shift once more and OR it in.
+    let sig = kept << 1 | below as u128;
+    let bits = round_pack(t, negative, sig, e - 1);
+    done(bits, bits & !sign_bit == inf)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -227,6 +343,56 @@ mod tests {
                 let prod = fp_golden(AluOp::Prod, t, a, 0, b, 0).map(|r| r.0);
                 assert_eq!(Some(mul(t, a, b)), prod, "{}", ctx("PROD"));
             }
+        }
+    }
+
+    /// REPRO on words equals the big-integer golden: every contribution's words, random trees'
+    /// combined words, and the rounding, on seeded random vectors of every type.
+    #[test]
+    fn repro_on_words_equals_the_golden() {
+        use crate::reduce_alu::repro::{repro_finish, ReproPartial};
+        const SEED: u64 = 0x0e9a_b175;
+        let mut next = rng(SEED);
+        for case in 0..2000 {
+            let t = FpType::ALL[case % 4];
+            let len = 1 + (next() % 64) as usize;
+            let f = t.fraction_bits();
+            let exp_mask = exponent_max(t) << f;
+            let window = next() & exp_mask;
+            let xs: Vec<u64> = (0..len)
+                .map(|_| {
+                    let x = next() & t.mask();
+                    match case % 8 {
+                        // Exponents in a narrow window (cancellation, ties), finite.
+                        0..=3 => {
+                            let e = window.wrapping_add((next() % 3) << f) & exp_mask;
+                            let e = if e == exp_mask { 0 } else { e };
+                            (x & !exp_mask) | e
+                        }
+                        // Anything, specials included.
+                        _ => x,
+                    }
+                })
+                .collect();
+            let ctx = format!("seed {SEED:#x}, case {case}, {t:?}, {len} values");
+            let mut golden = ReproPartial::empty();
+            let mut words: Option<Vec<u64>> = None;
+            for &x in &xs {
+                let one = repro_contribution(t, x);
+                assert_eq!(one, ReproPartial::of(t, x).to_words(t), "{ctx}: {x:#x}");
+                golden = golden.combine(&ReproPartial::of(t, x));
+                words = Some(match words {
+                    None => one,
+                    Some(w) => repro_combine(&w, &one),
+                });
+            }
+            let words = words.expect("at least one value");
+            assert_eq!(words, golden.to_words(t), "{ctx}: combined");
+            assert_eq!(
+                repro_round(t, &words),
+                repro_finish(t, &golden),
+                "{ctx}: rounded"
+            );
         }
     }
 

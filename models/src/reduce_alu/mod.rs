@@ -40,8 +40,9 @@
 //!
 //! Floating point (issue 11, in progress): the element rules of SUM, PROD, MIN, MAX, MINLOC
 //! and MAXLOC on fp16, bf16, fp32 and fp64, and of the reproducible sum REPRO, are specified
-//! with their golden references in [`fp`] and [`repro`]; [`fp_bits`] computes SUM and PROD
-//! on integers only, as the datapath will; no `dtype` code selects them yet.
+//! with their golden references in [`fp`] and [`repro`]; [`fp_bits`] computes SUM, PROD and
+//! REPRO on integers and 64-bit words only, as the datapath will; no `dtype` code selects them
+//! yet.
 //!
 //! MAX, MIN, MAXLOC and MINLOC compare under the dtype's signedness (two's complement for I32
 //! and I64). SUM and PROD wrap around (modulo 2^32 or 2^64); signed and unsigned types give the
