@@ -40,8 +40,8 @@
 //!
 //! Floating point (issue 11, in progress): the element rules of SUM, PROD, MIN, MAX, MINLOC
 //! and MAXLOC on fp16, bf16, fp32 and fp64, and of the reproducible sum REPRO, are specified
-//! with their golden references in [`fp`] and [`repro`]; [`fp_bits`] computes SUM, PROD and
-//! REPRO on integers and 64-bit words only, as the datapath will; no `dtype` code selects them
+//! with their golden references in [`fp`] and [`repro`]; [`fp_bits`] computes every one of
+//! them on integers and 64-bit words only, as the datapath will; no `dtype` code selects them
 //! yet.
 //!
 //! MAX, MIN, MAXLOC and MINLOC compare under the dtype's signedness (two's complement for I32
