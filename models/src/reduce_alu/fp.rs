@@ -98,17 +98,40 @@ impl FpType {
         u64::MAX >> (64 - self.bits())
     }
 
+    /// The exponent bias.
+    pub fn bias(self) -> i32 {
+        (1 << (self.exponent_bits() - 1)) - 1
+    }
+
+    /// The sign bit.
+    pub fn sign_bit(self) -> u64 {
+        1 << (self.bits() - 1)
+    }
+
+    /// `+inf`: the exponent field all ones (also its mask), the fraction zero.
+    pub fn inf(self) -> u64 {
+        ((1u64 << self.exponent_bits()) - 1) << self.fraction_bits()
+    }
+
     /// The canonical quiet NaN (rule 2).
     pub fn canonical_nan(self) -> u64 {
-        let exponent = ((1u64 << self.exponent_bits()) - 1) << self.fraction_bits();
-        exponent | 1 << (self.fraction_bits() - 1)
+        self.inf() | 1 << (self.fraction_bits() - 1)
     }
 
     /// Whether the element in `x` is a NaN (all-ones exponent, non-zero fraction).
     pub fn is_nan(self, x: u64) -> bool {
         let x = x & self.mask();
-        let exponent = ((1u64 << self.exponent_bits()) - 1) << self.fraction_bits();
-        x & exponent == exponent && x & ((1u64 << self.fraction_bits()) - 1) != 0
+        x & self.inf() == self.inf() && x & ((1u64 << self.fraction_bits()) - 1) != 0
+    }
+
+    /// The element in `x` as an `f64` (exact for every type).
+    fn value(self, x: u64) -> f64 {
+        match self {
+            FpType::F16 => f16::from_bits(x as u16).to_f64(),
+            FpType::Bf16 => bf16::from_bits(x as u16).to_f64(),
+            FpType::F32 => f32::from_bits(x as u32) as f64,
+            FpType::F64 => f64::from_bits(x),
+        }
     }
 }
 
@@ -155,26 +178,26 @@ fn arith(t: FpType, a: u64, b: u64, f: fn(f32, f32) -> f32, g: fn(f64, f64) -> f
 }
 
 /// How `x` ranks against `y` (rule 3): `Greater` if `x` is the better of the two for MAX
-/// (`max`) or MIN. A NaN is worse than every number for both; two NaNs rank equal; `-0 < +0`.
+/// (`max`) or MIN. A NaN is worse than every number for both; two NaNs rank equal; numbers
+/// compare as `f64` values, and equal values by sign, so that `-0 < +0`.
 fn rank(t: FpType, max: bool, x: u64, y: u64) -> Ordering {
+    let negative = |v: u64| v & t.sign_bit() != 0;
     match (t.is_nan(x), t.is_nan(y)) {
         (true, true) => Ordering::Equal,
         (true, false) => Ordering::Less,
         (false, true) => Ordering::Greater,
-        (false, false) if max => order_key(t, x).cmp(&order_key(t, y)),
-        (false, false) => order_key(t, y).cmp(&order_key(t, x)),
-    }
-}
-
-/// A number's bits mapped onto an unsigned key in the number's order, `-0` just below `+0`
-/// (sign-magnitude to offset binary: a positive number gets the sign bit set, a negative one
-/// all bits inverted).
-fn order_key(t: FpType, x: u64) -> u64 {
-    let sign = 1u64 << (t.bits() - 1);
-    if x & sign == 0 {
-        x | sign
-    } else {
-        !x & t.mask()
+        (false, false) => {
+            let order = t
+                .value(x)
+                .partial_cmp(&t.value(y))
+                .unwrap_or(Ordering::Equal)
+                .then(negative(y).cmp(&negative(x)));
+            if max {
+                order
+            } else {
+                order.reverse()
+            }
+        }
     }
 }
 
@@ -340,7 +363,7 @@ mod tests {
     /// rounded once by [`super::super::fp_reference`] (zeros signed as IEEE says).
     #[test]
     fn results_are_the_exact_result_rounded_once() {
-        use crate::reduce_alu::fp_reference::{rng, round_exact, units};
+        use crate::reduce_alu::fp_reference::{exponent_near, rng, round_exact, units};
         const SEED: u64 = 0x00f1_0a75;
         let mut next = rng(SEED);
         for (t, pairs) in [
@@ -349,18 +372,14 @@ mod tests {
             (F32, 50_000),
             (F64, 20_000),
         ] {
-            let f = t.fraction_bits();
-            let e = -(crate::reduce_alu::repro::scale_of(t) as i64);
-            let sign = 1u64 << (t.bits() - 1);
-            let exp_mask = t.mask() & !sign & !((1u64 << f) - 1);
+            let e = -(crate::reduce_alu::repro::scale(t) as i64);
+            let sign = t.sign_bit();
+            let exp_mask = t.inf();
             for n in 0..pairs {
                 let a = next() & t.mask();
                 let mut b = next() & t.mask();
                 if n % 2 == 0 {
-                    let near = (a & exp_mask)
-                        .wrapping_add((next() % 5) << f)
-                        .wrapping_sub(2 << f);
-                    b = (b & !exp_mask) | (near & exp_mask);
+                    b = exponent_near(t, a, b, next());
                 }
                 if [a, b].iter().any(|&x| x & exp_mask == exp_mask) {
                     continue; // infinities and NaNs: the hand-written tests above

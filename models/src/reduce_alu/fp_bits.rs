@@ -25,7 +25,7 @@
 //!   the wire format of [`super::repro`], checked against its big-integer golden reference.
 
 use super::fp::FpType;
-use super::repro::{acc_bits, ReproResult, MAX_CONTRIBUTIONS};
+use super::repro::{acc_bits, ReproResult, FLAGS_AT, MAX_CONTRIBUTIONS, WIRE_COUNT_MAX};
 
 /// A finite element: `sig · 2^e`, and its sign.
 #[derive(Clone, Copy, Debug)]
@@ -35,13 +35,9 @@ struct Finite {
     e: i32,
 }
 
-/// The exponent field's all-ones value and the bias.
+/// The exponent field's all-ones value (infinities and NaNs).
 fn exponent_max(t: FpType) -> u64 {
-    (1 << t.exponent_bits()) - 1
-}
-
-fn bias(t: FpType) -> i32 {
-    (1 << (t.exponent_bits() - 1)) - 1
+    t.inf() >> t.fraction_bits()
 }
 
 /// What an element is.
@@ -71,7 +67,7 @@ fn unpack(t: FpType, x: u64) -> Class {
     Class::Finite(Finite {
         negative,
         sig: sig as u128,
-        e: biased - bias(t) - f as i32,
+        e: biased - t.bias() - f as i32,
     })
 }
 
@@ -92,14 +88,14 @@ fn round_pack(t: FpType, negative: bool, sig: u128, e: i32) -> u64 {
     // Shift so that the significand has p bits: its exponent is then e + shift and the
     // biased exponent e + shift + bias + f.
     let mut shift = width(sig) - p;
-    let mut biased = e + shift + bias(t) + f;
+    let mut biased = e + shift + t.bias() + f;
     if biased < 1 {
         // Subnormal: the exponent stays at the smallest normal's, the significand shrinks.
         shift += 1 - biased;
         biased = 0;
     }
     if biased >= exponent_max(t) as i32 {
-        return sign | exponent_max(t) << f;
+        return sign | t.inf();
     }
     let q = if shift <= 0 {
         sig << -shift
@@ -121,7 +117,7 @@ fn round_pack(t: FpType, negative: bool, sig: u128, e: i32) -> u64 {
         q as u64
     };
     if packed >> f >= exponent_max(t) {
-        return sign | exponent_max(t) << f;
+        return sign | t.inf();
     }
     sign | packed
 }
@@ -132,7 +128,7 @@ pub fn add(t: FpType, a: u64, b: u64) -> u64 {
         (Class::Nan, _) | (_, Class::Nan) => return t.canonical_nan(),
         (Class::Inf(p), Class::Inf(q)) if p != q => return t.canonical_nan(),
         (Class::Inf(p), _) | (_, Class::Inf(p)) => {
-            return (p as u64) << (t.bits() - 1) | exponent_max(t) << t.fraction_bits()
+            return if p { t.sign_bit() } else { 0 } | t.inf()
         }
         (Class::Finite(x), Class::Finite(y)) => (x, y),
     };
@@ -182,7 +178,7 @@ pub fn mul(t: FpType, a: u64, b: u64) -> u64 {
     let sign_of = |x: u64| (x >> (t.bits() - 1)) & 1 == 1;
     let negative = sign_of(a) != sign_of(b);
     let sign = (negative as u64) << (t.bits() - 1);
-    let inf = exponent_max(t) << t.fraction_bits();
+    let inf = t.inf();
     match (unpack(t, a), unpack(t, b)) {
         (Class::Nan, _) | (_, Class::Nan) => t.canonical_nan(),
         (Class::Inf(_), Class::Finite(v)) | (Class::Finite(v), Class::Inf(_)) if v.sig == 0 => {
@@ -196,7 +192,7 @@ pub fn mul(t: FpType, a: u64, b: u64) -> u64 {
 /// An element's compare key: unsigned, in the order of the numbers, `-0` just below `+0`
 /// (a positive number with its sign bit set, a negative one with every bit inverted).
 fn key(t: FpType, x: u64) -> u64 {
-    let sign = 1u64 << (t.bits() - 1);
+    let sign = t.sign_bit();
     if x & sign == 0 {
         x | sign
     } else {
@@ -227,23 +223,20 @@ pub fn select(t: FpType, max: bool, a: u64, ai: u64, b: u64, bi: u64) -> (u64, u
     }
 }
 
-/// Bit of a REPRO partial's last word where the flags start (count below).
-const REPRO_FLAGS_AT: u32 = 33;
-
 /// The wire words of the REPRO partial of one contribution, the element in the low bits of `x`.
 pub fn repro_contribution(t: FpType, x: u64) -> Vec<u64> {
     let n = acc_bits(t) as usize / 64;
     let mut words = vec![0u64; n + 1];
     let x = x & t.mask();
     let negative = x >> (t.bits() - 1) == 1;
-    let flag = |k: u32, on: bool| (on as u64) << (REPRO_FLAGS_AT + k);
-    words[n] = 1 | flag(3, x == 1 << (t.bits() - 1));
+    let flag = |k: u32, on: bool| (on as u64) << (FLAGS_AT + k);
+    words[n] = 1 | flag(3, x == t.sign_bit());
     match unpack(t, x) {
         Class::Nan => words[n] |= flag(0, true),
         Class::Inf(neg) => words[n] |= flag(1, !neg) | flag(2, neg),
         Class::Finite(v) => {
             // In units of the smallest subnormal the value is sig · 2^(e - e_min).
-            let e_min = 1 - bias(t) - t.fraction_bits() as i32;
+            let e_min = 1 - t.bias() - t.fraction_bits() as i32;
             let shift = (v.e - e_min) as usize;
             let (word, bit) = (shift / 64, shift % 64);
             let sig = v.sig as u64;
@@ -281,10 +274,10 @@ pub fn repro_combine(a: &[u64], b: &[u64]) -> Vec<u64> {
         out[k] = s2;
         carry = c1 | c2;
     }
-    let count_mask = (1u64 << REPRO_FLAGS_AT) - 1;
-    let count = ((a[n] & count_mask) + (b[n] & count_mask)).min(MAX_CONTRIBUTIONS + 1);
-    let or_flags = (a[n] | b[n]) & (7 << REPRO_FLAGS_AT);
-    let and_flag = a[n] & b[n] & (1 << (REPRO_FLAGS_AT + 3));
+    let count_mask = (1u64 << FLAGS_AT) - 1;
+    let count = ((a[n] & count_mask) + (b[n] & count_mask)).min(WIRE_COUNT_MAX);
+    let or_flags = (a[n] | b[n]) & (7 << FLAGS_AT);
+    let and_flag = a[n] & b[n] & (1 << (FLAGS_AT + 3));
     out[n] = count | or_flags | and_flag;
     out
 }
@@ -293,11 +286,11 @@ pub fn repro_combine(a: &[u64], b: &[u64]) -> Vec<u64> {
 pub fn repro_round(t: FpType, words: &[u64]) -> ReproResult {
     let n = words.len() - 1;
     let meta = words[n];
-    let flag = |k: u32| (meta >> (REPRO_FLAGS_AT + k)) & 1 == 1;
-    let too_many = meta & ((1 << REPRO_FLAGS_AT) - 1) > MAX_CONTRIBUTIONS;
-    let sign_bit = 1u64 << (t.bits() - 1);
+    let flag = |k: u32| (meta >> (FLAGS_AT + k)) & 1 == 1;
+    let too_many = meta & ((1 << FLAGS_AT) - 1) > MAX_CONTRIBUTIONS;
+    let sign_bit = t.sign_bit();
     let f = t.fraction_bits();
-    let inf = exponent_max(t) << f;
+    let inf = t.inf();
     let done = |bits, overflow| ReproResult {
         bits,
         overflow,
@@ -324,13 +317,13 @@ pub fn repro_round(t: FpType, words: &[u64]) -> ReproResult {
     let bit = |i: usize| (m[i / 64] >> (i % 64)) & 1;
     if width <= p + 1 {
         let low = m[0] as u128 | (m.get(1).copied().unwrap_or(0) as u128) << 64;
-        let bits = round_pack(t, negative, low, 1 - bias(t) - f as i32);
+        let bits = round_pack(t, negative, low, 1 - t.bias() - f as i32);
         return done(bits, bits & !sign_bit == inf);
     }
     let lowest = width - p - 1;
     let kept = (lowest..width).fold(0u128, |acc, i| acc | (bit(i) as u128) << (i - lowest));
     let below = (0..lowest).any(|i| bit(i) == 1);
-    let e = lowest as i32 + 1 - bias(t) - f as i32;
+    let e = lowest as i32 + 1 - t.bias() - f as i32;
     // The sticky bit below the round bit: shift once more and OR it in.
     let sig = kept << 1 | below as u128;
     let bits = round_pack(t, negative, sig, e - 1);
@@ -341,7 +334,7 @@ pub fn repro_round(t: FpType, words: &[u64]) -> ReproResult {
 mod tests {
     use super::*;
     use crate::reduce_alu::fp::fp_golden;
-    use crate::reduce_alu::fp_reference::rng;
+    use crate::reduce_alu::fp_reference::{exponent_near, rng};
     use crate::reduce_alu::AluOp;
     use FpType::*;
 
@@ -360,18 +353,13 @@ mod tests {
             (F64, 500_000),
         ] {
             let f = t.fraction_bits();
-            let exp_mask = exponent_max(t) << f;
+            let exp_mask = t.inf();
             for n in 0..pairs {
                 let a = next() & t.mask();
                 let mut b = next() & t.mask();
                 match n % 4 {
-                    3 => b = a ^ (next() & 1) << (t.bits() - 1), // equal, or of the other sign
-                    0 => {
-                        let near = (a & exp_mask)
-                            .wrapping_add((next() % 5) << f)
-                            .wrapping_sub(2 << f);
-                        b = (b & !exp_mask) | (near & exp_mask);
-                    }
+                    3 => b = a ^ ((next() & 1) * t.sign_bit()), // equal, or of the other sign
+                    0 => b = exponent_near(t, a, b, next()),
                     1 => b &= !exp_mask | (next() & (3 << f)), // small or subnormal
                     _ => {}
                 }
@@ -410,7 +398,7 @@ mod tests {
             let t = FpType::ALL[case % 4];
             let len = 1 + (next() % 64) as usize;
             let f = t.fraction_bits();
-            let exp_mask = exponent_max(t) << f;
+            let exp_mask = t.inf();
             let window = next() & exp_mask;
             let xs: Vec<u64> = (0..len)
                 .map(|_| {

@@ -9,11 +9,6 @@ use super::fp::FpType;
 use num_bigint::BigInt;
 use num_traits::{Signed, Zero};
 
-/// The pattern of `+inf`.
-fn inf(t: FpType) -> u64 {
-    ((1u64 << t.exponent_bits()) - 1) << t.fraction_bits()
-}
-
 /// The element in `x` as an `f64` (exact).
 pub fn to_f64(t: FpType, x: u64) -> f64 {
     match t {
@@ -52,8 +47,8 @@ pub fn units(t: FpType, x: u64, e: i64) -> BigInt {
 /// The value of the positive pattern `p`, `+inf` counting as the next power of two above the
 /// largest finite value (where IEEE rounding puts the overflow threshold's neighbour).
 fn pattern_units(t: FpType, p: u64, e: i64) -> BigInt {
-    if p == inf(t) {
-        let top = inf(t) - (1 << t.fraction_bits());
+    if p == t.inf() {
+        let top = t.inf() - (1 << t.fraction_bits());
         // The largest binade's lowest value, times two.
         units(t, top, e) << 1usize
     } else {
@@ -66,17 +61,13 @@ pub fn round_exact(t: FpType, n: &BigInt, e: i64) -> u64 {
     if n.is_zero() {
         return 0;
     }
-    let sign = if n.is_negative() {
-        1u64 << (t.bits() - 1)
-    } else {
-        0
-    };
+    let sign = if n.is_negative() { t.sign_bit() } else { 0 };
     let a = n.abs();
-    if pattern_units(t, inf(t), e) <= a {
-        return sign | inf(t);
+    if pattern_units(t, t.inf(), e) <= a {
+        return sign | t.inf();
     }
     // The largest pattern in [0, inf) whose value is at most `a`.
-    let (mut lo, mut hi) = (0u64, inf(t));
+    let (mut lo, mut hi) = (0u64, t.inf());
     while hi - lo > 1 {
         let mid = lo + (hi - lo) / 2;
         if pattern_units(t, mid, e) <= a {
@@ -109,4 +100,13 @@ pub fn rng(seed: u64) -> impl FnMut() -> u64 {
         s ^= s << 17;
         s
     }
+}
+
+/// `b` with its exponent field replaced by one within two steps of `a`'s (chosen by `r`), so
+/// that sums of the pair round and cancel.
+pub fn exponent_near(t: FpType, a: u64, b: u64, r: u64) -> u64 {
+    let f = t.fraction_bits();
+    let field = t.inf();
+    let near = (a & field).wrapping_add((r % 5) << f).wrapping_sub(2 << f);
+    (b & !field) | (near & field)
 }

@@ -62,25 +62,12 @@ pub const MAX_CONTRIBUTIONS: u64 = 1 << 32;
 
 /// `L`: the exponent of the type's smallest subnormal is `-L` (1074 for `F64`).
 pub fn scale(t: FpType) -> u32 {
-    scale_of(t)
-}
-
-/// [`scale`] of any type.
-pub const fn scale_of(t: FpType) -> u32 {
-    let (exponent_bits, fraction_bits) = match t {
-        FpType::F16 => (5, 10),
-        FpType::Bf16 => (8, 7),
-        FpType::F32 => (8, 23),
-        FpType::F64 => (11, 52),
-    };
-    let bias = (1u32 << (exponent_bits - 1)) - 1;
-    bias - 1 + fraction_bits
+    (t.bias() - 1) as u32 + t.fraction_bits()
 }
 
 /// Width of the two's complement accumulator: `2^32 · max_finite · 2^L` and a sign fit.
 pub fn acc_bits(t: FpType) -> u32 {
-    let bias = (1u32 << (t.exponent_bits() - 1)) - 1;
-    let needed = 32 + (bias + 1) + scale(t) + 1;
+    let needed = 32 + (t.bias() as u32 + 1) + scale(t) + 1;
     needed.div_ceil(64) * 64
 }
 
@@ -116,7 +103,7 @@ impl ReproPartial {
         let fraction = x & ((1 << t.fraction_bits()) - 1);
         let mut p = ReproPartial {
             count: 1,
-            all_neg_zero: x == 1 << (t.bits() - 1),
+            all_neg_zero: x == t.sign_bit(),
             ..Self::empty()
         };
         if exponent == (1 << t.exponent_bits()) - 1 {
@@ -150,9 +137,9 @@ impl ReproPartial {
 }
 
 /// Bit of the last wire word where the flags start.
-const FLAGS_AT: u32 = 33;
+pub(crate) const FLAGS_AT: u32 = 33;
 /// The count as the wire carries it at most (one more than [`MAX_CONTRIBUTIONS`]).
-const WIRE_COUNT_MAX: u64 = MAX_CONTRIBUTIONS + 1;
+pub(crate) const WIRE_COUNT_MAX: u64 = MAX_CONTRIBUTIONS + 1;
 
 impl ReproPartial {
     /// Words on the wire for type `t`.
@@ -232,8 +219,8 @@ pub fn repro_finish(t: FpType, p: &ReproPartial) -> ReproResult {
         overflow: false,
         too_many,
     };
-    let sign_bit = 1u64 << (t.bits() - 1);
-    let inf = ((1u64 << t.exponent_bits()) - 1) << t.fraction_bits();
+    let sign_bit = t.sign_bit();
+    let inf = t.inf();
     if p.nan || (p.pos_inf && p.neg_inf) {
         return done(t.canonical_nan());
     }
@@ -442,8 +429,8 @@ mod tests {
         for case in 0..600 {
             let t = FpType::ALL[case % 4];
             let len = 1 + (next() % 200) as usize;
-            let sign = 1u64 << (t.bits() - 1);
-            let inf = t.mask() & !sign & !((1u64 << t.fraction_bits()) - 1);
+            let sign = t.sign_bit();
+            let inf = t.inf();
             // Half the cases within a window of exponents, so that values cancel and tie.
             let window = (next() & inf) >> t.fraction_bits();
             let xs: Vec<u64> = (0..len)
