@@ -297,6 +297,7 @@ module nic (
     wire [31:0] execute_wait_count;
     wire [7:0] execute_en_qp;
     wire [3:0] execute_calc_op;
+    wire execute_calc_fp_refused;
     wire [15:0] execute_calc_count;
     wire [15:0] execute_calc_dst;
     wire execute_calc_to_peer;
@@ -330,6 +331,7 @@ module nic (
         .wait_count(execute_wait_count),
         .en_qp(execute_en_qp),
         .calc_op(execute_calc_op),
+        .calc_fp_refused(execute_calc_fp_refused),
         .calc_count(execute_calc_count),
         .calc_dst(execute_calc_dst),
         .calc_to_peer(execute_calc_to_peer),
@@ -356,6 +358,7 @@ module nic (
     wire calc_start;
     wire [3:0] calc_calc_op;
     wire [1:0] calc_calc_dtype;
+    wire calc_calc_fp;
     wire [15:0] calc_calc_count;
     wire [15:0] calc_calc_a;
     wire [15:0] calc_calc_b;
@@ -374,6 +377,7 @@ module nic (
     wire [15:0] calc_send_len;
     wire calc_complete;
     wire [3:0] calc_complete_status;
+    wire calc_fp_refused;
     nic_calc calc (
         .clock(clock),
         .reset(reset),
@@ -381,6 +385,7 @@ module nic (
         .start(calc_start),
         .calc_op(calc_calc_op),
         .calc_dtype(calc_calc_dtype),
+        .calc_fp(calc_calc_fp),
         .calc_count(calc_calc_count),
         .calc_a(calc_calc_a),
         .calc_b(calc_calc_b),
@@ -398,7 +403,8 @@ module nic (
         .send_addr(calc_send_addr),
         .send_len(calc_send_len),
         .complete(calc_complete),
-        .complete_status(calc_complete_status)
+        .complete_status(calc_complete_status),
+        .fp_refused(calc_fp_refused)
     );
 
     // Instance `receive`.
@@ -638,6 +644,7 @@ module nic (
     wire [15:0] wqe_en_value;
     wire [3:0] wqe_calc_op;
     wire [1:0] wqe_calc_dtype;
+    wire wqe_calc_fp;
     wire wqe_calc_to_peer;
     wire [15:0] wqe_calc_count;
     wire [15:0] wqe_calc_a;
@@ -666,6 +673,7 @@ module nic (
         .en_value(wqe_en_value),
         .calc_op(wqe_calc_op),
         .calc_dtype(wqe_calc_dtype),
+        .calc_fp(wqe_calc_fp),
         .calc_to_peer(wqe_calc_to_peer),
         .calc_count(wqe_calc_count),
         .calc_a(wqe_calc_a),
@@ -777,6 +785,8 @@ module nic (
     assign calc_start = execute_calc_start;
     assign calc_calc_op = wqe_calc_op;
     assign calc_calc_dtype = wqe_calc_dtype;
+    assign calc_calc_fp = wqe_calc_fp;
+    assign execute_calc_fp_refused = calc_fp_refused;
     assign calc_calc_count = wqe_calc_count;
     assign calc_calc_a = wqe_calc_a;
     assign calc_calc_b = wqe_calc_b;

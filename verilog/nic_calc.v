@@ -10,6 +10,7 @@ module nic_calc (
     input  wire         start,
     input  wire [3:0]   calc_op,
     input  wire [1:0]   calc_dtype,
+    input  wire         calc_fp,
     input  wire [15:0]  calc_count,
     input  wire [15:0]  calc_a,
     input  wire [15:0]  calc_b,
@@ -27,15 +28,19 @@ module nic_calc (
     output reg  [15:0]  send_addr,
     output reg  [15:0]  send_len,
     output reg          complete,
-    output reg  [3:0]   complete_status
+    output reg  [3:0]   complete_status,
+    output wire         fp_refused
 );
 
     localparam [3:0] alu_max_loc = 4'd2;
     localparam [3:0] alu_min_loc = 4'd3;
+    localparam [3:0] alu_prod = 4'd5;
     localparam [2:0] alu_wait_start = 3'd4;
     localparam [3:0] bad_addr = 4'd3;
     localparam [17:0] dmem_words_dst = 18'h1000;
     localparam [32:0] dmem_words_end = 33'h1000;
+    localparam [2:0] dtype_fp = 3'd4;
+    localparam fp_built = 1'b0;
     localparam [3:0] ok = 4'd0;
     localparam [4:0] SEQ_STATE_COMPLETE = 5'ha;
     localparam [4:0] SEQ_STATE_CALC_READ_A = 5'h14;
@@ -76,7 +81,7 @@ module nic_calc (
     // Instance `alu`.
     wire alu_in_valid;
     wire [3:0] alu_op;
-    wire [1:0] alu_dtype;
+    reg [2:0] alu_dtype;
     wire [63:0] alu_a_0;
     wire [63:0] alu_ai_0;
     wire [63:0] alu_b_0;
@@ -102,6 +107,7 @@ module nic_calc (
     );
 
     // Combinational signals.
+    reg [2:0] dtype3;
     wire is_loc;
     reg element_done;
     wire [15:0] last;
@@ -142,7 +148,7 @@ module nic_calc (
     assign is_loc = (calc_op == alu_max_loc) | (calc_op == alu_min_loc);
     assign alu_in_valid = state == SEQ_STATE_CALC_ALU;
     assign alu_op = calc_op;
-    assign alu_dtype = calc_dtype;
+    assign fp_refused = calc_fp & ((~fp_built) | (calc_op > alu_prod));
     assign alu_a_0 = a_q;
     assign alu_ai_0 = a_index_q;
     assign alu_b_0 = b_q;
@@ -161,6 +167,11 @@ module nic_calc (
         alu_wait_d = alu_wait_q;
         span_a_d = span_a_q;
         span_b_d = span_b_q;
+        dtype3 = {1'b0, calc_dtype};
+        if (calc_fp) begin
+            dtype3 = {1'b0, calc_dtype} | dtype_fp;
+        end
+        alu_dtype = dtype3;
         pair = 33'd0;
         end_dst = {{2{1'b0}}, calc_dst} + {{2{1'b0}}, calc_count};
         if (is_loc) begin

@@ -17,6 +17,7 @@ module nic_execute (
     input  wire [31:0]  wait_count,
     input  wire [7:0]   en_qp,
     input  wire [3:0]   calc_op,
+    input  wire         calc_fp_refused,
     input  wire [15:0]  calc_count,
     input  wire [15:0]  calc_dst,
     input  wire         calc_to_peer,
@@ -142,7 +143,7 @@ module nic_execute (
                     read_enable = 1'b1;
                     next_state = SEQ_STATE_ENABLE_WRITE;
                 end else if (opcode == op_calc) begin
-                    fail = calc_op >= alu_reserved;
+                    fail = (calc_op >= alu_reserved) | calc_fp_refused;
                     fail_status = bad_arg;
                     calc_start = 1'b1;
                     if (calc_count != 16'd0) begin

@@ -24,6 +24,7 @@ module nic_wqe_fields (
     output wire [15:0]  en_value,
     output wire [3:0]   calc_op,
     output wire [1:0]   calc_dtype,
+    output wire         calc_fp,
     output wire         calc_to_peer,
     output wire [15:0]  calc_count,
     output wire [15:0]  calc_a,
@@ -54,6 +55,7 @@ module nic_wqe_fields (
     assign en_value = w1[47:32];
     assign calc_op = w0[11:8];
     assign calc_dtype = w0[13:12];
+    assign calc_fp = w0[15];
     assign calc_to_peer = w0[14];
     assign calc_count = w0[31:16];
     assign calc_a = w0[47:32];

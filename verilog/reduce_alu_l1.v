@@ -8,21 +8,23 @@ module reduce_alu_l1 (
     input  wire         reset,
     input  wire         in_valid,
     input  wire [3:0]   op,
-    input  wire [1:0]   dtype,
+    input  wire [2:0]   dtype,
     input  wire [63:0]  a_0,
     input  wire [63:0]  ai_0,
     input  wire [63:0]  b_0,
     input  wire [63:0]  bi_0,
     output wire         out_valid,
     output wire         err,
-    output wire [63:0]  r_0,
-    output wire [63:0]  ri_0
+    output reg  [63:0]  r_0,
+    output reg  [63:0]  ri_0
 );
 
     localparam [3:0] first_reserved = 4'hc;
+    localparam fp_built = 1'b0;
     localparam [63:0] mask32 = 64'hffffffff;
     localparam [63:0] mask64 = 64'hffffffffffffffff;
     localparam [11:0] one_hot = 12'd1;
+    localparam [3:0] op_prod = 4'd5;
     localparam [63:0] sign32 = 64'h80000000;
     localparam [63:0] sign64 = 64'h8000000000000000;
     localparam [63:0] zero = 64'd0;
@@ -32,8 +34,8 @@ module reduce_alu_l1 (
     reg s1_valid_d;
     reg [3:0] s1_op_q;
     reg [3:0] s1_op_d;
-    reg [1:0] s1_dtype_q;
-    reg [1:0] s1_dtype_d;
+    reg [2:0] s1_dtype_q;
+    reg [2:0] s1_dtype_d;
     reg s2_valid_q;
     reg s2_valid_d;
     reg s2_err_q;
@@ -78,6 +80,16 @@ module reduce_alu_l1 (
     reg o_valid_d;
     reg o_err_q;
     reg o_err_d;
+    reg s2_fp_q;
+    reg s2_fp_d;
+    reg s3_fp_q;
+    reg s3_fp_d;
+    reg s4_fp_q;
+    reg s4_fp_d;
+    reg s5_fp_q;
+    reg s5_fp_d;
+    reg o_fp_q;
+    reg o_fp_d;
 
     // Instance `lane_0`.
     wire [63:0] lane_0_a;
@@ -128,6 +140,7 @@ module reduce_alu_l1 (
     );
 
     // Combinational signals.
+    wire s1_fp_undefined;
     reg [63:0] in_wmask;
     wire s1_is32;
     reg [63:0] in_sflip;
@@ -138,7 +151,7 @@ module reduce_alu_l1 (
         if (reset) begin
             s1_valid_q <= 1'b0;
             s1_op_q <= 4'd0;
-            s1_dtype_q <= 2'd0;
+            s1_dtype_q <= 3'd0;
             s2_valid_q <= 1'b0;
             s2_err_q <= 1'b0;
             s2_op_hot_q <= 12'd0;
@@ -161,6 +174,11 @@ module reduce_alu_l1 (
             s5_is32_q <= 1'b0;
             o_valid_q <= 1'b0;
             o_err_q <= 1'b0;
+            s2_fp_q <= 1'b0;
+            s3_fp_q <= 1'b0;
+            s4_fp_q <= 1'b0;
+            s5_fp_q <= 1'b0;
+            o_fp_q <= 1'b0;
         end else begin
             s1_valid_q <= s1_valid_d;
             s1_op_q <= s1_op_d;
@@ -187,10 +205,16 @@ module reduce_alu_l1 (
             s5_is32_q <= s5_is32_d;
             o_valid_q <= o_valid_d;
             o_err_q <= o_err_d;
+            s2_fp_q <= s2_fp_d;
+            s3_fp_q <= s3_fp_d;
+            s4_fp_q <= s4_fp_d;
+            s5_fp_q <= s5_fp_d;
+            o_fp_q <= o_fp_d;
         end
     end
 
     assign s1_is32 = ~s1_dtype_q[1];
+    assign s1_fp_undefined = s1_op_q > op_prod;
     assign hot2 = s2_op_hot_q;
     assign out_valid = o_valid_q;
     assign err = o_err_q;
@@ -210,8 +234,6 @@ module reduce_alu_l1 (
     assign lane_0_s3_is_maxloc = s3_maxloc_q;
     assign lane_0_s3_is_minloc = s3_minloc_q;
     assign lane_0_s5_is_prod = s5_is_prod_q;
-    assign r_0 = lane_0_r;
-    assign ri_0 = lane_0_ri;
 
     always @(*) begin
         s1_valid_d = s1_valid_q;
@@ -239,6 +261,11 @@ module reduce_alu_l1 (
         s5_is32_d = s5_is32_q;
         o_valid_d = o_valid_q;
         o_err_d = o_err_q;
+        s2_fp_d = s2_fp_q;
+        s3_fp_d = s3_fp_q;
+        s4_fp_d = s4_fp_q;
+        s5_fp_d = s5_fp_q;
+        o_fp_d = o_fp_q;
         s1_valid_d = in_valid;
         s1_op_d = op;
         s1_dtype_d = dtype;
@@ -254,7 +281,12 @@ module reduce_alu_l1 (
             end
         end
         s2_valid_d = s1_valid_q;
-        s2_err_d = s1_valid_q & (s1_op_q >= first_reserved);
+        s2_err_d = s1_valid_q & ((s1_op_q >= first_reserved) | (s1_dtype_q[2] & ((~fp_built) | s1_fp_undefined)));
+        s2_fp_d = s1_dtype_q[2];
+        s3_fp_d = s2_fp_q;
+        s4_fp_d = s3_fp_q;
+        s5_fp_d = s4_fp_q;
+        o_fp_d = s5_fp_q;
         s2_op_hot_d = one_hot << s1_op_q;
         s2_is32_d = s1_is32;
         s3_valid_d = s2_valid_q;
@@ -282,6 +314,12 @@ module reduce_alu_l1 (
         lane_0_in_wmask = in_wmask;
         lane_0_in_sflip = in_sflip;
         lane_0_s5_wmask = s5_wmask;
+        r_0 = lane_0_r;
+        ri_0 = lane_0_ri;
+        if (o_fp_q) begin
+            r_0 = zero;
+            ri_0 = zero;
+        end
     end
 
 endmodule

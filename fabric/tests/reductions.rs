@@ -38,6 +38,7 @@ fn elements(words: &[u64], dtype: Dtype) -> Vec<i128> {
                 v.push(w as u32 as i128);
                 v.push((w >> 32) as u32 as i128);
             }
+            other => panic!("{other}: the fabric reduces the integer types only"),
         }
     }
     v
@@ -131,7 +132,7 @@ fn every_operation_and_type_reduces_to_the_fold_of_the_definitions() {
     let mut groups = vec![];
     for (i, (op, dtype)) in AluOp::ALL
         .iter()
-        .flat_map(|&op| Dtype::ALL.iter().map(move |&d| (op, d)))
+        .flat_map(|&op| Dtype::INT.iter().map(move |&d| (op, d)))
         .enumerate()
     {
         let members = member_sets[i % member_sets.len()];

@@ -1,6 +1,7 @@
 //! Golden-text snapshots of every registered block's emitted Verilog (its module and every
 //! module it instantiates, as `netcoll gen` writes them), in the default and the small
-//! configuration. Reviewed by hand: a change shows up as a snapshot diff.
+//! configuration (whose one-lane ALU has the floating-point types built in, so that
+//! `reduce_alu_fp` has a snapshot too). Reviewed by hand: a change shows up as a snapshot diff.
 
 use netcoll_hdl::generate::{generate, simulation_text};
 use netcoll_models::config::Config;
@@ -30,7 +31,7 @@ fn every_block_small() {
         &Config {
             switch: SwitchEngineParams::SMALL,
             nic: NicParams::SMALL,
-            alu: ReduceAluParams { lanes: 1 },
+            alu: ReduceAluParams { lanes: 1, fp: 1 },
         },
         "small",
     );

@@ -45,7 +45,7 @@
 //! default, so the hashes of configurations written before those tables existed are unchanged.
 //!
 //! Keys added to a table after its lines were fixed (today `switch.retry_timer`,
-//! `switch.epoch_cycles`, `switch.max_plen`, `switch.lanes` and `switch.slots`, [`LATE_KEYS`]) are left out of their table's lines and appended at
+//! `switch.epoch_cycles`, `switch.max_plen`, `switch.lanes`, `switch.slots`, `alu.fp` and `nic.fp`, [`LATE_KEYS`]) are left out of their table's lines and appended at
 //! the end, in that order, only when they differ from their defaults: the hash of every
 //! configuration that leaves them at their defaults is unchanged.
 //!
@@ -84,12 +84,14 @@ const HASH_GROUPS: [usize; 3] = [0, 1, 1];
 
 /// Keys added to a table after its hash lines were fixed, `table.key` in the order they are
 /// appended (see the module docs).
-pub const LATE_KEYS: [&str; 5] = [
+pub const LATE_KEYS: [&str; 7] = [
     "switch.retry_timer",
     "switch.epoch_cycles",
     "switch.max_plen",
     "switch.lanes",
     "switch.slots",
+    "alu.fp",
+    "nic.fp",
 ];
 
 impl Config {
@@ -627,7 +629,7 @@ mod tests {
             for lanes in ReduceAluParams::KEYS[0].allowed.iter().copied() {
                 let c = Config {
                     nic,
-                    alu: ReduceAluParams { lanes },
+                    alu: ReduceAluParams { lanes, fp: 0 },
                     ..Default::default()
                 };
                 assert_eq!(Config::from_toml_str(&c.to_toml()), Ok(c));

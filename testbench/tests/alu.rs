@@ -4,23 +4,26 @@
 
 use netcoll_models::kit::cycle::CycleSim;
 use netcoll_models::reduce_alu::model::ReduceAluModel;
-use netcoll_models::reduce_alu::{ReduceAluIn, ReduceAluOut, ReduceAluParams};
+use netcoll_models::reduce_alu::{ReduceAluIn, ReduceAluOut};
 use netcoll_testbench::harness::Level;
-use netcoll_testbench::reduce_alu::{dut, lockstep, suite, AluSim, Stimulus};
+use netcoll_testbench::reduce_alu::{dut, lockstep, params, suite, AluSim, Stimulus};
 use std::time::Instant;
 
 const LANES: [usize; 3] = [1, 2, 4];
 
+/// The suite at `level` for every lane count, with and without the floating-point types.
 fn run_suite(level: Level) {
     let mut failures = vec![];
-    for lanes in LANES {
-        let cycles = suite::cycles(lanes);
+    for (lanes, fp) in LANES.into_iter().flat_map(|l| [(l, false), (l, true)]) {
+        let p = params(lanes, fp);
+        let cycles = suite::cycles(p);
         let t0 = Instant::now();
-        let mut d = dut(level, lanes).unwrap_or_else(|e| panic!("{} level: {e}", level.name()));
-        match suite::run(&mut d, lanes, &cycles) {
+        let mut d = dut(level, p).unwrap_or_else(|e| panic!("{} level: {e}", level.name()));
+        match suite::run(&mut d, p, &cycles) {
             Ok(r) => println!(
-                "{} level, {lanes} lane(s): {} cycles, {} operations, {} lane results checked in {:.2?}",
+                "{} level, {lanes} lane(s), fp={}: {} cycles, {} operations, {} lane results checked in {:.2?}",
                 level.name(),
+                p.fp,
                 r.cycles,
                 r.operations,
                 r.lane_results,
@@ -53,19 +56,23 @@ fn suite_verilator() {
 }
 
 /// `dut` in lockstep with the cycle model (or, for the model, with the golden).
-fn lockstep_run(level: Level, lanes: usize, seed: u64, cycles: u64) {
+fn lockstep_run(level: Level, lanes: usize, fp: bool, seed: u64, cycles: u64) {
+    let p = params(lanes, fp);
     let d = match level {
-        Level::Model => dut(Level::Golden, lanes),
-        _ => dut(level, lanes),
+        Level::Model => dut(Level::Golden, p),
+        _ => dut(level, p),
     }
     .expect("build");
     let mut stim = Stimulus::new(lanes, seed);
     let t0 = Instant::now();
-    if let Err(m) = lockstep(lanes, d, &mut stim, cycles, None) {
-        panic!("{} vs cycle model, {lanes} lane(s): {m}", level.name());
+    if let Err(m) = lockstep(p, d, &mut stim, cycles, None) {
+        panic!(
+            "{} vs cycle model, {lanes} lane(s), fp={fp}: {m}",
+            level.name()
+        );
     }
     println!(
-        "{} vs cycle model, {lanes} lane(s), seed {seed:#x}: {cycles} cycles in lockstep in {:.2?}",
+        "{} vs cycle model, {lanes} lane(s), fp={fp}, seed {seed:#x}: {cycles} cycles in lockstep in {:.2?}",
         level.name(),
         t0.elapsed()
     );
@@ -75,24 +82,41 @@ fn lockstep_run(level: Level, lanes: usize, seed: u64, cycles: u64) {
 #[test]
 fn lockstep_cycle_model_vs_golden() {
     for (n, lanes) in LANES.into_iter().enumerate() {
-        lockstep_run(Level::Model, lanes, 0xA1_0000 + n as u64, 1_000_000);
+        lockstep_run(Level::Model, lanes, false, 0xA1_0000 + n as u64, 1_000_000);
+        lockstep_run(Level::Model, lanes, true, 0xA1_0010 + n as u64, 1_000_000);
     }
 }
 
 #[test]
 fn lockstep_rust_hdl_rtl_vs_cycle_model() {
     for (n, lanes) in LANES.into_iter().enumerate() {
-        lockstep_run(Level::Rtl, lanes, 0xA1_0100 + n as u64, 50_000);
+        lockstep_run(Level::Rtl, lanes, false, 0xA1_0100 + n as u64, 50_000);
+        lockstep_run(Level::Rtl, lanes, true, 0xA1_0110 + n as u64, 20_000);
     }
 }
 
-/// The long co-simulation: 1.2 million cycles of the emitted Verilog per lane count, every
-/// output compared with the cycle model every cycle.
+/// The long co-simulation: 1.2 million cycles of the emitted Verilog per lane count without
+/// the floating-point types, every output compared with the cycle model every cycle.
 #[test]
 fn lockstep_verilator_vs_cycle_model_1m() {
     for (n, lanes) in LANES.into_iter().enumerate() {
-        lockstep_run(Level::Verilator, lanes, 0xA1_0200 + n as u64, 1_200_000);
+        lockstep_run(
+            Level::Verilator,
+            lanes,
+            false,
+            0xA1_0200 + n as u64,
+            1_200_000,
+        );
     }
+}
+
+/// With the floating-point types: 10 million cycles each of the emitted two- and four-lane
+/// Verilog, 1 million of the one-lane block.
+#[test]
+fn lockstep_verilator_vs_cycle_model_fp_10m() {
+    lockstep_run(Level::Verilator, 2, true, 0xA1_0F02, 10_000_000);
+    lockstep_run(Level::Verilator, 4, true, 0xA1_0F04, 10_000_000);
+    lockstep_run(Level::Verilator, 1, true, 0xA1_0F01, 1_000_000);
 }
 
 /// A design whose MINLOC reports the higher of the two indices in its last lane (wrong on
@@ -121,18 +145,13 @@ impl CycleSim for HighIndexTies {
 #[test]
 fn a_wrong_design_is_caught() {
     for lanes in LANES {
-        let bad = || -> AluSim {
-            Box::new(HighIndexTies(
-                ReduceAluModel::new(ReduceAluParams { lanes }),
-                lanes,
-            ))
-        };
-        let e =
-            suite::run(&mut bad(), lanes, &suite::cycles(lanes)).expect_err("the suite must fail");
+        let p = params(lanes, false);
+        let bad = || -> AluSim { Box::new(HighIndexTies(ReduceAluModel::new(p), lanes)) };
+        let e = suite::run(&mut bad(), p, &suite::cycles(p)).expect_err("the suite must fail");
         let ri = format!("ri_{}", lanes - 1);
         assert!(e.contains(&format!("signal {ri}")), "{e}");
         let mut stim = Stimulus::new(lanes, 7);
-        let text = lockstep(lanes, bad(), &mut stim, 100_000, None).expect_err("must differ");
+        let text = lockstep(p, bad(), &mut stim, 100_000, None).expect_err("must differ");
         assert!(text.contains(&format!("signal {ri} expected")), "{text}");
         assert!(text.contains("seed 0x7"), "{text}");
         // The last cycles are in the report: the MINLOC that went wrong is one of them.
@@ -140,10 +159,12 @@ fn a_wrong_design_is_caught() {
     }
 }
 
-/// Yosys finds exactly the ALU's pipeline registers (see "Micro-architecture" in
+/// Yosys finds exactly the integer ALU's (`fp = 0`) pipeline registers (see "Micro-architecture" in
 /// `netcoll_models::reduce_alu`), counted by hand:
-/// - control, 39: stage 1 `in_valid`, `op` (4), `dtype`'s width bit (its signedness is decoded
-///   from the offered `dtype`, so nothing reads the registered bit); stage 2 valid, `err`,
+/// - control, 45: stage 1 `in_valid`, `op` (4), `dtype`'s width bit and its floating-point bit
+///   (its signedness is decoded from the offered `dtype`, so nothing reads the registered
+///   bit); "`dtype` is floating point" in stages 2 to 5 and at the outputs (5), which zeroes a
+///   block without the floating-point types' results for such a `dtype`; stage 2 valid, `err`,
 ///   `is32` and `op` one-hot less the four reserved codes' bits, which nothing reads (12);
 ///   stage 3 valid, `err`, `is_prod`, `is32` and of its one-hot `op` the bits stage 4 reads,
 ///   MAX, MIN, MAXLOC, MINLOC (4); stages 4 and 5 valid, `err`, `is_prod`, `is32` (4 each);
@@ -166,7 +187,7 @@ fn a_wrong_design_is_caught() {
 fn emitted_alu_has_exactly_its_registers() {
     let dir = std::env::temp_dir().join(format!("netcoll-alu-ffs-{}", std::process::id()));
     for lanes in LANES {
-        let cfg = netcoll_testbench::reduce_alu::config(lanes);
+        let cfg = netcoll_testbench::reduce_alu::config(params(lanes, false));
         let files = netcoll_hdl::generate::generate(&cfg).expect("generate");
         netcoll_hdl::generate::write_files(&dir, &files).expect("write");
         let top = format!("reduce_alu_l{lanes}");
@@ -179,7 +200,7 @@ fn emitted_alu_has_exactly_its_registers() {
         let refs: Vec<&std::path::Path> = paths.iter().map(|p| p.as_path()).collect();
         let r = netcoll_testbench::tools::yosys_synth_check_files(&refs, &top)
             .unwrap_or_else(|e| panic!("{top}: {e}"));
-        assert_eq!(r.flip_flops, 39 + 2030 * lanes as u64, "{top}: {r:?}");
+        assert_eq!(r.flip_flops, 45 + 2030 * lanes as u64, "{top}: {r:?}");
     }
     let _ = std::fs::remove_dir_all(&dir);
 }

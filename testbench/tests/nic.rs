@@ -61,7 +61,11 @@ fn examples_model_agrees_with_the_golden() {
 /// memory, counter and statistics reads.
 #[test]
 fn random_programs_golden_agrees_with_the_model() {
-    for p in [NicParams::SMALL, NicParams::default()] {
+    let small_fp = NicParams {
+        fp: 1,
+        ..NicParams::SMALL
+    };
+    for p in [NicParams::SMALL, NicParams::default(), small_fp] {
         for seed in 1..=12u64 {
             let s = settled_random_scenario(&p, seed, 300, 400);
             let g = run_level(&s, Level::Golden).unwrap_or_else(|e| panic!("seed {seed}: {e}"));
@@ -223,9 +227,13 @@ fn bad_requests_get_error_cqes_and_later_work_completes() {
 /// every cycle), the driver inserting idle gaps and holding `tx_ready` low at random.
 #[test]
 fn random_programs_rtl_lockstep_with_model() {
-    let p = NicParams::SMALL;
     let mut held = 0;
     for seed in 1..=4u64 {
+        // The last seed on a NIC with the floating-point types.
+        let p = NicParams {
+            fp: (seed == 4) as usize,
+            ..NicParams::SMALL
+        };
         let s = random_scenario(&p, seed, 400);
         match lockstep(
             &s,
@@ -270,11 +278,15 @@ fn random_programs_verilator_lockstep_10m_cycles() {
     let mut held = 0u64;
     let mut refused = 0u64;
     while total < 10_000_000 {
-        // Alternate the two extreme parameter sets.
-        let p = if seed.is_multiple_of(2) {
-            NicParams::SMALL
-        } else {
-            NicParams::default()
+        // The two extreme parameter sets in turn, and the small one with the floating-point
+        // types.
+        let p = match seed % 3 {
+            0 => NicParams::SMALL,
+            1 => NicParams::default(),
+            _ => NicParams {
+                fp: 1,
+                ..NicParams::SMALL
+            },
         };
         let s = random_scenario(&p, seed, 4000);
         match lockstep(
@@ -485,7 +497,11 @@ fn nic_files(cfg: &Config) -> (tools::TempDir, Vec<std::path::PathBuf>) {
 
 #[test]
 fn nic_verilog_lint_synth_icarus_at_both_extremes() {
-    for nic in [NicParams::SMALL, NicParams::default()] {
+    let small_fp = NicParams {
+        fp: 1,
+        ..NicParams::SMALL
+    };
+    for nic in [NicParams::SMALL, NicParams::default(), small_fp] {
         let cfg = Config {
             nic,
             ..Default::default()

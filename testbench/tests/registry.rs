@@ -17,7 +17,7 @@ fn small() -> Config {
     Config {
         switch: SwitchEngineParams::SMALL,
         nic: NicParams::SMALL,
-        alu: ReduceAluParams { lanes: 1 },
+        alu: ReduceAluParams { lanes: 1, fp: 0 },
     }
 }
 

@@ -419,7 +419,7 @@ fn group_kind(
         op = AluOp::BOr;
     }
     let dt_name = g.dtype.as_deref().unwrap_or("i64");
-    let dtype = Dtype::ALL
+    let dtype = Dtype::INT
         .iter()
         .copied()
         .find(|d| d.name() == dt_name)

@@ -34,11 +34,11 @@ use crate::prim::Reg;
 use crate::reduce_alu::ReduceAlu;
 use netcoll_models::nic::model::{ALU_WAIT, ALU_WAIT_BITS};
 use netcoll_models::nic::Status;
-use netcoll_models::reduce_alu::{AluOp, Dtype};
+use netcoll_models::reduce_alu::AluOp;
 use rust_hdl::prelude::*;
 
 const ALU_OP_BITS: usize = AluOp::BITS;
-const DTYPE_BITS: usize = Dtype::BITS;
+const DTYPE_BITS: usize = netcoll_models::reduce_alu::INT_DTYPE_BITS;
 const STATUS_BITS: usize = Status::BITS;
 /// Bits of a span: the product of rust-hdl's 16 × 16 multiplier (a 16-bit element count
 /// times an 8-bit stride needs 24 of them).
@@ -47,14 +47,16 @@ const SPAN_BITS: usize = 32;
 const END_BITS: usize = SPAN_BITS + 1;
 
 crate::sub_block! {
-    /// The CALC loop over a data memory of `2^DB` words.
-    pub struct NicCalc<const DB: usize> {
+    /// The CALC loop over a data memory of `2^DB` words, with (`FP = 1`) or without the
+    /// floating-point types in its ALU.
+    pub struct NicCalc<const DB: usize, const FP: usize> {
         pub clock: Signal<In, Clock>,
         pub reset: Signal<In, bool>,
         pub state: Signal<In, SeqState>,
         pub start: Signal<In, bool>,
         pub calc_op: Signal<In, Bits<ALU_OP_BITS>>,
         pub calc_dtype: Signal<In, Bits<DTYPE_BITS>>,
+        pub calc_fp: Signal<In, bool>,
         pub calc_count: Signal<In, Bits<16>>,
         pub calc_a: Signal<In, Bits<16>>,
         pub calc_b: Signal<In, Bits<16>>,
@@ -73,6 +75,9 @@ crate::sub_block! {
         pub send_len: Signal<Out, Bits<16>>,
         pub complete: Signal<Out, bool>,
         pub complete_status: Signal<Out, Bits<STATUS_BITS>>,
+        /// The WQE names a floating-point type this NIC is built without, or an operation the
+        /// floating-point types do not define: the sequencer completes it with `BadArg`.
+        pub fp_refused: Signal<Out, bool>,
         /// Elements still to compute, the current one included.
         left: Reg<Bits<16>>,
         addr_a: Reg<Bits<16>>,
@@ -89,7 +94,12 @@ crate::sub_block! {
         span_b: Reg<Bits<SPAN_BITS>>,
         /// The reduction ALU (one lane): its inputs are the operand registers, its result is
         /// registered.
-        alu: ReduceAlu<1>,
+        alu: ReduceAlu<1, FP>,
+        /// The element type as the ALU takes it, `{calc_fp, calc_dtype}`.
+        dtype3: Signal<Local, Bits<3>>,
+        fp_built: Constant<bool> = Constant::new(FP > 0),
+        dtype_fp: Constant<Bits<3>> = k(4),
+        alu_prod: Constant<Bits<ALU_OP_BITS>> = k(AluOp::Prod.code()),
         /// MAXLOC / MINLOC: elements are (value, index) pairs.
         is_loc: Signal<Local, bool>,
         /// The element just written was the last one.
@@ -112,7 +122,7 @@ crate::sub_block! {
     }
 }
 
-impl<const DB: usize> Logic for NicCalc<DB> {
+impl<const DB: usize, const FP: usize> Logic for NicCalc<DB, FP> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
@@ -125,7 +135,13 @@ impl<const DB: usize> Logic for NicCalc<DB> {
         self.alu.reset.next = self.reset.val();
         self.alu.in_valid.next = self.state.val() == SeqState::CalcAlu;
         self.alu.op.next = self.calc_op.val();
-        self.alu.dtype.next = self.calc_dtype.val();
+        self.dtype3.next = bit_cast::<3, 2>(self.calc_dtype.val());
+        if self.calc_fp.val() {
+            self.dtype3.next = bit_cast::<3, 2>(self.calc_dtype.val()) | self.dtype_fp.val();
+        }
+        self.alu.dtype.next = self.dtype3.val();
+        self.fp_refused.next = self.calc_fp.val()
+            & (!self.fp_built.val() | (self.calc_op.val() > self.alu_prod.val()));
         self.alu.a[0].next = self.a.q.val();
         self.alu.ai[0].next = self.a_index.q.val();
         self.alu.b[0].next = self.b.q.val();
@@ -266,9 +282,10 @@ impl<const DB: usize> Logic for NicCalc<DB> {
 mod tests {
     use super::*;
     use netcoll_models::nic::{Opcode, Wqe, WqeWords};
-    use netcoll_models::reduce_alu::golden::golden;
+    use netcoll_models::reduce_alu::golden::golden_int as golden;
+    use netcoll_models::reduce_alu::Dtype;
 
-    type Calc = NicCalc<10>;
+    type Calc = NicCalc<10, 0>;
 
     /// Shows the CALC WQE `(w0, w1)` to the unit as `SqDecode` starting it.
     fn start(c: &mut Calc, (w0, w1): (u64, u64)) {

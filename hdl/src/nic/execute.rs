@@ -54,6 +54,8 @@ crate::sub_block! {
         pub wait_count: Signal<In, Bits<32>>,
         pub en_qp: Signal<In, Bits<8>>,
         pub calc_op: Signal<In, Bits<ALU_OP_BITS>>,
+        /// The CALC's floating-point type is refused (`nic_calc`'s `fp_refused`).
+        pub calc_fp_refused: Signal<In, bool>,
         pub calc_count: Signal<In, Bits<16>>,
         pub calc_dst: Signal<In, Bits<16>>,
         pub calc_to_peer: Signal<In, bool>,
@@ -177,7 +179,8 @@ impl<const QB: usize, const CB: usize, const KB: usize, const DB: usize> Logic
                     self.read_enable.next = true;
                     self.next_state.next = SeqState::EnableWrite;
                 } else if self.opcode.val() == self.op_calc.val() {
-                    self.fail.next = self.calc_op.val() >= self.alu_reserved.val();
+                    self.fail.next = (self.calc_op.val() >= self.alu_reserved.val())
+                        | self.calc_fp_refused.val();
                     self.fail_status.next = self.bad_arg.val();
                     self.calc_start.next = true;
                     if self.calc_count.val() != 0 {

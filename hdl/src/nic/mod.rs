@@ -66,7 +66,8 @@ pub(crate) fn k<const N: usize>(v: u64) -> Constant<Bits<N>> {
     Constant::new(Bits::<N>::from(v))
 }
 
-/// The sub-blocks (field, module), as `emit_with_children` takes them (at every depth).
+/// The sub-blocks (field, module), as `emit_with_children` takes them (at every depth), but
+/// for the ALU's, which depend on its floating-point types ([`sub_modules`]).
 const SUB_MODULES: &[(&str, &str)] = &[
     ("sequencer", "nic_sequencer"),
     ("host_cmd", "nic_host"),
@@ -77,7 +78,6 @@ const SUB_MODULES: &[(&str, &str)] = &[
     ("transmit", "nic_transmit"),
     ("completion", "nic_completion"),
     ("stats", "nic_stats"),
-    ("alu", "reduce_alu_l1"),
     ("lane", "reduce_alu_lane"),
     ("wqe", "nic_wqe_fields"),
     ("wq_context", "nic_wq_context_fields"),
@@ -87,6 +87,22 @@ const SUB_MODULES: &[(&str, &str)] = &[
     ("cq_counts_word", "nic_cq_counts_word"),
     ("cqe_word", "nic_cqe_word"),
 ];
+
+/// Every sub-block (field, module): [`SUB_MODULES`] and the one-lane ALU, `reduce_alu_l1` or,
+/// with the floating-point types, `reduce_alu_l1_fp` and its datapath `reduce_alu_fp`.
+fn sub_modules(fp: bool) -> Vec<(&'static str, &'static str)> {
+    let mut v = SUB_MODULES.to_vec();
+    v.push((
+        "alu",
+        if fp {
+            "reduce_alu_l1_fp"
+        } else {
+            "reduce_alu_l1"
+        },
+    ));
+    v.push(("fpu", "reduce_alu_fp"));
+    v
+}
 
 netcoll_models::nic_ports!(rtl_block! {
     /// The NIC, monomorphised per supported parameter set (see the module docs for the widths).
@@ -99,12 +115,13 @@ netcoll_models::nic_ports!(rtl_block! {
         const KB: usize,
         const DB: usize,
         const SWB: usize,
+        const FP: usize,
     > {
         sequencer: sequencer::NicSequencer<QB, SWB> = Default::default(),
         host_cmd: host::NicHost<QB, WB, CB, KB, DB, SWB> = Default::default(),
         queues: queues::NicQueues<QB, WB, WEB, CB, CEB, SWB> = Default::default(),
         execute: execute::NicExecute<QB, CB, KB, DB> = Default::default(),
-        calc: calc::NicCalc<DB> = Default::default(),
+        calc: calc::NicCalc<DB, FP> = Default::default(),
         receive: receive::NicReceive<QB, KB, DB> = Default::default(),
         transmit: transmit::NicTransmit<QB, DB> = Default::default(),
         completion: completion::NicCompletion<QB, WB> = Default::default(),
@@ -127,7 +144,8 @@ impl<
         const KB: usize,
         const DB: usize,
         const SWB: usize,
-    > Logic for Nic<QB, WB, WEB, CB, CEB, KB, DB, SWB>
+        const FP: usize,
+    > Logic for Nic<QB, WB, WEB, CB, CEB, KB, DB, SWB, FP>
 {
     #[hdl_gen]
     fn update(&mut self) {
@@ -248,6 +266,8 @@ impl<
         self.calc.start.next = self.execute.calc_start.val();
         self.calc.calc_op.next = self.wqe.calc_op.val();
         self.calc.calc_dtype.next = self.wqe.calc_dtype.val();
+        self.calc.calc_fp.next = self.wqe.calc_fp.val();
+        self.execute.calc_fp_refused.next = self.calc.fp_refused.val();
         self.calc.calc_count.next = self.wqe.calc_count.val();
         self.calc.calc_a.next = self.wqe.calc_a.val();
         self.calc.calc_b.next = self.wqe.calc_b.val();
@@ -378,10 +398,11 @@ impl<
         const KB: usize,
         const DB: usize,
         const SWB: usize,
-    > NicRtl for Nic<QB, WB, WEB, CB, CEB, KB, DB, SWB>
+        const FP: usize,
+    > NicRtl for Nic<QB, WB, WEB, CB, CEB, KB, DB, SWB, FP>
 {
     fn verilog(&self, header: &[String]) -> Result<Module, EmitError> {
-        emit_with_children(self, TOP, header, SUB_MODULES)
+        emit_with_children(self, TOP, header, &sub_modules(FP > 0))
     }
     fn into_sim(self: Box<Self>) -> Box<dyn ValueSim> {
         Box::new(crate::kit::RtlSim::new(*self))
@@ -397,8 +418,9 @@ fn boxed<
     const KB: usize,
     const DB: usize,
     const SWB: usize,
+    const FP: usize,
 >() -> Box<dyn NicRtl> {
-    let mut n = Nic::<QB, WB, WEB, CB, CEB, KB, DB, SWB>::default();
+    let mut n = Nic::<QB, WB, WEB, CB, CEB, KB, DB, SWB, FP>::default();
     n.connect_all();
     Box::new(n)
 }
@@ -409,9 +431,11 @@ pub fn build(p: &NicParams) -> Option<Box<dyn NicRtl>> {
     macro_rules! pick {
         ($(($q:literal, $c:literal, $k:literal, $qb:literal, $wb:literal, $web:literal, $cb:literal, $ceb:literal, $kb:literal, $swb:literal)),*) => {
             $( if (p.qps, p.cqs, p.counters) == ($q, $c, $k) {
-                return match p.dmem_words {
-                    1024 => Some(boxed::<$qb, $wb, $web, $cb, $ceb, $kb, 10, $swb>()),
-                    4096 => Some(boxed::<$qb, $wb, $web, $cb, $ceb, $kb, 12, $swb>()),
+                return match (p.dmem_words, p.fp) {
+                    (1024, 0) => Some(boxed::<$qb, $wb, $web, $cb, $ceb, $kb, 10, $swb, 0>()),
+                    (4096, 0) => Some(boxed::<$qb, $wb, $web, $cb, $ceb, $kb, 12, $swb, 0>()),
+                    (1024, 1) => Some(boxed::<$qb, $wb, $web, $cb, $ceb, $kb, 10, $swb, 1>()),
+                    (4096, 1) => Some(boxed::<$qb, $wb, $web, $cb, $ceb, $kb, 12, $swb, 1>()),
                     _ => None,
                 };
             } )*

@@ -11,11 +11,18 @@
 //! — `in_valid`, `op`, `dtype` as offered (`s1_*`), then the valid bit, `err`, `op` (one-hot in
 //! stage 2) and the element width carried on (`s2_*` … `s5_*`, `o_*`), each decoded at the
 //! stage that uses it — and `L` instances of [`ReduceAluLane`] (module `reduce_alu_lane`) with
-//! the operands' stages. Latency 6. A block that contains the ALU (the NIC) instantiates
-//! `ReduceAlu<1>` as a child and drives its ports like any others.
+//! the operands' stages. With the floating-point types built in (`F = L`, configuration
+//! `[alu] fp = 1`, module `reduce_alu_l<L>_fp`), `L` instances of [`ReduceAluFp`] (module
+//! `reduce_alu_fp`) beside them, fed the same operands, with the same six stages; the flag
+//! "`dtype` is a floating-point type" travels with the control (`s2_fp` … `o_fp`) and selects
+//! their results at the outputs — or zero, without them (`F = 0`), where such a `dtype` is
+//! answered with `err`. Latency 6. A block that contains the ALU (the NIC) instantiates
+//! `ReduceAlu<1, 0>` as a child and drives its ports like any others.
 
+pub mod fp;
 pub mod lane;
 
+pub use fp::ReduceAluFp;
 pub use lane::ReduceAluLane;
 
 use crate::dff_setup;
@@ -37,8 +44,8 @@ fn k<const N: usize>(v: u64) -> Constant<Bits<N>> {
 }
 
 netcoll_models::reduce_alu_ports!(rtl_block! {
-    /// The reduction ALU with `L` lanes.
-    pub struct ReduceAlu<const L: usize> {
+    /// The reduction ALU with `L` lanes and `F` floating-point datapaths (`L` or 0).
+    pub struct ReduceAlu<const L: usize, const F: usize> {
         // Stage 1: the control inputs as offered.
         s1_valid: Reg<bool> = Default::default(),
         s1_op: Reg<Bits<OPB>> = Default::default(),
@@ -70,8 +77,21 @@ netcoll_models::reduce_alu_ports!(rtl_block! {
         s5_is32: Reg<bool> = Default::default(),
         o_valid: Reg<bool> = Default::default(),
         o_err: Reg<bool> = Default::default(),
+        /// `dtype` is a floating-point type: the outputs take the floating-point datapaths'
+        /// results (zero without them).
+        s2_fp: Reg<bool> = Default::default(),
+        s3_fp: Reg<bool> = Default::default(),
+        s4_fp: Reg<bool> = Default::default(),
+        s5_fp: Reg<bool> = Default::default(),
+        o_fp: Reg<bool> = Default::default(),
         /// The lanes (module `reduce_alu_lane`), with the operands' stages.
         lane: [ReduceAluLane; L] = core::array::from_fn(|_| Default::default()),
+        /// The floating-point datapaths (module `reduce_alu_fp`), one per lane, or none.
+        fpu: [ReduceAluFp; F] = core::array::from_fn(|_| Default::default()),
+        /// Whether the floating-point types are built in (`F > 0`).
+        fp_built: Constant<bool> = Constant::new(F > 0),
+        /// `op` is one the floating-point types do not define, or reserved (`> PROD`).
+        s1_fp_undefined: Signal<Local, bool> = Default::default(),
         // The decode of `dtype`: `dtype[1] = 0` is a 32-bit type, `dtype[0] = 0` a signed one.
         in_wmask: Signal<Local, Bits<W>> = Default::default(),
         s1_is32: Signal<Local, bool> = Default::default(),
@@ -100,13 +120,14 @@ netcoll_models::reduce_alu_ports!(rtl_block! {
     }
 });
 
-impl<const L: usize> Logic for ReduceAlu<L> {
+impl<const L: usize, const F: usize> Logic for ReduceAlu<L, F> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
             self, clock, s1_valid, s1_op, s1_dtype, s2_valid, s2_err, s2_op_hot, s2_is32, s3_valid,
             s3_err, s3_is_prod, s3_is32, s3_larger, s3_smaller, s3_maxloc, s3_minloc, s4_valid,
-            s4_err, s4_is_prod, s4_is32, s5_valid, s5_err, s5_is_prod, s5_is32, o_valid, o_err
+            s4_err, s4_is_prod, s4_is32, s5_valid, s5_err, s5_is_prod, s5_is32, o_valid, o_err,
+            s2_fp, s3_fp, s4_fp, s5_fp, o_fp
         );
         self.s1_valid.d.next = self.in_valid.val();
         self.s1_op.d.next = self.op.val();
@@ -125,8 +146,18 @@ impl<const L: usize> Logic for ReduceAlu<L> {
         }
         self.s1_is32.next = !self.s1_dtype.q.val().get_bit(1);
         self.s2_valid.d.next = self.s1_valid.q.val();
-        self.s2_err.d.next =
-            self.s1_valid.q.val() & (self.s1_op.q.val() >= self.first_reserved.val());
+        // `err`: a reserved code, or a floating-point `dtype` with an operation the block does
+        // not compute on it (any, without the datapaths; the logical and bitwise ones, with).
+        self.s1_fp_undefined.next = self.s1_op.q.val() > self.op_prod.val();
+        self.s2_err.d.next = self.s1_valid.q.val()
+            & ((self.s1_op.q.val() >= self.first_reserved.val())
+                | (self.s1_dtype.q.val().get_bit(2)
+                    & (!self.fp_built.val() | self.s1_fp_undefined.val())));
+        self.s2_fp.d.next = self.s1_dtype.q.val().get_bit(2);
+        self.s3_fp.d.next = self.s2_fp.q.val();
+        self.s4_fp.d.next = self.s3_fp.q.val();
+        self.s5_fp.d.next = self.s4_fp.q.val();
+        self.o_fp.d.next = self.s5_fp.q.val();
         self.s2_op_hot.d.next = self.one_hot.val() << self.s1_op.q.val();
         self.hot2.next = self.s2_op_hot.q.val();
         self.s2_is32.d.next = self.s1_is32.val();
@@ -183,6 +214,24 @@ impl<const L: usize> Logic for ReduceAlu<L> {
             self.lane[n].s5_wmask.next = self.s5_wmask.val();
             self.r[n].next = self.lane[n].r.val();
             self.ri[n].next = self.lane[n].ri.val();
+            if self.o_fp.q.val() {
+                self.r[n].next = self.zero.val();
+                self.ri[n].next = self.zero.val();
+            }
+        }
+        for n in 0..F {
+            self.fpu[n].clock.next = self.clock.val();
+            self.fpu[n].reset.next = self.reset.val();
+            self.fpu[n].a.next = self.a[n].val();
+            self.fpu[n].ai.next = self.ai[n].val();
+            self.fpu[n].b.next = self.b[n].val();
+            self.fpu[n].bi.next = self.bi[n].val();
+            self.fpu[n].fmt.next = self.dtype.val().get_bits::<2>(0);
+            self.fpu[n].op.next = self.op.val();
+            if self.o_fp.q.val() {
+                self.r[n].next = self.fpu[n].r.val();
+                self.ri[n].next = self.fpu[n].ri.val();
+            }
         }
     }
 }
@@ -195,13 +244,13 @@ pub trait ReduceAluRtl {
     fn into_sim(self: Box<Self>) -> Box<dyn ValueSim>;
 }
 
-impl<const L: usize> ReduceAluRtl for ReduceAlu<L> {
+impl<const L: usize, const F: usize> ReduceAluRtl for ReduceAlu<L, F> {
     fn verilog(&self, header: &[String]) -> Result<Module, EmitError> {
         emit_with_children(
             self,
-            &module_name(L),
+            &module_name(L, F > 0),
             header,
-            &[("lane", "reduce_alu_lane")],
+            &[("lane", "reduce_alu_lane"), ("fpu", "reduce_alu_fp")],
         )
     }
     fn into_sim(self: Box<Self>) -> Box<dyn ValueSim> {
@@ -209,22 +258,32 @@ impl<const L: usize> ReduceAluRtl for ReduceAlu<L> {
     }
 }
 
-/// The module name of the `lanes`-lane block.
-pub fn module_name(lanes: usize) -> String {
-    format!("reduce_alu_l{lanes}")
+/// The module name of the `lanes`-lane block, with (`fp`) or without the floating-point
+/// types: `reduce_alu_l<lanes>` or `reduce_alu_l<lanes>_fp`.
+pub fn module_name(lanes: usize, fp: bool) -> String {
+    let p = ReduceAluParams {
+        lanes,
+        fp: fp as usize,
+    };
+    <netcoll_models::reduce_alu::ReduceAlu as netcoll_models::kit::block::BlockSpec>::module_name(
+        &p,
+    )
 }
 
-/// The ALU RTL for `p`, connected; `None` for an unsupported lane count.
+/// The ALU RTL for `p`, connected; `None` for unsupported parameters.
 pub fn build(p: &ReduceAluParams) -> Option<Box<dyn ReduceAluRtl>> {
-    fn boxed<const L: usize>() -> Box<dyn ReduceAluRtl> {
-        let mut b = ReduceAlu::<L>::default();
+    fn boxed<const L: usize, const F: usize>() -> Box<dyn ReduceAluRtl> {
+        let mut b = ReduceAlu::<L, F>::default();
         b.connect_all();
         Box::new(b)
     }
-    match p.lanes {
-        1 => Some(boxed::<1>()),
-        2 => Some(boxed::<2>()),
-        4 => Some(boxed::<4>()),
+    match (p.lanes, p.fp) {
+        (1, 0) => Some(boxed::<1, 0>()),
+        (2, 0) => Some(boxed::<2, 0>()),
+        (4, 0) => Some(boxed::<4, 0>()),
+        (1, 1) => Some(boxed::<1, 1>()),
+        (2, 1) => Some(boxed::<2, 2>()),
+        (4, 1) => Some(boxed::<4, 4>()),
         _ => None,
     }
 }

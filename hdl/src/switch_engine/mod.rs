@@ -1265,7 +1265,7 @@ impl<
     > SwitchEngineRtl for SwitchEngine<R, P, G, C, EW, SW, L, N, PB, AL, B, S, A, F, CQ, O>
 {
     fn verilog(&self, header: &[String]) -> Result<Module, EmitError> {
-        let alu = crate::reduce_alu::module_name(AL);
+        let alu = crate::reduce_alu::module_name(AL, false);
         emit_with_children(
             self,
             "switch_engine",

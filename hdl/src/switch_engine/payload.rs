@@ -140,7 +140,7 @@ pub struct SwitchEnginePayload<
     opf: SwitchEngineFifo<L, O, 0>,
     acc: [Mem<Bits<64>, A>; L],
     ret: [Mem<Bits<64>, A>; L],
-    alu: ReduceAlu<AL>,
+    alu: ReduceAlu<AL, 0>,
     /// Beats still to come of the packet being received, and whether they are stored.
     in_left: Reg<Bits<9>>,
     in_store: Reg<bool>,
@@ -310,7 +310,7 @@ pub struct SwitchEnginePayload<
     op_maxloc: Constant<Bits<4>>,
     op_minloc: Constant<Bits<4>>,
     op_bor: Constant<Bits<4>>,
-    dt_u64: Constant<Bits<2>>,
+    dt_u64: Constant<Bits<3>>,
     op_status_req: Constant<Bits<OP_BITS>>,
     zero_count: Constant<Bits<COUNT_BITS>>,
     /// `lanes`.
@@ -954,7 +954,8 @@ impl<
         self.alu.dtype.next = self.dt_u64.val();
         if self.s2_combine.q.val() {
             self.alu.op.next = self.s2_rop.q.val();
-            self.alu.dtype.next = self.s2_dtype.q.val();
+            // The header names the integer types only (2 bits); the ALU's port has 3.
+            self.alu.dtype.next = bit_cast::<3, 2>(self.s2_dtype.q.val());
         }
 
         // ---- Eight cycles after the issue: the result, written and sent on.

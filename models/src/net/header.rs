@@ -10,7 +10,7 @@
 //! | `[4:3]`                 | `tid`   | 2     | transaction id ([`TID_BITS`])                        |
 //! | `[12:5]`                | `plen`  | 8     | payload length in 64-bit words (0: a barrier packet) |
 //! | `[16:13]`               | `rop`   | 4     | reduction operation ([`AluOp`] code; 0 without payload) |
-//! | `[18:17]`               | `dtype` | 2     | element type ([`Dtype`] code; 0 without payload)     |
+//! | `[18:17]`               | `dtype` | 2     | element type ([`Dtype`](crate::reduce_alu::Dtype) code: an integer type; 0 without payload) |
 //! | `[19+G-1:19]`           | `cgid`  | `G`   | collective group id                                  |
 //! | `[19+G+P-1:19+G]`       | `port`  | `P`   | ingress port (filled in by the switch's MAC side)    |
 //! | `[63:19+G+P]`           | —       | rest  | must be zero                                         |
@@ -40,7 +40,7 @@
 
 use crate::kit::layout::Layout;
 use crate::kit::ports::mask;
-use crate::reduce_alu::{AluOp, Dtype};
+use crate::reduce_alu::AluOp;
 use crate::switch_engine::{SwitchEngineParams, OP_BITS, TID_BITS};
 use thiserror::Error;
 
@@ -48,8 +48,8 @@ use thiserror::Error;
 pub const PLEN_BITS: usize = 8;
 /// Width of the `rop` field (an [`AluOp`] code).
 pub const ROP_BITS: usize = AluOp::BITS;
-/// Width of the `dtype` field (a [`Dtype`] code).
-pub const DTYPE_BITS: usize = Dtype::BITS;
+/// Width of the `dtype` field (a [`Dtype`](crate::reduce_alu::Dtype) code).
+pub const DTYPE_BITS: usize = crate::reduce_alu::INT_DTYPE_BITS;
 
 /// The header's layout for parameters `p`: `op`, `tid`, `plen`, `rop`, `dtype`, `cgid`, `port`,
 /// LSB first.
@@ -105,7 +105,7 @@ pub struct Packet {
     pub plen: u64,
     /// Raw reduction operation (4 bits); see [`AluOp`].
     pub rop: u64,
-    /// Raw element type (2 bits); see [`Dtype`].
+    /// Raw element type (2 bits); see [`Dtype`](crate::reduce_alu::Dtype).
     pub dtype: u64,
 }
 

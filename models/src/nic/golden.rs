@@ -83,7 +83,7 @@ use super::{
     WQ_DEPTH,
 };
 use crate::net::Message;
-use crate::reduce_alu::{golden::golden as alu_golden, AluOp, Dtype};
+use crate::reduce_alu::{golden::golden, AluOp, Dtype};
 use std::collections::VecDeque;
 
 /// A send or receive queue.
@@ -611,6 +611,10 @@ impl NicGolden {
         else {
             return Status::BadArg;
         };
+        // A floating-point type the NIC is built without, or an operation it does not define.
+        if dtype.fp().is_some() && (self.p.fp == 0 || !dtype.defines(op)) {
+            return Status::BadArg;
+        }
         // Words per element: MAXLOC / MINLOC elements are (value, index) pairs.
         let width: u64 = if op.is_loc() { 2 } else { 1 };
         let n = w.len;
@@ -632,7 +636,8 @@ impl NicGolden {
             } else {
                 (0, 0)
             };
-            let (value, idx) = alu_golden(op, dtype, self.dmem[a], ai, self.dmem[b], bi);
+            let (value, idx) =
+                golden(op, dtype, self.dmem[a], ai, self.dmem[b], bi).unwrap_or((0, 0));
             self.dmem[d] = value;
             if op.is_loc() {
                 self.dmem[d + 1] = idx;

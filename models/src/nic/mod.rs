@@ -86,7 +86,10 @@
 //!   element). Target 0 is host memory (the result stays in data memory for the host to read);
 //!   target 1 is a peer: after computing, the result buffer is sent like a SEND of its words to
 //!   `dst_qp` of node `dst node` (with the counter, tag = WQE index). Arguments may overlap the
-//!   result (each element is read before it is written).
+//!   result (each element is read before it is written). `dtype` is a 3-bit
+//!   [`crate::reduce_alu::Dtype`] code, `{calc_fp, calc_dtype}`: the floating-point types (4..7)
+//!   need a NIC built with them ([`NicParams::fp`]); without them, or with LAND … BXOR on
+//!   them, the CALC completes with `BadArg` and computes nothing, as for a reserved `op`.
 //!
 //! An SQ WQE with opcode RECV or an unknown opcode (7..15) completes with `BadOpcode`, as does an
 //! RQ WQE that is not a RECV when a message consumes it, and any WQE with a reserved bit set
@@ -167,6 +170,9 @@ crate::param_table! {
         counters: 32 in [8, 32],
         /// 64-bit words of data memory.
         dmem_words: 4096 in [1024, 4096],
+        /// 1: CALC's ALU has the floating-point types (f16, bf16, f32, f64) built in; 0: a
+        /// CALC on them completes with `BadArg`.
+        fp: 0 in [0, 1],
     }
 }
 
@@ -177,6 +183,7 @@ impl NicParams {
         cqs: 4,
         counters: 8,
         dmem_words: 1024,
+        fp: 0,
     };
 
     /// Every supported parameter set.
@@ -187,12 +194,15 @@ impl NicParams {
             for &cqs in k[1].allowed {
                 for &counters in k[2].allowed {
                     for &dmem_words in k[3].allowed {
-                        v.push(NicParams {
-                            qps,
-                            cqs,
-                            counters,
-                            dmem_words,
-                        });
+                        for &fp in k[4].allowed {
+                            v.push(NicParams {
+                                qps,
+                                cqs,
+                                counters,
+                                dmem_words,
+                                fp,
+                            });
+                        }
                     }
                 }
             }
@@ -342,8 +352,10 @@ macro_rules! nic_layouts {
                 en_value: w1[32, 16],
                 /// CALC: ALU operation.
                 calc_op: w0[8, 4],
-                /// CALC: element type.
+                /// CALC: element type, the low two bits of its `Dtype` code.
                 calc_dtype: w0[12, 2],
+                /// CALC: the element type is floating point (`Dtype` code `4 + calc_dtype`).
+                calc_fp: w0[15, 1],
                 /// CALC: 0 = result to host memory, 1 = also sent to a peer.
                 calc_to_peer: w0[14, 1],
                 /// CALC: element count.
@@ -450,7 +462,8 @@ pub struct Wqe {
     pub value: u64,
     /// CALC: ALU operation `w0[11:8]` ([`crate::alu::AluOp`] code).
     pub alu_op: u64,
-    /// CALC: [`crate::alu::Dtype`] code `w0[13:12]`.
+    /// CALC: [`crate::reduce_alu::Dtype`] code, `{w0[15], w0[13:12]}` (3 bits: 4..7 are the
+    /// floating-point types).
     pub dtype: u64,
     /// CALC: argument `b` `w0[63:48]`.
     pub b: u64,
@@ -558,7 +571,8 @@ impl Wqe {
             }
             Some(Opcode::Calc) => {
                 f.calc_op = self.alu_op;
-                f.calc_dtype = self.dtype;
+                f.calc_dtype = self.dtype & 3;
+                f.calc_fp = (self.dtype >> 2) & 1;
                 f.calc_to_peer = self.mode;
                 f.calc_count = self.len;
                 f.calc_a = self.addr;
@@ -615,7 +629,7 @@ impl Wqe {
             }
             Some(Opcode::Calc) => {
                 q.alu_op = f.calc_op;
-                q.dtype = f.calc_dtype;
+                q.dtype = f.calc_fp << 2 | f.calc_dtype;
                 q.mode = f.calc_to_peer;
                 q.len = f.calc_count;
                 q.addr = f.calc_a;

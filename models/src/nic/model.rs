@@ -773,7 +773,11 @@ impl NicModel {
             }
             Some(Opcode::Calc) => {
                 let count = wqe.calc_count;
-                if wqe.calc_op >= FIRST_RESERVED_OP {
+                // A reserved operation; a floating-point type without the datapath, or with an
+                // operation it does not define.
+                let fp_refused =
+                    wqe.calc_fp == 1 && (self.p.fp == 0 || wqe.calc_op > AluOp::Prod.code());
+                if wqe.calc_op >= FIRST_RESERVED_OP || fp_refused {
                     Self::complete_with(cur, n, wqe, Status::BadArg);
                 } else {
                     // `CalcReadA` checks the addresses with these.
@@ -1292,9 +1296,9 @@ fn is_loc(wqe: &WqeWords) -> bool {
 fn alu_eval(wqe: &WqeWords, c: &Calc) -> (u64, u64) {
     match (
         AluOp::from_code(wqe.calc_op),
-        Dtype::from_code(wqe.calc_dtype),
+        Dtype::from_code(wqe.calc_fp << 2 | wqe.calc_dtype),
     ) {
-        (Some(op), Some(dt)) => golden(op, dt, c.a, c.a_index, c.b, c.b_index),
+        (Some(op), Some(dt)) => golden(op, dt, c.a, c.a_index, c.b, c.b_index).unwrap_or((0, 0)),
         _ => (0, 0),
     }
 }

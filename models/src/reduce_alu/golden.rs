@@ -1,17 +1,23 @@
 //! Golden reference of the reduction ALU: one operation on one lane, written with Rust's own
 //! integer types so that it reads as the specification (see the [module docs](super)).
 
+use super::fp::fp_golden;
 use super::{AluLaneOut, AluOp, Dtype, ReduceAluIn, ReduceAluOut, ReduceAluParams};
 use crate::kit::cycle::CycleSim;
 use std::cmp::Ordering;
 
-/// `a op b` for the element type `dtype`: returns (value, index).
+/// `a op b` for the element type `dtype`: returns (value, index), or `None` when `op` is not
+/// defined on `dtype` (the logical and bitwise operations on a floating-point type).
 ///
-/// `a` and `b` are 64-bit words that carry the element (for the 32-bit types only their low
-/// 32 bits count); `ai` and `bi` are the indices of MAXLOC / MINLOC, ignored by the other
-/// operations. The value of a 32-bit result is zero-extended.
-pub fn golden(op: AluOp, dtype: Dtype, a: u64, ai: u64, b: u64, bi: u64) -> (u64, u64) {
-    match op {
+/// `a` and `b` are 64-bit words that carry the element in their low bits (for the 32-bit and
+/// 16-bit types the bits above are ignored); `ai` and `bi` are the indices of MAXLOC / MINLOC,
+/// ignored by the other operations. A narrower result is zero-extended. The floating-point
+/// types follow [`super::fp`] ([`fp_golden`]).
+pub fn golden(op: AluOp, dtype: Dtype, a: u64, ai: u64, b: u64, bi: u64) -> Option<(u64, u64)> {
+    if let Some(t) = dtype.fp() {
+        return fp_golden(op, t, a, ai, b, bi);
+    }
+    Some(match op {
         AluOp::Max => match compare(dtype, a, b) {
             Ordering::Less => (element(dtype, b), 0),
             _ => (element(dtype, a), 0),
@@ -30,23 +36,41 @@ pub fn golden(op: AluOp, dtype: Dtype, a: u64, ai: u64, b: u64, bi: u64) -> (u64
         AluOp::BAnd => (element(dtype, a) & element(dtype, b), 0),
         AluOp::BOr => (element(dtype, a) | element(dtype, b), 0),
         AluOp::BXor => (element(dtype, a) ^ element(dtype, b), 0),
-    }
+    })
 }
 
-/// Like [`golden`] but from the port codes: `None` for a reserved operation code (the block
-/// then outputs value 0, index 0 and raises `err`). Codes are cut to their port widths
-/// (`op & 15`, `dtype & 3`).
-pub fn golden_codes(op: u64, dtype: u64, a: u64, ai: u64, b: u64, bi: u64) -> Option<(u64, u64)> {
+/// `a op b` on one of the integer types (2-bit `dtype` fields), which define every operation.
+/// A floating-point `dtype` gives `(0, 0)` for the operations it does not define.
+pub fn golden_int(op: AluOp, dtype: Dtype, a: u64, ai: u64, b: u64, bi: u64) -> (u64, u64) {
+    golden(op, dtype, a, ai, b, bi).unwrap_or((0, 0))
+}
+
+/// Like [`golden`] but from the port codes, for a block built with (`fp`) or without the
+/// floating-point types: `None` when the block answers with `err` (value 0, index 0) — a
+/// reserved operation code, a floating-point `dtype` on a block without them, or an operation
+/// the type does not define. Codes are cut to their port widths (`op & 15`, `dtype & 7`).
+pub fn golden_codes(
+    fp: bool,
+    op: u64,
+    dtype: u64,
+    a: u64,
+    ai: u64,
+    b: u64,
+    bi: u64,
+) -> Option<(u64, u64)> {
     let op = AluOp::from_code(op & 0xF)?;
-    let dtype = Dtype::from_code(dtype & 3)?;
-    Some(golden(op, dtype, a, ai, b, bi))
+    let dtype = Dtype::from_code(dtype & 7)?;
+    if dtype.fp().is_some() && !fp {
+        return None;
+    }
+    golden(op, dtype, a, ai, b, bi)
 }
 
 /// The element a word carries, as a zero-extended 64-bit word.
 fn element(dtype: Dtype, x: u64) -> u64 {
     match dtype {
         Dtype::I32 | Dtype::U32 => x as u32 as u64,
-        Dtype::I64 | Dtype::U64 => x,
+        _ => x, // I64, U64 (a floating-point type never gets here)
     }
 }
 
@@ -56,7 +80,7 @@ fn compare(dtype: Dtype, a: u64, b: u64) -> Ordering {
         Dtype::I32 => (a as i32).cmp(&(b as i32)),
         Dtype::U32 => (a as u32).cmp(&(b as u32)),
         Dtype::I64 => (a as i64).cmp(&(b as i64)),
-        Dtype::U64 => a.cmp(&b),
+        _ => a.cmp(&b), // U64
     }
 }
 
@@ -74,7 +98,7 @@ fn sum(dtype: Dtype, a: u64, b: u64) -> u64 {
         Dtype::I32 => (a as i32).wrapping_add(b as i32) as u32 as u64,
         Dtype::U32 => (a as u32).wrapping_add(b as u32) as u64,
         Dtype::I64 => (a as i64).wrapping_add(b as i64) as u64,
-        Dtype::U64 => a.wrapping_add(b),
+        _ => a.wrapping_add(b), // U64
     }
 }
 
@@ -83,7 +107,7 @@ fn prod(dtype: Dtype, a: u64, b: u64) -> u64 {
         Dtype::I32 => (a as i32).wrapping_mul(b as i32) as u32 as u64,
         Dtype::U32 => (a as u32).wrapping_mul(b as u32) as u64,
         Dtype::I64 => (a as i64).wrapping_mul(b as i64) as u64,
-        Dtype::U64 => a.wrapping_mul(b),
+        _ => a.wrapping_mul(b), // U64
     }
 }
 
@@ -96,19 +120,20 @@ fn truth(dtype: Dtype, x: u64) -> bool {
 /// all zero). The ALU has no protocol beyond "one operation per cycle, answered
 /// [`LATENCY`](super::LATENCY) cycles later", so its golden reference is a cycle design too
 /// ([`ReduceAluGolden`]).
-pub fn golden_next(i: &ReduceAluIn, lanes: usize) -> ReduceAluOut {
+pub fn golden_next(i: &ReduceAluIn, p: &ReduceAluParams) -> ReduceAluOut {
     if i.reset {
         return ReduceAluOut::default();
     }
     let mut o = ReduceAluOut {
         out_valid: i.in_valid,
-        err: i.in_valid && super::is_reserved_op(i.op),
+        err: i.in_valid && golden_codes(p.has_fp(), i.op, i.dtype, 0, 0, 0, 0).is_none(),
         ..Default::default()
     };
-    for k in 0..lanes.min(super::MAX_LANES) {
+    for k in 0..p.lanes.min(super::MAX_LANES) {
         let l = i.lane(k);
-        // A reserved code has no golden result: the block outputs zero.
-        let (r, ri) = golden_codes(i.op, i.dtype, l.a, l.ai, l.b, l.bi).unwrap_or((0, 0));
+        // Without a golden result the block outputs zero.
+        let (r, ri) =
+            golden_codes(p.has_fp(), i.op, i.dtype, l.a, l.ai, l.b, l.bi).unwrap_or((0, 0));
         o.set_lane(k, AluLaneOut { r, ri });
     }
     o
@@ -119,7 +144,7 @@ pub fn golden_next(i: &ReduceAluIn, lanes: usize) -> ReduceAluOut {
 /// reset to zero, and zero operands give zero results).
 #[derive(Clone, Debug)]
 pub struct ReduceAluGolden {
-    lanes: usize,
+    p: ReduceAluParams,
     /// Answers in flight, the oldest (the one on the outputs) first.
     line: std::collections::VecDeque<ReduceAluOut>,
 }
@@ -127,7 +152,7 @@ pub struct ReduceAluGolden {
 impl ReduceAluGolden {
     pub fn new(p: ReduceAluParams) -> Self {
         ReduceAluGolden {
-            lanes: p.lanes,
+            p,
             line: vec![ReduceAluOut::default(); super::LATENCY].into(),
         }
     }
@@ -143,7 +168,7 @@ impl CycleSim for ReduceAluGolden {
                 .iter_mut()
                 .for_each(|o| *o = ReduceAluOut::default());
         }
-        self.line.push_back(golden_next(i, self.lanes));
+        self.line.push_back(golden_next(i, &self.p));
         out
     }
     fn peek(&mut self) -> ReduceAluOut {
@@ -167,7 +192,7 @@ mod tests {
     /// (a, b, expected value) for one op and dtype; index must be 0.
     fn check(op: AluOp, dtype: Dtype, rows: &[(u64, u64, u64)]) {
         for &(a, b, want) in rows {
-            let got = golden(op, dtype, a, 0x11, b, 0x22);
+            let got = golden_int(op, dtype, a, 0x11, b, 0x22);
             assert_eq!(
                 got,
                 (want, 0),
@@ -181,7 +206,7 @@ mod tests {
     /// (a, ai, b, bi, expected value, expected index).
     fn check_loc(op: AluOp, dtype: Dtype, rows: &[(u64, u64, u64, u64, u64, u64)]) {
         for &(a, ai, b, bi, wv, wi) in rows {
-            let got = golden(op, dtype, a, ai, b, bi);
+            let got = golden_int(op, dtype, a, ai, b, bi);
             assert_eq!(
                 got,
                 (wv, wi),
@@ -548,11 +573,50 @@ mod tests {
 
     #[test]
     fn reserved_codes() {
-        for op in 12..16 {
-            assert_eq!(golden_codes(op, 3, 1, 2, 3, 4), None);
+        for fp in [false, true] {
+            for op in 12..16 {
+                assert_eq!(golden_codes(fp, op, 3, 1, 2, 3, 4), None);
+            }
+            assert_eq!(golden_codes(fp, 4, 0, 2, 0, 3, 0), Some((5, 0)));
+            // Codes are cut to their port widths: op 0x14 is op 4, dtype 0xA is dtype 2.
+            assert_eq!(golden_codes(fp, 0x14, 0xA, u64::MAX, 0, 1, 0), Some((0, 0)));
         }
-        assert_eq!(golden_codes(4, 0, 2, 0, 3, 0), Some((5, 0)));
-        // Codes are cut to their port widths: op 0x14 is op 4, dtype 6 is dtype 2.
-        assert_eq!(golden_codes(0x14, 6, u64::MAX, 0, 1, 0), Some((0, 0)));
+    }
+
+    #[test]
+    fn floating_point_codes() {
+        // f32 1.5 + 2.25 = 3.75 (0x3FC0_0000 + 0x4010_0000 = 0x4070_0000), garbage above.
+        let (a, b) = (M | 0x3FC0_0000, 0x4010_0000);
+        assert_eq!(golden_codes(true, 4, 6, a, 0, b, 0), Some((0x4070_0000, 0)));
+        // Without the floating-point types the block answers `err`.
+        assert_eq!(golden_codes(false, 4, 6, a, 0, b, 0), None);
+        // The logical and bitwise operations are not defined on a floating-point type.
+        for op in 6..12 {
+            for dtype in 4..8 {
+                assert_eq!(golden_codes(true, op, dtype, a, 0, b, 0), None);
+            }
+        }
+        // fp16 MAXLOC: 2.0 (0x4000) vs 2.0 with a lower index; bf16 MIN with a NaN is the number.
+        assert_eq!(
+            golden_codes(true, 2, 4, 0x4000, 9, 0x4000, 3),
+            Some((0x4000, 3))
+        );
+        assert_eq!(
+            golden_codes(true, 1, 5, 0x7FC1, 0, 0xBF80, 0),
+            Some((0xBF80, 0))
+        );
+        // fp64 PROD: 3 × 0.5 = 1.5.
+        assert_eq!(
+            golden_codes(
+                true,
+                5,
+                7,
+                0x4008_0000_0000_0000,
+                0,
+                0x3FE0_0000_0000_0000,
+                0
+            ),
+            Some((0x3FF8_0000_0000_0000, 0))
+        );
     }
 }

@@ -27,22 +27,35 @@
 //! | 12–15| reserved| `0`, and the `err` output is set                | 0            |
 //!
 //! Reserved codes are rejected by the NIC before they reach the ALU, but the block is defined
-//! for them: value 0, index 0, `err` high (when `in_valid`).
+//! for them: value 0, index 0, `err` high (when `in_valid`). The same answer is given to a
+//! floating-point `dtype` with an operation the block does not compute on it: LAND … BXOR
+//! (undefined on floating point), or any operation on a block built without the
+//! floating-point types (`[alu] fp = 0`).
 //!
 //! ## Element types
 //!
-//! `dtype` is a 2-bit code ([`Dtype`]): I32 = 0, U32 = 1, I64 = 2, U64 = 3. Every element is
-//! carried in a 64-bit word:
-//! - for the 32-bit types only the low 32 bits of `a` and `b` are used (the upper bits are
-//!   ignored) and the result value has its upper 32 bits zero — it is zero-extended, **not**
-//!   sign-extended, also for I32;
+//! `dtype` is a 3-bit code ([`Dtype`]): I32 = 0, U32 = 1, I64 = 2, U64 = 3, and the
+//! floating-point types F16 = 4, BF16 = 5, F32 = 6, F64 = 7 (`dtype[2]` set, `dtype[1:0]` the
+//! [`fp::FpType`] in the order fp16, bf16, fp32, fp64). Every element is carried in a 64-bit
+//! word:
+//! - for the 32-bit and 16-bit types only the low 32 or 16 bits of `a` and `b` are used (the
+//!   upper bits are ignored) and the result value has its upper bits zero — it is
+//!   zero-extended, **not** sign-extended, also for I32;
 //! - index words (`ai`, `bi`, `ri`) are always full 64-bit unsigned values.
 //!
-//! Floating point (issue 11, in progress): the element rules of SUM, PROD, MIN, MAX, MINLOC
-//! and MAXLOC on fp16, bf16, fp32 and fp64, and of the reproducible sum REPRO, are specified
-//! with their golden references in [`fp`] and [`repro`]; [`fp_bits`] computes every one of
-//! them on integers and 64-bit words only, as the datapath will; no `dtype` code selects them
-//! yet.
+//! The floating-point types are built in when the configuration says so (`[alu] fp = 1`,
+//! [`ReduceAluParams::fp`]; they cost area). On them SUM, PROD, MIN, MAX, MINLOC and MAXLOC
+//! follow the rules of [`fp`] (IEEE 754 round to nearest even with subnormals, canonical NaN,
+//! MIN / MAX as C's `fmin` / `fmax` with `-0 < +0`, MINLOC / MAXLOC ties to the lower index),
+//! computed by a datapath of their own (see "Micro-architecture"). The reproducible sum REPRO
+//! ([`repro`]) is specified and modelled on the wire words ([`fp_bits`]) but is not an ALU
+//! operation: it belongs to the switch's payload path, which combines partials wider than a
+//! word.
+//!
+//! **Changed in issue 11:** `dtype` was 2 bits (the four integer types). The packet header's
+//! `dtype` field and the NIC's CALC still have 2 bits ([`INT_DTYPE_BITS`]): the switch and the
+//! NIC reduce integers only, until the next part of issue 11 carries the floating-point types
+//! through them.
 //!
 //! MAX, MIN, MAXLOC and MINLOC compare under the dtype's signedness (two's complement for I32
 //! and I64). SUM and PROD wrap around (modulo 2^32 or 2^64); signed and unsigned types give the
@@ -86,7 +99,7 @@
 //! - `reset` (synchronous, active high) clears every register to zero at the edge, taking
 //!   precedence over the inputs: an operation offered in a reset cycle, or in one of the five
 //!   cycles before it, is lost, and the outputs are zero for the six cycles after a reset edge.
-//! - Inputs wider than their port are cut to the port width (`op & 15`, `dtype & 3`).
+//! - Inputs wider than their port are cut to the port width (`op & 15`, `dtype & 7`).
 //!
 //! **Changed in issue 8 (timing closure):** the latency was 1 (the whole computation between
 //! the inputs and one output register, about 48 MHz on an ECP5 -6). It became 4 (a register
@@ -137,6 +150,18 @@
 //!
 //! For the 32-bit types the low 32 bits of the 64-bit product are the wrapped product, so one
 //! multiplier serves every dtype.
+//!
+//! **Floating point** (`fp = 1`): per lane a second datapath, `netcoll-hdl`'s `reduce_alu_fp`,
+//! takes the same operands and has the same six stages, built from [`fp_bits`]' arithmetic:
+//! the operands unpacked into one format wide enough for all four types (fp64's 53-bit
+//! significand, subnormals normalised), aligned and added with guard, round and sticky bits,
+//! or multiplied from 16 × 16 partial products (rust-hdl multiplies no wider), then normalised,
+//! rounded to the type's precision (fewer bits for a subnormal result) and packed; MIN, MAX,
+//! MINLOC and MAXLOC are the NaN tests and one unsigned compare of keys. The control carries
+//! "`dtype` is floating point" from stage 2 to the outputs (`s2_fp` … `o_fp`), where it
+//! selects the floating-point result, or zero on a block without the datapath. The cycle
+//! model computes the floating-point result with [`fp_bits`] in stage 2 and carries it to the
+//! outputs: the ports agree cycle by cycle, which is what the lockstep compares.
 
 pub mod fp;
 pub mod fp_bits;
@@ -159,6 +184,10 @@ pub const MAX_LANES: usize = 4;
 pub const WORD_BITS: usize = 64;
 /// Operation codes from this one up are reserved.
 pub const FIRST_RESERVED_OP: u64 = 12;
+/// Width of a `dtype` field that names the integer types only (codes 0 to 3): the packet
+/// header's and the NIC's CALC work request's. The floating-point types reach the ALU's 3-bit
+/// port only; carrying them through the switch and the NIC is the next part of issue 11.
+pub const INT_DTYPE_BITS: usize = 2;
 
 crate::param_table! {
     /// Parameters of the stand-alone reduction ALU: the `[alu]` table of `netcoll.toml`. (The
@@ -166,6 +195,9 @@ crate::param_table! {
     pub struct ReduceAluParams in "alu" {
         /// Lanes computed per cycle, sharing `op` and `dtype`.
         lanes: 4 in [1, 2, 4],
+        /// 1: the floating-point types (f16, bf16, f32, f64) are built in; 0: integers only
+        /// (a floating-point `dtype` is then answered as a reserved operation).
+        fp: 0 in [0, 1],
     }
 }
 
@@ -173,6 +205,11 @@ impl ReduceAluParams {
     /// Lanes (the width method of the lane port arrays).
     pub fn lanes(&self) -> usize {
         self.lanes
+    }
+
+    /// Whether the floating-point types are built in.
+    pub fn has_fp(&self) -> bool {
+        self.fp == 1
     }
 }
 
@@ -207,32 +244,56 @@ pub fn is_reserved_op(code: u64) -> bool {
 }
 
 crate::codes! {
-    /// Element types (`dtype`, 2 bits).
-    pub enum Dtype: 2 {
+    /// Element types (`dtype`, 3 bits): four integer types, then four floating-point ones.
+    pub enum Dtype: 3 {
         I32 = 0 => "i32",
         U32 = 1 => "u32",
         I64 = 2 => "i64",
         U64 = 3 => "u64",
+        F16 = 4 => "f16",
+        Bf16 = 5 => "bf16",
+        F32 = 6 => "f32",
+        F64 = 7 => "f64",
     }
 }
 
 impl Dtype {
+    /// The integer types (codes 0 to 3): what a 2-bit `dtype` field (the packet header's, the
+    /// NIC's CALC) can name.
+    pub const INT: [Dtype; 4] = [Dtype::I32, Dtype::U32, Dtype::I64, Dtype::U64];
+
+    /// The element's width.
     pub fn bits(self) -> u32 {
-        match self {
-            Dtype::I32 | Dtype::U32 => 32,
-            Dtype::I64 | Dtype::U64 => 64,
+        match self.fp() {
+            Some(t) => t.bits(),
+            None if self.code() & 2 == 0 => 32,
+            None => 64,
         }
     }
 
+    /// A signed integer type.
     pub fn is_signed(self) -> bool {
         matches!(self, Dtype::I32 | Dtype::I64)
     }
 
+    /// The element's bits in a 64-bit word.
     pub fn mask(self) -> u64 {
-        match self.bits() {
-            32 => 0xFFFF_FFFF,
-            _ => u64::MAX,
+        u64::MAX >> (64 - self.bits())
+    }
+
+    /// The floating-point type, or `None` for an integer type. A floating-point code is `4 +`
+    /// its [`FpType`](fp::FpType) position: `dtype[2]` set, `dtype[1:0]` the type.
+    pub fn fp(self) -> Option<fp::FpType> {
+        match self.code() {
+            c @ 4..=7 => Some(fp::FpType::ALL[c as usize - 4]),
+            _ => None,
         }
+    }
+
+    /// Whether `op` is defined on this type: every operation on the integer types, the six of
+    /// [`fp`] (MAX … PROD) on the floating-point ones.
+    pub fn defines(self, op: AluOp) -> bool {
+        self.fp().is_none() || op.code() <= AluOp::Prod.code()
     }
 }
 
@@ -251,7 +312,7 @@ macro_rules! reduce_alu_ports {
                 in_valid: 1,
                 /// `AluOp` code (12..15 reserved).
                 op: {$crate::reduce_alu::AluOp::BITS},
-                /// `Dtype` code.
+                /// `Dtype` code (4..7: floating point).
                 dtype: {$crate::reduce_alu::Dtype::BITS},
                 /// Per lane: the first operand.
                 a: [{$crate::reduce_alu::WORD_BITS}; L, lanes, 4],
@@ -266,7 +327,8 @@ macro_rules! reduce_alu_ports {
             outputs ReduceAluOut {
                 /// Registered `in_valid`.
                 out_valid: 1,
-                /// Registered `in_valid && op >= 12`.
+                /// Registered `in_valid` and no answer: a reserved `op`, or a floating-point
+                /// `dtype` with an operation the block does not compute on it.
                 err: 1,
                 /// Per lane: the result value.
                 r: [{$crate::reduce_alu::WORD_BITS}; L, lanes, 4],
@@ -335,7 +397,7 @@ pub struct ReduceAlu;
 impl BlockSpec for ReduceAlu {
     const NAME: &'static str = "reduce_alu";
     const DESCRIPTION: &'static str =
-        "reduction ALU: MAX MIN MAXLOC MINLOC SUM PROD LAND LOR LXOR BAND BOR BXOR on i32 u32 i64 u64";
+        "reduction ALU: MAX MIN MAXLOC MINLOC SUM PROD LAND LOR LXOR BAND BOR BXOR on i32 u32 i64 u64; MAX MIN MAXLOC MINLOC SUM PROD on f16 bf16 f32 f64 (fp = 1)";
     const REGISTERED_OUTPUTS: bool = true;
     type Params = ReduceAluParams;
     type In = ReduceAluIn;
@@ -347,7 +409,8 @@ impl BlockSpec for ReduceAlu {
         cfg.alu
     }
     fn module_name(p: &ReduceAluParams) -> String {
-        format!("reduce_alu_l{}", p.lanes)
+        let fp = if p.has_fp() { "_fp" } else { "" };
+        format!("reduce_alu_l{}{fp}", p.lanes)
     }
     fn model(p: &ReduceAluParams) -> Self::Model {
         model::ReduceAluModel::new(*p)
@@ -377,7 +440,13 @@ mod tests {
         for (k, d) in Dtype::ALL.iter().enumerate() {
             assert_eq!(Dtype::from_code(k as u64), Some(*d));
         }
-        assert_eq!(Dtype::from_code(4), None);
+        assert_eq!(Dtype::from_code(8), None);
+        assert_eq!(Dtype::F64.fp(), Some(fp::FpType::F64));
+        assert_eq!(Dtype::I64.fp(), None);
+        assert_eq!(
+            (Dtype::Bf16.bits(), Dtype::U32.bits(), Dtype::F64.mask()),
+            (16, 32, u64::MAX)
+        );
         assert_eq!(AluOp::MaxLoc.to_string(), "MAXLOC");
         assert_eq!(Dtype::I32.to_string(), "i32");
     }
@@ -385,7 +454,7 @@ mod tests {
     #[test]
     fn port_lists_follow_the_lanes() {
         for lanes in [1, 2, 4] {
-            let p = ReduceAluParams { lanes };
+            let p = ReduceAluParams { lanes, fp: 0 };
             let ins = ReduceAluIn::specs(&p);
             let outs = ReduceAluOut::specs(&p);
             assert_eq!(ins.len(), 4 + 4 * lanes);

@@ -5,6 +5,8 @@
 //! "Micro-architecture" in [`super`]). It does not call the golden reference; the harness
 //! compares the two.
 
+use super::fp::FpType;
+use super::fp_bits;
 use super::{AluLaneIn, AluLaneOut, AluOp, ReduceAluIn, ReduceAluOut, ReduceAluParams, MAX_LANES};
 use crate::kit::cycle::CycleSim;
 
@@ -133,7 +135,29 @@ struct Stage2 {
     err: bool,
     op: u64,
     is32: bool,
+    /// `dtype` is a floating-point type: the outputs take the floating-point results.
+    fp: bool,
     lane: [Lane2; MAX_LANES],
+    /// Per lane the floating-point result (value, index), carried to the outputs.
+    fp_out: [AluLaneOut; MAX_LANES],
+}
+
+/// The floating-point datapath's result for one lane (`netcoll-hdl`'s `reduce_alu_fp`): the
+/// bit-level functions of [`fp_bits`], which the RTL splits into its six stages; zero for the
+/// operations the types do not define, and on a block without them.
+fn fp_lane(built: bool, op: u64, dtype: u64, l: &AluLaneIn) -> AluLaneOut {
+    let t = FpType::ALL[(dtype & 3) as usize];
+    let (r, ri) = match AluOp::from_code(op) {
+        _ if !built => (0, 0),
+        Some(AluOp::Sum) => (fp_bits::add(t, l.a, l.b), 0),
+        Some(AluOp::Prod) => (fp_bits::mul(t, l.a, l.b), 0),
+        Some(AluOp::Max) => (fp_bits::select(t, true, l.a, 0, l.b, 0).0, 0),
+        Some(AluOp::Min) => (fp_bits::select(t, false, l.a, 0, l.b, 0).0, 0),
+        Some(AluOp::MaxLoc) => fp_bits::select(t, true, l.a, l.ai, l.b, l.bi),
+        Some(AluOp::MinLoc) => fp_bits::select(t, false, l.a, l.ai, l.b, l.bi),
+        _ => (0, 0),
+    };
+    AluLaneOut { r, ri }
 }
 
 /// Stage 3, one lane: the compares, the operands carried on for stage 4's selects, the result
@@ -151,13 +175,15 @@ struct Lane3 {
     p: [u32; 10],
 }
 
-/// The control that stages 3 to 5 carry on: PROD and the width decoded for the output.
+/// The control that stages 3 to 5 carry on: PROD and the width decoded for the output, the
+/// floating-point results' select.
 #[derive(Clone, Copy, Debug, Default)]
 struct Control {
     valid: bool,
     err: bool,
     is_prod: bool,
     is32: bool,
+    fp: bool,
 }
 
 /// Stage 3: the lanes, the control and `op` (for stage 4's selects).
@@ -166,6 +192,7 @@ struct Stage3 {
     ctl: Control,
     op: u64,
     lane: [Lane3; MAX_LANES],
+    fp_out: [AluLaneOut; MAX_LANES],
 }
 
 /// Stage 4, one lane: the value and index of every op but PROD, and PROD's four carry-save
@@ -190,6 +217,7 @@ struct Lane5 {
 struct Stage4 {
     ctl: Control,
     lane: [Lane4; MAX_LANES],
+    fp_out: [AluLaneOut; MAX_LANES],
 }
 
 /// Stage 5: the lanes and the control carried on.
@@ -197,6 +225,7 @@ struct Stage4 {
 struct Stage5 {
     ctl: Control,
     lane: [Lane5; MAX_LANES],
+    fp_out: [AluLaneOut; MAX_LANES],
 }
 
 fn lane2(d: Decode, l: &AluLaneIn) -> Lane2 {
@@ -284,6 +313,7 @@ fn lane_out(is_prod: bool, is32: bool, l: &Lane5) -> AluLaneOut {
 /// The cycle model of a `lanes`-lane block.
 #[derive(Clone, Debug)]
 pub struct ReduceAluModel {
+    p: ReduceAluParams,
     lanes: usize,
     s1: Stage1,
     s2: Stage2,
@@ -298,6 +328,7 @@ impl ReduceAluModel {
     /// A model in its reset state.
     pub fn new(p: ReduceAluParams) -> Self {
         Self {
+            p,
             lanes: p.lanes.min(MAX_LANES),
             s1: Stage1::default(),
             s2: Stage2::default(),
@@ -317,7 +348,7 @@ impl ReduceAluModel {
     pub fn step(&mut self, i: &ReduceAluIn) -> ReduceAluOut {
         let out = self.q;
         if i.reset {
-            *self = Self::new(ReduceAluParams { lanes: self.lanes });
+            *self = Self::new(self.p);
             return out;
         }
         let out_ctl = self.s5.ctl;
@@ -328,10 +359,12 @@ impl ReduceAluModel {
         };
         let mut s5 = Stage5 {
             ctl: self.s4.ctl,
+            fp_out: self.s4.fp_out,
             ..Default::default()
         };
         let mut s4 = Stage4 {
             ctl: self.s3.ctl,
+            fp_out: self.s3.fp_out,
             ..Default::default()
         };
         let mut s3 = Stage3 {
@@ -340,27 +373,42 @@ impl ReduceAluModel {
                 err: self.s2.err,
                 is_prod: self.s2.op == AluOp::Prod.code(),
                 is32: self.s2.is32,
+                fp: self.s2.fp,
             },
             op: self.s2.op,
+            fp_out: self.s2.fp_out,
             ..Default::default()
         };
         let d = decode(self.s1.dtype);
+        let fp = self.s1.dtype & 4 != 0;
+        // `err`: a reserved code, or an operation the block does not compute on a
+        // floating-point type (any, without them; the logical and bitwise ones, with them).
+        let fp_refused = fp && (!self.p.has_fp() || self.s1.op > AluOp::Prod.code());
         let mut s2 = Stage2 {
             valid: self.s1.valid,
-            err: self.s1.valid && super::is_reserved_op(self.s1.op),
+            err: self.s1.valid && (super::is_reserved_op(self.s1.op) || fp_refused),
             op: self.s1.op,
             is32: d.wmask == 0xFFFF_FFFF,
+            fp,
             ..Default::default()
         };
         let in_wmask = decode(i.dtype & 3).wmask;
         let mut s1 = Stage1 {
             valid: i.in_valid,
             op: i.op & 0xF,
-            dtype: i.dtype & 3,
+            dtype: i.dtype & 7,
             ..Default::default()
         };
         for k in 0..self.lanes {
-            q.set_lane(k, lane_out(out_ctl.is_prod, out_ctl.is32, &self.s5.lane[k]));
+            q.set_lane(
+                k,
+                if out_ctl.fp {
+                    self.s5.fp_out[k]
+                } else {
+                    lane_out(out_ctl.is_prod, out_ctl.is32, &self.s5.lane[k])
+                },
+            );
+            s2.fp_out[k] = fp_lane(self.p.has_fp(), self.s1.op, self.s1.dtype, &self.s1.lane[k]);
             s5.lane[k] = lane5(&self.s4.lane[k]);
             s4.lane[k] = lane4(self.s3.op, &self.s3.lane[k]);
             s3.lane[k] = lane3(self.s2.op, &self.s2.lane[k]);
@@ -504,7 +552,7 @@ mod tests {
     /// A few hand-checked results through the registers (the full tables are the harness's).
     #[test]
     fn registered_results_by_hand() {
-        let mut m = ReduceAluModel::new(ReduceAluParams { lanes: 2 });
+        let mut m = ReduceAluModel::new(ReduceAluParams { lanes: 2, fp: 0 });
         // MINLOC i32: -1 < 5 in lane 0; a tie in lane 1 takes the lower index.
         let o = run(
             &mut m,
@@ -544,7 +592,7 @@ mod tests {
     #[test]
     fn latency_six_back_to_back_and_reset() {
         assert_eq!(super::super::LATENCY, 6);
-        let mut m = ReduceAluModel::new(ReduceAluParams { lanes: 1 });
+        let mut m = ReduceAluModel::new(ReduceAluParams { lanes: 1, fp: 0 });
         let op = |a: u64, b: u64| {
             let mut i = ReduceAluIn {
                 in_valid: true,

@@ -25,7 +25,7 @@ use super::{
     CfgOp, CsmState, GroupState, Opcode, Packet, PayloadMeta, SwitchEngineIn, SwitchEngineParams,
     TableEntry, Verdict, COUNTERS,
 };
-use crate::reduce_alu::golden::golden as alu;
+use crate::reduce_alu::golden::golden_int as alu;
 use crate::reduce_alu::{is_reserved_op, AluOp, Dtype};
 
 /// One operation offered to the engine: a packet (its header and its payload words, `plen`

@@ -146,7 +146,7 @@ use super::{
 };
 use crate::kit::cycle::CycleSim;
 use crate::kit::ports::mask;
-use crate::reduce_alu::golden::golden as alu_element;
+use crate::reduce_alu::golden::golden_int as alu_element;
 use crate::reduce_alu::{is_reserved_op, AluOp, Dtype};
 use std::collections::VecDeque;
 

@@ -76,7 +76,9 @@ fn random_wqe(r: &mut ChaCha8Rng, p: &NicParams) -> Wqe {
             } else {
                 r.gen_range(0..12)
             },
-            dtype: r.gen_range(0..4),
+            // Every element type, the floating-point ones too (refused with `BadArg` by a
+            // NIC built without them).
+            dtype: r.gen_range(0..8),
             mode: r.gen_bool(0.3) as u64,
             len: r.gen_range(0..4),
             addr: addr(r, p),

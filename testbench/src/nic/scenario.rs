@@ -88,7 +88,7 @@
 //! | `"WAIT_CQ"` | `signaled`, `cq`, `count` (32 bits) |
 //! | `"WAIT_COUNTER"` | `signaled`, `counter`, `threshold` (32 bits) |
 //! | `"SEND_EN"`, `"RECV_EN"` | `signaled`, `target_qp`, `value` (16 bits), `up_to` (false: move the enable index by `value`; true: enable up to WQE index `value`) |
-//! | `"CALC"` | `signaled`, `alu_op` (`"SUM"`, `"MAXLOC"`, … or a number 0..15), `dtype` (`"int32"`, `"uint32"`, `"int64"`, `"uint64"` or 0..3), `count`, `a`, `sa` (1), `b`, `sb` (1), `dst_addr`, `to_peer` (false), `dst` (0; required if `to_peer`), `dst_qp` (0; required if `to_peer`), `counter` (none) |
+//! | `"CALC"` | `signaled`, `alu_op` (`"SUM"`, `"MAXLOC"`, … or a number 0..15), `dtype` (`"int32"`, `"uint32"`, `"int64"`, `"uint64"`, `"f16"`, `"bf16"`, `"f32"` / `"float"`, `"f64"` / `"double"` or 0..7; the floating-point types need `[nic] fp = 1`), `count`, `a`, `sa` (1), `b`, `sb` (1), `dst_addr`, `to_peer` (false), `dst` (0; required if `to_peer`), `dst_qp` (0; required if `to_peer`), `counter` (none) |
 //!
 //! Widths: `addr`, `len`, `count` (CALC), `a`, `b`, `dst_addr`, `value` (enable) 16 bits;
 //! `dst`, `dst_qp`, `counter`, `cq`, `target_qp`, `sa`, `sb` 8 bits.
@@ -599,7 +599,7 @@ fn parse_wqe(r: &StepReader) -> Result<(u64, u64), ScenarioError> {
         _ => {
             // CALC
             let ops: Vec<(&str, u64)> = AluOp::ALL.iter().map(|o| (o.name(), o.code())).collect();
-            let dtypes: [(&str, u64); 8] = [
+            let dtypes: [(&str, u64); 14] = [
                 ("int32", Dtype::I32 as u64),
                 ("uint32", Dtype::U32 as u64),
                 ("int64", Dtype::I64 as u64),
@@ -608,6 +608,12 @@ fn parse_wqe(r: &StepReader) -> Result<(u64, u64), ScenarioError> {
                 ("u32", Dtype::U32 as u64),
                 ("i64", Dtype::I64 as u64),
                 ("u64", Dtype::U64 as u64),
+                ("f16", Dtype::F16 as u64),
+                ("bf16", Dtype::Bf16 as u64),
+                ("f32", Dtype::F32 as u64),
+                ("f64", Dtype::F64 as u64),
+                ("float", Dtype::F32 as u64),
+                ("double", Dtype::F64 as u64),
             ];
             let to_peer = r.flag("to_peer", false)?;
             let peer_why = " (required for a CALC with to_peer = true)";
@@ -624,7 +630,7 @@ fn parse_wqe(r: &StepReader) -> Result<(u64, u64), ScenarioError> {
                 opcode: Opcode::Calc as u64,
                 signaled,
                 alu_op: r.named("alu_op", &ops, 4, &why)?,
-                dtype: r.named("dtype", &dtypes, 2, &why)?,
+                dtype: r.named("dtype", &dtypes, 3, &why)?,
                 mode: to_peer as u64,
                 len: r.uint("count", 16, &why)?,
                 addr: r.uint("a", 16, &why)?,
@@ -1328,7 +1334,7 @@ mod tests {
     use std::path::PathBuf;
 
     /// The example scenarios, by file name.
-    const EXAMPLES: [&str; 11] = [
+    const EXAMPLES: [&str; 12] = [
         "nop.toml",
         "send.toml",
         "recv.toml",
@@ -1337,6 +1343,7 @@ mod tests {
         "send_en.toml",
         "recv_en.toml",
         "calc.toml",
+        "calc_fp.toml",
         "reduce_tree.toml",
         "pipeline.toml",
         "errors.toml",
@@ -1561,6 +1568,34 @@ mod tests {
                 (0, "OK", "CALC", 0, false, 1, 0)
             ]
         );
+    }
+
+    /// Expected values by hand from IEEE 754 (see the scenario's comments).
+    #[test]
+    fn calc_fp_example_results() {
+        let ev = run_golden(&example("calc_fp.toml")).expect("runs");
+        assert_eq!(
+            mem_reads(&ev),
+            vec![
+                (48, 0x4070_0000),           // f32 1.5 + 2.25 = 3.75
+                (49, 0x7F80_0000),           // max + max = +inf
+                (50, 0),                     // min subnormal - min subnormal = +0
+                (56, 0x3FF8_0000_0000_0000), // f64 3 × 0.5 = 1.5
+                (57, 0x7FF8_0000_0000_0000), // inf × 0: the canonical NaN
+                (80, 0x3F80),                // bf16 MAXLOC: 1.0 on a tie, lower index
+                (81, 2),
+                (82, 0xC000), // a NaN loses to -2.0
+                (83, 7),
+                (96, 0x8000), // f16 MIN(+0, -0) = -0
+                (97, 0x3C00), // MIN(1, 1 + ulp) = 1
+            ]
+        );
+        assert_eq!(
+            tx_data(&ev),
+            vec![(9, 3, 0, None, 2, vec![0x3F80, 2, 0xC000, 7])]
+        );
+        let statuses: Vec<&str> = cqes(&ev).iter().map(|c| c.1).collect();
+        assert_eq!(statuses, vec!["OK", "OK", "OK", "OK", "BAD_ARG"]);
     }
 
     #[test]

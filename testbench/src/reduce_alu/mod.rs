@@ -16,6 +16,7 @@ use crate::harness::{cycle_sim, Level, Lockstep, Sim};
 use netcoll_models::config::Config;
 use netcoll_models::kit::cycle::CycleSim;
 use netcoll_models::kit::ports::PortValues;
+use netcoll_models::reduce_alu::fp::FpType;
 use netcoll_models::reduce_alu::golden::ReduceAluGolden;
 use netcoll_models::reduce_alu::model::ReduceAluModel;
 use netcoll_models::reduce_alu::{
@@ -27,40 +28,48 @@ use rand_chacha::ChaCha8Rng;
 /// The ALU at a cycle level.
 pub type AluSim = Sim<ReduceAlu>;
 
-/// The configuration with a `lanes`-lane ALU.
-pub fn config(lanes: usize) -> Config {
+/// The parameters of the block under test: `lanes` lanes, with (`fp`) or without the
+/// floating-point types.
+pub fn params(lanes: usize, fp: bool) -> ReduceAluParams {
+    ReduceAluParams {
+        lanes,
+        fp: fp as usize,
+    }
+}
+
+/// The configuration with the ALU `p`.
+pub fn config(p: ReduceAluParams) -> Config {
     Config {
-        alu: ReduceAluParams { lanes },
+        alu: p,
         ..Default::default()
     }
 }
 
-/// A fresh `lanes`-lane design of one level (the golden level is the golden function behind
-/// its delay line).
-pub fn dut(level: Level, lanes: usize) -> Result<AluSim, String> {
-    let p = ReduceAluParams { lanes };
+/// A fresh design of one level for `p` (the golden level is the golden function behind its
+/// delay line).
+pub fn dut(level: Level, p: ReduceAluParams) -> Result<AluSim, String> {
     if !netcoll_models::kit::params::ParamTable::is_supported(&p) {
         return Err(format!(
-            "the reduction ALU has 1, 2 or 4 lanes, not {lanes}"
+            "the reduction ALU has 1, 2 or 4 lanes and fp 0 or 1, not lanes={} fp={}",
+            p.lanes, p.fp
         ));
     }
     match level {
         Level::Golden => Ok(Box::new(ReduceAluGolden::new(p))),
-        _ => cycle_sim::<ReduceAlu>(level, &config(lanes)),
+        _ => cycle_sim::<ReduceAlu>(level, &config(p)),
     }
 }
 
-/// The first output port of a `lanes`-lane block that differs between `expected` and
-/// `actual`: (port name, expected, actual).
+/// The first output port of block `p` that differs between `expected` and `actual`: (port
+/// name, expected, actual).
 pub fn first_difference(
-    lanes: usize,
+    p: ReduceAluParams,
     expected: &ReduceAluOut,
     actual: &ReduceAluOut,
 ) -> Option<(String, u64, u64)> {
     if expected == actual {
         return None;
     }
-    let p = ReduceAluParams { lanes };
     let (e, a) = (expected.to_values(&p), actual.to_values(&p));
     let names = ReduceAluOut::specs(&p);
     (0..e.len())
@@ -73,7 +82,7 @@ pub fn describe(i: &ReduceAluIn, lanes: usize) -> String {
     let op = AluOp::from_code(i.op & 0xF)
         .map(|o| o.name().to_string())
         .unwrap_or_else(|| format!("reserved({})", i.op & 0xF));
-    let dt = Dtype::from_code(i.dtype & 3)
+    let dt = Dtype::from_code(i.dtype & 7)
         .map(|d| d.name())
         .unwrap_or("?");
     let mut s = format!(
@@ -94,13 +103,12 @@ pub fn describe(i: &ReduceAluIn, lanes: usize) -> String {
 /// one a reset), comparing every output every cycle; the first difference, with the last cycles
 /// (and their waveform, given `vcd_dir`).
 pub fn lockstep(
-    lanes: usize,
+    p: ReduceAluParams,
     dut: AluSim,
     stim: &mut Stimulus,
     cycles: u64,
     vcd_dir: Option<&std::path::Path>,
 ) -> Result<(), String> {
-    let p = ReduceAluParams { lanes };
     let mut l = Lockstep::new(
         p,
         Box::new(ReduceAluModel::new(p)),
@@ -129,27 +137,25 @@ pub fn lockstep(
         .map_err(|m| format!("seed {:#x}: {m}", stim.seed()))
 }
 
-/// The ALU's row of `netcoll check` at `level`: the edge-value suite with every lane count,
-/// then (cycle levels) random operations in lockstep with the cycle model — or, for the cycle
-/// model itself, with the golden function behind its delay line.
+/// The ALU's row of `netcoll check` at `level`: the edge-value suite with every lane count
+/// (with the floating-point types as the configuration builds them), then (cycle levels)
+/// random operations in lockstep with the cycle model — or, for the cycle model itself, with
+/// the golden function behind its delay line.
 pub fn check(level: Level, opts: &crate::check::CheckOptions) -> crate::check::Row {
     let mut row = crate::check::Row::default();
     for lanes in [1, 2, 4] {
         row.tests += 1;
-        let suite = suite::cycles(lanes);
-        let traced = dut(level, lanes).map(|d| match &opts.trace {
+        let p = params(lanes, opts.config.alu.has_fp());
+        let suite = suite::cycles(p);
+        let traced = dut(level, p).map(|d| match &opts.trace {
             Some(t) if level != Level::Golden => {
                 let case = format!("edges_l{lanes}");
-                Box::new(t.tap(
-                    d,
-                    ReduceAluParams { lanes },
-                    &[level.name(), "reduce_alu", &case],
-                )) as AluSim
+                Box::new(t.tap(d, p, &[level.name(), "reduce_alu", &case])) as AluSim
             }
             _ => d,
         });
         match traced {
-            Ok(mut d) => match suite::run(&mut d, lanes, &suite) {
+            Ok(mut d) => match suite::run(&mut d, p, &suite) {
                 Ok(r) => row.cycles += r.cycles,
                 Err(e) => row.failures.push(e),
             },
@@ -160,16 +166,16 @@ pub fn check(level: Level, opts: &crate::check::CheckOptions) -> crate::check::R
     if level == Level::Golden || cycles == 0 {
         return row;
     }
-    let lanes = opts.config.alu.lanes;
+    let p = opts.config.alu;
     row.tests += 1;
-    let mut stim = Stimulus::new(lanes, 0xA1_0C4B);
+    let mut stim = Stimulus::new(p.lanes, 0xA1_0C4B);
     let design = match level {
         // The model against the golden function: the golden is the reference design here.
-        Level::Model => dut(Level::Golden, lanes),
-        _ => dut(level, lanes),
+        Level::Model => dut(Level::Golden, p),
+        _ => dut(level, p),
     };
     match design {
-        Ok(d) => match lockstep(lanes, d, &mut stim, cycles, opts.vcd_dir.as_deref()) {
+        Ok(d) => match lockstep(p, d, &mut stim, cycles, opts.vcd_dir.as_deref()) {
             Ok(()) => row.cycles += cycles,
             Err(e) => row.failures.push(e),
         },
@@ -253,20 +259,71 @@ impl Stimulus {
         }
     }
 
+    /// An element of floating-point type `t`: an edge value, random bits, or a number near 1
+    /// (so that sums cancel and round); garbage above the element now and then.
+    fn fp_word(&mut self, t: FpType) -> u64 {
+        let garbage = if t.bits() < 64 && self.rng.gen_bool(0.2) {
+            self.rng.gen::<u64>() & !t.mask()
+        } else {
+            0
+        };
+        let f = t.fraction_bits();
+        let x = match self.rng.gen_range(0..4) {
+            0 => {
+                let e = suite::fp_edges(t);
+                e[self.rng.gen_range(0..e.len())]
+            }
+            1 => self.rng.gen::<u64>() & t.mask(),
+            _ => {
+                let exponent = (t.bias() + self.rng.gen_range(-6..6)) as u64;
+                let sign = if self.rng.gen() { t.sign_bit() } else { 0 };
+                sign | exponent << f | (self.rng.gen::<u64>() & ((1 << f) - 1))
+            }
+        };
+        x | garbage
+    }
+
+    /// A second floating-point operand for `a`: equal, negated (cancellation), the same
+    /// exponent, a unit in the last place away, or unrelated.
+    fn fp_partner(&mut self, t: FpType, a: u64) -> u64 {
+        let f = t.fraction_bits();
+        match self.rng.gen_range(0..6) {
+            0 => a,
+            1 => a ^ t.sign_bit(),
+            2 => (a & !((1 << f) - 1)) | (self.rng.gen::<u64>() & ((1 << f) - 1)),
+            3 => (a.wrapping_add(1) & t.mask()) ^ (self.rng.gen_range(0..2) * t.sign_bit()),
+            _ => self.fp_word(t),
+        }
+    }
+
     pub fn next_inputs(&mut self) -> ReduceAluIn {
         let op = if self.rng.gen_bool(self.reserved) {
             self.rng.gen_range(12..16)
         } else {
             self.rng.gen_range(0..12)
         };
+        let dtype = self.rng.gen_range(0..8u64);
         let mut i = ReduceAluIn {
             reset: self.rng.gen_bool(self.reset),
             in_valid: !self.rng.gen_bool(self.idle),
             op,
-            dtype: self.rng.gen_range(0..4),
+            dtype,
             ..Default::default()
         };
+        let fp = Dtype::from_code(dtype).and_then(|d| d.fp());
         for k in 0..self.lanes {
+            if let Some(t) = fp {
+                let a = self.fp_word(t);
+                let b = self.fp_partner(t, a);
+                let ai = self.index();
+                let bi = if self.rng.gen_range(0..5) == 0 {
+                    ai
+                } else {
+                    self.index()
+                };
+                i.set_lane(k, AluLaneIn { a, ai, b, bi });
+                continue;
+            }
             let a = self.word();
             let b = match self.rng.gen_range(0..6) {
                 // Equal values (for 32-bit types, equal in the low half only).
@@ -305,15 +362,15 @@ mod tests {
         let mut a = e;
         a.ri[1] = 5;
         assert_eq!(
-            first_difference(2, &e, &a),
+            first_difference(params(2, false), &e, &a),
             Some(("ri_1".to_string(), 0, 5))
         );
-        assert_eq!(first_difference(2, &e, &e), None);
+        assert_eq!(first_difference(params(2, true), &e, &e), None);
     }
 
     #[test]
     fn golden_level_answers_after_the_latency() {
-        let mut g = dut(Level::Golden, 1).expect("supported");
+        let mut g = dut(Level::Golden, params(1, false)).expect("supported");
         let mut i = ReduceAluIn {
             in_valid: true,
             op: 4,
@@ -341,6 +398,6 @@ mod tests {
         assert!(o.out_valid);
         assert_eq!(o.r[0], 42, "cycle 6");
         assert_eq!(g.step(&ReduceAluIn::default()).r[0], 0);
-        assert!(dut(Level::Model, 3).is_err());
+        assert!(dut(Level::Model, params(3, false)).is_err());
     }
 }

@@ -20,8 +20,11 @@
 
 use super::{describe, first_difference, AluSim};
 use netcoll_models::kit::cycle::CycleSim;
+use netcoll_models::reduce_alu::fp::FpType;
 use netcoll_models::reduce_alu::golden::golden_next;
-use netcoll_models::reduce_alu::{AluLaneIn, Dtype, ReduceAluIn, ReduceAluOut, LATENCY};
+use netcoll_models::reduce_alu::{
+    AluLaneIn, Dtype, ReduceAluIn, ReduceAluOut, ReduceAluParams, LATENCY,
+};
 
 /// Edge values of the 32-bit types: signs and limits, 16-bit digit edges, and values with
 /// garbage in the upper half (which must be ignored).
@@ -65,11 +68,50 @@ pub const INDEX_PAIRS: [(u64, u64); 7] = [
     (1, 0),
 ];
 
+/// The edge values of floating-point type `t`, from its fields: the zeros, the smallest and
+/// largest subnormals, the smallest normal, the largest finite, 1 and the numbers a unit in
+/// the last place above it, half a unit (1 + it is a tie that rounds to even) and just above
+/// it, the infinities, the canonical NaN, a signalling NaN and a negative one, and 1 with
+/// garbage above the element (for the narrower types).
+pub fn fp_edges(t: FpType) -> Vec<u64> {
+    let f = t.fraction_bits();
+    let sign = t.sign_bit();
+    let one = (t.bias() as u64) << f;
+    let half_ulp = (t.bias() as u64 - f as u64 - 1) << f;
+    let mut e = vec![
+        0,
+        sign,
+        1,
+        sign | 1,
+        (1 << f) - 1,
+        1 << f,
+        sign | 1 << f,
+        t.inf() - 1,
+        sign | (t.inf() - 1),
+        one,
+        sign | one,
+        one + 1,
+        one + 3,
+        half_ulp,
+        half_ulp + 1,
+        t.inf(),
+        sign | t.inf(),
+        t.canonical_nan(),
+        t.inf() | 1,
+        sign | t.canonical_nan() | 5,
+    ];
+    if t.bits() < 64 {
+        e.push(0xA5A5_A5A5_A5A5_0000 & !t.mask() | one);
+    }
+    e
+}
+
 /// The edge values of `dtype`.
-pub fn edges(dtype: Dtype) -> &'static [u64] {
-    match dtype.bits() {
-        32 => &EDGES_32,
-        _ => &EDGES_64,
+pub fn edges(dtype: Dtype) -> Vec<u64> {
+    match (dtype.fp(), dtype.bits()) {
+        (Some(t), _) => fp_edges(t),
+        (None, 32) => EDGES_32.to_vec(),
+        (None, _) => EDGES_64.to_vec(),
     }
 }
 
@@ -88,8 +130,8 @@ pub fn table() -> Vec<Row> {
         for &dtype in Dtype::ALL {
             let e = edges(dtype);
             let mut pairs = vec![];
-            for &a in e {
-                for &b in e {
+            for &a in &e {
+                for &b in &e {
                     let (ai, bi) = INDEX_PAIRS[pairs.len() % INDEX_PAIRS.len()];
                     pairs.push(AluLaneIn { a, ai, b, bi });
                 }
@@ -131,8 +173,9 @@ fn operations(row: &Row, lanes: usize, shift: usize) -> Vec<ReduceAluIn> {
         .collect()
 }
 
-/// The suite for a `lanes`-lane block, with expectations.
-pub fn cycles(lanes: usize) -> Vec<Cycle> {
+/// The suite for block `p`, with expectations.
+pub fn cycles(p: ReduceAluParams) -> Vec<Cycle> {
+    let lanes = p.lanes;
     let rows = table();
     let mut inputs = vec![];
     let reset = ReduceAluIn {
@@ -190,7 +233,7 @@ pub fn cycles(lanes: usize) -> Vec<Cycle> {
             _ if inputs[t.saturating_sub(LATENCY)..t].iter().any(|i| i.reset) => {
                 Some(ReduceAluOut::default())
             }
-            _ => Some(golden_next(&inputs[t - LATENCY], lanes)),
+            _ => Some(golden_next(&inputs[t - LATENCY], &p)),
         };
         out.push(Cycle { input: *i, expect });
     }
@@ -210,7 +253,8 @@ pub struct Report {
 
 /// Runs `suite` on `dut`, comparing every output every cycle; on failure, the first mismatches
 /// (cycle, signal, expected, actual, and the inputs that caused them).
-pub fn run(dut: &mut AluSim, lanes: usize, suite: &[Cycle]) -> Result<Report, String> {
+pub fn run(dut: &mut AluSim, p: ReduceAluParams, suite: &[Cycle]) -> Result<Report, String> {
+    let lanes = p.lanes;
     let mut report = Report::default();
     let mut failures = vec![];
     let mut failing_cycles = 0u64;
@@ -222,7 +266,7 @@ pub fn run(dut: &mut AluSim, lanes: usize, suite: &[Cycle]) -> Result<Report, St
             report.operations += 1;
             report.lane_results += lanes as u64;
         }
-        if let Some((signal, e, a)) = first_difference(lanes, &want, &got) {
+        if let Some((signal, e, a)) = first_difference(p, &want, &got) {
             failing_cycles += 1;
             if failures.len() < 10 {
                 failures.push(format!(
@@ -255,7 +299,7 @@ mod tests {
     #[test]
     fn the_suite_covers_the_table_in_two_lanes() {
         for lanes in LANES_VALUES {
-            let suite = cycles(lanes);
+            let suite = cycles(super::super::params(lanes, true));
             let mut lanes_of = BTreeMap::<(u64, u64, u64, u64), BTreeSet<usize>>::new();
             for c in suite.iter().filter(|c| c.input.in_valid && !c.input.reset) {
                 for (k, l) in (0..lanes).map(|k| (k, c.input.lane(k))) {

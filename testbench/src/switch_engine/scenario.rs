@@ -417,7 +417,7 @@ fn parse_step(
             let rops: Vec<(&str, u64)> = AluOp::ALL.iter().map(|o| (o.name(), o.code())).collect();
             let rop = r.opt_named("rop", &rops, ROP_BITS)?.unwrap_or(0);
             let dtypes: Vec<(&str, u64)> =
-                Dtype::ALL.iter().map(|d| (d.name(), d.code())).collect();
+                Dtype::INT.iter().map(|d| (d.name(), d.code())).collect();
             let dtype = r.opt_named("dtype", &dtypes, DTYPE_BITS)?.unwrap_or(0);
             ports
                 .into_iter()
