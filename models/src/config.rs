@@ -645,7 +645,7 @@ mod tests {
         );
         assert_eq!(
             msg("[nic]\nwq_depth = 8\n"),
-            "netcoll.toml: line 2: unknown key `nic.wq_depth`; allowed keys in [nic]: qps, cqs, counters, dmem_words"
+            "netcoll.toml: line 2: unknown key `nic.wq_depth`; allowed keys in [nic]: qps, cqs, counters, dmem_words, fp"
         );
         assert_eq!(
             msg("nic = 3\n"),

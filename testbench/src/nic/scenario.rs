@@ -2049,7 +2049,7 @@ mod tests {
         );
         assert_eq!(
             msg("[nic]\nlanes = 5\n"),
-            "scenario.toml: line 2: unknown key `nic.lanes`; allowed keys in [nic]: qps, cqs, counters, dmem_words"
+            "scenario.toml: line 2: unknown key `nic.lanes`; allowed keys in [nic]: qps, cqs, counters, dmem_words, fp"
         );
         assert_eq!(
             msg("steps = []\n"),
