@@ -8,6 +8,10 @@ pub const EXAMPLES: &[(&str, &str)] = &[
         include_str!("../../../scenarios/nic/calc.toml"),
     ),
     (
+        "calc_fp.toml",
+        include_str!("../../../scenarios/nic/calc_fp.toml"),
+    ),
+    (
         "errors.toml",
         include_str!("../../../scenarios/nic/errors.toml"),
     ),

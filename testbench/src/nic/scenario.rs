@@ -1400,8 +1400,11 @@ mod tests {
             // Deterministic.
             assert_eq!(run_golden(&s), Ok(ev), "{name}");
         }
+        // Every example runs on the small NIC, `calc_fp.toml` with the floating-point types.
         for name in EXAMPLES {
-            assert_eq!(example(name).params, NicParams::SMALL, "{name}");
+            let p = example(name).params;
+            assert_eq!(NicParams { fp: 0, ..p }, NicParams::SMALL, "{name}");
+            assert_eq!(p.fp == 1, name == "calc_fp.toml", "{name}");
         }
     }
 
