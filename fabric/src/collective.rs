@@ -21,13 +21,28 @@
 //! vector in operation `k` of group `g` is [`contribution`]`(seed, g, n, k, i)`, SplitMix64 of
 //! a mix of the five (see the function). A check needs no copy of what the nodes sent.
 //!
+//! **REPRO** (`op = "REPRO"`, `dtype` one of `f16`, `bf16`, `f32`, `f64`): a reproducible
+//! floating-point allreduce, the exact sum of every member's elements rounded once (see
+//! `netcoll_models::reduce_alu::repro`). A member's vector is `words / E` elements, each sent
+//! as its REPRO partial of `E` = 8 (`f16`), 15 (`bf16`, `f32`) or 72 (`f64`) words; the
+//! switches combine the words with SUM over U64 (the packets say `rop = SUM`,
+//! `dtype = u64`), which is exact and order-free in that format; each member rounds the
+//! result words back to elements ([`Reduction::result`]). `words` and `chunk` count words on
+//! the wire and are multiples of `E`. Element `e` of member `n`'s vector in operation `k` is
+//! [`fp_element`]`(t, contribution(seed, g, n, k, e))`.
+//!
 //! **Results** are checked by the safety checker as they arrive: each member reports a digest
 //! (FNV-1a over the words) of every chunk result it receives, and the checker compares it
 //! with the digest of the fold it computes itself from the contributions (with the engine's
-//! element rule, `netcoll_models::switch_engine::golden::reduce_into`). An operation during
+//! element rule, `netcoll_models::switch_engine::golden::reduce_into`); for REPRO the digest
+//! of the rounded elements, against the exact sum of the members' elements rounded by the
+//! big-integer golden (`netcoll_models::reduce_alu::repro::repro_sum`). An operation during
 //! which the group's members changed (one left, or could no longer be reached) is not
 //! checked: which contributions its result holds depends on when the tree was rebuilt.
 
+use netcoll_models::reduce_alu::fp::FpType;
+use netcoll_models::reduce_alu::fp_bits::{repro_contribution, repro_round};
+use netcoll_models::reduce_alu::repro::{repro_sum, ReproPartial};
 use netcoll_models::reduce_alu::{AluOp, Dtype};
 use netcoll_models::switch_engine::golden::reduce_into;
 
@@ -71,9 +86,12 @@ impl Collective {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Reduction {
     pub collective: Collective,
-    /// The switches' operation (BOR for a broadcast).
+    /// The switches' operation (BOR for a broadcast, SUM for REPRO).
     pub op: AluOp,
+    /// The switches' element type (U64 for REPRO).
     pub dtype: Dtype,
+    /// REPRO over this type: the words are REPRO partials of its elements.
+    pub repro: Option<FpType>,
     /// 64-bit words of each member's vector.
     pub words: u64,
     /// Words per packet.
@@ -88,6 +106,11 @@ impl Reduction {
     /// Chunks of a vector.
     pub fn chunks(&self) -> u64 {
         self.words.div_ceil(self.chunk)
+    }
+
+    /// Words per element on the wire (1 but for REPRO, whose elements are partials).
+    pub fn element_words(&self) -> u64 {
+        self.repro.map_or(1, |t| ReproPartial::wire_words(t) as u64)
     }
 
     /// The words of chunk `c`: `(first word, words)`.
@@ -109,8 +132,63 @@ impl Reduction {
         if self.collective == Collective::Broadcast && node != self.root {
             return vec![0; n as usize];
         }
-        (first..first + n)
-            .map(|i| contribution(seed, group, node, k, i))
+        match self.repro {
+            None => (first..first + n)
+                .map(|i| contribution(seed, group, node, k, i))
+                .collect(),
+            Some(t) => self
+                .chunk_elements(c)
+                .flat_map(|e| {
+                    repro_contribution(t, fp_element(t, contribution(seed, group, node, k, e)))
+                })
+                .collect(),
+        }
+    }
+
+    /// REPRO: the indices of the elements chunk `c` carries.
+    fn chunk_elements(&self, c: u64) -> std::ops::Range<u64> {
+        let (first, n) = self.chunk_span(c);
+        let e = self.element_words();
+        first / e..(first + n) / e
+    }
+
+    /// What a member makes of a chunk result's words: the words, or for REPRO the elements
+    /// rounded from their partials (`None`: the words are not whole partials).
+    pub fn result(&self, words: &[u64]) -> Option<Vec<u64>> {
+        let Some(t) = self.repro else {
+            return Some(words.to_vec());
+        };
+        let e = self.element_words() as usize;
+        words.len().is_multiple_of(e).then(|| {
+            words
+                .chunks(e)
+                .map(|partial| repro_round(t, partial).bits)
+                .collect()
+        })
+    }
+
+    /// What every member should make of chunk `c` of operation `k` over `members`
+    /// ([`Reduction::result`] of the right words), computed from the contributions: the
+    /// fold, or for REPRO the exact sum of the members' elements rounded by the golden.
+    pub fn expected_chunk(
+        &self,
+        seed: u64,
+        group: usize,
+        members: &[usize],
+        k: u64,
+        c: u64,
+    ) -> Vec<u64> {
+        let Some(t) = self.repro else {
+            return self.fold_chunk(seed, group, members, k, c);
+        };
+        self.chunk_elements(c)
+            .map(|e| {
+                let xs: Vec<u64> = members
+                    .iter()
+                    .map(|&m| fp_element(t, contribution(seed, group, m, k, e)))
+                    .collect();
+                repro_sum(t, &xs).bits
+            })
             .collect()
     }
 
@@ -139,6 +217,22 @@ impl Reduction {
     pub fn receives(&self, node: usize) -> bool {
         self.collective != Collective::Reduce || node == self.root
     }
+}
+
+/// A floating-point element of type `t` from a random word `r`: `±0` one time in 32, else a
+/// normal number between `2^-8` and `2^8` with a random sign and fraction — a window narrow
+/// enough that members' values cancel and tie, and wide enough that the order of a plain
+/// floating-point sum changes its bits. (Subnormals, infinities and NaNs are covered by the
+/// ALU's and REPRO's own tests.)
+pub fn fp_element(t: FpType, r: u64) -> u64 {
+    let sign = (r >> 63) * t.sign_bit();
+    if r.is_multiple_of(32) {
+        return sign;
+    }
+    let f = t.fraction_bits();
+    let exponent = (t.bias() as u64 - 8 + (r >> 5) % 16) << f;
+    let fraction = mix(r) & ((1 << f) - 1);
+    sign | exponent | fraction
 }
 
 /// SplitMix64's finaliser.
@@ -184,6 +278,7 @@ mod tests {
             chunk: 32,
             window: 2,
             root: 0,
+            repro: None,
         };
         assert_eq!(r.chunks(), 3);
         assert_eq!(

@@ -99,6 +99,9 @@ pub struct ResultRecord {
     pub chunk: u64,
     /// The words received (empty: the answer carried none).
     pub words: Vec<u64>,
+    /// REPRO: the elements the member rounds from the words (empty for the other operations).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub values: Vec<u64>,
 }
 
 /// Records and summary of a run.

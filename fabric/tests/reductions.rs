@@ -399,14 +399,42 @@ fn bad_reduction_groups_get_one_line_errors_naming_the_key() {
     );
     assert_eq!(
         err(red, "collective = 'allreduce'\nop = 'AVG'\noperations = 1"),
-        "group[0].op = \"AVG\": must be one of MAX, MIN, MAXLOC, MINLOC, SUM, PROD, LAND, LOR, LXOR, BAND, BOR, BXOR"
+        "group[0].op = \"AVG\": must be one of MAX, MIN, MAXLOC, MINLOC, SUM, PROD, LAND, LOR, LXOR, BAND, BOR, BXOR, REPRO"
     );
     assert_eq!(
         err(
             red,
             "collective = 'allreduce'\ndtype = 'f32'\noperations = 1"
         ),
-        "group[0].dtype = \"f32\": must be one of i32, u32, i64, u64"
+        "group[0].dtype = \"f32\": must be one of i32, u32, i64, u64 (the floating-point types f16, bf16, f32, f64 with op = \"REPRO\")"
+    );
+    assert_eq!(
+        err(
+            red,
+            "collective = 'allreduce'\nop = 'REPRO'\ndtype = 'i32'\noperations = 1"
+        ),
+        "group[0].dtype = \"i32\": must be one of f16, bf16, f32, f64 for op = \"REPRO\""
+    );
+    assert_eq!(
+        err(
+            red,
+            "collective = 'allreduce'\nop = 'REPRO'\ndtype = 'f32'\nwords = 30\nchunk = 16\noperations = 1"
+        ),
+        "group[0].chunk = 16: must be a multiple of 15 (one f32 REPRO partial) up to 16 (the engine's max_plen)"
+    );
+    assert_eq!(
+        err(
+            red,
+            "collective = 'allreduce'\nop = 'REPRO'\ndtype = 'f64'\noperations = 1"
+        ),
+        "group[0].dtype = \"f64\": REPRO over f64 needs [switch] max_plen of at least 72 (one element's partial); it is 16"
+    );
+    assert_eq!(
+        err(
+            red,
+            "collective = 'allreduce'\nop = 'REPRO'\ndtype = 'f16'\nwords = 12\noperations = 1"
+        ),
+        "group[0].words = 12: must be a positive multiple of 8 (the words of one f16 REPRO partial)"
     );
     assert_eq!(
         err(

@@ -566,7 +566,15 @@ impl<'a> Control<'a> {
                 node: self.f.topo.node_names[node].clone(),
                 op: res.k,
                 chunk: res.chunk,
-                words: res.words.map(|p| p.words.clone()).unwrap_or_default(),
+                words: res
+                    .words
+                    .as_ref()
+                    .map(|p| p.words.clone())
+                    .unwrap_or_default(),
+                values: match (r.repro, &res.words) {
+                    (Some(_), Some(p)) => r.result(&p.words).unwrap_or_default(),
+                    _ => vec![],
+                },
             });
         }
         let g = &mut self.groups[group];
@@ -582,7 +590,7 @@ impl<'a> Control<'a> {
             Some(d) => d,
             None => {
                 let members: Vec<usize> = g.members.iter().collect();
-                let d = digest(&r.fold_chunk(self.seed, group, &members, res.k, res.chunk));
+                let d = digest(&r.expected_chunk(self.seed, group, &members, res.k, res.chunk));
                 g.open_mut(res.k).folds.insert(res.chunk, d);
                 d
             }

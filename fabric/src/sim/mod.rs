@@ -122,6 +122,7 @@ use crate::FabricError;
 use control::Control;
 use netcoll_models::config::Config;
 use netcoll_models::net::header::Opcode;
+use netcoll_models::reduce_alu::repro::ReproPartial;
 use netcoll_models::reduce_alu::{AluOp, Dtype};
 use netcoll_models::switch_engine::txn::SwitchEngineTxn;
 use netcoll_models::switch_engine::{CfgOp, SwitchEngineParams, TableEntry};
@@ -397,17 +398,22 @@ fn group_kind(
         ));
     }
     let op_name = g.op.as_deref().unwrap_or("SUM");
-    let mut op = AluOp::ALL
-        .iter()
-        .copied()
-        .find(|o| o.name() == op_name)
-        .ok_or_else(|| {
-            invalid(
-                &key("op"),
-                format!("{op_name:?}"),
-                "must be one of MAX, MIN, MAXLOC, MINLOC, SUM, PROD, LAND, LOR, LXOR, BAND, BOR, BXOR",
-            )
-        })?;
+    let repro_op = op_name == "REPRO";
+    let mut op = if repro_op {
+        AluOp::Sum
+    } else {
+        AluOp::ALL
+            .iter()
+            .copied()
+            .find(|o| o.name() == op_name)
+            .ok_or_else(|| {
+                invalid(
+                    &key("op"),
+                    format!("{op_name:?}"),
+                    "must be one of MAX, MIN, MAXLOC, MINLOC, SUM, PROD, LAND, LOR, LXOR, BAND, BOR, BXOR, REPRO",
+                )
+            })?
+    };
     if collective == Collective::Broadcast {
         if g.op.is_some() {
             return Err(invalid(
@@ -418,29 +424,71 @@ fn group_kind(
         }
         op = AluOp::BOr;
     }
-    let dt_name = g.dtype.as_deref().unwrap_or("i64");
-    let dtype = Dtype::INT
-        .iter()
-        .copied()
-        .find(|d| d.name() == dt_name)
-        .ok_or_else(|| {
-            invalid(
-                &key("dtype"),
-                format!("{dt_name:?}"),
-                "must be one of i32, u32, i64, u64",
-            )
-        })?;
-    let words = g.words.unwrap_or(1);
-    if words == 0 {
-        return Err(invalid(&key("words"), 0, "must be at least 1"));
-    }
+    let dt_name = g
+        .dtype
+        .as_deref()
+        .unwrap_or(if repro_op { "f64" } else { "i64" });
+    let (dtype, repro) = if repro_op {
+        let t = Dtype::ALL
+            .iter()
+            .find(|d| d.name() == dt_name)
+            .and_then(|d| d.fp())
+            .ok_or_else(|| {
+                invalid(
+                    &key("dtype"),
+                    format!("{dt_name:?}"),
+                    "must be one of f16, bf16, f32, f64 for op = \"REPRO\"",
+                )
+            })?;
+        (Dtype::U64, Some(t))
+    } else {
+        let d = Dtype::INT
+            .iter()
+            .copied()
+            .find(|d| d.name() == dt_name)
+            .ok_or_else(|| {
+                invalid(
+                    &key("dtype"),
+                    format!("{dt_name:?}"),
+                    "must be one of i32, u32, i64, u64 (the floating-point types f16, bf16, f32, f64 with op = \"REPRO\")",
+                )
+            })?;
+        (d, None)
+    };
+    // REPRO: words and chunks are whole partials of `per` words.
+    let per = repro.map_or(1, |t| ReproPartial::wire_words(t) as u64);
     let max = sw.max_plen as u64;
-    let chunk = g.chunk.unwrap_or(max.min(words));
-    if chunk == 0 || chunk > max {
+    if per > max {
+        return Err(invalid(
+            &key("dtype"),
+            format!("{dt_name:?}"),
+            format!(
+                "REPRO over {dt_name} needs [switch] max_plen of at least {per} (one element's partial); it is {max}"
+            ),
+        ));
+    }
+    let words = g.words.unwrap_or(per);
+    if words == 0 || !words.is_multiple_of(per) {
+        return Err(invalid(
+            &key("words"),
+            words,
+            if per == 1 {
+                "must be at least 1".to_string()
+            } else {
+                format!("must be a positive multiple of {per} (the words of one {dt_name} REPRO partial)")
+            },
+        ));
+    }
+    let chunk = g.chunk.unwrap_or(max.min(words) / per * per);
+    if chunk == 0 || chunk > max || !chunk.is_multiple_of(per) {
         return Err(invalid(
             &key("chunk"),
             chunk,
-            format!("must be 1 to {max} (the engine's max_plen)"),
+            if per == 1 {
+                format!("must be 1 to {max} (the engine's max_plen)")
+            } else {
+                format!("must be a multiple of {per} (one {dt_name} REPRO partial) up to {max} (the engine's max_plen)")
+            },
         ));
     }
     if op.is_loc() {
@@ -498,6 +546,7 @@ fn group_kind(
         chunk,
         window,
         root,
+        repro,
     }))
 }
 

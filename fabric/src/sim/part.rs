@@ -1543,7 +1543,7 @@ impl<'a, E: EngineCore> Part<'a, E> {
                 && u64::from(p.rop) == r.op.code()
                 && u64::from(p.dtype) == r.dtype.code()
         });
-        let digest_of = shaped.map(|p| digest(&p.words));
+        let digest_of = shaped.and_then(|p| r.result(&p.words)).map(|v| digest(&v));
         let slot = &mut red.slots[j];
         slot.sent = None;
         slot.retry_at = None;

@@ -18,14 +18,15 @@
 //!   normal or into infinity needs no special case.
 //! - **MIN, MAX, MINLOC, MAXLOC**: the NaN tests and one unsigned compare of keys (a
 //!   positive number with its sign bit set, a negative one inverted, so `-0 < +0`).
-//! - **REPRO on words**: a contribution placed into the accumulator's 64-bit words (its
+//! - **REPRO on words**: a contribution placed into the accumulator's 32-bit digits (its
 //!   significand shifted by its biased exponent minus one, negated in two's complement), two
-//!   partials added word by word with a carry, and the root's rounding from the words (the
-//!   leading one found, the `p` bits below it kept, everything under them a sticky bit) — on
-//!   the wire format of [`super::repro`], checked against its big-integer golden reference.
+//!   partials added word by word without carries (the switches' U64 SUM), and the rounding
+//!   by the member that uses the result (the digits' carries resolved, the leading one found,
+//!   the `p` bits below it kept, everything under them a sticky bit) — on the wire format of
+//!   [`super::repro`], checked against its big-integer golden reference.
 
 use super::fp::FpType;
-use super::repro::{acc_bits, ReproResult, FLAGS_AT, MAX_CONTRIBUTIONS, WIRE_COUNT_MAX};
+use super::repro::{digits, ReproResult, COUNT_WORDS, DIGIT_BITS, MAX_CONTRIBUTIONS};
 
 /// A finite element: `sig · 2^e`, and its sign.
 #[derive(Clone, Copy, Debug)]
@@ -225,69 +226,64 @@ pub fn select(t: FpType, max: bool, a: u64, ai: u64, b: u64, bi: u64) -> (u64, u
 
 /// The wire words of the REPRO partial of one contribution, the element in the low bits of `x`.
 pub fn repro_contribution(t: FpType, x: u64) -> Vec<u64> {
-    let n = acc_bits(t) as usize / 64;
-    let mut words = vec![0u64; n + 1];
+    let d = digits(t);
+    let mut words = vec![0u64; d + COUNT_WORDS];
     let x = x & t.mask();
     let negative = x >> (t.bits() - 1) == 1;
-    let flag = |k: u32, on: bool| (on as u64) << (FLAGS_AT + k);
-    words[n] = 1 | flag(3, x == t.sign_bit());
+    // count, NaN, +inf, -inf, -0
+    words[d] = 1;
+    words[d + 4] = (x == t.sign_bit()) as u64;
     match unpack(t, x) {
-        Class::Nan => words[n] |= flag(0, true),
-        Class::Inf(neg) => words[n] |= flag(1, !neg) | flag(2, neg),
+        Class::Nan => words[d + 1] = 1,
+        Class::Inf(neg) => words[d + 2 + neg as usize] = 1,
         Class::Finite(v) => {
-            // In units of the smallest subnormal the value is sig · 2^(e - e_min).
+            // In units of the smallest subnormal the value is sig · 2^(e - e_min); a
+            // significand (at most 53 bits) spans at most three digits.
             let e_min = 1 - t.bias() - t.fraction_bits() as i32;
-            let shift = (v.e - e_min) as usize;
-            let (word, bit) = (shift / 64, shift % 64);
-            let sig = v.sig as u64;
-            words[word] = sig << bit;
-            if bit > 0 && word + 1 < n {
-                words[word + 1] = sig >> (64 - bit);
+            let shift = (v.e - e_min) as u32;
+            let (digit, bit) = ((shift / DIGIT_BITS) as usize, shift % DIGIT_BITS);
+            let placed = v.sig << bit;
+            for k in 0..3 {
+                if digit + k < d {
+                    words[digit + k] = (placed >> (DIGIT_BITS as usize * k)) as u64 & DIGIT_MASK;
+                }
             }
             if negative {
-                negate(&mut words[..n]);
+                negate_digits(&mut words[..d]);
             }
         }
     }
     words
 }
 
-/// Two's complement negation of a little-endian word vector.
-fn negate(words: &mut [u64]) {
-    let mut carry = true;
+/// The low 32 bits of a word: one digit.
+const DIGIT_MASK: u64 = (1 << DIGIT_BITS) - 1;
+
+/// Two's complement negation of little-endian 32-bit digits (each in the low half of a word).
+fn negate_digits(words: &mut [u64]) {
+    let mut carry = 1;
     for w in words.iter_mut() {
-        let (sum, c) = (!*w).overflowing_add(carry as u64);
-        *w = sum;
-        carry = c;
+        let sum = (!*w & DIGIT_MASK) + carry;
+        *w = sum & DIGIT_MASK;
+        carry = sum >> DIGIT_BITS;
     }
 }
 
-/// Two REPRO partials' wire words combined: the accumulators added with a carry (modulo the
-/// width), the counts added (saturated at `2^32 + 1`), the flags OR-ed, "all `-0`" AND-ed.
+/// Two REPRO partials' wire words combined: every word added as an unsigned 64-bit integer,
+/// wrapping — exactly what a switch's element-wise SUM over U64 does to them.
 pub fn repro_combine(a: &[u64], b: &[u64]) -> Vec<u64> {
-    let n = a.len() - 1;
-    let mut out = vec![0u64; n + 1];
-    let mut carry = false;
-    for k in 0..n {
-        let (s1, c1) = a[k].overflowing_add(b[k]);
-        let (s2, c2) = s1.overflowing_add(carry as u64);
-        out[k] = s2;
-        carry = c1 | c2;
-    }
-    let count_mask = (1u64 << FLAGS_AT) - 1;
-    let count = ((a[n] & count_mask) + (b[n] & count_mask)).min(WIRE_COUNT_MAX);
-    let or_flags = (a[n] | b[n]) & (7 << FLAGS_AT);
-    let and_flag = a[n] & b[n] & (1 << (FLAGS_AT + 3));
-    out[n] = count | or_flags | and_flag;
-    out
+    a.iter().zip(b).map(|(x, y)| x.wrapping_add(*y)).collect()
 }
 
-/// The root's rounding of a REPRO partial's wire words (the rules of [`super::repro`]).
+/// The rounding of a REPRO partial's wire words by the member that uses it (the rules of
+/// [`super::repro`]): the digits' carries resolved into a two's complement number, then the
+/// `p` bits below its leading one kept and rounded.
 pub fn repro_round(t: FpType, words: &[u64]) -> ReproResult {
-    let n = words.len() - 1;
-    let meta = words[n];
-    let flag = |k: u32| (meta >> (FLAGS_AT + k)) & 1 == 1;
-    let too_many = meta & ((1 << FLAGS_AT) - 1) > MAX_CONTRIBUTIONS;
+    let d = digits(t);
+    let counts = &words[d..];
+    let (count, nan, pos_inf, neg_inf, neg_zero) =
+        (counts[0], counts[1], counts[2], counts[3], counts[4]);
+    let too_many = count > MAX_CONTRIBUTIONS;
     let sign_bit = t.sign_bit();
     let f = t.fraction_bits();
     let inf = t.inf();
@@ -296,19 +292,35 @@ pub fn repro_round(t: FpType, words: &[u64]) -> ReproResult {
         overflow,
         too_many,
     };
-    if flag(0) || (flag(1) && flag(2)) {
+    if nan > 0 || (pos_inf > 0 && neg_inf > 0) {
         return done(t.canonical_nan(), false);
     }
-    if flag(1) || flag(2) {
-        return done(inf | if flag(2) { sign_bit } else { 0 }, false);
+    if pos_inf > 0 || neg_inf > 0 {
+        return done(inf | if neg_inf > 0 { sign_bit } else { 0 }, false);
     }
-    let negative = words[n - 1] >> 63 == 1;
-    let mut m = words[..n].to_vec();
+    // Resolve the carries: digit i of the sum, the rest carried into digit i + 1 (the carry
+    // out of the top digit is the modulus, dropped). Then 64-bit limbs, sign-extended.
+    let mut carry = 0u64;
+    let mut reduced = Vec::with_capacity(d + 1);
+    for &w in &words[..d] {
+        let sum = u128::from(w) + u128::from(carry);
+        reduced.push(sum as u64 & DIGIT_MASK);
+        carry = (sum >> DIGIT_BITS) as u64;
+    }
+    let negative = reduced[d - 1] >> (DIGIT_BITS - 1) == 1;
+    if d % 2 == 1 {
+        reduced.push(if negative { DIGIT_MASK } else { 0 });
+    }
+    let mut m: Vec<u64> = reduced
+        .chunks(2)
+        .map(|pair| pair[0] | pair[1] << DIGIT_BITS)
+        .collect();
     if negative {
         negate(&mut m);
     }
+    let n = m.len();
     let Some(top) = (0..n).rev().find(|&k| m[k] != 0) else {
-        return done(if flag(3) { sign_bit } else { 0 }, false);
+        return done(if neg_zero == count { sign_bit } else { 0 }, false);
     };
     // Bits of the magnitude, and the p bits below its leading one with a round bit and a
     // sticky bit: `sig · 2^(lowest kept bit)` in units of the smallest subnormal.
@@ -328,6 +340,16 @@ pub fn repro_round(t: FpType, words: &[u64]) -> ReproResult {
     let sig = kept << 1 | below as u128;
     let bits = round_pack(t, negative, sig, e - 1);
     done(bits, bits & !sign_bit == inf)
+}
+
+/// Two's complement negation of a little-endian word vector.
+fn negate(words: &mut [u64]) {
+    let mut carry = true;
+    for w in words.iter_mut() {
+        let (sum, c) = (!*w).overflowing_add(carry as u64);
+        *w = sum;
+        carry = c;
+    }
 }
 
 #[cfg(test)]
@@ -428,12 +450,58 @@ mod tests {
                 });
             }
             let words = words.expect("at least one value");
-            assert_eq!(words, golden.to_words(t), "{ctx}: combined");
+            assert_eq!(
+                ReproPartial::from_words(t, &words),
+                Ok(golden.clone()),
+                "{ctx}: combined"
+            );
             assert_eq!(
                 repro_round(t, &words),
                 repro_finish(t, &golden),
                 "{ctx}: rounded"
             );
+        }
+    }
+
+    /// The carry room's bound: 2^32 copies of one contribution (its words times 2^32, as the
+    /// switches' sums would make them) wrap no word and still round to the exact sum.
+    #[test]
+    fn repro_words_hold_2_pow_32_contributions() {
+        use crate::reduce_alu::repro::{repro_finish, ReproPartial};
+        use num_bigint::BigInt;
+        let n = MAX_CONTRIBUTIONS;
+        for t in FpType::ALL {
+            let max = t.inf() - 1;
+            for x in [max, max | t.sign_bit(), 1 | t.sign_bit(), t.sign_bit(), 2] {
+                let one = repro_contribution(t, x);
+                let words: Vec<u64> = one
+                    .iter()
+                    .map(|w| w.checked_mul(n).expect("no word wraps"))
+                    .collect();
+                let p = ReproPartial::of(t, x);
+                let all = ReproPartial {
+                    acc: p.acc * BigInt::from(n),
+                    count: n,
+                    nan: 0,
+                    pos_inf: 0,
+                    neg_inf: 0,
+                    neg_zero: p.neg_zero * n,
+                };
+                let ctx = format!("2^32 times {t:?} {x:#x}");
+                assert_eq!(
+                    ReproPartial::from_words(t, &words),
+                    Ok(all.clone()),
+                    "{ctx}"
+                );
+                let r = repro_round(t, &words);
+                assert_eq!(r, repro_finish(t, &all), "{ctx}");
+                assert!(!r.too_many, "{ctx}");
+                // The largest finite value 2^32 times overflows to infinity, and says so.
+                assert_eq!(r.overflow, x & !t.sign_bit() == max, "{ctx}");
+                // One more contribution is beyond the bound, and says so.
+                let more = repro_combine(&words, &one);
+                assert!(repro_round(t, &more).too_many, "{ctx}");
+            }
         }
     }
 

@@ -48,9 +48,9 @@
 //! follow the rules of [`fp`] (IEEE 754 round to nearest even with subnormals, canonical NaN,
 //! MIN / MAX as C's `fmin` / `fmax` with `-0 < +0`, MINLOC / MAXLOC ties to the lower index),
 //! computed by a datapath of their own (see "Micro-architecture"). The reproducible sum REPRO
-//! ([`repro`]) is specified and modelled on the wire words ([`fp_bits`]) but is not an ALU
-//! operation: it belongs to the switch's payload path, which combines partials wider than a
-//! word.
+//! ([`repro`]) needs no ALU operation: its partials travel in a carry-free format of 32-bit
+//! digits in 64-bit words, which SUM over U64 combines exactly, and the member that uses the
+//! result rounds it ([`fp_bits::repro_round`]); the fabric's `op = "REPRO"` does this.
 //!
 //! **Changed in issue 11:** `dtype` was 2 bits (the four integer types). The packet header's
 //! `dtype` field and the NIC's CALC still have 2 bits ([`INT_DTYPE_BITS`]): the switch and the

@@ -1,33 +1,45 @@
-//! # REPRO: a reproducible floating-point sum (issue 11, first part: the golden reference)
+//! # REPRO: a reproducible floating-point sum
 //!
 //! A floating-point SUM depends on the order of its additions, so a tree reduction gives
 //! different bits for different trees, arrival orders or after a rebuild. REPRO sums exactly
 //! instead and rounds once at the end: its result is the exact sum of every contribution,
-//! rounded to nearest, ties to even — the same bits for any tree, any order, any grouping.
-//! This module is the golden reference for every [`FpType`](super::fp::FpType). For `F64`
-//! the exact accumulator is 2,176 bits (34 words per element); whether the switches carry that
-//! or a narrower binned format with a stated error bound is the format decision of the switch
-//! part, still to come. This reference is exact, so it is what either must be checked against.
+//! rounded to nearest, ties to even — the same bits for any tree, any order, any grouping,
+//! for every [`FpType`](super::fp::FpType), `F64` included (its accumulator is 2,144 bits).
 //!
-//! ## The partial sum, the format that travels between switches
+//! ## The partial sum
 //!
 //! A [`ReproPartial`] is what a switch keeps and sends up the tree instead of a value:
 //! - `acc`: the exact sum of the finite contributions as a fixed-point integer in units of the
 //!   type's smallest subnormal, `2^-L` with `L` = 24 (`F16`), 133 (`BF16`), 149 (`F32`), 1074
-//!   (`F64`); held as a two's complement integer of [`acc_bits`] = 128 (`F16`), 320 (`BF16`,
-//!   `F32`) or 2,176 bits (`F64`), enough for 2^32 contributions of the largest finite value;
-//! - `count`: how many contributions it holds (at most [`MAX_CONTRIBUTIONS`] = 2^32);
-//! - flags: a NaN was seen, `+inf` was seen, `-inf` was seen, and "every contribution was
-//!   `-0`" (so that the exact zero keeps IEEE's sign).
+//!   (`F64`), bounded by a two's complement width of [`acc_bits`] = 96 (`F16`), 320 (`BF16`,
+//!   `F32`) or 2,144 bits (`F64`): 2^32 contributions of the largest finite value and a sign
+//!   fit, rounded up to whole 32-bit digits;
+//! - five counts: contributions (`count`), NaNs, `+inf`s, `-inf`s and `-0`s among them (so
+//!   that an exact zero keeps IEEE's sign: it is `-0` when every contribution was `-0`).
 //!
-//! On the wire ([`ReproPartial::to_words`]) a partial is `acc_bits / 64` words of `acc`, least
-//! significant first, then one word: `count` in bits `[32:0]` (saturated at `2^32 + 1`, which
-//! is enough to say "too many"), the NaN, `+inf`, `-inf` and "all `-0`" flags in bits 33 to 36,
-//! the rest zero: 3 words per element for `F16`, 6 for `BF16` and `F32`, 35 for `F64`.
+//! Two partials combine by adding all six. One contribution `x` is the partial of count 1 with
+//! `acc = x · 2^L` (exact: every finite value of the type is a multiple of `2^-L`) and the
+//! count of its class.
 //!
-//! Two partials combine by adding `acc` and `count`, OR-ing the first three flags and AND-ing the
-//! last: associative and commutative, hence order-free. One contribution `x` is the partial of
-//! count 1 with `acc = x · 2^L` (exact: every finite value of the type is a multiple of `2^-L`).
+//! ## The wire format: carry-free digits, so a switch combines with U64 SUM
+//!
+//! On the wire ([`ReproPartial::to_words`]) a partial is [`digits`]`(t)` words, then the five
+//! counts, one word each: [`ReproPartial::wire_words`] = 8 words per element for `F16`, 15 for
+//! `BF16` and `F32`, 72 for `F64`. Digit word `i` holds a 32-bit digit of `acc` modulo
+//! `2^acc_bits` (a negative `acc` in two's complement), least significant first, in its low
+//! 32 bits; its upper 32 bits are **carry room**. Two partials combine by adding their words
+//! one by one as unsigned 64-bit integers — the switches' element-wise SUM over U64, with no
+//! carry between words — and the represented value stays
+//! `acc = Σ word_i · 2^(32 i)` (modulo `2^acc_bits`, read as two's complement). A digit word
+//! of `n` contributions is below `n · 2^32`, so up to [`MAX_CONTRIBUTIONS`] = 2^32 of them no
+//! word wraps and the sum is exact; a count word wraps only after 2^64.
+//!
+//! Why this format: the switches need no REPRO hardware at all (the integer SUM they have does
+//! it at one beat per cycle, whatever the type), the combine is associative and commutative
+//! bit for bit (integer addition), and only the member that uses the result resolves the
+//! carries and rounds ([`super::fp_bits::repro_round`]). The cost is bandwidth: 8, 15 or 72
+//! words per element instead of one (a packet of 128 words carries 16 `F16`, 8 `F32` or one
+//! `F64` element).
 //!
 //! ## The result ([`repro_finish`])
 //!
@@ -37,8 +49,12 @@
 //!    `overflow` (IEEE's overflow: the value is still what IEEE rounding says).
 //! 3. An exact zero is `-0` if every contribution was `-0`, else `+0` (as IEEE's `x + -x = +0`
 //!    and `-0 + -0 = -0`).
-//! 4. More than [`MAX_CONTRIBUTIONS`] contributions raise `too_many`: the accumulator's bound no
-//!    longer holds, so the value is not promised.
+//! 4. More than [`MAX_CONTRIBUTIONS`] contributions raise `too_many`: the words may have
+//!    wrapped, so the value is not promised.
+//!
+//! **Changed in issue 11 (switch part):** the first wire format was `acc` in whole 64-bit words
+//! with carries between them and one word of a saturating count and four flags (3, 6, 6, 35
+//! words); a switch would have needed a multi-word adder. Nothing had used it yet.
 
 use super::fp::FpType;
 use num_bigint::{BigInt, BigUint};
@@ -50,11 +66,12 @@ use thiserror::Error;
 pub enum ReproFormatError {
     #[error("a REPRO partial of {t:?} is {want} words, got {got}")]
     Length { t: FpType, want: usize, got: usize },
-    #[error(
-        "REPRO partial's last word {word:#x}: bits above 36 must be zero and the count \
-         (bits 32:0) at most 2^32 + 1"
-    )]
-    Meta { word: u64 },
+    #[error("REPRO partial's {field} count {value} exceeds its contribution count {count}")]
+    Count {
+        field: &'static str,
+        value: u64,
+        count: u64,
+    },
 }
 
 /// The most contributions a REPRO sum promises to be exact for.
@@ -65,21 +82,38 @@ pub fn scale(t: FpType) -> u32 {
     (t.bias() - 1) as u32 + t.fraction_bits()
 }
 
-/// Width of the two's complement accumulator: `2^32 · max_finite · 2^L` and a sign fit.
+/// Bits of one digit on the wire; the rest of its word is carry room.
+pub const DIGIT_BITS: u32 = 32;
+
+/// Width of the two's complement accumulator: `2^32 · max_finite · 2^L` and a sign fit,
+/// rounded up to whole digits.
 pub fn acc_bits(t: FpType) -> u32 {
     let needed = 32 + (t.bias() as u32 + 1) + scale(t) + 1;
-    needed.div_ceil(64) * 64
+    needed.div_ceil(DIGIT_BITS) * DIGIT_BITS
 }
+
+/// Digit words of a partial on the wire.
+pub fn digits(t: FpType) -> usize {
+    (acc_bits(t) / DIGIT_BITS) as usize
+}
+
+/// Count words after the digits: contributions, NaNs, `+inf`s, `-inf`s, `-0`s.
+pub const COUNT_WORDS: usize = 5;
 
 /// A REPRO partial sum (see the module docs).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ReproPartial {
     pub acc: BigInt,
+    /// Contributions (wrapping at 2^64, as on the wire).
     pub count: u64,
-    pub nan: bool,
-    pub pos_inf: bool,
-    pub neg_inf: bool,
-    pub all_neg_zero: bool,
+    /// NaN contributions.
+    pub nan: u64,
+    /// `+inf` contributions.
+    pub pos_inf: u64,
+    /// `-inf` contributions.
+    pub neg_inf: u64,
+    /// `-0` contributions.
+    pub neg_zero: u64,
 }
 
 impl ReproPartial {
@@ -88,10 +122,10 @@ impl ReproPartial {
         ReproPartial {
             acc: BigInt::zero(),
             count: 0,
-            nan: false,
-            pos_inf: false,
-            neg_inf: false,
-            all_neg_zero: true,
+            nan: 0,
+            pos_inf: 0,
+            neg_inf: 0,
+            neg_zero: 0,
         }
     }
 
@@ -103,13 +137,13 @@ impl ReproPartial {
         let fraction = x & ((1 << t.fraction_bits()) - 1);
         let mut p = ReproPartial {
             count: 1,
-            all_neg_zero: x == t.sign_bit(),
+            neg_zero: (x == t.sign_bit()) as u64,
             ..Self::empty()
         };
         if exponent == (1 << t.exponent_bits()) - 1 {
-            p.nan = fraction != 0;
-            p.pos_inf = fraction == 0 && !sign;
-            p.neg_inf = fraction == 0 && sign;
+            p.nan = (fraction != 0) as u64;
+            p.pos_inf = (fraction == 0 && !sign) as u64;
+            p.neg_inf = (fraction == 0 && sign) as u64;
             return p;
         }
         // value = significand · 2^(max(exponent, 1) - 1) in units of 2^-L.
@@ -127,75 +161,85 @@ impl ReproPartial {
     pub fn combine(&self, other: &Self) -> Self {
         ReproPartial {
             acc: &self.acc + &other.acc,
-            count: self.count.saturating_add(other.count),
-            nan: self.nan | other.nan,
-            pos_inf: self.pos_inf | other.pos_inf,
-            neg_inf: self.neg_inf | other.neg_inf,
-            all_neg_zero: self.all_neg_zero & other.all_neg_zero,
+            count: self.count.wrapping_add(other.count),
+            nan: self.nan.wrapping_add(other.nan),
+            pos_inf: self.pos_inf.wrapping_add(other.pos_inf),
+            neg_inf: self.neg_inf.wrapping_add(other.neg_inf),
+            neg_zero: self.neg_zero.wrapping_add(other.neg_zero),
         }
+    }
+
+    /// Every contribution was `-0` (vacuously true of no contribution).
+    pub fn all_neg_zero(&self) -> bool {
+        self.neg_zero == self.count
     }
 }
 
-/// Bit of the last wire word where the flags start.
-pub(crate) const FLAGS_AT: u32 = 33;
-/// The count as the wire carries it at most (one more than [`MAX_CONTRIBUTIONS`]).
-pub(crate) const WIRE_COUNT_MAX: u64 = MAX_CONTRIBUTIONS + 1;
-
 impl ReproPartial {
-    /// Words on the wire for type `t`.
+    /// Words on the wire for type `t`: the digits and the five counts.
     pub fn wire_words(t: FpType) -> usize {
-        acc_bits(t) as usize / 64 + 1
+        digits(t) + COUNT_WORDS
     }
 
-    /// The partial on the wire (see the module docs); `acc` is taken modulo `2^acc_bits`.
+    /// The partial on the wire with every digit reduced to 32 bits (see the module docs);
+    /// `acc` is taken modulo `2^acc_bits`.
     pub fn to_words(&self, t: FpType) -> Vec<u64> {
-        let n = acc_bits(t) as usize / 64;
         let modulus = BigInt::one() << acc_bits(t);
         let mut acc = &self.acc % &modulus;
         if acc.is_negative() {
             acc += &modulus;
         }
-        let mut words: Vec<u64> = acc.magnitude().iter_u64_digits().collect();
-        words.resize(n, 0);
-        let flags = [self.nan, self.pos_inf, self.neg_inf, self.all_neg_zero]
-            .iter()
-            .enumerate()
-            .fold(0u64, |w, (k, &f)| w | (f as u64) << (FLAGS_AT + k as u32));
-        words.push(self.count.min(WIRE_COUNT_MAX) | flags);
+        let mut words: Vec<u64> = acc.magnitude().iter_u32_digits().map(u64::from).collect();
+        words.resize(digits(t), 0);
+        words.extend([
+            self.count,
+            self.nan,
+            self.pos_inf,
+            self.neg_inf,
+            self.neg_zero,
+        ]);
         words
     }
 
-    /// The partial the words carry (the inverse of [`ReproPartial::to_words`]).
+    /// The partial the words carry, whether their digits are reduced or sums with carries in
+    /// their upper halves (the inverse of [`ReproPartial::to_words`] up to that choice).
     pub fn from_words(t: FpType, words: &[u64]) -> Result<Self, ReproFormatError> {
         let want = Self::wire_words(t);
-        let Some((&meta, acc_words)) = words.split_last().filter(|_| words.len() == want) else {
+        if words.len() != want {
             return Err(ReproFormatError::Length {
                 t,
                 want,
                 got: words.len(),
             });
-        };
-        let count = meta & ((1 << FLAGS_AT) - 1);
-        if meta >> (FLAGS_AT + 4) != 0 || count > WIRE_COUNT_MAX {
-            return Err(ReproFormatError::Meta { word: meta });
         }
-        let mut acc = BigInt::from(BigUint::new(
-            acc_words
-                .iter()
-                .flat_map(|w| [*w as u32, (w >> 32) as u32])
-                .collect(),
-        ));
-        if acc_words.last().is_some_and(|w| w >> 63 == 1) {
-            acc -= BigInt::one() << acc_bits(t);
+        let (digit_words, counts) = words.split_at(digits(t));
+        let modulus = BigInt::one() << acc_bits(t);
+        let mut acc = digit_words
+            .iter()
+            .rev()
+            .fold(BigInt::zero(), |a, &w| (a << DIGIT_BITS) + w)
+            % &modulus;
+        if acc >= &modulus >> 1 {
+            acc -= &modulus;
         }
-        let flag = |k: u32| (meta >> (FLAGS_AT + k)) & 1 == 1;
+        let count = counts[0];
+        let fields = ["NaN", "+inf", "-inf", "-0"];
+        for (field, &value) in fields.iter().zip(&counts[1..]) {
+            if value > count {
+                return Err(ReproFormatError::Count {
+                    field,
+                    value,
+                    count,
+                });
+            }
+        }
         Ok(ReproPartial {
             acc,
             count,
-            nan: flag(0),
-            pos_inf: flag(1),
-            neg_inf: flag(2),
-            all_neg_zero: flag(3),
+            nan: counts[1],
+            pos_inf: counts[2],
+            neg_inf: counts[3],
+            neg_zero: counts[4],
         })
     }
 }
@@ -221,14 +265,14 @@ pub fn repro_finish(t: FpType, p: &ReproPartial) -> ReproResult {
     };
     let sign_bit = t.sign_bit();
     let inf = t.inf();
-    if p.nan || (p.pos_inf && p.neg_inf) {
+    if p.nan > 0 || (p.pos_inf > 0 && p.neg_inf > 0) {
         return done(t.canonical_nan());
     }
-    if p.pos_inf || p.neg_inf {
-        return done(inf | if p.neg_inf { sign_bit } else { 0 });
+    if p.pos_inf > 0 || p.neg_inf > 0 {
+        return done(inf | if p.neg_inf > 0 { sign_bit } else { 0 });
     }
     if p.acc.is_zero() {
-        return done(if p.all_neg_zero { sign_bit } else { 0 });
+        return done(if p.all_neg_zero() { sign_bit } else { 0 });
     }
     let sign = if p.acc.is_negative() { sign_bit } else { 0 };
     let m: BigUint = p.acc.abs().to_biguint().unwrap_or_default();
@@ -303,15 +347,15 @@ mod tests {
     #[test]
     fn format_widths() {
         assert_eq!(FpType::ALL.map(scale), [24, 133, 149, 1074]);
-        assert_eq!(FpType::ALL.map(acc_bits), [128, 320, 320, 2176]);
+        assert_eq!(FpType::ALL.map(acc_bits), [96, 320, 320, 2144]);
         // 2^32 largest finite F32 values still fit; the smallest subnormal is 1.
         let max = ReproPartial::of(F32, 0x7F7F_FFFF).acc << 32;
         assert!(acc_fits(F32, &max) && acc_fits(F32, &-max));
         let max = ReproPartial::of(F64, 0x7FEF_FFFF_FFFF_FFFF).acc << 32;
         assert!(acc_fits(F64, &max) && acc_fits(F64, &-max.clone()));
-        // Rounded up to whole words the width leaves 45 more bits of headroom, and no more.
-        assert!(acc_fits(F64, &(max.clone() << 45)));
-        assert!(!acc_fits(F64, &(max << 46)));
+        // Rounded up to whole digits the width leaves 13 more bits of headroom, and no more.
+        assert!(acc_fits(F64, &(max.clone() << 13)));
+        assert!(!acc_fits(F64, &(max << 14)));
         assert_eq!(ReproPartial::of(F32, 1).acc, BigInt::one());
         assert_eq!(ReproPartial::of(F16, 0x3C00).acc, BigInt::one() << 24);
     }
@@ -372,18 +416,36 @@ mod tests {
 
     #[test]
     fn wire_format() {
-        assert_eq!(FpType::ALL.map(ReproPartial::wire_words), [3, 6, 6, 35]);
-        // F16 1.0 is 2^24 units; -1.0 its two's complement; -0 only the flag.
+        assert_eq!(FpType::ALL.map(ReproPartial::wire_words), [8, 15, 15, 72]);
+        // F16 1.0 is 2^24 units; -1.0 its two's complement in three 32-bit digits; -0 only
+        // its count; a NaN and an infinity only theirs.
         let one = ReproPartial::of(F16, 0x3C00).to_words(F16);
-        assert_eq!(one, [0x0100_0000, 0, 1]);
+        assert_eq!(one, [0x0100_0000, 0, 0, 1, 0, 0, 0, 0]);
         let minus_one = ReproPartial::of(F16, 0xBC00).to_words(F16);
-        assert_eq!(minus_one, [0xFFFF_FFFF_FF00_0000, u64::MAX, 1]);
+        assert_eq!(
+            minus_one,
+            [0xFF00_0000, 0xFFFF_FFFF, 0xFFFF_FFFF, 1, 0, 0, 0, 0]
+        );
         let minus_zero = ReproPartial::of(F16, 0x8000).to_words(F16);
-        assert_eq!(minus_zero, [0, 0, 1 | 1 << 36]);
+        assert_eq!(minus_zero, [0, 0, 0, 1, 0, 0, 0, 1]);
         let nan = ReproPartial::of(F32, 0x7FC0_0000).to_words(F32);
-        assert_eq!(nan, [0, 0, 0, 0, 0, 1 | 1 << 33]);
+        assert_eq!(nan[10..], [1, 1, 0, 0, 0]);
         let inf = ReproPartial::of(F32, 0xFF80_0000).to_words(F32);
-        assert_eq!(inf[5], 1 | 1 << 35);
+        assert_eq!(inf[10..], [1, 0, 0, 1, 0]);
+        // Word by word sums (a switch's U64 SUM) still carry the partial: 1 + -1 + -0 is an
+        // exact zero with carries in the upper halves, not all -0, three contributions.
+        let sum: Vec<u64> = (0..8)
+            .map(|i| one[i] + minus_one[i] + minus_zero[i])
+            .collect();
+        assert_eq!(
+            sum,
+            [0x1_0000_0000, 0xFFFF_FFFF, 0xFFFF_FFFF, 3, 0, 0, 0, 1]
+        );
+        let p = ReproPartial::from_words(F16, &sum).expect("well formed");
+        assert_eq!(
+            (&p.acc, p.count, p.all_neg_zero()),
+            (&BigInt::zero(), 3, false)
+        );
         for words in [one, minus_one, minus_zero] {
             let back = ReproPartial::from_words(F16, &words).expect("well formed");
             assert_eq!(back.to_words(F16), words);
@@ -395,18 +457,25 @@ mod tests {
             .fold(ReproPartial::empty(), |a, b| a.combine(&b));
         let back = ReproPartial::from_words(F64, &p.to_words(F64)).expect("well formed");
         assert_eq!(back, p);
-        // Malformed: the wrong length, bits above the flags, a count beyond 2^32 + 1.
+        // Malformed: the wrong length, more NaNs (or -0s) than contributions.
         assert_eq!(
             ReproPartial::from_words(F16, &[0, 1]),
             Err(ReproFormatError::Length {
                 t: F16,
-                want: 3,
+                want: 8,
                 got: 2
             })
         );
-        assert!(ReproPartial::from_words(F16, &[0, 0, 1 << 37]).is_err());
-        assert!(ReproPartial::from_words(F16, &[0, 0, (1 << 32) + 2]).is_err());
-        assert!(ReproPartial::from_words(F16, &[0, 0, (1 << 32) + 1]).is_ok());
+        assert_eq!(
+            ReproPartial::from_words(F16, &[0, 0, 0, 1, 2, 0, 0, 0]),
+            Err(ReproFormatError::Count {
+                field: "NaN",
+                value: 2,
+                count: 1
+            })
+        );
+        assert!(ReproPartial::from_words(F16, &[0, 0, 0, 1, 0, 0, 0, 2]).is_err());
+        assert!(ReproPartial::from_words(F16, &[0, 0, 0, 2, 0, 0, 0, 2]).is_ok());
     }
 
     #[test]
