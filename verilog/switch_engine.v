@@ -13,7 +13,7 @@ module switch_engine (
     input  wire [2:0]   pkt_op,
     input  wire [7:0]   pkt_plen,
     input  wire [3:0]   pkt_rop,
-    input  wire [1:0]   pkt_dtype,
+    input  wire [2:0]   pkt_dtype,
     input  wire         cfg_valid,
     input  wire [1:0]   cfg_op,
     input  wire [7:0]   cfg_cgid,
@@ -33,7 +33,7 @@ module switch_engine (
     output wire [2:0]   out_op,
     output wire [7:0]   out_plen,
     output wire [3:0]   out_rop,
-    output wire [1:0]   out_dtype,
+    output wire [2:0]   out_dtype,
     output wire         ev_valid,
     output wire [7:0]   ev_cgid,
     output wire [3:0]   ev_verdict,
@@ -537,6 +537,7 @@ module switch_engine (
     wire cfg_s3;
     wire [22:0] n_st_word;
     reg [22:0] wr_st_word;
+    wire [1:0] out_dtype_int;
 
     always @(posedge clock) begin
         if (reset) begin
@@ -849,7 +850,8 @@ module switch_engine (
     assign out_valid = outq_out_valid;
     assign out_plen = outq_out_meta[7:0];
     assign out_rop = outq_out_meta[11:8];
-    assign out_dtype = outq_out_meta[13:12];
+    assign out_dtype_int = outq_out_meta[13:12];
+    assign out_dtype = {1'b0, out_dtype_int};
     assign out_ports = outq_out_ports;
     assign out_cgid = outq_out_cgid;
     assign out_tid = outq_out_tid;

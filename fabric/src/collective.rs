@@ -21,6 +21,15 @@
 //! vector in operation `k` of group `g` is [`contribution`]`(seed, g, n, k, i)`, SplitMix64 of
 //! a mix of the five (see the function). A check needs no copy of what the nodes sent.
 //!
+//! **Floating-point types** (`dtype` `f16`, `bf16`, `f32`, `f64` with MAX … PROD; the switches
+//! need `[switch] fp = 1`): word `i` is [`fp_word`]`(t, contribution(…))`, elements of
+//! [`fp_element`] in the engine's layout (the odd words of MAXLOC / MINLOC stay indices). MIN,
+//! MAX, MINLOC and MAXLOC are order-free and checked like the integer operations. SUM and PROD
+//! round at every step, so their bits depend on the order the switches combined in
+//! ([`Reduction::order_dependent`]): the checker takes the first member's result as the one
+//! every other member must receive, and checks a SUM against the error bound of any order
+//! ([`Reduction::sum_outside_bound`]).
+//!
 //! **REPRO** (`op = "REPRO"`, `dtype` one of `f16`, `bf16`, `f32`, `f64`): a reproducible
 //! floating-point allreduce, the exact sum of every member's elements rounded once (see
 //! `netcoll_models::reduce_alu::repro`). A member's vector is `words / E` elements, each sent
@@ -134,7 +143,15 @@ impl Reduction {
         }
         match self.repro {
             None => (first..first + n)
-                .map(|i| contribution(seed, group, node, k, i))
+                .map(|i| {
+                    let c = contribution(seed, group, node, k, i);
+                    match self.dtype.fp() {
+                        // MAXLOC / MINLOC: the odd words are indices.
+                        Some(_) if self.op.is_loc() && i % 2 == 1 => c,
+                        Some(t) => fp_word(t, c),
+                        None => c,
+                    }
+                })
                 .collect(),
             Some(t) => self
                 .chunk_elements(c)
@@ -143,6 +160,68 @@ impl Reduction {
                 })
                 .collect(),
         }
+    }
+
+    /// The result's bits depend on the order the switches combined in (SUM and PROD over a
+    /// floating-point type), so the checker cannot fold its own to compare with.
+    pub fn order_dependent(&self) -> bool {
+        self.dtype.fp().is_some() && matches!(self.op, AluOp::Sum | AluOp::Prod)
+    }
+
+    /// SUM over a floating-point type: the elements of chunk `c` whose result `words` is
+    /// farther from the exact sum than any order of additions can make it, `|r − s| ≤
+    /// γ(n−1) · Σ|x|` with `γ(k) = k·u / (1 − k·u)` and `u = 2^-p` (`p` the type's
+    /// precision), plus half an ulp of slack for the reference's own rounding for F64: as
+    /// `(element, result, exact sum)`. Empty for every other reduction.
+    pub fn sum_outside_bound(
+        &self,
+        seed: u64,
+        group: usize,
+        members: &[usize],
+        k: u64,
+        c: u64,
+        words: &[u64],
+    ) -> Vec<(usize, f64, f64)> {
+        let Some(t) = self.dtype.fp().filter(|_| self.op == AluOp::Sum) else {
+            return vec![];
+        };
+        let vectors: Vec<Vec<u64>> = members
+            .iter()
+            .map(|&m| self.contribution_chunk(seed, group, m, k, c))
+            .collect();
+        let per_word = if t.bits() <= 32 { 2 } else { 1 };
+        let element = |w: u64, h: usize| {
+            if per_word == 2 {
+                (w >> (32 * h)) & t.mask()
+            } else {
+                w
+            }
+        };
+        let u = (-(t.fraction_bits() as f64 + 1.0)).exp2();
+        let ku = (members.len().max(1) - 1) as f64 * u;
+        let gamma = ku / (1.0 - ku);
+        let mut bad = vec![];
+        for (i, &w) in words.iter().enumerate() {
+            for h in 0..per_word {
+                let xs: Vec<u64> = vectors.iter().map(|v| element(v[i], h)).collect();
+                let r = fp_value(t, element(w, h));
+                // Exact in f64 for the narrow types (the elements span fewer than 53 bits);
+                // F64 from the exact sums, rounded once.
+                let (exact, abs, slack) = if t == FpType::F64 {
+                    let abs: Vec<u64> = xs.iter().map(|&x| x & !t.sign_bit()).collect();
+                    let s = f64::from_bits(repro_sum(t, &xs).bits);
+                    (s, f64::from_bits(repro_sum(t, &abs).bits), s.abs() * u)
+                } else {
+                    let s = xs.iter().map(|&x| fp_value(t, x)).sum::<f64>();
+                    let a = xs.iter().map(|&x| fp_value(t, x).abs()).sum::<f64>();
+                    (s, a, 0.0)
+                };
+                if (r - exact).abs() > gamma * abs * (1.0 + 1e-9) + slack {
+                    bad.push((i * per_word + h, r, exact));
+                }
+            }
+        }
+        bad
     }
 
     /// REPRO: the indices of the elements chunk `c` carries.
@@ -235,6 +314,38 @@ pub fn fp_element(t: FpType, r: u64) -> u64 {
     sign | exponent | fraction
 }
 
+/// A word of floating-point elements of type `t` from a random word `r`: two in their 32-bit
+/// slots for the types of 32 bits or fewer (a 16-bit one in the slot's low half), one for F64.
+pub fn fp_word(t: FpType, r: u64) -> u64 {
+    if t.bits() <= 32 {
+        fp_element(t, r) | fp_element(t, mix(r ^ 0x5107)) << 32
+    } else {
+        fp_element(t, r)
+    }
+}
+
+/// The value of an element of type `t` (exact in `f64` for every type).
+pub fn fp_value(t: FpType, x: u64) -> f64 {
+    let x = x & t.mask();
+    let f = t.fraction_bits();
+    let e = (x >> f) & ((1 << t.exponent_bits()) - 1);
+    let frac = x & ((1 << f) - 1);
+    let sign = if x >> (t.bits() - 1) == 1 { -1.0 } else { 1.0 };
+    if e == (1 << t.exponent_bits()) - 1 {
+        return if frac == 0 {
+            sign * f64::INFINITY
+        } else {
+            f64::NAN
+        };
+    }
+    let (sig, exp) = if e == 0 {
+        (frac, 1 - t.bias() - f as i32)
+    } else {
+        (frac | 1 << f, e as i32 - t.bias() - f as i32)
+    };
+    sign * sig as f64 * (exp as f64).exp2()
+}
+
 /// SplitMix64's finaliser.
 fn mix(mut z: u64) -> u64 {
     z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
@@ -312,5 +423,49 @@ mod tests {
         assert_eq!(digest(&[0]), 0xa8c7_f832_281a_39c5);
         assert_eq!(digest(&[1]), 0x89cd_3129_1d2a_efa4);
         assert_eq!(digest(&[]), 0xcbf2_9ce4_8422_2325);
+    }
+
+    /// The SUM bound holds for a sequential fold in either order and fails for a result a
+    /// hundred units in the last place off, for a narrow type and F64.
+    #[test]
+    fn the_sum_bound_takes_any_order_and_nothing_more() {
+        for (dtype, t) in [(Dtype::F32, FpType::F32), (Dtype::F64, FpType::F64)] {
+            let r = Reduction {
+                collective: Collective::AllReduce,
+                op: AluOp::Sum,
+                dtype,
+                words: 4,
+                chunk: 4,
+                window: 1,
+                root: 0,
+                repro: None,
+            };
+            let members: Vec<usize> = (0..12).collect();
+            let vectors: Vec<Vec<u64>> = members
+                .iter()
+                .map(|&m| r.contribution_chunk(7, 0, m, 0, 0))
+                .collect();
+            let fold = |order: &mut dyn Iterator<Item = &Vec<u64>>| {
+                let mut acc: Option<Vec<u64>> = None;
+                for v in order {
+                    match &mut acc {
+                        None => acc = Some(v.clone()),
+                        Some(a) => reduce_into(a, v, AluOp::Sum.code(), dtype.code()),
+                    }
+                }
+                acc.expect("members")
+            };
+            for words in [fold(&mut vectors.iter()), fold(&mut vectors.iter().rev())] {
+                assert_eq!(r.sum_outside_bound(7, 0, &members, 0, 0, &words), vec![]);
+                // 100 ulps off in the low element of word 2.
+                let mut off = words.clone();
+                off[2] = off[2].wrapping_add(100);
+                assert_eq!(
+                    r.sum_outside_bound(7, 0, &members, 0, 0, &off).len(),
+                    1,
+                    "{t:?}"
+                );
+            }
+        }
     }
 }

@@ -406,7 +406,21 @@ fn bad_reduction_groups_get_one_line_errors_naming_the_key() {
             red,
             "collective = 'allreduce'\ndtype = 'f32'\noperations = 1"
         ),
-        "group[0].dtype = \"f32\": must be one of i32, u32, i64, u64 (the floating-point types f16, bf16, f32, f64 with op = \"REPRO\")"
+        "group[0].dtype = \"f32\": needs switches with the floating-point types: set [switch] fp = 1 (or use op = \"REPRO\", which needs no switch support)"
+    );
+    assert_eq!(
+        err(
+            red,
+            "collective = 'allreduce'\ndtype = 'f128'\noperations = 1"
+        ),
+        "group[0].dtype = \"f128\": must be one of i32, u32, i64, u64, f16, bf16, f32, f64"
+    );
+    assert_eq!(
+        err(
+            "[switch]\nmax_plen = 16\nlanes = 2\nslots = 4\nfp = 1\n",
+            "collective = 'allreduce'\nop = 'BXOR'\ndtype = 'bf16'\noperations = 1"
+        ),
+        "group[0].op = \"BXOR\": is not defined on bf16: one of MAX, MIN, MAXLOC, MINLOC, SUM, PROD, REPRO"
     );
     assert_eq!(
         err(

@@ -169,3 +169,139 @@ fn repro_is_the_same_over_three_trees_and_many_arrival_orders_and_is_the_exact_s
     let chunks: u64 = GROUPS.iter().map(|g| g.2.div_ceil(g.3)).sum();
     assert_eq!(seen.len() as u64, chunks * OPERATIONS);
 }
+
+/// The value of an element of type `t`, and whether it is `+0` (so that `-0 < +0` orders).
+fn key(t: FpType, x: u64) -> (f64, bool) {
+    let v = value(t, x);
+    (v, v == 0.0 && x & (1 << (t_bits(t) - 1)) == 0)
+}
+
+fn t_bits(t: FpType) -> u32 {
+    match t {
+        FpType::F16 | FpType::Bf16 => 16,
+        FpType::F32 => 32,
+        FpType::F64 => 64,
+    }
+}
+
+/// SUM, PROD, MIN, MAX, MINLOC and MAXLOC over every floating-point type in the switches
+/// (`[switch] fp = 1`), each a group of its own on a three-level fat tree with loss: the run is
+/// safe (the checker folds MIN … MAXLOC, bounds every SUM by the error of any order of
+/// additions, and requires every member of a group to receive the same bits), and MIN, MAX,
+/// MINLOC and MAXLOC equal this test's own reference.
+#[test]
+fn floating_point_reductions_in_the_switches() {
+    const SEED: u64 = 0x0f10_a7ed;
+    let ops = ["SUM", "PROD", "MIN", "MAX", "MINLOC", "MAXLOC"];
+    let types = [
+        (FpType::F16, "f16"),
+        (FpType::Bf16, "bf16"),
+        (FpType::F32, "f32"),
+        (FpType::F64, "f64"),
+    ];
+    let mut text = String::from(
+        "[fabric]\ntopology = 'fat_tree'\nk = 4\nlevels = 3\nlatency = 5\n\
+         [switch]\nmax_plen = 8\nlanes = 4\nslots = 64\ngroups = 256\nfp = 1\n\
+         [node]\noverhead = 5\nretry_timeout = 3000\ncompute = [0, 300]\n\
+         [[fault]]\nkind = 'loss'\nrate = 0.005\n",
+    );
+    let mut groups = vec![];
+    for op in ops {
+        for (t, name) in types {
+            text += &format!(
+                "[[group]]\nname = 'g{}'\nmembers = 'all'\ncollective = 'allreduce'\nop = '{op}'\ndtype = '{name}'\nwords = 8\nchunk = 4\nwindow = 2\noperations = 2\n",
+                groups.len()
+            );
+            groups.push((op, t));
+        }
+    }
+    let r = run(&text, SEED);
+    assert!(r.summary.safe, "seed {SEED:#x}\n{}", r.table());
+    assert_eq!(r.summary.results_checked as usize, r.results.len());
+    assert_eq!(r.results.len(), groups.len() * 2 * 2 * 16);
+    let mut compared = 0;
+    for res in &r.results {
+        let g: usize = res.group[1..].parse().expect("a group index");
+        let (op, t) = groups[g];
+        let first = res.chunk * 4;
+        let vectors: Vec<Vec<u64>> = (0..16)
+            .map(|m| {
+                (first..first + 4)
+                    .map(|w| {
+                        let c = contribution(SEED, g, m, res.op, w);
+                        if op.ends_with("LOC") && w % 2 == 1 {
+                            c
+                        } else {
+                            netcoll_fabric::collective::fp_word(t, c)
+                        }
+                    })
+                    .collect()
+            })
+            .collect();
+        if !matches!(op, "MIN" | "MAX" | "MINLOC" | "MAXLOC") {
+            continue;
+        }
+        let slots = if t_bits(t) <= 32 { 2 } else { 1 };
+        let mask = if t_bits(t) == 64 {
+            u64::MAX
+        } else {
+            (1 << t_bits(t)) - 1
+        };
+        let slot = |w: u64, h: usize| {
+            if slots == 2 {
+                (w >> (32 * h)) & mask
+            } else {
+                w
+            }
+        };
+        let max = op.starts_with("MAX");
+        let step = if op.ends_with("LOC") { 2 } else { 1 };
+        for w in (0..4).step_by(step) {
+            for h in 0..slots {
+                let xs: Vec<u64> = vectors.iter().map(|v| slot(v[w], h)).collect();
+                let better = |a: (f64, bool), b: (f64, bool)| {
+                    let ord = a.partial_cmp(&b).expect("no NaN in the data");
+                    if max {
+                        ord.is_gt()
+                    } else {
+                        ord.is_lt()
+                    }
+                };
+                let best = xs
+                    .iter()
+                    .copied()
+                    .reduce(|a, b| if better(key(t, b), key(t, a)) { b } else { a })
+                    .expect("members");
+                assert_eq!(
+                    slot(res.words[w], h),
+                    best,
+                    "seed {SEED:#x}: {op} {t:?} operation {} chunk {} word {w} slot {h}",
+                    res.op,
+                    res.chunk
+                );
+                if step == 2 {
+                    let index = (0..16)
+                        .filter(|&m| xs[m] == best)
+                        .map(|m| {
+                            let i = vectors[m][w + 1];
+                            if slots == 2 {
+                                (i >> (32 * h)) & 0xFFFF_FFFF
+                            } else {
+                                i
+                            }
+                        })
+                        .min()
+                        .expect("one holds it");
+                    let got = if slots == 2 {
+                        (res.words[w + 1] >> (32 * h)) & 0xFFFF_FFFF
+                    } else {
+                        res.words[w + 1]
+                    };
+                    assert_eq!(got, index, "{op} {t:?} index");
+                }
+                compared += 1;
+            }
+        }
+    }
+    assert!(compared > 1000, "{compared}");
+}

@@ -203,7 +203,7 @@ pub fn switch(args: &RunArgs, out: &mut Out) -> Result<bool, CliError> {
             .collect();
         if !skipped.is_empty() {
             eprintln!(
-                "netcoll switch run: levels {} skipped: the RTL builds reducing engines of {} only",
+                "netcoll switch run: levels {} skipped: the RTL builds reducing engines of {} only, with fp = 0",
                 skipped.join(", "),
                 reducing_shapes()
             );

@@ -45,7 +45,7 @@
 //! default, so the hashes of configurations written before those tables existed are unchanged.
 //!
 //! Keys added to a table after its lines were fixed (today `switch.retry_timer`,
-//! `switch.epoch_cycles`, `switch.max_plen`, `switch.lanes`, `switch.slots`, `alu.fp` and `nic.fp`, [`LATE_KEYS`]) are left out of their table's lines and appended at
+//! `switch.epoch_cycles`, `switch.max_plen`, `switch.lanes`, `switch.slots`, `switch.fp`, `alu.fp` and `nic.fp`, [`LATE_KEYS`]) are left out of their table's lines and appended at
 //! the end, in that order, only when they differ from their defaults: the hash of every
 //! configuration that leaves them at their defaults is unchanged.
 //!
@@ -84,12 +84,13 @@ const HASH_GROUPS: [usize; 3] = [0, 1, 1];
 
 /// Keys added to a table after its hash lines were fixed, `table.key` in the order they are
 /// appended (see the module docs).
-pub const LATE_KEYS: [&str; 7] = [
+pub const LATE_KEYS: [&str; 8] = [
     "switch.retry_timer",
     "switch.epoch_cycles",
     "switch.max_plen",
     "switch.lanes",
     "switch.slots",
+    "switch.fp",
     "alu.fp",
     "nic.fp",
 ];
@@ -469,7 +470,7 @@ mod tests {
     fn unknown_key() {
         assert_eq!(
             msg("[switch]\nfoo = 1\n"),
-            "netcoll.toml: line 2: unknown key `switch.foo`; allowed keys in [switch]: radix, groups, counter_bits, retry_timer, epoch_cycles, max_plen, lanes, slots"
+            "netcoll.toml: line 2: unknown key `switch.foo`; allowed keys in [switch]: radix, groups, counter_bits, retry_timer, epoch_cycles, max_plen, lanes, slots, fp"
         );
         assert_eq!(
             msg("radix = 16\n"),

@@ -443,6 +443,20 @@ fn lockstep_cycle_model_alone_with_payloads() {
     assert!(stim.held > 0 && stim.checked > 20_000 && stim.payloads > 1_000);
 }
 
+/// The floating-point payload path (`fp = 1`, the golden reference and the cycle model only
+/// so far): half the shapes a floating-point type, every payload word against the golden.
+#[test]
+fn lockstep_cycle_model_alone_with_fp_payloads() {
+    let p = SwitchEngineParams { fp: 1, ..REDUCING };
+    let mut stim = Stimulus::new(p, 23);
+    lockstep(None, &mut stim, 300_000, None).unwrap_or_else(|m| panic!("seed 23: {m}"));
+    println!(
+        "checked {} held {} payloads {} words {}",
+        stim.checked, stim.held, stim.payloads, stim.words_checked
+    );
+    assert!(stim.held > 0 && stim.checked > 20_000 && stim.payloads > 1_000);
+}
+
 /// The RTL (or Verilog) of a reducing engine in lockstep with the cycle model under payload
 /// traffic: every output every cycle, every payload word against the golden reference. (On a
 /// thread of its own: rust-hdl's simulation of the larger reducing engine needs more than a

@@ -586,12 +586,45 @@ impl<'a> Control<'a> {
             }
             o.folds.get(&res.chunk).copied()
         };
+        let members: Vec<usize> = g.members.iter().collect();
         let expected = match cached {
             Some(d) => d,
+            // SUM and PROD over a floating-point type: the bits depend on the order the
+            // switches combined in, so the first member's result is the one every other member
+            // must receive, and a SUM's is checked against the error bound of any order.
+            None if r.order_dependent() => {
+                let Some(d) = res.digest else {
+                    self.violations.push(format!(
+                        "lost result: {} completed without the chunk's data",
+                        self.f.topo.node_names[node]
+                    ));
+                    return;
+                };
+                let words = res
+                    .words
+                    .as_ref()
+                    .map(|p| p.words.clone())
+                    .unwrap_or_default();
+                for (e, got, exact) in
+                    r.sum_outside_bound(self.seed, group, &members, res.k, res.chunk, &words)
+                {
+                    self.violations.push(format!(
+                        "wrong result: {} in operation {} of group {}, chunk {}: element {e} is {got}, farther from the exact sum {exact} than any order of additions makes it",
+                        self.f.topo.node_names[node], res.k, self.f.groups[group].name, res.chunk
+                    ));
+                }
+                self.groups[group]
+                    .open_mut(res.k)
+                    .folds
+                    .insert(res.chunk, d);
+                d
+            }
             None => {
-                let members: Vec<usize> = g.members.iter().collect();
                 let d = digest(&r.expected_chunk(self.seed, group, &members, res.k, res.chunk));
-                g.open_mut(res.k).folds.insert(res.chunk, d);
+                self.groups[group]
+                    .open_mut(res.k)
+                    .folds
+                    .insert(res.chunk, d);
                 d
             }
         };
@@ -604,8 +637,13 @@ impl<'a> Control<'a> {
         match res.digest {
             Some(d) if d == expected => self.results_checked += 1,
             Some(d) => self.violations.push(format!(
-                "wrong result: {} received data of digest {d:#018x}, the fold of the members' contributions has {expected:#018x}",
-                name(self)
+                "wrong result: {} received data of digest {d:#018x}, {} {expected:#018x}",
+                name(self),
+                if r.order_dependent() {
+                    "another member of the group received"
+                } else {
+                    "the fold of the members' contributions has"
+                }
             )),
             None => self.violations.push(format!(
                 "lost result: {} completed without the chunk's data",

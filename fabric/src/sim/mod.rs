@@ -442,7 +442,7 @@ fn group_kind(
             })?;
         (Dtype::U64, Some(t))
     } else {
-        let d = Dtype::INT
+        let d = Dtype::ALL
             .iter()
             .copied()
             .find(|d| d.name() == dt_name)
@@ -450,9 +450,25 @@ fn group_kind(
                 invalid(
                     &key("dtype"),
                     format!("{dt_name:?}"),
-                    "must be one of i32, u32, i64, u64 (the floating-point types f16, bf16, f32, f64 with op = \"REPRO\")",
+                    "must be one of i32, u32, i64, u64, f16, bf16, f32, f64",
                 )
             })?;
+        if d.fp().is_some() {
+            if !sw.reduces_fp() {
+                return Err(invalid(
+                    &key("dtype"),
+                    format!("{dt_name:?}"),
+                    "needs switches with the floating-point types: set [switch] fp = 1 (or use op = \"REPRO\", which needs no switch support)",
+                ));
+            }
+            if !d.defines(op) {
+                return Err(invalid(
+                    &key("op"),
+                    format!("{op_name:?}"),
+                    format!("is not defined on {dt_name}: one of MAX, MIN, MAXLOC, MINLOC, SUM, PROD, REPRO"),
+                ));
+            }
+        }
         (d, None)
     };
     // REPRO: words and chunks are whole partials of `per` words.

@@ -345,6 +345,8 @@ netcoll_models::switch_engine_ports!(rtl_block! {
         n_st_word: Signal<Local, Bits<SW>> = Default::default(),
         /// The state stage 3 writes: the packet's new state, zero for a `Write`.
         wr_st_word: Signal<Local, Bits<SW>> = Default::default(),
+        /// The output packet's `dtype`, as its metadata keeps it (an integer type).
+        out_dtype_int: Signal<Local, Bits<2>> = Default::default(),
 
         // Field positions of the memory words, from the shared layouts.
         e_valid_at: Constant<Bits<8>> = at(&params::<R, P, G, C>().entry_layout(), "valid"),
@@ -606,8 +608,8 @@ impl<
             self.s3_pm[n].reset.next = self.reset.val();
             self.s1_pm[n].d.next = (bit_cast::<15, 8>(self.pkt_plen.val())
                 | (bit_cast::<15, 4>(self.pkt_rop.val()) << 8)
-                | (bit_cast::<15, 2>(self.pkt_dtype.val()) << 12))
-                .replace_bit(14, self.acc_pkt.val() & self.pay[n].h_store.val());
+                | self.pay[n].h_dtype_meta.val())
+            .replace_bit(14, self.acc_pkt.val() & self.pay[n].h_store.val());
             self.s2_pm[n].d.next = self.s1_pm[n].q.val();
             self.s3_pm[n].d.next = self.s2_pm[n].q.val();
         }
@@ -1173,7 +1175,8 @@ impl<
         }
         self.out_plen.next = self.outq.out_meta.val().get_bits::<8>(0);
         self.out_rop.next = self.outq.out_meta.val().get_bits::<4>(8);
-        self.out_dtype.next = self.outq.out_meta.val().get_bits::<2>(12);
+        self.out_dtype_int.next = self.outq.out_meta.val().get_bits::<2>(12);
+        self.out_dtype.next = bit_cast::<3, 2>(self.out_dtype_int.val());
         self.out_ports.next = self.outq.out_ports.val();
         self.out_cgid.next = self.outq.out_cgid.val();
         self.out_tid.next = self.outq.out_tid.val();
@@ -1380,6 +1383,10 @@ pub fn build(p: &SwitchEngineParams) -> Option<Box<dyn SwitchEngineRtl>> {
         return None;
     }
     if p.reduces() {
+        // The floating-point payload path is the golden's and the cycle model's only so far.
+        if p.reduces_fp() {
+            return None;
+        }
         let shape = (
             p.radix,
             p.groups,

@@ -94,10 +94,16 @@ pub struct SwitchEnginePayload<
     pub h_base: Signal<In, bool>,
     pub h_plen: Signal<In, Bits<8>>,
     pub h_rop: Signal<In, Bits<4>>,
-    pub h_dtype: Signal<In, Bits<2>>,
+    /// The header's `dtype` (3 bits; this path reduces the integer types, so `dtype[2]`,
+    /// a floating-point type, makes a payload malformed).
+    pub h_dtype: Signal<In, Bits<3>>,
     pub h_op: Signal<In, Bits<OP_BITS>>,
     pub h_cgid: Signal<In, Bits<16>>,
     pub h_bad: Signal<Out, bool>,
+    /// `h_dtype` as an integer type's 2-bit code (what the group state keeps) at bits 13:12
+    /// of the engine's 15-bit payload metadata `{store, dtype, rop, plen}`.
+    pub h_dtype_meta: Signal<Out, Bits<15>>,
+    h_dtype_int: Signal<Local, Bits<2>>,
     pub h_store: Signal<Out, bool>,
     /// The engine's `pkt_ready`, and a header is taken.
     pub h_ready: Signal<Out, bool>,
@@ -370,6 +376,8 @@ impl<
             h_op: Default::default(),
             h_cgid: Default::default(),
             h_bad: Default::default(),
+            h_dtype_meta: Default::default(),
+            h_dtype_int: Default::default(),
             h_store: Default::default(),
             h_ready: Default::default(),
             h_take: Default::default(),
@@ -635,13 +643,16 @@ impl<
             | (self.h_plen.val() == self.max_plen.val());
         self.h_loc.next =
             (self.h_rop.val() == self.op_maxloc.val()) | (self.h_rop.val() == self.op_minloc.val());
+        self.h_dtype_int.next = bit_cast::<2, 3>(self.h_dtype.val());
+        self.h_dtype_meta.next = bit_cast::<15, 2>(self.h_dtype_int.val()) << 12;
         self.h_bad.next = self.h_rop.val().any() | self.h_dtype.val().any();
         if self.h_nz.val() {
             self.h_bad.next = !self.plen_fits.val()
                 | (self.h_cgid.val() & self.slots_high.val()).any()
                 | (self.h_rop.val() >= self.first_reserved.val())
                 | (self.h_loc.val() & (self.h_plen.val().get_bit(0) | self.one_lane.val()))
-                | (self.h_op.val() == self.op_status_req.val());
+                | (self.h_op.val() == self.op_status_req.val())
+                | self.h_dtype.val().get_bit(2);
         }
         self.h_store.next = self.h_nz.val() & self.plen_fits.val();
         // Beats after the header's first: `beats(plen) - 1 = (plen - 1) / lanes` (plen > 0).

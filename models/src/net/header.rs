@@ -10,14 +10,14 @@
 //! | `[4:3]`                 | `tid`   | 2     | transaction id ([`TID_BITS`])                        |
 //! | `[12:5]`                | `plen`  | 8     | payload length in 64-bit words (0: a barrier packet) |
 //! | `[16:13]`               | `rop`   | 4     | reduction operation ([`AluOp`] code; 0 without payload) |
-//! | `[18:17]`               | `dtype` | 2     | element type ([`Dtype`](crate::reduce_alu::Dtype) code: an integer type; 0 without payload) |
-//! | `[19+G-1:19]`           | `cgid`  | `G`   | collective group id                                  |
-//! | `[19+G+P-1:19+G]`       | `port`  | `P`   | ingress port (filled in by the switch's MAC side)    |
-//! | `[63:19+G+P]`           | —       | rest  | must be zero                                         |
+//! | `[19:17]`               | `dtype` | 3     | element type ([`Dtype`](crate::reduce_alu::Dtype) code; 0 without payload) |
+//! | `[20+G-1:20]`           | `cgid`  | `G`   | collective group id                                  |
+//! | `[20+G+P-1:20+G]`       | `port`  | `P`   | ingress port (filled in by the switch's MAC side)    |
+//! | `[63:20+G+P]`           | —       | rest  | must be zero                                         |
 //!
-//! The header is therefore [`header_bits`]`(p) = 19 + G + P` bits: 25 bits for
-//! [`SwitchEngineParams::SMALL`] (`G = 4`, `P = 2`), 31 bits for the default (`G = 8`, `P = 4`) and at
-//! most 36 bits (`G = 12`, `P = 5`), so it always fits one word. What a payload means, and
+//! The header is therefore [`header_bits`]`(p) = 20 + G + P` bits: 26 bits for
+//! [`SwitchEngineParams::SMALL`] (`G = 4`, `P = 2`), 32 bits for the default (`G = 8`, `P = 4`) and at
+//! most 37 bits (`G = 12`, `P = 5`), so it always fits one word. What a payload means, and
 //! which headers the switch engine refuses (a `plen` above its `max_plen`, reduction fields
 //! on a packet without payload, …), is the engine's business: see "Reductions" in
 //! [`crate::switch_engine`].
@@ -32,6 +32,10 @@
 //!   groups or ports) is caught instead of being silently truncated to a different group.
 //! - `port` is the *ingress* port; it is part of the word because the engine receives the packet
 //!   together with the port it arrived on (`pkt_port`), and the testbench streams whole words.
+//!
+//! **Changed in issue 11 (floating point in the switch):** `dtype` was 2 bits (the integer
+//! types); it is 3, so `cgid` and `port` start at bit 20 (they started at bit 19). A header word
+//! written for the old layout decodes differently.
 //!
 //! **Changed in issue 10:** `plen` was 4 bits and had to be 0 (a packet with a payload was
 //! rejected by [`Packet::decode`]); it is 8 bits, followed by `rop` and `dtype`, so `cgid` and
@@ -49,7 +53,7 @@ pub const PLEN_BITS: usize = 8;
 /// Width of the `rop` field (an [`AluOp`] code).
 pub const ROP_BITS: usize = AluOp::BITS;
 /// Width of the `dtype` field (a [`Dtype`](crate::reduce_alu::Dtype) code).
-pub const DTYPE_BITS: usize = crate::reduce_alu::INT_DTYPE_BITS;
+pub const DTYPE_BITS: usize = crate::reduce_alu::Dtype::BITS;
 
 /// The header's layout for parameters `p`: `op`, `tid`, `plen`, `rop`, `dtype`, `cgid`, `port`,
 /// LSB first.
@@ -65,7 +69,7 @@ pub fn layout(p: &SwitchEngineParams) -> Layout {
     ])
 }
 
-/// Total header width in bits for parameters `p` (`19 + G + P`).
+/// Total header width in bits for parameters `p` (`20 + G + P`).
 pub fn header_bits(p: &SwitchEngineParams) -> usize {
     layout(p).width()
 }
@@ -105,7 +109,7 @@ pub struct Packet {
     pub plen: u64,
     /// Raw reduction operation (4 bits); see [`AluOp`].
     pub rop: u64,
-    /// Raw element type (2 bits); see [`Dtype`](crate::reduce_alu::Dtype).
+    /// Raw element type (3 bits); see [`Dtype`](crate::reduce_alu::Dtype).
     pub dtype: u64,
 }
 
@@ -207,16 +211,16 @@ mod tests {
 
     #[test]
     fn layout_widths() {
-        assert_eq!(header_bits(&SwitchEngineParams::SMALL), 19 + 4 + 2);
-        assert_eq!(header_bits(&SwitchEngineParams::default()), 19 + 8 + 4);
+        assert_eq!(header_bits(&SwitchEngineParams::SMALL), 20 + 4 + 2);
+        assert_eq!(header_bits(&SwitchEngineParams::default()), 20 + 8 + 4);
         let biggest = SwitchEngineParams::sized(32, 4096, 32);
-        assert_eq!(header_bits(&biggest), 19 + 12 + 5);
+        assert_eq!(header_bits(&biggest), 20 + 12 + 5);
     }
 
     #[test]
     fn hand_encoded_word() {
-        // default params: op at 0, tid at 3, plen at 5, rop at 13, dtype at 17, cgid at 19
-        // (8 bits), port at 27 (4 bits)
+        // default params: op at 0, tid at 3, plen at 5, rop at 13, dtype at 17 (3 bits), cgid
+        // at 20 (8 bits), port at 28 (4 bits)
         let p = SwitchEngineParams::default();
         let pkt = Packet {
             port: 0xA,
@@ -225,7 +229,7 @@ mod tests {
             op: 3,
             ..Default::default()
         };
-        let word = 3 | (2 << 3) | (0x5C << 19) | (0xA << 27);
+        let word = 3 | (2 << 3) | (0x5C << 20) | (0xA << 28);
         assert_eq!(pkt.encode(&p), word);
         assert_eq!(Packet::decode(word, &p), Ok(pkt));
         // A reduction: 32 words of SUM (4) over I64 (2).
@@ -238,7 +242,7 @@ mod tests {
         let word = word | (32 << 5) | (4 << 13) | (2 << 17);
         assert_eq!(red.encode(&p), word);
         assert_eq!(Packet::decode(word, &p), Ok(red));
-        // SMALL: cgid at 19 (4 bits), port at 23 (2 bits)
+        // SMALL: cgid at 20 (4 bits), port at 24 (2 bits); F64 is dtype 7
         let s = SwitchEngineParams::SMALL;
         let pkt = Packet {
             port: 3,
@@ -247,11 +251,11 @@ mod tests {
             op: 7,
             plen: 255,
             rop: 15,
-            dtype: 3,
+            dtype: 7,
         };
         assert_eq!(
             pkt.encode(&s),
-            7 | (1 << 3) | (255 << 5) | (15 << 13) | (3 << 17) | (0xF << 19) | (3 << 23)
+            7 | (1 << 3) | (255 << 5) | (15 << 13) | (7 << 17) | (0xF << 20) | (3 << 24)
         );
     }
 
@@ -312,19 +316,19 @@ mod tests {
 
     #[test]
     fn bits_above_header_rejected() {
-        let s = SwitchEngineParams::SMALL; // 25-bit header
-        let word = 1u64 << 25;
+        let s = SwitchEngineParams::SMALL; // 26-bit header
+        let word = 1u64 << 26;
         let err = Packet::decode(word, &s).unwrap_err();
         assert_eq!(
             err,
             PacketError::BitsAboveHeader {
                 word,
-                width: 25,
+                width: 26,
                 extra: 1
             }
         );
         let msg = err.to_string();
-        assert!(msg.contains("0x2000000") && msg.contains("25-bit"), "{msg}");
+        assert!(msg.contains("0x4000000") && msg.contains("26-bit"), "{msg}");
         // A default-params header with a high CGID is not a SMALL header.
         let d = SwitchEngineParams::default();
         let big = Packet {

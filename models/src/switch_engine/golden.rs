@@ -272,7 +272,7 @@ impl SwitchEngineGolden {
                     op: pkt.op % 8,
                     plen: pkt.plen % 256,
                     rop: pkt.rop % 16,
-                    dtype: pkt.dtype % 4,
+                    dtype: pkt.dtype % 8,
                 };
                 let result = self.process_packet(&pkt, data);
                 self.count(result.verdict);
@@ -410,6 +410,7 @@ impl SwitchEngineGolden {
             || is_reserved_op(pkt.rop)
             || (AluOp::from_code(pkt.rop).is_some_and(AluOp::is_loc)
                 && (pkt.plen % 2 == 1 || p.lanes == 1))
+            || p.refuses_dtype(pkt.rop, pkt.dtype)
             || opcode == Opcode::StatusReq
     }
 
@@ -523,15 +524,16 @@ fn packet_words(pkt: &Packet, data: &[u64]) -> Vec<u64> {
 }
 
 /// `acc[i] = acc[i] op words[i]`, element by element (see "Format" in the module docs): the
-/// reduction ALU's rule for each element, two 32-bit elements to a word, MAXLOC / MINLOC on
-/// (value, index) word pairs.
+/// reduction ALU's rule for each element, two 32-bit slots to a word (a 16-bit element in
+/// the low half of its slot), MAXLOC / MINLOC on (value, index) word pairs.
 pub fn reduce_into(acc: &mut [u64], words: &[u64], rop: u64, dtype: u64) {
     let (Some(op), Some(dt)) = (AluOp::from_code(rop), Dtype::from_code(dtype)) else {
         return;
     };
-    let halves: &[u32] = if dt.bits() == 32 { &[0, 32] } else { &[0] };
+    let narrow = dt.bits() <= 32;
+    let halves: &[u32] = if narrow { &[0, 32] } else { &[0] };
     let elem = |w: u64, h: u32| {
-        if dt.bits() == 32 {
+        if narrow {
             (w >> h) & 0xFFFF_FFFF
         } else {
             w

@@ -204,7 +204,8 @@
 //! **result**, the element-wise reduction of every member's contribution under the operation
 //! `rop` (the reduction ALU's [`crate::reduce_alu::AluOp`]: MAX, MIN, MAXLOC, MINLOC, SUM,
 //! PROD, LAND, LOR, LXOR, BAND, BOR, BXOR) over the element type `dtype`
-//! ([`crate::reduce_alu::Dtype`]: I32, U32, I64, U64). The barrier protocol above is unchanged
+//! ([`crate::reduce_alu::Dtype`]: I32, U32, I64, U64, and with `fp = 1` F16, BF16, F32, F64
+//! for MAX … PROD). The barrier protocol above is unchanged
 //! and does the synchronisation and the recovery: a switch combines a child's contribution
 //! exactly when rule 6 counts the child's FULL (its `reported` bit goes from clear to set), so
 //! a duplicate or a retry is never counted twice, and every answer rule 6 or 7 sends out
@@ -214,9 +215,9 @@
 //! the TID of each is the chunk's sequence check.
 //!
 //! Parameters: `max_plen` (payload words a packet may carry at most; 0 is a barrier-only
-//! engine), `lanes` (payload words per beat: the payload path moves one beat per cycle) and
+//! engine), `lanes` (payload words per beat: the payload path moves one beat per cycle),
 //! `slots` (the groups `0..slots` have data memory and can reduce; a payload for any other
-//! group is malformed).
+//! group is malformed) and `fp` (1: the floating-point types too).
 //!
 //! ### Format
 //!
@@ -226,16 +227,22 @@
 //! words `j·lanes ..`; words past `plen` in the last beat are ignored. A packet's beats are
 //! consecutive handshakes (`pkt_valid` may drop between them; the engine keeps `pkt_ready`
 //! high for them, so nothing else enters between). Element layout in the words: a 64-bit
-//! type has one element per word; a 32-bit type two, element `2i` in bits `[31:0]` of word
-//! `i` and element `2i + 1` in bits `[63:32]`. MAXLOC and MINLOC reduce pairs: words `2i`
+//! type has one element per word; a type of 32 bits or fewer two, element `2i` in the
+//! 32-bit slot `[31:0]` of word `i` and element `2i + 1` in the slot `[63:32]`. A 16-bit
+//! element (F16, BF16) sits in the low 16 bits of its slot: the upper 16 are ignored, and
+//! zero in a result. MAXLOC and MINLOC reduce pairs: words `2i`
 //! hold values and words `2i + 1` their indices (64-bit indices for the 64-bit types; for
 //! the 32-bit types the index word packs the two elements' 32-bit indices like the values),
 //! so their `plen` is even. Element-wise, `r = a op b` is exactly the reduction ALU's rule
 //! for that element (wrap-around SUM and PROD, MPI's MAXLOC / MINLOC with the lowest index on
-//! ties, 32-bit elements at 32 bits). Every operation is associative and commutative on its
-//! elements, so the result does not depend on the order contributions arrive in or on the
-//! shape of the tree: the engine combines in arrival order, and a fold in any order gives
-//! the same bits.
+//! ties, 32-bit elements at 32 bits; on the floating-point types the rules of
+//! [`crate::reduce_alu::fp`]). Every integer operation, and MIN, MAX, MINLOC and MAXLOC on
+//! the floating-point types, is associative and commutative on its elements, so the result
+//! does not depend on the order contributions arrive in or on the shape of the tree: the
+//! engine combines in arrival order, and a fold in any order gives the same bits.
+//! Floating-point SUM and PROD round at every step, so their bits depend on that order and on
+//! the tree (every member of a transaction still receives the same bits: the root's); the
+//! reproducible sum ([`crate::reduce_alu::repro`]) travels as U64 SUM and does not.
 //!
 //! ### Rules (added to the numbered steps above)
 //!
@@ -243,7 +250,8 @@
 //!   drop, [`Verdict::BadPayload`]: `plen > max_plen`; `plen > 0` for a group `>= slots`;
 //!   `plen > 0` with a reserved `rop` (12..15), on a STATUS_REQ (a question carries no data),
 //!   or for MAXLOC / MINLOC with an odd `plen` or on an engine with `lanes = 1` (a value and
-//!   its index are one beat); `plen == 0` with a nonzero `rop` or `dtype`
+//!   its index are one beat); a floating-point `dtype` (4..7) on an engine with `fp = 0`, or
+//!   with LAND … BXOR; `plen == 0` with a nonzero `rop` or `dtype`
 //!   (a barrier header carries no reduction fields).
 //! - Each group with data memory has two buffers of `max_plen` words: the **accumulator**,
 //!   the current transaction's partial result, and the **retained** result, the result of the
@@ -380,6 +388,9 @@ crate::param_table! {
         /// Groups `0 .. slots` have data memory (an accumulator and a retained result) and
         /// can reduce; at most `groups`.
         slots: 16 in [4, 16, 64],
+        /// 1: the payload path reduces the floating-point types too (f16, bf16, f32, f64 with
+        /// MAX … PROD); 0: a floating-point payload is malformed (rule 2b).
+        fp: 0 in [0, 1],
     }
 }
 
@@ -394,6 +405,7 @@ impl SwitchEngineParams {
         max_plen: 0,
         lanes: 4,
         slots: 16,
+        fp: 0,
     };
 
     /// The engine at `radix`, `groups`, `counter_bits`, with the default retry settings.
@@ -407,6 +419,7 @@ impl SwitchEngineParams {
             max_plen: 0,
             lanes: 4,
             slots: 16,
+            fp: 0,
         }
     }
 
@@ -422,8 +435,8 @@ impl SwitchEngineParams {
     }
 
     /// Bits of a stored payload length (`0 ..= max_plen`): 6 for 32 words, 8 for 128. The
-    /// state word of a reducing engine is `7 + radix + 2 · (plen_bits + 6)` bits, 63 at most
-    /// (see [`Self::cross_check`]).
+    /// state word of a reducing engine is `7 + radix + 2 · (plen_bits + 4 + dtype_bits)`
+    /// bits, 63 at most (see [`Self::cross_check`]).
     pub fn plen_bits(&self) -> usize {
         (usize::BITS - self.max_plen.leading_zeros()) as usize
     }
@@ -431,6 +444,28 @@ impl SwitchEngineParams {
     /// The engine reduces (it has a payload path).
     pub fn reduces(&self) -> bool {
         self.max_plen > 0
+    }
+
+    /// The payload path reduces the floating-point types.
+    pub fn reduces_fp(&self) -> bool {
+        self.fp != 0
+    }
+
+    /// Rule 2b's element-type part: a floating-point `dtype` on an engine without them, or with
+    /// an operation the floating-point types do not define (LAND … BXOR).
+    pub fn refuses_dtype(&self, rop: u64, dtype: u64) -> bool {
+        let fp = crate::reduce_alu::Dtype::from_code(dtype).is_some_and(|d| d.fp().is_some());
+        fp && (!self.reduces_fp() || rop > crate::reduce_alu::AluOp::Prod.code())
+    }
+
+    /// Bits of a `dtype` kept in the group state: 3 with the floating-point types, else the
+    /// integer types' 2 (a floating-point payload is refused before it is stored).
+    pub fn dtype_bits(&self) -> usize {
+        if self.reduces_fp() {
+            crate::reduce_alu::Dtype::BITS
+        } else {
+            crate::reduce_alu::INT_DTYPE_BITS
+        }
     }
 
     /// Beats of a packet of `plen` payload words: `max(1, ceil(plen / lanes))` on a reducing
@@ -468,7 +503,24 @@ impl SwitchEngineParams {
                 format!("at most `groups` ({})", self.groups),
             ));
         }
-        // A group's state word holds both buffers' lengths beside a bit per port.
+        if self.reduces_fp() && !self.reduces() {
+            return Some((
+                "fp",
+                self.fp,
+                "0 on an engine that does not reduce (set `max_plen`)".to_string(),
+            ));
+        }
+        // A group's state word holds both buffers' shapes beside a bit per port.
+        if self.reduces_fp() && self.radix > 16 && self.max_plen > 16 {
+            return Some((
+                "fp",
+                self.fp,
+                format!(
+                    "0 with `radix` = {} and `max_plen` = {} (the group state word would pass 63 bits; with fp = 1 a radix of 32 takes max_plen 16 at most)",
+                    self.radix, self.max_plen
+                ),
+            ));
+        }
         if self.max_plen > 32 && self.radix > 16 {
             return Some((
                 "max_plen",
@@ -534,7 +586,7 @@ impl SwitchEngineParams {
     /// The state memory's word: `{reported[R], sent[2], tid[2], fail, csm[2]}` (LSB on the
     /// right), followed, when the engine reduces, by the two buffers' shapes
     /// `{ret_dtype, ret_rop, ret_plen, acc_dtype, acc_rop, acc_plen}` (`plen` in
-    /// [`SwitchEngineParams::plen_bits`]). All zero is Idle, TID 0,
+    /// [`SwitchEngineParams::plen_bits`], `dtype` in [`SwitchEngineParams::dtype_bits`]). All zero is Idle, TID 0,
     /// no failure, nothing sent, nothing reported, no payload.
     pub fn state_layout(&self) -> Layout {
         let mut fields = vec![
@@ -545,15 +597,16 @@ impl SwitchEngineParams {
             ("reported", self.radix),
         ];
         if self.reduces() {
-            use crate::net::header::{DTYPE_BITS, ROP_BITS};
+            use crate::net::header::ROP_BITS;
             let plen = self.plen_bits();
+            let dtype = self.dtype_bits();
             fields.extend([
                 ("acc_plen", plen),
                 ("acc_rop", ROP_BITS),
-                ("acc_dtype", DTYPE_BITS),
+                ("acc_dtype", dtype),
                 ("ret_plen", plen),
                 ("ret_rop", ROP_BITS),
-                ("ret_dtype", DTYPE_BITS),
+                ("ret_dtype", dtype),
             ]);
         }
         Layout::packed(&fields)
@@ -837,7 +890,7 @@ mod tests {
         assert_eq!(w("cfg_tid"), Some(2));
         assert_eq!(
             (w("pkt_plen"), w("pkt_rop"), w("pkt_dtype")),
-            (Some(8), Some(4), Some(2))
+            (Some(8), Some(4), Some(3))
         );
         assert_eq!(w("pkt_data_0"), None);
         assert_eq!(

@@ -167,6 +167,7 @@ struct Words {
     /// The buffers' shapes (`None`: a barrier-only engine, whose state words have none).
     s_meta: Option<[u32; 6]>,
     plen_bits: usize,
+    dtype_bits: usize,
     port_bits: usize,
     radix: usize,
 }
@@ -196,6 +197,7 @@ impl Words {
                 .map(|f| s.lsb(f) as u32)
             }),
             plen_bits: p.plen_bits(),
+            dtype_bits: p.dtype_bits(),
             port_bits: p.port_bits(),
             radix: p.radix,
         }
@@ -243,7 +245,7 @@ impl Words {
         let meta = |at: &[u32]| PayloadMeta {
             plen: (s >> at[0]) & mask(self.plen_bits),
             rop: (s >> at[1]) & 15,
-            dtype: (s >> at[2]) & 3,
+            dtype: (s >> at[2]) & mask(self.dtype_bits),
         };
         let (acc, ret) = match self.s_meta {
             Some(m) => (meta(&m[0..3]), meta(&m[3..6])),
@@ -891,7 +893,7 @@ impl SwitchEngineModel {
             pkt_op: i.pkt_op & 7,
             pkt_plen: i.pkt_plen & 255,
             pkt_rop: i.pkt_rop & 15,
-            pkt_dtype: i.pkt_dtype & 3,
+            pkt_dtype: i.pkt_dtype & 7,
             pkt_data: i.pkt_data,
             cfg_valid: i.cfg_valid,
             cfg_op: i.cfg_op & 3,
@@ -1124,6 +1126,7 @@ impl SwitchEngineModel {
             || s.pkt_cgid >= self.p.slots as u64
             || is_reserved_op(rop)
             || (loc && (plen % 2 == 1 || self.p.lanes == 1))
+            || self.p.refuses_dtype(rop, s.pkt_dtype)
             || s.pkt_op == Opcode::StatusReq.code()
     }
 
@@ -1323,13 +1326,13 @@ impl CycleSim for SwitchEngineModel {
 }
 
 /// One beat of the reduction ALU's work: `lanes` words of `a op b`, the words split into
-/// elements as the payload format says (two 32-bit elements to a word; MAXLOC / MINLOC on
-/// (value, index) word pairs, which a beat holds whole).
+/// elements as the payload format says (two 32-bit slots to a word for the types of 32 bits
+/// or fewer; MAXLOC / MINLOC on (value, index) word pairs, which a beat holds whole).
 fn combine_beat(a: Beat, b: Beat, rop: u64, dtype: u64, lanes: usize) -> Beat {
     let (Some(op), Some(dt)) = (AluOp::from_code(rop), Dtype::from_code(dtype)) else {
         return [0; 4];
     };
-    let narrow = dt.bits() == 32;
+    let narrow = dt.bits() <= 32;
     let half = |w: u64, h: usize| {
         if narrow {
             (w >> (32 * h)) & 0xFFFF_FFFF
@@ -2014,7 +2017,14 @@ mod tests {
         };
         // The transaction's shape, a new one, or a malformed one.
         let random_shape = |rng: &mut Rng| {
-            let rop = rng.below(12);
+            // Every type; on an engine with the floating-point types mostly an operation
+            // they define (without them a floating-point payload is malformed, rule 2b).
+            let dtype = rng.below(8);
+            let rop = if dtype >= 4 && p.reduces_fp() && rng.chance(90) {
+                rng.below(6)
+            } else {
+                rng.below(12)
+            };
             let loc = rop == 2 || rop == 3;
             let mut plen = rng.below(p.max_plen as u64 + 1);
             if loc {
@@ -2023,11 +2033,7 @@ mod tests {
             if plen == 0 {
                 PayloadMeta::default()
             } else {
-                PayloadMeta {
-                    plen,
-                    rop,
-                    dtype: rng.below(4),
-                }
+                PayloadMeta { plen, rop, dtype }
             }
         };
         let mut m = if st.reported == 0 && !from_parent || rng.chance(8) {
@@ -2332,6 +2338,10 @@ mod tests {
         reducing_compare(small.with_payload(16, 1, 16), 0x0A11_2ED0_0003, 40_000);
         // Kilobyte payloads (32 beats), which the fabric streams.
         reducing_compare(base.with_payload(128, 4, 16), 0x0A11_2ED0_0004, 30_000);
+        // The floating-point types (f16 and bf16 in 32-bit slots).
+        let fp = |p: SwitchEngineParams| SwitchEngineParams { fp: 1, ..p };
+        reducing_compare(fp(base.with_payload(32, 4, 16)), 0x0A11_2ED0_0005, 40_000);
+        reducing_compare(fp(small.with_payload(8, 2, 4)), 0x0A11_2ED0_0006, 40_000);
     }
 
     /// The transaction-level model shows what the cycle model shows, every output of every

@@ -48,7 +48,7 @@
 //! | `read_entry` | `cgid` (one or a list), `at` | configuration `ReadEntry` of each |
 //! | `read_counter` | `counter`: `"TOTAL"`, a verdict name (`"STALE"`, `"COALESCED"`, …) or an index 0..15; one or a list; `at` | configuration `ReadCounter` of each |
 //! | `clear_counters` | `at` | configuration `ClearCounters` |
-//! | `packet` | `port` (one or a list: one packet from each, back to back), `cgid`, `tid`, `opcode` (`"FULL"`, `"EXIT"`, `"STATUS_REQ"`, `"STATUS_RSP"` or a raw code 0..7), `at`; optional payload: `data` (64-bit words, negative ones two's complement), `plen` (default: the words given), `rop` (`"SUM"`, `"MAX"`, … or a raw code 0..15), `dtype` (`"i32"`, `"u32"`, `"i64"`, `"u64"` or 0..3) | collective packets |
+//! | `packet` | `port` (one or a list: one packet from each, back to back), `cgid`, `tid`, `opcode` (`"FULL"`, `"EXIT"`, `"STATUS_REQ"`, `"STATUS_RSP"` or a raw code 0..7), `at`; optional payload: `data` (64-bit words, negative ones two's complement), `plen` (default: the words given), `rop` (`"SUM"`, `"MAX"`, … or a raw code 0..15), `dtype` (`"i32"`, `"u32"`, `"i64"`, `"u64"`, with `[switch] fp = 1` `"f16"`, `"bf16"`, `"f32"`, `"f64"`, or 0..7) | collective packets |
 //! | `idle` | `cycles` | that many cycles with nothing offered |
 //!
 //! Widths follow the parameters: a port is below `radix`, a CGID below `groups`, a TID is 2
@@ -417,7 +417,7 @@ fn parse_step(
             let rops: Vec<(&str, u64)> = AluOp::ALL.iter().map(|o| (o.name(), o.code())).collect();
             let rop = r.opt_named("rop", &rops, ROP_BITS)?.unwrap_or(0);
             let dtypes: Vec<(&str, u64)> =
-                Dtype::INT.iter().map(|d| (d.name(), d.code())).collect();
+                Dtype::ALL.iter().map(|d| (d.name(), d.code())).collect();
             let dtype = r.opt_named("dtype", &dtypes, DTYPE_BITS)?.unwrap_or(0);
             ports
                 .into_iter()

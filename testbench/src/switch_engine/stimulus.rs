@@ -482,7 +482,14 @@ fn random_shape(p: &SwitchEngineParams, rng: &mut ChaCha8Rng) -> PayloadMeta {
         return PayloadMeta::default();
     }
     let max = p.max_plen as u64;
-    let rop = rng.gen_range(0..FIRST_RESERVED_OP);
+    // With the floating-point types, half the shapes are one of them with an operation they
+    // define (without them such a shape is one of the refused ones below).
+    let fp = p.reduces_fp() && rng.gen_bool(0.5);
+    let rop = if fp {
+        rng.gen_range(0..=AluOp::Prod.code())
+    } else {
+        rng.gen_range(0..FIRST_RESERVED_OP)
+    };
     let loc = AluOp::from_code(rop).is_some_and(AluOp::is_loc);
     let mut plen = rng.gen_range(1..=max);
     if loc && p.lanes > 1 {
@@ -491,12 +498,18 @@ fn random_shape(p: &SwitchEngineParams, rng: &mut ChaCha8Rng) -> PayloadMeta {
     let mut m = PayloadMeta {
         plen,
         rop,
-        dtype: rng.gen_range(0..4),
+        dtype: if fp {
+            rng.gen_range(4..8)
+        } else {
+            rng.gen_range(0..4)
+        },
     };
     match rng.gen_range(0..100) {
         0..=1 => m.plen = rng.gen_range(max + 1..=(max + 8).min(255)),
         2..=3 => m.rop = rng.gen_range(FIRST_RESERVED_OP..16),
         4 if loc => m.plen |= 1,
+        // A floating-point type: refused without them, and with LAND … BXOR.
+        5 => m.dtype = rng.gen_range(4..8),
         _ => {}
     }
     m

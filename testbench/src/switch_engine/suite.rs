@@ -566,12 +566,14 @@ fn reduction_at_a_root() -> Case {
             t(data(0, 2, 3, F, MinLoc, I64, &[1, 2, 3])),
             drop(Verdict::BadPayload),
         ),
+        // A floating-point type (SUM over F32) on an engine built without them.
+        (t(shaped(0, 2, 3, F, 2, 4, 6)), drop(Verdict::BadPayload)),
         (t(write_entry(5, 0, 0b0011, true)), written(0, 0b0011, true)),
         (
             t(data(0, 5, 0, F, Sum, I64, &[1, 2])),
             drop(Verdict::BadPayload),
         ),
-        (t(counter(11)), Expect::Counter(7)),
+        (t(counter(11)), Expect::Counter(8)),
     ];
     Case {
         name: "reduction_at_a_root",
@@ -586,6 +588,70 @@ fn reduction_at_a_root() -> Case {
             ),
             // min(i32) of 0x8000_0000 (-2^31) and 0x7FFF_FFFF, of 5 and -5.
             (shape(1, Min, I32), vec![0x8000_0000_FFFF_FFFB]),
+        ],
+        ..Case::default()
+    }
+}
+
+/// The floating-point types at a root with two children (`fp = 1`; values by hand from IEEE
+/// 754): SUM over F32 (two a word; `2.25 + -2.25 = +0`), MAX over F64 (a NaN loses to a
+/// number, `-0 < +0`), SUM over F16 in 32-bit slots (the upper 16 bits of a slot ignored and
+/// zero in the result; `65504 + 1` rounds back to 65504), and LAND on F32 refused.
+fn fp_reduction_at_a_root() -> Case {
+    use AluOp::{Max, Sum};
+    use Dtype::{F16, F32, F64};
+    let steps = vec![
+        (t(write_entry(2, 0, 0b0011, true)), written(0, 0b0011, true)),
+        // 1.5 and 2.25, 0.25 and -2.25.
+        (
+            t(data(0, 2, 0, F, Sum, F32, &[0x4010_0000_3FC0_0000])),
+            ok(Filling, 0, None),
+        ),
+        (
+            t(data(1, 2, 0, F, Sum, F32, &[0xC010_0000_3E80_0000])),
+            ok(Idle, 1, Some((0b0011, 0, Exit))),
+        ),
+        // (NaN, -0) and (1.0, +0).
+        (
+            t(data(
+                0,
+                2,
+                1,
+                F,
+                Max,
+                F64,
+                &[0x7FF8_0000_0000_0001, 1 << 63],
+            )),
+            ok(Filling, 1, None),
+        ),
+        (
+            t(data(1, 2, 1, F, Max, F64, &[0x3FF0_0000_0000_0000, 0])),
+            ok(Idle, 2, Some((0b0011, 1, Exit))),
+        ),
+        // (65504, 1.0 with 0xABCD above it) and (1.0, 1.0).
+        (
+            t(data(0, 2, 2, F, Sum, F16, &[0xABCD_3C00_0000_7BFF])),
+            ok(Filling, 2, None),
+        ),
+        (
+            t(data(1, 2, 2, F, Sum, F16, &[0x0000_3C00_0000_3C00])),
+            ok(Idle, 3, Some((0b0011, 2, Exit))),
+        ),
+        // LAND is not defined on a floating-point type.
+        (t(shaped(0, 2, 3, F, 1, 6, 6)), drop(Verdict::BadPayload)),
+        (t(counter(11)), Expect::Counter(1)),
+    ];
+    Case {
+        name: "fp_reduction_at_a_root",
+        params: SwitchEngineParams {
+            fp: 1,
+            ..reducing()
+        },
+        steps,
+        payloads: vec![
+            (shape(1, Sum, F32), vec![0x0000_0000_3FE0_0000]),
+            (shape(2, Max, F64), vec![0x3FF0_0000_0000_0000, 0]),
+            (shape(1, Sum, F16), vec![0x0000_4000_0000_7BFF]),
         ],
         ..Case::default()
     }
@@ -1257,6 +1323,7 @@ pub fn cases() -> Vec<Case> {
         drop_reasons(),
         malformed_payload_headers(),
         reduction_at_a_root(),
+        fp_reduction_at_a_root(),
         reduction_through_a_middle_switch(),
         full_barrier(),
         lagging_child(),
