@@ -234,8 +234,8 @@ module switch_engine (
     reg fwd_sent_quiet_d;
     reg [22:0] byp1_st_q;
     reg [22:0] byp1_st_d;
-    reg [13:0] o_out_meta_q;
-    reg [13:0] o_out_meta_d;
+    reg [14:0] o_out_meta_q;
+    reg [14:0] o_out_meta_d;
     reg o_out_valid_q;
     reg o_out_valid_d;
     reg [15:0] o_out_ports_q;
@@ -471,14 +471,14 @@ module switch_engine (
     wire [7:0] outq_in_cgid;
     wire [1:0] outq_in_tid;
     wire [2:0] outq_in_op;
-    wire [13:0] outq_in_meta;
+    wire [14:0] outq_in_meta;
     wire outq_ready;
     wire outq_out_valid;
     wire [15:0] outq_out_ports;
     wire [7:0] outq_out_cgid;
     wire [1:0] outq_out_tid;
     wire [2:0] outq_out_op;
-    wire [13:0] outq_out_meta;
+    wire [14:0] outq_out_meta;
     wire [3:0] outq_count;
     wire outq_taken;
     switch_engine_outq outq (
@@ -537,7 +537,6 @@ module switch_engine (
     wire cfg_s3;
     wire [22:0] n_st_word;
     reg [22:0] wr_st_word;
-    wire [1:0] out_dtype_int;
 
     always @(posedge clock) begin
         if (reset) begin
@@ -616,7 +615,7 @@ module switch_engine (
             fwd_sent_now_q <= 1'b0;
             fwd_sent_quiet_q <= 1'b0;
             byp1_st_q <= 23'd0;
-            o_out_meta_q <= 14'd0;
+            o_out_meta_q <= 15'd0;
             o_out_valid_q <= 1'b0;
             o_out_ports_q <= 16'd0;
             o_out_cgid_q <= 8'd0;
@@ -850,8 +849,7 @@ module switch_engine (
     assign out_valid = outq_out_valid;
     assign out_plen = outq_out_meta[7:0];
     assign out_rop = outq_out_meta[11:8];
-    assign out_dtype_int = outq_out_meta[13:12];
-    assign out_dtype = {1'b0, out_dtype_int};
+    assign out_dtype = outq_out_meta[14:12];
     assign out_ports = outq_out_ports;
     assign out_cgid = outq_out_cgid;
     assign out_tid = outq_out_tid;
@@ -1139,7 +1137,7 @@ module switch_engine (
             o_out_tid_d = csm_g_tid;
         end
         o_out_op_d = csm_send_op;
-        o_out_meta_d = 14'd0;
+        o_out_meta_d = 15'd0;
         o_ev_valid_d = ev_s3;
         o_ev_cgid_d = 8'd0;
         o_ev_verdict_d = 4'd0;

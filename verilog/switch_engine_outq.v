@@ -11,14 +11,14 @@ module switch_engine_outq (
     input  wire [7:0]   in_cgid,
     input  wire [1:0]   in_tid,
     input  wire [2:0]   in_op,
-    input  wire [13:0]  in_meta,
+    input  wire [14:0]  in_meta,
     input  wire         ready,
     output wire         out_valid,
     output reg  [15:0]  out_ports,
     output reg  [7:0]   out_cgid,
     output reg  [1:0]   out_tid,
     output reg  [2:0]   out_op,
-    output reg  [13:0]  out_meta,
+    output reg  [14:0]  out_meta,
     output wire [3:0]   count,
     output wire         taken
 );
@@ -92,22 +92,22 @@ module switch_engine_outq (
     reg [2:0] q_op_6_d;
     reg [2:0] q_op_7_q;
     reg [2:0] q_op_7_d;
-    reg [13:0] q_meta_0_q;
-    reg [13:0] q_meta_0_d;
-    reg [13:0] q_meta_1_q;
-    reg [13:0] q_meta_1_d;
-    reg [13:0] q_meta_2_q;
-    reg [13:0] q_meta_2_d;
-    reg [13:0] q_meta_3_q;
-    reg [13:0] q_meta_3_d;
-    reg [13:0] q_meta_4_q;
-    reg [13:0] q_meta_4_d;
-    reg [13:0] q_meta_5_q;
-    reg [13:0] q_meta_5_d;
-    reg [13:0] q_meta_6_q;
-    reg [13:0] q_meta_6_d;
-    reg [13:0] q_meta_7_q;
-    reg [13:0] q_meta_7_d;
+    reg [14:0] q_meta_0_q;
+    reg [14:0] q_meta_0_d;
+    reg [14:0] q_meta_1_q;
+    reg [14:0] q_meta_1_d;
+    reg [14:0] q_meta_2_q;
+    reg [14:0] q_meta_2_d;
+    reg [14:0] q_meta_3_q;
+    reg [14:0] q_meta_3_d;
+    reg [14:0] q_meta_4_q;
+    reg [14:0] q_meta_4_d;
+    reg [14:0] q_meta_5_q;
+    reg [14:0] q_meta_5_d;
+    reg [14:0] q_meta_6_q;
+    reg [14:0] q_meta_6_d;
+    reg [14:0] q_meta_7_q;
+    reg [14:0] q_meta_7_d;
     reg [15:0] h_ports_q;
     reg [15:0] h_ports_d;
     reg [7:0] h_cgid_q;
@@ -116,8 +116,8 @@ module switch_engine_outq (
     reg [1:0] h_tid_d;
     reg [2:0] h_op_q;
     reg [2:0] h_op_d;
-    reg [13:0] h_meta_q;
-    reg [13:0] h_meta_d;
+    reg [14:0] h_meta_q;
+    reg [14:0] h_meta_d;
     reg [2:0] head_q;
     reg [2:0] head_d;
     reg [2:0] tail_q;
@@ -141,7 +141,7 @@ module switch_engine_outq (
     reg [7:0] n_cgid;
     reg [1:0] n_tid;
     reg [2:0] n_op;
-    reg [13:0] n_meta;
+    reg [14:0] n_meta;
     wire two_held;
     wire [7:0] tail_hot;
 
@@ -179,19 +179,19 @@ module switch_engine_outq (
             q_op_5_q <= 3'd0;
             q_op_6_q <= 3'd0;
             q_op_7_q <= 3'd0;
-            q_meta_0_q <= 14'd0;
-            q_meta_1_q <= 14'd0;
-            q_meta_2_q <= 14'd0;
-            q_meta_3_q <= 14'd0;
-            q_meta_4_q <= 14'd0;
-            q_meta_5_q <= 14'd0;
-            q_meta_6_q <= 14'd0;
-            q_meta_7_q <= 14'd0;
+            q_meta_0_q <= 15'd0;
+            q_meta_1_q <= 15'd0;
+            q_meta_2_q <= 15'd0;
+            q_meta_3_q <= 15'd0;
+            q_meta_4_q <= 15'd0;
+            q_meta_5_q <= 15'd0;
+            q_meta_6_q <= 15'd0;
+            q_meta_7_q <= 15'd0;
             h_ports_q <= 16'd0;
             h_cgid_q <= 8'd0;
             h_tid_q <= 2'd0;
             h_op_q <= 3'd0;
-            h_meta_q <= 14'd0;
+            h_meta_q <= 15'd0;
             head_q <= 3'd0;
             tail_q <= 3'd0;
             held_q <= 4'd0;
@@ -278,7 +278,7 @@ module switch_engine_outq (
         out_cgid = 8'd0;
         out_tid = 2'd0;
         out_op = 3'd0;
-        out_meta = 14'd0;
+        out_meta = 15'd0;
         if (busy_q) begin
             out_meta = h_meta_q;
             out_ports = h_ports_q;
@@ -296,7 +296,7 @@ module switch_engine_outq (
         n_cgid = 8'd0;
         n_tid = 2'd0;
         n_op = 3'd0;
-        n_meta = 14'd0;
+        n_meta = 15'd0;
         q_meta_0_d = q_meta_0_q;
         q_ports_0_d = q_ports_0_q;
         q_cgid_0_d = q_cgid_0_q;

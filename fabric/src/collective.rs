@@ -271,8 +271,8 @@ impl Reduction {
             .collect()
     }
 
-    /// The result of chunk `c` of operation `k` over `members` (in any order: every
-    /// operation is associative and commutative).
+    /// The result of chunk `c` of operation `k` over `members`, folded in their order (which
+    /// does not matter but for a floating-point SUM or PROD: [`Reduction::order_dependent`]).
     pub fn fold_chunk(
         &self,
         seed: u64,

@@ -203,7 +203,7 @@ pub fn switch(args: &RunArgs, out: &mut Out) -> Result<bool, CliError> {
             .collect();
         if !skipped.is_empty() {
             eprintln!(
-                "netcoll switch run: levels {} skipped: the RTL builds reducing engines of {} only, with fp = 0",
+                "netcoll switch run: levels {} skipped: the RTL builds reducing engines of {} only",
                 skipped.join(", "),
                 reducing_shapes()
             );
@@ -257,8 +257,10 @@ pub fn switch(args: &RunArgs, out: &mut Out) -> Result<bool, CliError> {
 fn reducing_shapes() -> String {
     netcoll_hdl::switch_engine::REDUCING_SHAPES
         .iter()
-        .map(|(r, g, c, m, l, s)| {
-            format!("radix {r} groups {g} counter_bits {c} max_plen {m} lanes {l} slots {s}")
+        .map(|(r, g, c, m, l, s, fp)| {
+            format!(
+                "radix {r} groups {g} counter_bits {c} max_plen {m} lanes {l} slots {s} fp {fp}"
+            )
         })
         .collect::<Vec<_>>()
         .join("; ")

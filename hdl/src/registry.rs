@@ -74,7 +74,7 @@ fn unsupported(block: &'static str, t: &dyn ParamTable) -> GenError {
         params: t.describe(),
         why: if reduces {
             " (the RTL builds the reducing engines of netcoll_hdl::switch_engine::REDUCING_SHAPES \
-             with fp = 0 only; this one exists as the golden reference and the cycle model)"
+             only; this one exists as the golden reference and the cycle model)"
         } else {
             ""
         },

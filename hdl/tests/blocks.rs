@@ -48,3 +48,19 @@ fn switch_engine_reducing() {
     let text = simulation_text(&files, "switch_engine").expect("switch_engine.v and its modules");
     insta::assert_snapshot!("switch_engine_reducing", text);
 }
+
+/// The reducing switch engine with the floating-point types (its ALU has a `reduce_alu_fp`
+/// datapath per lane).
+#[test]
+fn switch_engine_reducing_fp() {
+    let cfg = Config {
+        switch: SwitchEngineParams {
+            fp: 1,
+            ..SwitchEngineParams::SMALL.with_payload(8, 2, 4)
+        },
+        ..Config::default()
+    };
+    let files = generate(&cfg).expect("generate");
+    let text = simulation_text(&files, "switch_engine").expect("switch_engine.v and its modules");
+    insta::assert_snapshot!("switch_engine_reducing_fp", text);
+}

@@ -213,14 +213,22 @@ fn emitted_ports_are_the_declared_ports() {
 
 /// Every block's files pass `verilator --lint-only -Wall` (no waivers), Yosys (`synth` +
 /// `check -assert`, no latch) and `iverilog -g2012`, in the default and the small
-/// configuration and with a reducing switch engine — what `netcoll synth` runs.
+/// configuration and with a reducing switch engine, without and with the floating-point
+/// types — what `netcoll synth` runs.
 #[test]
 fn emitted_verilog_passes_the_tools() {
     let reducing = Config {
         switch: SwitchEngineParams::SMALL.with_payload(8, 2, 4),
         ..small()
     };
-    for (n, cfg) in [Config::default(), small(), reducing]
+    let reducing_fp = Config {
+        switch: SwitchEngineParams {
+            fp: 1,
+            ..reducing.switch
+        },
+        ..small()
+    };
+    for (n, cfg) in [Config::default(), small(), reducing, reducing_fp]
         .into_iter()
         .enumerate()
     {

@@ -443,12 +443,13 @@ fn lockstep_cycle_model_alone_with_payloads() {
     assert!(stim.held > 0 && stim.checked > 20_000 && stim.payloads > 1_000);
 }
 
-/// The floating-point payload path (`fp = 1`, the golden reference and the cycle model only
-/// so far): half the shapes a floating-point type, every payload word against the golden.
+/// The reducing engine the RTL builds with the floating-point types (its ALU has a
+/// floating-point datapath per lane); half its payload shapes are a floating-point type.
+const REDUCING_FP: SwitchEngineParams = SwitchEngineParams { fp: 1, ..REDUCING };
+
 #[test]
 fn lockstep_cycle_model_alone_with_fp_payloads() {
-    let p = SwitchEngineParams { fp: 1, ..REDUCING };
-    let mut stim = Stimulus::new(p, 23);
+    let mut stim = Stimulus::new(REDUCING_FP, 23);
     lockstep(None, &mut stim, 300_000, None).unwrap_or_else(|m| panic!("seed 23: {m}"));
     println!(
         "checked {} held {} payloads {} words {}",
@@ -495,15 +496,17 @@ const REDUCING_WIDE: SwitchEngineParams =
 fn lockstep_rust_hdl_rtl_with_payloads() {
     payload_lockstep(Level::Rtl, REDUCING, 0x5EED_0101, 30_000);
     payload_lockstep(Level::Rtl, REDUCING_WIDE, 0x5EED_0103, 20_000);
+    payload_lockstep(Level::Rtl, REDUCING_FP, 0x5EED_0105, 20_000);
 }
 
 /// The long co-simulation with payload traffic: 10 million cycles of the emitted Verilog of
-/// both reducing engines, every output compared with the cycle model every cycle, every
+/// both integer reducing engines, and 4 million of the floating-point one, every output compared with the cycle model every cycle, every
 /// answer and payload word with the golden reference.
 #[test]
 fn lockstep_verilator_with_payloads_10m() {
     payload_lockstep(Level::Verilator, REDUCING, 0x5EED_0102, 6_000_000);
     payload_lockstep(Level::Verilator, REDUCING_WIDE, 0x5EED_0104, 4_000_000);
+    payload_lockstep(Level::Verilator, REDUCING_FP, 0x5EED_0106, 4_000_000);
 }
 
 /// Tests of the tests for the payload path: each mutant of a reducing engine's emitted Verilog

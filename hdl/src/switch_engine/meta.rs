@@ -13,17 +13,18 @@
 //! given here.
 //!
 //! # Inputs
-//! - `pre_acc`, `pre_ret`, `fwd_acc`, `fwd_ret` (14 each: length, operation at bit 8, type at
+//! - `pre_acc`, `pre_ret`, `fwd_acc`, `fwd_ret` (15 each: length, operation at bit 8, type at
 //!   bit 12) and `newest` (the `fwd_*` are the group's); `p_plen` (8), `p_rop` (4), `p_dtype`
-//!   (2): the packet's shape;
+//!   (3): the packet's shape;
 //! - the decision ([`super::SwitchEngineCsm`]): `report`, `first` (no child had reported),
 //!   `restart`, and what is sent: `lag` (STATUS_RSP, a Lag answer), `fwd_req` (a forwarded
 //!   STATUS_REQ).
 //!
 //! # Outputs
 //! - `meta_word` (SW): the next state's shape fields (every other bit zero), and the same
-//!   shapes packed, `n_acc` and `n_ret` (14 each);
-//! - `out_meta` (14): the shape of the packet sent, packed as the output queue holds it, and
+//!   shapes packed, `n_acc` and `n_ret` (15 each); the state keeps a type in `DB` bits (2
+//!   without the floating-point types: the type's third bit is then always clear);
+//! - `out_meta` (15): the shape of the packet sent, packed as the output queue holds it, and
 //!   `out_nz`: its length is not zero;
 //! - `acc_len`, `ret_len` (8): the group's accumulator's and retained result's lengths, and
 //!   `acc_len_nz`, `ret_len_nz`: they are not zero (for the payload command).
@@ -34,17 +35,17 @@ fn k<const N: usize>(v: u64) -> Constant<Bits<N>> {
     Constant::new(Bits::<N>::from(v))
 }
 
-/// The shape logic for `SW`-bit state words with `PB`-bit lengths.
+/// The shape logic for `SW`-bit state words with `PB`-bit lengths and `DB`-bit types.
 #[derive(LogicBlock)]
-pub struct SwitchEngineMeta<const SW: usize, const PB: usize> {
+pub struct SwitchEngineMeta<const SW: usize, const PB: usize, const DB: usize> {
     pub newest: Signal<In, bool>,
-    pub pre_acc: Signal<In, Bits<14>>,
-    pub pre_ret: Signal<In, Bits<14>>,
-    pub fwd_acc: Signal<In, Bits<14>>,
-    pub fwd_ret: Signal<In, Bits<14>>,
+    pub pre_acc: Signal<In, Bits<15>>,
+    pub pre_ret: Signal<In, Bits<15>>,
+    pub fwd_acc: Signal<In, Bits<15>>,
+    pub fwd_ret: Signal<In, Bits<15>>,
     pub p_plen: Signal<In, Bits<8>>,
     pub p_rop: Signal<In, Bits<4>>,
-    pub p_dtype: Signal<In, Bits<2>>,
+    pub p_dtype: Signal<In, Bits<3>>,
     pub report: Signal<In, bool>,
     pub first: Signal<In, bool>,
     pub restart: Signal<In, bool>,
@@ -52,10 +53,10 @@ pub struct SwitchEngineMeta<const SW: usize, const PB: usize> {
     pub fwd_req: Signal<In, bool>,
 
     pub meta_word: Signal<Out, Bits<SW>>,
-    pub n_acc: Signal<Out, Bits<14>>,
-    pub n_ret: Signal<Out, Bits<14>>,
+    pub n_acc: Signal<Out, Bits<15>>,
+    pub n_ret: Signal<Out, Bits<15>>,
     /// The three packed: length, operation at bit 8, type at bit 12.
-    pub out_meta: Signal<Out, Bits<14>>,
+    pub out_meta: Signal<Out, Bits<15>>,
     pub out_nz: Signal<Out, bool>,
     pub acc_len: Signal<Out, Bits<8>>,
     pub ret_len: Signal<Out, Bits<8>>,
@@ -70,21 +71,21 @@ pub struct SwitchEngineMeta<const SW: usize, const PB: usize> {
     ret_nz: Signal<Local, bool>,
     out_plen: Signal<Local, Bits<8>>,
     out_rop: Signal<Local, Bits<4>>,
-    out_dtype: Signal<Local, Bits<2>>,
-    g_acc: Signal<Local, Bits<14>>,
-    g_ret: Signal<Local, Bits<14>>,
+    out_dtype: Signal<Local, Bits<3>>,
+    g_acc: Signal<Local, Bits<15>>,
+    g_ret: Signal<Local, Bits<15>>,
     acc_plen: Signal<Local, Bits<8>>,
     acc_rop: Signal<Local, Bits<4>>,
-    acc_dtype: Signal<Local, Bits<2>>,
+    acc_dtype: Signal<Local, Bits<3>>,
     ret_plen: Signal<Local, Bits<8>>,
     ret_rop: Signal<Local, Bits<4>>,
-    ret_dtype: Signal<Local, Bits<2>>,
+    ret_dtype: Signal<Local, Bits<3>>,
     n_acc_plen: Signal<Local, Bits<8>>,
     n_acc_rop: Signal<Local, Bits<4>>,
-    n_acc_dtype: Signal<Local, Bits<2>>,
+    n_acc_dtype: Signal<Local, Bits<3>>,
     n_ret_plen: Signal<Local, Bits<8>>,
     n_ret_rop: Signal<Local, Bits<4>>,
-    n_ret_dtype: Signal<Local, Bits<2>>,
+    n_ret_dtype: Signal<Local, Bits<3>>,
 
     /// The fields' positions in the state word (set by the engine's builder).
     acc_plen_at: Constant<Bits<8>>,
@@ -95,11 +96,12 @@ pub struct SwitchEngineMeta<const SW: usize, const PB: usize> {
     ret_dtype_at: Constant<Bits<8>>,
 }
 
-impl<const SW: usize, const PB: usize> SwitchEngineMeta<SW, PB> {
+impl<const SW: usize, const PB: usize, const DB: usize> SwitchEngineMeta<SW, PB, DB> {
     /// The block for state words laid out as `layout` says.
     pub fn new(layout: &netcoll_models::kit::layout::Layout) -> Self {
         assert_eq!(layout.width(), SW);
         assert_eq!(layout.field("acc_plen").1, PB);
+        assert_eq!(layout.field("acc_dtype").1, DB);
         let at = |f: &str| k(layout.lsb(f) as u64);
         Self {
             acc_plen_at: at("acc_plen"),
@@ -113,7 +115,7 @@ impl<const SW: usize, const PB: usize> SwitchEngineMeta<SW, PB> {
     }
 }
 
-impl<const SW: usize, const PB: usize> Default for SwitchEngineMeta<SW, PB> {
+impl<const SW: usize, const PB: usize, const DB: usize> Default for SwitchEngineMeta<SW, PB, DB> {
     /// Unconfigured (the engine's builder replaces it with [`Self::new`]).
     fn default() -> Self {
         Self {
@@ -169,7 +171,7 @@ impl<const SW: usize, const PB: usize> Default for SwitchEngineMeta<SW, PB> {
     }
 }
 
-impl<const SW: usize, const PB: usize> Logic for SwitchEngineMeta<SW, PB> {
+impl<const SW: usize, const PB: usize, const DB: usize> Logic for SwitchEngineMeta<SW, PB, DB> {
     #[hdl_gen]
     fn update(&mut self) {
         self.g_acc.next = self.pre_acc.val();
@@ -180,10 +182,10 @@ impl<const SW: usize, const PB: usize> Logic for SwitchEngineMeta<SW, PB> {
         }
         self.acc_plen.next = self.g_acc.val().get_bits::<8>(0);
         self.acc_rop.next = self.g_acc.val().get_bits::<4>(8);
-        self.acc_dtype.next = self.g_acc.val().get_bits::<2>(12);
+        self.acc_dtype.next = self.g_acc.val().get_bits::<3>(12);
         self.ret_plen.next = self.g_ret.val().get_bits::<8>(0);
         self.ret_rop.next = self.g_ret.val().get_bits::<4>(8);
-        self.ret_dtype.next = self.g_ret.val().get_bits::<2>(12);
+        self.ret_dtype.next = self.g_ret.val().get_bits::<3>(12);
         self.p_nz.next = self.p_plen.val().any();
         self.acc_nz.next = self.acc_plen.val().any();
         self.ret_nz.next = self.ret_plen.val().any();
@@ -209,17 +211,19 @@ impl<const SW: usize, const PB: usize> Logic for SwitchEngineMeta<SW, PB> {
         self.meta_word.next = (bit_cast::<SW, PB>(self.n_acc_plen.val().get_bits::<PB>(0))
             << self.acc_plen_at.val())
             | (bit_cast::<SW, 4>(self.n_acc_rop.val()) << self.acc_rop_at.val())
-            | (bit_cast::<SW, 2>(self.n_acc_dtype.val()) << self.acc_dtype_at.val())
+            | (bit_cast::<SW, DB>(self.n_acc_dtype.val().get_bits::<DB>(0))
+                << self.acc_dtype_at.val())
             | (bit_cast::<SW, PB>(self.n_ret_plen.val().get_bits::<PB>(0))
                 << self.ret_plen_at.val())
             | (bit_cast::<SW, 4>(self.n_ret_rop.val()) << self.ret_rop_at.val())
-            | (bit_cast::<SW, 2>(self.n_ret_dtype.val()) << self.ret_dtype_at.val());
-        self.n_acc.next = bit_cast::<14, 8>(self.n_acc_plen.val())
-            | (bit_cast::<14, 4>(self.n_acc_rop.val()) << 8)
-            | (bit_cast::<14, 2>(self.n_acc_dtype.val()) << 12);
-        self.n_ret.next = bit_cast::<14, 8>(self.n_ret_plen.val())
-            | (bit_cast::<14, 4>(self.n_ret_rop.val()) << 8)
-            | (bit_cast::<14, 2>(self.n_ret_dtype.val()) << 12);
+            | (bit_cast::<SW, DB>(self.n_ret_dtype.val().get_bits::<DB>(0))
+                << self.ret_dtype_at.val());
+        self.n_acc.next = bit_cast::<15, 8>(self.n_acc_plen.val())
+            | (bit_cast::<15, 4>(self.n_acc_rop.val()) << 8)
+            | (bit_cast::<15, 3>(self.n_acc_dtype.val()) << 12);
+        self.n_ret.next = bit_cast::<15, 8>(self.n_ret_plen.val())
+            | (bit_cast::<15, 4>(self.n_ret_rop.val()) << 8)
+            | (bit_cast::<15, 3>(self.n_ret_dtype.val()) << 12);
 
         // The packet sent: a Lag answer carries the retained result, a forwarded STATUS_REQ
         // nothing, everything else the accumulator.
@@ -242,9 +246,9 @@ impl<const SW: usize, const PB: usize> Logic for SwitchEngineMeta<SW, PB> {
             self.out_nz.next = false;
         }
 
-        self.out_meta.next = bit_cast::<14, 8>(self.out_plen.val())
-            | (bit_cast::<14, 4>(self.out_rop.val()) << 8)
-            | (bit_cast::<14, 2>(self.out_dtype.val()) << 12);
+        self.out_meta.next = bit_cast::<15, 8>(self.out_plen.val())
+            | (bit_cast::<15, 4>(self.out_rop.val()) << 8)
+            | (bit_cast::<15, 3>(self.out_dtype.val()) << 12);
 
         self.acc_len.next = self.acc_plen.val();
         self.ret_len.next = self.ret_plen.val();

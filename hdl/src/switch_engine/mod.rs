@@ -106,6 +106,8 @@ netcoll_models::switch_engine_ports!(rtl_block! {
         const F: usize,
         const CQ: usize,
         const O: usize,
+        const DB: usize,
+        const FL: usize,
     > {
         /// Low until the reset sweep has cleared the last group.
         init_done: Reg<bool> = Default::default(),
@@ -220,20 +222,20 @@ netcoll_models::switch_engine_ports!(rtl_block! {
         outq: SwitchEngineOutq<R, G, N> = Default::default(),
         /// A reducing engine's payload path (module `switch_engine_payload`) and shape logic
         /// (module `switch_engine_meta`); none on a barrier-only engine.
-        pay: [SwitchEnginePayload<L, AL, B, S, A, F, CQ, O>; N] = core::array::from_fn(|_| Default::default()),
-        meta: [SwitchEngineMeta<SW, PB>; N] = core::array::from_fn(|_| Default::default()),
+        pay: [SwitchEnginePayload<L, AL, B, S, A, F, CQ, O, FL>; N] = core::array::from_fn(|_| Default::default()),
+        meta: [SwitchEngineMeta<SW, PB, DB>; N] = core::array::from_fn(|_| Default::default()),
         /// A reducing engine's packet shape through stages 1–3: length (8), operation (4),
-        /// type (2), and whether its beats are stored (bit 14).
-        s1_pm: [Reg<Bits<15>>; N] = core::array::from_fn(|_| Default::default()),
-        s2_pm: [Reg<Bits<15>>; N] = core::array::from_fn(|_| Default::default()),
-        s3_pm: [Reg<Bits<15>>; N] = core::array::from_fn(|_| Default::default()),
+        /// type (3), and whether its beats are stored (bit 15).
+        s1_pm: [Reg<Bits<16>>; N] = core::array::from_fn(|_| Default::default()),
+        s2_pm: [Reg<Bits<16>>; N] = core::array::from_fn(|_| Default::default()),
+        s3_pm: [Reg<Bits<16>>; N] = core::array::from_fn(|_| Default::default()),
         /// A reducing engine's buffer shapes (length, operation at bit 8, type at bit 12) of
         /// stage 3's group, as for the CSM's facts: as the older writes left them (`pre_*`,
         /// from stage 2) and as the last decision wrote them (`fwd_*`).
-        pre_acc: [Reg<Bits<14>>; N] = core::array::from_fn(|_| Default::default()),
-        pre_ret: [Reg<Bits<14>>; N] = core::array::from_fn(|_| Default::default()),
-        fwd_acc: [Reg<Bits<14>>; N] = core::array::from_fn(|_| Default::default()),
-        fwd_ret: [Reg<Bits<14>>; N] = core::array::from_fn(|_| Default::default()),
+        pre_acc: [Reg<Bits<15>>; N] = core::array::from_fn(|_| Default::default()),
+        pre_ret: [Reg<Bits<15>>; N] = core::array::from_fn(|_| Default::default()),
+        fwd_acc: [Reg<Bits<15>>; N] = core::array::from_fn(|_| Default::default()),
+        fwd_ret: [Reg<Bits<15>>; N] = core::array::from_fn(|_| Default::default()),
         /// The packet's shape is not the accumulator's, for the same two states.
         pre_differs: [Reg<bool>; N] = core::array::from_fn(|_| Default::default()),
         /// No child has reported in the group's transaction (`rep` is zero), as the older
@@ -244,7 +246,7 @@ netcoll_models::switch_engine_ports!(rtl_block! {
         g_first: [Signal<Local, bool>; N] = core::array::from_fn(|_| Default::default()),
         fwd_differs: [Reg<bool>; N] = core::array::from_fn(|_| Default::default()),
         /// Stage 2's group's accumulator shape as the older writes left it.
-        older_acc: [Signal<Local, Bits<14>>; N] = core::array::from_fn(|_| Default::default()),
+        older_acc: [Signal<Local, Bits<15>>; N] = core::array::from_fn(|_| Default::default()),
         /// Stage 2's packet's shape against each accumulator shape stage 3's decision may
         /// leave (the packet's own, the forwarded one, the older one), compared before it
         /// chooses.
@@ -345,8 +347,6 @@ netcoll_models::switch_engine_ports!(rtl_block! {
         n_st_word: Signal<Local, Bits<SW>> = Default::default(),
         /// The state stage 3 writes: the packet's new state, zero for a `Write`.
         wr_st_word: Signal<Local, Bits<SW>> = Default::default(),
-        /// The output packet's `dtype`, as its metadata keeps it (an integer type).
-        out_dtype_int: Signal<Local, Bits<2>> = Default::default(),
 
         // Field positions of the memory words, from the shared layouts.
         e_valid_at: Constant<Bits<8>> = at(&params::<R, P, G, C>().entry_layout(), "valid"),
@@ -413,7 +413,9 @@ impl<
         const F: usize,
         const CQ: usize,
         const O: usize,
-    > Logic for SwitchEngine<R, P, G, C, EW, SW, L, N, PB, AL, B, S, A, F, CQ, O>
+        const DB: usize,
+        const FL: usize,
+    > Logic for SwitchEngine<R, P, G, C, EW, SW, L, N, PB, AL, B, S, A, F, CQ, O, DB, FL>
 {
     #[hdl_gen]
     fn update(&mut self) {
@@ -606,10 +608,10 @@ impl<
             self.s1_pm[n].reset.next = self.reset.val();
             self.s2_pm[n].reset.next = self.reset.val();
             self.s3_pm[n].reset.next = self.reset.val();
-            self.s1_pm[n].d.next = (bit_cast::<15, 8>(self.pkt_plen.val())
-                | (bit_cast::<15, 4>(self.pkt_rop.val()) << 8)
-                | self.pay[n].h_dtype_meta.val())
-            .replace_bit(14, self.acc_pkt.val() & self.pay[n].h_store.val());
+            self.s1_pm[n].d.next = (bit_cast::<16, 8>(self.pkt_plen.val())
+                | (bit_cast::<16, 4>(self.pkt_rop.val()) << 8)
+                | (bit_cast::<16, 3>(self.pkt_dtype.val()) << 12))
+                .replace_bit(15, self.acc_pkt.val() & self.pay[n].h_store.val());
             self.s2_pm[n].d.next = self.s1_pm[n].q.val();
             self.s3_pm[n].d.next = self.s2_pm[n].q.val();
         }
@@ -805,42 +807,42 @@ impl<
             self.pre_first[n].reset.next = self.reset.val();
             self.fwd_first[n].reset.next = self.reset.val();
             self.pre_first[n].d.next = self.older_rep.val() == self.zero_r.val();
-            self.older_acc[n].next = bit_cast::<14, PB>(
+            self.older_acc[n].next = bit_cast::<15, PB>(
                 self.bypass
                     .st_older
                     .val()
                     .get_bits::<PB>(self.s_acc_plen_at.val().index()),
-            ) | (bit_cast::<14, 4>(
+            ) | (bit_cast::<15, 4>(
                 self.bypass
                     .st_older
                     .val()
                     .get_bits::<4>(self.s_acc_rop_at.val().index()),
             ) << 8)
-                | (bit_cast::<14, 2>(
+                | (bit_cast::<15, DB>(
                     self.bypass
                         .st_older
                         .val()
-                        .get_bits::<2>(self.s_acc_dtype_at.val().index()),
+                        .get_bits::<DB>(self.s_acc_dtype_at.val().index()),
                 ) << 12);
             self.pre_acc[n].d.next = self.older_acc[n].val();
             self.pre_differs[n].d.next =
-                self.older_acc[n].val() != self.s2_pm[n].q.val().get_bits::<14>(0);
-            self.pre_ret[n].d.next = bit_cast::<14, PB>(
+                self.older_acc[n].val() != self.s2_pm[n].q.val().get_bits::<15>(0);
+            self.pre_ret[n].d.next = bit_cast::<15, PB>(
                 self.bypass
                     .st_older
                     .val()
                     .get_bits::<PB>(self.s_ret_plen_at.val().index()),
-            ) | (bit_cast::<14, 4>(
+            ) | (bit_cast::<15, 4>(
                 self.bypass
                     .st_older
                     .val()
                     .get_bits::<4>(self.s_ret_rop_at.val().index()),
             ) << 8)
-                | (bit_cast::<14, 2>(
+                | (bit_cast::<15, DB>(
                     self.bypass
                         .st_older
                         .val()
-                        .get_bits::<2>(self.s_ret_dtype_at.val().index()),
+                        .get_bits::<DB>(self.s_ret_dtype_at.val().index()),
                 ) << 12);
         }
 
@@ -916,11 +918,11 @@ impl<
             self.fwd_ret[n].d.next = self.meta[n].n_ret.val();
             // `n_acc` is the packet's shape after a first report, else the group's.
             self.dif_p[n].next =
-                self.s3_pm[n].q.val().get_bits::<14>(0) != self.s2_pm[n].q.val().get_bits::<14>(0);
+                self.s3_pm[n].q.val().get_bits::<15>(0) != self.s2_pm[n].q.val().get_bits::<15>(0);
             self.dif_fwd[n].next =
-                self.fwd_acc[n].q.val() != self.s2_pm[n].q.val().get_bits::<14>(0);
+                self.fwd_acc[n].q.val() != self.s2_pm[n].q.val().get_bits::<15>(0);
             self.dif_pre[n].next =
-                self.pre_acc[n].q.val() != self.s2_pm[n].q.val().get_bits::<14>(0);
+                self.pre_acc[n].q.val() != self.s2_pm[n].q.val().get_bits::<15>(0);
             self.fwd_differs[n].d.next = (self.bypass.st_newest.val() & self.dif_fwd[n].val())
                 | (!self.bypass.st_newest.val() & self.dif_pre[n].val());
             self.fwd_first[n].d.next = self.s3_is_cfg.q.val()
@@ -932,11 +934,11 @@ impl<
             if self.s3_is_cfg.q.val() {
                 self.fwd_acc[n].d.next = 0.into();
                 self.fwd_ret[n].d.next = 0.into();
-                self.fwd_differs[n].d.next = self.s2_pm[n].q.val().get_bits::<14>(0).any();
+                self.fwd_differs[n].d.next = self.s2_pm[n].q.val().get_bits::<15>(0).any();
             }
             self.meta[n].p_plen.next = self.s3_pm[n].q.val().get_bits::<8>(0);
             self.meta[n].p_rop.next = self.s3_pm[n].q.val().get_bits::<4>(8);
-            self.meta[n].p_dtype.next = self.s3_pm[n].q.val().get_bits::<2>(12);
+            self.meta[n].p_dtype.next = self.s3_pm[n].q.val().get_bits::<3>(12);
             self.csm.differs[n].next = (self.bypass.st_newest.val() & self.fwd_differs[n].q.val())
                 | (!self.bypass.st_newest.val() & self.pre_differs[n].q.val());
             self.csm.g_first[n].next = self.g_first[n].val();
@@ -947,7 +949,7 @@ impl<
             self.meta[n].fwd_req.next = self.csm.sends_req[n].val();
             self.pay[n].c_sends.next = self.sends_s3.val();
             self.pay[n].c_slot.next = self.s3_cgid.q.val().get_bits::<S>(0);
-            self.pay[n].c_take.next = self.s3_pm[n].q.val().get_bit(14);
+            self.pay[n].c_take.next = self.s3_pm[n].q.val().get_bit(15);
             self.pay[n].c_take_plen.next = self.s3_pm[n].q.val().get_bits::<8>(0);
             self.pay[n].c_report.next = self.csm.report.val();
             self.pay[n].c_first.next = self.g_first[n].val();
@@ -960,7 +962,7 @@ impl<
             self.pay[n].c_acc_nz.next = self.meta[n].acc_len_nz.val();
             self.pay[n].c_ret_nz.next = self.meta[n].ret_len_nz.val();
             self.pay[n].c_rop.next = self.s3_pm[n].q.val().get_bits::<4>(8);
-            self.pay[n].c_dtype.next = self.s3_pm[n].q.val().get_bits::<2>(12);
+            self.pay[n].c_dtype.next = self.s3_pm[n].q.val().get_bits::<3>(12);
         }
         // The same for stage 2's packet, should its group be this one: this decision's
         // state, seen from stage 2's port and entry (a `Write` resets the state).
@@ -1175,8 +1177,7 @@ impl<
         }
         self.out_plen.next = self.outq.out_meta.val().get_bits::<8>(0);
         self.out_rop.next = self.outq.out_meta.val().get_bits::<4>(8);
-        self.out_dtype_int.next = self.outq.out_meta.val().get_bits::<2>(12);
-        self.out_dtype.next = bit_cast::<3, 2>(self.out_dtype_int.val());
+        self.out_dtype.next = self.outq.out_meta.val().get_bits::<3>(12);
         self.out_ports.next = self.outq.out_ports.val();
         self.out_cgid.next = self.outq.out_cgid.val();
         self.out_tid.next = self.outq.out_tid.val();
@@ -1265,29 +1266,31 @@ impl<
         const F: usize,
         const CQ: usize,
         const O: usize,
-    > SwitchEngineRtl for SwitchEngine<R, P, G, C, EW, SW, L, N, PB, AL, B, S, A, F, CQ, O>
+        const DB: usize,
+        const FL: usize,
+    > SwitchEngineRtl
+    for SwitchEngine<R, P, G, C, EW, SW, L, N, PB, AL, B, S, A, F, CQ, O, DB, FL>
 {
     fn verilog(&self, header: &[String]) -> Result<Module, EmitError> {
-        let alu = crate::reduce_alu::module_name(AL, false);
-        emit_with_children(
-            self,
-            "switch_engine",
-            header,
-            &[
-                ("bypass", "switch_engine_bypass"),
-                ("classify", "switch_engine_classify"),
-                ("csm", "switch_engine_csm"),
-                ("counters", "switch_engine_counters"),
-                ("outq", "switch_engine_outq"),
-                ("pay", "switch_engine_payload"),
-                ("meta", "switch_engine_meta"),
-                ("ipf", "switch_engine_ipf"),
-                ("cmdq", "switch_engine_cmdq"),
-                ("opf", "switch_engine_opf"),
-                ("alu", &alu),
-                ("lane", "reduce_alu_lane"),
-            ],
-        )
+        let alu = crate::reduce_alu::module_name(AL, FL > 0);
+        let mut children = vec![
+            ("bypass", "switch_engine_bypass"),
+            ("classify", "switch_engine_classify"),
+            ("csm", "switch_engine_csm"),
+            ("counters", "switch_engine_counters"),
+            ("outq", "switch_engine_outq"),
+            ("pay", "switch_engine_payload"),
+            ("meta", "switch_engine_meta"),
+            ("ipf", "switch_engine_ipf"),
+            ("cmdq", "switch_engine_cmdq"),
+            ("opf", "switch_engine_opf"),
+            ("alu", alu.as_str()),
+            ("lane", "reduce_alu_lane"),
+        ];
+        if FL > 0 {
+            children.push(("fpu", "reduce_alu_fp"));
+        }
+        emit_with_children(self, "switch_engine", header, &children)
     }
     fn into_sim(self: Box<Self>) -> Box<dyn ValueSim> {
         Box::new(crate::kit::RtlSim::from_box(self))
@@ -1306,7 +1309,7 @@ fn boxed<
 ) -> Box<dyn SwitchEngineRtl> {
     // The retry parameters are constants of the one monomorphisation; a barrier-only engine
     // has no data lanes and no payload path (its parameters are placeholders).
-    let mut e = SwitchEngine::<R, P, G, C, EW, SW, 0, 0, 1, 0, 1, 1, 2, 1, 1, 1> {
+    let mut e = SwitchEngine::<R, P, G, C, EW, SW, 0, 0, 1, 0, 1, 1, 2, 1, 1, 1, 2, 0> {
         timer_on: Constant::new(p.retry_timer_on()),
         epoch_at: k(p.epoch_shift() as u64),
         ..Default::default()
@@ -1331,11 +1334,14 @@ fn boxed_reducing<
     const F: usize,
     const CQ: usize,
     const O: usize,
+    const DB: usize,
+    const FL: usize,
 >(
     p: &SwitchEngineParams,
 ) -> Box<dyn SwitchEngineRtl> {
     // Built in place: the block is a quarter of a megabyte.
-    let mut e = Box::<SwitchEngine<R, P, G, C, EW, SW, L, 1, PB, AL, B, S, A, F, CQ, O>>::default();
+    let mut e =
+        Box::<SwitchEngine<R, P, G, C, EW, SW, L, 1, PB, AL, B, S, A, F, CQ, O, DB, FL>>::default();
     e.timer_on = Constant::new(p.retry_timer_on());
     e.epoch_at = k(p.epoch_shift() as u64);
     e.pay = [SwitchEnginePayload::new(p)];
@@ -1352,11 +1358,15 @@ fn boxed_reducing<
 }
 
 /// The reducing engines the RTL builds: (radix, groups, counter_bits, max_plen, lanes,
-/// slots). Each is a monomorphisation of its own (the payload path's memories and queues are
-/// sized by const parameters), so the RTL has the shapes the suite, the examples and the
-/// fabric's example engine use; the cycle model runs any.
-pub const REDUCING_SHAPES: [(usize, usize, usize, usize, usize, usize); 2] =
-    [(4, 16, 16, 8, 2, 4), (16, 256, 32, 32, 4, 16)];
+/// slots, fp). Each is a monomorphisation of its own (the payload path's memories and queues
+/// are sized by const parameters, its ALU has the floating-point datapaths or not), so the RTL
+/// has the shapes the suite, the examples and the fabric's example engine use; the cycle model
+/// runs any.
+pub const REDUCING_SHAPES: [(usize, usize, usize, usize, usize, usize, usize); 3] = [
+    (4, 16, 16, 8, 2, 4, 0),
+    (16, 256, 32, 32, 4, 16, 0),
+    (4, 16, 16, 8, 2, 4, 1),
+];
 
 /// The engine RTL for `p`, or `None` when `p` is not a supported parameter set (the
 /// configuration loader rejects those first, naming the allowed values).
@@ -1383,10 +1393,6 @@ pub fn build(p: &SwitchEngineParams) -> Option<Box<dyn SwitchEngineRtl>> {
         return None;
     }
     if p.reduces() {
-        // The floating-point payload path is the golden's and the cycle model's only so far.
-        if p.reduces_fp() {
-            return None;
-        }
         let shape = (
             p.radix,
             p.groups,
@@ -1394,9 +1400,10 @@ pub fn build(p: &SwitchEngineParams) -> Option<Box<dyn SwitchEngineRtl>> {
             p.max_plen,
             p.lanes,
             p.slots,
+            p.fp,
         );
         return match REDUCING_SHAPES.iter().position(|&s| s == shape) {
-            // R, P, G, C, EW, SW, L, PB, AL, B, S, A, F, CQ, O
+            // R, P, G, C, EW, SW, L, PB, AL, B, S, A, F, CQ, O, DB, FL
             Some(0) => Some(boxed_reducing::<
                 4,
                 2,
@@ -1413,6 +1420,27 @@ pub fn build(p: &SwitchEngineParams) -> Option<Box<dyn SwitchEngineRtl>> {
                 4,
                 5,
                 5,
+                2,
+                0,
+            >(p)),
+            Some(2) => Some(boxed_reducing::<
+                4,
+                2,
+                4,
+                16,
+                8,
+                33,
+                2,
+                4,
+                4,
+                2,
+                2,
+                4,
+                4,
+                5,
+                5,
+                3,
+                4,
             >(p)),
             Some(1) => Some(boxed_reducing::<
                 16,
@@ -1430,6 +1458,8 @@ pub fn build(p: &SwitchEngineParams) -> Option<Box<dyn SwitchEngineRtl>> {
                 5,
                 6,
                 6,
+                2,
+                0,
             >(p)),
             _ => None,
         };

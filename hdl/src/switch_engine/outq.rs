@@ -16,7 +16,7 @@
 //! # Inputs
 //! - `clock`, `reset` (synchronous; empties the queue);
 //! - `push`: the stage-4 output register holds a packet, with fields `in_ports` (R),
-//!   `in_cgid` (G), `in_tid` (2), `in_op` (3), `in_meta` (14: its payload's length, operation
+//!   `in_cgid` (G), `in_tid` (2), `in_op` (3), `in_meta` (15: its payload's length, operation
 //!   and type);
 //! - `in_nz` (`N` = 1 on a reducing engine, else none): `in_meta`'s length is not zero (from
 //!   a register of its own);
@@ -46,8 +46,8 @@ const SLOT_BITS: usize = 3;
 /// Bits of the count (0..=8).
 const COUNT_BITS: usize = 4;
 
-/// Width of a packet's payload shape: length (8), operation (4), type (2).
-pub const META_BITS: usize = 14;
+/// Width of a packet's payload shape: length (8), operation (4) at bit 8, type (3) at bit 12.
+pub const META_BITS: usize = 15;
 
 /// The output queue for radix `R` and `G`-bit CGIDs (`N`: a reducing engine's).
 #[derive(LogicBlock)]

@@ -83,6 +83,7 @@ pub struct SwitchEnginePayload<
     const F: usize,
     const CQ: usize,
     const O: usize,
+    const FL: usize,
 > {
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, bool>,
@@ -94,16 +95,13 @@ pub struct SwitchEnginePayload<
     pub h_base: Signal<In, bool>,
     pub h_plen: Signal<In, Bits<8>>,
     pub h_rop: Signal<In, Bits<4>>,
-    /// The header's `dtype` (3 bits; this path reduces the integer types, so `dtype[2]`,
-    /// a floating-point type, makes a payload malformed).
+    /// The header's `dtype` (3 bits; `dtype[2]`: a floating-point type, malformed on a path
+    /// built without them (`FL` = 0) and with LAND … BXOR).
     pub h_dtype: Signal<In, Bits<3>>,
     pub h_op: Signal<In, Bits<OP_BITS>>,
     pub h_cgid: Signal<In, Bits<16>>,
     pub h_bad: Signal<Out, bool>,
-    /// `h_dtype` as an integer type's 2-bit code (what the group state keeps) at bits 13:12
-    /// of the engine's 15-bit payload metadata `{store, dtype, rop, plen}`.
-    pub h_dtype_meta: Signal<Out, Bits<15>>,
-    h_dtype_int: Signal<Local, Bits<2>>,
+
     pub h_store: Signal<Out, bool>,
     /// The engine's `pkt_ready`, and a header is taken.
     pub h_ready: Signal<Out, bool>,
@@ -129,7 +127,7 @@ pub struct SwitchEnginePayload<
     pub c_acc_nz: Signal<In, bool>,
     pub c_ret_nz: Signal<In, bool>,
     pub c_rop: Signal<In, Bits<4>>,
-    pub c_dtype: Signal<In, Bits<2>>,
+    pub c_dtype: Signal<In, Bits<3>>,
     // Output: the output queue's head.
     pub head_valid: Signal<In, bool>,
     /// The head has payload.
@@ -146,7 +144,7 @@ pub struct SwitchEnginePayload<
     opf: SwitchEngineFifo<L, O, 0>,
     acc: [Mem<Bits<64>, A>; L],
     ret: [Mem<Bits<64>, A>; L],
-    alu: ReduceAlu<AL, 0>,
+    alu: ReduceAlu<AL, FL>,
     /// Beats still to come of the packet being received, and whether they are stored.
     in_left: Reg<Bits<9>>,
     in_store: Reg<bool>,
@@ -205,10 +203,14 @@ pub struct SwitchEnginePayload<
     s1_use_in: Reg<bool>,
     s1_combine: Reg<bool>,
     s1_rop: Reg<Bits<4>>,
-    s1_dtype: Reg<Bits<2>>,
+    s1_dtype: Reg<Bits<3>>,
     s2_combine: Reg<bool>,
     s2_rop: Reg<Bits<4>>,
-    s2_dtype: Reg<Bits<2>>,
+    s2_dtype: Reg<Bits<3>>,
+    /// Stage 2's type is one of 32 bits or fewer: a word is two elements.
+    s2_narrow: Signal<Local, bool>,
+    /// The issued command's type is one of 32 bits or fewer.
+    f_narrow: Signal<Local, bool>,
     b1: [Reg<Bits<64>>; L],
     /// The ALU's operands: the buffer word read and the input beat, or one of them and 0
     /// (chosen as they are registered, so that the ALU's inputs come straight from
@@ -264,7 +266,7 @@ pub struct SwitchEnginePayload<
     f_src_acc: Signal<Local, bool>,
     f_src_ret: Signal<Local, bool>,
     f_rop: Signal<Local, Bits<4>>,
-    f_dtype: Signal<Local, Bits<2>>,
+    f_dtype: Signal<Local, Bits<3>>,
     takes: Signal<Local, bool>,
     works: Signal<Local, bool>,
     /// The hazard of the beat current in the next cycle: the same beat (no issue), the
@@ -313,6 +315,10 @@ pub struct SwitchEnginePayload<
     b_shift: Constant<Bits<8>>,
     odd_words: Constant<Bits<8>>,
     first_reserved: Constant<Bits<4>>,
+    /// The path reduces the floating-point types (`FL` > 0).
+    fp_built: Constant<bool>,
+    /// LAND, the first operation the floating-point types do not define.
+    op_land: Constant<Bits<4>>,
     op_maxloc: Constant<Bits<4>>,
     op_minloc: Constant<Bits<4>>,
     op_bor: Constant<Bits<4>>,
@@ -345,7 +351,8 @@ impl<
         const F: usize,
         const CQ: usize,
         const O: usize,
-    > SwitchEnginePayload<L, AL, B, S, A, F, CQ, O>
+        const FL: usize,
+    > SwitchEnginePayload<L, AL, B, S, A, F, CQ, O, FL>
 {
     /// The block for the reducing engine `p` (whose lanes, beats and slots are `L`, `2^B`,
     /// `2^S`).
@@ -357,6 +364,7 @@ impl<
                 && p.max_beats() == 1 << B
                 && p.slots == 1 << S
                 && p.max_plen.is_power_of_two()
+                && FL == if p.reduces_fp() { AL } else { 0 }
         );
         let ipf_depth = netcoll_models::switch_engine::model::ipf_depth(p);
         Self::with(p.max_plen, p.slots, ipf_depth - p.max_beats())
@@ -376,8 +384,7 @@ impl<
             h_op: Default::default(),
             h_cgid: Default::default(),
             h_bad: Default::default(),
-            h_dtype_meta: Default::default(),
-            h_dtype_int: Default::default(),
+
             h_store: Default::default(),
             h_ready: Default::default(),
             h_take: Default::default(),
@@ -456,6 +463,8 @@ impl<
             s2_combine: Default::default(),
             s2_rop: Default::default(),
             s2_dtype: Default::default(),
+            s2_narrow: Default::default(),
+            f_narrow: Default::default(),
             b1: core::array::from_fn(|_| Default::default()),
             op_a: core::array::from_fn(|_| Default::default()),
             op_b: core::array::from_fn(|_| Default::default()),
@@ -530,6 +539,8 @@ impl<
             b_shift: k(B as u64),
             odd_words: k(odd),
             first_reserved: k(FIRST_RESERVED_OP),
+            fp_built: Constant::new(FL > 0),
+            op_land: k(AluOp::LAnd.code()),
             op_maxloc: k(AluOp::MaxLoc.code()),
             op_minloc: k(AluOp::MinLoc.code()),
             op_bor: k(AluOp::BOr.code()),
@@ -560,7 +571,8 @@ impl<
         const F: usize,
         const CQ: usize,
         const O: usize,
-    > Default for SwitchEnginePayload<L, AL, B, S, A, F, CQ, O>
+        const FL: usize,
+    > Default for SwitchEnginePayload<L, AL, B, S, A, F, CQ, O, FL>
 {
     /// Unconfigured (the engine's builder replaces it with [`Self::new`]).
     fn default() -> Self {
@@ -577,7 +589,8 @@ impl<
         const F: usize,
         const CQ: usize,
         const O: usize,
-    > Logic for SwitchEnginePayload<L, AL, B, S, A, F, CQ, O>
+        const FL: usize,
+    > Logic for SwitchEnginePayload<L, AL, B, S, A, F, CQ, O, FL>
 {
     #[hdl_gen]
     fn update(&mut self) {
@@ -643,8 +656,6 @@ impl<
             | (self.h_plen.val() == self.max_plen.val());
         self.h_loc.next =
             (self.h_rop.val() == self.op_maxloc.val()) | (self.h_rop.val() == self.op_minloc.val());
-        self.h_dtype_int.next = bit_cast::<2, 3>(self.h_dtype.val());
-        self.h_dtype_meta.next = bit_cast::<15, 2>(self.h_dtype_int.val()) << 12;
         self.h_bad.next = self.h_rop.val().any() | self.h_dtype.val().any();
         if self.h_nz.val() {
             self.h_bad.next = !self.plen_fits.val()
@@ -652,7 +663,8 @@ impl<
                 | (self.h_rop.val() >= self.first_reserved.val())
                 | (self.h_loc.val() & (self.h_plen.val().get_bit(0) | self.one_lane.val()))
                 | (self.h_op.val() == self.op_status_req.val())
-                | self.h_dtype.val().get_bit(2);
+                | (self.h_dtype.val().get_bit(2)
+                    & (!self.fp_built.val() | (self.h_rop.val() >= self.op_land.val())));
         }
         self.h_store.next = self.h_nz.val() & self.plen_fits.val();
         // Beats after the header's first: `beats(plen) - 1 = (plen - 1) / lanes` (plen > 0).
@@ -691,7 +703,7 @@ impl<
         self.c_word.next = bit_cast::<64, S>(self.c_slot.val())
             | (bit_cast::<64, 8>(self.take_plen.val()) << 8)
             | (bit_cast::<64, 4>(self.c_rop.val()) << 36)
-            | (bit_cast::<64, 2>(self.c_dtype.val()) << 40);
+            | (bit_cast::<64, 3>(self.c_dtype.val()) << 40);
         self.cq_sends.d.next = self.c_sends.val();
         self.cq_word.d.next = self.c_word.val();
         self.cq_stored.d.next = self.c_take.val();
@@ -752,7 +764,10 @@ impl<
         self.f_src_acc.next = self.cur.q.val().get_bit(26);
         self.f_src_ret.next = self.cur.q.val().get_bit(27);
         self.f_rop.next = self.cur.q.val().get_bits::<4>(36);
-        self.f_dtype.next = self.cur.q.val().get_bits::<2>(40);
+        self.f_dtype.next = self.cur.q.val().get_bits::<3>(40);
+        // I32, U32, F16, BF16, F32: codes 0, 1, 4, 5, 6.
+        self.f_narrow.next = !self.f_dtype.val().get_bit(1)
+            | (self.f_dtype.val().get_bit(2) & !self.f_dtype.val().get_bit(0));
         self.takes.next = self.cur_takes.q.val();
         self.works.next = self.cur_works.q.val();
         self.issue.next = self.cur_valid.q.val()
@@ -875,7 +890,7 @@ impl<
         self.p_wr_acc[0].d.next = self.cur.q.val().get_bit(30);
         self.p_wr_ret[0].d.next = self.cur.q.val().get_bit(31);
         self.p_emit[0].d.next = self.cur.q.val().get_bit(32);
-        self.p_narrow[0].d.next = self.cur.q.val().get_bit(29) & !self.f_dtype.val().get_bit(1);
+        self.p_narrow[0].d.next = self.cur.q.val().get_bit(29) & self.f_narrow.val();
         self.p_loc[0].d.next = self.cur.q.val().get_bit(29)
             & ((self.f_rop.val() == self.op_maxloc.val())
                 | (self.f_rop.val() == self.op_minloc.val()));
@@ -949,11 +964,13 @@ impl<
             self.alu.ai[2 * n + 1].next = 0.into();
             self.alu.bi[2 * n + 1].next = 0.into();
         }
+        self.s2_narrow.next = !self.s2_dtype.q.val().get_bit(1)
+            | (self.s2_dtype.q.val().get_bit(2) & !self.s2_dtype.q.val().get_bit(0));
         // MAXLOC / MINLOC: a pair's index halves come from the word after its value.
         for n in 1..L {
             self.alu.ai[2 * n - 2].next = self.opa[n].val();
             self.alu.bi[2 * n - 2].next = self.opb[n].val();
-            if !self.s2_dtype.q.val().get_bit(1) {
+            if self.s2_narrow.val() {
                 self.alu.ai[2 * n - 2].next = self.opa[n].val() & self.low_half.val();
                 self.alu.bi[2 * n - 2].next = self.opb[n].val() & self.low_half.val();
             }
@@ -965,8 +982,7 @@ impl<
         self.alu.dtype.next = self.dt_u64.val();
         if self.s2_combine.q.val() {
             self.alu.op.next = self.s2_rop.q.val();
-            // The header names the integer types only (2 bits); the ALU's port has 3.
-            self.alu.dtype.next = bit_cast::<3, 2>(self.s2_dtype.q.val());
+            self.alu.dtype.next = self.s2_dtype.q.val();
         }
 
         // ---- Eight cycles after the issue: the result, written and sent on.
