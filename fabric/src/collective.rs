@@ -204,7 +204,7 @@ impl Reduction {
         for (i, &w) in words.iter().enumerate() {
             for h in 0..per_word {
                 let xs: Vec<u64> = vectors.iter().map(|v| element(v[i], h)).collect();
-                let r = fp_value(t, element(w, h));
+                let r = t.value(element(w, h));
                 // Exact in f64 for the narrow types (the elements span fewer than 53 bits);
                 // F64 from the exact sums, rounded once.
                 let (exact, abs, slack) = if t == FpType::F64 {
@@ -212,8 +212,8 @@ impl Reduction {
                     let s = f64::from_bits(repro_sum(t, &xs).bits);
                     (s, f64::from_bits(repro_sum(t, &abs).bits), s.abs() * u)
                 } else {
-                    let s = xs.iter().map(|&x| fp_value(t, x)).sum::<f64>();
-                    let a = xs.iter().map(|&x| fp_value(t, x).abs()).sum::<f64>();
+                    let s = xs.iter().map(|&x| t.value(x)).sum::<f64>();
+                    let a = xs.iter().map(|&x| t.value(x).abs()).sum::<f64>();
                     (s, a, 0.0)
                 };
                 if (r - exact).abs() > gamma * abs * (1.0 + 1e-9) + slack {
@@ -322,28 +322,6 @@ pub fn fp_word(t: FpType, r: u64) -> u64 {
     } else {
         fp_element(t, r)
     }
-}
-
-/// The value of an element of type `t` (exact in `f64` for every type).
-pub fn fp_value(t: FpType, x: u64) -> f64 {
-    let x = x & t.mask();
-    let f = t.fraction_bits();
-    let e = (x >> f) & ((1 << t.exponent_bits()) - 1);
-    let frac = x & ((1 << f) - 1);
-    let sign = if x >> (t.bits() - 1) == 1 { -1.0 } else { 1.0 };
-    if e == (1 << t.exponent_bits()) - 1 {
-        return if frac == 0 {
-            sign * f64::INFINITY
-        } else {
-            f64::NAN
-        };
-    }
-    let (sig, exp) = if e == 0 {
-        (frac, 1 - t.bias() - f as i32)
-    } else {
-        (frac | 1 << f, e as i32 - t.bias() - f as i32)
-    };
-    sign * sig as f64 * (exp as f64).exp2()
 }
 
 /// SplitMix64's finaliser.

@@ -73,16 +73,6 @@ fn element(seed: u64, g: usize, m: usize, k: u64, e: u64) -> u64 {
     fp_element(GROUPS[g].0, contribution(seed, g, m, k, e))
 }
 
-/// The element as an `f64` (exact for every type).
-fn value(t: FpType, x: u64) -> f64 {
-    match t {
-        FpType::F16 => f16::from_bits(x as u16).to_f64(),
-        FpType::Bf16 => bf16::from_bits(x as u16).to_f64(),
-        FpType::F32 => f32::from_bits(x as u32) as f64,
-        FpType::F64 => f64::from_bits(x),
-    }
-}
-
 /// `v` rounded to the type, to nearest, ties to even.
 fn round(t: FpType, v: f64) -> u64 {
     match t {
@@ -148,7 +138,7 @@ fn repro_is_the_same_over_three_trees_and_many_arrival_orders_and_is_the_exact_s
             let xs: Vec<u64> = (0..MEMBERS).map(|m| element(SEED, g, m, *k, e)).collect();
             let plain = |order: &mut dyn Iterator<Item = &u64>| {
                 order.fold(round(t, -0.0), |acc, &x| {
-                    round(t, value(t, acc) + value(t, x))
+                    round(t, t.value(acc) + t.value(x))
                 })
             };
             if plain(&mut xs.iter()) != plain(&mut xs.iter().rev()) {
@@ -157,7 +147,7 @@ fn repro_is_the_same_over_three_trees_and_many_arrival_orders_and_is_the_exact_s
             if t == FpType::F64 {
                 continue;
             }
-            let exact = xs.iter().fold(-0.0, |a, &x| a + value(t, x));
+            let exact = xs.iter().fold(-0.0, |a, &x| a + t.value(x));
             assert_eq!(
                 got,
                 round(t, exact),
@@ -172,16 +162,8 @@ fn repro_is_the_same_over_three_trees_and_many_arrival_orders_and_is_the_exact_s
 
 /// The value of an element of type `t`, and whether it is `+0` (so that `-0 < +0` orders).
 fn key(t: FpType, x: u64) -> (f64, bool) {
-    let v = value(t, x);
-    (v, v == 0.0 && x & (1 << (t_bits(t) - 1)) == 0)
-}
-
-fn t_bits(t: FpType) -> u32 {
-    match t {
-        FpType::F16 | FpType::Bf16 => 16,
-        FpType::F32 => 32,
-        FpType::F64 => 64,
-    }
+    let v = t.value(x);
+    (v, v == 0.0 && x & t.sign_bit() == 0)
 }
 
 /// SUM, PROD, MIN, MAX, MINLOC and MAXLOC over every floating-point type in the switches
@@ -241,12 +223,8 @@ fn floating_point_reductions_in_the_switches() {
         if !matches!(op, "MIN" | "MAX" | "MINLOC" | "MAXLOC") {
             continue;
         }
-        let slots = if t_bits(t) <= 32 { 2 } else { 1 };
-        let mask = if t_bits(t) == 64 {
-            u64::MAX
-        } else {
-            (1 << t_bits(t)) - 1
-        };
+        let slots = if t.bits() <= 32 { 2 } else { 1 };
+        let mask = t.mask();
         let slot = |w: u64, h: usize| {
             if slots == 2 {
                 (w >> (32 * h)) & mask

@@ -125,7 +125,7 @@ impl FpType {
     }
 
     /// The element in `x` as an `f64` (exact for every type).
-    fn value(self, x: u64) -> f64 {
+    pub fn value(self, x: u64) -> f64 {
         match self {
             FpType::F16 => f16::from_bits(x as u16).to_f64(),
             FpType::Bf16 => bf16::from_bits(x as u16).to_f64(),
