@@ -141,6 +141,78 @@ fn reduce_tree_sends_the_sum_of_the_children_at_every_level() {
     }
 }
 
+/// `scenarios/nic/repro.toml`: one step of a REPRO f32 allreduce on the NIC. The words sent
+/// to the parent (and left in memory) must be the REPRO partial of all three contributors'
+/// elements, and rounded they must be each element's exact sum rounded once, at every level.
+#[test]
+fn repro_step_gives_the_correctly_rounded_exact_sum_at_every_level() {
+    use netcoll_models::reduce_alu::fp::FpType;
+    use netcoll_models::reduce_alu::fp_bits::{repro_combine, repro_contribution, repro_round};
+    use netcoll_models::reduce_alu::repro::repro_sum;
+    let t = FpType::F32;
+    // The contributors of the scenario's comments: this node's, then the child's subtree's.
+    let contributors: [[f32; 3]; 3] = [
+        [16_777_216.0, 0.1, -0.0],
+        [1.0, f32::from_bits(1), -0.0],
+        [1.0, -0.1, -0.0],
+    ];
+    let partial = |xs: &[f32; 3]| -> Vec<u64> {
+        xs.iter()
+            .flat_map(|x| repro_contribution(t, u64::from(x.to_bits())))
+            .collect()
+    };
+    let combined = contributors
+        .iter()
+        .map(partial)
+        .reduce(|a, b| repro_combine(&a, &b))
+        .expect("three contributors");
+    // The big-integer golden, and the sums by hand: 2^24 + 2; 0.1 - 0.1 + the smallest
+    // subnormal; -0 (f64 is not exact enough for the second: 0.1 + 2^-149 rounds).
+    let expected: Vec<u32> = (0..3)
+        .map(|e| {
+            let xs: Vec<u64> = contributors
+                .iter()
+                .map(|c| u64::from(c[e].to_bits()))
+                .collect();
+            repro_sum(t, &xs).bits as u32
+        })
+        .collect();
+    assert_eq!(expected, [0x4b80_0001, 0x0000_0001, 0x8000_0000]);
+    // The order matters for a plain f32 sum: 2^24 + 1 rounds back to 2^24.
+    let sequential = contributors.iter().fold(0.0f32, |s, c| s + c[0]);
+    assert_ne!(sequential.to_bits(), expected[0]);
+
+    let s = example("repro.toml");
+    for level in Level::ALL {
+        let ev = run_level(&s, level).unwrap_or_else(|e| panic!("{}: {e}", level.name()));
+        let sent = tx(&ev);
+        assert_eq!(sent.len(), 1, "{}: one message to the parent", level.name());
+        assert_eq!(
+            sent[0].3,
+            combined,
+            "{}: the combined partial",
+            level.name()
+        );
+        let read: Vec<u64> = ev
+            .iter()
+            .filter_map(|e| match e {
+                Event::Mem { value, .. } => Some(*value),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(read, combined, "{}: the partial in memory", level.name());
+        let rounded: Vec<u32> = read
+            .chunks(read.len() / 3)
+            .map(|words| {
+                let r = repro_round(t, words);
+                assert!(!r.overflow && !r.too_many, "{}", level.name());
+                r.bits as u32
+            })
+            .collect();
+        assert_eq!(rounded, expected, "{}", level.name());
+    }
+}
+
 #[test]
 fn pipeline_forwards_the_large_message_at_every_cycle_level() {
     let s = example("pipeline.toml");

@@ -460,7 +460,7 @@ pub struct Wqe {
     /// WAIT: count or threshold `w1[63:32]` (for a CQ WAIT, the NIC replaces it by the absolute
     /// target when posted); SEND_EN / RECV_EN: n or index `w1[47:32]`.
     pub value: u64,
-    /// CALC: ALU operation `w0[11:8]` ([`crate::alu::AluOp`] code).
+    /// CALC: ALU operation `w0[11:8]` ([`crate::reduce_alu::AluOp`] code).
     pub alu_op: u64,
     /// CALC: [`crate::reduce_alu::Dtype`] code, `{w0[15], w0[13:12]}` (3 bits: 4..7 are the
     /// floating-point types).

@@ -2,7 +2,7 @@
 //!
 //! The element-wise reduction unit the NIC's CALC work request uses (`r = a op b`), and that a
 //! switch could use for in-network reduction. This module is the specification every level
-//! implements: the codes ([`AluOp`], [`Dtype`]), the port structs ([`AluIn`], [`AluOut`]) and
+//! implements: the codes ([`AluOp`], [`Dtype`]), the port structs ([`ReduceAluIn`], [`ReduceAluOut`]) and
 //! the constants. The golden reference is [`golden`] (plain Rust integer arithmetic), the cycle
 //! model [`model`] (bit-level, the way the RTL computes); the RTL is `netcoll-hdl`'s `alu`.
 //!

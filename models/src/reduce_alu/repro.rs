@@ -4,7 +4,7 @@
 //! different bits for different trees, arrival orders or after a rebuild. REPRO sums exactly
 //! instead and rounds once at the end: its result is the exact sum of every contribution,
 //! rounded to nearest, ties to even — the same bits for any tree, any order, any grouping,
-//! for every [`FpType`](super::fp::FpType), `F64` included (its accumulator is 2,144 bits).
+//! for every [`FpType`], `F64` included (its accumulator is 2,144 bits).
 //!
 //! ## The partial sum
 //!

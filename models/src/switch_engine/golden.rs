@@ -3,7 +3,7 @@
 //! Untimed and written for clarity: one [`SwitchEngineGolden::apply`] per operation, a plain table of
 //! entries and states, explicit matches on roles, opcodes and TID distances, following the
 //! numbered steps of the [module docs](super) one for one. It is the reference the cycle model
-//! ([`super::engine`]) and, through it, the RTL are checked against, so it deliberately shares no
+//! ([`super::model`]) and, through it, the RTL are checked against, so it deliberately shares no
 //! code with them beyond the types of [`super`].
 //!
 //! Inputs wider than their fields are reduced to the field width (modulo `radix`, `groups`, 4,

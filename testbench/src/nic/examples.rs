@@ -33,6 +33,10 @@ pub const EXAMPLES: &[(&str, &str)] = &[
         include_str!("../../../scenarios/nic/reduce_tree.toml"),
     ),
     (
+        "repro.toml",
+        include_str!("../../../scenarios/nic/repro.toml"),
+    ),
+    (
         "send.toml",
         include_str!("../../../scenarios/nic/send.toml"),
     ),

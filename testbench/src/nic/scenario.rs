@@ -1334,7 +1334,7 @@ mod tests {
     use std::path::PathBuf;
 
     /// The example scenarios, by file name.
-    const EXAMPLES: [&str; 12] = [
+    const EXAMPLES: [&str; 13] = [
         "nop.toml",
         "send.toml",
         "recv.toml",
@@ -1345,6 +1345,7 @@ mod tests {
         "calc.toml",
         "calc_fp.toml",
         "reduce_tree.toml",
+        "repro.toml",
         "pipeline.toml",
         "errors.toml",
     ];
