@@ -54,8 +54,9 @@
 //!
 //! # Timing (measured; not closed)
 //! Six stages are too few for 125 MHz on an ECP5 (-6). The module alone, every port registered
-//! as `netcoll synth --fpga` wraps a block, places and routes at 47.0 MHz (seed 1). Its longest
-//! paths, found by removing each in turn from a copy of the emitted Verilog:
+//! as `netcoll synth --fpga` wraps a block, places and routes at 46.7 MHz (median of seeds 1, 2,
+//! 3: 47.0, 46.7, 43.6). Its longest paths (seed 1), found by removing each in turn from a copy
+//! of the emitted Verilog:
 //! - stage 2, 22.4 ns (17 ns of it routing): the unpack, then PROD's normaliser fanning each
 //!   16-bit digit out to four multipliers; its exponent path (the leading-zero count into
 //!   `s2_xa`) alone is 16.6 ns;
