@@ -107,6 +107,10 @@ enum Cmd {
         /// Only these blocks (comma-separated names) [default: every block].
         #[arg(long, requires = "fpga", value_delimiter = ',')]
         blocks: Vec<String>,
+        /// Only this module of the blocks' Verilog (a block's top module or one it
+        /// instantiates, e.g. `reduce_alu_fp`), wrapped and placed alone.
+        #[arg(long, requires = "fpga", value_name = "MODULE")]
+        module: Option<String>,
         /// Keep every input, netlist, report and a `run.sh` of the exact commands in DIR.
         #[arg(long, requires = "fpga", value_name = "DIR")]
         keep: Option<PathBuf>,
@@ -307,6 +311,7 @@ fn dispatch(cli: Cli, out: &mut Out) -> Result<bool, CliError> {
             speed,
             seeds,
             blocks,
+            module,
             keep,
         } => {
             let family = netcoll_testbench::fpga::Family::parse(&family)
@@ -323,6 +328,7 @@ fn dispatch(cli: Cli, out: &mut Out) -> Result<bool, CliError> {
             }
             opts.seeds = seeds;
             opts.blocks = blocks;
+            opts.module = module;
             opts.keep = keep;
             fpga(&config, &opts, json, out)
         }

@@ -255,6 +255,11 @@ fn synth_fpga_bad_options_exit_2_naming_the_option() {
             "--blocks",
             "switch_engine",
         ),
+        (
+            &["--fpga", "ecp5", "--module", "ghost"][..],
+            "--module",
+            "reduce_alu_lane",
+        ),
     ] {
         let s = netcoll()
             .arg("synth")

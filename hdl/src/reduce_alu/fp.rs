@@ -61,7 +61,9 @@
 //!   16-bit digit out to four multipliers; its exponent path (the leading-zero count into
 //!   `s2_xa`) alone is 16.6 ns;
 //! - the output stage, 21.3 ns: `s5_exp` → the subnormal shift → the rounding add → `o_r`;
-//! - stage 5, 15.5 ns: the sum's normaliser into `s5_exp`.
+//! - stage 5, 15.5 ns: the sum's normaliser into `s5_exp`;
+//! - with those removed, 12.6 ns (79.2 MHz): stage 2's SUM compare and exponent difference;
+//!   every other path is shorter.
 //!
 //! Stage 1 has no logic. An 8 ns cycle needs about twice the stages (unpack; normalise in two;
 //! the multipliers; the carry-save tree; the wide add; normalise; shift; round), so an ALU
