@@ -657,16 +657,7 @@ pub fn run(
         let dir = root.join(entry.name);
         std::fs::create_dir_all(&dir).map_err(io_err("creating", &dir))?;
         let sub = part.as_ref().map(|(_, m)| m);
-        let r = block(
-            cfg,
-            opts,
-            &bin,
-            entry.name,
-            sub,
-            entry.fpga_mhz,
-            &dir,
-            progress,
-        );
+        let r = block(cfg, opts, &bin, entry, sub, &dir, progress);
         blocks.push(r.unwrap_or_else(|e| FpgaBlock {
             block: entry.name.to_string(),
             target_mhz: entry.fpga_mhz,
@@ -722,17 +713,16 @@ pub fn module_files(m: &Module) -> Vec<(String, String)> {
 
 /// One block (or `sub`, one of its modules): files, wrapper, constraints and script in `dir`,
 /// then synthesis and one place-and-route per seed (as many at once as there are cores).
-#[allow(clippy::too_many_arguments)]
 fn block(
     cfg: &Config,
     opts: &FpgaOptions,
     bin: &Path,
-    name: &str,
+    entry: &netcoll_hdl::registry::RtlEntry,
     sub: Option<&Module>,
-    target_mhz: f64,
     dir: &Path,
     progress: &mut dyn FnMut(&str),
 ) -> Result<FpgaBlock, FpgaError> {
+    let (name, target_mhz) = (entry.name, entry.fpga_mhz);
     let fail = |e: String| FpgaError::Block(name.to_string(), e);
     let (module, files) = match sub {
         Some(m) => (m.clone(), module_files(m)),
