@@ -500,8 +500,9 @@ fn lockstep_rust_hdl_rtl_with_payloads() {
 }
 
 /// The long co-simulation with payload traffic: 10 million cycles of the emitted Verilog of
-/// both integer reducing engines, and 4 million of the floating-point one, every output compared with the cycle model every cycle, every
-/// answer and payload word with the golden reference.
+/// both integer reducing engines and 4 million of the floating-point one, every output
+/// compared with the cycle model every cycle, every answer and payload word with the golden
+/// reference.
 #[test]
 fn lockstep_verilator_with_payloads_10m() {
     payload_lockstep(Level::Verilator, REDUCING, 0x5EED_0102, 6_000_000);

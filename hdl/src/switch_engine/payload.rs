@@ -101,7 +101,6 @@ pub struct SwitchEnginePayload<
     pub h_op: Signal<In, Bits<OP_BITS>>,
     pub h_cgid: Signal<In, Bits<16>>,
     pub h_bad: Signal<Out, bool>,
-
     pub h_store: Signal<Out, bool>,
     /// The engine's `pkt_ready`, and a header is taken.
     pub h_ready: Signal<Out, bool>,
@@ -384,7 +383,6 @@ impl<
             h_op: Default::default(),
             h_cgid: Default::default(),
             h_bad: Default::default(),
-
             h_store: Default::default(),
             h_ready: Default::default(),
             h_take: Default::default(),
