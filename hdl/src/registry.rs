@@ -143,7 +143,7 @@ pub fn blocks() -> Vec<RtlEntry> {
             },
             synth: SynthMode::Flat,
             fpga_mhz: FPGA_MHZ,
-            derived: |_| vec![("latency", netcoll_models::reduce_alu::LATENCY)],
+            derived: |c| vec![("latency", c.alu.latency())],
         },
     ]
 }

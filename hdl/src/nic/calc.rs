@@ -2,8 +2,9 @@
 //!
 //! Runs CALC's elements through the reduction ALU (its instance `alu`, module `reduce_alu_l1`):
 //! per element, read `a` (and `b`, and for MAXLOC / MINLOC both indices) from data memory
-//! into the operand registers, let the ALU compute (its pipeline answers `LATENCY` cycles
-//! later: `CalcAlu`, then `CalcWait` counting down `alu_wait`), write the result (and its
+//! into the operand registers, let the ALU compute (its pipeline answers its latency later,
+//! `LATENCY` cycles or `FP_LATENCY` with the floating-point types: `CalcAlu`, then `CalcWait`
+//! counting down `alu_wait` from `alu_wait_count(FP > 0)`), write the result (and its
 //! index). After the last element the result goes to a peer (a transmission of the
 //! result buffer) or the WQE completes. `CalcReadA` … `CalcWriteIndex` and `CalcWait` in the
 //! state table of `netcoll_models::nic::model`.
@@ -32,7 +33,7 @@ use super::sequencer::SeqState;
 use crate::dff_setup;
 use crate::prim::Reg;
 use crate::reduce_alu::ReduceAlu;
-use netcoll_models::nic::model::{ALU_WAIT, ALU_WAIT_BITS};
+use netcoll_models::nic::model::alu_wait_count;
 use netcoll_models::nic::Status;
 use netcoll_models::reduce_alu::AluOp;
 use rust_hdl::prelude::*;
@@ -48,8 +49,9 @@ const END_BITS: usize = SPAN_BITS + 1;
 
 crate::sub_block! {
     /// The CALC loop over a data memory of `2^DB` words, with (`FP = 1`) or without the
-    /// floating-point types in its ALU.
-    pub struct NicCalc<const DB: usize, const FP: usize> {
+    /// floating-point types in its ALU, whose tail has `AX` stages (`FP_TAIL` or 0); the wait
+    /// counter has `AWB` bits (`alu_wait_bits(FP > 0)`).
+    pub struct NicCalc<const DB: usize, const FP: usize, const AX: usize, const AWB: usize> {
         pub clock: Signal<In, Clock>,
         pub reset: Signal<In, bool>,
         pub state: Signal<In, SeqState>,
@@ -88,13 +90,13 @@ crate::sub_block! {
         b: Reg<Bits<64>>,
         b_index: Reg<Bits<64>>,
         /// `CalcWait` cycles still to go after this one.
-        alu_wait: Reg<Bits<ALU_WAIT_BITS>>,
+        alu_wait: Reg<Bits<AWB>>,
         /// `(count - 1) × calc_sa` and `× calc_sb`, registered at `start`.
         span_a: Reg<Bits<SPAN_BITS>>,
         span_b: Reg<Bits<SPAN_BITS>>,
         /// The reduction ALU (one lane): its inputs are the operand registers, its result is
         /// registered.
-        alu: ReduceAlu<1, FP>,
+        alu: ReduceAlu<1, FP, AX>,
         /// The element type as the ALU takes it, `{calc_fp, calc_dtype}`.
         dtype3: Signal<Local, Bits<3>>,
         fp_built: Constant<bool> = Constant::new(FP > 0),
@@ -118,11 +120,13 @@ crate::sub_block! {
         bad_addr: Constant<Bits<STATUS_BITS>> = k(Status::BadAddr.code()),
         alu_max_loc: Constant<Bits<ALU_OP_BITS>> = k(AluOp::MaxLoc.code()),
         alu_min_loc: Constant<Bits<ALU_OP_BITS>> = k(AluOp::MinLoc.code()),
-        alu_wait_start: Constant<Bits<ALU_WAIT_BITS>> = k(ALU_WAIT),
+        alu_wait_start: Constant<Bits<AWB>> = k(alu_wait_count(FP > 0)),
     }
 }
 
-impl<const DB: usize, const FP: usize> Logic for NicCalc<DB, FP> {
+impl<const DB: usize, const FP: usize, const AX: usize, const AWB: usize> Logic
+    for NicCalc<DB, FP, AX, AWB>
+{
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
@@ -285,7 +289,7 @@ mod tests {
     use netcoll_models::reduce_alu::golden::golden_int as golden;
     use netcoll_models::reduce_alu::Dtype;
 
-    type Calc = NicCalc<10, 0>;
+    type Calc = NicCalc<10, 0, 0, { netcoll_models::nic::model::alu_wait_bits(false) }>;
 
     /// Shows the CALC WQE `(w0, w1)` to the unit as `SqDecode` starting it.
     fn start(c: &mut Calc, (w0, w1): (u64, u64)) {

@@ -101,6 +101,7 @@ fn sub_modules(fp: bool) -> Vec<(&'static str, &'static str)> {
         },
     ));
     v.push(("fpu", "reduce_alu_fp"));
+    v.extend(crate::reduce_alu::fp::FP_CHILDREN);
     v
 }
 
@@ -116,12 +117,14 @@ netcoll_models::nic_ports!(rtl_block! {
         const DB: usize,
         const SWB: usize,
         const FP: usize,
+        const AX: usize,
+        const AWB: usize,
     > {
         sequencer: sequencer::NicSequencer<QB, SWB> = Default::default(),
         host_cmd: host::NicHost<QB, WB, CB, KB, DB, SWB> = Default::default(),
         queues: queues::NicQueues<QB, WB, WEB, CB, CEB, SWB> = Default::default(),
         execute: execute::NicExecute<QB, CB, KB, DB> = Default::default(),
-        calc: calc::NicCalc<DB, FP> = Default::default(),
+        calc: calc::NicCalc<DB, FP, AX, AWB> = Default::default(),
         receive: receive::NicReceive<QB, KB, DB> = Default::default(),
         transmit: transmit::NicTransmit<QB, DB> = Default::default(),
         completion: completion::NicCompletion<QB, WB> = Default::default(),
@@ -145,7 +148,9 @@ impl<
         const DB: usize,
         const SWB: usize,
         const FP: usize,
-    > Logic for Nic<QB, WB, WEB, CB, CEB, KB, DB, SWB, FP>
+        const AX: usize,
+        const AWB: usize,
+    > Logic for Nic<QB, WB, WEB, CB, CEB, KB, DB, SWB, FP, AX, AWB>
 {
     #[hdl_gen]
     fn update(&mut self) {
@@ -399,7 +404,9 @@ impl<
         const DB: usize,
         const SWB: usize,
         const FP: usize,
-    > NicRtl for Nic<QB, WB, WEB, CB, CEB, KB, DB, SWB, FP>
+        const AX: usize,
+        const AWB: usize,
+    > NicRtl for Nic<QB, WB, WEB, CB, CEB, KB, DB, SWB, FP, AX, AWB>
 {
     fn verilog(&self, header: &[String]) -> Result<Module, EmitError> {
         emit_with_children(self, TOP, header, &sub_modules(FP > 0))
@@ -419,8 +426,10 @@ fn boxed<
     const DB: usize,
     const SWB: usize,
     const FP: usize,
+    const AX: usize,
+    const AWB: usize,
 >() -> Box<dyn NicRtl> {
-    let mut n = Nic::<QB, WB, WEB, CB, CEB, KB, DB, SWB, FP>::default();
+    let mut n = Nic::<QB, WB, WEB, CB, CEB, KB, DB, SWB, FP, AX, AWB>::default();
     n.connect_all();
     Box::new(n)
 }
@@ -428,14 +437,28 @@ fn boxed<
 /// The NIC RTL for `p`, or `None` when `p` is not a supported parameter set (the configuration
 /// loader rejects those first, naming the allowed values).
 pub fn build(p: &NicParams) -> Option<Box<dyn NicRtl>> {
+    // The ALU's tail stages and the CALC wait counter's bits, without and with the
+    // floating-point types (the ALU's latency is the build's).
+    use crate::reduce_alu::FP_TAIL as TAIL;
+    use netcoll_models::nic::model::alu_wait_bits;
+    const AWB0: usize = alu_wait_bits(false);
+    const AWB1: usize = alu_wait_bits(true);
     macro_rules! pick {
         ($(($q:literal, $c:literal, $k:literal, $qb:literal, $wb:literal, $web:literal, $cb:literal, $ceb:literal, $kb:literal, $swb:literal)),*) => {
             $( if (p.qps, p.cqs, p.counters) == ($q, $c, $k) {
                 return match (p.dmem_words, p.fp) {
-                    (1024, 0) => Some(boxed::<$qb, $wb, $web, $cb, $ceb, $kb, 10, $swb, 0>()),
-                    (4096, 0) => Some(boxed::<$qb, $wb, $web, $cb, $ceb, $kb, 12, $swb, 0>()),
-                    (1024, 1) => Some(boxed::<$qb, $wb, $web, $cb, $ceb, $kb, 10, $swb, 1>()),
-                    (4096, 1) => Some(boxed::<$qb, $wb, $web, $cb, $ceb, $kb, 12, $swb, 1>()),
+                    (1024, 0) => {
+                        Some(boxed::<$qb, $wb, $web, $cb, $ceb, $kb, 10, $swb, 0, 0, AWB0>())
+                    }
+                    (4096, 0) => {
+                        Some(boxed::<$qb, $wb, $web, $cb, $ceb, $kb, 12, $swb, 0, 0, AWB0>())
+                    }
+                    (1024, 1) => {
+                        Some(boxed::<$qb, $wb, $web, $cb, $ceb, $kb, 10, $swb, 1, TAIL, AWB1>())
+                    }
+                    (4096, 1) => {
+                        Some(boxed::<$qb, $wb, $web, $cb, $ceb, $kb, 12, $swb, 1, TAIL, AWB1>())
+                    }
                     _ => None,
                 };
             } )*

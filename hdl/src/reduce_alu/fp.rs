@@ -1,12 +1,13 @@
 //! # The floating-point datapath of one ALU lane (module `reduce_alu_fp`)
 //!
 //! `r, ri = a op b` on one element of a floating-point type (fp16, bf16, fp32, fp64), through
-//! six register stages, bit for bit as the integer model `netcoll_models::reduce_alu::fp_bits`
-//! computes it: IEEE 754 round to nearest even with subnormals, signed zeros and infinities,
-//! the canonical quiet NaN for every NaN result, MIN / MAX as C's `fmin` / `fmax` with
-//! `-0 < +0`, MINLOC / MAXLOC keeping the lower index on a tie. One datapath sized for fp64
-//! serves every type: the narrower ones are placed exactly into it (significand at fp64's
-//! position, exponent in the type's own bias) and rounded back at the type's precision.
+//! [`FP_STAGES`] register stages, bit for bit as the integer model
+//! `netcoll_models::reduce_alu::fp_bits` computes it: IEEE 754 round to nearest even with
+//! subnormals, signed zeros and infinities, the canonical quiet NaN for every NaN result, MIN /
+//! MAX as C's `fmin` / `fmax` with `-0 < +0`, MINLOC / MAXLOC keeping the lower index on a tie.
+//! One datapath sized for fp64 serves every type: the narrower ones are placed exactly into it
+//! (significand at fp64's position, exponent in the type's own bias) and rounded back at the
+//! type's precision.
 //!
 //! # Inputs
 //! - `clock`, `reset` (synchronous; every register resets to zero);
@@ -18,57 +19,71 @@
 //!
 //! # Outputs
 //! - `r` (the result, zero-extended) and `ri` (MAXLOC's and MINLOC's index, else 0):
-//!   registers, six cycles after the operands (offered at edge `t`, out after edge `t + 5`).
-//!   Every stage loads every cycle: one operation per cycle, sustained.
+//!   registers, [`FP_STAGES`] cycles after the operands (offered at edge `t`, out after edge
+//!   `t + 15`). Every stage loads every cycle: one operation per cycle, sustained.
 //!
 //! # Structure
 //! Exponents travel as 13-bit unsigned numbers with an offset, so that no stage needs signed
 //! arithmetic: a result's exponent is `R = B + 4096`, `B` the type's biased exponent that the
 //! result has when its leading one is at bit 63 of a 64-bit significand (`B < 1`: subnormal).
+//! Until the result is normalised it is carried as `E` and a count `lz` still to subtract.
+//!
+//! Every stage is a few look-up tables or one carry chain deep, for an 8 ns cycle on an ECP5
+//! (see "Timing"). `tf[k]` is stage `k + 1`'s type; the other arrays `c_*` carry a value along
+//! stages, their first element at the stage their documentation names.
 //!
 //! - Stage 1 (`s1_*`): the inputs as offered.
-//! - Stage 2 (`s2_*`): each operand unpacked (sign, exponent field, fraction at fp64's
-//!   position, NaN / infinity / zero). SUM: the operand of larger magnitude first (`s2_big`,
-//!   `s2_small`, their exponent difference `s2_diff`); PROD: each significand normalised
-//!   (a leading-zero count and shift, for subnormals) to a 64-bit word with its leading one at
-//!   bit 63, split into four 16-bit digits for the sixteen [`Mul16`]s (their operand registers
-//!   are this stage), the exponents `s2_xa`, `s2_xb`; the result when it is decided by the
-//!   classes alone (NaN, infinity, zero: `s2_val`, `s2_arith` clear), or 0 for a reserved `op`;
-//!   MIN / MAX: the elements, the NaN tests and the compare keys' 16-bit quarters compared
-//!   (four short carry chains), the indices' quarters likewise.
-//! - Stage 3 (`s3_*`; the multipliers' product registers): SUM: the smaller significand
-//!   shifted right to the larger one's exponent, three guard bits and a sticky bit; PROD's
-//!   exponent; MIN / MAX: the quarters combined.
-//! - Stage 4 (`s4_*`): SUM: the add or subtract; PROD: the sixteen partial products, packed
-//!   into seven rows (products two digits apart do not overlap), reduced by four levels of
-//!   3:2 carry-save adders to two rows; MIN / MAX / MINLOC / MAXLOC: the value and index
-//!   selected, which take the place of the result (`s4_val`).
-//! - Stage 5 (`s5_*`): SUM: the sum normalised (leading-zero count by halves); PROD: the two
-//!   rows added and the product's top 64 bits kept, the rest ORed into bit 0 (a sticky bit,
-//!   far below any rounding position); an exact cancellation made `+0`.
-//! - Output (`o_*`): round and pack, shared by SUM and PROD: a subnormal result shifted right
-//!   further (what drops out ORed into the sticky bit), the type's `p` bits kept, rounded to
-//!   nearest even, packed by adding them to the biased exponent minus one shifted to the
-//!   exponent field (a rounding carry into the next binade or into infinity needs no special
-//!   case); an exponent too large gives infinity; or the decided result instead.
+//! - Stage 2 (`s2_*`): each operand unpacked: sign, exponent field (zero or not, all ones or
+//!   not), significand with its hidden bit at fp64's position, the element and its compare key.
+//! - Stage 3 (`s3_*`): the classes (NaN, infinity, zero); SUM: the magnitudes compared and both
+//!   exponent differences; MIN / MAX: the keys' and the indices' 16-bit quarters compared;
+//!   PROD: the first stage of each significand's normaliser ([`ReduceAluFpNorm`], stages 3 to
+//!   5: a subnormal's leading one brought to bit 63).
+//! - Stage 4 (`s4_*`): SUM: the larger magnitude first, the shift that aligns the smaller one,
+//!   `E` of the sum; PROD: `E` before the normalisers' counts; the result when the classes
+//!   decide it (NaN, infinity, zero: `c_arith` clear), or 0 for a reserved `op`; MIN / MAX:
+//!   the quarters combined.
+//! - Stages 5 and 6: SUM: the smaller significand aligned with three guard bits and a sticky
+//!   bit ([`ReduceAluFpShr`] `shr[0]`); MIN / MAX / MINLOC / MAXLOC: the value and index
+//!   selected (stage 5), which take the place of the result; PROD: the normalised
+//!   significands (stage 5), split into four 16-bit digits for the sixteen [`Mul16`]s, whose
+//!   operand registers are stage 6; `E` of the product (stage 6).
+//! - Stage 7: SUM: the add or subtract; PROD: the multipliers' product registers.
+//! - Stages 8 to 10: SUM: the sum normalised ([`ReduceAluFpNorm`] `norm[2]`), an exact
+//!   cancellation made `+0`; PROD: the products in fabric registers (8), packed into seven
+//!   rows and reduced by four levels of 3:2 carry-save adders to two rows (9), the rows' low
+//!   halves added and the high halves added with and without a carry in (10).
+//! - Stage 11: PROD: the high halves' sum chosen by the low halves' carry, the product's top 64 bits kept and the rest ORed
+//!   into bit 0 (a sticky bit, far below any rounding position); SUM's or PROD's significand
+//!   and count chosen.
+//! - Stage 12: the exponent `R = E - lz`; for a subnormal result the further shift right.
+//! - Stages 13 and 14: that shift ([`ReduceAluFpShr`] `shr[1]`, what drops out sticky); too
+//!   large an exponent noted (infinity).
+//! - Stage 15: the type's `p` bits from bit 63 down packed under the exponent field (0 for a
+//!   subnormal), the round bit and the sticky bits reduced to "add one".
+//! - Output (`o_*`): the add (a carry out of the significand lands in the exponent field: the
+//!   next binade, the smallest normal, or infinity from the largest binade), the sign; or the
+//!   decided result instead.
 //!
-//! # Timing (measured; not closed)
-//! Six stages are too few for 125 MHz on an ECP5 (-6). The module alone, every port registered
-//! as `netcoll synth --fpga` wraps a block, places and routes at 46.7 MHz (median of seeds 1, 2,
-//! 3: 47.0, 46.7, 43.6). Its longest paths (seed 1), found by removing each in turn from a copy
-//! of the emitted Verilog:
-//! - stage 2, 22.4 ns (17 ns of it routing): the unpack, then PROD's normaliser fanning each
-//!   16-bit digit out to four multipliers; its exponent path (the leading-zero count into
-//!   `s2_xa`) alone is 16.6 ns;
-//! - the output stage, 21.3 ns: `s5_exp` → the subnormal shift → the rounding add → `o_r`;
-//! - stage 5, 15.5 ns: the sum's normaliser into `s5_exp`;
-//! - with those removed, 12.6 ns (79.2 MHz): stage 2's SUM compare and exponent difference;
-//!   every other path is shorter.
-//!
-//! Stage 1 has no logic. An 8 ns cycle needs about twice the stages (unpack; normalise in two;
-//! the multipliers; the carry-save tree; the wide add; normalise; shift; round), so an ALU
-//! built with these types needs a longer latency than [`LATENCY`](netcoll_models::reduce_alu::LATENCY),
-//! and the NIC's CALC wait and the switch's payload pipeline must follow it.
+//! # Timing
+//! Closes 125 MHz on an ECP5 (LFE5U-85F, -6): the module alone, every port registered as
+//! `netcoll synth --fpga` wraps a block (`synth --fpga ecp5 --blocks reduce_alu --module
+//! reduce_alu_fp` with `[alu] fp = 1`), places and routes at 130.5 MHz (median of seeds 1, 2,
+//! 3: 124.7, 134.2, 130.5; LUT4 4,073, CCU2C 347, FF 5,531, MULT18 16), its longest path the
+//! first stage of a PROD normaliser. The six-stage datapath before it made 46.7 MHz (47.0,
+//! 46.7, 43.6; LUT4 5,021, FF 1,879); its longest paths, found by removing each in turn from a
+//! copy of the emitted Verilog, set the cuts above: the unpack followed by PROD's normaliser
+//! fanning out to the multipliers (22.4 ns), the subnormal shift followed by the rounding add
+//! (21.3 ns), the sum's normaliser (15.5 ns), the unpack followed by SUM's compare (12.6 ns).
+//! With stage 11 adding the product's high halves after the carry of the low ones (a 64-bit
+//! chain and the selects behind it) it made 121.3 MHz (131.5, 119.7, 121.3), hence the
+//! carry-select in stage 10.
+
+pub mod norm;
+pub mod shr;
+
+pub use norm::ReduceAluFpNorm;
+pub use shr::ReduceAluFpShr;
 
 use netcoll_models::reduce_alu::fp::FpType;
 use netcoll_models::reduce_alu::{AluOp, WORD_BITS};
@@ -77,9 +92,20 @@ use rust_hdl::prelude::*;
 use crate::dff_setup;
 use crate::prim::{Mul16, Reg};
 
+/// Register stages from the operands to `r`, `ri`: the latency the models give a block with
+/// the floating-point types built in.
+pub const FP_STAGES: usize = 16;
+const _: () = assert!(FP_STAGES == netcoll_models::reduce_alu::FP_LATENCY);
+
+/// The sub-blocks emitted as modules of their own (field name, module name): what every
+/// `emit_with_children` of a block containing this datapath declares.
+pub const FP_CHILDREN: [(&str, &str); 2] = [("norm", norm::MODULE), ("shr", shr::MODULE)];
+
 const W: usize = WORD_BITS;
-/// Bits of an offset exponent (`R = B + 4096` and the operands' `X`, see the module docs).
+/// Bits of an offset exponent (`R = B + 4096`, `E`, see the module docs).
 const XW: usize = 13;
+/// `4097 - E` in two's complement (the further shift of a subnormal result, before `lz`).
+const NW: usize = 14;
 /// A significand with its hidden bit, at fp64's width.
 const SW: usize = 53;
 /// The exponent field at fp64's width.
@@ -111,118 +137,185 @@ crate::sub_block! {
         pub r: Signal<Out, Bits<W>>,
         pub ri: Signal<Out, Bits<W>>,
 
+        /// The type: `tf[k]` is stage `k + 1`'s.
+        tf: [Reg<Bits<2>>; 15],
         // Stage 1: the inputs as offered.
         s1_a: Reg<Bits<W>>,
         s1_ai: Reg<Bits<W>>,
         s1_b: Reg<Bits<W>>,
         s1_bi: Reg<Bits<W>>,
-        s1_fmt: Reg<Bits<2>>,
         s1_op: Reg<Bits<OPB>>,
         // Stage 2: the operands unpacked.
-        s2_fmt: Reg<Bits<2>>,
         s2_op: Reg<Bits<OPB>>,
-        /// The result is the rounded datapath's (SUM or PROD of two finite numbers, not both
-        /// zero); otherwise it is `s2_val`, decided by the operands' classes, or 0 (a reserved
-        /// `op`, and the all-zero state after a reset). MIN / MAX replace `s*_val` in stage 4.
-        s2_arith: Reg<bool>,
-        s2_val: Reg<Bits<W>>,
-        /// The result's sign: PROD's, or the SUM's larger operand's.
-        s2_sign: Reg<bool>,
-        /// SUM: the significands (hidden bit at 52), the larger magnitude first; the shift
-        /// that aligns the smaller (at most 63: anything beyond 55 is all sticky anyway); the
-        /// larger one's exponent field (at least 1); whether the signs differ.
-        s2_big: Reg<Bits<SW>>,
-        s2_small: Reg<Bits<SW>>,
-        s2_diff: Reg<Bits<6>>,
-        s2_eff: Reg<Bits<EW>>,
-        s2_sub: Reg<bool>,
-        /// PROD: the operands' exponents `X = 2048 + (biased exponent of the leading one)`.
-        s2_xa: Reg<Bits<XW>>,
-        s2_xb: Reg<Bits<XW>>,
-        /// MIN / MAX: the elements (`a` already replaced by the canonical NaN if it is one:
-        /// a NaN `a` is only ever returned when both are NaNs), the NaN tests, the indices.
-        s2_ea: Reg<Bits<W>>,
-        s2_eb: Reg<Bits<W>>,
-        s2_anan: Reg<bool>,
-        s2_bnan: Reg<bool>,
+        s2_asign: Reg<bool>,
+        s2_bsign: Reg<bool>,
+        s2_afield: Reg<Bits<EW>>,
+        s2_bfield: Reg<Bits<EW>>,
+        /// The exponent field is zero (zero or subnormal), all ones (infinity or NaN).
+        s2_aez: Reg<bool>,
+        s2_bez: Reg<bool>,
+        s2_aones: Reg<bool>,
+        s2_bones: Reg<bool>,
+        /// The significand: the fraction at fp64's position, the hidden bit (52) set for a
+        /// normal number.
+        s2_asig: Reg<Bits<SW>>,
+        s2_bsig: Reg<Bits<SW>>,
+        /// The elements, and their compare keys (`fp_bits::key`: unsigned, in the order of
+        /// the numbers).
+        s2_aelem: Reg<Bits<W>>,
+        s2_belem: Reg<Bits<W>>,
+        s2_akey: Reg<Bits<W>>,
+        s2_bkey: Reg<Bits<W>>,
         s2_ai: Reg<Bits<W>>,
         s2_bi: Reg<Bits<W>>,
-        /// The compare keys' 16-bit quarters compared separately, combined in stage 3.
-        s2_k0_gt: Reg<bool>,
-        s2_k0_lt: Reg<bool>,
-        s2_k1_gt: Reg<bool>,
-        s2_k1_lt: Reg<bool>,
-        s2_k2_gt: Reg<bool>,
-        s2_k2_lt: Reg<bool>,
-        s2_k3_gt: Reg<bool>,
-        s2_k3_lt: Reg<bool>,
-        /// The indices' quarters: `bi` against `ai`.
-        s2_i0_gt: Reg<bool>,
-        s2_i0_lt: Reg<bool>,
-        s2_i1_gt: Reg<bool>,
-        s2_i1_lt: Reg<bool>,
-        s2_i2_gt: Reg<bool>,
-        s2_i2_lt: Reg<bool>,
-        s2_i3_gt: Reg<bool>,
-        s2_i3_lt: Reg<bool>,
-        /// PROD's partial products: element `4 i + j` multiplies digit `i` of `a`'s
-        /// normalised significand by digit `j` of `b`'s (operands registered with stage 2,
-        /// product with stage 3).
-        mul: [Mul16; 16],
-        // Stage 3.
-        s3_fmt: Reg<Bits<2>>,
+        /// The normalisers: PROD's significands, `a`'s (`norm[0]`) and `b`'s (`norm[1]`),
+        /// stages 3 to 5; SUM's result (`norm[2]`), stages 8 to 10.
+        norm: [ReduceAluFpNorm; 3],
+        // Stage 3: the classes and the compares.
         s3_op: Reg<Bits<OPB>>,
-        s3_arith: Reg<bool>,
-        s3_val: Reg<Bits<W>>,
-        s3_sign: Reg<bool>,
-        s3_sub: Reg<bool>,
-        /// SUM: the larger significand, and the smaller one aligned to it with three guard
-        /// bits (bit 0 sticky: the OR of everything shifted out).
-        s3_big: Reg<Bits<SW>>,
-        s3_small: Reg<Bits<W>>,
-        /// The result's exponent `R` before normalisation: PROD's for a product below 2,
-        /// SUM's for a sum whose leading one is at bit 63.
-        s3_exp: Reg<Bits<XW>>,
-        s3_ea: Reg<Bits<W>>,
-        s3_eb: Reg<Bits<W>>,
+        s3_asign: Reg<bool>,
+        s3_bsign: Reg<bool>,
         s3_anan: Reg<bool>,
         s3_bnan: Reg<bool>,
+        s3_ainf: Reg<bool>,
+        s3_binf: Reg<bool>,
+        s3_azero: Reg<bool>,
+        s3_bzero: Reg<bool>,
+        /// SUM: `|a| >= |b|`; the exponent fields, at least 1 (a subnormal's exponent is the
+        /// smallest normal's), and their differences either way.
+        s3_a_ge: Reg<bool>,
+        s3_asig: Reg<Bits<SW>>,
+        s3_bsig: Reg<Bits<SW>>,
+        s3_aeff: Reg<Bits<EW>>,
+        s3_beff: Reg<Bits<EW>>,
+        s3_dab: Reg<Bits<EW>>,
+        s3_dba: Reg<Bits<EW>>,
+        /// MIN / MAX: the keys' 16-bit quarters compared (`a` against `b`), combined in
+        /// stage 4; the indices' likewise (`bi` against `ai`).
+        s3_k0_gt: Reg<bool>,
+        s3_k0_lt: Reg<bool>,
+        s3_k1_gt: Reg<bool>,
+        s3_k1_lt: Reg<bool>,
+        s3_k2_gt: Reg<bool>,
+        s3_k2_lt: Reg<bool>,
+        s3_k3_gt: Reg<bool>,
+        s3_k3_lt: Reg<bool>,
+        s3_i0_gt: Reg<bool>,
+        s3_i0_lt: Reg<bool>,
+        s3_i1_gt: Reg<bool>,
+        s3_i1_lt: Reg<bool>,
+        s3_i2_gt: Reg<bool>,
+        s3_i2_lt: Reg<bool>,
+        s3_i3_gt: Reg<bool>,
+        s3_i3_lt: Reg<bool>,
+        s3_aelem: Reg<Bits<W>>,
+        s3_belem: Reg<Bits<W>>,
         s3_ai: Reg<Bits<W>>,
         s3_bi: Reg<Bits<W>>,
-        s3_a_gt: Reg<bool>,
-        s3_a_lt: Reg<bool>,
-        s3_bi_lt_ai: Reg<bool>,
         // Stage 4.
-        s4_fmt: Reg<Bits<2>>,
-        s4_is_sum: Reg<bool>,
-        s4_is_prod: Reg<bool>,
+        /// SUM: the significands, the larger magnitude first (equal magnitudes in either
+        /// order give the same sum); the shift that aligns the smaller (at most 63: anything
+        /// beyond 55 is all sticky anyway); whether the signs differ; `E` of the sum word
+        /// (larger significand's hidden bit at 55: a leading one at bit 63 is 8 binades above).
+        s4_big: Reg<Bits<SW>>,
+        s4_small: Reg<Bits<SW>>,
+        s4_diff: Reg<Bits<6>>,
+        s4_sub: Reg<bool>,
+        s4_esum: Reg<Bits<XW>>,
+        /// PROD: `E` before the normalisers' counts: the product of the normalised
+        /// significands is in `[1, 4)`, and its leading one at bit 127 counts as `lz = 0`.
+        s4_kprod: Reg<Bits<XW>>,
+        /// MIN / MAX: the compares combined, the elements (`a` replaced by the canonical NaN
+        /// if it is one: a NaN `a` is only ever returned when both are NaNs), the NaN tests.
+        s4_a_gt: Reg<bool>,
+        s4_a_lt: Reg<bool>,
+        s4_bi_lt_ai: Reg<bool>,
+        s4_ea: Reg<Bits<W>>,
+        s4_eb: Reg<Bits<W>>,
+        s4_anan: Reg<bool>,
+        s4_bnan: Reg<bool>,
+        s4_ai: Reg<Bits<W>>,
+        s4_bi: Reg<Bits<W>>,
+        /// The operation keeps the larger value; selects (MIN … MINLOC); returns an index.
+        s4_is_max: Reg<bool>,
+        s4_is_sel: Reg<bool>,
+        s4_is_loc: Reg<bool>,
+        /// The decided result (stage 4), which MIN / MAX replace in stage 5.
         s4_arith: Reg<bool>,
         s4_val: Reg<Bits<W>>,
-        s4_index: Reg<Bits<W>>,
-        s4_sign: Reg<bool>,
-        s4_exp: Reg<Bits<XW>>,
+        /// The result's sign (PROD's, or the SUM's larger operand's), from stage 4.
+        c_sign: [Reg<bool>; 12],
+        /// The operation is PROD (stages 4 to 10), SUM (stages 4 to 7).
+        c_prod: [Reg<bool>; 7],
+        c_sum: [Reg<bool>; 4],
+        // Stages 5 and 6.
+        /// The right shifters: SUM's smaller significand aligned (`shr[0]`, stages 5 and 6);
+        /// a subnormal result brought to its position (`shr[1]`, stages 13 and 14).
+        shr: [ReduceAluFpShr; 2],
+        s5_big: Reg<Bits<SW>>,
+        s6_big: Reg<Bits<SW>>,
+        s5_sub: Reg<bool>,
+        s6_sub: Reg<bool>,
+        s5_esum: Reg<Bits<XW>>,
+        s5_kprod: Reg<Bits<XW>>,
+        /// The result is the rounded datapath's (SUM or PROD of two finite numbers, not both
+        /// zero, not an exact cancellation: cleared in stage 8); otherwise it is `c_val`, and
+        /// `c_index` MAXLOC's and MINLOC's index, from stage 5.
+        c_arith: [Reg<bool>; 11],
+        c_val: [Reg<Bits<W>>; 11],
+        c_index: [Reg<Bits<W>>; 11],
+        /// PROD's partial products: element `4 i + j` multiplies digit `i` of `a`'s
+        /// normalised significand by digit `j` of `b`'s (operands registered with stage 6,
+        /// product with stage 7).
+        mul: [Mul16; 16],
+        /// `E`, from stage 6.
+        c_e: [Reg<Bits<XW>>; 6],
+        // Stage 7.
         /// SUM: the sum or difference, larger significand's hidden bit at 55.
-        s4_sum: Reg<Bits<W>>,
+        s7_sum: Reg<Bits<W>>,
+        // Stages 8 to 10.
+        /// `4097 - E`, from stage 8.
+        c_nx: [Reg<Bits<NW>>; 4],
+        /// PROD: the products out of the multipliers.
+        s8_p: [Reg<Bits<32>>; 16],
         /// PROD: the product as two carry-save rows.
-        s4_pa: Reg<Bits<PW>>,
-        s4_pb: Reg<Bits<PW>>,
-        // Stage 5: one significand for the rounding, leading one at bit 63.
-        s5_fmt: Reg<Bits<2>>,
-        s5_arith: Reg<bool>,
-        s5_val: Reg<Bits<W>>,
-        s5_index: Reg<Bits<W>>,
-        s5_sign: Reg<bool>,
-        s5_exp: Reg<Bits<XW>>,
-        s5_sig: Reg<Bits<W>>,
+        s9_pa: Reg<Bits<PW>>,
+        s9_pb: Reg<Bits<PW>>,
+        /// PROD: the rows' low halves added, the carry out; the high halves added without
+        /// and with a carry in (the carry picks one in stage 11: no carry chain there).
+        s10_lo: Reg<Bits<W>>,
+        s10_carry: Reg<bool>,
+        s10_hi0: Reg<Bits<W>>,
+        s10_hi1: Reg<Bits<W>>,
+        // Stage 11: one significand for the rounding, leading one at bit 63 once shifted
+        // left by `lz`.
+        s11_sig: Reg<Bits<W>>,
+        s11_lz: Reg<Bits<6>>,
+        // Stage 12.
+        s12_sig: Reg<Bits<W>>,
+        s12_exp: Reg<Bits<XW>>,
+        s12_subn: Reg<bool>,
+        /// A subnormal result's further shift right (at most 64: beyond, everything is sticky
+        /// and the result 0 for every type).
+        s12_dsh: Reg<Bits<7>>,
+        // Stages 13 and 14.
+        /// The exponent is too large (infinity); the exponent field (0 for a subnormal).
+        s13_ovf: Reg<bool>,
+        s14_ovf: Reg<bool>,
+        s13_field: Reg<Bits<EW>>,
+        s14_field: Reg<Bits<EW>>,
+        // Stage 15.
+        /// The exponent field over the fraction, before rounding; round up by one.
+        s15_packed: Reg<Bits<W>>,
+        s15_incr: Reg<bool>,
+        s15_ovf: Reg<bool>,
         // Outputs.
         o_r: Reg<Bits<W>>,
         o_ri: Reg<Bits<W>>,
 
-        // Stage 2's logic: the type's constants, the operands' fields and classes.
-        t_mask: Signal<Local, Bits<W>>,
-        t_sign: Signal<Local, Bits<W>>,
-        t_inf: Signal<Local, Bits<W>>,
-        t_cnan: Signal<Local, Bits<W>>,
+        // Stage 2's logic: the type's constants, the operands' fields.
+        t2_mask: Signal<Local, Bits<W>>,
+        t2_sign: Signal<Local, Bits<W>>,
         a_sign: Signal<Local, bool>,
         b_sign: Signal<Local, bool>,
         a_field: Signal<Local, Bits<EW>>,
@@ -230,76 +323,26 @@ crate::sub_block! {
         /// The fraction at fp64's position (bit 51 down).
         a_frac: Signal<Local, Bits<52>>,
         b_frac: Signal<Local, Bits<52>>,
-        /// The exponent field is all ones (infinity or NaN).
         a_ones: Signal<Local, bool>,
         b_ones: Signal<Local, bool>,
         a_elem: Signal<Local, Bits<W>>,
         b_elem: Signal<Local, Bits<W>>,
-        a_ez: Signal<Local, bool>,
-        b_ez: Signal<Local, bool>,
+        // Stage 3's logic.
         a_fz: Signal<Local, bool>,
         b_fz: Signal<Local, bool>,
-        a_nan: Signal<Local, bool>,
-        b_nan: Signal<Local, bool>,
-        a_inf: Signal<Local, bool>,
-        b_inf: Signal<Local, bool>,
-        a_zero: Signal<Local, bool>,
-        b_zero: Signal<Local, bool>,
-        /// Compare keys (`fp_bits::key`): unsigned, in the order of the numbers.
-        a_key: Signal<Local, Bits<W>>,
-        b_key: Signal<Local, Bits<W>>,
+        a_eff: Signal<Local, Bits<EW>>,
+        b_eff: Signal<Local, Bits<EW>>,
         /// Magnitudes: exponent field over fraction orders like the absolute values.
         a_mag: Signal<Local, Bits<63>>,
         b_mag: Signal<Local, Bits<63>>,
-        a_ge: Signal<Local, bool>,
-        a_sig: Signal<Local, Bits<SW>>,
-        b_sig: Signal<Local, Bits<SW>>,
-        /// The exponent field, at least 1 (a subnormal's exponent is the smallest normal's).
-        a_eff: Signal<Local, Bits<EW>>,
-        b_eff: Signal<Local, Bits<EW>>,
-        diff_raw: Signal<Local, Bits<EW>>,
-        big_sign: Signal<Local, bool>,
-        /// The normaliser of each significand (`a_n0` its word, `a_z5` … `a_z0`: the top
-        /// 32, 16 … 1 bits were zero and the word moved up by as many).
-        a_n0: Signal<Local, Bits<W>>,
-        a_n1: Signal<Local, Bits<W>>,
-        a_n2: Signal<Local, Bits<W>>,
-        a_n3: Signal<Local, Bits<W>>,
-        a_n4: Signal<Local, Bits<W>>,
-        a_n5: Signal<Local, Bits<W>>,
-        a_n6: Signal<Local, Bits<W>>,
-        a_z5: Signal<Local, Bits<1>>,
-        a_z4: Signal<Local, Bits<1>>,
-        a_z3: Signal<Local, Bits<1>>,
-        a_z2: Signal<Local, Bits<1>>,
-        a_z1: Signal<Local, Bits<1>>,
-        a_z0: Signal<Local, Bits<1>>,
-        a_lz: Signal<Local, Bits<XW>>,
-        b_n0: Signal<Local, Bits<W>>,
-        b_n1: Signal<Local, Bits<W>>,
-        b_n2: Signal<Local, Bits<W>>,
-        b_n3: Signal<Local, Bits<W>>,
-        b_n4: Signal<Local, Bits<W>>,
-        b_n5: Signal<Local, Bits<W>>,
-        b_n6: Signal<Local, Bits<W>>,
-        b_z5: Signal<Local, Bits<1>>,
-        b_z4: Signal<Local, Bits<1>>,
-        b_z3: Signal<Local, Bits<1>>,
-        b_z2: Signal<Local, Bits<1>>,
-        b_z1: Signal<Local, Bits<1>>,
-        b_z0: Signal<Local, Bits<1>>,
-        b_lz: Signal<Local, Bits<XW>>,
-        /// The normalised significands' 16-bit digits, least significant first.
-        da: [Signal<Local, Bits<16>>; 4],
-        db: [Signal<Local, Bits<16>>; 4],
-        // Stage 3's logic.
-        t_bias: Signal<Local, Bits<XW>>,
-        small_w: Signal<Local, Bits<W>>,
-        small_al: Signal<Local, Bits<W>>,
-        small_lost: Signal<Local, bool>,
         // Stage 4's logic.
-        big_w: Signal<Local, Bits<W>>,
-        is_max: Signal<Local, bool>,
+        t4_cnan: Signal<Local, Bits<W>>,
+        t4_inf: Signal<Local, Bits<W>>,
+        t4_sign: Signal<Local, Bits<W>>,
+        t4_bias: Signal<Local, Bits<XW>>,
+        diff_raw: Signal<Local, Bits<EW>>,
+        big_eff: Signal<Local, Bits<EW>>,
+        // Stage 5's logic.
         a_better: Signal<Local, bool>,
         b_better: Signal<Local, bool>,
         take_a: Signal<Local, bool>,
@@ -307,7 +350,14 @@ crate::sub_block! {
         imin: Signal<Local, Bits<W>>,
         sel_v: Signal<Local, Bits<W>>,
         sel_i: Signal<Local, Bits<W>>,
-        /// The partial products in seven rows at their weights, then the carry-save levels.
+        /// Stage 5's: the normalised significands' 16-bit digits, least significant first.
+        da: [Signal<Local, Bits<16>>; 4],
+        db: [Signal<Local, Bits<16>>; 4],
+        // Stage 7's logic.
+        big_w: Signal<Local, Bits<W>>,
+        small_w: Signal<Local, Bits<W>>,
+        /// Stage 9's: the partial products in seven rows at their weights, then the
+        /// carry-save levels.
         row: [Signal<Local, Bits<PW>>; 7],
         l1_s0: Signal<Local, Bits<PW>>,
         l1_c0: Signal<Local, Bits<PW>>,
@@ -317,41 +367,24 @@ crate::sub_block! {
         l2_c: Signal<Local, Bits<PW>>,
         l3_s: Signal<Local, Bits<PW>>,
         l3_c: Signal<Local, Bits<PW>>,
-        // Stage 5's logic: the sum's normaliser (as stage 2's), the product's add.
-        m0: Signal<Local, Bits<W>>,
-        m1: Signal<Local, Bits<W>>,
-        m2: Signal<Local, Bits<W>>,
-        m3: Signal<Local, Bits<W>>,
-        m4: Signal<Local, Bits<W>>,
-        m5: Signal<Local, Bits<W>>,
-        m6: Signal<Local, Bits<W>>,
-        mz5: Signal<Local, Bits<1>>,
-        mz4: Signal<Local, Bits<1>>,
-        mz3: Signal<Local, Bits<1>>,
-        mz2: Signal<Local, Bits<1>>,
-        mz1: Signal<Local, Bits<1>>,
-        mz0: Signal<Local, Bits<1>>,
-        m_lz: Signal<Local, Bits<XW>>,
-        prod: Signal<Local, Bits<PW>>,
-        p_top: Signal<Local, bool>,
+        // Stage 10's and 11's.
+        lo: Signal<Local, Bits<65>>,
+        hi: Signal<Local, Bits<W>>,
         p_sig: Signal<Local, Bits<W>>,
         p_sticky: Signal<Local, bool>,
-        // The output stage's logic: round and pack.
+        // Stage 12's.
+        dn: Signal<Local, Bits<NW>>,
         subn: Signal<Local, bool>,
-        dn: Signal<Local, Bits<XW>>,
-        dsh: Signal<Local, Bits<7>>,
-        u: Signal<Local, Bits<W>>,
-        lost: Signal<Local, bool>,
-        em1: Signal<Local, Bits<EW>>,
-        q: Signal<Local, Bits<W>>,
+        // Stage 13's.
+        t13_rinf: Signal<Local, Bits<XW>>,
+        // Stage 15's.
+        field_w: Signal<Local, Bits<W>>,
+        lsb: Signal<Local, bool>,
         rb: Signal<Local, bool>,
         st: Signal<Local, bool>,
-        lsb: Signal<Local, bool>,
-        ex: Signal<Local, Bits<W>>,
-        ovf: Signal<Local, bool>,
-        o_inf: Signal<Local, Bits<W>>,
-        o_sign: Signal<Local, Bits<W>>,
-        packed_word: Signal<Local, Bits<W>>,
+        // The output stage's.
+        t16_inf: Signal<Local, Bits<W>>,
+        t16_sign: Signal<Local, Bits<W>>,
         rounded: Signal<Local, Bits<W>>,
 
         mask: [Constant<Bits<W>>; 4] = per_type(|t| t.mask()),
@@ -361,8 +394,9 @@ crate::sub_block! {
         bias: [Constant<Bits<XW>>; 4] = per_type(|t| t.bias() as u64),
         /// `R` from which the result is infinite: 4096 + the all-ones exponent field.
         r_inf: [Constant<Bits<XW>>; 4] = per_type(|t| 4096 + (t.inf() >> t.fraction_bits())),
+        /// The fraction's bits, at bit 0.
+        fmask: [Constant<Bits<W>>; 4] = per_type(|t| (1 << t.fraction_bits()) - 1),
         hidden: Constant<Bits<SW>> = k(1 << 52),
-        ones: Constant<Bits<W>> = k(u64::MAX),
         zero: Constant<Bits<W>> = k(0),
         op_max: Constant<Bits<OPB>> = k(AluOp::Max.code()),
         op_maxloc: Constant<Bits<OPB>> = k(AluOp::MaxLoc.code()),
@@ -383,98 +417,189 @@ impl Logic for ReduceAluFp {
             s1_ai,
             s1_b,
             s1_bi,
-            s1_fmt,
             s1_op,
-            s2_fmt,
             s2_op,
-            s2_arith,
-            s2_val,
-            s2_sign,
-            s2_big,
-            s2_small,
-            s2_diff,
-            s2_eff,
-            s2_sub,
-            s2_xa,
-            s2_xb,
-            s2_ea,
-            s2_eb,
-            s2_anan,
-            s2_bnan,
+            s2_asign,
+            s2_bsign,
+            s2_afield,
+            s2_bfield,
+            s2_aez,
+            s2_bez,
+            s2_aones,
+            s2_bones,
+            s2_asig,
+            s2_bsig,
+            s2_aelem,
+            s2_belem,
+            s2_akey,
+            s2_bkey,
             s2_ai,
             s2_bi,
-            s2_k0_gt,
-            s2_k0_lt,
-            s2_k1_gt,
-            s2_k1_lt,
-            s2_k2_gt,
-            s2_k2_lt,
-            s2_k3_gt,
-            s2_k3_lt,
-            s2_i0_gt,
-            s2_i0_lt,
-            s2_i1_gt,
-            s2_i1_lt,
-            s2_i2_gt,
-            s2_i2_lt,
-            s2_i3_gt,
-            s2_i3_lt,
-            s3_fmt,
             s3_op,
-            s3_arith,
-            s3_val,
-            s3_sign,
-            s3_sub,
-            s3_big,
-            s3_small,
-            s3_exp,
-            s3_ea,
-            s3_eb,
+            s3_asign,
+            s3_bsign,
             s3_anan,
             s3_bnan,
+            s3_ainf,
+            s3_binf,
+            s3_azero,
+            s3_bzero,
+            s3_a_ge,
+            s3_asig,
+            s3_bsig,
+            s3_aeff,
+            s3_beff,
+            s3_dab,
+            s3_dba,
+            s3_k0_gt,
+            s3_k0_lt,
+            s3_k1_gt,
+            s3_k1_lt,
+            s3_k2_gt,
+            s3_k2_lt,
+            s3_k3_gt,
+            s3_k3_lt,
+            s3_i0_gt,
+            s3_i0_lt,
+            s3_i1_gt,
+            s3_i1_lt,
+            s3_i2_gt,
+            s3_i2_lt,
+            s3_i3_gt,
+            s3_i3_lt,
+            s3_aelem,
+            s3_belem,
             s3_ai,
             s3_bi,
-            s3_a_gt,
-            s3_a_lt,
-            s3_bi_lt_ai,
-            s4_fmt,
-            s4_is_sum,
-            s4_is_prod,
+            s4_big,
+            s4_small,
+            s4_diff,
+            s4_sub,
+            s4_esum,
+            s4_kprod,
+            s4_a_gt,
+            s4_a_lt,
+            s4_bi_lt_ai,
+            s4_ea,
+            s4_eb,
+            s4_anan,
+            s4_bnan,
+            s4_ai,
+            s4_bi,
+            s4_is_max,
+            s4_is_sel,
+            s4_is_loc,
             s4_arith,
             s4_val,
-            s4_index,
-            s4_sign,
-            s4_exp,
-            s4_sum,
-            s4_pa,
-            s4_pb,
-            s5_fmt,
-            s5_arith,
-            s5_val,
-            s5_index,
-            s5_sign,
-            s5_exp,
-            s5_sig,
+            s5_big,
+            s6_big,
+            s5_sub,
+            s6_sub,
+            s5_esum,
+            s5_kprod,
+            s7_sum,
+            s9_pa,
+            s9_pb,
+            s10_lo,
+            s10_carry,
+            s10_hi0,
+            s10_hi1,
+            s11_sig,
+            s11_lz,
+            s12_sig,
+            s12_exp,
+            s12_subn,
+            s12_dsh,
+            s13_ovf,
+            s14_ovf,
+            s13_field,
+            s14_field,
+            s15_packed,
+            s15_incr,
+            s15_ovf,
             o_r,
             o_ri
         );
+        for n in 0..15 {
+            self.tf[n].clock.next = self.clock.val();
+            self.tf[n].reset.next = self.reset.val();
+        }
+        for n in 1..15 {
+            self.tf[n].d.next = self.tf[n - 1].q.val();
+        }
+        for n in 0..12 {
+            self.c_sign[n].clock.next = self.clock.val();
+            self.c_sign[n].reset.next = self.reset.val();
+        }
+        for n in 1..12 {
+            self.c_sign[n].d.next = self.c_sign[n - 1].q.val();
+        }
+        for n in 0..7 {
+            self.c_prod[n].clock.next = self.clock.val();
+            self.c_prod[n].reset.next = self.reset.val();
+        }
+        for n in 1..7 {
+            self.c_prod[n].d.next = self.c_prod[n - 1].q.val();
+        }
+        for n in 0..4 {
+            self.c_sum[n].clock.next = self.clock.val();
+            self.c_sum[n].reset.next = self.reset.val();
+            self.c_nx[n].clock.next = self.clock.val();
+            self.c_nx[n].reset.next = self.reset.val();
+        }
+        for n in 1..4 {
+            self.c_sum[n].d.next = self.c_sum[n - 1].q.val();
+            self.c_nx[n].d.next = self.c_nx[n - 1].q.val();
+        }
+        for n in 0..11 {
+            self.c_arith[n].clock.next = self.clock.val();
+            self.c_arith[n].reset.next = self.reset.val();
+            self.c_val[n].clock.next = self.clock.val();
+            self.c_val[n].reset.next = self.reset.val();
+            self.c_index[n].clock.next = self.clock.val();
+            self.c_index[n].reset.next = self.reset.val();
+        }
+        for n in 1..11 {
+            self.c_arith[n].d.next = self.c_arith[n - 1].q.val();
+            self.c_val[n].d.next = self.c_val[n - 1].q.val();
+            self.c_index[n].d.next = self.c_index[n - 1].q.val();
+        }
+        for n in 0..6 {
+            self.c_e[n].clock.next = self.clock.val();
+            self.c_e[n].reset.next = self.reset.val();
+        }
+        for n in 1..6 {
+            self.c_e[n].d.next = self.c_e[n - 1].q.val();
+        }
+        for n in 0..16 {
+            self.s8_p[n].clock.next = self.clock.val();
+            self.s8_p[n].reset.next = self.reset.val();
+            self.mul[n].clock.next = self.clock.val();
+            self.mul[n].reset.next = self.reset.val();
+        }
+        for n in 0..3 {
+            self.norm[n].clock.next = self.clock.val();
+            self.norm[n].reset.next = self.reset.val();
+        }
+        for n in 0..2 {
+            self.shr[n].clock.next = self.clock.val();
+            self.shr[n].reset.next = self.reset.val();
+        }
 
         // ---- Stage 1: the inputs as offered.
         self.s1_a.d.next = self.a.val();
         self.s1_ai.d.next = self.ai.val();
         self.s1_b.d.next = self.b.val();
         self.s1_bi.d.next = self.bi.val();
-        self.s1_fmt.d.next = self.fmt.val();
+        self.tf[0].d.next = self.fmt.val();
         self.s1_op.d.next = self.op.val();
 
         // ---- Stage 2: unpack. The fraction goes to fp64's position, so that one datapath
         // and one exponent difference serve every type.
-        match self.s1_fmt.q.val().index() {
+        match self.tf[0].q.val().index() {
             0 => {
-                self.t_mask.next = self.mask[0].val();
-                self.t_sign.next = self.sign[0].val();
-                self.t_inf.next = self.inf[0].val();
-                self.t_cnan.next = self.cnan[0].val();
+                self.t2_mask.next = self.mask[0].val();
+                self.t2_sign.next = self.sign[0].val();
                 self.a_sign.next = self.s1_a.q.val().get_bit(15);
                 self.a_field.next = bit_cast::<EW, 5>(self.s1_a.q.val().get_bits::<5>(10));
                 self.a_frac.next = bit_cast::<52, 10>(self.s1_a.q.val().get_bits::<10>(0)) << 42;
@@ -485,10 +610,8 @@ impl Logic for ReduceAluFp {
                 self.b_ones.next = self.s1_b.q.val().get_bits::<5>(10).all();
             }
             1 => {
-                self.t_mask.next = self.mask[1].val();
-                self.t_sign.next = self.sign[1].val();
-                self.t_inf.next = self.inf[1].val();
-                self.t_cnan.next = self.cnan[1].val();
+                self.t2_mask.next = self.mask[1].val();
+                self.t2_sign.next = self.sign[1].val();
                 self.a_sign.next = self.s1_a.q.val().get_bit(15);
                 self.a_field.next = bit_cast::<EW, 8>(self.s1_a.q.val().get_bits::<8>(7));
                 self.a_frac.next = bit_cast::<52, 7>(self.s1_a.q.val().get_bits::<7>(0)) << 45;
@@ -499,10 +622,8 @@ impl Logic for ReduceAluFp {
                 self.b_ones.next = self.s1_b.q.val().get_bits::<8>(7).all();
             }
             2 => {
-                self.t_mask.next = self.mask[2].val();
-                self.t_sign.next = self.sign[2].val();
-                self.t_inf.next = self.inf[2].val();
-                self.t_cnan.next = self.cnan[2].val();
+                self.t2_mask.next = self.mask[2].val();
+                self.t2_sign.next = self.sign[2].val();
                 self.a_sign.next = self.s1_a.q.val().get_bit(31);
                 self.a_field.next = bit_cast::<EW, 8>(self.s1_a.q.val().get_bits::<8>(23));
                 self.a_frac.next = bit_cast::<52, 23>(self.s1_a.q.val().get_bits::<23>(0)) << 29;
@@ -513,10 +634,8 @@ impl Logic for ReduceAluFp {
                 self.b_ones.next = self.s1_b.q.val().get_bits::<8>(23).all();
             }
             _ => {
-                self.t_mask.next = self.mask[3].val();
-                self.t_sign.next = self.sign[3].val();
-                self.t_inf.next = self.inf[3].val();
-                self.t_cnan.next = self.cnan[3].val();
+                self.t2_mask.next = self.mask[3].val();
+                self.t2_sign.next = self.sign[3].val();
                 self.a_sign.next = self.s1_a.q.val().get_bit(63);
                 self.a_field.next = self.s1_a.q.val().get_bits::<EW>(52);
                 self.a_frac.next = self.s1_a.q.val().get_bits::<52>(0);
@@ -527,357 +646,365 @@ impl Logic for ReduceAluFp {
                 self.b_ones.next = self.s1_b.q.val().get_bits::<EW>(52).all();
             }
         }
-        self.a_elem.next = self.s1_a.q.val() & self.t_mask.val();
-        self.b_elem.next = self.s1_b.q.val() & self.t_mask.val();
-        self.a_ez.next = !self.a_field.val().any();
-        self.b_ez.next = !self.b_field.val().any();
-        self.a_fz.next = !self.a_frac.val().any();
-        self.b_fz.next = !self.b_frac.val().any();
-        self.a_nan.next = self.a_ones.val() & !self.a_fz.val();
-        self.b_nan.next = self.b_ones.val() & !self.b_fz.val();
-        self.a_inf.next = self.a_ones.val() & self.a_fz.val();
-        self.b_inf.next = self.b_ones.val() & self.b_fz.val();
-        self.a_zero.next = self.a_ez.val() & self.a_fz.val();
-        self.b_zero.next = self.b_ez.val() & self.b_fz.val();
-        self.a_sig.next = bit_cast::<SW, 52>(self.a_frac.val());
-        if !self.a_ez.val() {
-            self.a_sig.next = bit_cast::<SW, 52>(self.a_frac.val()) | self.hidden.val();
+        self.s2_asign.d.next = self.a_sign.val();
+        self.s2_bsign.d.next = self.b_sign.val();
+        self.s2_afield.d.next = self.a_field.val();
+        self.s2_bfield.d.next = self.b_field.val();
+        self.s2_aez.d.next = !self.a_field.val().any();
+        self.s2_bez.d.next = !self.b_field.val().any();
+        self.s2_aones.d.next = self.a_ones.val();
+        self.s2_bones.d.next = self.b_ones.val();
+        self.s2_asig.d.next = bit_cast::<SW, 52>(self.a_frac.val());
+        if self.a_field.val().any() {
+            self.s2_asig.d.next = bit_cast::<SW, 52>(self.a_frac.val()) | self.hidden.val();
         }
-        self.b_sig.next = bit_cast::<SW, 52>(self.b_frac.val());
-        if !self.b_ez.val() {
-            self.b_sig.next = bit_cast::<SW, 52>(self.b_frac.val()) | self.hidden.val();
+        self.s2_bsig.d.next = bit_cast::<SW, 52>(self.b_frac.val());
+        if self.b_field.val().any() {
+            self.s2_bsig.d.next = bit_cast::<SW, 52>(self.b_frac.val()) | self.hidden.val();
         }
-        self.a_eff.next = self.a_field.val();
-        if self.a_ez.val() {
+        // MIN / MAX: keys as fp_bits::key (a positive number with its sign bit set, a
+        // negative one inverted).
+        self.a_elem.next = self.s1_a.q.val() & self.t2_mask.val();
+        self.b_elem.next = self.s1_b.q.val() & self.t2_mask.val();
+        self.s2_aelem.d.next = self.a_elem.val();
+        self.s2_belem.d.next = self.b_elem.val();
+        self.s2_akey.d.next = self.a_elem.val() | self.t2_sign.val();
+        if self.a_sign.val() {
+            self.s2_akey.d.next = !self.a_elem.val() & self.t2_mask.val();
+        }
+        self.s2_bkey.d.next = self.b_elem.val() | self.t2_sign.val();
+        if self.b_sign.val() {
+            self.s2_bkey.d.next = !self.b_elem.val() & self.t2_mask.val();
+        }
+        self.s2_ai.d.next = self.s1_ai.q.val();
+        self.s2_bi.d.next = self.s1_bi.q.val();
+        self.s2_op.d.next = self.s1_op.q.val();
+
+        // ---- Stage 3: the classes; SUM's compare; the quarters; PROD's normalisers start
+        // (a normal number's hidden bit is at bit 63 already, a subnormal's leading one is
+        // brought there, so that the product's leading one is at bit 127 or 126).
+        self.a_fz.next = !self.s2_asig.q.val().get_bits::<52>(0).any();
+        self.b_fz.next = !self.s2_bsig.q.val().get_bits::<52>(0).any();
+        self.s3_anan.d.next = self.s2_aones.q.val() & !self.a_fz.val();
+        self.s3_bnan.d.next = self.s2_bones.q.val() & !self.b_fz.val();
+        self.s3_ainf.d.next = self.s2_aones.q.val() & self.a_fz.val();
+        self.s3_binf.d.next = self.s2_bones.q.val() & self.b_fz.val();
+        self.s3_azero.d.next = self.s2_aez.q.val() & self.a_fz.val();
+        self.s3_bzero.d.next = self.s2_bez.q.val() & self.b_fz.val();
+        self.a_eff.next = self.s2_afield.q.val();
+        if self.s2_aez.q.val() {
             self.a_eff.next = 1.into();
         }
-        self.b_eff.next = self.b_field.val();
-        if self.b_ez.val() {
+        self.b_eff.next = self.s2_bfield.q.val();
+        if self.s2_bez.q.val() {
             self.b_eff.next = 1.into();
         }
+        self.s3_aeff.d.next = self.a_eff.val();
+        self.s3_beff.d.next = self.b_eff.val();
+        self.s3_dab.d.next = self.a_eff.val() - self.b_eff.val();
+        self.s3_dba.d.next = self.b_eff.val() - self.a_eff.val();
+        self.a_mag.next = (bit_cast::<63, EW>(self.s2_afield.q.val()) << 52)
+            | bit_cast::<63, 52>(self.s2_asig.q.val().get_bits::<52>(0));
+        self.b_mag.next = (bit_cast::<63, EW>(self.s2_bfield.q.val()) << 52)
+            | bit_cast::<63, 52>(self.s2_bsig.q.val().get_bits::<52>(0));
+        self.s3_a_ge.d.next = self.a_mag.val() >= self.b_mag.val();
+        self.s3_asig.d.next = self.s2_asig.q.val();
+        self.s3_bsig.d.next = self.s2_bsig.q.val();
+        self.s3_asign.d.next = self.s2_asign.q.val();
+        self.s3_bsign.d.next = self.s2_bsign.q.val();
+        self.norm[0].w.next = bit_cast::<W, SW>(self.s2_asig.q.val()) << 11;
+        self.norm[1].w.next = bit_cast::<W, SW>(self.s2_bsig.q.val()) << 11;
+        self.s3_k0_gt.d.next =
+            self.s2_akey.q.val().get_bits::<16>(0) > self.s2_bkey.q.val().get_bits::<16>(0);
+        self.s3_k0_lt.d.next =
+            self.s2_akey.q.val().get_bits::<16>(0) < self.s2_bkey.q.val().get_bits::<16>(0);
+        self.s3_k1_gt.d.next =
+            self.s2_akey.q.val().get_bits::<16>(16) > self.s2_bkey.q.val().get_bits::<16>(16);
+        self.s3_k1_lt.d.next =
+            self.s2_akey.q.val().get_bits::<16>(16) < self.s2_bkey.q.val().get_bits::<16>(16);
+        self.s3_k2_gt.d.next =
+            self.s2_akey.q.val().get_bits::<16>(32) > self.s2_bkey.q.val().get_bits::<16>(32);
+        self.s3_k2_lt.d.next =
+            self.s2_akey.q.val().get_bits::<16>(32) < self.s2_bkey.q.val().get_bits::<16>(32);
+        self.s3_k3_gt.d.next =
+            self.s2_akey.q.val().get_bits::<16>(48) > self.s2_bkey.q.val().get_bits::<16>(48);
+        self.s3_k3_lt.d.next =
+            self.s2_akey.q.val().get_bits::<16>(48) < self.s2_bkey.q.val().get_bits::<16>(48);
+        self.s3_i0_gt.d.next =
+            self.s2_bi.q.val().get_bits::<16>(0) > self.s2_ai.q.val().get_bits::<16>(0);
+        self.s3_i0_lt.d.next =
+            self.s2_bi.q.val().get_bits::<16>(0) < self.s2_ai.q.val().get_bits::<16>(0);
+        self.s3_i1_gt.d.next =
+            self.s2_bi.q.val().get_bits::<16>(16) > self.s2_ai.q.val().get_bits::<16>(16);
+        self.s3_i1_lt.d.next =
+            self.s2_bi.q.val().get_bits::<16>(16) < self.s2_ai.q.val().get_bits::<16>(16);
+        self.s3_i2_gt.d.next =
+            self.s2_bi.q.val().get_bits::<16>(32) > self.s2_ai.q.val().get_bits::<16>(32);
+        self.s3_i2_lt.d.next =
+            self.s2_bi.q.val().get_bits::<16>(32) < self.s2_ai.q.val().get_bits::<16>(32);
+        self.s3_i3_gt.d.next =
+            self.s2_bi.q.val().get_bits::<16>(48) > self.s2_ai.q.val().get_bits::<16>(48);
+        self.s3_i3_lt.d.next =
+            self.s2_bi.q.val().get_bits::<16>(48) < self.s2_ai.q.val().get_bits::<16>(48);
+        self.s3_aelem.d.next = self.s2_aelem.q.val();
+        self.s3_belem.d.next = self.s2_belem.q.val();
+        self.s3_ai.d.next = self.s2_ai.q.val();
+        self.s3_bi.d.next = self.s2_bi.q.val();
+        self.s3_op.d.next = self.s2_op.q.val();
 
-        // SUM: the larger magnitude first (equal magnitudes in either order give the same
-        // sum), the other shifted right by the difference of the exponents.
-        self.a_mag.next =
-            (bit_cast::<63, EW>(self.a_field.val()) << 52) | bit_cast::<63, 52>(self.a_frac.val());
-        self.b_mag.next =
-            (bit_cast::<63, EW>(self.b_field.val()) << 52) | bit_cast::<63, 52>(self.b_frac.val());
-        self.a_ge.next = self.a_mag.val() >= self.b_mag.val();
-        self.s2_big.d.next = self.b_sig.val();
-        self.s2_small.d.next = self.a_sig.val();
-        self.s2_eff.d.next = self.b_eff.val();
-        self.diff_raw.next = self.b_eff.val() - self.a_eff.val();
-        self.big_sign.next = self.b_sign.val();
-        if self.a_ge.val() {
-            self.s2_big.d.next = self.a_sig.val();
-            self.s2_small.d.next = self.b_sig.val();
-            self.s2_eff.d.next = self.a_eff.val();
-            self.diff_raw.next = self.a_eff.val() - self.b_eff.val();
-            self.big_sign.next = self.a_sign.val();
+        // ---- Stage 4. SUM: the larger magnitude first, the other's shift.
+        match self.tf[2].q.val().index() {
+            0 => {
+                self.t4_cnan.next = self.cnan[0].val();
+                self.t4_inf.next = self.inf[0].val();
+                self.t4_sign.next = self.sign[0].val();
+                self.t4_bias.next = self.bias[0].val();
+            }
+            1 => {
+                self.t4_cnan.next = self.cnan[1].val();
+                self.t4_inf.next = self.inf[1].val();
+                self.t4_sign.next = self.sign[1].val();
+                self.t4_bias.next = self.bias[1].val();
+            }
+            2 => {
+                self.t4_cnan.next = self.cnan[2].val();
+                self.t4_inf.next = self.inf[2].val();
+                self.t4_sign.next = self.sign[2].val();
+                self.t4_bias.next = self.bias[2].val();
+            }
+            _ => {
+                self.t4_cnan.next = self.cnan[3].val();
+                self.t4_inf.next = self.inf[3].val();
+                self.t4_sign.next = self.sign[3].val();
+                self.t4_bias.next = self.bias[3].val();
+            }
         }
-        self.s2_diff.d.next = bit_cast::<6, EW>(self.diff_raw.val());
+        self.s4_big.d.next = self.s3_bsig.q.val();
+        self.s4_small.d.next = self.s3_asig.q.val();
+        self.big_eff.next = self.s3_beff.q.val();
+        self.diff_raw.next = self.s3_dba.q.val();
+        self.c_sign[0].d.next = self.s3_bsign.q.val();
+        if self.s3_a_ge.q.val() {
+            self.s4_big.d.next = self.s3_asig.q.val();
+            self.s4_small.d.next = self.s3_bsig.q.val();
+            self.big_eff.next = self.s3_aeff.q.val();
+            self.diff_raw.next = self.s3_dab.q.val();
+            self.c_sign[0].d.next = self.s3_asign.q.val();
+        }
+        if self.s3_op.q.val() == self.op_prod.val() {
+            self.c_sign[0].d.next = self.s3_asign.q.val() ^ self.s3_bsign.q.val();
+        }
+        self.s4_diff.d.next = bit_cast::<6, EW>(self.diff_raw.val());
         if self.diff_raw.val() > 63 {
-            self.s2_diff.d.next = 63.into();
+            self.s4_diff.d.next = 63.into();
         }
-        self.s2_sub.d.next = self.a_sign.val() ^ self.b_sign.val();
-        self.s2_sign.d.next = self.big_sign.val();
-        if self.s1_op.q.val() == self.op_prod.val() {
-            self.s2_sign.d.next = self.a_sign.val() ^ self.b_sign.val();
+        self.s4_sub.d.next = self.s3_asign.q.val() ^ self.s3_bsign.q.val();
+        self.s4_esum.d.next = bit_cast::<XW, EW>(self.big_eff.val()) + 4104;
+        // `X = 2048 + field - zeros` is an operand's biased exponent of its leading one,
+        // offset by 2048 (a subnormal fp64 goes down to 2048 - 51); the product of two in
+        // `[1, 2)` is `R = Xa + Xb - bias` below 2, one more from 2 (`lz = 0`).
+        self.s4_kprod.d.next = bit_cast::<XW, EW>(self.s3_aeff.q.val())
+            + bit_cast::<XW, EW>(self.s3_beff.q.val())
+            + 4097
+            - self.t4_bias.val();
+        // The result when the classes decide it (fp_bits::add / mul's first cases), or 0
+        // for a reserved operation; MIN / MAX overwrite it in stage 5.
+        self.s4_arith.d.next = false;
+        self.s4_val.d.next = self.zero.val();
+        if self.s3_op.q.val() == self.op_sum.val() {
+            self.s4_arith.d.next = true;
+            if self.s3_anan.q.val()
+                | self.s3_bnan.q.val()
+                | (self.s3_ainf.q.val()
+                    & self.s3_binf.q.val()
+                    & (self.s3_asign.q.val() ^ self.s3_bsign.q.val()))
+            {
+                self.s4_arith.d.next = false;
+                self.s4_val.d.next = self.t4_cnan.val();
+            } else if self.s3_ainf.q.val() {
+                self.s4_arith.d.next = false;
+                self.s4_val.d.next = self.t4_inf.val();
+                if self.s3_asign.q.val() {
+                    self.s4_val.d.next = self.t4_inf.val() | self.t4_sign.val();
+                }
+            } else if self.s3_binf.q.val() {
+                self.s4_arith.d.next = false;
+                self.s4_val.d.next = self.t4_inf.val();
+                if self.s3_bsign.q.val() {
+                    self.s4_val.d.next = self.t4_inf.val() | self.t4_sign.val();
+                }
+            } else if self.s3_azero.q.val() & self.s3_bzero.q.val() {
+                // -0 only if both are -0.
+                self.s4_arith.d.next = false;
+                if self.s3_asign.q.val() & self.s3_bsign.q.val() {
+                    self.s4_val.d.next = self.t4_sign.val();
+                }
+            }
+        } else if self.s3_op.q.val() == self.op_prod.val() {
+            self.s4_arith.d.next = true;
+            if self.s3_anan.q.val()
+                | self.s3_bnan.q.val()
+                | (self.s3_ainf.q.val() & self.s3_bzero.q.val())
+                | (self.s3_azero.q.val() & self.s3_binf.q.val())
+            {
+                self.s4_arith.d.next = false;
+                self.s4_val.d.next = self.t4_cnan.val();
+            } else if self.s3_ainf.q.val() | self.s3_binf.q.val() {
+                self.s4_arith.d.next = false;
+                self.s4_val.d.next = self.t4_inf.val();
+                if self.s3_asign.q.val() ^ self.s3_bsign.q.val() {
+                    self.s4_val.d.next = self.t4_inf.val() | self.t4_sign.val();
+                }
+            } else if self.s3_azero.q.val() | self.s3_bzero.q.val() {
+                self.s4_arith.d.next = false;
+                if self.s3_asign.q.val() ^ self.s3_bsign.q.val() {
+                    self.s4_val.d.next = self.t4_sign.val();
+                }
+            }
         }
+        // MIN / MAX: the most significant unequal quarter decides.
+        self.s4_a_gt.d.next = self.s3_k3_gt.q.val()
+            | (!self.s3_k3_lt.q.val()
+                & (self.s3_k2_gt.q.val()
+                    | (!self.s3_k2_lt.q.val()
+                        & (self.s3_k1_gt.q.val()
+                            | (!self.s3_k1_lt.q.val() & self.s3_k0_gt.q.val())))));
+        self.s4_a_lt.d.next = self.s3_k3_lt.q.val()
+            | (!self.s3_k3_gt.q.val()
+                & (self.s3_k2_lt.q.val()
+                    | (!self.s3_k2_gt.q.val()
+                        & (self.s3_k1_lt.q.val()
+                            | (!self.s3_k1_gt.q.val() & self.s3_k0_lt.q.val())))));
+        self.s4_bi_lt_ai.d.next = self.s3_i3_lt.q.val()
+            | (!self.s3_i3_gt.q.val()
+                & (self.s3_i2_lt.q.val()
+                    | (!self.s3_i2_gt.q.val()
+                        & (self.s3_i1_lt.q.val()
+                            | (!self.s3_i1_gt.q.val() & self.s3_i0_lt.q.val())))));
+        self.s4_ea.d.next = self.s3_aelem.q.val();
+        if self.s3_anan.q.val() {
+            self.s4_ea.d.next = self.t4_cnan.val();
+        }
+        self.s4_eb.d.next = self.s3_belem.q.val();
+        self.s4_anan.d.next = self.s3_anan.q.val();
+        self.s4_bnan.d.next = self.s3_bnan.q.val();
+        self.s4_ai.d.next = self.s3_ai.q.val();
+        self.s4_bi.d.next = self.s3_bi.q.val();
+        self.s4_is_max.d.next = (self.s3_op.q.val() == self.op_max.val())
+            | (self.s3_op.q.val() == self.op_maxloc.val());
+        self.s4_is_sel.d.next = self.s3_op.q.val() <= self.op_minloc.val();
+        self.s4_is_loc.d.next = (self.s3_op.q.val() == self.op_maxloc.val())
+            | (self.s3_op.q.val() == self.op_minloc.val());
+        self.c_prod[0].d.next = self.s3_op.q.val() == self.op_prod.val();
+        self.c_sum[0].d.next = self.s3_op.q.val() == self.op_sum.val();
 
-        // PROD: each significand normalised to a word with its leading one at bit 63 (a
-        // normal number's hidden bit is there already; a subnormal's leading zeros are
-        // counted by halves), so that the product's leading one is at bit 127 or 126.
-        // `X = 2048 + field - zeros` is the operand's biased exponent of its leading one,
-        // offset by 2048 (a subnormal fp64 goes down to 2048 - 51).
-        self.a_n0.next = bit_cast::<W, SW>(self.a_sig.val()) << 11;
-        self.a_z5.next = (!self.a_n0.val().get_bits::<32>(32).any()).into();
-        self.a_n1.next = self.a_n0.val();
-        if self.a_z5.val().any() {
-            self.a_n1.next = self.a_n0.val() << 32;
+        // ---- Stage 5. SUM: the smaller significand aligned, with guard, round and sticky
+        // bits below the larger one's lowest bit (fp_bits::add's GUARD = 3).
+        self.shr[0].w.next = bit_cast::<W, SW>(self.s4_small.q.val()) << 3;
+        self.shr[0].d.next = bit_cast::<7, 6>(self.s4_diff.q.val());
+        self.s5_big.d.next = self.s4_big.q.val();
+        self.s5_sub.d.next = self.s4_sub.q.val();
+        self.s5_esum.d.next = self.s4_esum.q.val();
+        self.s5_kprod.d.next = self.s4_kprod.q.val();
+        // MIN, MAX, MINLOC, MAXLOC (fp_bits::select): a number beats a NaN, between numbers
+        // the keys decide; otherwise (equal bits, or two NaNs, when `s4_ea` is the canonical
+        // NaN) `a`'s value with the lower index.
+        self.a_better.next = self.s4_a_lt.q.val();
+        self.b_better.next = self.s4_a_gt.q.val();
+        if self.s4_is_max.q.val() {
+            self.a_better.next = self.s4_a_gt.q.val();
+            self.b_better.next = self.s4_a_lt.q.val();
         }
-        self.a_z4.next = (!self.a_n1.val().get_bits::<16>(48).any()).into();
-        self.a_n2.next = self.a_n1.val();
-        if self.a_z4.val().any() {
-            self.a_n2.next = self.a_n1.val() << 16;
+        self.take_a.next = !self.s4_anan.q.val() & (self.s4_bnan.q.val() | self.a_better.val());
+        self.take_b.next = !self.s4_bnan.q.val() & (self.s4_anan.q.val() | self.b_better.val());
+        self.imin.next = self.s4_ai.q.val();
+        if self.s4_bi_lt_ai.q.val() {
+            self.imin.next = self.s4_bi.q.val();
         }
-        self.a_z3.next = (!self.a_n2.val().get_bits::<8>(56).any()).into();
-        self.a_n3.next = self.a_n2.val();
-        if self.a_z3.val().any() {
-            self.a_n3.next = self.a_n2.val() << 8;
+        self.sel_v.next = self.s4_ea.q.val();
+        self.sel_i.next = self.imin.val();
+        if self.take_a.val() {
+            self.sel_i.next = self.s4_ai.q.val();
+        } else if self.take_b.val() {
+            self.sel_v.next = self.s4_eb.q.val();
+            self.sel_i.next = self.s4_bi.q.val();
         }
-        self.a_z2.next = (!self.a_n3.val().get_bits::<4>(60).any()).into();
-        self.a_n4.next = self.a_n3.val();
-        if self.a_z2.val().any() {
-            self.a_n4.next = self.a_n3.val() << 4;
+        self.c_arith[0].d.next = self.s4_arith.q.val();
+        self.c_val[0].d.next = self.s4_val.q.val();
+        self.c_index[0].d.next = self.zero.val();
+        if self.s4_is_sel.q.val() {
+            self.c_val[0].d.next = self.sel_v.val();
+            if self.s4_is_loc.q.val() {
+                self.c_index[0].d.next = self.sel_i.val();
+            }
         }
-        self.a_z1.next = (!self.a_n4.val().get_bits::<2>(62).any()).into();
-        self.a_n5.next = self.a_n4.val();
-        if self.a_z1.val().any() {
-            self.a_n5.next = self.a_n4.val() << 2;
-        }
-        self.a_z0.next = (!self.a_n5.val().get_bit(63)).into();
-        self.a_n6.next = self.a_n5.val();
-        if self.a_z0.val().any() {
-            self.a_n6.next = self.a_n5.val() << 1;
-        }
-        self.a_lz.next = (bit_cast::<XW, 1>(self.a_z5.val()) << 5)
-            | (bit_cast::<XW, 1>(self.a_z4.val()) << 4)
-            | (bit_cast::<XW, 1>(self.a_z3.val()) << 3)
-            | (bit_cast::<XW, 1>(self.a_z2.val()) << 2)
-            | (bit_cast::<XW, 1>(self.a_z1.val()) << 1)
-            | bit_cast::<XW, 1>(self.a_z0.val());
-        self.b_n0.next = bit_cast::<W, SW>(self.b_sig.val()) << 11;
-        self.b_z5.next = (!self.b_n0.val().get_bits::<32>(32).any()).into();
-        self.b_n1.next = self.b_n0.val();
-        if self.b_z5.val().any() {
-            self.b_n1.next = self.b_n0.val() << 32;
-        }
-        self.b_z4.next = (!self.b_n1.val().get_bits::<16>(48).any()).into();
-        self.b_n2.next = self.b_n1.val();
-        if self.b_z4.val().any() {
-            self.b_n2.next = self.b_n1.val() << 16;
-        }
-        self.b_z3.next = (!self.b_n2.val().get_bits::<8>(56).any()).into();
-        self.b_n3.next = self.b_n2.val();
-        if self.b_z3.val().any() {
-            self.b_n3.next = self.b_n2.val() << 8;
-        }
-        self.b_z2.next = (!self.b_n3.val().get_bits::<4>(60).any()).into();
-        self.b_n4.next = self.b_n3.val();
-        if self.b_z2.val().any() {
-            self.b_n4.next = self.b_n3.val() << 4;
-        }
-        self.b_z1.next = (!self.b_n4.val().get_bits::<2>(62).any()).into();
-        self.b_n5.next = self.b_n4.val();
-        if self.b_z1.val().any() {
-            self.b_n5.next = self.b_n4.val() << 2;
-        }
-        self.b_z0.next = (!self.b_n5.val().get_bit(63)).into();
-        self.b_n6.next = self.b_n5.val();
-        if self.b_z0.val().any() {
-            self.b_n6.next = self.b_n5.val() << 1;
-        }
-        self.b_lz.next = (bit_cast::<XW, 1>(self.b_z5.val()) << 5)
-            | (bit_cast::<XW, 1>(self.b_z4.val()) << 4)
-            | (bit_cast::<XW, 1>(self.b_z3.val()) << 3)
-            | (bit_cast::<XW, 1>(self.b_z2.val()) << 2)
-            | (bit_cast::<XW, 1>(self.b_z1.val()) << 1)
-            | bit_cast::<XW, 1>(self.b_z0.val());
-        self.s2_xa.d.next = bit_cast::<XW, EW>(self.a_eff.val()) + 2048 - self.a_lz.val();
-        self.s2_xb.d.next = bit_cast::<XW, EW>(self.b_eff.val()) + 2048 - self.b_lz.val();
-        self.da[0].next = self.a_n6.val().get_bits::<16>(0);
-        self.da[1].next = self.a_n6.val().get_bits::<16>(16);
-        self.da[2].next = self.a_n6.val().get_bits::<16>(32);
-        self.da[3].next = self.a_n6.val().get_bits::<16>(48);
-        self.db[0].next = self.b_n6.val().get_bits::<16>(0);
-        self.db[1].next = self.b_n6.val().get_bits::<16>(16);
-        self.db[2].next = self.b_n6.val().get_bits::<16>(32);
-        self.db[3].next = self.b_n6.val().get_bits::<16>(48);
+        // PROD: the normalised significands' 16-bit digits into the multipliers' operand
+        // registers.
+        self.da[0].next = self.norm[0].n.val().get_bits::<16>(0);
+        self.da[1].next = self.norm[0].n.val().get_bits::<16>(16);
+        self.da[2].next = self.norm[0].n.val().get_bits::<16>(32);
+        self.da[3].next = self.norm[0].n.val().get_bits::<16>(48);
+        self.db[0].next = self.norm[1].n.val().get_bits::<16>(0);
+        self.db[1].next = self.norm[1].n.val().get_bits::<16>(16);
+        self.db[2].next = self.norm[1].n.val().get_bits::<16>(32);
+        self.db[3].next = self.norm[1].n.val().get_bits::<16>(48);
         for i in 0..4 {
             for j in 0..4 {
-                self.mul[i * 4 + j].clock.next = self.clock.val();
-                self.mul[i * 4 + j].reset.next = self.reset.val();
                 self.mul[i * 4 + j].a.next = self.da[i].val();
                 self.mul[i * 4 + j].b.next = self.db[j].val();
             }
         }
 
-        // The result when the classes decide it (fp_bits::add / mul's first cases), or 0 for
-        // a reserved operation; MIN / MAX overwrite it in stage 4.
-        self.s2_arith.d.next = false;
-        self.s2_val.d.next = self.zero.val();
-        if self.s1_op.q.val() == self.op_sum.val() {
-            self.s2_arith.d.next = true;
-            if self.a_nan.val()
-                | self.b_nan.val()
-                | (self.a_inf.val() & self.b_inf.val() & (self.a_sign.val() ^ self.b_sign.val()))
-            {
-                self.s2_arith.d.next = false;
-                self.s2_val.d.next = self.t_cnan.val();
-            } else if self.a_inf.val() {
-                self.s2_arith.d.next = false;
-                self.s2_val.d.next = self.t_inf.val();
-                if self.a_sign.val() {
-                    self.s2_val.d.next = self.t_inf.val() | self.t_sign.val();
-                }
-            } else if self.b_inf.val() {
-                self.s2_arith.d.next = false;
-                self.s2_val.d.next = self.t_inf.val();
-                if self.b_sign.val() {
-                    self.s2_val.d.next = self.t_inf.val() | self.t_sign.val();
-                }
-            } else if self.a_zero.val() & self.b_zero.val() {
-                // -0 only if both are -0.
-                self.s2_arith.d.next = false;
-                if self.a_sign.val() & self.b_sign.val() {
-                    self.s2_val.d.next = self.t_sign.val();
-                }
-            }
-        } else if self.s1_op.q.val() == self.op_prod.val() {
-            self.s2_arith.d.next = true;
-            if self.a_nan.val()
-                | self.b_nan.val()
-                | (self.a_inf.val() & self.b_zero.val())
-                | (self.a_zero.val() & self.b_inf.val())
-            {
-                self.s2_arith.d.next = false;
-                self.s2_val.d.next = self.t_cnan.val();
-            } else if self.a_inf.val() | self.b_inf.val() {
-                self.s2_arith.d.next = false;
-                self.s2_val.d.next = self.t_inf.val();
-                if self.a_sign.val() ^ self.b_sign.val() {
-                    self.s2_val.d.next = self.t_inf.val() | self.t_sign.val();
-                }
-            } else if self.a_zero.val() | self.b_zero.val() {
-                self.s2_arith.d.next = false;
-                if self.a_sign.val() ^ self.b_sign.val() {
-                    self.s2_val.d.next = self.t_sign.val();
-                }
-            }
+        // ---- Stage 6. E of the product, from the normalisers' counts.
+        self.s6_big.d.next = self.s5_big.q.val();
+        self.s6_sub.d.next = self.s5_sub.q.val();
+        self.c_e[0].d.next = self.s5_esum.q.val();
+        if self.c_prod[1].q.val() {
+            self.c_e[0].d.next = self.s5_kprod.q.val()
+                - (bit_cast::<XW, 6>(self.norm[0].lz.val())
+                    + bit_cast::<XW, 6>(self.norm[1].lz.val()));
         }
 
-        // MIN / MAX: keys as fp_bits::key (a positive number with its sign bit set, a
-        // negative one inverted), compared by quarters.
-        self.a_key.next = self.a_elem.val() | self.t_sign.val();
-        if self.a_sign.val() {
-            self.a_key.next = !self.a_elem.val() & self.t_mask.val();
+        // ---- Stage 7. SUM: |big| >= |small|, so the difference is never negative.
+        self.big_w.next = bit_cast::<W, SW>(self.s6_big.q.val()) << 3;
+        self.small_w.next = self.shr[0].r.val();
+        if self.shr[0].lost.val() {
+            self.small_w.next = self.shr[0].r.val() | 1;
         }
-        self.b_key.next = self.b_elem.val() | self.t_sign.val();
-        if self.b_sign.val() {
-            self.b_key.next = !self.b_elem.val() & self.t_mask.val();
+        self.s7_sum.d.next = self.big_w.val() + self.small_w.val();
+        if self.s6_sub.q.val() {
+            self.s7_sum.d.next = self.big_w.val() - self.small_w.val();
         }
-        self.s2_k0_gt.d.next =
-            self.a_key.val().get_bits::<16>(0) > self.b_key.val().get_bits::<16>(0);
-        self.s2_k0_lt.d.next =
-            self.a_key.val().get_bits::<16>(0) < self.b_key.val().get_bits::<16>(0);
-        self.s2_k1_gt.d.next =
-            self.a_key.val().get_bits::<16>(16) > self.b_key.val().get_bits::<16>(16);
-        self.s2_k1_lt.d.next =
-            self.a_key.val().get_bits::<16>(16) < self.b_key.val().get_bits::<16>(16);
-        self.s2_k2_gt.d.next =
-            self.a_key.val().get_bits::<16>(32) > self.b_key.val().get_bits::<16>(32);
-        self.s2_k2_lt.d.next =
-            self.a_key.val().get_bits::<16>(32) < self.b_key.val().get_bits::<16>(32);
-        self.s2_k3_gt.d.next =
-            self.a_key.val().get_bits::<16>(48) > self.b_key.val().get_bits::<16>(48);
-        self.s2_k3_lt.d.next =
-            self.a_key.val().get_bits::<16>(48) < self.b_key.val().get_bits::<16>(48);
-        self.s2_i0_gt.d.next =
-            self.s1_bi.q.val().get_bits::<16>(0) > self.s1_ai.q.val().get_bits::<16>(0);
-        self.s2_i0_lt.d.next =
-            self.s1_bi.q.val().get_bits::<16>(0) < self.s1_ai.q.val().get_bits::<16>(0);
-        self.s2_i1_gt.d.next =
-            self.s1_bi.q.val().get_bits::<16>(16) > self.s1_ai.q.val().get_bits::<16>(16);
-        self.s2_i1_lt.d.next =
-            self.s1_bi.q.val().get_bits::<16>(16) < self.s1_ai.q.val().get_bits::<16>(16);
-        self.s2_i2_gt.d.next =
-            self.s1_bi.q.val().get_bits::<16>(32) > self.s1_ai.q.val().get_bits::<16>(32);
-        self.s2_i2_lt.d.next =
-            self.s1_bi.q.val().get_bits::<16>(32) < self.s1_ai.q.val().get_bits::<16>(32);
-        self.s2_i3_gt.d.next =
-            self.s1_bi.q.val().get_bits::<16>(48) > self.s1_ai.q.val().get_bits::<16>(48);
-        self.s2_i3_lt.d.next =
-            self.s1_bi.q.val().get_bits::<16>(48) < self.s1_ai.q.val().get_bits::<16>(48);
-        self.s2_ea.d.next = self.a_elem.val();
-        if self.a_nan.val() {
-            self.s2_ea.d.next = self.t_cnan.val();
-        }
-        self.s2_eb.d.next = self.b_elem.val();
-        self.s2_anan.d.next = self.a_nan.val();
-        self.s2_bnan.d.next = self.b_nan.val();
-        self.s2_ai.d.next = self.s1_ai.q.val();
-        self.s2_bi.d.next = self.s1_bi.q.val();
-        self.s2_fmt.d.next = self.s1_fmt.q.val();
-        self.s2_op.d.next = self.s1_op.q.val();
 
-        // ---- Stage 3. SUM: the smaller significand aligned, with guard, round and sticky
-        // bits below the larger one's lowest bit (fp_bits::add's GUARD = 3).
-        self.small_w.next = bit_cast::<W, SW>(self.s2_small.q.val()) << 3;
-        self.small_al.next = self.small_w.val() >> self.s2_diff.q.val();
-        self.small_lost.next =
-            (self.small_w.val() & !(self.ones.val() << self.s2_diff.q.val())).any();
-        self.s3_small.d.next = self.small_al.val();
-        if self.small_lost.val() {
-            self.s3_small.d.next = self.small_al.val() | 1;
+        // ---- Stage 8. SUM: normalise (stages 8 to 10); an exact cancellation is +0
+        // (rounding to nearest). PROD: the products out of the multipliers.
+        self.norm[2].w.next = self.s7_sum.q.val();
+        self.c_arith[3].d.next =
+            self.c_arith[2].q.val() & !(self.c_sum[3].q.val() & !self.s7_sum.q.val().any());
+        self.c_nx[0].d.next = 4097 - bit_cast::<NW, XW>(self.c_e[1].q.val());
+        for n in 0..16 {
+            self.s8_p[n].d.next = self.mul[n].p.val();
         }
-        self.s3_big.d.next = self.s2_big.q.val();
-        self.s3_sub.d.next = self.s2_sub.q.val();
-        // R for the sum word (larger significand's hidden bit at 55, so a leading one at
-        // bit 63 is 8 binades above the larger operand's), or for a product below 2.
-        match self.s2_fmt.q.val().index() {
-            0 => {
-                self.t_bias.next = self.bias[0].val();
-            }
-            1 => {
-                self.t_bias.next = self.bias[1].val();
-            }
-            2 => {
-                self.t_bias.next = self.bias[2].val();
-            }
-            _ => {
-                self.t_bias.next = self.bias[3].val();
-            }
-        }
-        self.s3_exp.d.next = bit_cast::<XW, EW>(self.s2_eff.q.val()) + 4104;
-        if self.s2_op.q.val() == self.op_prod.val() {
-            self.s3_exp.d.next = self.s2_xa.q.val() + self.s2_xb.q.val() - self.t_bias.val();
-        }
-        // MIN / MAX: the most significant unequal quarter decides.
-        self.s3_a_gt.d.next = self.s2_k3_gt.q.val()
-            | (!self.s2_k3_lt.q.val()
-                & (self.s2_k2_gt.q.val()
-                    | (!self.s2_k2_lt.q.val()
-                        & (self.s2_k1_gt.q.val()
-                            | (!self.s2_k1_lt.q.val() & self.s2_k0_gt.q.val())))));
-        self.s3_a_lt.d.next = self.s2_k3_lt.q.val()
-            | (!self.s2_k3_gt.q.val()
-                & (self.s2_k2_lt.q.val()
-                    | (!self.s2_k2_gt.q.val()
-                        & (self.s2_k1_lt.q.val()
-                            | (!self.s2_k1_gt.q.val() & self.s2_k0_lt.q.val())))));
-        self.s3_bi_lt_ai.d.next = self.s2_i3_lt.q.val()
-            | (!self.s2_i3_gt.q.val()
-                & (self.s2_i2_lt.q.val()
-                    | (!self.s2_i2_gt.q.val()
-                        & (self.s2_i1_lt.q.val()
-                            | (!self.s2_i1_gt.q.val() & self.s2_i0_lt.q.val())))));
-        self.s3_ea.d.next = self.s2_ea.q.val();
-        self.s3_eb.d.next = self.s2_eb.q.val();
-        self.s3_anan.d.next = self.s2_anan.q.val();
-        self.s3_bnan.d.next = self.s2_bnan.q.val();
-        self.s3_ai.d.next = self.s2_ai.q.val();
-        self.s3_bi.d.next = self.s2_bi.q.val();
-        self.s3_arith.d.next = self.s2_arith.q.val();
-        self.s3_val.d.next = self.s2_val.q.val();
-        self.s3_sign.d.next = self.s2_sign.q.val();
-        self.s3_fmt.d.next = self.s2_fmt.q.val();
-        self.s3_op.d.next = self.s2_op.q.val();
 
-        // ---- Stage 4. SUM: |big| >= |small|, so the difference is never negative.
-        self.big_w.next = bit_cast::<W, SW>(self.s3_big.q.val()) << 3;
-        self.s4_sum.d.next = self.big_w.val() + self.s3_small.q.val();
-        if self.s3_sub.q.val() {
-            self.s4_sum.d.next = self.big_w.val() - self.s3_small.q.val();
-        }
-        // PROD: product (i, j) has weight 2^(16 (i + j)); products whose weights differ by
-        // 2^32 or more do not overlap, so each row is a concatenation, no adder.
-        self.row[0].next = bit_cast::<PW, 32>(self.mul[0].p.val())
-            | (bit_cast::<PW, 32>(self.mul[5].p.val()) << 32)
-            | (bit_cast::<PW, 32>(self.mul[10].p.val()) << 64)
-            | (bit_cast::<PW, 32>(self.mul[15].p.val()) << 96);
-        self.row[1].next = (bit_cast::<PW, 32>(self.mul[2].p.val()) << 32)
-            | (bit_cast::<PW, 32>(self.mul[7].p.val()) << 64);
-        self.row[2].next = (bit_cast::<PW, 32>(self.mul[8].p.val()) << 32)
-            | (bit_cast::<PW, 32>(self.mul[13].p.val()) << 64);
-        self.row[3].next = (bit_cast::<PW, 32>(self.mul[1].p.val()) << 16)
-            | (bit_cast::<PW, 32>(self.mul[6].p.val()) << 48)
-            | (bit_cast::<PW, 32>(self.mul[11].p.val()) << 80);
-        self.row[4].next = (bit_cast::<PW, 32>(self.mul[4].p.val()) << 16)
-            | (bit_cast::<PW, 32>(self.mul[9].p.val()) << 48)
-            | (bit_cast::<PW, 32>(self.mul[14].p.val()) << 80);
-        self.row[5].next = bit_cast::<PW, 32>(self.mul[3].p.val()) << 48;
-        self.row[6].next = bit_cast::<PW, 32>(self.mul[12].p.val()) << 48;
+        // ---- Stage 9. PROD: product (i, j) has weight 2^(16 (i + j)); products whose
+        // weights differ by 2^32 or more do not overlap, so each row is a concatenation, no
+        // adder.
+        self.row[0].next = bit_cast::<PW, 32>(self.s8_p[0].q.val())
+            | (bit_cast::<PW, 32>(self.s8_p[5].q.val()) << 32)
+            | (bit_cast::<PW, 32>(self.s8_p[10].q.val()) << 64)
+            | (bit_cast::<PW, 32>(self.s8_p[15].q.val()) << 96);
+        self.row[1].next = (bit_cast::<PW, 32>(self.s8_p[2].q.val()) << 32)
+            | (bit_cast::<PW, 32>(self.s8_p[7].q.val()) << 64);
+        self.row[2].next = (bit_cast::<PW, 32>(self.s8_p[8].q.val()) << 32)
+            | (bit_cast::<PW, 32>(self.s8_p[13].q.val()) << 64);
+        self.row[3].next = (bit_cast::<PW, 32>(self.s8_p[1].q.val()) << 16)
+            | (bit_cast::<PW, 32>(self.s8_p[6].q.val()) << 48)
+            | (bit_cast::<PW, 32>(self.s8_p[11].q.val()) << 80);
+        self.row[4].next = (bit_cast::<PW, 32>(self.s8_p[4].q.val()) << 16)
+            | (bit_cast::<PW, 32>(self.s8_p[9].q.val()) << 48)
+            | (bit_cast::<PW, 32>(self.s8_p[14].q.val()) << 80);
+        self.row[5].next = bit_cast::<PW, 32>(self.s8_p[3].q.val()) << 48;
+        self.row[6].next = bit_cast::<PW, 32>(self.s8_p[12].q.val()) << 48;
         // Carry-save, 7 → 5 → 4 → 3 → 2 (x + y + z = (x ^ y ^ z) + (majority << 1)); the
         // product is below 2^128, so the carries out of bit 127 are dropped.
         self.l1_s0.next = self.row[0].val() ^ self.row[1].val() ^ self.row[2].val();
@@ -900,196 +1027,162 @@ impl Logic for ReduceAluFp {
             | (self.l2_s.val() & self.l1_c1.val())
             | (self.l2_c.val() & self.l1_c1.val()))
             << 1;
-        self.s4_pa.d.next = self.l3_s.val() ^ self.l3_c.val() ^ self.row[6].val();
-        self.s4_pb.d.next = ((self.l3_s.val() & self.l3_c.val())
+        self.s9_pa.d.next = self.l3_s.val() ^ self.l3_c.val() ^ self.row[6].val();
+        self.s9_pb.d.next = ((self.l3_s.val() & self.l3_c.val())
             | (self.l3_s.val() & self.row[6].val())
             | (self.l3_c.val() & self.row[6].val()))
             << 1;
-        // MIN, MAX, MINLOC, MAXLOC (fp_bits::select): a number beats a NaN, between numbers
-        // the keys decide; otherwise (equal bits, or two NaNs, when `s3_ea` is the canonical
-        // NaN) `a`'s value with the lower index.
-        self.is_max.next = (self.s3_op.q.val() == self.op_max.val())
-            | (self.s3_op.q.val() == self.op_maxloc.val());
-        self.a_better.next = self.s3_a_lt.q.val();
-        self.b_better.next = self.s3_a_gt.q.val();
-        if self.is_max.val() {
-            self.a_better.next = self.s3_a_gt.q.val();
-            self.b_better.next = self.s3_a_lt.q.val();
-        }
-        self.take_a.next = !self.s3_anan.q.val() & (self.s3_bnan.q.val() | self.a_better.val());
-        self.take_b.next = !self.s3_bnan.q.val() & (self.s3_anan.q.val() | self.b_better.val());
-        self.imin.next = self.s3_ai.q.val();
-        if self.s3_bi_lt_ai.q.val() {
-            self.imin.next = self.s3_bi.q.val();
-        }
-        self.sel_v.next = self.s3_ea.q.val();
-        self.sel_i.next = self.imin.val();
-        if self.take_a.val() {
-            self.sel_i.next = self.s3_ai.q.val();
-        } else if self.take_b.val() {
-            self.sel_v.next = self.s3_eb.q.val();
-            self.sel_i.next = self.s3_bi.q.val();
-        }
-        self.s4_arith.d.next = self.s3_arith.q.val();
-        self.s4_val.d.next = self.s3_val.q.val();
-        self.s4_index.d.next = self.zero.val();
-        if self.s3_op.q.val() <= self.op_minloc.val() {
-            self.s4_val.d.next = self.sel_v.val();
-            if self.s3_op.q.val() >= self.op_maxloc.val() {
-                self.s4_index.d.next = self.sel_i.val();
-            }
-        }
-        self.s4_is_sum.d.next = self.s3_op.q.val() == self.op_sum.val();
-        self.s4_is_prod.d.next = self.s3_op.q.val() == self.op_prod.val();
-        self.s4_sign.d.next = self.s3_sign.q.val();
-        self.s4_exp.d.next = self.s3_exp.q.val();
-        self.s4_fmt.d.next = self.s3_fmt.q.val();
 
-        // ---- Stage 5. SUM: the leading one to bit 63, by halves.
-        self.m0.next = self.s4_sum.q.val();
-        self.mz5.next = (!self.m0.val().get_bits::<32>(32).any()).into();
-        self.m1.next = self.m0.val();
-        if self.mz5.val().any() {
-            self.m1.next = self.m0.val() << 32;
+        // ---- Stage 10. PROD: the low halves added, the high halves both ways.
+        self.lo.next = bit_cast::<65, W>(self.s9_pa.q.val().get_bits::<W>(0))
+            + bit_cast::<65, W>(self.s9_pb.q.val().get_bits::<W>(0));
+        self.s10_lo.d.next = self.lo.val().get_bits::<W>(0);
+        self.s10_carry.d.next = self.lo.val().get_bit(64);
+        self.s10_hi0.d.next =
+            self.s9_pa.q.val().get_bits::<W>(64) + self.s9_pb.q.val().get_bits::<W>(64);
+        // x + y + 1 = x - !y: one subtractor, its carry in set.
+        self.s10_hi1.d.next =
+            self.s9_pa.q.val().get_bits::<W>(64) - !self.s9_pb.q.val().get_bits::<W>(64);
+
+        // ---- Stage 11. PROD: the high halves added; the top 64 bits from the leading one
+        // down, the rest a sticky bit (the rounding position is at bit 10 or above, far from
+        // bit 0). The significand and count for the rounding: SUM's or PROD's.
+        self.hi.next = self.s10_hi0.q.val();
+        if self.s10_carry.q.val() {
+            self.hi.next = self.s10_hi1.q.val();
         }
-        self.mz4.next = (!self.m1.val().get_bits::<16>(48).any()).into();
-        self.m2.next = self.m1.val();
-        if self.mz4.val().any() {
-            self.m2.next = self.m1.val() << 16;
+        self.p_sig.next = self.hi.val() << 1;
+        if self.s10_lo.q.val().get_bit(63) {
+            self.p_sig.next = (self.hi.val() << 1) | 1;
         }
-        self.mz3.next = (!self.m2.val().get_bits::<8>(56).any()).into();
-        self.m3.next = self.m2.val();
-        if self.mz3.val().any() {
-            self.m3.next = self.m2.val() << 8;
+        self.p_sticky.next = self.s10_lo.q.val().get_bits::<63>(0).any();
+        if self.hi.val().get_bit(63) {
+            self.p_sig.next = self.hi.val();
+            self.p_sticky.next = self.s10_lo.q.val().any();
         }
-        self.mz2.next = (!self.m3.val().get_bits::<4>(60).any()).into();
-        self.m4.next = self.m3.val();
-        if self.mz2.val().any() {
-            self.m4.next = self.m3.val() << 4;
-        }
-        self.mz1.next = (!self.m4.val().get_bits::<2>(62).any()).into();
-        self.m5.next = self.m4.val();
-        if self.mz1.val().any() {
-            self.m5.next = self.m4.val() << 2;
-        }
-        self.mz0.next = (!self.m5.val().get_bit(63)).into();
-        self.m6.next = self.m5.val();
-        if self.mz0.val().any() {
-            self.m6.next = self.m5.val() << 1;
-        }
-        self.m_lz.next = (bit_cast::<XW, 1>(self.mz5.val()) << 5)
-            | (bit_cast::<XW, 1>(self.mz4.val()) << 4)
-            | (bit_cast::<XW, 1>(self.mz3.val()) << 3)
-            | (bit_cast::<XW, 1>(self.mz2.val()) << 2)
-            | (bit_cast::<XW, 1>(self.mz1.val()) << 1)
-            | bit_cast::<XW, 1>(self.mz0.val());
-        // PROD: the rows added; the top 64 bits from the leading one down, the rest a sticky
-        // bit (the rounding position is at bit 10 or above, far from bit 0).
-        self.prod.next = self.s4_pa.q.val() + self.s4_pb.q.val();
-        self.p_top.next = self.prod.val().get_bit(127);
-        self.p_sig.next = self.prod.val().get_bits::<W>(63);
-        self.p_sticky.next = self.prod.val().get_bits::<63>(0).any();
-        if self.p_top.val() {
-            self.p_sig.next = self.prod.val().get_bits::<W>(64);
-            self.p_sticky.next = self.prod.val().get_bits::<W>(0).any();
-        }
-        self.s5_sig.d.next = self.m6.val();
-        self.s5_exp.d.next = self.s4_exp.q.val() - self.m_lz.val();
-        if self.s4_is_prod.q.val() {
-            self.s5_sig.d.next = self.p_sig.val();
+        self.s11_sig.d.next = self.norm[2].n.val();
+        self.s11_lz.d.next = self.norm[2].lz.val();
+        if self.c_prod[6].q.val() {
+            self.s11_sig.d.next = self.p_sig.val();
             if self.p_sticky.val() {
-                self.s5_sig.d.next = self.p_sig.val() | 1;
+                self.s11_sig.d.next = self.p_sig.val() | 1;
             }
-            self.s5_exp.d.next = self.s4_exp.q.val() + self.p_top.val();
+            self.s11_lz.d.next = 1.into();
+            if self.hi.val().get_bit(63) {
+                self.s11_lz.d.next = 0.into();
+            }
         }
-        // An exact cancellation is +0 (rounding to nearest).
-        self.s5_arith.d.next =
-            self.s4_arith.q.val() & !(self.s4_is_sum.q.val() & !self.s4_sum.q.val().any());
-        self.s5_val.d.next = self.s4_val.q.val();
-        self.s5_index.d.next = self.s4_index.q.val();
-        self.s5_sign.d.next = self.s4_sign.q.val();
-        self.s5_fmt.d.next = self.s4_fmt.q.val();
 
-        // ---- Output: round and pack (fp_bits::round_pack). B = R - 4096 below 1 is a
-        // subnormal: shift right by 1 - B more (at most 64: beyond, everything is sticky and
-        // the result 0 for every type), the exponent field 0.
-        self.subn.next = self.s5_exp.q.val() < 4097;
-        self.dn.next = 4097 - self.s5_exp.q.val();
-        self.dsh.next = 0.into();
+        // ---- Stage 12. R = E - lz; B = R - 4096 below 1 is a subnormal: shift right by
+        // 1 - B = 4097 - R more, the exponent field 0.
+        self.s12_sig.d.next = self.s11_sig.q.val();
+        self.s12_exp.d.next = self.c_e[5].q.val() - bit_cast::<XW, 6>(self.s11_lz.q.val());
+        self.dn.next = self.c_nx[3].q.val() + bit_cast::<NW, 6>(self.s11_lz.q.val());
+        self.subn.next = !self.dn.val().get_bit(13) & self.dn.val().any();
+        self.s12_subn.d.next = self.subn.val();
+        self.s12_dsh.d.next = 0.into();
         if self.subn.val() {
-            self.dsh.next = bit_cast::<7, XW>(self.dn.val());
+            self.s12_dsh.d.next = self.dn.val().get_bits::<7>(0);
             if self.dn.val() > 64 {
-                self.dsh.next = 64.into();
+                self.s12_dsh.d.next = 64.into();
             }
         }
-        self.u.next = self.s5_sig.q.val() >> self.dsh.val();
-        self.lost.next = (self.s5_sig.q.val() & !(self.ones.val() << self.dsh.val())).any();
-        // B - 1 at the exponent field's width (only used when 1 <= B < the all-ones field).
-        self.em1.next = bit_cast::<EW, XW>(self.s5_exp.q.val()) - 1;
-        // The type's p bits from bit 63 down, the round bit below them, the sticky bits.
-        match self.s5_fmt.q.val().index() {
+
+        // ---- Stages 13 and 14: the subnormal shift; infinity; the exponent field (B, when
+        // 1 <= B < the all-ones field: R's low bits).
+        self.shr[1].w.next = self.s12_sig.q.val();
+        self.shr[1].d.next = self.s12_dsh.q.val();
+        match self.tf[11].q.val().index() {
             0 => {
-                self.q.next = self.u.val() >> 53;
-                self.lsb.next = self.u.val().get_bit(53);
-                self.rb.next = self.u.val().get_bit(52);
-                self.st.next = self.u.val().get_bits::<52>(0).any();
-                self.ex.next = bit_cast::<W, EW>(self.em1.val()) << 10;
-                self.ovf.next = self.s5_exp.q.val() >= self.r_inf[0].val();
-                self.o_inf.next = self.inf[0].val();
-                self.o_sign.next = self.sign[0].val();
+                self.t13_rinf.next = self.r_inf[0].val();
             }
             1 => {
-                self.q.next = self.u.val() >> 56;
-                self.lsb.next = self.u.val().get_bit(56);
-                self.rb.next = self.u.val().get_bit(55);
-                self.st.next = self.u.val().get_bits::<55>(0).any();
-                self.ex.next = bit_cast::<W, EW>(self.em1.val()) << 7;
-                self.ovf.next = self.s5_exp.q.val() >= self.r_inf[1].val();
-                self.o_inf.next = self.inf[1].val();
-                self.o_sign.next = self.sign[1].val();
+                self.t13_rinf.next = self.r_inf[1].val();
             }
             2 => {
-                self.q.next = self.u.val() >> 40;
-                self.lsb.next = self.u.val().get_bit(40);
-                self.rb.next = self.u.val().get_bit(39);
-                self.st.next = self.u.val().get_bits::<39>(0).any();
-                self.ex.next = bit_cast::<W, EW>(self.em1.val()) << 23;
-                self.ovf.next = self.s5_exp.q.val() >= self.r_inf[2].val();
-                self.o_inf.next = self.inf[2].val();
-                self.o_sign.next = self.sign[2].val();
+                self.t13_rinf.next = self.r_inf[2].val();
             }
             _ => {
-                self.q.next = self.u.val() >> 11;
-                self.lsb.next = self.u.val().get_bit(11);
-                self.rb.next = self.u.val().get_bit(10);
-                self.st.next = self.u.val().get_bits::<10>(0).any();
-                self.ex.next = bit_cast::<W, EW>(self.em1.val()) << 52;
-                self.ovf.next = self.s5_exp.q.val() >= self.r_inf[3].val();
-                self.o_inf.next = self.inf[3].val();
-                self.o_sign.next = self.sign[3].val();
+                self.t13_rinf.next = self.r_inf[3].val();
             }
         }
-        // Nearest, ties to even; a carry out of the significand lands in the exponent field
-        // (the next binade, the smallest normal, or infinity from the largest binade).
-        self.packed_word.next =
-            self.q.val() + (self.rb.val() & (self.st.val() | self.lost.val() | self.lsb.val()));
-        if !self.subn.val() {
-            self.packed_word.next = self.ex.val()
-                + self.q.val()
-                + (self.rb.val() & (self.st.val() | self.lost.val() | self.lsb.val()));
+        self.s13_ovf.d.next = self.s12_exp.q.val() >= self.t13_rinf.val();
+        self.s13_field.d.next = self.s12_exp.q.val().get_bits::<EW>(0);
+        if self.s12_subn.q.val() {
+            self.s13_field.d.next = 0.into();
         }
-        self.rounded.next = self.packed_word.val();
-        if self.ovf.val() {
-            self.rounded.next = self.o_inf.val();
+        self.s14_ovf.d.next = self.s13_ovf.q.val();
+        self.s14_field.d.next = self.s13_field.q.val();
+
+        // ---- Stage 15: the type's p bits from bit 63 down (`q`; its top bit, the hidden
+        // one, is replaced by the exponent field), the round bit below them, the sticky bits.
+        self.field_w.next = bit_cast::<W, EW>(self.s14_field.q.val());
+        match self.tf[13].q.val().index() {
+            0 => {
+                self.lsb.next = self.shr[1].r.val().get_bit(53);
+                self.rb.next = self.shr[1].r.val().get_bit(52);
+                self.st.next = self.shr[1].r.val().get_bits::<52>(0).any();
+                self.s15_packed.d.next = (self.field_w.val() << 10)
+                    | ((self.shr[1].r.val() >> 53) & self.fmask[0].val());
+            }
+            1 => {
+                self.lsb.next = self.shr[1].r.val().get_bit(56);
+                self.rb.next = self.shr[1].r.val().get_bit(55);
+                self.st.next = self.shr[1].r.val().get_bits::<55>(0).any();
+                self.s15_packed.d.next =
+                    (self.field_w.val() << 7) | ((self.shr[1].r.val() >> 56) & self.fmask[1].val());
+            }
+            2 => {
+                self.lsb.next = self.shr[1].r.val().get_bit(40);
+                self.rb.next = self.shr[1].r.val().get_bit(39);
+                self.st.next = self.shr[1].r.val().get_bits::<39>(0).any();
+                self.s15_packed.d.next = (self.field_w.val() << 23)
+                    | ((self.shr[1].r.val() >> 40) & self.fmask[2].val());
+            }
+            _ => {
+                self.lsb.next = self.shr[1].r.val().get_bit(11);
+                self.rb.next = self.shr[1].r.val().get_bit(10);
+                self.st.next = self.shr[1].r.val().get_bits::<10>(0).any();
+                self.s15_packed.d.next = (self.field_w.val() << 52)
+                    | ((self.shr[1].r.val() >> 11) & self.fmask[3].val());
+            }
         }
-        self.o_r.d.next = self.s5_val.q.val();
-        if self.s5_arith.q.val() {
+        // Nearest, ties to even.
+        self.s15_incr.d.next =
+            self.rb.val() & (self.st.val() | self.shr[1].lost.val() | self.lsb.val());
+        self.s15_ovf.d.next = self.s14_ovf.q.val();
+
+        // ---- Output: the rounding add; infinity; the sign; or the decided result.
+        match self.tf[14].q.val().index() {
+            0 => {
+                self.t16_inf.next = self.inf[0].val();
+                self.t16_sign.next = self.sign[0].val();
+            }
+            1 => {
+                self.t16_inf.next = self.inf[1].val();
+                self.t16_sign.next = self.sign[1].val();
+            }
+            2 => {
+                self.t16_inf.next = self.inf[2].val();
+                self.t16_sign.next = self.sign[2].val();
+            }
+            _ => {
+                self.t16_inf.next = self.inf[3].val();
+                self.t16_sign.next = self.sign[3].val();
+            }
+        }
+        self.rounded.next = self.s15_packed.q.val() + self.s15_incr.q.val();
+        if self.s15_ovf.q.val() {
+            self.rounded.next = self.t16_inf.val();
+        }
+        self.o_r.d.next = self.c_val[10].q.val();
+        if self.c_arith[10].q.val() {
             self.o_r.d.next = self.rounded.val();
-            if self.s5_sign.q.val() {
-                self.o_r.d.next = self.rounded.val() | self.o_sign.val();
+            if self.c_sign[11].q.val() {
+                self.o_r.d.next = self.rounded.val() | self.t16_sign.val();
             }
         }
-        self.o_ri.d.next = self.s5_index.q.val();
+        self.o_ri.d.next = self.c_index[10].q.val();
         self.r.next = self.o_r.q.val();
         self.ri.next = self.o_ri.q.val();
     }
@@ -1102,14 +1195,14 @@ mod tests {
     use std::collections::VecDeque;
 
     /// The block emits as module `reduce_alu_fp` with the multiplier's module
-    /// (`reduce_alu_mul16`) as its only child. To lint it, run this test with `FP_VERILOG_DIR`
+    /// (`reduce_alu_mul16`), the normaliser and the shifter as its children. To lint it, run this test with `FP_VERILOG_DIR`
     /// set to a directory, which receives one file per module, then
     /// `verilator --lint-only -Wall --top-module reduce_alu_fp *.v` there.
     #[test]
     fn fp_synthesizes() {
         let mut uut = ReduceAluFp::default();
         uut.connect_all();
-        let m = crate::emit::emit_with_children(&uut, "reduce_alu_fp", &[], &[])
+        let m = crate::emit::emit_with_children(&uut, "reduce_alu_fp", &[], &FP_CHILDREN)
             .expect("reduce_alu_fp emits");
         if let Ok(dir) = std::env::var("FP_VERILOG_DIR") {
             for module in std::iter::once(&m).chain(&m.children) {
@@ -1119,7 +1212,10 @@ mod tests {
         }
         assert!(m.text.contains("module reduce_alu_fp"));
         let children: Vec<&str> = m.children.iter().map(|c| c.name.as_str()).collect();
-        assert_eq!(children, [crate::prim::mul::MUL16_MODULE]);
+        assert_eq!(
+            children,
+            [norm::MODULE, shr::MODULE, crate::prim::mul::MUL16_MODULE]
+        );
         let ports: Vec<(&str, usize)> =
             m.ports.iter().map(|p| (p.name.as_str(), p.width)).collect();
         assert_eq!(
@@ -1139,8 +1235,8 @@ mod tests {
         );
     }
 
-    /// Register stages: an operation offered at edge `t` is on `r`, `ri` after edge `t + 5`.
-    const STAGES: usize = 6;
+    /// Register stages: an operation offered at edge `t` is on `r`, `ri` after edge `t + 15`.
+    const STAGES: usize = FP_STAGES;
     /// Enough `simulate` iterations for the longest chain of combinational signals.
     const SETTLE: usize = 100;
 
@@ -1180,7 +1276,7 @@ mod tests {
     }
 
     /// The block under `simulate`, one operation offered per edge, each output compared with
-    /// the reference for the operation offered five edges earlier.
+    /// the reference for the operation offered `STAGES - 1` edges earlier.
     struct Bench {
         uut: ReduceAluFp,
         /// The operations of the last edges, oldest first (`None`: lost to a reset).
@@ -1233,7 +1329,7 @@ mod tests {
                 self.pending.iter_mut().for_each(|p| *p = None);
             }
             if self.pending.len() == STAGES {
-                let due = self.pending.pop_front().expect("six in flight");
+                let due = self.pending.pop_front().expect("STAGES in flight");
                 let want = due.as_ref().map_or((0, 0), expected);
                 let got = (self.uut.r.val().to_u64(), self.uut.ri.val().to_u64());
                 assert_eq!(
@@ -1466,8 +1562,8 @@ mod tests {
             offered += usize::from(!reset);
         }
         bench.drain();
-        // A reset also loses the operations of the five edges before it: five for the
-        // first, five for the back-to-back pair.
-        assert_eq!(bench.checked, offered - 5 - 5);
+        // A reset also loses the operations of the `STAGES - 1` edges before it: for the
+        // first, and for the back-to-back pair.
+        assert_eq!(bench.checked, offered - 2 * (STAGES - 1));
     }
 }

@@ -13,11 +13,15 @@
 //! stage that uses it — and `L` instances of [`ReduceAluLane`] (module `reduce_alu_lane`) with
 //! the operands' stages. With the floating-point types built in (`F = L`, configuration
 //! `[alu] fp = 1`, module `reduce_alu_l<L>_fp`), `L` instances of [`ReduceAluFp`] (module
-//! `reduce_alu_fp`) beside them, fed the same operands, with the same six stages; the flag
+//! `reduce_alu_fp`) beside them, fed the same operands, with `FP_LATENCY` stages; the flag
 //! "`dtype` is a floating-point type" travels with the control (`s2_fp` … `o_fp`) and selects
 //! their results at the outputs — or zero, without them (`F = 0`), where such a `dtype` is
-//! answered with `err`. Latency 6. A block that contains the ALU (the NIC) instantiates
-//! `ReduceAlu<1, 0>` as a child and drives its ports like any others.
+//! answered with `err`. Latency 6 without them; with them, [`FP_TAIL`] more registers (the
+//! tail, `t_*`, after stage 6: `X`, none while `FP_LATENCY = LATENCY`) on every output — the
+//! control, the select `o_fp` and the integer results — so that every operation of the block
+//! answers after `FP_LATENCY` cycles, where the floating-point datapaths' results come out.
+//! A block that contains the ALU (the NIC, the switch's payload path) instantiates
+//! `ReduceAlu<L, F, X>` as a child and drives its ports like any others.
 
 pub mod fp;
 pub mod lane;
@@ -30,7 +34,9 @@ use crate::emit::{emit_with_children, EmitError, Module};
 use crate::prim::Reg;
 use crate::rtl_block;
 use netcoll_models::kit::cycle::ValueSim;
-use netcoll_models::reduce_alu::{AluOp, Dtype, ReduceAluParams, FIRST_RESERVED_OP, WORD_BITS};
+use netcoll_models::reduce_alu::{
+    AluOp, Dtype, ReduceAluParams, FIRST_RESERVED_OP, FP_LATENCY, LATENCY, WORD_BITS,
+};
 use rust_hdl::prelude::*;
 
 const W: usize = WORD_BITS;
@@ -38,14 +44,22 @@ const OPB: usize = AluOp::BITS;
 /// Bits of the one-hot `op`: one per code that is not reserved.
 const OP_HOT: usize = FIRST_RESERVED_OP as usize;
 const DTB: usize = Dtype::BITS;
+/// The tail stages (`X`) of a block with the floating-point types: `FP_LATENCY - LATENCY`.
+pub const FP_TAIL: usize = FP_LATENCY - LATENCY;
 
 fn k<const N: usize>(v: u64) -> Constant<Bits<N>> {
     Constant::new(Bits::<N>::from(v))
 }
 
+/// A two-dimensional array of registers in their reset state.
+fn regs2<T: Synth, const M: usize, const N: usize>() -> [[Reg<T>; M]; N] {
+    core::array::from_fn(|_| core::array::from_fn(|_| Default::default()))
+}
+
 netcoll_models::reduce_alu_ports!(rtl_block! {
-    /// The reduction ALU with `L` lanes and `F` floating-point datapaths (`L` or 0).
-    pub struct ReduceAlu<const L: usize, const F: usize> {
+    /// The reduction ALU with `L` lanes, `F` floating-point datapaths (`L` or 0) and `X`
+    /// tail stages (`FP_LATENCY - LATENCY` with the floating-point datapaths, else 0).
+    pub struct ReduceAlu<const L: usize, const F: usize, const X: usize> {
         // Stage 1: the control inputs as offered.
         s1_valid: Reg<bool> = Default::default(),
         s1_op: Reg<Bits<OPB>> = Default::default(),
@@ -88,6 +102,14 @@ netcoll_models::reduce_alu_ports!(rtl_block! {
         lane: [ReduceAluLane; L] = core::array::from_fn(|_| Default::default()),
         /// The floating-point datapaths (module `reduce_alu_fp`), one per lane, or none.
         fpu: [ReduceAluFp; F] = core::array::from_fn(|_| Default::default()),
+        /// The tail: `X` more registers after stage 6 on `out_valid`, `err`, the select
+        /// `o_fp` and the lanes' integer results (element `m` is stage `7 + m`); none when
+        /// `X = 0`. The last of them drives the outputs.
+        t_valid: [Reg<bool>; X] = core::array::from_fn(|_| Default::default()),
+        t_err: [Reg<bool>; X] = core::array::from_fn(|_| Default::default()),
+        t_fp: [Reg<bool>; X] = core::array::from_fn(|_| Default::default()),
+        t_r: [[Reg<Bits<W>>; X]; F] = regs2(),
+        t_ri: [[Reg<Bits<W>>; X]; F] = regs2(),
         /// Whether the floating-point types are built in (`F > 0`).
         fp_built: Constant<bool> = Constant::new(F > 0),
         /// `op` is one the floating-point types do not define, or reserved (`> PROD`).
@@ -120,7 +142,13 @@ netcoll_models::reduce_alu_ports!(rtl_block! {
     }
 });
 
-impl<const L: usize, const F: usize> Logic for ReduceAlu<L, F> {
+/// The first index of the tail's last element: `X - 1` (the range `last(X)..X` is empty when
+/// there is no tail).
+const fn last(x: usize) -> usize {
+    x.saturating_sub(1)
+}
+
+impl<const L: usize, const F: usize, const X: usize> Logic for ReduceAlu<L, F, X> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
@@ -232,6 +260,50 @@ impl<const L: usize, const F: usize> Logic for ReduceAlu<L, F> {
                 self.r[n].next = self.fpu[n].r.val();
                 self.ri[n].next = self.fpu[n].ri.val();
             }
+            // The tail (X > 0): the integer results wait X more registers, and the last of
+            // them, or the floating-point datapath's result (X stages deeper itself), goes out.
+            for m in 0..X {
+                self.t_r[n][m].clock.next = self.clock.val();
+                self.t_r[n][m].reset.next = self.reset.val();
+                self.t_ri[n][m].clock.next = self.clock.val();
+                self.t_ri[n][m].reset.next = self.reset.val();
+                if m == 0 {
+                    self.t_r[n][m].d.next = self.lane[n].r.val();
+                    self.t_ri[n][m].d.next = self.lane[n].ri.val();
+                } else {
+                    self.t_r[n][m].d.next = self.t_r[n][m - 1].q.val();
+                    self.t_ri[n][m].d.next = self.t_ri[n][m - 1].q.val();
+                }
+            }
+            for m in last(X)..X {
+                self.r[n].next = self.t_r[n][m].q.val();
+                self.ri[n].next = self.t_ri[n][m].q.val();
+                if self.t_fp[m].q.val() {
+                    self.r[n].next = self.fpu[n].r.val();
+                    self.ri[n].next = self.fpu[n].ri.val();
+                }
+            }
+        }
+        for m in 0..X {
+            self.t_valid[m].clock.next = self.clock.val();
+            self.t_valid[m].reset.next = self.reset.val();
+            self.t_err[m].clock.next = self.clock.val();
+            self.t_err[m].reset.next = self.reset.val();
+            self.t_fp[m].clock.next = self.clock.val();
+            self.t_fp[m].reset.next = self.reset.val();
+            if m == 0 {
+                self.t_valid[m].d.next = self.o_valid.q.val();
+                self.t_err[m].d.next = self.o_err.q.val();
+                self.t_fp[m].d.next = self.o_fp.q.val();
+            } else {
+                self.t_valid[m].d.next = self.t_valid[m - 1].q.val();
+                self.t_err[m].d.next = self.t_err[m - 1].q.val();
+                self.t_fp[m].d.next = self.t_fp[m - 1].q.val();
+            }
+        }
+        for m in last(X)..X {
+            self.out_valid.next = self.t_valid[m].q.val();
+            self.err.next = self.t_err[m].q.val();
         }
     }
 }
@@ -244,14 +316,11 @@ pub trait ReduceAluRtl {
     fn into_sim(self: Box<Self>) -> Box<dyn ValueSim>;
 }
 
-impl<const L: usize, const F: usize> ReduceAluRtl for ReduceAlu<L, F> {
+impl<const L: usize, const F: usize, const X: usize> ReduceAluRtl for ReduceAlu<L, F, X> {
     fn verilog(&self, header: &[String]) -> Result<Module, EmitError> {
-        emit_with_children(
-            self,
-            &module_name(L, F > 0),
-            header,
-            &[("lane", "reduce_alu_lane"), ("fpu", "reduce_alu_fp")],
-        )
+        let mut children = vec![("lane", "reduce_alu_lane"), ("fpu", "reduce_alu_fp")];
+        children.extend(fp::FP_CHILDREN);
+        emit_with_children(self, &module_name(L, F > 0), header, &children)
     }
     fn into_sim(self: Box<Self>) -> Box<dyn ValueSim> {
         Box::new(crate::kit::RtlSim::new(*self))
@@ -272,18 +341,18 @@ pub fn module_name(lanes: usize, fp: bool) -> String {
 
 /// The ALU RTL for `p`, connected; `None` for unsupported parameters.
 pub fn build(p: &ReduceAluParams) -> Option<Box<dyn ReduceAluRtl>> {
-    fn boxed<const L: usize, const F: usize>() -> Box<dyn ReduceAluRtl> {
-        let mut b = ReduceAlu::<L, F>::default();
+    fn boxed<const L: usize, const F: usize, const X: usize>() -> Box<dyn ReduceAluRtl> {
+        let mut b = ReduceAlu::<L, F, X>::default();
         b.connect_all();
         Box::new(b)
     }
     match (p.lanes, p.fp) {
-        (1, 0) => Some(boxed::<1, 0>()),
-        (2, 0) => Some(boxed::<2, 0>()),
-        (4, 0) => Some(boxed::<4, 0>()),
-        (1, 1) => Some(boxed::<1, 1>()),
-        (2, 1) => Some(boxed::<2, 2>()),
-        (4, 1) => Some(boxed::<4, 4>()),
+        (1, 0) => Some(boxed::<1, 0, 0>()),
+        (2, 0) => Some(boxed::<2, 0, 0>()),
+        (4, 0) => Some(boxed::<4, 0, 0>()),
+        (1, 1) => Some(boxed::<1, 1, FP_TAIL>()),
+        (2, 1) => Some(boxed::<2, 2, FP_TAIL>()),
+        (4, 1) => Some(boxed::<4, 4, FP_TAIL>()),
         _ => None,
     }
 }

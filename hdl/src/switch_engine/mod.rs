@@ -108,6 +108,7 @@ netcoll_models::switch_engine_ports!(rtl_block! {
         const O: usize,
         const DB: usize,
         const FL: usize,
+        const AX: usize,
     > {
         /// Low until the reset sweep has cleared the last group.
         init_done: Reg<bool> = Default::default(),
@@ -222,7 +223,7 @@ netcoll_models::switch_engine_ports!(rtl_block! {
         outq: SwitchEngineOutq<R, G, N> = Default::default(),
         /// A reducing engine's payload path (module `switch_engine_payload`) and shape logic
         /// (module `switch_engine_meta`); none on a barrier-only engine.
-        pay: [SwitchEnginePayload<L, AL, B, S, A, F, CQ, O, FL>; N] = core::array::from_fn(|_| Default::default()),
+        pay: [SwitchEnginePayload<L, AL, B, S, A, F, CQ, O, FL, AX>; N] = core::array::from_fn(|_| Default::default()),
         meta: [SwitchEngineMeta<SW, PB, DB>; N] = core::array::from_fn(|_| Default::default()),
         /// A reducing engine's packet shape through stages 1–3: length (8), operation (4),
         /// type (3), and whether its beats are stored (bit 15).
@@ -415,7 +416,8 @@ impl<
         const O: usize,
         const DB: usize,
         const FL: usize,
-    > Logic for SwitchEngine<R, P, G, C, EW, SW, L, N, PB, AL, B, S, A, F, CQ, O, DB, FL>
+        const AX: usize,
+    > Logic for SwitchEngine<R, P, G, C, EW, SW, L, N, PB, AL, B, S, A, F, CQ, O, DB, FL, AX>
 {
     #[hdl_gen]
     fn update(&mut self) {
@@ -1268,8 +1270,9 @@ impl<
         const O: usize,
         const DB: usize,
         const FL: usize,
+        const AX: usize,
     > SwitchEngineRtl
-    for SwitchEngine<R, P, G, C, EW, SW, L, N, PB, AL, B, S, A, F, CQ, O, DB, FL>
+    for SwitchEngine<R, P, G, C, EW, SW, L, N, PB, AL, B, S, A, F, CQ, O, DB, FL, AX>
 {
     fn verilog(&self, header: &[String]) -> Result<Module, EmitError> {
         let alu = crate::reduce_alu::module_name(AL, FL > 0);
@@ -1289,6 +1292,7 @@ impl<
         ];
         if FL > 0 {
             children.push(("fpu", "reduce_alu_fp"));
+            children.extend(crate::reduce_alu::fp::FP_CHILDREN);
         }
         emit_with_children(self, "switch_engine", header, &children)
     }
@@ -1309,7 +1313,7 @@ fn boxed<
 ) -> Box<dyn SwitchEngineRtl> {
     // The retry parameters are constants of the one monomorphisation; a barrier-only engine
     // has no data lanes and no payload path (its parameters are placeholders).
-    let mut e = SwitchEngine::<R, P, G, C, EW, SW, 0, 0, 1, 0, 1, 1, 2, 1, 1, 1, 2, 0> {
+    let mut e = SwitchEngine::<R, P, G, C, EW, SW, 0, 0, 1, 0, 1, 1, 2, 1, 1, 1, 2, 0, 0> {
         timer_on: Constant::new(p.retry_timer_on()),
         epoch_at: k(p.epoch_shift() as u64),
         ..Default::default()
@@ -1336,12 +1340,13 @@ fn boxed_reducing<
     const O: usize,
     const DB: usize,
     const FL: usize,
+    const AX: usize,
 >(
     p: &SwitchEngineParams,
 ) -> Box<dyn SwitchEngineRtl> {
     // Built in place: the block is a quarter of a megabyte.
     let mut e =
-        Box::<SwitchEngine<R, P, G, C, EW, SW, L, 1, PB, AL, B, S, A, F, CQ, O, DB, FL>>::default();
+        Box::<SwitchEngine<R, P, G, C, EW, SW, L, 1, PB, AL, B, S, A, F, CQ, O, DB, FL, AX>>::default();
     e.timer_on = Constant::new(p.retry_timer_on());
     e.epoch_at = k(p.epoch_shift() as u64);
     e.pay = [SwitchEnginePayload::new(p)];
@@ -1403,7 +1408,7 @@ pub fn build(p: &SwitchEngineParams) -> Option<Box<dyn SwitchEngineRtl>> {
             p.fp,
         );
         return match REDUCING_SHAPES.iter().position(|&s| s == shape) {
-            // R, P, G, C, EW, SW, L, PB, AL, B, S, A, F, CQ, O, DB, FL
+            // R, P, G, C, EW, SW, L, PB, AL, B, S, A, F, CQ, O, DB, FL, AX (the ALU's tail)
             Some(0) => Some(boxed_reducing::<
                 4,
                 2,
@@ -1421,6 +1426,7 @@ pub fn build(p: &SwitchEngineParams) -> Option<Box<dyn SwitchEngineRtl>> {
                 5,
                 5,
                 2,
+                0,
                 0,
             >(p)),
             Some(2) => Some(boxed_reducing::<
@@ -1441,6 +1447,7 @@ pub fn build(p: &SwitchEngineParams) -> Option<Box<dyn SwitchEngineRtl>> {
                 5,
                 3,
                 4,
+                { crate::reduce_alu::FP_TAIL },
             >(p)),
             Some(1) => Some(boxed_reducing::<
                 16,
@@ -1459,6 +1466,7 @@ pub fn build(p: &SwitchEngineParams) -> Option<Box<dyn SwitchEngineRtl>> {
                 6,
                 6,
                 2,
+                0,
                 0,
             >(p)),
             _ => None,

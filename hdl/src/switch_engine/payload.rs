@@ -22,16 +22,18 @@
 //!   input beat, does buffer work, all worked out a cycle ahead); the FIFO's head is loaded
 //!   at the edge where the command before issues its last beat. A beat `j` issues when the
 //!   beat it takes from `ipf` has arrived and no beat in flight writes the buffer word it
-//!   reads after this cycle's edge (a compare with seven of the eight pipeline stages: the
-//!   eighth writes at this edge, and its result is forwarded, `hit_*` / `fwd`, because the
+//!   reads after this cycle's edge (a compare with all but the last of the pipeline's stages,
+//!   eight, or `8 + X` with the floating-point types: the last writes at this edge, and its
+//!   result is forwarded, `hit_*` / `fwd`, because the
 //!   RAMs read before they write; the compare is made a cycle ahead for each beat that can be
 //!   current then, `cur_blocked`); the issue reads word `j` of the slot from both buffers
 //!   (`acc`, `ret`: RAMs, one per lane, their read registered) and carries the input beat
 //!   along; the ALU's operands are chosen among them as they are registered again (`op_a`,
-//!   `op_b`); two cycles after the issue the reduction ALU (`alu`, module `reduce_alu_l<2L>`, six
-//!   cycles) combines them, or passes one through as BOR with zero; eight cycles after the
-//!   issue the result is written to the buffers and pushed into the output FIFO (`opf`,
-//!   module `switch_engine_opf`).
+//!   `op_b`); two cycles after the issue the reduction ALU (`alu`, module `reduce_alu_l<2L>`,
+//!   six cycles, or `FP_LATENCY` = `6 + X` with the floating-point types: `reduce_alu_l<2L>_fp`)
+//!   combines them, or passes one through as BOR with zero; eight cycles after the issue (`8 +
+//!   X`) the result is written to the buffers and pushed into the output FIFO (`opf`, module
+//!   `switch_engine_opf`).
 //! - **Output.** The output queue's head (`head_valid`; `head_nz`, it has payload, from
 //!   registers) is shown (`show`) while its next beat is in `opf` (at once if it has no
 //!   payload), with the beat on `data`; the packet leaves with its last beat (`leave_gate`:
@@ -47,7 +49,9 @@
 //! # Parameters
 //! `L` lanes (words a beat), `AL` = `2 L` ALU lanes, `B` = log2(max beats a packet), `S` slot
 //! bits, `A` = `S + B` buffer address bits, `F` / `CQ` / `O` address bits of `ipf` /
-//! `cmdq` / `opf`; the constants (`max_plen`, `slots`, …) are set by the engine's builder.
+//! `cmdq` / `opf`, `FL` the ALU's floating-point datapaths (`AL` or 0) and `X` its tail stages
+//! (`FP_LATENCY - LATENCY` with them, else 0; the pipeline's `px_*`); the constants
+//! (`max_plen`, `slots`, …) are set by the engine's builder.
 
 use super::fifo::{SwitchEngineFifo, COUNT_BITS};
 use crate::dff_setup;
@@ -58,15 +62,25 @@ use netcoll_models::reduce_alu::{AluOp, Dtype, FIRST_RESERVED_OP};
 use netcoll_models::switch_engine::{SwitchEngineParams, OP_BITS};
 use rust_hdl::prelude::*;
 
-/// Cycles from a beat's issue to the edge that writes its result (the code names the last
-/// stage, 7, as a literal: an index must be one for the back end).
-pub const PIPE: usize = netcoll_models::switch_engine::model::PAYLOAD_PIPE;
+/// The stages `p_*` of the pipeline: the cycles from a beat's issue to the edge that writes
+/// its result with an ALU of latency `LATENCY` (the code names the last stage, 7, as a
+/// literal: an index must be one for the back end). An ALU with the floating-point types has
+/// `X` tail stages more, and the pipeline has them too (`px_*`, between stages 1 and 2):
+/// `payload_pipe` = `PIPE + X` stages in all.
+pub const PIPE: usize = 2 + netcoll_models::reduce_alu::LATENCY;
 const _: () = assert!(PIPE == 8);
-/// The stages whose writes a read can miss: all but the last, whose write is forwarded.
+/// The stages of `p_*` whose writes a read can miss: all but the last, whose write is
+/// forwarded (and every one of the tail's).
 const HAZARD_STAGES: usize = PIPE - 1;
 /// Those of them now that will be among them in the next cycle (the hazard is worked out a
-/// cycle ahead).
+/// cycle ahead; the tail's stages are all among them).
 const STAGES_AHEAD: usize = HAZARD_STAGES - 1;
+
+/// The index of the tail's last stage: `X - 1` (the range `last(X)..X` is empty without a
+/// tail).
+const fn last(x: usize) -> usize {
+    x.saturating_sub(1)
+}
 
 fn k<const N: usize>(v: u64) -> Constant<Bits<N>> {
     Constant::new(Bits::<N>::from(v))
@@ -84,6 +98,7 @@ pub struct SwitchEnginePayload<
     const CQ: usize,
     const O: usize,
     const FL: usize,
+    const X: usize,
 > {
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, bool>,
@@ -143,7 +158,7 @@ pub struct SwitchEnginePayload<
     opf: SwitchEngineFifo<L, O, 0>,
     acc: [Mem<Bits<64>, A>; L],
     ret: [Mem<Bits<64>, A>; L],
-    alu: ReduceAlu<AL, FL>,
+    alu: ReduceAlu<AL, FL, X>,
     /// Beats still to come of the packet being received, and whether they are stored.
     in_left: Reg<Bits<9>>,
     in_store: Reg<bool>,
@@ -195,6 +210,18 @@ pub struct SwitchEnginePayload<
     /// The ALU combines 32-bit elements / MAXLOC or MINLOC pairs.
     p_narrow: [Reg<bool>; PIPE],
     p_loc: [Reg<bool>; PIPE],
+    /// The pipeline's tail: `X` more stages (the ALU's tail, none without the floating-point
+    /// types) between `p_*[1]` and `p_*[2]`, so that the last stage stays `p_*[7]`: element
+    /// `m` holds the beat issued `m + 3` cycles ago, and `p_*[k]` for `k >= 2` the beat issued
+    /// `k + 1 + X` cycles ago.
+    px_valid: [Reg<bool>; X],
+    px_slot: [Reg<Bits<S>>; X],
+    px_j: [Reg<Bits<B>>; X],
+    px_wr_acc: [Reg<bool>; X],
+    px_wr_ret: [Reg<bool>; X],
+    px_emit: [Reg<bool>; X],
+    px_narrow: [Reg<bool>; X],
+    px_loc: [Reg<bool>; X],
     /// What the first two stages need to feed the ALU: the buffer read, the input beat, how
     /// they are combined.
     s1_src_acc: Reg<bool>,
@@ -351,7 +378,8 @@ impl<
         const CQ: usize,
         const O: usize,
         const FL: usize,
-    > SwitchEnginePayload<L, AL, B, S, A, F, CQ, O, FL>
+        const X: usize,
+    > SwitchEnginePayload<L, AL, B, S, A, F, CQ, O, FL, X>
 {
     /// The block for the reducing engine `p` (whose lanes, beats and slots are `L`, `2^B`,
     /// `2^S`).
@@ -364,6 +392,7 @@ impl<
                 && p.slots == 1 << S
                 && p.max_plen.is_power_of_two()
                 && FL == if p.reduces_fp() { AL } else { 0 }
+                && PIPE + X == netcoll_models::switch_engine::model::payload_pipe(p)
         );
         let ipf_depth = netcoll_models::switch_engine::model::ipf_depth(p);
         Self::with(p.max_plen, p.slots, ipf_depth - p.max_beats())
@@ -452,6 +481,14 @@ impl<
             p_emit: Default::default(),
             p_narrow: Default::default(),
             p_loc: Default::default(),
+            px_valid: core::array::from_fn(|_| Default::default()),
+            px_slot: core::array::from_fn(|_| Default::default()),
+            px_j: core::array::from_fn(|_| Default::default()),
+            px_wr_acc: core::array::from_fn(|_| Default::default()),
+            px_wr_ret: core::array::from_fn(|_| Default::default()),
+            px_emit: core::array::from_fn(|_| Default::default()),
+            px_narrow: core::array::from_fn(|_| Default::default()),
+            px_loc: core::array::from_fn(|_| Default::default()),
             s1_src_acc: Default::default(),
             s1_src_ret: Default::default(),
             s1_use_in: Default::default(),
@@ -570,7 +607,8 @@ impl<
         const CQ: usize,
         const O: usize,
         const FL: usize,
-    > Default for SwitchEnginePayload<L, AL, B, S, A, F, CQ, O, FL>
+        const X: usize,
+    > Default for SwitchEnginePayload<L, AL, B, S, A, F, CQ, O, FL, X>
 {
     /// Unconfigured (the engine's builder replaces it with [`Self::new`]).
     fn default() -> Self {
@@ -588,7 +626,8 @@ impl<
         const CQ: usize,
         const O: usize,
         const FL: usize,
-    > Logic for SwitchEnginePayload<L, AL, B, S, A, F, CQ, O, FL>
+        const X: usize,
+    > Logic for SwitchEnginePayload<L, AL, B, S, A, F, CQ, O, FL, X>
 {
     #[hdl_gen]
     fn update(&mut self) {
@@ -820,6 +859,29 @@ impl<
                 self.hz_new.next = true;
             }
         }
+        // The tail's stages (X > 0) are all among the stages a read can miss.
+        for m in 0..X {
+            if self.px_valid[m].q.val()
+                & (self.px_slot[m].q.val() == self.f_slot.val())
+                & ((self.f_src_acc.val() & self.px_wr_acc[m].q.val())
+                    | (self.f_src_ret.val() & self.px_wr_ret[m].q.val()))
+            {
+                if self.px_j[m].q.val() == self.jb.val() {
+                    self.hz_stay.next = true;
+                }
+                if self.px_j[m].q.val() == self.jb_next.val() {
+                    self.hz_next.next = true;
+                }
+            }
+            if self.px_valid[m].q.val()
+                & (self.px_slot[m].q.val() == self.h_slot.val())
+                & !self.px_j[m].q.val().any()
+                & ((self.h_src_acc.val() & self.px_wr_acc[m].q.val())
+                    | (self.h_src_ret.val() & self.px_wr_ret[m].q.val()))
+            {
+                self.hz_new.next = true;
+            }
+        }
         self.head_take.next = self.cmdq.head[0].val().get_bits::<9>(8);
         self.head_work.next = self.cmdq.head[0].val().get_bits::<9>(17);
         self.head_span.next = self.head_work.val();
@@ -902,6 +964,54 @@ impl<
             self.p_narrow[n].d.next = self.p_narrow[n - 1].q.val();
             self.p_loc[n].d.next = self.p_loc[n - 1].q.val();
         }
+        // The tail (X > 0): after stage 1, before stage 2.
+        for m in 0..X {
+            self.px_valid[m].clock.next = self.clock.val();
+            self.px_slot[m].clock.next = self.clock.val();
+            self.px_j[m].clock.next = self.clock.val();
+            self.px_wr_acc[m].clock.next = self.clock.val();
+            self.px_wr_ret[m].clock.next = self.clock.val();
+            self.px_emit[m].clock.next = self.clock.val();
+            self.px_narrow[m].clock.next = self.clock.val();
+            self.px_loc[m].clock.next = self.clock.val();
+            self.px_valid[m].reset.next = self.reset.val();
+            self.px_slot[m].reset.next = self.reset.val();
+            self.px_j[m].reset.next = self.reset.val();
+            self.px_wr_acc[m].reset.next = self.reset.val();
+            self.px_wr_ret[m].reset.next = self.reset.val();
+            self.px_emit[m].reset.next = self.reset.val();
+            self.px_narrow[m].reset.next = self.reset.val();
+            self.px_loc[m].reset.next = self.reset.val();
+            if m == 0 {
+                self.px_valid[m].d.next = self.p_valid[1].q.val();
+                self.px_slot[m].d.next = self.p_slot[1].q.val();
+                self.px_j[m].d.next = self.p_j[1].q.val();
+                self.px_wr_acc[m].d.next = self.p_wr_acc[1].q.val();
+                self.px_wr_ret[m].d.next = self.p_wr_ret[1].q.val();
+                self.px_emit[m].d.next = self.p_emit[1].q.val();
+                self.px_narrow[m].d.next = self.p_narrow[1].q.val();
+                self.px_loc[m].d.next = self.p_loc[1].q.val();
+            } else {
+                self.px_valid[m].d.next = self.px_valid[m - 1].q.val();
+                self.px_slot[m].d.next = self.px_slot[m - 1].q.val();
+                self.px_j[m].d.next = self.px_j[m - 1].q.val();
+                self.px_wr_acc[m].d.next = self.px_wr_acc[m - 1].q.val();
+                self.px_wr_ret[m].d.next = self.px_wr_ret[m - 1].q.val();
+                self.px_emit[m].d.next = self.px_emit[m - 1].q.val();
+                self.px_narrow[m].d.next = self.px_narrow[m - 1].q.val();
+                self.px_loc[m].d.next = self.px_loc[m - 1].q.val();
+            }
+        }
+        for m in last(X)..X {
+            self.p_valid[2].d.next = self.px_valid[m].q.val();
+            self.p_slot[2].d.next = self.px_slot[m].q.val();
+            self.p_j[2].d.next = self.px_j[m].q.val();
+            self.p_wr_acc[2].d.next = self.px_wr_acc[m].q.val();
+            self.p_wr_ret[2].d.next = self.px_wr_ret[m].q.val();
+            self.p_emit[2].d.next = self.px_emit[m].q.val();
+            self.p_narrow[2].d.next = self.px_narrow[m].q.val();
+            self.p_loc[2].d.next = self.px_loc[m].q.val();
+        }
         self.s1_src_acc.d.next = self.f_src_acc.val();
         self.s1_src_ret.d.next = self.f_src_ret.val();
         self.s1_use_in.d.next = self.cur.q.val().get_bit(28);
@@ -983,7 +1093,7 @@ impl<
             self.alu.dtype.next = self.s2_dtype.q.val();
         }
 
-        // ---- Eight cycles after the issue: the result, written and sent on.
+        // ---- Eight cycles after the issue (`8 + X`): the result, written and sent on.
         for n in 0..L {
             self.rv[n].next = self.alu.r[2 * n].val();
             self.iv[n].next = self.alu.ri[2 * n].val();

@@ -214,6 +214,15 @@ impl NicParams {
     pub fn is_supported(&self) -> bool {
         crate::kit::params::ParamTable::is_supported(self)
     }
+
+    /// The parameters of CALC's ALU: one lane, with the floating-point types if `fp = 1`
+    /// (its latency is the CALC wait's, see `model::alu_wait`).
+    pub fn alu(&self) -> crate::reduce_alu::ReduceAluParams {
+        crate::reduce_alu::ReduceAluParams {
+            lanes: 1,
+            fp: self.fp,
+        }
+    }
 }
 
 /// log2 of a power of two.

@@ -24,13 +24,17 @@
 //! decode (1), then: NOP → completion (1); SEND → 2 cycles per beat plus waiting for `tx_ready`;
 //! WAIT → condition read (1); SEND_EN / RECV_EN → target context read (1); CALC → 10 cycles per
 //! element (12 for MAXLOC / MINLOC; 5 and 7 before the ALU was pipelined, 8 and 10 with its
-//! latency 4, issue 8) and the optional send. The completion cycle writes the CQE and the queue
+//! latency 4, issue 8; `FP_LATENCY - LATENCY` more on a NIC with the floating-point types) and
+//! the optional send. The completion cycle writes the CQE and the queue
 //! context. While a message is transmitted the sequencer does nothing else, so the
 //! network must accept a message it has started (the testbench links buffer them).
 //!
 //! The ALU is the pipelined reduction ALU ([`crate::reduce_alu`]): its inputs come from registers
-//! (its operation and type from the current WQE), its result is read
-//! [`LATENCY`](crate::reduce_alu::LATENCY) cycles later (`CalcAlu`, then `CalcWait`). The
+//! (its operation and type from the current WQE), its result is read its latency later
+//! (`CalcAlu`, then `CalcWait`): [`LATENCY`](crate::reduce_alu::LATENCY) cycles, or
+//! [`FP_LATENCY`](crate::reduce_alu::FP_LATENCY) on a NIC built with the floating-point types
+//! (`fp = 1`, [`NicParams::alu`]), whose every CALC element then takes `FP_LATENCY - LATENCY`
+//! cycles more ([`alu_wait`]). The
 //! operands and the WQE stay put from `CalcAlu` to `CalcWriteIndex`, so every stage of the ALU
 //! holds the same operation by then and this model evaluates it once, into `result` and
 //! `result_index`, every cycle from the registers it holds.
@@ -72,7 +76,7 @@
 //! | `CalcReadAIndex` | latches `b`, reads `a`'s index | `CalcReadBIndex` |
 //! | `CalcReadBIndex` | latches `a`'s index, reads `b`'s index | `CalcOperands` |
 //! | `CalcOperands` | latches the last operand | `CalcAlu` |
-//! | `CalcAlu` | the operands enter the ALU; `wait = LATENCY - 2` | `CalcWait` |
+//! | `CalcAlu` | the operands enter the ALU; `wait = latency - 2` ([`alu_wait`]) | `CalcWait` |
 //! | `CalcWait` | the ALU computes; `wait -= 1` | `CalcWait`; `CalcWrite` when `wait` was 0 |
 //! | `CalcWrite` | writes the result | `CalcWriteIndex` (LOC); `CalcReadA` (next element), `TxStart` (to a peer), `Complete` |
 //! | `CalcWriteIndex` | writes the result's index | as `CalcWrite` without LOC |
@@ -207,7 +211,7 @@ macro_rules! nic_seq_states {
                 CalcWriteIndex,
                 /// Transmit: read the first word (or offer the empty beat).
                 TxStart,
-                /// CALC element: waiting for the ALU's pipeline (`LATENCY - 1` cycles).
+                /// CALC element: waiting for the ALU's pipeline (its latency less one cycle).
                 CalcWait,
                 /// Send-queue visit: the head WQE and its CQ's counts have been read; latch them.
                 SqWqe,
@@ -222,14 +226,34 @@ use SeqState::*;
 
 const M16: u64 = 0xFFFF;
 
-/// `CalcWait`'s count: with `CalcAlu`, `LATENCY` cycles from the operands to `CalcWrite`.
-pub const ALU_WAIT: u64 = crate::reduce_alu::LATENCY as u64 - 2;
-/// Bits of the `CalcWait` counter.
-pub const ALU_WAIT_BITS: usize = 3;
-const _: () = assert!(
-    ALU_WAIT < 1 << ALU_WAIT_BITS,
-    "the ALU latency outgrew the counter"
-);
+/// `CalcWait`'s count for a NIC whose ALU has (`fp`) or has not the floating-point types: with
+/// `CalcAlu`, the ALU's latency from the operands to `CalcWrite` (its `latency() - 2`).
+pub const fn alu_wait_count(fp: bool) -> u64 {
+    let latency = if fp {
+        crate::reduce_alu::FP_LATENCY
+    } else {
+        crate::reduce_alu::LATENCY
+    };
+    latency as u64 - 2
+}
+
+/// Bits of the `CalcWait` counter that counts from [`alu_wait_count`]`(fp)`: 3 without the
+/// floating-point types.
+pub const fn alu_wait_bits(fp: bool) -> usize {
+    let w = alu_wait_count(fp);
+    if w == 0 {
+        1
+    } else {
+        (u64::BITS - w.leading_zeros()) as usize
+    }
+}
+
+/// `CalcWait`'s count of the NIC `p` ([`alu_wait_count`] for its ALU).
+pub fn alu_wait(p: &NicParams) -> u64 {
+    let wait = p.alu().latency() as u64 - 2;
+    debug_assert_eq!(wait, alu_wait_count(p.fp == 1));
+    wait
+}
 const M32: u64 = 0xFFFF_FFFF;
 
 /// A memory with a registered read port, as `netcoll-hdl`'s `Mem`.
@@ -846,7 +870,7 @@ impl NicModel {
                 n.seq.state = CalcAlu;
             }
             CalcAlu => {
-                n.calc.wait = ALU_WAIT;
+                n.calc.wait = alu_wait(&self.p);
                 n.seq.state = CalcWait;
             }
             CalcWait if c.wait == 0 => n.seq.state = CalcWrite,

@@ -115,10 +115,11 @@ fn truth(dtype: Dtype, x: u64) -> bool {
     element(dtype, x) != 0
 }
 
-/// The golden function of one operation as the block answers it: the outputs, `LATENCY`
+/// The golden function of one operation as the block answers it: the outputs, `p.latency()`
 /// cycles later, of an edge with inputs `i` (lanes from `lanes` on stay zero; a reset gives
 /// all zero). The ALU has no protocol beyond "one operation per cycle, answered
-/// [`LATENCY`](super::LATENCY) cycles later", so its golden reference is a cycle design too
+/// [`latency`](ReduceAluParams::latency) cycles later", so its golden reference is a cycle
+/// design too
 /// ([`ReduceAluGolden`]).
 pub fn golden_next(i: &ReduceAluIn, p: &ReduceAluParams) -> ReduceAluOut {
     if i.reset {
@@ -140,7 +141,8 @@ pub fn golden_next(i: &ReduceAluIn, p: &ReduceAluParams) -> ReduceAluOut {
 }
 
 /// The golden reference as a design: [`golden_next`] through a delay line of
-/// [`LATENCY`](super::LATENCY) stages; a reset clears the whole line (the pipeline's registers
+/// [`latency`](ReduceAluParams::latency) stages (6, or [`FP_LATENCY`](super::FP_LATENCY) with
+/// the floating-point types); a reset clears the whole line (the pipeline's registers
 /// reset to zero, and zero operands give zero results).
 #[derive(Clone, Debug)]
 pub struct ReduceAluGolden {
@@ -153,7 +155,7 @@ impl ReduceAluGolden {
     pub fn new(p: ReduceAluParams) -> Self {
         ReduceAluGolden {
             p,
-            line: vec![ReduceAluOut::default(); super::LATENCY].into(),
+            line: vec![ReduceAluOut::default(); p.latency()].into(),
         }
     }
 }

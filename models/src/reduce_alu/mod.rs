@@ -85,11 +85,15 @@
 //!
 //! ## Timing
 //!
-//! Latency [`LATENCY`] = 6, one operation per cycle, sustained: the values computed from the
-//! inputs present at clock edge `t` appear on the outputs after edge `t + 5`, i.e. an operation
-//! offered in cycle `t` is answered in cycle `t + 6`. Every output is a register, so the outputs
-//! depend on registers only (no combinational path from input to output), and every input goes
-//! straight into a register.
+//! The latency is a property of the build ([`ReduceAluParams::latency`]): [`LATENCY`] = 6 for
+//! a block with the integer types only (`fp = 0`), [`FP_LATENCY`] for a block with the
+//! floating-point types built in (`fp = 1`) — for every operation of that block, the integer
+//! ones too: one latency per build. Below, `λ` is that latency. One operation per cycle,
+//! sustained: the values computed from the inputs present at clock edge `t` appear on the
+//! outputs after edge `t + λ - 1`, i.e. an operation offered in cycle `t` is answered in cycle
+//! `t + λ` (`t + 6` without the floating-point types). Every output is a register, so the
+//! outputs depend on registers only (no combinational path from input to output), and every
+//! input goes straight into a register.
 //!
 //! - `out_valid` and `err` follow `in_valid` and `in_valid && reserved(op)` through the pipeline.
 //! - The result registers `r_k`, `ri_k`, and every pipeline register before them, are loaded
@@ -97,8 +101,9 @@
 //!   whatever is on the operand ports. This saves an enable on about 1,000 flip-flops per lane;
 //!   consumers must qualify the results with `out_valid`.
 //! - `reset` (synchronous, active high) clears every register to zero at the edge, taking
-//!   precedence over the inputs: an operation offered in a reset cycle, or in one of the five
-//!   cycles before it, is lost, and the outputs are zero for the six cycles after a reset edge.
+//!   precedence over the inputs: an operation offered in a reset cycle, or in one of the
+//!   `λ - 1` cycles before it, is lost, and the outputs are zero for the `λ` cycles after a
+//!   reset edge.
 //! - Inputs wider than their port are cut to the port width (`op & 15`, `dtype & 7`).
 //!
 //! **Changed in issue 8 (timing closure):** the latency was 1 (the whole computation between
@@ -108,9 +113,16 @@
 //! into registers of their own, the compare ops select from registered compares, and PROD's
 //! add is registered before the final select and mask. The results, their order and the throughput are unchanged.
 //!
+//! **Changed (per-build latency):** the floating-point datapath needs more stages than six to
+//! close timing, so a block with it built in answers after [`FP_LATENCY`] cycles, and its
+//! integer results wait as long (the six stages below, then `FP_LATENCY - LATENCY` more
+//! registers on every output). The NIC's CALC wait and the switch's payload pipeline follow
+//! the latency of the ALU they instantiate.
+//!
 //! ## Micro-architecture (shared by the cycle model and the RTL)
 //!
-//! Six register stages, every one loaded every cycle:
+//! Six register stages, and with the floating-point types a tail of more (rule 7), every one
+//! loaded every cycle:
 //!
 //! 1. **Inputs** (`s1_*`): `in_valid`, `op`, `dtype` as offered; per lane the operands at
 //!    width, `av = a & wmask`, `bv = b & wmask` with `wmask` = `0xFFFF_FFFF` for the 32-bit
@@ -147,12 +159,16 @@
 //!    index carried on.
 //! 6. **Outputs**: `r = (PROD ? prod : value) & wmask` (SUM and PROD carry out of bit 31, and
 //!    the mask keeps a 32-bit result zero-extended), `ri`, `out_valid`, `err`.
+//! 7. **The tail** (`fp = 1` only): `FP_LATENCY - LATENCY` more registers (none while the two
+//!    are equal) after stage 6 on every output, `out_valid`, `err`, every lane's `r` and `ri`,
+//!    and the "`dtype` is floating point" select; at the last of them the select takes the
+//!    floating-point datapath's result, which is `FP_LATENCY` stages deep itself.
 //!
 //! For the 32-bit types the low 32 bits of the 64-bit product are the wrapped product, so one
 //! multiplier serves every dtype.
 //!
 //! **Floating point** (`fp = 1`): per lane a second datapath, `netcoll-hdl`'s `reduce_alu_fp`,
-//! takes the same operands and has the same six stages, built from [`fp_bits`]' arithmetic:
+//! takes the same operands and has [`FP_LATENCY`] stages, built from [`fp_bits`]' arithmetic:
 //! the operands unpacked into one format wide enough for all four types (fp64's 53-bit
 //! significand, subnormals normalised), aligned and added with guard, round and sticky bits,
 //! or multiplied from 16 × 16 partial products (rust-hdl multiplies no wider), then normalised,
@@ -174,9 +190,15 @@ pub mod repro;
 use crate::kit::block::BlockSpec;
 use crate::model_ports;
 
-/// Cycles from the inputs to the outputs: an operation offered in cycle `t` is answered in
-/// cycle `t + LATENCY` (see "Timing").
+/// Cycles from the inputs to the outputs of a block with the integer types only (`fp = 0`): an
+/// operation offered in cycle `t` is answered in cycle `t + LATENCY` (see "Timing"). A block's
+/// own latency is [`ReduceAluParams::latency`].
 pub const LATENCY: usize = 6;
+/// The latency of a block with the floating-point types built in (`fp = 1`): the FP datapath
+/// `reduce_alu_fp`'s stages. Integer-only builds keep [`LATENCY`]; a block with the
+/// floating-point types answers every operation, the integer ones too, after this many cycles.
+pub const FP_LATENCY: usize = 16;
+const _: () = assert!(FP_LATENCY >= LATENCY);
 /// The most lanes a block has; the size of the lane arrays in [`ReduceAluIn`] and
 /// [`ReduceAluOut`].
 pub const MAX_LANES: usize = 4;
@@ -210,6 +232,22 @@ impl ReduceAluParams {
     /// Whether the floating-point types are built in.
     pub fn has_fp(&self) -> bool {
         self.fp == 1
+    }
+
+    /// The block's latency: [`FP_LATENCY`] with the floating-point types built in, else
+    /// [`LATENCY`] (see "Timing").
+    pub fn latency(&self) -> usize {
+        if self.has_fp() {
+            FP_LATENCY
+        } else {
+            LATENCY
+        }
+    }
+
+    /// The registers a block with the floating-point types adds after the integer datapath's
+    /// six stages: `latency() - LATENCY`.
+    pub fn extra_stages(&self) -> usize {
+        self.latency() - LATENCY
     }
 }
 
@@ -323,7 +361,7 @@ macro_rules! reduce_alu_ports {
                 /// Per lane: the second operand's index.
                 bi: [{$crate::reduce_alu::WORD_BITS}; L, lanes, 4],
             }
-            /// Outputs of the ALU (all registered, latency 6).
+            /// Outputs of the ALU (all registered, latency `ReduceAluParams::latency`).
             outputs ReduceAluOut {
                 /// Registered `in_valid`.
                 out_valid: 1,

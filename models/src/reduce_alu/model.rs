@@ -1,5 +1,6 @@
 //! Cycle model of the reduction ALU: one [`ReduceAluModel::step`] per clock, the same ports as
-//! the RTL ([`ReduceAluIn`], [`ReduceAluOut`]), the same six register stages and the same
+//! the RTL ([`ReduceAluIn`], [`ReduceAluOut`]), the same six register stages (and, with the
+//! floating-point types, the same tail of `FP_LATENCY - LATENCY` output registers) and the same
 //! arithmetic, bit for bit: a width mask, a sign-bit flip before an unsigned compare, a 64-bit
 //! product from registered 16 × 16 partial products reduced by a carry-save tree (see
 //! "Micro-architecture" in [`super`]). It does not call the golden reference; the harness
@@ -9,6 +10,7 @@ use super::fp::FpType;
 use super::fp_bits;
 use super::{AluLaneIn, AluLaneOut, AluOp, ReduceAluIn, ReduceAluOut, ReduceAluParams, MAX_LANES};
 use crate::kit::cycle::CycleSim;
+use std::collections::VecDeque;
 
 /// The ten 16 × 16 partial products of `a × b` whose weight is below 2^64, in the order
 /// `(i, j)` = 00, 01, 02, 03, 10, 11, 12, 20, 21, 30 (`a`'s digit `i`, `b`'s digit `j`).
@@ -143,8 +145,9 @@ struct Stage2 {
 }
 
 /// The floating-point datapath's result for one lane (`netcoll-hdl`'s `reduce_alu_fp`): the
-/// bit-level functions of [`fp_bits`], which the RTL splits into its six stages; zero for the
-/// operations the types do not define, and on a block without them.
+/// bit-level functions of [`fp_bits`], which the RTL splits into its
+/// [`FP_LATENCY`](super::FP_LATENCY) stages; zero for the operations the types do not define,
+/// and on a block without them.
 fn fp_lane(built: bool, op: u64, dtype: u64, l: &AluLaneIn) -> AluLaneOut {
     let t = FpType::ALL[(dtype & 3) as usize];
     let (r, ri) = match AluOp::from_code(op) {
@@ -320,8 +323,11 @@ pub struct ReduceAluModel {
     s3: Stage3,
     s4: Stage4,
     s5: Stage5,
-    /// The output registers.
+    /// The output registers of stage 6.
     q: ReduceAluOut,
+    /// The tail (`fp = 1`): `FP_LATENCY - LATENCY` more registers after `q` on every output,
+    /// the oldest (the one on the outputs) first; empty without the floating-point types.
+    tail: VecDeque<ReduceAluOut>,
 }
 
 impl ReduceAluModel {
@@ -336,7 +342,13 @@ impl ReduceAluModel {
             s4: Stage4::default(),
             s5: Stage5::default(),
             q: ReduceAluOut::default(),
+            tail: vec![ReduceAluOut::default(); p.extra_stages()].into(),
         }
+    }
+
+    /// The outputs: the last register, `q` or the tail's last.
+    fn outputs(&self) -> ReduceAluOut {
+        self.tail.front().copied().unwrap_or(self.q)
     }
 
     pub fn lanes(&self) -> usize {
@@ -346,7 +358,7 @@ impl ReduceAluModel {
     /// One clock cycle: returns the outputs (the registers, before the edge), then applies the
     /// edge with inputs `i`: every stage loads from the one before it.
     pub fn step(&mut self, i: &ReduceAluIn) -> ReduceAluOut {
-        let out = self.q;
+        let out = self.outputs();
         if i.reset {
             *self = Self::new(self.p);
             return out;
@@ -420,6 +432,10 @@ impl ReduceAluModel {
                 ..l
             };
         }
+        if !self.tail.is_empty() {
+            self.tail.pop_front();
+            self.tail.push_back(self.q);
+        }
         (self.q, self.s5, self.s4, self.s3, self.s2, self.s1) = (q, s5, s4, s3, s2, s1);
         out
     }
@@ -432,7 +448,7 @@ impl CycleSim for ReduceAluModel {
         ReduceAluModel::step(self, i)
     }
     fn peek(&mut self) -> ReduceAluOut {
-        self.q
+        self.outputs()
     }
 }
 
@@ -539,7 +555,7 @@ mod tests {
             i.set_lane(k, *l);
         }
         m.step(&i);
-        for _ in 1..super::super::LATENCY {
+        for _ in 1..m.p.latency() {
             m.step(&ReduceAluIn::default());
         }
         m.step(&ReduceAluIn::default())
@@ -657,6 +673,72 @@ mod tests {
         let o = m.step(&ReduceAluIn::default());
         assert!(!o.out_valid && !o.err);
         assert_eq!(o.r[0], 5);
+    }
+
+    /// A block with the floating-point types answers every operation, integer ones too,
+    /// exactly `latency()` cycles after it (`FP_LATENCY`, the spec's per-build value), one per
+    /// cycle; a reset clears the tail too. The results are worked out by hand.
+    #[test]
+    fn fp_build_answers_after_its_latency_back_to_back_and_reset() {
+        let p = ReduceAluParams { lanes: 2, fp: 1 };
+        let lat = p.latency();
+        assert_eq!(lat, super::super::FP_LATENCY);
+        let mut m = ReduceAluModel::new(p);
+        let op = |op: AluOp, dtype: u64, a: u64, b: u64| {
+            let mut i = ReduceAluIn {
+                in_valid: true,
+                op: op.code(),
+                dtype,
+                ..Default::default()
+            };
+            i.set_lane(0, pair(a, 0, b, 0));
+            i.set_lane(1, pair(b, 0, a, 0));
+            i
+        };
+        // Cycle 0: f64 1.5 + 2.25 = 3.75; cycle 1: u64 20 + 2 = 22; cycle 2: f32 2 × 3 = 6.
+        let offered = [
+            op(AluOp::Sum, 7, 0x3FF8_0000_0000_0000, 0x4002_0000_0000_0000),
+            op(AluOp::Sum, 3, 20, 2),
+            op(AluOp::Prod, 6, 0x4000_0000, 0x4040_0000),
+        ];
+        let answers = [0x400E_0000_0000_0000, 22, 0x40C0_0000];
+        for t in 0..lat + 5 {
+            let i = offered.get(t).copied().unwrap_or_default();
+            let o = m.step(&i);
+            let want = t.checked_sub(lat).and_then(|k| answers.get(k));
+            match want {
+                Some(&r) => {
+                    assert!(o.out_valid && !o.err, "cycle {t}");
+                    assert_eq!((o.r[0], o.r[1], o.ri[0]), (r, r, 0), "cycle {t}");
+                }
+                None => assert_eq!(o, ReduceAluOut::default(), "cycle {t}"),
+            }
+        }
+        // An operation `lat - 1` cycles before a reset is lost; the outputs are zero for `lat`
+        // cycles after it (and after).
+        m.step(&offered[1]);
+        for _ in 1..lat - 1 {
+            m.step(&ReduceAluIn::default());
+        }
+        m.step(&ReduceAluIn {
+            reset: true,
+            ..offered[0]
+        });
+        for t in 0..lat + 1 {
+            assert_eq!(
+                m.step(&ReduceAluIn::default()),
+                ReduceAluOut::default(),
+                "cycle {t} after the reset edge"
+            );
+        }
+        // And the block works on after the reset: the u64 SUM again.
+        m.step(&offered[1]);
+        for _ in 1..lat {
+            assert!(!m.step(&ReduceAluIn::default()).out_valid);
+        }
+        let o = m.step(&ReduceAluIn::default());
+        assert!(o.out_valid);
+        assert_eq!(o.r[0], 22);
     }
 
     /// One 3:2 adder by hand (the tree as a whole is `mul64_lo_matches_wrapping_mul`'s).

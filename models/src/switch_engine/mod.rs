@@ -451,6 +451,19 @@ impl SwitchEngineParams {
         self.fp != 0
     }
 
+    /// The latency of the payload path's reduction ALU: [`FP_LATENCY`] when it reduces the
+    /// floating-point types, else [`LATENCY`] (the ALU's `latency()`: one per build).
+    ///
+    /// [`FP_LATENCY`]: crate::reduce_alu::FP_LATENCY
+    /// [`LATENCY`]: crate::reduce_alu::LATENCY
+    pub fn alu_latency(&self) -> usize {
+        crate::reduce_alu::ReduceAluParams {
+            lanes: 2 * self.lanes,
+            fp: self.fp,
+        }
+        .latency()
+    }
+
     /// Rule 2b's element-type part: a floating-point `dtype` on an engine without them, or with
     /// an operation the floating-point types do not define (LAND … BXOR).
     pub fn refuses_dtype(&self, rop: u64, dtype: u64) -> bool {

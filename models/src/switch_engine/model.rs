@@ -108,21 +108,23 @@
 //!   commands follow each other without a gap. In the cycle it issues beat `j` of a command it
 //!   pops the beat's words from `ipf` (when the command takes beats), reads word `j` of the
 //!   buffer (the memories' read, registered twice; a write to the same word at the edge ending
-//!   that cycle is forwarded to it), and the reduction ALU (latency 6, `lanes` words a cycle)
-//!   combines them; 8 cycles after the issue, at that cycle's edge, the result is written to
-//!   the buffers and pushed into the **output payload FIFO** (`opf`, `OUT_QUEUE × max_beats`
+//!   that cycle is forwarded to it), and the reduction ALU (`lanes` words a cycle; latency 6,
+//!   or `FP_LATENCY` on an engine that reduces the floating-point types: its `latency()`)
+//!   combines them; `D` = 2 + that latency cycles after the issue ([`payload_pipe`]: 8
+//!   without the floating-point types), at that cycle's edge, the result is written to the
+//!   buffers and pushed into the **output payload FIFO** (`opf`, `OUT_QUEUE × max_beats`
 //!   beats). A beat is not issued while a beat of its input has not arrived, nor while an
 //!   earlier beat writing the same word of the same slot will be written after this cycle's
-//!   edge (its read would miss the write): so two commands of one slot issue at least 8
-//!   cycles apart. Packets of `max_beats >= 8` beats of one group, and packets of different
-//!   groups, go through without a gap; shorter packets of one group are 8 cycles apart (the
+//!   edge (its read would miss the write): so two commands of one slot issue at least `D`
+//!   cycles apart. Packets of `max_beats >= D` beats of one group, and packets of different
+//!   groups, go through without a gap; shorter packets of one group are `D` cycles apart (the
 //!   ALU's result is the next contribution's operand).
 //! - **Output.** The output queue holds the headers as above; a packet with payload is shown
 //!   (`out_valid`) beat by beat as its beats are in `opf`, with its header fields on every
 //!   beat and beat `j`'s words on `out_data_*`, and leaves the queue with its last beat.
 //!   A packet without payload is shown as before. So an answer with payload shows its first
-//!   beat 15 cycles after the packet that caused it was accepted, at the earliest; events and
-//!   responses still come after 4.
+//!   beat 15 cycles after the packet that caused it was accepted (`7 + D`), at the earliest;
+//!   events and responses still come after 4.
 //! - `reset` empties `ipf`, the commands (the staged one too), the engine's pipeline and
 //!   `opf`, like every other queue, and forgets the beats still to come of a packet being
 //!   received.
@@ -344,8 +346,11 @@ pub fn ipf_depth(p: &SwitchEngineParams) -> usize {
 }
 
 /// Cycles from a payload engine's issue of a beat to the edge that writes its result: the
-/// memories' read (2) and the reduction ALU ([`crate::reduce_alu::LATENCY`]).
-pub const PAYLOAD_PIPE: usize = 2 + crate::reduce_alu::LATENCY;
+/// memories' read (2) and the reduction ALU's latency, per build
+/// ([`SwitchEngineParams::alu_latency`]): 8 without the floating-point types.
+pub fn payload_pipe(p: &SwitchEngineParams) -> usize {
+    2 + p.alu_latency()
+}
 
 /// A beat of `lanes` payload words (unused lanes zero).
 type Beat = [u64; 4];
@@ -402,7 +407,8 @@ struct PayloadPath {
     /// The command being issued and its next beat (a register, loaded from `cmds`).
     current: Option<(PayCmd, u64)>,
     /// `pipe[k]`: the beat issued `k + 1` cycles ago, if any.
-    pipe: [Option<Issued>; PAYLOAD_PIPE],
+    /// ([`payload_pipe`] elements.)
+    pipe: Vec<Option<Issued>>,
     /// The data memories: beat `j` of slot `s` at `s * max_beats + j`.
     acc: Vec<Beat>,
     ret: Vec<Beat>,
@@ -425,7 +431,7 @@ impl PayloadPath {
             staged: None,
             cmds: VecDeque::new(),
             current: None,
-            pipe: [None; PAYLOAD_PIPE],
+            pipe: vec![None; payload_pipe(p)],
             acc: vec![[0; 4]; words],
             ret: vec![[0; 4]; words],
             opf: VecDeque::new(),
@@ -1184,7 +1190,7 @@ impl SwitchEngineModel {
         }
     }
 
-    /// The payload engine's edge: write the result of the beat issued [`PAYLOAD_PIPE`]
+    /// The payload engine's edge: write the result of the beat issued [`payload_pipe`]
     /// cycles ago, then issue the next beat of the current command (if its input has arrived
     /// and no earlier write to the word it reads is still in flight; this edge's write is
     /// forwarded to the read), and load the next command when the current one is done.
@@ -1195,7 +1201,8 @@ impl SwitchEngineModel {
         let mb = self.p.max_beats() as u64;
         let lanes = self.p.lanes;
         let pay = &mut self.pay;
-        if let Some(w) = pay.pipe[PAYLOAD_PIPE - 1] {
+        let depth = pay.pipe.len();
+        if let Some(w) = pay.pipe[depth - 1] {
             let at = (w.slot * mb + w.j) as usize;
             if w.wr_acc {
                 pay.acc[at] = w.value;
@@ -1222,7 +1229,7 @@ impl SwitchEngineModel {
                         None => false,
                     }
             };
-            let blocked = works && pay.pipe[..PAYLOAD_PIPE - 1].iter().flatten().any(in_flight);
+            let blocked = works && pay.pipe[..depth - 1].iter().flatten().any(in_flight);
             if arrived && !blocked {
                 let b = if takes {
                     pay.ipf.pop_front().unwrap_or([0; 4])

@@ -1,7 +1,8 @@
 //! # The reduction ALU's conformance harness
 //!
-//! The ALU has no protocol beyond "one operation per cycle, answered
-//! [`LATENCY`](netcoll_models::reduce_alu::LATENCY) cycles later",
+//! The ALU has no protocol beyond "one operation per cycle, answered its latency later"
+//! ([`ReduceAluParams::latency`](netcoll_models::reduce_alu::ReduceAluParams::latency): 6, or
+//! `FP_LATENCY` with the floating-point types),
 //! so every level — the golden function behind a delay line
 //! (`netcoll_models::reduce_alu::golden::ReduceAluGolden`), the cycle model, the rust-hdl RTL
 //! and the emitted Verilog — is a cycle-level design ([`dut`]); only the design under test

@@ -9,22 +9,21 @@
 //! The table is laid out as one cycle-level sequence for a `lanes`-lane block ([`cycles`]):
 //! 1. back to back, one operation per cycle, consecutive pairs of one (op, dtype) side by side
 //!    in the lanes; in the middle an operation is offered in a reset cycle (it must be lost,
-//!    with the [`LATENCY`]` - 1` before it still in the pipeline, and the outputs for
-//!    `LATENCY` cycles after it all zero) and then offered again;
+//!    with the `latency - 1` before it still in the pipeline, and the outputs for `latency`
+//!    cycles after it all zero) and then offered again; `latency` is the block's
+//!    ([`ReduceAluParams::latency`]: 6, or `FP_LATENCY` with the floating-point types);
 //! 2. the table again with every pair moved one lane up, and 0–2 idle cycles before each
 //!    operation; idle cycles keep `op`/`dtype` and offer swapped operands with `in_valid` low,
 //!    which the result registers load anyway (out_valid low, err low).
 //!
 //! [`run`] checks every output of every cycle (but the first, before any edge): in cycle `t`
-//! the golden answer to the inputs of cycle `t - LATENCY`.
+//! the golden answer to the inputs of cycle `t - latency`.
 
 use super::{describe, first_difference, AluSim};
 use netcoll_models::kit::cycle::CycleSim;
 use netcoll_models::reduce_alu::fp::FpType;
 use netcoll_models::reduce_alu::golden::golden_next;
-use netcoll_models::reduce_alu::{
-    AluLaneIn, Dtype, ReduceAluIn, ReduceAluOut, ReduceAluParams, LATENCY,
-};
+use netcoll_models::reduce_alu::{AluLaneIn, Dtype, ReduceAluIn, ReduceAluOut, ReduceAluParams};
 
 /// Edge values of the 32-bit types: signs and limits, 16-bit digit edges, and values with
 /// garbage in the upper half (which must be ignored).
@@ -221,19 +220,20 @@ pub fn cycles(p: ReduceAluParams) -> Vec<Cycle> {
     // One more edge, so the last operation's result is seen.
     inputs.push(ReduceAluIn::default());
 
-    // LATENCY more edges, so the last operation's result is seen.
-    inputs.extend(std::iter::repeat_n(ReduceAluIn::default(), LATENCY - 1));
+    // `latency` more edges, so the last operation's result is seen.
+    let latency = p.latency();
+    inputs.extend(std::iter::repeat_n(ReduceAluIn::default(), latency - 1));
 
-    // The answer in cycle t is the golden function of the inputs of cycle t - LATENCY, unless
+    // The answer in cycle t is the golden function of the inputs of cycle t - latency, unless
     // a reset edge came in between (it clears the pipeline: all zero).
     let mut out = Vec::with_capacity(inputs.len());
     for (t, i) in inputs.iter().enumerate() {
         let expect = match t {
             0 => None,
-            _ if inputs[t.saturating_sub(LATENCY)..t].iter().any(|i| i.reset) => {
+            _ if inputs[t.saturating_sub(latency)..t].iter().any(|i| i.reset) => {
                 Some(ReduceAluOut::default())
             }
-            _ => Some(golden_next(&inputs[t - LATENCY], &p)),
+            _ => Some(golden_next(&inputs[t - latency], &p)),
         };
         out.push(Cycle { input: *i, expect });
     }
@@ -271,8 +271,8 @@ pub fn run(dut: &mut AluSim, p: ReduceAluParams, suite: &[Cycle]) -> Result<Repo
             if failures.len() < 10 {
                 failures.push(format!(
                     "cycle {t}: signal {signal} expected {e:#x}, actual {a:#x} (inputs of cycle {}: {})",
-                    t.saturating_sub(LATENCY),
-                    describe(&suite[t.saturating_sub(LATENCY)].input, lanes)
+                    t.saturating_sub(p.latency()),
+                    describe(&suite[t.saturating_sub(p.latency())].input, lanes)
                 ));
             }
         }

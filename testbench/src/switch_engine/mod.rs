@@ -35,7 +35,7 @@ use netcoll_models::switch_engine::golden::{
     CfgCmd, CfgResult, Op, OutPacket, PacketResult, Response, SwitchEngineGolden,
 };
 use netcoll_models::switch_engine::model::{
-    expected_outputs, ipf_depth, SwitchEngineModel, PAYLOAD_PIPE,
+    expected_outputs, ipf_depth, payload_pipe, SwitchEngineModel,
 };
 use netcoll_models::switch_engine::{
     CfgOp, CsmState, GroupState, Opcode, PayloadMeta, SwitchEngine, SwitchEngineIn,
@@ -584,7 +584,7 @@ impl EngineDut for CycleDriver {
         let mut drain = 0;
         let payload_tail = if self.params.reduces() {
             (OUT_QUEUE as u64 + ipf_depth(&self.params) as u64) * self.params.max_beats() as u64
-                + 4 * PAYLOAD_PIPE as u64
+                + 4 * payload_pipe(&self.params) as u64
         } else {
             0
         };
