@@ -1030,7 +1030,15 @@ mod tests {
         ));
         let fp = find_module(&top, "reduce_alu_fp").expect("the FP datapath");
         let files: Vec<String> = module_files(fp).into_iter().map(|f| f.0).collect();
-        assert_eq!(files, ["reduce_alu_fp.v", "reduce_alu_mul16.v"]);
+        assert_eq!(
+            files,
+            [
+                "reduce_alu_fp.v",
+                "reduce_alu_fp_norm.v",
+                "reduce_alu_fp_shr.v",
+                "reduce_alu_mul16.v"
+            ]
+        );
         // The block's own files hold the multiplier once although both children use it.
         let all: Vec<String> = module_files(&top).into_iter().map(|f| f.0).collect();
         assert_eq!(
@@ -1039,7 +1047,9 @@ mod tests {
                 "reduce_alu_l4_fp.v",
                 "reduce_alu_lane.v",
                 "reduce_alu_mul16.v",
-                "reduce_alu_fp.v"
+                "reduce_alu_fp.v",
+                "reduce_alu_fp_norm.v",
+                "reduce_alu_fp_shr.v"
             ]
         );
         assert!(find_module(&top, "nic").is_none());
@@ -1052,7 +1062,10 @@ mod tests {
             .to_string();
         assert!(
             e.contains("--module \"reduce_alu_fpu\"")
-                && e.contains("reduce_alu_fp, reduce_alu_l4_fp, reduce_alu_lane, reduce_alu_mul16"),
+                && e.contains(
+                    "reduce_alu_fp, reduce_alu_fp_norm, reduce_alu_fp_shr, reduce_alu_l4_fp, \
+                     reduce_alu_lane, reduce_alu_mul16"
+                ),
             "{e}"
         );
     }
