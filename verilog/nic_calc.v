@@ -29,7 +29,7 @@ module nic_calc (
     output reg  [15:0]  send_len,
     output reg          complete,
     output reg  [3:0]   complete_status,
-    output wire         fp_refused
+    output reg          fp_refused
 );
 
     localparam [3:0] alu_max_loc = 4'd2;
@@ -40,7 +40,7 @@ module nic_calc (
     localparam [17:0] dmem_words_dst = 18'h1000;
     localparam [32:0] dmem_words_end = 33'h1000;
     localparam [2:0] dtype_fp = 3'd4;
-    localparam fp_built = 1'b0;
+    localparam [3:0] fp_types = 4'd0;
     localparam [3:0] ok = 4'd0;
     localparam [4:0] SEQ_STATE_COMPLETE = 5'ha;
     localparam [4:0] SEQ_STATE_CALC_READ_A = 5'h14;
@@ -108,6 +108,7 @@ module nic_calc (
 
     // Combinational signals.
     reg [2:0] dtype3;
+    reg type_built;
     wire is_loc;
     reg element_done;
     wire [15:0] last;
@@ -148,7 +149,6 @@ module nic_calc (
     assign is_loc = (calc_op == alu_max_loc) | (calc_op == alu_min_loc);
     assign alu_in_valid = state == SEQ_STATE_CALC_ALU;
     assign alu_op = calc_op;
-    assign fp_refused = calc_fp & ((~fp_built) | (calc_op > alu_prod));
     assign alu_a_0 = a_q;
     assign alu_ai_0 = a_index_q;
     assign alu_b_0 = b_q;
@@ -172,6 +172,21 @@ module nic_calc (
             dtype3 = {1'b0, calc_dtype} | dtype_fp;
         end
         alu_dtype = dtype3;
+        case (calc_dtype)
+            2'd0: begin
+                type_built = fp_types[0];
+            end
+            2'd1: begin
+                type_built = fp_types[1];
+            end
+            2'd2: begin
+                type_built = fp_types[2];
+            end
+            default: begin
+                type_built = fp_types[3];
+            end
+        endcase
+        fp_refused = calc_fp & ((~type_built) | (calc_op > alu_prod));
         pair = 33'd0;
         end_dst = {{2{1'b0}}, calc_dst} + {{2{1'b0}}, calc_count};
         if (is_loc) begin

@@ -20,7 +20,7 @@ module reduce_alu_l1 (
 );
 
     localparam [3:0] first_reserved = 4'hc;
-    localparam fp_built = 1'b0;
+    localparam [3:0] fp_types = 4'd0;
     localparam [63:0] mask32 = 64'hffffffff;
     localparam [63:0] mask64 = 64'hffffffffffffffff;
     localparam [11:0] one_hot = 12'd1;
@@ -140,6 +140,7 @@ module reduce_alu_l1 (
     );
 
     // Combinational signals.
+    reg s1_fp_built;
     wire s1_fp_undefined;
     reg [63:0] in_wmask;
     wire s1_is32;
@@ -281,7 +282,24 @@ module reduce_alu_l1 (
             end
         end
         s2_valid_d = s1_valid_q;
-        s2_err_d = s1_valid_q & ((s1_op_q >= first_reserved) | (s1_dtype_q[2] & ((~fp_built) | s1_fp_undefined)));
+        case (s1_dtype_q)
+            3'd4: begin
+                s1_fp_built = fp_types[0];
+            end
+            3'd5: begin
+                s1_fp_built = fp_types[1];
+            end
+            3'd6: begin
+                s1_fp_built = fp_types[2];
+            end
+            3'd7: begin
+                s1_fp_built = fp_types[3];
+            end
+            default: begin
+                s1_fp_built = 1'b0;
+            end
+        endcase
+        s2_err_d = s1_valid_q & ((s1_op_q >= first_reserved) | (s1_dtype_q[2] & ((~s1_fp_built) | s1_fp_undefined)));
         s2_fp_d = s1_dtype_q[2];
         s3_fp_d = s2_fp_q;
         s4_fp_d = s3_fp_q;

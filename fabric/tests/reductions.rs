@@ -424,6 +424,13 @@ fn bad_reduction_groups_get_one_line_errors_naming_the_key() {
     );
     assert_eq!(
         err(
+            "[switch]\nmax_plen = 16\nlanes = 2\nslots = 4\nfp = 1\nfp_types = ['f16', 'f32']\n",
+            "collective = 'allreduce'\nop = 'SUM'\ndtype = 'f64'\noperations = 1"
+        ),
+        "group[0].dtype = \"f64\": is not among the switches' [switch] fp_types (f16+f32): add it there, or use op = \"REPRO\""
+    );
+    assert_eq!(
+        err(
             red,
             "collective = 'allreduce'\nop = 'REPRO'\ndtype = 'i32'\noperations = 1"
         ),

@@ -59,7 +59,7 @@ struct ManifestModule {
 struct Manifest {
     generator: String,
     config_hash: String,
-    parameters: BTreeMap<String, BTreeMap<String, usize>>,
+    parameters: BTreeMap<String, BTreeMap<String, serde_json::Value>>,
     modules: Vec<ManifestModule>,
     /// Every file of this generation (the manifest included).
     files: Vec<String>,
@@ -206,13 +206,22 @@ pub fn generate(cfg: &Config) -> Result<Vec<GeneratedFile>, GenError> {
     let mut files = files_of(&modules);
     let mut parameters = BTreeMap::new();
     for (table, entry) in cfg.tables().iter().zip(registry::blocks()) {
-        let mut p: BTreeMap<String, usize> = table
+        // A number, or a set key's names (`fp_types`: ["f16", "bf16", ...]).
+        let mut p: BTreeMap<String, serde_json::Value> = table
             .keys()
             .iter()
-            .map(|k| (k.name.to_string(), table.get(k.name).unwrap_or(0)))
+            .map(|k| {
+                let v = table.get(k.name).unwrap_or(0);
+                let v = if k.names.is_empty() {
+                    serde_json::Value::from(v)
+                } else {
+                    serde_json::Value::from(k.members(v))
+                };
+                (k.name.to_string(), v)
+            })
             .collect();
         for (k, v) in (entry.derived)(cfg) {
-            p.insert(k.to_string(), v);
+            p.insert(k.to_string(), serde_json::Value::from(v));
         }
         parameters.insert(table.table().to_string(), p);
     }

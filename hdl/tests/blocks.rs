@@ -31,7 +31,11 @@ fn every_block_small() {
         &Config {
             switch: SwitchEngineParams::SMALL,
             nic: NicParams::SMALL,
-            alu: ReduceAluParams { lanes: 1, fp: 1 },
+            alu: ReduceAluParams {
+                lanes: 1,
+                fp: 1,
+                ..Default::default()
+            },
         },
         "small",
     );

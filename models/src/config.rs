@@ -14,6 +14,8 @@
 //!
 //! [alu]
 //! lanes = 4           # lanes of the stand-alone reduction ALU module; allowed: 1, 2, 4
+//! fp = 1              # the floating-point types built in; allowed: 0, 1
+//! fp_types = ["f16", "bf16", "f32"]  # which of them (with fp = 1); default all four
 //! ```
 //!
 //! Every key is optional and defaults to the value its block's parameter table declares
@@ -45,9 +47,12 @@
 //! default, so the hashes of configurations written before those tables existed are unchanged.
 //!
 //! Keys added to a table after its lines were fixed (today `switch.retry_timer`,
-//! `switch.epoch_cycles`, `switch.max_plen`, `switch.lanes`, `switch.slots`, `switch.fp`, `alu.fp` and `nic.fp`, [`LATE_KEYS`]) are left out of their table's lines and appended at
-//! the end, in that order, only when they differ from their defaults: the hash of every
-//! configuration that leaves them at their defaults is unchanged.
+//! `switch.epoch_cycles`, `switch.max_plen`, `switch.lanes`, `switch.slots`, `switch.fp`,
+//! `alu.fp`, `nic.fp`, `switch.fp_types`, `alu.fp_types` and `nic.fp_types`, [`LATE_KEYS`])
+//! are left out of their table's lines and appended at the end, in that order, only when they
+//! differ from their defaults: the hash of every configuration that leaves them at their
+//! defaults is unchanged. A set of names (`fp_types`) appears there as its bit mask in decimal
+//! (bit `i` for the `i`-th name the key allows: `fp_types = ["f16", "f32"]` is `5`).
 //!
 //! This text is part of the interface and must stay stable: it does not depend on how the file
 //! was written (key order, comments, omitted defaults), and adding a parameter later must only
@@ -84,7 +89,7 @@ const HASH_GROUPS: [usize; 3] = [0, 1, 1];
 
 /// Keys added to a table after its hash lines were fixed, `table.key` in the order they are
 /// appended (see the module docs).
-pub const LATE_KEYS: [&str; 8] = [
+pub const LATE_KEYS: [&str; 11] = [
     "switch.retry_timer",
     "switch.epoch_cycles",
     "switch.max_plen",
@@ -93,6 +98,9 @@ pub const LATE_KEYS: [&str; 8] = [
     "switch.fp",
     "alu.fp",
     "nic.fp",
+    "switch.fp_types",
+    "alu.fp_types",
+    "nic.fp_types",
 ];
 
 impl Config {
@@ -242,6 +250,12 @@ impl Config {
             parse_table(t, entries)
                 .map_err(|(key, kind)| err(&[Seg::Key(name), Seg::Key(&key)], kind))?;
         }
+        // A table's set of floating-point types means something only with them built in.
+        for t in config.tables() {
+            if let Some(kind) = fp_types_check(t) {
+                return Err(err(&[Seg::Key(t.table()), Seg::Key("fp_types")], kind));
+            }
+        }
         if let Some((key, value, allowed)) = config.switch.cross_check() {
             let kind = ConfigErrorKind::Inconsistent {
                 key: format!("switch.{key}"),
@@ -308,11 +322,15 @@ impl Config {
             }
             out.push_str(&format!("[{}]\n", table.table()));
             for k in table.keys() {
-                out.push_str(&format!(
-                    "{} = {}\n",
-                    k.name,
-                    table.get(k.name).unwrap_or(0)
-                ));
+                let v = table.get(k.name).unwrap_or(0);
+                let shown = if k.names.is_empty() {
+                    v.to_string()
+                } else {
+                    let names: Vec<String> =
+                        k.members(v).iter().map(|n| format!("\"{n}\"")).collect();
+                    format!("[{}]", names.join(", "))
+                };
+                out.push_str(&format!("{} = {shown}\n", k.name));
             }
         }
         out
@@ -328,7 +346,8 @@ impl Config {
                     .iter()
                     .filter(|k| !t.late_default(k))
                     .map(move |k| {
-                        format!("{}.{}={}", t.table(), k.name, t.get(k.name).unwrap_or(0))
+                        let v = k.show(t.get(k.name).unwrap_or(0));
+                        format!("{}.{}={v}", t.table(), k.name)
                     })
             })
             .collect::<Vec<_>>()
@@ -354,10 +373,84 @@ fn parse_table(
                 },
             ));
         };
-        let v = supported_int(&full, value, k.allowed).map_err(|e| (key.clone(), e))?;
+        let v = param_value(&full, value, k).map_err(|e| (key.clone(), e))?;
         t.set(k.name, v);
     }
     Ok(())
+}
+
+/// `value` as a value of the parameter `k` (an integer it allows, or for a set key the bit
+/// mask of the names), or the error naming `full`, the key as the user wrote it with its
+/// table (`alu.fp_types`). Every reader of parameter tables (this file, scenarios) uses it.
+pub fn param_value(
+    full: &str,
+    value: &toml::Value,
+    k: &crate::kit::params::ParamKey,
+) -> Result<usize, ConfigErrorKind> {
+    if k.names.is_empty() {
+        supported_int(full, value, k.allowed)
+    } else {
+        supported_set(full, value, k.names)
+    }
+}
+
+/// The cross-key rule every table with floating-point types has: `fp_types` other than its
+/// default only with `fp = 1`. The error, if `t` breaks it.
+pub fn fp_types_check(t: &dyn ParamTable) -> Option<ConfigErrorKind> {
+    let (fp, types) = (t.get("fp")?, t.get("fp_types")?);
+    let k = t.keys().iter().find(|k| k.name == "fp_types")?;
+    (fp == 0 && types != k.default).then(|| ConfigErrorKind::Inconsistent {
+        key: format!("{}.fp_types", t.table()),
+        value: k.show(types),
+        allowed: format!("left out unless `{}.fp` = 1", t.table()),
+    })
+}
+
+/// `value` as the bit mask of a set key ([`crate::kit::params::ParamKey::names`]): a non-empty
+/// array of distinct names from `names`, or the error naming `key`.
+fn supported_set(key: &str, value: &toml::Value, names: &[&str]) -> Result<usize, ConfigErrorKind> {
+    let allowed = || {
+        format!(
+            "a non-empty array of distinct names from {}",
+            names
+                .iter()
+                .map(|n| format!("\"{n}\""))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
+    };
+    let toml::Value::Array(items) = value else {
+        return Err(ConfigErrorKind::WrongType {
+            key: key.to_string(),
+            value: shown(value),
+            expected: allowed(),
+        });
+    };
+    let mut mask = 0;
+    for item in items {
+        let bit = item
+            .as_str()
+            .and_then(|s| names.iter().position(|n| *n == s))
+            .map(|i| 1usize << i);
+        match bit {
+            Some(b) if mask & b == 0 => mask |= b,
+            _ => {
+                return Err(ConfigErrorKind::Unsupported {
+                    key: key.to_string(),
+                    value: shown(value),
+                    allowed: allowed(),
+                })
+            }
+        }
+    }
+    if mask == 0 {
+        return Err(ConfigErrorKind::Unsupported {
+            key: key.to_string(),
+            value: shown(value),
+            allowed: allowed(),
+        });
+    }
+    Ok(mask)
 }
 
 /// `value` as an integer from `allowed`, or the error naming `key`.
@@ -397,6 +490,77 @@ mod tests {
         assert!(!m.contains('\n'), "multi-line message: {m}");
         assert!(m.starts_with("netcoll.toml: "), "{m}");
         m
+    }
+
+    #[test]
+    fn fp_types_is_a_set_of_type_names() {
+        let c =
+            Config::from_toml_str("[alu]\nfp = 1\nfp_types = [\"f32\", \"f16\"]\n").expect("valid");
+        // Bit i for the i-th allowed name (f16, bf16, f32, f64), whatever the order written.
+        assert_eq!((c.alu.fp, c.alu.fp_types), (1, 0b0101));
+        assert_eq!(c.alu.fp_mask(), 0b0101);
+        // Written back as names, read back to the same value.
+        let text = c.to_toml();
+        assert!(text.contains("fp_types = [\"f16\", \"f32\"]\n"), "{text}");
+        assert_eq!(Config::from_toml_str(&text), Ok(c));
+        // The hash appends the mask in decimal, after the older late keys.
+        assert!(c.canonical_text().ends_with("alu.fp=1\nalu.fp_types=5\n"));
+        assert!(
+            c.describe().ends_with("alu.fp=1 alu.fp_types=f16+f32"),
+            "{}",
+            c.describe()
+        );
+        // All four is the default: no line, the hash of `fp = 1` alone.
+        let all = Config::from_toml_str(
+            "[alu]\nfp = 1\nfp_types = [\"f16\", \"bf16\", \"f32\", \"f64\"]\n",
+        );
+        let fp = Config::from_toml_str("[alu]\nfp = 1\n");
+        assert_eq!(all.map(|c| c.hash()), fp.map(|c| c.hash()));
+        // Every table has the key.
+        let c = Config::from_toml_str(
+            "[nic]\nfp = 1\nfp_types = [\"bf16\"]\n[switch]\nmax_plen = 8\nfp = 1\nfp_types = [\"f64\"]\n",
+        )
+        .expect("valid");
+        assert_eq!(
+            (c.nic.alu().fp_mask(), c.switch.alu().fp_mask()),
+            (0b0010, 0b1000)
+        );
+    }
+
+    #[test]
+    fn bad_fp_types_are_refused_naming_the_key_the_value_and_what_is_allowed() {
+        let allowed =
+            "a non-empty array of distinct names from \"f16\", \"bf16\", \"f32\", \"f64\"";
+        for (text, value) in [
+            ("[alu]\nfp = 1\nfp_types = [\"f8\"]\n", "[\"f8\"]"),
+            ("[alu]\nfp = 1\nfp_types = []\n", "[]"),
+            (
+                "[alu]\nfp = 1\nfp_types = [\"f16\", \"f16\"]\n",
+                "[\"f16\", \"f16\"]",
+            ),
+            ("[alu]\nfp = 1\nfp_types = [16]\n", "[16]"),
+        ] {
+            let m = msg(text);
+            assert!(
+                m.contains("line 3")
+                    && m.contains(&format!("`alu.fp_types` = {value}"))
+                    && m.contains(allowed),
+                "{m}"
+            );
+        }
+        let m = msg("[alu]\nfp = 1\nfp_types = 7\n");
+        assert!(
+            m.contains("`alu.fp_types` = 7 has the wrong type") && m.contains(allowed),
+            "{m}"
+        );
+        // Without the floating-point types a set of them means nothing: refused.
+        let m = msg("[nic]\nfp_types = [\"f32\"]\n");
+        assert!(
+            m.contains("line 2")
+                && m.contains("`nic.fp_types` = f32")
+                && m.contains("`nic.fp` = 1"),
+            "{m}"
+        );
     }
 
     #[test]
@@ -470,7 +634,7 @@ mod tests {
     fn unknown_key() {
         assert_eq!(
             msg("[switch]\nfoo = 1\n"),
-            "netcoll.toml: line 2: unknown key `switch.foo`; allowed keys in [switch]: radix, groups, counter_bits, retry_timer, epoch_cycles, max_plen, lanes, slots, fp"
+            "netcoll.toml: line 2: unknown key `switch.foo`; allowed keys in [switch]: radix, groups, counter_bits, retry_timer, epoch_cycles, max_plen, lanes, slots, fp, fp_types"
         );
         assert_eq!(
             msg("radix = 16\n"),
@@ -630,7 +794,11 @@ mod tests {
             for lanes in ReduceAluParams::KEYS[0].allowed.iter().copied() {
                 let c = Config {
                     nic,
-                    alu: ReduceAluParams { lanes, fp: 0 },
+                    alu: ReduceAluParams {
+                        lanes,
+                        fp: 0,
+                        ..Default::default()
+                    },
                     ..Default::default()
                 };
                 assert_eq!(Config::from_toml_str(&c.to_toml()), Ok(c));
@@ -646,7 +814,7 @@ mod tests {
         );
         assert_eq!(
             msg("[nic]\nwq_depth = 8\n"),
-            "netcoll.toml: line 2: unknown key `nic.wq_depth`; allowed keys in [nic]: qps, cqs, counters, dmem_words, fp"
+            "netcoll.toml: line 2: unknown key `nic.wq_depth`; allowed keys in [nic]: qps, cqs, counters, dmem_words, fp, fp_types"
         );
         assert_eq!(
             msg("nic = 3\n"),

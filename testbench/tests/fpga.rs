@@ -15,7 +15,11 @@ fn every_block_wrapper_lints_clean_and_compiles() {
     let cfg = Config {
         switch: SwitchEngineParams::SMALL,
         nic: NicParams::SMALL,
-        alu: ReduceAluParams { lanes: 2, fp: 0 },
+        alu: ReduceAluParams {
+            lanes: 2,
+            fp: 0,
+            ..Default::default()
+        },
     };
     for b in netcoll_hdl::registry::blocks() {
         let dir = TempDir::new("netcoll-fpga-wrap").expect("temp dir");

@@ -17,7 +17,11 @@ fn small() -> Config {
     Config {
         switch: SwitchEngineParams::SMALL,
         nic: NicParams::SMALL,
-        alu: ReduceAluParams { lanes: 1, fp: 0 },
+        alu: ReduceAluParams {
+            lanes: 1,
+            fp: 0,
+            ..Default::default()
+        },
     }
 }
 

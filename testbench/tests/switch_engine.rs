@@ -447,6 +447,28 @@ fn lockstep_cycle_model_alone_with_payloads() {
 /// floating-point datapath per lane); half its payload shapes are a floating-point type.
 const REDUCING_FP: SwitchEngineParams = SwitchEngineParams { fp: 1, ..REDUCING };
 
+/// The same engine with two of the floating-point types only (`fp_types = ["f16", "f32"]`): a
+/// bf16 or f64 payload is malformed (rule 2b), dropped and counted.
+const REDUCING_FP_SUBSET: SwitchEngineParams = SwitchEngineParams {
+    fp_types: 0b0101,
+    ..REDUCING_FP
+};
+
+/// The engine with some floating-point types in lockstep at every level: the cycle model
+/// alone (against the golden reference), the RTL and the emitted Verilog against the model.
+#[test]
+fn lockstep_with_some_fp_types() {
+    let mut stim = Stimulus::new(REDUCING_FP_SUBSET, 29);
+    lockstep(None, &mut stim, 100_000, None).unwrap_or_else(|m| panic!("seed 29: {m}"));
+    assert!(
+        stim.checked > 5_000 && stim.payloads > 300,
+        "{}",
+        stim.payloads
+    );
+    payload_lockstep(Level::Rtl, REDUCING_FP_SUBSET, 0x5EED_0107, 5_000);
+    payload_lockstep(Level::Verilator, REDUCING_FP_SUBSET, 0x5EED_0108, 500_000);
+}
+
 #[test]
 fn lockstep_cycle_model_alone_with_fp_payloads() {
     let mut stim = Stimulus::new(REDUCING_FP, 23);

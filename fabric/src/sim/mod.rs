@@ -461,6 +461,17 @@ fn group_kind(
                     "needs switches with the floating-point types: set [switch] fp = 1 (or use op = \"REPRO\", which needs no switch support)",
                 ));
             }
+            if !sw.alu().builds(d) {
+                let k = SwitchEngineParams::KEYS
+                    .iter()
+                    .find(|k| k.name == "fp_types");
+                let built = k.map_or(String::new(), |k| k.show(sw.fp_types));
+                return Err(invalid(
+                    &key("dtype"),
+                    format!("{dt_name:?}"),
+                    format!("is not among the switches' [switch] fp_types ({built}): add it there, or use op = \"REPRO\""),
+                ));
+            }
             if !d.defines(op) {
                 return Err(invalid(
                     &key("op"),

@@ -35,7 +35,7 @@ use crate::prim::Reg;
 use crate::reduce_alu::ReduceAlu;
 use netcoll_models::nic::model::alu_wait_count;
 use netcoll_models::nic::Status;
-use netcoll_models::reduce_alu::AluOp;
+use netcoll_models::reduce_alu::{AluOp, ALL_FP_TYPES};
 use rust_hdl::prelude::*;
 
 const ALU_OP_BITS: usize = AluOp::BITS;
@@ -99,7 +99,11 @@ crate::sub_block! {
         alu: ReduceAlu<1, FP, AX>,
         /// The element type as the ALU takes it, `{calc_fp, calc_dtype}`.
         dtype3: Signal<Local, Bits<3>>,
-        fp_built: Constant<bool> = Constant::new(FP > 0),
+        /// The floating-point types CALC's ALU has, bit `t` for `FpType::ALL[t]` (none when
+        /// `FP = 0`; see [`NicCalc::set_fp_types`]).
+        fp_types: Constant<Bits<4>> = k(if FP > 0 { ALL_FP_TYPES as u64 } else { 0 }),
+        /// Bit `calc_dtype` of `fp_types`: the floating-point type is built in.
+        type_built: Signal<Local, bool>,
         dtype_fp: Constant<Bits<3>> = k(4),
         alu_prod: Constant<Bits<ALU_OP_BITS>> = k(AluOp::Prod.code()),
         /// MAXLOC / MINLOC: elements are (value, index) pairs.
@@ -124,6 +128,22 @@ crate::sub_block! {
     }
 }
 
+impl<const DB: usize, const FP: usize, const AX: usize, const AWB: usize> NicCalc<DB, FP, AX, AWB> {
+    /// Builds in only the floating-point types of `fp_mask` (the configuration's
+    /// `nic.fp_types`), here and in the ALU; before `connect_all`. No effect when `FP = 0`.
+    pub fn set_fp_types(&mut self, fp_mask: usize) {
+        if FP > 0 {
+            self.fp_types = k((fp_mask & ALL_FP_TYPES) as u64);
+            self.alu.set_fp_types(fp_mask);
+        }
+    }
+
+    /// The floating-point types built in (0: none).
+    pub fn fp_mask(&self) -> usize {
+        self.fp_types.val().index()
+    }
+}
+
 impl<const DB: usize, const FP: usize, const AX: usize, const AWB: usize> Logic
     for NicCalc<DB, FP, AX, AWB>
 {
@@ -144,8 +164,22 @@ impl<const DB: usize, const FP: usize, const AX: usize, const AWB: usize> Logic
             self.dtype3.next = bit_cast::<3, 2>(self.calc_dtype.val()) | self.dtype_fp.val();
         }
         self.alu.dtype.next = self.dtype3.val();
+        match self.calc_dtype.val().index() {
+            0 => {
+                self.type_built.next = self.fp_types.val().get_bit(0);
+            }
+            1 => {
+                self.type_built.next = self.fp_types.val().get_bit(1);
+            }
+            2 => {
+                self.type_built.next = self.fp_types.val().get_bit(2);
+            }
+            _ => {
+                self.type_built.next = self.fp_types.val().get_bit(3);
+            }
+        }
         self.fp_refused.next = self.calc_fp.val()
-            & (!self.fp_built.val() | (self.calc_op.val() > self.alu_prod.val()));
+            & (!self.type_built.val() | (self.calc_op.val() > self.alu_prod.val()));
         self.alu.a[0].next = self.a.q.val();
         self.alu.ai[0].next = self.a_index.q.val();
         self.alu.b[0].next = self.b.q.val();

@@ -88,20 +88,16 @@ const SUB_MODULES: &[(&str, &str)] = &[
     ("cqe_word", "nic_cqe_word"),
 ];
 
-/// Every sub-block (field, module): [`SUB_MODULES`] and the one-lane ALU, `reduce_alu_l1` or,
-/// with the floating-point types, `reduce_alu_l1_fp` and its datapath `reduce_alu_fp`.
-fn sub_modules(fp: bool) -> Vec<(&'static str, &'static str)> {
-    let mut v = SUB_MODULES.to_vec();
-    v.push((
-        "alu",
-        if fp {
-            "reduce_alu_l1_fp"
-        } else {
-            "reduce_alu_l1"
-        },
-    ));
-    v.push(("fpu", "reduce_alu_fp"));
-    v.extend(crate::reduce_alu::fp::FP_CHILDREN);
+/// Every sub-block (field, module): [`SUB_MODULES`] and the one-lane ALU for the
+/// floating-point types `fp_mask` (`reduce_alu_l1` without them, `reduce_alu_l1_fp` with all
+/// four), with its datapath's modules.
+fn sub_modules(fp_mask: usize) -> Vec<(&'static str, String)> {
+    let mut v: Vec<(&'static str, String)> = SUB_MODULES
+        .iter()
+        .map(|&(f, m)| (f, m.to_string()))
+        .collect();
+    v.push(("alu", crate::reduce_alu::module_name(1, fp_mask)));
+    v.extend(crate::reduce_alu::fp_children(fp_mask));
     v
 }
 
@@ -409,7 +405,9 @@ impl<
     > NicRtl for Nic<QB, WB, WEB, CB, CEB, KB, DB, SWB, FP, AX, AWB>
 {
     fn verilog(&self, header: &[String]) -> Result<Module, EmitError> {
-        emit_with_children(self, TOP, header, &sub_modules(FP > 0))
+        let owned = sub_modules(self.calc.fp_mask());
+        let children: Vec<(&str, &str)> = owned.iter().map(|(f, m)| (*f, m.as_str())).collect();
+        emit_with_children(self, TOP, header, &children)
     }
     fn into_sim(self: Box<Self>) -> Box<dyn ValueSim> {
         Box::new(crate::kit::RtlSim::new(*self))
@@ -428,8 +426,11 @@ fn boxed<
     const FP: usize,
     const AX: usize,
     const AWB: usize,
->() -> Box<dyn NicRtl> {
+>(
+    fp_mask: usize,
+) -> Box<dyn NicRtl> {
     let mut n = Nic::<QB, WB, WEB, CB, CEB, KB, DB, SWB, FP, AX, AWB>::default();
+    n.calc.set_fp_types(fp_mask);
     n.connect_all();
     Box::new(n)
 }
@@ -443,21 +444,25 @@ pub fn build(p: &NicParams) -> Option<Box<dyn NicRtl>> {
     use netcoll_models::nic::model::alu_wait_bits;
     const AWB0: usize = alu_wait_bits(false);
     const AWB1: usize = alu_wait_bits(true);
+    if !netcoll_models::kit::params::ParamTable::is_supported(p) {
+        return None;
+    }
+    let m = p.alu().fp_mask();
     macro_rules! pick {
         ($(($q:literal, $c:literal, $k:literal, $qb:literal, $wb:literal, $web:literal, $cb:literal, $ceb:literal, $kb:literal, $swb:literal)),*) => {
             $( if (p.qps, p.cqs, p.counters) == ($q, $c, $k) {
                 return match (p.dmem_words, p.fp) {
                     (1024, 0) => {
-                        Some(boxed::<$qb, $wb, $web, $cb, $ceb, $kb, 10, $swb, 0, 0, AWB0>())
+                        Some(boxed::<$qb, $wb, $web, $cb, $ceb, $kb, 10, $swb, 0, 0, AWB0>(m))
                     }
                     (4096, 0) => {
-                        Some(boxed::<$qb, $wb, $web, $cb, $ceb, $kb, 12, $swb, 0, 0, AWB0>())
+                        Some(boxed::<$qb, $wb, $web, $cb, $ceb, $kb, 12, $swb, 0, 0, AWB0>(m))
                     }
                     (1024, 1) => {
-                        Some(boxed::<$qb, $wb, $web, $cb, $ceb, $kb, 10, $swb, 1, TAIL, AWB1>())
+                        Some(boxed::<$qb, $wb, $web, $cb, $ceb, $kb, 10, $swb, 1, TAIL, AWB1>(m))
                     }
                     (4096, 1) => {
-                        Some(boxed::<$qb, $wb, $web, $cb, $ceb, $kb, 12, $swb, 1, TAIL, AWB1>())
+                        Some(boxed::<$qb, $wb, $web, $cb, $ceb, $kb, 12, $swb, 1, TAIL, AWB1>(m))
                     }
                     _ => None,
                 };

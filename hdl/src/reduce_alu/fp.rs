@@ -9,6 +9,12 @@
 //! (significand at fp64's position, exponent in the type's own bias) and rounded back at the
 //! type's precision.
 //!
+//! A build may leave types out ([`ReduceAluFp::set_types`], the configuration's `fp_types`;
+//! module [`module_name`]): an operation on one is made a reserved one (`r = ri = 0`), its
+//! unpacking gives constant zeros, and the multipliers only it needs are not read
+//! (`mul_used`), so synthesis removes the significand bits and the multipliers the built
+//! types do not use (f16 and bf16: one multiplier; with f32: four; with f64: sixteen).
+//!
 //! # Inputs
 //! - `clock`, `reset` (synchronous; every register resets to zero);
 //! - `a`, `ai`, `b`, `bi` (64 bits each): the operands and their indices, as offered; the
@@ -86,7 +92,7 @@ pub use norm::ReduceAluFpNorm;
 pub use shr::ReduceAluFpShr;
 
 use netcoll_models::reduce_alu::fp::FpType;
-use netcoll_models::reduce_alu::{AluOp, WORD_BITS};
+use netcoll_models::reduce_alu::{AluOp, ALL_FP_TYPES, WORD_BITS};
 use rust_hdl::prelude::*;
 
 use crate::dff_setup;
@@ -377,6 +383,8 @@ crate::sub_block! {
         subn: Signal<Local, bool>,
         // Stage 13's.
         t13_rinf: Signal<Local, Bits<XW>>,
+        /// Stage 1's: the offered `fmt` is a type built in.
+        fmt_built: Signal<Local, bool>,
         // Stage 15's.
         field_w: Signal<Local, Bits<W>>,
         lsb: Signal<Local, bool>,
@@ -398,12 +406,57 @@ crate::sub_block! {
         fmask: [Constant<Bits<W>>; 4] = per_type(|t| (1 << t.fraction_bits()) - 1),
         hidden: Constant<Bits<SW>> = k(1 << 52),
         zero: Constant<Bits<W>> = k(0),
+        /// The types built in, bit `t` for `FpType::ALL[t]` (all four unless
+        /// [`ReduceAluFp::set_types`] says otherwise). A type left out is unpacked as zeros,
+        /// so that synthesis removes what only it needs (the low significand bits, the
+        /// multipliers of the low digits), and its operation made a reserved one (result 0).
+        types: Constant<Bits<4>> = k(ALL_FP_TYPES as u64),
+        /// Multiplier `4 i + j` (digit `i` of one significand times digit `j` of the other)
+        /// is needed by a type built in: its product is taken, else zero, so that synthesis
+        /// removes the multiplier (a DSP block, which it cannot see is fed zeros).
+        mul_used: [Constant<bool>; 16] = core::array::from_fn(|n| Constant::new(mul_used(ALL_FP_TYPES, n))),
+        op_reserved: Constant<Bits<OPB>> = k((1 << OPB) - 1),
         op_max: Constant<Bits<OPB>> = k(AluOp::Max.code()),
         op_maxloc: Constant<Bits<OPB>> = k(AluOp::MaxLoc.code()),
         op_minloc: Constant<Bits<OPB>> = k(AluOp::MinLoc.code()),
         op_sum: Constant<Bits<OPB>> = k(AluOp::Sum.code()),
         op_prod: Constant<Bits<OPB>> = k(AluOp::Prod.code()),
     }
+}
+
+impl ReduceAluFp {
+    /// Builds in only the types of `fp_mask` (bit `t` for `FpType::ALL[t]`); before
+    /// `connect_all`.
+    pub fn set_types(&mut self, fp_mask: usize) {
+        self.types = k((fp_mask & ALL_FP_TYPES) as u64);
+        for (n, u) in self.mul_used.iter_mut().enumerate() {
+            *u = Constant::new(mul_used(fp_mask, n));
+        }
+    }
+}
+
+/// Whether multiplier `n` (digits `n / 4` and `n % 4`, digit 3 the top one, bits 63 to 48 of
+/// a normalised significand) is needed by the types `fp_mask`: a normalised significand of
+/// `p` bits has its leading one at bit 63 and nothing below bit `64 - p`, so f16 (11) and
+/// bf16 (8) use digit 3 only (one multiplier), f32 (24) digits 2 and 3 (four), f64 (53) all
+/// four (sixteen).
+fn mul_used(fp_mask: usize, n: usize) -> bool {
+    let lowest = FpType::ALL
+        .iter()
+        .filter(|t| fp_mask >> t.index() & 1 == 1)
+        .map(|t| (64 - t.fraction_bits() as usize - 1) / 16)
+        .min()
+        .unwrap_or(4);
+    n / 4 >= lowest && n % 4 >= lowest
+}
+
+/// The datapath's module name for the types `fp_mask`: `reduce_alu_fp` with all four, else
+/// the types' names appended, e.g. `reduce_alu_fp_f16_bf16_f32` (the modules differ).
+pub fn module_name(fp_mask: usize) -> String {
+    format!(
+        "reduce_alu_fp{}",
+        netcoll_models::reduce_alu::fp_types_suffix(fp_mask)
+    )
 }
 
 impl Logic for ReduceAluFp {
@@ -593,57 +646,97 @@ impl Logic for ReduceAluFp {
         self.s1_bi.d.next = self.bi.val();
         self.tf[0].d.next = self.fmt.val();
         self.s1_op.d.next = self.op.val();
+        match self.fmt.val().index() {
+            0 => {
+                self.fmt_built.next = self.types.val().get_bit(0);
+            }
+            1 => {
+                self.fmt_built.next = self.types.val().get_bit(1);
+            }
+            2 => {
+                self.fmt_built.next = self.types.val().get_bit(2);
+            }
+            _ => {
+                self.fmt_built.next = self.types.val().get_bit(3);
+            }
+        }
+        if !self.fmt_built.val() {
+            self.s1_op.d.next = self.op_reserved.val();
+        }
 
         // ---- Stage 2: unpack. The fraction goes to fp64's position, so that one datapath
         // and one exponent difference serve every type.
+        // A type not built in unpacks as zeros (see `types`).
+        self.t2_mask.next = self.zero.val();
+        self.t2_sign.next = self.zero.val();
+        self.a_sign.next = false;
+        self.a_field.next = 0.into();
+        self.a_frac.next = 0.into();
+        self.a_ones.next = false;
+        self.b_sign.next = false;
+        self.b_field.next = 0.into();
+        self.b_frac.next = 0.into();
+        self.b_ones.next = false;
         match self.tf[0].q.val().index() {
             0 => {
-                self.t2_mask.next = self.mask[0].val();
-                self.t2_sign.next = self.sign[0].val();
-                self.a_sign.next = self.s1_a.q.val().get_bit(15);
-                self.a_field.next = bit_cast::<EW, 5>(self.s1_a.q.val().get_bits::<5>(10));
-                self.a_frac.next = bit_cast::<52, 10>(self.s1_a.q.val().get_bits::<10>(0)) << 42;
-                self.a_ones.next = self.s1_a.q.val().get_bits::<5>(10).all();
-                self.b_sign.next = self.s1_b.q.val().get_bit(15);
-                self.b_field.next = bit_cast::<EW, 5>(self.s1_b.q.val().get_bits::<5>(10));
-                self.b_frac.next = bit_cast::<52, 10>(self.s1_b.q.val().get_bits::<10>(0)) << 42;
-                self.b_ones.next = self.s1_b.q.val().get_bits::<5>(10).all();
+                if self.types.val().get_bit(0) {
+                    self.t2_mask.next = self.mask[0].val();
+                    self.t2_sign.next = self.sign[0].val();
+                    self.a_sign.next = self.s1_a.q.val().get_bit(15);
+                    self.a_field.next = bit_cast::<EW, 5>(self.s1_a.q.val().get_bits::<5>(10));
+                    self.a_frac.next =
+                        bit_cast::<52, 10>(self.s1_a.q.val().get_bits::<10>(0)) << 42;
+                    self.a_ones.next = self.s1_a.q.val().get_bits::<5>(10).all();
+                    self.b_sign.next = self.s1_b.q.val().get_bit(15);
+                    self.b_field.next = bit_cast::<EW, 5>(self.s1_b.q.val().get_bits::<5>(10));
+                    self.b_frac.next =
+                        bit_cast::<52, 10>(self.s1_b.q.val().get_bits::<10>(0)) << 42;
+                    self.b_ones.next = self.s1_b.q.val().get_bits::<5>(10).all();
+                }
             }
             1 => {
-                self.t2_mask.next = self.mask[1].val();
-                self.t2_sign.next = self.sign[1].val();
-                self.a_sign.next = self.s1_a.q.val().get_bit(15);
-                self.a_field.next = bit_cast::<EW, 8>(self.s1_a.q.val().get_bits::<8>(7));
-                self.a_frac.next = bit_cast::<52, 7>(self.s1_a.q.val().get_bits::<7>(0)) << 45;
-                self.a_ones.next = self.s1_a.q.val().get_bits::<8>(7).all();
-                self.b_sign.next = self.s1_b.q.val().get_bit(15);
-                self.b_field.next = bit_cast::<EW, 8>(self.s1_b.q.val().get_bits::<8>(7));
-                self.b_frac.next = bit_cast::<52, 7>(self.s1_b.q.val().get_bits::<7>(0)) << 45;
-                self.b_ones.next = self.s1_b.q.val().get_bits::<8>(7).all();
+                if self.types.val().get_bit(1) {
+                    self.t2_mask.next = self.mask[1].val();
+                    self.t2_sign.next = self.sign[1].val();
+                    self.a_sign.next = self.s1_a.q.val().get_bit(15);
+                    self.a_field.next = bit_cast::<EW, 8>(self.s1_a.q.val().get_bits::<8>(7));
+                    self.a_frac.next = bit_cast::<52, 7>(self.s1_a.q.val().get_bits::<7>(0)) << 45;
+                    self.a_ones.next = self.s1_a.q.val().get_bits::<8>(7).all();
+                    self.b_sign.next = self.s1_b.q.val().get_bit(15);
+                    self.b_field.next = bit_cast::<EW, 8>(self.s1_b.q.val().get_bits::<8>(7));
+                    self.b_frac.next = bit_cast::<52, 7>(self.s1_b.q.val().get_bits::<7>(0)) << 45;
+                    self.b_ones.next = self.s1_b.q.val().get_bits::<8>(7).all();
+                }
             }
             2 => {
-                self.t2_mask.next = self.mask[2].val();
-                self.t2_sign.next = self.sign[2].val();
-                self.a_sign.next = self.s1_a.q.val().get_bit(31);
-                self.a_field.next = bit_cast::<EW, 8>(self.s1_a.q.val().get_bits::<8>(23));
-                self.a_frac.next = bit_cast::<52, 23>(self.s1_a.q.val().get_bits::<23>(0)) << 29;
-                self.a_ones.next = self.s1_a.q.val().get_bits::<8>(23).all();
-                self.b_sign.next = self.s1_b.q.val().get_bit(31);
-                self.b_field.next = bit_cast::<EW, 8>(self.s1_b.q.val().get_bits::<8>(23));
-                self.b_frac.next = bit_cast::<52, 23>(self.s1_b.q.val().get_bits::<23>(0)) << 29;
-                self.b_ones.next = self.s1_b.q.val().get_bits::<8>(23).all();
+                if self.types.val().get_bit(2) {
+                    self.t2_mask.next = self.mask[2].val();
+                    self.t2_sign.next = self.sign[2].val();
+                    self.a_sign.next = self.s1_a.q.val().get_bit(31);
+                    self.a_field.next = bit_cast::<EW, 8>(self.s1_a.q.val().get_bits::<8>(23));
+                    self.a_frac.next =
+                        bit_cast::<52, 23>(self.s1_a.q.val().get_bits::<23>(0)) << 29;
+                    self.a_ones.next = self.s1_a.q.val().get_bits::<8>(23).all();
+                    self.b_sign.next = self.s1_b.q.val().get_bit(31);
+                    self.b_field.next = bit_cast::<EW, 8>(self.s1_b.q.val().get_bits::<8>(23));
+                    self.b_frac.next =
+                        bit_cast::<52, 23>(self.s1_b.q.val().get_bits::<23>(0)) << 29;
+                    self.b_ones.next = self.s1_b.q.val().get_bits::<8>(23).all();
+                }
             }
             _ => {
-                self.t2_mask.next = self.mask[3].val();
-                self.t2_sign.next = self.sign[3].val();
-                self.a_sign.next = self.s1_a.q.val().get_bit(63);
-                self.a_field.next = self.s1_a.q.val().get_bits::<EW>(52);
-                self.a_frac.next = self.s1_a.q.val().get_bits::<52>(0);
-                self.a_ones.next = self.s1_a.q.val().get_bits::<EW>(52).all();
-                self.b_sign.next = self.s1_b.q.val().get_bit(63);
-                self.b_field.next = self.s1_b.q.val().get_bits::<EW>(52);
-                self.b_frac.next = self.s1_b.q.val().get_bits::<52>(0);
-                self.b_ones.next = self.s1_b.q.val().get_bits::<EW>(52).all();
+                if self.types.val().get_bit(3) {
+                    self.t2_mask.next = self.mask[3].val();
+                    self.t2_sign.next = self.sign[3].val();
+                    self.a_sign.next = self.s1_a.q.val().get_bit(63);
+                    self.a_field.next = self.s1_a.q.val().get_bits::<EW>(52);
+                    self.a_frac.next = self.s1_a.q.val().get_bits::<52>(0);
+                    self.a_ones.next = self.s1_a.q.val().get_bits::<EW>(52).all();
+                    self.b_sign.next = self.s1_b.q.val().get_bit(63);
+                    self.b_field.next = self.s1_b.q.val().get_bits::<EW>(52);
+                    self.b_frac.next = self.s1_b.q.val().get_bits::<52>(0);
+                    self.b_ones.next = self.s1_b.q.val().get_bits::<EW>(52).all();
+                }
             }
         }
         self.s2_asign.d.next = self.a_sign.val();
@@ -983,7 +1076,10 @@ impl Logic for ReduceAluFp {
             self.c_arith[2].q.val() & !(self.c_sum[3].q.val() & !self.s7_sum.q.val().any());
         self.c_nx[0].d.next = 4097 - bit_cast::<NW, XW>(self.c_e[1].q.val());
         for n in 0..16 {
-            self.s8_p[n].d.next = self.mul[n].p.val();
+            self.s8_p[n].d.next = 0.into();
+            if self.mul_used[n].val() {
+                self.s8_p[n].d.next = self.mul[n].p.val();
+            }
         }
 
         // ---- Stage 9. PROD: product (i, j) has weight 2^(16 (i + j)); products whose
@@ -1251,9 +1347,13 @@ mod tests {
         bi: u64,
     }
 
-    /// The reference: `fp_bits`, as the module docs map the operations onto it.
-    fn expected(o: &Offer) -> (u64, u64) {
+    /// The reference: `fp_bits`, as the module docs map the operations onto it, for a block
+    /// with the types `types` built in (a type left out: zeros).
+    fn expected(o: &Offer, types: usize) -> (u64, u64) {
         let t = FpType::ALL[o.fmt];
+        if types >> o.fmt & 1 == 0 {
+            return (0, 0);
+        }
         match o.op {
             0..=3 => {
                 let (r, ri) = fp_bits::select(t, o.op.is_multiple_of(2), o.a, o.ai, o.b, o.bi);
@@ -1282,18 +1382,26 @@ mod tests {
         /// The operations of the last edges, oldest first (`None`: lost to a reset).
         pending: VecDeque<Option<Offer>>,
         seed: u64,
+        /// The types built in.
+        types: usize,
         /// Operations compared so far.
         checked: usize,
     }
 
     impl Bench {
         fn new(seed: u64) -> Self {
+            Self::with_types(seed, ALL_FP_TYPES)
+        }
+
+        fn with_types(seed: u64, types: usize) -> Self {
             let mut uut = ReduceAluFp::default();
+            uut.set_types(types);
             uut.connect_all();
             let mut b = Bench {
                 uut,
                 pending: VecDeque::new(),
                 seed,
+                types,
                 checked: 0,
             };
             b.edge(None, true);
@@ -1330,14 +1438,15 @@ mod tests {
             }
             if self.pending.len() == STAGES {
                 let due = self.pending.pop_front().expect("STAGES in flight");
-                let want = due.as_ref().map_or((0, 0), expected);
+                let want = due.as_ref().map_or((0, 0), |o| expected(o, self.types));
                 let got = (self.uut.r.val().to_u64(), self.uut.ri.val().to_u64());
                 assert_eq!(
                     got,
                     want,
-                    "seed {:#x}, after operation {}: (r, ri) of {:?} {} {:x?} (None: zeros \
-                     after a reset)",
+                    "seed {:#x}, types {:#06b}, after operation {}: (r, ri) of {:?} {} {:x?} \
+                     (None: zeros after a reset)",
                     self.seed,
+                    self.types,
                     self.checked,
                     due.map(|o| FpType::ALL[o.fmt]),
                     due.map_or("-".to_string(), |o| op_name(o.op)),
@@ -1565,5 +1674,46 @@ mod tests {
         // A reset also loses the operations of the `STAGES - 1` edges before it: for the
         // first, and for the back-to-back pair.
         assert_eq!(bench.checked, offered - 2 * (STAGES - 1));
+    }
+
+    /// Built with some of the types only: each built type still exactly `fp_bits`, every
+    /// operation on a type left out answered with zeros, for the type sets whose datapaths
+    /// synthesis narrows (no f64; only the 16-bit types) and one with a gap (bf16 and f64).
+    /// Every pair of edge values under every operation of every type.
+    #[test]
+    fn a_datapath_with_some_types_computes_those_and_zeros_the_others() {
+        const SEED: u64 = 0x5e70_f7e5;
+        for types in [0b0111, 0b0011, 0b1010] {
+            let mut next = rng(SEED);
+            let mut bench = Bench::with_types(SEED, types);
+            let tables: Vec<Vec<u64>> = FpType::ALL.iter().map(|&t| edge_values(t)).collect();
+            let n = tables[0].len();
+            for i in (0..n).step_by(3) {
+                for j in 0..n {
+                    for op in 0..7 {
+                        for (fmt, t) in FpType::ALL.iter().enumerate() {
+                            let (ai, bi) = indices(&mut next);
+                            bench.edge(
+                                Some(Offer {
+                                    op,
+                                    fmt,
+                                    a: tables[fmt][i] | (next() & !t.mask()),
+                                    ai,
+                                    b: tables[fmt][j],
+                                    bi,
+                                }),
+                                false,
+                            );
+                        }
+                    }
+                }
+            }
+            bench.drain();
+            assert_eq!(
+                bench.checked,
+                n.div_ceil(3) * n * 7 * 4,
+                "types {types:#06b}"
+            );
+        }
     }
 }

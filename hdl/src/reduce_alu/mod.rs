@@ -35,7 +35,7 @@ use crate::prim::Reg;
 use crate::rtl_block;
 use netcoll_models::kit::cycle::ValueSim;
 use netcoll_models::reduce_alu::{
-    AluOp, Dtype, ReduceAluParams, FIRST_RESERVED_OP, FP_LATENCY, LATENCY, WORD_BITS,
+    AluOp, Dtype, ReduceAluParams, ALL_FP_TYPES, FIRST_RESERVED_OP, FP_LATENCY, LATENCY, WORD_BITS,
 };
 use rust_hdl::prelude::*;
 
@@ -110,8 +110,12 @@ netcoll_models::reduce_alu_ports!(rtl_block! {
         t_fp: [Reg<bool>; X] = core::array::from_fn(|_| Default::default()),
         t_r: [[Reg<Bits<W>>; X]; F] = regs2(),
         t_ri: [[Reg<Bits<W>>; X]; F] = regs2(),
-        /// Whether the floating-point types are built in (`F > 0`).
-        fp_built: Constant<bool> = Constant::new(F > 0),
+        /// The floating-point types built in, bit `t` for `FpType::ALL[t]` (`fp_types`;
+        /// all four by default when `F > 0`, none when `F = 0`): see
+        /// [`ReduceAlu::set_fp_types`].
+        fp_types: Constant<Bits<4>> = k(if F > 0 { ALL_FP_TYPES as u64 } else { 0 }),
+        /// Bit `dtype[1:0]` of `fp_types`: the floating-point type is built in.
+        s1_fp_built: Signal<Local, bool> = Default::default(),
         /// `op` is one the floating-point types do not define, or reserved (`> PROD`).
         s1_fp_undefined: Signal<Local, bool> = Default::default(),
         // The decode of `dtype`: `dtype[1] = 0` is a 32-bit type, `dtype[0] = 0` a signed one.
@@ -177,10 +181,28 @@ impl<const L: usize, const F: usize, const X: usize> Logic for ReduceAlu<L, F, X
         // `err`: a reserved code, or a floating-point `dtype` with an operation the block does
         // not compute on it (any, without the datapaths; the logical and bitwise ones, with).
         self.s1_fp_undefined.next = self.s1_op.q.val() > self.op_prod.val();
+        // Only read with `dtype[2]` set (a floating-point type).
+        match self.s1_dtype.q.val().index() {
+            4 => {
+                self.s1_fp_built.next = self.fp_types.val().get_bit(0);
+            }
+            5 => {
+                self.s1_fp_built.next = self.fp_types.val().get_bit(1);
+            }
+            6 => {
+                self.s1_fp_built.next = self.fp_types.val().get_bit(2);
+            }
+            7 => {
+                self.s1_fp_built.next = self.fp_types.val().get_bit(3);
+            }
+            _ => {
+                self.s1_fp_built.next = false;
+            }
+        }
         self.s2_err.d.next = self.s1_valid.q.val()
             & ((self.s1_op.q.val() >= self.first_reserved.val())
                 | (self.s1_dtype.q.val().get_bit(2)
-                    & (!self.fp_built.val() | self.s1_fp_undefined.val())));
+                    & (!self.s1_fp_built.val() | self.s1_fp_undefined.val())));
         self.s2_fp.d.next = self.s1_dtype.q.val().get_bit(2);
         self.s3_fp.d.next = self.s2_fp.q.val();
         self.s4_fp.d.next = self.s3_fp.q.val();
@@ -308,6 +330,33 @@ impl<const L: usize, const F: usize, const X: usize> Logic for ReduceAlu<L, F, X
     }
 }
 
+impl<const L: usize, const F: usize, const X: usize> ReduceAlu<L, F, X> {
+    /// Builds in only the floating-point types of `fp_mask` (bit `t` for `FpType::ALL[t]`,
+    /// the configuration's `fp_types`), here and in every datapath; before `connect_all`. A
+    /// type left out is answered with `err` like an integer-only block answers them all, and
+    /// its datapath logic is constant, which synthesis removes. No effect when `F = 0`.
+    pub fn set_fp_types(&mut self, fp_mask: usize) {
+        if F > 0 {
+            self.fp_types = k((fp_mask & ALL_FP_TYPES) as u64);
+            for f in &mut self.fpu {
+                f.set_types(fp_mask);
+            }
+        }
+    }
+}
+
+/// The modules a block containing the ALU with the floating-point types `fp_mask` declares
+/// for them (field, module): the datapath, named per type set ([`fp::module_name`]), and its
+/// children; none without them.
+pub fn fp_children(fp_mask: usize) -> Vec<(&'static str, String)> {
+    if fp_mask == 0 {
+        return vec![];
+    }
+    let mut v = vec![("fpu", fp::module_name(fp_mask))];
+    v.extend(fp::FP_CHILDREN.iter().map(|&(f, m)| (f, m.to_string())));
+    v
+}
+
 /// The ALU's RTL at one lane count, behind the interfaces the registry needs.
 pub trait ReduceAluRtl {
     /// The block as Verilog (module `reduce_alu_l<lanes>` and its lane module).
@@ -318,21 +367,25 @@ pub trait ReduceAluRtl {
 
 impl<const L: usize, const F: usize, const X: usize> ReduceAluRtl for ReduceAlu<L, F, X> {
     fn verilog(&self, header: &[String]) -> Result<Module, EmitError> {
-        let mut children = vec![("lane", "reduce_alu_lane"), ("fpu", "reduce_alu_fp")];
-        children.extend(fp::FP_CHILDREN);
-        emit_with_children(self, &module_name(L, F > 0), header, &children)
+        let mask = self.fp_types.val().index();
+        let mut owned = vec![("lane", "reduce_alu_lane".to_string())];
+        owned.extend(fp_children(mask));
+        let children: Vec<(&str, &str)> = owned.iter().map(|(f, m)| (*f, m.as_str())).collect();
+        emit_with_children(self, &module_name(L, mask), header, &children)
     }
     fn into_sim(self: Box<Self>) -> Box<dyn ValueSim> {
         Box::new(crate::kit::RtlSim::new(*self))
     }
 }
 
-/// The module name of the `lanes`-lane block, with (`fp`) or without the floating-point
-/// types: `reduce_alu_l<lanes>` or `reduce_alu_l<lanes>_fp`.
-pub fn module_name(lanes: usize, fp: bool) -> String {
+/// The module name of the `lanes`-lane block with the floating-point types `fp_mask` (0:
+/// none): `reduce_alu_l<lanes>`, `reduce_alu_l<lanes>_fp` with all four, or with some, e.g.
+/// `reduce_alu_l<lanes>_fp_f16_bf16_f32`.
+pub fn module_name(lanes: usize, fp_mask: usize) -> String {
     let p = ReduceAluParams {
         lanes,
-        fp: fp as usize,
+        fp: (fp_mask != 0) as usize,
+        fp_types: if fp_mask != 0 { fp_mask } else { ALL_FP_TYPES },
     };
     <netcoll_models::reduce_alu::ReduceAlu as netcoll_models::kit::block::BlockSpec>::module_name(
         &p,
@@ -341,18 +394,25 @@ pub fn module_name(lanes: usize, fp: bool) -> String {
 
 /// The ALU RTL for `p`, connected; `None` for unsupported parameters.
 pub fn build(p: &ReduceAluParams) -> Option<Box<dyn ReduceAluRtl>> {
-    fn boxed<const L: usize, const F: usize, const X: usize>() -> Box<dyn ReduceAluRtl> {
+    fn boxed<const L: usize, const F: usize, const X: usize>(
+        fp_mask: usize,
+    ) -> Box<dyn ReduceAluRtl> {
         let mut b = ReduceAlu::<L, F, X>::default();
+        b.set_fp_types(fp_mask);
         b.connect_all();
         Box::new(b)
     }
+    if !netcoll_models::kit::params::ParamTable::is_supported(p) {
+        return None;
+    }
+    let m = p.fp_mask();
     match (p.lanes, p.fp) {
-        (1, 0) => Some(boxed::<1, 0, 0>()),
-        (2, 0) => Some(boxed::<2, 0, 0>()),
-        (4, 0) => Some(boxed::<4, 0, 0>()),
-        (1, 1) => Some(boxed::<1, 1, FP_TAIL>()),
-        (2, 1) => Some(boxed::<2, 2, FP_TAIL>()),
-        (4, 1) => Some(boxed::<4, 4, FP_TAIL>()),
+        (1, 0) => Some(boxed::<1, 0, 0>(m)),
+        (2, 0) => Some(boxed::<2, 0, 0>(m)),
+        (4, 0) => Some(boxed::<4, 0, 0>(m)),
+        (1, 1) => Some(boxed::<1, 1, FP_TAIL>(m)),
+        (2, 1) => Some(boxed::<2, 2, FP_TAIL>(m)),
+        (4, 1) => Some(boxed::<4, 4, FP_TAIL>(m)),
         _ => None,
     }
 }

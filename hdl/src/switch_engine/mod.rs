@@ -1275,7 +1275,9 @@ impl<
     for SwitchEngine<R, P, G, C, EW, SW, L, N, PB, AL, B, S, A, F, CQ, O, DB, FL, AX>
 {
     fn verilog(&self, header: &[String]) -> Result<Module, EmitError> {
-        let alu = crate::reduce_alu::module_name(AL, FL > 0);
+        let mask = self.pay.first().map_or(0, |p| p.fp_mask());
+        let alu = crate::reduce_alu::module_name(AL, mask);
+        let fp = crate::reduce_alu::fp_children(mask);
         let mut children = vec![
             ("bypass", "switch_engine_bypass"),
             ("classify", "switch_engine_classify"),
@@ -1290,10 +1292,7 @@ impl<
             ("alu", alu.as_str()),
             ("lane", "reduce_alu_lane"),
         ];
-        if FL > 0 {
-            children.push(("fpu", "reduce_alu_fp"));
-            children.extend(crate::reduce_alu::fp::FP_CHILDREN);
-        }
+        children.extend(fp.iter().map(|(f, m)| (*f, m.as_str())));
         emit_with_children(self, "switch_engine", header, &children)
     }
     fn into_sim(self: Box<Self>) -> Box<dyn ValueSim> {

@@ -58,7 +58,7 @@ use crate::dff_setup;
 use crate::prim::{Mem, Reg};
 use crate::reduce_alu::ReduceAlu;
 use netcoll_models::net::Opcode;
-use netcoll_models::reduce_alu::{AluOp, Dtype, FIRST_RESERVED_OP};
+use netcoll_models::reduce_alu::{AluOp, Dtype, ALL_FP_TYPES, FIRST_RESERVED_OP};
 use netcoll_models::switch_engine::{SwitchEngineParams, OP_BITS};
 use rust_hdl::prelude::*;
 
@@ -264,6 +264,8 @@ pub struct SwitchEnginePayload<
     h_nz: Signal<Local, bool>,
     ipf_room: Signal<Local, bool>,
     h_loc: Signal<Local, bool>,
+    /// Bit `dtype[1:0]` of `fp_types`: the floating-point type is built in.
+    h_fp_built: Signal<Local, bool>,
     /// The header's length is at most `max_plen` (a power of two: no high bit set, or exactly
     /// it; compares with a constant written as such map to LUTs, not to a carry chain).
     plen_fits: Signal<Local, bool>,
@@ -341,8 +343,9 @@ pub struct SwitchEnginePayload<
     b_shift: Constant<Bits<8>>,
     odd_words: Constant<Bits<8>>,
     first_reserved: Constant<Bits<4>>,
-    /// The path reduces the floating-point types (`FL` > 0).
-    fp_built: Constant<bool>,
+    /// The floating-point types the path reduces, bit `t` for `FpType::ALL[t]` (none when
+    /// `FL = 0`): the configuration's `fp_types`.
+    fp_types: Constant<Bits<4>>,
     /// LAND, the first operation the floating-point types do not define.
     op_land: Constant<Bits<4>>,
     op_maxloc: Constant<Bits<4>>,
@@ -395,7 +398,18 @@ impl<
                 && PIPE + X == netcoll_models::switch_engine::model::payload_pipe(p)
         );
         let ipf_depth = netcoll_models::switch_engine::model::ipf_depth(p);
-        Self::with(p.max_plen, p.slots, ipf_depth - p.max_beats())
+        let mut s = Self::with(p.max_plen, p.slots, ipf_depth - p.max_beats());
+        if FL > 0 {
+            let mask = p.alu().fp_mask();
+            s.fp_types = k(mask as u64);
+            s.alu.set_fp_types(mask);
+        }
+        s
+    }
+
+    /// The floating-point types the path reduces (0: none).
+    pub fn fp_mask(&self) -> usize {
+        self.fp_types.val().index()
     }
 
     fn with(max_plen: usize, slots: usize, room_max: usize) -> Self {
@@ -513,6 +527,7 @@ impl<
             ipf_room: Default::default(),
             ipf_full: Default::default(),
             h_loc: Default::default(),
+            h_fp_built: Default::default(),
             plen_fits: Default::default(),
             h_left: Default::default(),
             beat_in: Default::default(),
@@ -574,7 +589,7 @@ impl<
             b_shift: k(B as u64),
             odd_words: k(odd),
             first_reserved: k(FIRST_RESERVED_OP),
-            fp_built: Constant::new(FL > 0),
+            fp_types: k(if FL > 0 { ALL_FP_TYPES as u64 } else { 0 }),
             op_land: k(AluOp::LAnd.code()),
             op_maxloc: k(AluOp::MaxLoc.code()),
             op_minloc: k(AluOp::MinLoc.code()),
@@ -693,6 +708,24 @@ impl<
             | (self.h_plen.val() == self.max_plen.val());
         self.h_loc.next =
             (self.h_rop.val() == self.op_maxloc.val()) | (self.h_rop.val() == self.op_minloc.val());
+        // Only read with `dtype[2]` set (a floating-point type).
+        match self.h_dtype.val().index() {
+            4 => {
+                self.h_fp_built.next = self.fp_types.val().get_bit(0);
+            }
+            5 => {
+                self.h_fp_built.next = self.fp_types.val().get_bit(1);
+            }
+            6 => {
+                self.h_fp_built.next = self.fp_types.val().get_bit(2);
+            }
+            7 => {
+                self.h_fp_built.next = self.fp_types.val().get_bit(3);
+            }
+            _ => {
+                self.h_fp_built.next = false;
+            }
+        }
         self.h_bad.next = self.h_rop.val().any() | self.h_dtype.val().any();
         if self.h_nz.val() {
             self.h_bad.next = !self.plen_fits.val()
@@ -701,7 +734,7 @@ impl<
                 | (self.h_loc.val() & (self.h_plen.val().get_bit(0) | self.one_lane.val()))
                 | (self.h_op.val() == self.op_status_req.val())
                 | (self.h_dtype.val().get_bit(2)
-                    & (!self.fp_built.val() | (self.h_rop.val() >= self.op_land.val())));
+                    & (!self.h_fp_built.val() | (self.h_rop.val() >= self.op_land.val())));
         }
         self.h_store.next = self.h_nz.val() & self.plen_fits.val();
         // Beats after the header's first: `beats(plen) - 1 = (plen - 1) / lanes` (plen > 0).

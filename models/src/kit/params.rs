@@ -19,6 +19,9 @@ pub struct ParamKey {
     pub default: usize,
     /// One line: what the parameter is.
     pub doc: &'static str,
+    /// Empty for a number. Otherwise the key is a set of these names: written in the file as
+    /// an array of them (`["f16", "bf16"]`), held as a bit mask (bit `i` for `names[i]`).
+    pub names: &'static [&'static str],
 }
 
 impl ParamKey {
@@ -29,6 +32,25 @@ impl ParamKey {
             .map(|a| a.to_string())
             .collect::<Vec<_>>()
             .join(", ")
+    }
+
+    /// `value` as a user reads it: the number, or for a set the names of its members joined
+    /// by `+` (`f16+bf16+f32`).
+    pub fn show(&self, value: usize) -> String {
+        if self.names.is_empty() {
+            return value.to_string();
+        }
+        self.members(value).join("+")
+    }
+
+    /// The names of a set's members, in the order of [`ParamKey::names`].
+    pub fn members(&self, value: usize) -> Vec<&'static str> {
+        self.names
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| value >> i & 1 == 1)
+            .map(|(_, n)| *n)
+            .collect()
     }
 }
 
@@ -62,7 +84,7 @@ pub trait ParamTable: Debug {
         self.keys()
             .iter()
             .filter(|k| !self.late_default(k))
-            .map(|k| format!("{}={}", k.name, self.get(k.name).unwrap_or(0)))
+            .map(|k| format!("{}={}", k.name, k.show(self.get(k.name).unwrap_or(0))))
             .collect::<Vec<_>>()
             .join(" ")
     }
@@ -74,7 +96,8 @@ pub trait ParamTable: Debug {
 }
 
 /// Declares a block's parameter table: the struct (public `usize` fields in canonical order,
-/// documented), its `Default`, and its [`ParamTable`] implementation.
+/// documented), its `Default`, and its [`ParamTable`] implementation. A key followed by
+/// `names [..]` is a set of those names ([`ParamKey::names`]), its values bit masks.
 ///
 /// ```
 /// netcoll_models::param_table! {
@@ -93,7 +116,8 @@ pub trait ParamTable: Debug {
 #[macro_export]
 macro_rules! param_table {
     ($(#[$m:meta])* pub struct $name:ident in $table:literal {
-        $($(#[doc = $doc:literal])* $key:ident : $default:literal in [$($allowed:literal),+ $(,)?]),+ $(,)?
+        $($(#[doc = $doc:literal])* $key:ident : $default:literal in [$($allowed:literal),+ $(,)?]
+            $(names [$($nm:literal),+ $(,)?])?),+ $(,)?
     }) => {
         $(#[$m])*
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -115,6 +139,7 @@ macro_rules! param_table {
                     allowed: &[$($allowed),+],
                     default: $default,
                     doc: concat!($($doc),*),
+                    names: &[$($($nm),+)?],
                 },)+
             ];
         }

@@ -612,7 +612,7 @@ impl NicGolden {
             return Status::BadArg;
         };
         // A floating-point type the NIC is built without, or an operation it does not define.
-        if dtype.fp().is_some() && (self.p.fp == 0 || !dtype.defines(op)) {
+        if !self.p.alu().builds(dtype) || !dtype.defines(op) {
             return Status::BadArg;
         }
         // Words per element: MAXLOC / MINLOC elements are (value, index) pairs.

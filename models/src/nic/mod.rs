@@ -173,6 +173,10 @@ crate::param_table! {
         /// 1: CALC's ALU has the floating-point types (f16, bf16, f32, f64) built in; 0: a
         /// CALC on them completes with `BadArg`.
         fp: 0 in [0, 1],
+        /// With `fp = 1`, which floating-point types CALC's ALU has (a CALC on one left out
+        /// completes with `BadArg`); see `[alu] fp_types`.
+        fp_types: 15 in [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15]
+            names ["f16", "bf16", "f32", "f64"],
     }
 }
 
@@ -184,9 +188,11 @@ impl NicParams {
         counters: 8,
         dmem_words: 1024,
         fp: 0,
+        fp_types: crate::reduce_alu::ALL_FP_TYPES,
     };
 
-    /// Every supported parameter set.
+    /// Every supported parameter set, the floating-point types all four or none (a subset
+    /// changes only constants in the ALU's datapath, not the NIC's structure).
     pub fn all_supported() -> Vec<NicParams> {
         let k = NicParams::KEYS;
         let mut v = vec![];
@@ -201,6 +207,7 @@ impl NicParams {
                                 counters,
                                 dmem_words,
                                 fp,
+                                fp_types: crate::reduce_alu::ALL_FP_TYPES,
                             });
                         }
                     }
@@ -221,6 +228,7 @@ impl NicParams {
         crate::reduce_alu::ReduceAluParams {
             lanes: 1,
             fp: self.fp,
+            fp_types: self.fp_types,
         }
     }
 }

@@ -799,8 +799,11 @@ impl NicModel {
                 let count = wqe.calc_count;
                 // A reserved operation; a floating-point type without the datapath, or with an
                 // operation it does not define.
-                let fp_refused =
-                    wqe.calc_fp == 1 && (self.p.fp == 0 || wqe.calc_op > AluOp::Prod.code());
+                let built = crate::reduce_alu::builds_code(
+                    self.p.alu().fp_mask(),
+                    4 | (wqe.calc_dtype & 3),
+                );
+                let fp_refused = wqe.calc_fp == 1 && (!built || wqe.calc_op > AluOp::Prod.code());
                 if wqe.calc_op >= FIRST_RESERVED_OP || fp_refused {
                     Self::complete_with(cur, n, wqe, Status::BadArg);
                 } else {

@@ -70,6 +70,11 @@ impl FpType {
     /// Every type, narrowest first.
     pub const ALL: [FpType; 4] = [FpType::F16, FpType::Bf16, FpType::F32, FpType::F64];
 
+    /// The position in [`FpType::ALL`] (the `dtype` code minus 4, the bit in `fp_types`).
+    pub fn index(self) -> usize {
+        self as usize
+    }
+
     /// Width of an element.
     pub fn bits(self) -> u32 {
         match self {

@@ -45,12 +45,14 @@ pub fn golden_int(op: AluOp, dtype: Dtype, a: u64, ai: u64, b: u64, bi: u64) -> 
     golden(op, dtype, a, ai, b, bi).unwrap_or((0, 0))
 }
 
-/// Like [`golden`] but from the port codes, for a block built with (`fp`) or without the
-/// floating-point types: `None` when the block answers with `err` (value 0, index 0) — a
-/// reserved operation code, a floating-point `dtype` on a block without them, or an operation
-/// the type does not define. Codes are cut to their port widths (`op & 15`, `dtype & 7`).
+/// Like [`golden`] but from the port codes, for a block built with the floating-point types
+/// `fp_mask` (bit `t` for `FpType::ALL[t]`, 0: none, see
+/// [`ReduceAluParams::fp_mask`]): `None` when the block answers with `err` (value 0, index 0)
+/// — a reserved operation code, a floating-point `dtype` the block is built without, or an
+/// operation the type does not define. Codes are cut to their port widths (`op & 15`,
+/// `dtype & 7`).
 pub fn golden_codes(
-    fp: bool,
+    fp_mask: usize,
     op: u64,
     dtype: u64,
     a: u64,
@@ -60,7 +62,7 @@ pub fn golden_codes(
 ) -> Option<(u64, u64)> {
     let op = AluOp::from_code(op & 0xF)?;
     let dtype = Dtype::from_code(dtype & 7)?;
-    if dtype.fp().is_some() && !fp {
+    if !super::builds_dtype(fp_mask, dtype) {
         return None;
     }
     golden(op, dtype, a, ai, b, bi)
@@ -127,14 +129,14 @@ pub fn golden_next(i: &ReduceAluIn, p: &ReduceAluParams) -> ReduceAluOut {
     }
     let mut o = ReduceAluOut {
         out_valid: i.in_valid,
-        err: i.in_valid && golden_codes(p.has_fp(), i.op, i.dtype, 0, 0, 0, 0).is_none(),
+        err: i.in_valid && golden_codes(p.fp_mask(), i.op, i.dtype, 0, 0, 0, 0).is_none(),
         ..Default::default()
     };
     for k in 0..p.lanes.min(super::MAX_LANES) {
         let l = i.lane(k);
         // Without a golden result the block outputs zero.
         let (r, ri) =
-            golden_codes(p.has_fp(), i.op, i.dtype, l.a, l.ai, l.b, l.bi).unwrap_or((0, 0));
+            golden_codes(p.fp_mask(), i.op, i.dtype, l.a, l.ai, l.b, l.bi).unwrap_or((0, 0));
         o.set_lane(k, AluLaneOut { r, ri });
     }
     o
@@ -575,7 +577,7 @@ mod tests {
 
     #[test]
     fn reserved_codes() {
-        for fp in [false, true] {
+        for fp in [0, super::super::ALL_FP_TYPES] {
             for op in 12..16 {
                 assert_eq!(golden_codes(fp, op, 3, 1, 2, 3, 4), None);
             }
@@ -589,28 +591,40 @@ mod tests {
     fn floating_point_codes() {
         // f32 1.5 + 2.25 = 3.75 (0x3FC0_0000 + 0x4010_0000 = 0x4070_0000), garbage above.
         let (a, b) = (M | 0x3FC0_0000, 0x4010_0000);
-        assert_eq!(golden_codes(true, 4, 6, a, 0, b, 0), Some((0x4070_0000, 0)));
+        assert_eq!(
+            golden_codes(super::super::ALL_FP_TYPES, 4, 6, a, 0, b, 0),
+            Some((0x4070_0000, 0))
+        );
         // Without the floating-point types the block answers `err`.
-        assert_eq!(golden_codes(false, 4, 6, a, 0, b, 0), None);
+        assert_eq!(golden_codes(0, 4, 6, a, 0, b, 0), None);
+        // Nor with some types built in that leave f32 (bit 2) out; with it alone it answers.
+        assert_eq!(golden_codes(0b1011, 4, 6, a, 0, b, 0), None);
+        assert_eq!(
+            golden_codes(0b0100, 4, 6, a, 0, b, 0),
+            Some((0x4070_0000, 0))
+        );
         // The logical and bitwise operations are not defined on a floating-point type.
         for op in 6..12 {
             for dtype in 4..8 {
-                assert_eq!(golden_codes(true, op, dtype, a, 0, b, 0), None);
+                assert_eq!(
+                    golden_codes(super::super::ALL_FP_TYPES, op, dtype, a, 0, b, 0),
+                    None
+                );
             }
         }
         // fp16 MAXLOC: 2.0 (0x4000) vs 2.0 with a lower index; bf16 MIN with a NaN is the number.
         assert_eq!(
-            golden_codes(true, 2, 4, 0x4000, 9, 0x4000, 3),
+            golden_codes(super::super::ALL_FP_TYPES, 2, 4, 0x4000, 9, 0x4000, 3),
             Some((0x4000, 3))
         );
         assert_eq!(
-            golden_codes(true, 1, 5, 0x7FC1, 0, 0xBF80, 0),
+            golden_codes(super::super::ALL_FP_TYPES, 1, 5, 0x7FC1, 0, 0xBF80, 0),
             Some((0xBF80, 0))
         );
         // fp64 PROD: 3 × 0.5 = 1.5.
         assert_eq!(
             golden_codes(
-                true,
+                super::super::ALL_FP_TYPES,
                 5,
                 7,
                 0x4008_0000_0000_0000,

@@ -220,7 +220,54 @@ crate::param_table! {
         /// 1: the floating-point types (f16, bf16, f32, f64) are built in; 0: integers only
         /// (a floating-point `dtype` is then answered as a reserved operation).
         fp: 0 in [0, 1],
+        /// With `fp = 1`, which floating-point types are built in (a type left out is
+        /// answered as a reserved operation; without f64 the datapath's multipliers shrink to
+        /// 4, without f32 as well to 1).
+        fp_types: 15 in [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15]
+            names ["f16", "bf16", "f32", "f64"],
     }
+}
+
+/// Every floating-point type (`fp_types` of all four: bit `i` for `FpType::ALL[i]`).
+pub const ALL_FP_TYPES: usize = 0b1111;
+
+/// Whether a block whose floating-point types are the mask `fp_mask` (bit `i` for
+/// `FpType::ALL[i]`, 0 without them) computes on `dtype`: every integer type, and the
+/// floating-point types in the mask.
+pub fn builds_dtype(fp_mask: usize, dtype: Dtype) -> bool {
+    dtype.fp().is_none_or(|t| fp_mask >> t.index() & 1 == 1)
+}
+
+/// What a module name adds for the floating-point types `fp_mask`: nothing without them,
+/// `_fp` with all four, else `_fp` and the types', e.g. `_fp_f16_bf16_f32`.
+pub fn fp_suffix(fp_mask: usize) -> String {
+    match fp_mask {
+        0 => String::new(),
+        _ => format!("_fp{}", fp_types_suffix(fp_mask)),
+    }
+}
+
+/// The types' part of [`fp_suffix`]: empty for all four (or none), else `_` and each type's
+/// name, narrowest first.
+pub fn fp_types_suffix(fp_mask: usize) -> String {
+    if fp_mask & ALL_FP_TYPES == ALL_FP_TYPES || fp_mask == 0 {
+        return String::new();
+    }
+    fp::FpType::ALL
+        .iter()
+        .filter(|t| fp_mask >> t.index() & 1 == 1)
+        .map(|t| {
+            format!(
+                "_{}",
+                Dtype::from_code(4 + t.index() as u64).map_or("", |d| d.name())
+            )
+        })
+        .collect()
+}
+
+/// [`builds_dtype`] on a raw code: an unknown code is not built.
+pub fn builds_code(fp_mask: usize, dtype: u64) -> bool {
+    Dtype::from_code(dtype).is_some_and(|d| builds_dtype(fp_mask, d))
 }
 
 impl ReduceAluParams {
@@ -232,6 +279,21 @@ impl ReduceAluParams {
     /// Whether the floating-point types are built in.
     pub fn has_fp(&self) -> bool {
         self.fp == 1
+    }
+
+    /// The floating-point types built in, bit `i` for `FpType::ALL[i]`: `fp_types` with
+    /// `fp = 1`, else 0.
+    pub fn fp_mask(&self) -> usize {
+        if self.has_fp() {
+            self.fp_types
+        } else {
+            0
+        }
+    }
+
+    /// Whether the block computes on `dtype` (see [`builds_dtype`]).
+    pub fn builds(&self, dtype: Dtype) -> bool {
+        builds_dtype(self.fp_mask(), dtype)
     }
 
     /// The block's latency: [`FP_LATENCY`] with the floating-point types built in, else
@@ -447,8 +509,7 @@ impl BlockSpec for ReduceAlu {
         cfg.alu
     }
     fn module_name(p: &ReduceAluParams) -> String {
-        let fp = if p.has_fp() { "_fp" } else { "" };
-        format!("reduce_alu_l{}{fp}", p.lanes)
+        format!("reduce_alu_l{}{}", p.lanes, fp_suffix(p.fp_mask()))
     }
     fn model(p: &ReduceAluParams) -> Self::Model {
         model::ReduceAluModel::new(*p)
@@ -492,7 +553,11 @@ mod tests {
     #[test]
     fn port_lists_follow_the_lanes() {
         for lanes in [1, 2, 4] {
-            let p = ReduceAluParams { lanes, fp: 0 };
+            let p = ReduceAluParams {
+                lanes,
+                fp: 0,
+                ..Default::default()
+            };
             let ins = ReduceAluIn::specs(&p);
             let outs = ReduceAluOut::specs(&p);
             assert_eq!(ins.len(), 4 + 4 * lanes);

@@ -395,7 +395,8 @@ impl ReduceAluModel {
         let fp = self.s1.dtype & 4 != 0;
         // `err`: a reserved code, or an operation the block does not compute on a
         // floating-point type (any, without them; the logical and bitwise ones, with them).
-        let fp_refused = fp && (!self.p.has_fp() || self.s1.op > AluOp::Prod.code());
+        let built = super::builds_code(self.p.fp_mask(), self.s1.dtype);
+        let fp_refused = fp && (!built || self.s1.op > AluOp::Prod.code());
         let mut s2 = Stage2 {
             valid: self.s1.valid,
             err: self.s1.valid && (super::is_reserved_op(self.s1.op) || fp_refused),
@@ -420,7 +421,7 @@ impl ReduceAluModel {
                     lane_out(out_ctl.is_prod, out_ctl.is32, &self.s5.lane[k])
                 },
             );
-            s2.fp_out[k] = fp_lane(self.p.has_fp(), self.s1.op, self.s1.dtype, &self.s1.lane[k]);
+            s2.fp_out[k] = fp_lane(built, self.s1.op, self.s1.dtype, &self.s1.lane[k]);
             s5.lane[k] = lane5(&self.s4.lane[k]);
             s4.lane[k] = lane4(self.s3.op, &self.s3.lane[k]);
             s3.lane[k] = lane3(self.s2.op, &self.s2.lane[k]);
@@ -568,7 +569,11 @@ mod tests {
     /// A few hand-checked results through the registers (the full tables are the harness's).
     #[test]
     fn registered_results_by_hand() {
-        let mut m = ReduceAluModel::new(ReduceAluParams { lanes: 2, fp: 0 });
+        let mut m = ReduceAluModel::new(ReduceAluParams {
+            lanes: 2,
+            fp: 0,
+            ..Default::default()
+        });
         // MINLOC i32: -1 < 5 in lane 0; a tie in lane 1 takes the lower index.
         let o = run(
             &mut m,
@@ -608,7 +613,11 @@ mod tests {
     #[test]
     fn latency_six_back_to_back_and_reset() {
         assert_eq!(super::super::LATENCY, 6);
-        let mut m = ReduceAluModel::new(ReduceAluParams { lanes: 1, fp: 0 });
+        let mut m = ReduceAluModel::new(ReduceAluParams {
+            lanes: 1,
+            fp: 0,
+            ..Default::default()
+        });
         let op = |a: u64, b: u64| {
             let mut i = ReduceAluIn {
                 in_valid: true,
@@ -680,7 +689,11 @@ mod tests {
     /// cycle; a reset clears the tail too. The results are worked out by hand.
     #[test]
     fn fp_build_answers_after_its_latency_back_to_back_and_reset() {
-        let p = ReduceAluParams { lanes: 2, fp: 1 };
+        let p = ReduceAluParams {
+            lanes: 2,
+            fp: 1,
+            ..Default::default()
+        };
         let lat = p.latency();
         assert_eq!(lat, super::super::FP_LATENCY);
         let mut m = ReduceAluModel::new(p);

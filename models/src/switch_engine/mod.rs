@@ -391,6 +391,10 @@ crate::param_table! {
         /// 1: the payload path reduces the floating-point types too (f16, bf16, f32, f64 with
         /// MAX … PROD); 0: a floating-point payload is malformed (rule 2b).
         fp: 0 in [0, 1],
+        /// With `fp = 1`, which floating-point types the payload path reduces (a payload of
+        /// one left out is malformed, rule 2b); see `[alu] fp_types`.
+        fp_types: 15 in [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15]
+            names ["f16", "bf16", "f32", "f64"],
     }
 }
 
@@ -406,6 +410,7 @@ impl SwitchEngineParams {
         lanes: 4,
         slots: 16,
         fp: 0,
+        fp_types: crate::reduce_alu::ALL_FP_TYPES,
     };
 
     /// The engine at `radix`, `groups`, `counter_bits`, with the default retry settings.
@@ -420,6 +425,7 @@ impl SwitchEngineParams {
             lanes: 4,
             slots: 16,
             fp: 0,
+            fp_types: crate::reduce_alu::ALL_FP_TYPES,
         }
     }
 
@@ -457,18 +463,26 @@ impl SwitchEngineParams {
     /// [`FP_LATENCY`]: crate::reduce_alu::FP_LATENCY
     /// [`LATENCY`]: crate::reduce_alu::LATENCY
     pub fn alu_latency(&self) -> usize {
+        self.alu().latency()
+    }
+
+    /// The parameters of the payload path's ALU: two lanes per beat word, the
+    /// floating-point types of this engine.
+    pub fn alu(&self) -> crate::reduce_alu::ReduceAluParams {
         crate::reduce_alu::ReduceAluParams {
             lanes: 2 * self.lanes,
             fp: self.fp,
+            fp_types: self.fp_types,
         }
-        .latency()
     }
 
-    /// Rule 2b's element-type part: a floating-point `dtype` on an engine without them, or with
-    /// an operation the floating-point types do not define (LAND … BXOR).
+    /// Rule 2b's element-type part: a floating-point `dtype` on an engine without it (none
+    /// built in, or not among `fp_types`), or with an operation the floating-point types do
+    /// not define (LAND … BXOR).
     pub fn refuses_dtype(&self, rop: u64, dtype: u64) -> bool {
         let fp = crate::reduce_alu::Dtype::from_code(dtype).is_some_and(|d| d.fp().is_some());
-        fp && (!self.reduces_fp() || rop > crate::reduce_alu::AluOp::Prod.code())
+        fp && (!crate::reduce_alu::builds_code(self.alu().fp_mask(), dtype)
+            || rop > crate::reduce_alu::AluOp::Prod.code())
     }
 
     /// Bits of a `dtype` kept in the group state: 3 with the floating-point types, else the
@@ -880,6 +894,29 @@ impl BlockSpec for SwitchEngine {
 mod tests {
     use super::*;
     use crate::kit::ports::PortValues;
+
+    /// Rule 2b's element types, codes by hand (4 f16, 5 bf16, 6 f32, 7 f64; SUM 4, LAND 6).
+    #[test]
+    fn a_payload_of_a_type_not_built_in_is_refused() {
+        let p = SwitchEngineParams::SMALL.with_payload(8, 2, 4);
+        let all = SwitchEngineParams { fp: 1, ..p };
+        let some = SwitchEngineParams {
+            fp_types: 0b0101,
+            ..all
+        };
+        for dtype in 0..4 {
+            assert!(!p.refuses_dtype(4, dtype) && !some.refuses_dtype(6, dtype));
+        }
+        for dtype in 4..8 {
+            assert!(p.refuses_dtype(4, dtype), "no floating point: {dtype}");
+            assert!(!all.refuses_dtype(4, dtype) && all.refuses_dtype(6, dtype));
+            assert_eq!(
+                some.refuses_dtype(4, dtype),
+                dtype == 5 || dtype == 7,
+                "{dtype}"
+            );
+        }
+    }
 
     #[test]
     fn port_widths_follow_the_parameters() {

@@ -396,31 +396,13 @@ impl<'a> Doc<'a> {
                     ),
                 ));
             };
-            let toml::Value::Integer(i) = v else {
-                return Err(self.error_at(
-                    &at,
-                    key,
-                    format!(
-                        "`{full}` = {} has the wrong type: expected an integer",
-                        shown(v)
-                    ),
-                ));
-            };
-            match usize::try_from(*i) {
-                Ok(n) if k.allowed.contains(&n) => {
-                    p.set(k.name, n);
-                }
-                _ => {
-                    return Err(self.error_at(
-                        &at,
-                        key,
-                        format!(
-                            "`{full}` = {i} is not supported; allowed values: {}",
-                            k.allowed_list()
-                        ),
-                    ))
-                }
-            }
+            let n = netcoll_models::config::param_value(&full, v, k)
+                .map_err(|e| self.error_at(&at, key, e.to_string()))?;
+            p.set(k.name, n);
+        }
+        if let Some(e) = netcoll_models::config::fp_types_check(&*p) {
+            let at = [Seg::Key(table), Seg::Key("fp_types")];
+            return Err(self.error_at(&at, "fp_types", e.to_string()));
         }
         Ok(())
     }

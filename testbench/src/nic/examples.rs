@@ -12,6 +12,10 @@ pub const EXAMPLES: &[(&str, &str)] = &[
         include_str!("../../../scenarios/nic/calc_fp.toml"),
     ),
     (
+        "calc_fp_types.toml",
+        include_str!("../../../scenarios/nic/calc_fp_types.toml"),
+    ),
+    (
         "errors.toml",
         include_str!("../../../scenarios/nic/errors.toml"),
     ),

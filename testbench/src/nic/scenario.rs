@@ -1334,7 +1334,7 @@ mod tests {
     use std::path::PathBuf;
 
     /// The example scenarios, by file name.
-    const EXAMPLES: [&str; 13] = [
+    const EXAMPLES: [&str; 14] = [
         "nop.toml",
         "send.toml",
         "recv.toml",
@@ -1344,6 +1344,7 @@ mod tests {
         "recv_en.toml",
         "calc.toml",
         "calc_fp.toml",
+        "calc_fp_types.toml",
         "reduce_tree.toml",
         "repro.toml",
         "pipeline.toml",
@@ -1401,11 +1402,26 @@ mod tests {
             // Deterministic.
             assert_eq!(run_golden(&s), Ok(ev), "{name}");
         }
-        // Every example runs on the small NIC, `calc_fp.toml` with the floating-point types.
+        // Every example runs on the small NIC, `calc_fp.toml` with the floating-point types,
+        // `calc_fp_types.toml` with three of them.
         for name in EXAMPLES {
             let p = example(name).params;
-            assert_eq!(NicParams { fp: 0, ..p }, NicParams::SMALL, "{name}");
-            assert_eq!(p.fp == 1, name == "calc_fp.toml", "{name}");
+            let fp_types = if name == "calc_fp_types.toml" {
+                0b0111
+            } else {
+                0b1111
+            };
+            assert_eq!(
+                NicParams {
+                    fp: 0,
+                    fp_types: 0b1111,
+                    ..p
+                },
+                NicParams::SMALL,
+                "{name}"
+            );
+            assert_eq!(p.fp == 1, name.starts_with("calc_fp"), "{name}");
+            assert_eq!(p.fp_types, fp_types, "{name}");
         }
     }
 
@@ -1572,6 +1588,24 @@ mod tests {
                 (0, "OK", "CALC", 0, false, 1, 0)
             ]
         );
+    }
+
+    /// Expected values by hand from IEEE 754 (see the scenario's comments).
+    /// Expected values by hand from IEEE 754; the f64 CALC refused without writing.
+    #[test]
+    fn calc_fp_types_example_results() {
+        let ev = run_golden(&example("calc_fp_types.toml")).expect("runs");
+        assert_eq!(
+            mem_reads(&ev),
+            vec![
+                (48, 0x4070_0000), // f32 1.5 + 2.25 = 3.75
+                (49, 0x4010_0000), // 2.0 + 0.25 = 2.25
+                (56, 0xBFC0),      // bf16 3.0 × -0.5 = -1.5
+                (26, 7),           // f64 refused: untouched
+            ]
+        );
+        let statuses: Vec<&str> = cqes(&ev).iter().map(|c| c.1).collect();
+        assert_eq!(statuses, vec!["OK", "OK", "BAD_ARG"]);
     }
 
     /// Expected values by hand from IEEE 754 (see the scenario's comments).
@@ -2053,7 +2087,7 @@ mod tests {
         );
         assert_eq!(
             msg("[nic]\nlanes = 5\n"),
-            "scenario.toml: line 2: unknown key `nic.lanes`; allowed keys in [nic]: qps, cqs, counters, dmem_words, fp"
+            "scenario.toml: line 2: unknown key `nic.lanes`; allowed keys in [nic]: qps, cqs, counters, dmem_words, fp, fp_types"
         );
         assert_eq!(
             msg("steps = []\n"),

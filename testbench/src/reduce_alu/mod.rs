@@ -29,12 +29,13 @@ use rand_chacha::ChaCha8Rng;
 /// The ALU at a cycle level.
 pub type AluSim = Sim<ReduceAlu>;
 
-/// The parameters of the block under test: `lanes` lanes, with (`fp`) or without the
-/// floating-point types.
+/// The parameters of the block under test: `lanes` lanes, with all four (`fp`) or without
+/// the floating-point types.
 pub fn params(lanes: usize, fp: bool) -> ReduceAluParams {
     ReduceAluParams {
         lanes,
         fp: fp as usize,
+        ..Default::default()
     }
 }
 
@@ -51,8 +52,8 @@ pub fn config(p: ReduceAluParams) -> Config {
 pub fn dut(level: Level, p: ReduceAluParams) -> Result<AluSim, String> {
     if !netcoll_models::kit::params::ParamTable::is_supported(&p) {
         return Err(format!(
-            "the reduction ALU has 1, 2 or 4 lanes and fp 0 or 1, not lanes={} fp={}",
-            p.lanes, p.fp
+            "the reduction ALU has 1, 2 or 4 lanes and fp 0 or 1, not {}",
+            netcoll_models::kit::params::ParamTable::describe(&p)
         ));
     }
     match level {
@@ -146,7 +147,10 @@ pub fn check(level: Level, opts: &crate::check::CheckOptions) -> crate::check::R
     let mut row = crate::check::Row::default();
     for lanes in [1, 2, 4] {
         row.tests += 1;
-        let p = params(lanes, opts.config.alu.has_fp());
+        let p = ReduceAluParams {
+            lanes,
+            ..opts.config.alu
+        };
         let suite = suite::cycles(p);
         let traced = dut(level, p).map(|d| match &opts.trace {
             Some(t) if level != Level::Golden => {

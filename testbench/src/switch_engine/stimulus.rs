@@ -498,8 +498,12 @@ fn random_shape(p: &SwitchEngineParams, rng: &mut ChaCha8Rng) -> PayloadMeta {
     let mut m = PayloadMeta {
         plen,
         rop,
+        // One of the floating-point types built in (`fp_types`).
         dtype: if fp {
-            rng.gen_range(4..8)
+            let built: Vec<u64> = (4..8)
+                .filter(|&c| netcoll_models::reduce_alu::builds_code(p.alu().fp_mask(), c))
+                .collect();
+            built[rng.gen_range(0..built.len())]
         } else {
             rng.gen_range(0..4)
         },
@@ -508,7 +512,7 @@ fn random_shape(p: &SwitchEngineParams, rng: &mut ChaCha8Rng) -> PayloadMeta {
         0..=1 => m.plen = rng.gen_range(max + 1..=(max + 8).min(255)),
         2..=3 => m.rop = rng.gen_range(FIRST_RESERVED_OP..16),
         4 if loc => m.plen |= 1,
-        // A floating-point type: refused without them, and with LAND … BXOR.
+        // A floating-point type: refused without it, and with LAND … BXOR.
         5 => m.dtype = rng.gen_range(4..8),
         _ => {}
     }
