@@ -74,9 +74,12 @@
 //! # Timing
 //! Closes 125 MHz on an ECP5 (LFE5U-85F, -6): the module alone, every port registered as
 //! `netcoll synth --fpga` wraps a block (`synth --fpga ecp5 --blocks reduce_alu --module
-//! reduce_alu_fp` with `[alu] fp = 1`), places and routes at 130.5 MHz (median of seeds 1, 2,
-//! 3: 124.7, 134.2, 130.5; LUT4 4,073, CCU2C 347, FF 5,531, MULT18 16), its longest path the
-//! first stage of a PROD normaliser. The six-stage datapath before it made 46.7 MHz (47.0,
+//! reduce_alu_fp` with `[alu] fp = 1`), places and routes at 133.3 MHz (median of seeds 1, 2,
+//! 3: 133.3, 133.3, 130.8; LUT4 4,118, CCU2C 347, FF 5,537, MULT18 16), its longest path
+//! stage 12 (`E - lz`, the subnormal shift's count). Before it, the first stage of a PROD
+//! normaliser (its OR trees: 125.4 MHz), hence the quarters' flags registered a stage early
+//! (`s2_aq`, `s2_bq`), and then the unpack's type → exponent field → its test (125.1 MHz),
+//! hence each type's tests in its own arm (`*_fnz`, `*_fq`). The six-stage datapath before it made 46.7 MHz (47.0,
 //! 46.7, 43.6; LUT4 5,021, FF 1,879); its longest paths, found by removing each in turn from a
 //! copy of the emitted Verilog, set the cuts above: the unpack followed by PROD's normaliser
 //! fanning out to the multipliers (22.4 ns), the subnormal shift followed by the rounding add
@@ -166,6 +169,11 @@ crate::sub_block! {
         /// normal number.
         s2_asig: Reg<Bits<SW>>,
         s2_bsig: Reg<Bits<SW>>,
+        /// Which of the top three 16-bit quarters of the fraction are not zero, at the PROD
+        /// normaliser's input (`frac << 11`, the hidden bit left out: `s2_aez` gives it), for
+        /// the normaliser's `q` a stage early.
+        s2_aq: Reg<Bits<3>>,
+        s2_bq: Reg<Bits<3>>,
         /// The elements, and their compare keys (`fp_bits::key`: unsigned, in the order of
         /// the numbers).
         s2_aelem: Reg<Bits<W>>,
@@ -331,6 +339,14 @@ crate::sub_block! {
         b_frac: Signal<Local, Bits<52>>,
         a_ones: Signal<Local, bool>,
         b_ones: Signal<Local, bool>,
+        /// The exponent field is not zero: like `*_ones`, tested on the type's bits in each
+        /// arm of the type's `case`, so that the type only chooses among the tests' results
+        /// (the longest path of the unpack stage was the type → the field → its OR).
+        a_fnz: Signal<Local, bool>,
+        b_fnz: Signal<Local, bool>,
+        /// `s2_aq`, `s2_bq` likewise: the quarters' tests on the type's fraction bits.
+        a_fq: Signal<Local, Bits<3>>,
+        b_fq: Signal<Local, Bits<3>>,
         a_elem: Signal<Local, Bits<W>>,
         b_elem: Signal<Local, Bits<W>>,
         // Stage 3's logic.
@@ -482,6 +498,8 @@ impl Logic for ReduceAluFp {
             s2_bones,
             s2_asig,
             s2_bsig,
+            s2_aq,
+            s2_bq,
             s2_aelem,
             s2_belem,
             s2_akey,
@@ -673,10 +691,14 @@ impl Logic for ReduceAluFp {
         self.a_field.next = 0.into();
         self.a_frac.next = 0.into();
         self.a_ones.next = false;
+        self.a_fnz.next = false;
+        self.a_fq.next = 0.into();
         self.b_sign.next = false;
         self.b_field.next = 0.into();
         self.b_frac.next = 0.into();
         self.b_ones.next = false;
+        self.b_fnz.next = false;
+        self.b_fq.next = 0.into();
         match self.tf[0].q.val().index() {
             0 => {
                 if self.types.val().get_bit(0) {
@@ -687,11 +709,17 @@ impl Logic for ReduceAluFp {
                     self.a_frac.next =
                         bit_cast::<52, 10>(self.s1_a.q.val().get_bits::<10>(0)) << 42;
                     self.a_ones.next = self.s1_a.q.val().get_bits::<5>(10).all();
+                    self.a_fnz.next = self.s1_a.q.val().get_bits::<5>(10).any();
+                    self.a_fq.next =
+                        bit_cast::<3, 1>(self.s1_a.q.val().get_bits::<10>(0).any().into()) << 2;
                     self.b_sign.next = self.s1_b.q.val().get_bit(15);
                     self.b_field.next = bit_cast::<EW, 5>(self.s1_b.q.val().get_bits::<5>(10));
                     self.b_frac.next =
                         bit_cast::<52, 10>(self.s1_b.q.val().get_bits::<10>(0)) << 42;
                     self.b_ones.next = self.s1_b.q.val().get_bits::<5>(10).all();
+                    self.b_fnz.next = self.s1_b.q.val().get_bits::<5>(10).any();
+                    self.b_fq.next =
+                        bit_cast::<3, 1>(self.s1_b.q.val().get_bits::<10>(0).any().into()) << 2;
                 }
             }
             1 => {
@@ -702,10 +730,16 @@ impl Logic for ReduceAluFp {
                     self.a_field.next = bit_cast::<EW, 8>(self.s1_a.q.val().get_bits::<8>(7));
                     self.a_frac.next = bit_cast::<52, 7>(self.s1_a.q.val().get_bits::<7>(0)) << 45;
                     self.a_ones.next = self.s1_a.q.val().get_bits::<8>(7).all();
+                    self.a_fnz.next = self.s1_a.q.val().get_bits::<8>(7).any();
+                    self.a_fq.next =
+                        bit_cast::<3, 1>(self.s1_a.q.val().get_bits::<7>(0).any().into()) << 2;
                     self.b_sign.next = self.s1_b.q.val().get_bit(15);
                     self.b_field.next = bit_cast::<EW, 8>(self.s1_b.q.val().get_bits::<8>(7));
                     self.b_frac.next = bit_cast::<52, 7>(self.s1_b.q.val().get_bits::<7>(0)) << 45;
                     self.b_ones.next = self.s1_b.q.val().get_bits::<8>(7).all();
+                    self.b_fnz.next = self.s1_b.q.val().get_bits::<8>(7).any();
+                    self.b_fq.next =
+                        bit_cast::<3, 1>(self.s1_b.q.val().get_bits::<7>(0).any().into()) << 2;
                 }
             }
             2 => {
@@ -717,11 +751,21 @@ impl Logic for ReduceAluFp {
                     self.a_frac.next =
                         bit_cast::<52, 23>(self.s1_a.q.val().get_bits::<23>(0)) << 29;
                     self.a_ones.next = self.s1_a.q.val().get_bits::<8>(23).all();
+                    self.a_fnz.next = self.s1_a.q.val().get_bits::<8>(23).any();
+                    self.a_fq.next =
+                        (bit_cast::<3, 1>(self.s1_a.q.val().get_bits::<15>(8).any().into()) << 2)
+                            | (bit_cast::<3, 1>(self.s1_a.q.val().get_bits::<8>(0).any().into())
+                                << 1);
                     self.b_sign.next = self.s1_b.q.val().get_bit(31);
                     self.b_field.next = bit_cast::<EW, 8>(self.s1_b.q.val().get_bits::<8>(23));
                     self.b_frac.next =
                         bit_cast::<52, 23>(self.s1_b.q.val().get_bits::<23>(0)) << 29;
                     self.b_ones.next = self.s1_b.q.val().get_bits::<8>(23).all();
+                    self.b_fnz.next = self.s1_b.q.val().get_bits::<8>(23).any();
+                    self.b_fq.next =
+                        (bit_cast::<3, 1>(self.s1_b.q.val().get_bits::<15>(8).any().into()) << 2)
+                            | (bit_cast::<3, 1>(self.s1_b.q.val().get_bits::<8>(0).any().into())
+                                << 1);
                 }
             }
             _ => {
@@ -732,10 +776,22 @@ impl Logic for ReduceAluFp {
                     self.a_field.next = self.s1_a.q.val().get_bits::<EW>(52);
                     self.a_frac.next = self.s1_a.q.val().get_bits::<52>(0);
                     self.a_ones.next = self.s1_a.q.val().get_bits::<EW>(52).all();
+                    self.a_fnz.next = self.s1_a.q.val().get_bits::<EW>(52).any();
+                    self.a_fq.next =
+                        (bit_cast::<3, 1>(self.s1_a.q.val().get_bits::<15>(37).any().into()) << 2)
+                            | (bit_cast::<3, 1>(self.s1_a.q.val().get_bits::<16>(21).any().into())
+                                << 1)
+                            | bit_cast::<3, 1>(self.s1_a.q.val().get_bits::<16>(5).any().into());
                     self.b_sign.next = self.s1_b.q.val().get_bit(63);
                     self.b_field.next = self.s1_b.q.val().get_bits::<EW>(52);
                     self.b_frac.next = self.s1_b.q.val().get_bits::<52>(0);
                     self.b_ones.next = self.s1_b.q.val().get_bits::<EW>(52).all();
+                    self.b_fnz.next = self.s1_b.q.val().get_bits::<EW>(52).any();
+                    self.b_fq.next =
+                        (bit_cast::<3, 1>(self.s1_b.q.val().get_bits::<15>(37).any().into()) << 2)
+                            | (bit_cast::<3, 1>(self.s1_b.q.val().get_bits::<16>(21).any().into())
+                                << 1)
+                            | bit_cast::<3, 1>(self.s1_b.q.val().get_bits::<16>(5).any().into());
                 }
             }
         }
@@ -743,18 +799,20 @@ impl Logic for ReduceAluFp {
         self.s2_bsign.d.next = self.b_sign.val();
         self.s2_afield.d.next = self.a_field.val();
         self.s2_bfield.d.next = self.b_field.val();
-        self.s2_aez.d.next = !self.a_field.val().any();
-        self.s2_bez.d.next = !self.b_field.val().any();
+        self.s2_aez.d.next = !self.a_fnz.val();
+        self.s2_bez.d.next = !self.b_fnz.val();
         self.s2_aones.d.next = self.a_ones.val();
         self.s2_bones.d.next = self.b_ones.val();
         self.s2_asig.d.next = bit_cast::<SW, 52>(self.a_frac.val());
-        if self.a_field.val().any() {
+        if self.a_fnz.val() {
             self.s2_asig.d.next = bit_cast::<SW, 52>(self.a_frac.val()) | self.hidden.val();
         }
         self.s2_bsig.d.next = bit_cast::<SW, 52>(self.b_frac.val());
-        if self.b_field.val().any() {
+        if self.b_fnz.val() {
             self.s2_bsig.d.next = bit_cast::<SW, 52>(self.b_frac.val()) | self.hidden.val();
         }
+        self.s2_aq.d.next = self.a_fq.val();
+        self.s2_bq.d.next = self.b_fq.val();
         // MIN / MAX: keys as fp_bits::key (a positive number with its sign bit set, a
         // negative one inverted).
         self.a_elem.next = self.s1_a.q.val() & self.t2_mask.val();
@@ -807,6 +865,11 @@ impl Logic for ReduceAluFp {
         self.s3_bsign.d.next = self.s2_bsign.q.val();
         self.norm[0].w.next = bit_cast::<W, SW>(self.s2_asig.q.val()) << 11;
         self.norm[1].w.next = bit_cast::<W, SW>(self.s2_bsig.q.val()) << 11;
+        // The top quarter also holds the hidden bit.
+        self.norm[0].q.next =
+            self.s2_aq.q.val() | (bit_cast::<3, 1>((!self.s2_aez.q.val()).into()) << 2);
+        self.norm[1].q.next =
+            self.s2_bq.q.val() | (bit_cast::<3, 1>((!self.s2_bez.q.val()).into()) << 2);
         self.s3_k0_gt.d.next =
             self.s2_akey.q.val().get_bits::<16>(0) > self.s2_bkey.q.val().get_bits::<16>(0);
         self.s3_k0_lt.d.next =
@@ -1072,6 +1135,10 @@ impl Logic for ReduceAluFp {
         // ---- Stage 8. SUM: normalise (stages 8 to 10); an exact cancellation is +0
         // (rounding to nearest). PROD: the products out of the multipliers.
         self.norm[2].w.next = self.s7_sum.q.val();
+        self.norm[2].q.next =
+            (bit_cast::<3, 1>(self.s7_sum.q.val().get_bits::<16>(48).any().into()) << 2)
+                | (bit_cast::<3, 1>(self.s7_sum.q.val().get_bits::<16>(32).any().into()) << 1)
+                | bit_cast::<3, 1>(self.s7_sum.q.val().get_bits::<16>(16).any().into());
         self.c_arith[3].d.next =
             self.c_arith[2].q.val() & !(self.c_sum[3].q.val() & !self.s7_sum.q.val().any());
         self.c_nx[0].d.next = 4097 - bit_cast::<NW, XW>(self.c_e[1].q.val());

@@ -248,21 +248,16 @@ pub fn fp_suffix(fp_mask: usize) -> String {
 }
 
 /// The types' part of [`fp_suffix`]: empty for all four (or none), else `_` and each type's
-/// name, narrowest first.
+/// name as `fp_types` spells it in `netcoll.toml`, narrowest first.
 pub fn fp_types_suffix(fp_mask: usize) -> String {
     if fp_mask & ALL_FP_TYPES == ALL_FP_TYPES || fp_mask == 0 {
         return String::new();
     }
-    fp::FpType::ALL
+    ReduceAluParams::KEYS
         .iter()
-        .filter(|t| fp_mask >> t.index() & 1 == 1)
-        .map(|t| {
-            format!(
-                "_{}",
-                Dtype::from_code(4 + t.index() as u64).map_or("", |d| d.name())
-            )
-        })
-        .collect()
+        .find(|k| k.name == "fp_types")
+        .map(|k| k.members(fp_mask).iter().map(|n| format!("_{n}")).collect())
+        .unwrap_or_default()
 }
 
 /// [`builds_dtype`] on a raw code: an unknown code is not built.
@@ -548,6 +543,15 @@ mod tests {
         );
         assert_eq!(AluOp::MaxLoc.to_string(), "MAXLOC");
         assert_eq!(Dtype::I32.to_string(), "i32");
+    }
+
+    #[test]
+    fn module_suffixes_name_the_types_built_in() {
+        assert_eq!(fp_suffix(0), "");
+        assert_eq!(fp_suffix(0b1111), "_fp");
+        assert_eq!(fp_suffix(0b0111), "_fp_f16_bf16_f32");
+        assert_eq!(fp_suffix(0b1010), "_fp_bf16_f64");
+        assert_eq!(fp_suffix(0b0001), "_fp_f16");
     }
 
     #[test]
