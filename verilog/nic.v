@@ -105,10 +105,12 @@ module nic (
     wire [63:0] host_cmd_w1;
     wire [3:0] host_cmd_opcode;
     wire host_cmd_wait_kind;
+    wire host_cmd_wait_more;
     wire [7:0] host_cmd_wait_index;
     wire [31:0] host_cmd_wait_count;
     wire [15:0] host_cmd_wq_pi;
     wire [15:0] host_cmd_wq_ci;
+    wire host_cmd_wq_plain;
     wire [31:0] host_cmd_cq_produced;
     wire [31:0] host_cmd_cq_consumed;
     wire [63:0] host_cmd_cqe_data;
@@ -130,6 +132,7 @@ module nic (
     wire host_cmd_configure;
     wire [7:0] host_cmd_cfg_cq;
     wire host_cmd_cfg_managed;
+    wire host_cmd_cfg_plain;
     wire [4:0] host_cmd_cnt_rd_addr;
     wire host_cmd_cnt_wr_en;
     wire [4:0] host_cmd_cnt_wr_addr;
@@ -138,8 +141,8 @@ module nic (
     wire host_cmd_dmem_wr_en;
     wire [11:0] host_cmd_dmem_wr_addr;
     wire [63:0] host_cmd_dmem_wr_data;
-    wire [7:0] host_cmd_stat_hits;
-    wire [2:0] host_cmd_stat_sel;
+    wire [8:0] host_cmd_stat_hits;
+    wire [3:0] host_cmd_stat_sel;
     nic_host host_cmd (
         .clock(clock),
         .reset(reset),
@@ -152,10 +155,12 @@ module nic (
         .w1(host_cmd_w1),
         .opcode(host_cmd_opcode),
         .wait_kind(host_cmd_wait_kind),
+        .wait_more(host_cmd_wait_more),
         .wait_index(host_cmd_wait_index),
         .wait_count(host_cmd_wait_count),
         .wq_pi(host_cmd_wq_pi),
         .wq_ci(host_cmd_wq_ci),
+        .wq_plain(host_cmd_wq_plain),
         .cq_produced(host_cmd_cq_produced),
         .cq_consumed(host_cmd_cq_consumed),
         .cqe_data(host_cmd_cqe_data),
@@ -177,6 +182,7 @@ module nic (
         .configure(host_cmd_configure),
         .cfg_cq(host_cmd_cfg_cq),
         .cfg_managed(host_cmd_cfg_managed),
+        .cfg_plain(host_cmd_cfg_plain),
         .cnt_rd_addr(host_cmd_cnt_rd_addr),
         .cnt_wr_en(host_cmd_cnt_wr_en),
         .cnt_wr_addr(host_cmd_cnt_wr_addr),
@@ -212,6 +218,7 @@ module nic (
     wire queues_configure;
     wire [7:0] queues_cfg_cq;
     wire queues_cfg_managed;
+    wire queues_cfg_plain;
     wire queues_read_enable;
     wire queues_read_wait_cq;
     wire [3:0] queues_opcode;
@@ -223,6 +230,7 @@ module nic (
     wire queues_retire;
     wire [15:0] queues_wq_pi;
     wire [15:0] queues_wq_ci;
+    wire queues_wq_plain;
     wire [31:0] queues_cq_produced;
     wire [31:0] queues_cq_consumed;
     wire [63:0] queues_cqe_data;
@@ -259,6 +267,7 @@ module nic (
         .configure(queues_configure),
         .cfg_cq(queues_cfg_cq),
         .cfg_managed(queues_cfg_managed),
+        .cfg_plain(queues_cfg_plain),
         .read_enable(queues_read_enable),
         .read_wait_cq(queues_read_wait_cq),
         .opcode(queues_opcode),
@@ -270,6 +279,7 @@ module nic (
         .retire(queues_retire),
         .wq_pi(queues_wq_pi),
         .wq_ci(queues_wq_ci),
+        .wq_plain(queues_wq_plain),
         .cq_produced(queues_cq_produced),
         .cq_consumed(queues_cq_consumed),
         .cqe_data(queues_cqe_data),
@@ -316,7 +326,7 @@ module nic (
     wire [4:0] execute_cnt_rd_addr;
     wire execute_reserved;
     wire execute_buf_outside;
-    wire [7:0] execute_stat_hits;
+    wire [8:0] execute_stat_hits;
     nic_execute execute (
         .state(execute_state),
         .runnable(execute_runnable),
@@ -450,7 +460,7 @@ module nic (
     wire receive_cnt_wr_en;
     wire [4:0] receive_cnt_wr_addr;
     wire [31:0] receive_cnt_wr_data;
-    wire [7:0] receive_stat_hits;
+    wire [8:0] receive_stat_hits;
     nic_receive receive (
         .clock(clock),
         .reset(reset),
@@ -588,7 +598,7 @@ module nic (
     wire completion_write_cqe;
     wire completion_retire;
     wire completion_pending;
-    wire [7:0] completion_stat_hits;
+    wire [8:0] completion_stat_hits;
     nic_completion completion (
         .clock(clock),
         .reset(reset),
@@ -612,8 +622,8 @@ module nic (
     );
 
     // Instance `stats`.
-    wire [7:0] stats_hits;
-    wire [2:0] stats_sel;
+    wire [8:0] stats_hits;
+    wire [3:0] stats_sel;
     wire [31:0] stats_value;
     nic_stats stats (
         .clock(clock),
@@ -637,6 +647,7 @@ module nic (
     wire [6:0] wqe_rsvd1;
     wire [7:0] wqe_peer_cnt;
     wire wqe_wait_kind;
+    wire wqe_wait_more;
     wire [7:0] wqe_wait_index;
     wire [31:0] wqe_wait_count;
     wire [7:0] wqe_en_qp;
@@ -666,6 +677,7 @@ module nic (
         .rsvd1(wqe_rsvd1),
         .peer_cnt(wqe_peer_cnt),
         .wait_kind(wqe_wait_kind),
+        .wait_more(wqe_wait_more),
         .wait_index(wqe_wait_index),
         .wait_count(wqe_wait_count),
         .en_qp(wqe_en_qp),
@@ -716,10 +728,12 @@ module nic (
     assign host_cmd_w1 = host_w1;
     assign host_cmd_opcode = wqe_opcode;
     assign host_cmd_wait_kind = wqe_wait_kind;
+    assign host_cmd_wait_more = wqe_wait_more;
     assign host_cmd_wait_index = wqe_wait_index;
     assign host_cmd_wait_count = wqe_wait_count;
     assign host_cmd_wq_pi = queues_wq_pi;
     assign host_cmd_wq_ci = queues_wq_ci;
+    assign host_cmd_wq_plain = queues_wq_plain;
     assign host_cmd_cq_produced = queues_cq_produced;
     assign host_cmd_cq_consumed = queues_cq_consumed;
     assign host_cmd_cqe_data = queues_cqe_data;
@@ -752,6 +766,7 @@ module nic (
     assign queues_configure = host_cmd_configure;
     assign queues_cfg_cq = host_cmd_cfg_cq;
     assign queues_cfg_managed = host_cmd_cfg_managed;
+    assign queues_cfg_plain = host_cmd_cfg_plain;
     assign queues_read_enable = execute_read_enable;
     assign queues_read_wait_cq = execute_read_wait_cq;
     assign queues_opcode = wqe_opcode;

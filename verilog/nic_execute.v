@@ -36,7 +36,7 @@ module nic_execute (
     output reg  [4:0]   cnt_rd_addr,
     output wire         reserved,
     output wire         buf_outside,
-    output reg  [7:0]   stat_hits
+    output reg  [8:0]   stat_hits
 );
 
     localparam [3:0] alu_reserved = 4'hc;
@@ -48,7 +48,7 @@ module nic_execute (
     localparam [7:0] cqs = 8'h10;
     localparam [16:0] dmem_words17 = 17'h1000;
     localparam [31:0] half32 = 32'h80000000;
-    localparam [7:0] hit_cq_stall = 8'd8;
+    localparam [8:0] hit_cq_stall = 9'd8;
     localparam [3:0] ok = 4'd0;
     localparam [3:0] op_calc = 4'd6;
     localparam [3:0] op_nop = 4'd0;
@@ -101,7 +101,7 @@ module nic_execute (
         read_enable = 1'b0;
         read_wait_cq = 1'b0;
         cnt_rd_addr = 5'd0;
-        stat_hits = 8'd0;
+        stat_hits = 9'd0;
         case (state)
             SEQ_STATE_SQ_CONTEXT: begin
                 next_state = SEQ_STATE_SQ_WQE;

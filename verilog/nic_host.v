@@ -15,10 +15,12 @@ module nic_host (
     input  wire [63:0]  w1,
     input  wire [3:0]   opcode,
     input  wire         wait_kind,
+    input  wire         wait_more,
     input  wire [7:0]   wait_index,
     input  wire [31:0]  wait_count,
     input  wire [15:0]  wq_pi,
     input  wire [15:0]  wq_ci,
+    input  wire         wq_plain,
     input  wire [31:0]  cq_produced,
     input  wire [31:0]  cq_consumed,
     input  wire [63:0]  cqe_data,
@@ -40,6 +42,7 @@ module nic_host (
     output reg          configure,
     output reg  [7:0]   cfg_cq,
     output reg          cfg_managed,
+    output wire         cfg_plain,
     output reg  [4:0]   cnt_rd_addr,
     output reg          cnt_wr_en,
     output reg  [4:0]   cnt_wr_addr,
@@ -48,8 +51,8 @@ module nic_host (
     output reg          dmem_wr_en,
     output reg  [11:0]  dmem_wr_addr,
     output reg  [63:0]  dmem_wr_data,
-    output reg  [7:0]   stat_hits,
-    output wire [2:0]   stat_sel
+    output reg  [8:0]   stat_hits,
+    output wire [3:0]   stat_sel
 );
 
     localparam [2:0] bad_index = 3'd2;
@@ -60,9 +63,10 @@ module nic_host (
     localparam [15:0] dmem_words = 16'h1000;
     localparam [2:0] empty = 3'd4;
     localparam [2:0] full = 3'd3;
-    localparam [7:0] hit_bad_index = 8'd2;
-    localparam [7:0] hit_bad_op = 8'd1;
-    localparam [7:0] hit_wq_full = 8'd4;
+    localparam [8:0] hit_bad_index = 9'd2;
+    localparam [8:0] hit_bad_op = 9'd1;
+    localparam [8:0] hit_refused = 9'h100;
+    localparam [8:0] hit_wq_full = 9'd4;
     localparam [3:0] last_op = 4'd9;
     localparam [2:0] ok = 3'd0;
     localparam [3:0] op_config_qp = 4'd8;
@@ -75,10 +79,14 @@ module nic_host (
     localparam [3:0] op_write_cnt = 4'd6;
     localparam [3:0] op_write_mem = 4'd4;
     localparam [15:0] qps = 16'h10;
-    localparam [15:0] stats = 16'd8;
+    localparam [2:0] refused = 3'd5;
+    localparam [15:0] stats = 16'd9;
     localparam [7:0] wait_count_at = 8'h20;
     localparam [63:0] wait_count_keep = 64'hffffffff;
     localparam [15:0] wq_depth = 16'h10;
+    localparam [3:0] wqe_calc = 4'd6;
+    localparam [3:0] wqe_recv_en = 4'd5;
+    localparam [3:0] wqe_send_en = 4'd4;
     localparam [3:0] wqe_wait = 4'd3;
     localparam [4:0] SEQ_STATE_INIT = 5'd0;
     localparam [4:0] SEQ_STATE_IDLE = 5'd1;
@@ -103,13 +111,33 @@ module nic_host (
     reg [63:0] response_data_q;
     reg [63:0] response_data_d;
 
-    // Memory `cq_wait_index`: 16 words, registered read.
-    reg [31:0] cq_wait_index_words [0:15];
-    wire [3:0] cq_wait_index_rd_addr;
-    reg [31:0] cq_wait_index_rd_data;
-    reg cq_wait_index_wr_en;
-    reg [3:0] cq_wait_index_wr_addr;
-    reg [31:0] cq_wait_index_wr_data;
+    // Memory `cq_waits`: 16 words, registered read.
+    reg [63:0] cq_waits_words [0:15];
+    wire [3:0] cq_waits_rd_addr;
+    reg [63:0] cq_waits_rd_data;
+    reg cq_waits_wr_en;
+    reg [3:0] cq_waits_wr_addr;
+    wire [63:0] cq_waits_wr_data;
+
+    // Instance `cq_wait_now`.
+    wire [63:0] cq_wait_now_cqw;
+    wire [31:0] cq_wait_now_index;
+    wire [31:0] cq_wait_now_count;
+    nic_cq_wait_fields cq_wait_now (
+        .cqw(cq_wait_now_cqw),
+        .index(cq_wait_now_index),
+        .count(cq_wait_now_count)
+    );
+
+    // Instance `cq_wait_word`.
+    reg [31:0] cq_wait_word_index;
+    reg [31:0] cq_wait_word_count;
+    wire [63:0] cq_wait_word_cqw;
+    nic_cq_wait_word cq_wait_word (
+        .index(cq_wait_word_index),
+        .count(cq_wait_word_count),
+        .cqw(cq_wait_word_cqw)
+    );
 
     // Instance `qp_config`.
     wire [63:0] qp_config_w0;
@@ -117,12 +145,14 @@ module nic_host (
     wire [7:0] qp_config_rq_cq;
     wire qp_config_sq_managed;
     wire qp_config_rq_managed;
+    wire qp_config_plain;
     nic_qp_config_fields qp_config (
         .w0(qp_config_w0),
         .sq_cq(qp_config_sq_cq),
         .rq_cq(qp_config_rq_cq),
         .sq_managed(qp_config_sq_managed),
-        .rq_managed(qp_config_rq_managed)
+        .rq_managed(qp_config_rq_managed),
+        .plain(qp_config_plain)
     );
 
     // Combinational signals.
@@ -137,6 +167,8 @@ module nic_host (
     wire [15:0] wq_used;
     wire cq_wait;
     wire [31:0] wait_target;
+    reg [31:0] wait_max;
+    wire cross_channel;
 
     always @(posedge clock) begin
         if (reset) begin
@@ -159,27 +191,31 @@ module nic_host (
     end
 
     always @(posedge clock) begin
-        cq_wait_index_rd_data <= cq_wait_index_words[cq_wait_index_rd_addr];
-        if (cq_wait_index_wr_en) begin
-            cq_wait_index_words[cq_wait_index_wr_addr] <= cq_wait_index_wr_data;
+        cq_waits_rd_data <= cq_waits_words[cq_waits_rd_addr];
+        if (cq_waits_wr_en) begin
+            cq_waits_words[cq_waits_wr_addr] <= cq_waits_wr_data;
         end
     end
 
+    assign cq_wait_now_cqw = cq_waits_rd_data;
     assign rsp_valid = response_valid_q;
     assign rsp_status = response_status_q;
     assign rsp_data = response_data_q;
     assign command_w0 = cmd_w0_q;
     assign qp_config_w0 = cmd_w0_q;
-    assign stat_sel = cmd_arg_q[2:0];
+    assign stat_sel = cmd_arg_q[3:0];
     assign to_rq = (cmd_op_q == op_post_rq) | (state == SEQ_STATE_HOST_FINISH);
     assign wq_sel = ({1'b0, cmd_arg_q[3:0]} << 1'b1) | {{4{1'b0}}, to_rq};
     assign cq_sel = cmd_arg_q[3:0];
     assign wq_used = wq_pi - wq_ci;
     assign cq_wait = ((opcode == wqe_wait) & (~wait_kind)) & (wait_index < cqs8);
-    assign wait_target = cq_wait_index_rd_data + wait_count;
+    assign wait_target = cq_wait_now_index + wait_count;
+    assign cross_channel = (((opcode == wqe_wait) | (opcode == wqe_send_en)) | (opcode == wqe_recv_en)) | (opcode == wqe_calc);
+    assign cfg_plain = qp_config_plain;
     assign running = ((state == SEQ_STATE_HOST_DECODE) | (state == SEQ_STATE_HOST_ACCESS)) | (state == SEQ_STATE_HOST_FINISH);
     assign first = state == SEQ_STATE_HOST_DECODE;
-    assign cq_wait_index_rd_addr = wait_index[3:0];
+    assign cq_waits_rd_addr = wait_index[3:0];
+    assign cq_waits_wr_data = cq_wait_word_cqw;
 
     always @(*) begin
         cmd_op_d = cmd_op_q;
@@ -195,6 +231,10 @@ module nic_host (
             cmd_arg_d = arg;
             cmd_w0_d = w0;
             cmd_w1_d = w1;
+        end
+        wait_max = cq_wait_now_count;
+        if (wait_count > cq_wait_now_count) begin
+            wait_max = wait_count;
         end
         post_w1 = cmd_w1_q;
         if (cq_wait) begin
@@ -220,7 +260,7 @@ module nic_host (
         dmem_wr_en = 1'b0;
         dmem_wr_addr = 12'd0;
         dmem_wr_data = 64'd0;
-        stat_hits = 8'd0;
+        stat_hits = 9'd0;
         wait_write = 1'b0;
         answer = 1'b0;
         answer_status = ok;
@@ -254,6 +294,10 @@ module nic_host (
                 stat_hits = hit_wq_full;
                 answer = 1'b1;
                 answer_status = full;
+            end else if (wq_plain & cross_channel) begin
+                stat_hits = hit_refused;
+                answer = 1'b1;
+                answer_status = refused;
             end else begin
                 post = 1'b1;
                 wait_write = cq_wait;
@@ -330,12 +374,18 @@ module nic_host (
             response_data_d = answer_data;
             next_state = SEQ_STATE_BACKGROUND;
         end
-        cq_wait_index_wr_en = (wait_write | (state == SEQ_STATE_INIT)) & (~reset);
-        cq_wait_index_wr_addr = wait_index[3:0];
-        cq_wait_index_wr_data = wait_target;
+        cq_waits_wr_en = (wait_write | (state == SEQ_STATE_INIT)) & (~reset);
+        cq_waits_wr_addr = wait_index[3:0];
+        cq_wait_word_index = cq_wait_now_index + wait_max;
+        cq_wait_word_count = 32'd0;
+        if (wait_more) begin
+            cq_wait_word_index = cq_wait_now_index;
+            cq_wait_word_count = wait_max;
+        end
         if (state == SEQ_STATE_INIT) begin
-            cq_wait_index_wr_addr = sweep_at[3:0];
-            cq_wait_index_wr_data = 32'd0;
+            cq_waits_wr_addr = sweep_at[3:0];
+            cq_wait_word_index = 32'd0;
+            cq_wait_word_count = 32'd0;
         end
     end
 

@@ -8,7 +8,8 @@ module nic_qp_config_fields (
     output wire [7:0]   sq_cq,
     output wire [7:0]   rq_cq,
     output wire         sq_managed,
-    output wire         rq_managed
+    output wire         rq_managed,
+    output wire         plain
 );
 
     // Combinational signals.
@@ -18,6 +19,7 @@ module nic_qp_config_fields (
     assign rq_cq = w0[15:8];
     assign sq_managed = w0[16];
     assign rq_managed = w0[17];
+    assign plain = w0[18];
     assign unused = w0;
 
 endmodule

@@ -28,6 +28,7 @@ module nic_queues (
     input  wire         configure,
     input  wire [7:0]   cfg_cq,
     input  wire         cfg_managed,
+    input  wire         cfg_plain,
     input  wire         read_enable,
     input  wire         read_wait_cq,
     input  wire [3:0]   opcode,
@@ -39,6 +40,7 @@ module nic_queues (
     input  wire         retire,
     output wire [15:0]  wq_pi,
     output wire [15:0]  wq_ci,
+    output wire         wq_plain,
     output wire [31:0]  cq_produced,
     output wire [31:0]  cq_consumed,
     output wire [63:0]  cqe_data,
@@ -78,6 +80,8 @@ module nic_queues (
     reg [15:0] ei_d;
     reg managed_q;
     reg managed_d;
+    reg plain_q;
+    reg plain_d;
     reg [7:0] cq_q;
     reg [7:0] cq_d;
     reg [31:0] produced_q;
@@ -137,6 +141,7 @@ module nic_queues (
     wire [15:0] wq_context_ci;
     wire [15:0] wq_context_ei;
     wire wq_context_managed;
+    wire wq_context_plain;
     wire [7:0] wq_context_cq;
     nic_wq_context_fields wq_context (
         .ctx(wq_context_ctx),
@@ -144,6 +149,7 @@ module nic_queues (
         .ci(wq_context_ci),
         .ei(wq_context_ei),
         .managed(wq_context_managed),
+        .plain(wq_context_plain),
         .cq(wq_context_cq)
     );
 
@@ -162,6 +168,7 @@ module nic_queues (
     reg [15:0] wq_context_word_ci;
     reg [15:0] wq_context_word_ei;
     reg wq_context_word_managed;
+    reg wq_context_word_plain;
     reg [7:0] wq_context_word_cq;
     wire [63:0] wq_context_word_ctx;
     nic_wq_context_word wq_context_word (
@@ -169,6 +176,7 @@ module nic_queues (
         .ci(wq_context_word_ci),
         .ei(wq_context_word_ei),
         .managed(wq_context_word_managed),
+        .plain(wq_context_word_plain),
         .cq(wq_context_word_cq),
         .ctx(wq_context_word_ctx)
     );
@@ -202,6 +210,7 @@ module nic_queues (
             ci_q <= 16'd0;
             ei_q <= 16'd0;
             managed_q <= 1'b0;
+            plain_q <= 1'b0;
             cq_q <= 8'd0;
             produced_q <= 32'd0;
             consumed_q <= 32'd0;
@@ -214,6 +223,7 @@ module nic_queues (
             ci_q <= ci_d;
             ei_q <= ei_d;
             managed_q <= managed_d;
+            plain_q <= plain_d;
             cq_q <= cq_d;
             produced_q <= produced_d;
             consumed_q <= consumed_d;
@@ -262,6 +272,7 @@ module nic_queues (
     assign cq_counts_counts = cqp_rd_data;
     assign wq_pi = wq_context_pi;
     assign wq_ci = wq_context_ci;
+    assign wq_plain = wq_context_plain;
     assign cq_produced = cq_counts_produced;
     assign cq_consumed = cq_counts_consumed;
     assign cqe_data = cqe_rd_data;
@@ -295,6 +306,7 @@ module nic_queues (
         ci_d = ci_q;
         ei_d = ei_q;
         managed_d = managed_q;
+        plain_d = plain_q;
         cq_d = cq_q;
         produced_d = produced_q;
         consumed_d = consumed_q;
@@ -342,6 +354,7 @@ module nic_queues (
             ci_d = wq_context_ci;
             ei_d = wq_context_ei;
             managed_d = wq_context_managed;
+            plain_d = wq_context_plain;
             cq_d = wq_context_cq;
             if (runnable) begin
                 wqe0_rd_addr = ({{4{1'b0}}, served_q} << wq_slot_bits) | {{5{1'b0}}, wq_context_ci[3:0]};
@@ -367,6 +380,7 @@ module nic_queues (
         wq_context_word_ci = wq_context_ci;
         wq_context_word_ei = wq_context_ei;
         wq_context_word_managed = wq_context_managed;
+        wq_context_word_plain = wq_context_plain;
         wq_context_word_cq = wq_context_cq;
         cq_counts_word_produced = cq_counts_produced;
         cq_counts_word_consumed = cq_counts_consumed;
@@ -384,6 +398,7 @@ module nic_queues (
             wqc_write = 1'b1;
             wq_context_word_ei = wq_context_ci;
             wq_context_word_managed = cfg_managed;
+            wq_context_word_plain = cfg_plain;
             wq_context_word_cq = cfg_cq;
         end
         if (pop) begin
@@ -410,6 +425,7 @@ module nic_queues (
             wq_context_word_ci = ci_q + 16'd1;
             wq_context_word_ei = ei_q;
             wq_context_word_managed = managed_q;
+            wq_context_word_plain = plain_q;
             wq_context_word_cq = cq_q;
             advance_visit = retire & (~served_q[0]);
         end
@@ -422,6 +438,7 @@ module nic_queues (
             wq_context_word_ci = 16'd0;
             wq_context_word_ei = 16'd0;
             wq_context_word_managed = 1'b0;
+            wq_context_word_plain = 1'b0;
             wq_context_word_cq = 8'd0;
             cq_counts_word_produced = 32'd0;
             cq_counts_word_consumed = 32'd0;

@@ -48,16 +48,16 @@ module nic_receive (
     output reg          cnt_wr_en,
     output reg  [4:0]   cnt_wr_addr,
     output reg  [31:0]  cnt_wr_data,
-    output reg  [7:0]   stat_hits
+    output reg  [8:0]   stat_hits
 );
 
     localparam [3:0] bad_addr = 4'd3;
     localparam [3:0] bad_index = 4'd2;
     localparam [3:0] bad_opcode = 4'd1;
     localparam [7:0] counters = 8'h20;
-    localparam [7:0] hit_cq_overrun = 8'h80;
-    localparam [7:0] hit_nak_received = 8'h40;
-    localparam [7:0] hit_rx_discard = 8'h20;
+    localparam [8:0] hit_cq_overrun = 9'h80;
+    localparam [8:0] hit_nak_received = 9'h40;
+    localparam [8:0] hit_rx_discard = 9'h20;
     localparam [3:0] len_err = 4'd4;
     localparam [3:0] not_ready = 4'd7;
     localparam [3:0] ok = 4'd0;
@@ -176,7 +176,7 @@ module nic_receive (
         cnt_wr_en = 1'b0;
         cnt_wr_addr = 5'd0;
         cnt_wr_data = 32'd0;
-        stat_hits = 8'd0;
+        stat_hits = 9'd0;
         if (take_rx) begin
             src_d = rx_src;
             src_qp_d = rx_src_qp;

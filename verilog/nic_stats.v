@@ -6,12 +6,12 @@
 module nic_stats (
     input  wire         clock,
     input  wire         reset,
-    input  wire [7:0]   hits,
-    input  wire [2:0]   sel,
+    input  wire [8:0]   hits,
+    input  wire [3:0]   sel,
     output reg  [31:0]  value
 );
 
-    localparam [7:0] one = 8'd1;
+    localparam [8:0] one = 9'd1;
 
     // Registers: `x_q` holds, `x_d` is its next value.
     reg [31:0] counters_0_q;
@@ -30,9 +30,11 @@ module nic_stats (
     reg [31:0] counters_6_d;
     reg [31:0] counters_7_q;
     reg [31:0] counters_7_d;
+    reg [31:0] counters_8_q;
+    reg [31:0] counters_8_d;
 
     // Combinational signals.
-    wire [7:0] sel_hot;
+    wire [8:0] sel_hot;
 
     always @(posedge clock) begin
         if (reset) begin
@@ -44,6 +46,7 @@ module nic_stats (
             counters_5_q <= 32'd0;
             counters_6_q <= 32'd0;
             counters_7_q <= 32'd0;
+            counters_8_q <= 32'd0;
         end else begin
             counters_0_q <= counters_0_d;
             counters_1_q <= counters_1_d;
@@ -53,6 +56,7 @@ module nic_stats (
             counters_5_q <= counters_5_d;
             counters_6_q <= counters_6_d;
             counters_7_q <= counters_7_d;
+            counters_8_q <= counters_8_d;
         end
     end
 
@@ -115,6 +119,13 @@ module nic_stats (
         end
         if (sel_hot[7]) begin
             value = counters_7_q;
+        end
+        counters_8_d = counters_8_q;
+        if (hits[8]) begin
+            counters_8_d = counters_8_q + 32'd1;
+        end
+        if (sel_hot[8]) begin
+            value = counters_8_q;
         end
     end
 

@@ -9,6 +9,7 @@ module nic_wq_context_fields (
     output wire [15:0]  ci,
     output wire [15:0]  ei,
     output wire         managed,
+    output wire         plain,
     output wire [7:0]   cq
 );
 
@@ -19,6 +20,7 @@ module nic_wq_context_fields (
     assign ci = ctx[31:16];
     assign ei = ctx[47:32];
     assign managed = ctx[48];
+    assign plain = ctx[49];
     assign cq = ctx[63:56];
     assign unused = ctx;
 

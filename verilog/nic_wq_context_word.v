@@ -8,11 +8,12 @@ module nic_wq_context_word (
     input  wire [15:0]  ci,
     input  wire [15:0]  ei,
     input  wire         managed,
+    input  wire         plain,
     input  wire [7:0]   cq,
     output wire [63:0]  ctx
 );
 
-    assign ctx = ((({{48{1'b0}}, pi} | ({{48{1'b0}}, ci} << 5'h10)) | ({{48{1'b0}}, ei} << 6'h20)) | ({{63{1'b0}}, managed} << 6'h30)) | ({{56{1'b0}}, cq} << 6'h38);
+    assign ctx = (((({{48{1'b0}}, pi} | ({{48{1'b0}}, ci} << 5'h10)) | ({{48{1'b0}}, ei} << 6'h20)) | ({{63{1'b0}}, managed} << 6'h30)) | ({{63{1'b0}}, plain} << 6'h31)) | ({{56{1'b0}}, cq} << 6'h38);
 
 endmodule
 

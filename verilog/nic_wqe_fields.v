@@ -17,6 +17,7 @@ module nic_wqe_fields (
     output wire [6:0]   rsvd1,
     output wire [7:0]   peer_cnt,
     output wire         wait_kind,
+    output wire         wait_more,
     output wire [7:0]   wait_index,
     output wire [31:0]  wait_count,
     output wire [7:0]   en_qp,
@@ -48,6 +49,7 @@ module nic_wqe_fields (
     assign rsvd1 = w1[23:17];
     assign peer_cnt = w1[31:24];
     assign wait_kind = w0[8];
+    assign wait_more = w0[9];
     assign wait_index = w0[23:16];
     assign wait_count = w1[63:32];
     assign en_qp = w0[15:8];

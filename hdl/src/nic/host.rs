@@ -2,8 +2,9 @@
 //!
 //! Latches a host command when the sequencer takes it (`Idle`), runs it in `HostDecode`,
 //! `HostAccess` and `HostFinish` (see "Host commands" in `netcoll_models::nic` and the state
-//! table of its `model`) and answers in the response registers. It owns the CQs' wait-index
-//! memory (`cq_wait_index`, only posting a CQ WAIT uses it); the queue memories are reached
+//! table of its `model`) and answers in the response registers. It owns the CQs' wait memory
+//! (`cq_waits`, a `CqWait` word per CQ: only posting a CQ WAIT uses it) and refuses
+//! cross-channel work posted to a plain QP; the queue memories are reached
 //! through [`super::queues`] (`read_wq`, `post`, `pop`, …), the counter and data memories through
 //! request ports the parent merges with the other units' (zero when idle).
 //!
@@ -11,10 +12,10 @@
 //! - `clock`, `reset`; `state` (the sequencer's), `sweep_at` (the reset sweep's index: this
 //!   unit clears `cq_wait_index` and the counters in `Init`);
 //! - the host port (`host_*` of the NIC): `valid`, `op`, `arg`, `w0`, `w1`;
-//! - the command's WQE fields (`opcode`, `wait_kind`, `wait_index`, `wait_count`, from the WQE
+//! - the command's WQE fields (`opcode`, `wait_kind`, `wait_more`, `wait_index`, `wait_count`, from the WQE
 //!   unpack: the queues latch the command's words as the WQE when it is taken); `CONFIG_QP`'s fields
 //!   come from this unit's `QpConfig` unpack (`qp_config`) of the command's `w0`;
-//! - what the memories returned: the work queue's `wq_pi`, `wq_ci`, the CQ's `cq_produced`,
+//! - what the memories returned: the work queue's `wq_pi`, `wq_ci`, `wq_plain`, the CQ's `cq_produced`,
 //!   `cq_consumed`, `cqe_data`, `dmem_data`, `cnt_data`, and the statistic `stat_value`.
 //!
 //! # Outputs
@@ -23,12 +24,12 @@
 //! - `command_w0`: the latched command's first word (a posted WQE's);
 //! - to the queues: `wq_sel`, `cq_sel` (the queue / CQ the command names), `read_wq`, `read_cq`,
 //!   `post` (with the WQE `command_w0`, `post_w1`), `pop`, `configure` (with `cfg_cq`,
-//!   `cfg_managed`);
+//!   `cfg_managed`, `cfg_plain`);
 //! - requests: `cnt_rd_addr`, `cnt_wr_en`, `cnt_wr_addr`, `cnt_wr_data`, `dmem_rd_addr`,
 //!   `dmem_wr_en`, `dmem_wr_addr`, `dmem_wr_data`;
 //! - `stat_hits` (one-hot, see [`super::stats`]), `stat_sel` (the statistic `READ_STAT` reads).
 
-use super::layouts::unpack::QpConfig;
+use super::layouts::{pack, unpack, unpack::QpConfig};
 use super::sequencer::SeqState;
 use super::stats::{hit, STAT_BITS};
 use super::{k, WAIT_COUNT};
@@ -64,10 +65,12 @@ crate::sub_block! {
         pub w1: Signal<In, Bits<64>>,
         pub opcode: Signal<In, Bits<OPCODE_BITS>>,
         pub wait_kind: Signal<In, bool>,
+        pub wait_more: Signal<In, bool>,
         pub wait_index: Signal<In, Bits<8>>,
         pub wait_count: Signal<In, Bits<WAIT_BITS>>,
         pub wq_pi: Signal<In, Bits<16>>,
         pub wq_ci: Signal<In, Bits<16>>,
+        pub wq_plain: Signal<In, bool>,
         pub cq_produced: Signal<In, Bits<32>>,
         pub cq_consumed: Signal<In, Bits<32>>,
         pub cqe_data: Signal<In, Bits<64>>,
@@ -89,6 +92,7 @@ crate::sub_block! {
         pub configure: Signal<Out, bool>,
         pub cfg_cq: Signal<Out, Bits<8>>,
         pub cfg_managed: Signal<Out, bool>,
+        pub cfg_plain: Signal<Out, bool>,
         pub cnt_rd_addr: Signal<Out, Bits<KB>>,
         pub cnt_wr_en: Signal<Out, bool>,
         pub cnt_wr_addr: Signal<Out, Bits<KB>>,
@@ -107,8 +111,11 @@ crate::sub_block! {
         response_valid: Reg<bool>,
         response_status: Reg<Bits<STATUS_BITS>>,
         response_data: Reg<Bits<64>>,
-        /// Per CQ, the sum of the counts of the CQ WAITs posted so far (see WAIT in the spec).
-        cq_wait_index: Mem<Bits<WAIT_BITS>, CB>,
+        /// Per CQ, the wait index and count (see WAIT in the spec); its word read, and
+        /// written (modules `nic_cq_wait_fields`, `nic_cq_wait_word`).
+        cq_waits: Mem<Bits<64>, CB>,
+        cq_wait_now: unpack::CqWait,
+        cq_wait_word: pack::CqWait,
         /// `CONFIG_QP`'s word, split (module `nic_qp_config_fields`).
         qp_config: QpConfig,
         // Decisions of this cycle, carried out once.
@@ -126,6 +133,10 @@ crate::sub_block! {
         /// Posting a WAIT on an existing CQ: its count becomes an absolute target.
         cq_wait: Signal<Local, bool>,
         wait_target: Signal<Local, Bits<WAIT_BITS>>,
+        /// The CQ's wait count with this WAIT's count.
+        wait_max: Signal<Local, Bits<WAIT_BITS>>,
+        /// The command posts cross-channel work (WAIT, SEND_EN, RECV_EN, CALC).
+        cross_channel: Signal<Local, bool>,
         qps: Constant<Bits<16>> = k(1 << QB),
         cqs: Constant<Bits<16>> = k(1 << CB),
         cqs8: Constant<Bits<8>> = k(1 << CB),
@@ -146,14 +157,19 @@ crate::sub_block! {
         op_read_cnt: Constant<Bits<OP_BITS>> = k(HostOp::ReadCnt.code()),
         op_config_qp: Constant<Bits<OP_BITS>> = k(HostOp::ConfigQp.code()),
         wqe_wait: Constant<Bits<OPCODE_BITS>> = k(Opcode::Wait.code()),
+        wqe_send_en: Constant<Bits<OPCODE_BITS>> = k(Opcode::SendEn.code()),
+        wqe_recv_en: Constant<Bits<OPCODE_BITS>> = k(Opcode::RecvEn.code()),
+        wqe_calc: Constant<Bits<OPCODE_BITS>> = k(Opcode::Calc.code()),
         ok: Constant<Bits<STATUS_BITS>> = k(HostStatus::Ok.code()),
         bad_op: Constant<Bits<STATUS_BITS>> = k(HostStatus::BadOp.code()),
         bad_index: Constant<Bits<STATUS_BITS>> = k(HostStatus::BadIndex.code()),
         full: Constant<Bits<STATUS_BITS>> = k(HostStatus::Full.code()),
         empty: Constant<Bits<STATUS_BITS>> = k(HostStatus::Empty.code()),
+        refused: Constant<Bits<STATUS_BITS>> = k(HostStatus::Refused.code()),
         hit_bad_op: Constant<Bits<STATS>> = hit(Stat::HostBadOp),
         hit_bad_index: Constant<Bits<STATS>> = hit(Stat::HostBadIndex),
         hit_wq_full: Constant<Bits<STATS>> = hit(Stat::WqFull),
+        hit_refused: Constant<Bits<STATS>> = hit(Stat::HostRefused),
     }
 }
 
@@ -179,7 +195,8 @@ impl<
             response_status,
             response_data
         );
-        self.cq_wait_index.clock.next = self.clock.val();
+        self.cq_waits.clock.next = self.clock.val();
+        self.cq_wait_now.cqw.next = self.cq_waits.rd_data.val();
         self.rsp_valid.next = self.response_valid.q.val();
         self.rsp_status.next = self.response_status.q.val();
         self.rsp_data.next = self.response_data.q.val();
@@ -204,7 +221,15 @@ impl<
         self.cq_wait.next = (self.opcode.val() == self.wqe_wait.val())
             & !self.wait_kind.val()
             & (self.wait_index.val() < self.cqs8.val());
-        self.wait_target.next = self.cq_wait_index.rd_data.val() + self.wait_count.val();
+        self.wait_target.next = self.cq_wait_now.index.val() + self.wait_count.val();
+        self.wait_max.next = self.cq_wait_now.count.val();
+        if self.wait_count.val() > self.cq_wait_now.count.val() {
+            self.wait_max.next = self.wait_count.val();
+        }
+        self.cross_channel.next = (self.opcode.val() == self.wqe_wait.val())
+            | (self.opcode.val() == self.wqe_send_en.val())
+            | (self.opcode.val() == self.wqe_recv_en.val())
+            | (self.opcode.val() == self.wqe_calc.val());
         self.post_w1.next = self.cmd_w1.q.val();
         if self.cq_wait.val() {
             self.post_w1.next = (self.cmd_w1.q.val() & self.wait_count_keep.val())
@@ -212,6 +237,7 @@ impl<
         }
         self.cfg_cq.next = self.qp_config.sq_cq.val();
         self.cfg_managed.next = self.qp_config.sq_managed.val();
+        self.cfg_plain.next = self.qp_config.plain.val();
         if self.state.val() == SeqState::HostFinish {
             self.cfg_cq.next = self.qp_config.rq_cq.val();
             self.cfg_managed.next = self.qp_config.rq_managed.val();
@@ -276,6 +302,10 @@ impl<
                 self.stat_hits.next = self.hit_wq_full.val();
                 self.answer.next = true;
                 self.answer_status.next = self.full.val();
+            } else if self.wq_plain.val() & self.cross_channel.val() {
+                self.stat_hits.next = self.hit_refused.val();
+                self.answer.next = true;
+                self.answer_status.next = self.refused.val();
             } else {
                 self.post.next = true;
                 self.wait_write.next = self.cq_wait.val();
@@ -359,16 +389,24 @@ impl<
             self.next_state.next = SeqState::Background;
         }
 
-        // The wait-index memory: cleared by the sweep, written by a post of a CQ WAIT.
-        self.cq_wait_index.rd_addr.next = self.wait_index.val().get_bits::<CB>(0);
-        self.cq_wait_index.wr_en.next =
+        // The wait memory: cleared by the sweep, written by a post of a CQ WAIT (the last of
+        // a group moves the index by the group's largest count).
+        self.cq_waits.rd_addr.next = self.wait_index.val().get_bits::<CB>(0);
+        self.cq_waits.wr_en.next =
             (self.wait_write.val() | (self.state.val() == SeqState::Init)) & !self.reset.val();
-        self.cq_wait_index.wr_addr.next = self.wait_index.val().get_bits::<CB>(0);
-        self.cq_wait_index.wr_data.next = self.wait_target.val();
-        if self.state.val() == SeqState::Init {
-            self.cq_wait_index.wr_addr.next = self.sweep_at.val().get_bits::<CB>(0);
-            self.cq_wait_index.wr_data.next = 0.into();
+        self.cq_waits.wr_addr.next = self.wait_index.val().get_bits::<CB>(0);
+        self.cq_wait_word.index.next = self.cq_wait_now.index.val() + self.wait_max.val();
+        self.cq_wait_word.count.next = 0.into();
+        if self.wait_more.val() {
+            self.cq_wait_word.index.next = self.cq_wait_now.index.val();
+            self.cq_wait_word.count.next = self.wait_max.val();
         }
+        if self.state.val() == SeqState::Init {
+            self.cq_waits.wr_addr.next = self.sweep_at.val().get_bits::<CB>(0);
+            self.cq_wait_word.index.next = 0.into();
+            self.cq_wait_word.count.next = 0.into();
+        }
+        self.cq_waits.wr_data.next = self.cq_wait_word.cqw.val();
     }
 }
 
@@ -407,6 +445,7 @@ mod tests {
         let f = WqeWords::unpack(w0, w1);
         h.opcode.next = f.opcode.into();
         h.wait_kind.next = f.wait_kind == 1;
+        h.wait_more.next = f.wait_more == 1;
         h.wait_index.next = f.wait_index.into();
         h.wait_count.next = f.wait_count.into();
     }
@@ -477,6 +516,72 @@ mod tests {
         assert_eq!(post(&mut h, 0, wait_cnt, 2, 0), wait_cnt.1);
     }
 
+    /// libmlx5's grouping: `more` WAITs count from the same index, the last of the group moves
+    /// it by the group's largest count (targets worked out by hand).
+    #[test]
+    fn grouped_cq_waits_count_from_one_index() {
+        let mut h = new_host();
+        let target = |h: &mut Host, w: Wqe, pi| {
+            let posted = post(h, 0, w.encode(), pi, 0);
+            WqeWords::unpack(0, posted).wait_count
+        };
+        assert_eq!(target(&mut h, Wqe::wait_cq(1, 2, true).with_more(), 0), 2);
+        assert_eq!(target(&mut h, Wqe::wait_cq(1, 5, true).with_more(), 1), 5);
+        assert_eq!(target(&mut h, Wqe::wait_cq(1, 1, true), 2), 1);
+        // The group's largest count was 5: the next WAIT counts from 5.
+        assert_eq!(target(&mut h, Wqe::wait_cq(1, 2, true), 3), 7);
+        // Another CQ keeps its own index.
+        assert_eq!(target(&mut h, Wqe::wait_cq(3, 4, true), 4), 4);
+        assert_eq!(target(&mut h, Wqe::wait_cq(1, 0, true), 5), 7);
+    }
+
+    /// A post of cross-channel work to a plain QP answers `REFUSED`, counts `HostRefused`,
+    /// and neither posts nor touches a CQ's wait state; other work is posted.
+    #[test]
+    fn a_plain_qp_refuses_cross_channel_work() {
+        let mut h = new_host();
+        let calc = Wqe {
+            opcode: Opcode::Calc.code(),
+            ..Default::default()
+        };
+        for w in [
+            Wqe::wait_cq(2, 3, true),
+            Wqe::enable(false, 1, false, 1, true),
+            Wqe::enable(true, 1, true, 1, true),
+            calc,
+        ] {
+            let (w0, w1) = w.encode();
+            take(&mut h, HostOp::PostSq, 1, w0, w1);
+            show_wqe(&mut h, w0, w1);
+            h.state.next = SeqState::HostDecode;
+            low(&mut h);
+            high(&mut h);
+            h.state.next = SeqState::HostAccess;
+            h.wq_pi.next = 0.into();
+            h.wq_ci.next = 0.into();
+            h.wq_plain.next = true;
+            low(&mut h);
+            assert!(!h.post.val(), "{w:?}");
+            let refused = (
+                HostStatus::Refused.code(),
+                0,
+                1u64 << Stat::HostRefused.code(),
+            );
+            assert_eq!(answer(&mut h), refused, "{w:?}");
+        }
+        // The refused WAIT claimed nothing: a WAIT on a cross-channel QP counts from 0; a NOP
+        // posts on the plain one.
+        h.wq_plain.next = false;
+        assert_eq!(
+            WqeWords::unpack(0, post(&mut h, 0, Wqe::wait_cq(2, 3, true).encode(), 0, 0))
+                .wait_count,
+            3
+        );
+        h.wq_plain.next = true;
+        let nop = Wqe::nop(true).encode();
+        assert_eq!(post(&mut h, 1, nop, 0, 0), nop.1);
+    }
+
     fn answer(h: &mut Host) -> (u64, u64, u64) {
         let s = h.stat_hits.val().to_u64();
         high(h);
@@ -506,7 +611,7 @@ mod tests {
         for (op, arg) in [
             (HostOp::PostSq.code(), 4),
             (12, 0),
-            (HostOp::ReadStat.code(), 8),
+            (HostOp::ReadStat.code(), 9),
         ] {
             h.state.next = SeqState::Idle;
             h.valid.next = true;
@@ -553,6 +658,7 @@ mod tests {
             rq_cq: 3,
             sq_managed: 0,
             rq_managed: 1,
+            plain: 1,
         };
         take(&mut h, HostOp::ConfigQp, 2, cfg.pack()[0], 0);
         h.state.next = SeqState::HostDecode;
@@ -568,6 +674,10 @@ mod tests {
         );
         assert_eq!(h.wq_sel.val().to_u64(), 4);
         assert_eq!((h.cfg_cq.val().to_u64(), h.cfg_managed.val()), (1, false));
+        assert!(
+            h.cfg_plain.val(),
+            "both queues' contexts get the QP's plain bit"
+        );
         assert_eq!(h.next_state.val(), SeqState::HostFinish);
         high(&mut h);
         h.state.next = SeqState::HostFinish;
@@ -575,6 +685,7 @@ mod tests {
         assert!(h.configure.val() && !h.read_wq.val());
         assert_eq!(h.wq_sel.val().to_u64(), 5);
         assert_eq!((h.cfg_cq.val().to_u64(), h.cfg_managed.val()), (3, true));
+        assert!(h.cfg_plain.val());
         assert_eq!(answer(&mut h), (HostStatus::Ok.code(), 0, 0));
         // A CQ out of range is refused at once.
         let bad = netcoll_models::nic::QpConfig { rq_cq: 4, ..cfg };

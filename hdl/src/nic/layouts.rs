@@ -13,6 +13,7 @@
 //! | [`unpack::QpConfig`] | `nic_qp_config_fields` | `CONFIG_QP`'s `w0` |
 //! | [`pack::WqContext`] | `nic_wq_context_word` | the work-queue context written |
 //! | [`pack::CqContext`] | `nic_cq_counts_word` | the CQ counts written |
+//! | [`unpack::CqWait`], [`pack::CqWait`] | `nic_cq_wait_fields`, `nic_cq_wait_word` | a CQ's wait state, read and written (the host unit) |
 //! | [`pack::CqeWord`] | `nic_cqe_word` | the CQE written |
 
 /// Words in, one output per field.
@@ -32,7 +33,7 @@ pub mod pack {
 #[cfg(test)]
 mod tests {
     use super::{pack, unpack};
-    use netcoll_models::nic::{CqContext, CqeWord, QpConfig, WqContext, WqeWords};
+    use netcoll_models::nic::{CqContext, CqWait, CqeWord, QpConfig, WqContext, WqeWords};
     use rust_hdl::prelude::*;
 
     /// A little xorshift: random words, fixed seed.
@@ -86,7 +87,14 @@ mod tests {
                 wait_count, en_qp, en_value, calc_op, calc_dtype, calc_count, calc_a, calc_b,
                 calc_sa, calc_sb, calc_dst
             );
-            check_bool!(signaled, peer_cnt_en, wait_kind, en_mode, calc_to_peer);
+            check_bool!(
+                signaled,
+                peer_cnt_en,
+                wait_kind,
+                wait_more,
+                en_mode,
+                calc_to_peer
+            );
             settle(&mut p);
             assert_eq!([p.w0.val().to_u64(), p.w1.val().to_u64()], f.pack());
             // Overlapping fields all came from the same words: packing gives them back.
@@ -100,6 +108,9 @@ mod tests {
         let (mut uw, mut pw) = (unpack::WqContext::default(), pack::WqContext::default());
         let (mut uc, mut pc) = (unpack::CqContext::default(), pack::CqContext::default());
         let (mut uq, mut pq) = (unpack::QpConfig::default(), pack::QpConfig::default());
+        let (mut ut, mut pt) = (unpack::CqWait::default(), pack::CqWait::default());
+        ut.connect_all();
+        pt.connect_all();
         let (mut ue, mut pe) = (unpack::CqeWord::default(), pack::CqeWord::default());
         uw.connect_all();
         pw.connect_all();
@@ -123,13 +134,14 @@ mod tests {
                 (f.pi, f.ci, f.ei)
             );
             assert_eq!(
-                (uw.managed.val(), uw.cq.val().to_u64()),
-                (f.managed == 1, f.cq)
+                (uw.managed.val(), uw.plain.val(), uw.cq.val().to_u64()),
+                (f.managed == 1, f.plain == 1, f.cq)
             );
             pw.pi.next = bits(f.pi);
             pw.ci.next = bits(f.ci);
             pw.ei.next = bits(f.ei);
             pw.managed.next = f.managed == 1;
+            pw.plain.next = f.plain == 1;
             pw.cq.next = bits(f.cq);
             settle(&mut pw);
             assert_eq!(pw.ctx.val().to_u64(), f.pack()[0]);
@@ -144,6 +156,18 @@ mod tests {
             settle(&mut pc);
             assert_eq!(pc.counts.val().to_u64(), f.pack()[0]);
 
+            let f = CqWait::unpack(w);
+            ut.cqw.next = w.into();
+            settle(&mut ut);
+            assert_eq!(
+                (ut.index.val().to_u64(), ut.count.val().to_u64()),
+                (f.index, f.count)
+            );
+            pt.index.next = bits(f.index);
+            pt.count.next = bits(f.count);
+            settle(&mut pt);
+            assert_eq!(pt.cqw.val().to_u64(), f.pack()[0]);
+
             let f = QpConfig::unpack(w);
             uq.w0.next = w.into();
             settle(&mut uq);
@@ -152,13 +176,14 @@ mod tests {
                 (f.sq_cq, f.rq_cq)
             );
             assert_eq!(
-                (uq.sq_managed.val(), uq.rq_managed.val()),
-                (f.sq_managed == 1, f.rq_managed == 1)
+                (uq.sq_managed.val(), uq.rq_managed.val(), uq.plain.val()),
+                (f.sq_managed == 1, f.rq_managed == 1, f.plain == 1)
             );
             pq.sq_cq.next = bits(f.sq_cq);
             pq.rq_cq.next = bits(f.rq_cq);
             pq.sq_managed.next = f.sq_managed == 1;
             pq.rq_managed.next = f.rq_managed == 1;
+            pq.plain.next = f.plain == 1;
             settle(&mut pq);
             assert_eq!(pq.w0.val().to_u64(), f.pack()[0]);
 

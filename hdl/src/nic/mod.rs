@@ -85,6 +85,8 @@ const SUB_MODULES: &[(&str, &str)] = &[
     ("qp_config", "nic_qp_config_fields"),
     ("wq_context_word", "nic_wq_context_word"),
     ("cq_counts_word", "nic_cq_counts_word"),
+    ("cq_wait_now", "nic_cq_wait_fields"),
+    ("cq_wait_word", "nic_cq_wait_word"),
     ("cqe_word", "nic_cqe_word"),
 ];
 
@@ -192,10 +194,12 @@ impl<
         self.host_cmd.w1.next = self.host_w1.val();
         self.host_cmd.opcode.next = self.wqe.opcode.val();
         self.host_cmd.wait_kind.next = self.wqe.wait_kind.val();
+        self.host_cmd.wait_more.next = self.wqe.wait_more.val();
         self.host_cmd.wait_index.next = self.wqe.wait_index.val();
         self.host_cmd.wait_count.next = self.wqe.wait_count.val();
         self.host_cmd.wq_pi.next = self.queues.wq_pi.val();
         self.host_cmd.wq_ci.next = self.queues.wq_ci.val();
+        self.host_cmd.wq_plain.next = self.queues.wq_plain.val();
         self.host_cmd.cq_produced.next = self.queues.cq_produced.val();
         self.host_cmd.cq_consumed.next = self.queues.cq_consumed.val();
         self.host_cmd.cqe_data.next = self.queues.cqe_data.val();
@@ -230,6 +234,7 @@ impl<
         self.queues.configure.next = self.host_cmd.configure.val();
         self.queues.cfg_cq.next = self.host_cmd.cfg_cq.val();
         self.queues.cfg_managed.next = self.host_cmd.cfg_managed.val();
+        self.queues.cfg_plain.next = self.host_cmd.cfg_plain.val();
         self.queues.read_enable.next = self.execute.read_enable.val();
         self.queues.read_wait_cq.next = self.execute.read_wait_cq.val();
         self.queues.opcode.next = self.wqe.opcode.val();

@@ -12,7 +12,7 @@
 //! |---|---|---|
 //! | `Init` | | `wqc`, `cqp` at `sweep_at`: zero |
 //! | background slot | `wqc[wq]` (the message's queue or the visited SQ) | `wq` |
-//! | host command | `wqc[wq_sel]` (`read_wq`; `+ 1` while `configure`), `cqp[cq_sel]` (`read_cq`), `cqe` (`pop`) | `post`: WQE and `pi + 1`; `pop`: `consumed + 1`; `configure`: `ei = ci`, CQ, managed |
+//! | host command | `wqc[wq_sel]` (`read_wq`; `+ 1` while `configure`), `cqp[cq_sel]` (`read_cq`), `cqe` (`pop`) | `post`: WQE and `pi + 1`; `pop`: `consumed + 1`; `configure`: `ei = ci`, CQ, managed, plain |
 //! | `SqContext`, `RxContext` | the head WQE and `cqp[cq]` if runnable | context |
 //! | `Idle` taking a host command | | its words as the WQE |
 //! | `SqWqe`, `RxWqe` | | WQE, counts |
@@ -27,13 +27,13 @@
 //!   `rx_qp`, `rx_kind` (the arriving message; the QP's low `QB` bits);
 //! - `cqe_word`: the pending completion's CQE;
 //! - from the host unit: `cmd_w0`, `post_w1`, `wq_sel`, `cq_sel`, `read_wq`,
-//!   `read_cq`, `post`, `pop`, `configure`, `cfg_cq`, `cfg_managed`;
+//!   `read_cq`, `post`, `pop`, `configure`, `cfg_cq`, `cfg_managed`, `cfg_plain`;
 //! - from the execute unit: `read_enable`, `read_wait_cq`; the current WQE's `opcode`,
 //!   `en_qp`, `en_mode`, `en_value`, `wait_index` (index fields cut to their memory's width);
 //! - from the completion unit: `write_cqe`, `retire`.
 //!
 //! # Outputs
-//! - `wq_pi`, `wq_ci`: the work-queue context just read; `cq_produced`, `cq_consumed`: the CQ
+//! - `wq_pi`, `wq_ci`, `wq_plain`: the work-queue context just read; `cq_produced`, `cq_consumed`: the CQ
 //!   counts just read; `cqe_data`: the CQE just read;
 //! - `cur_w0`, `cur_w1`: the latched WQE, or the host's command while one runs (latched on
 //!   `take_host` into the same registers, so no mux stands between them and the decoders; never
@@ -91,6 +91,7 @@ crate::sub_block! {
         pub configure: Signal<In, bool>,
         pub cfg_cq: Signal<In, Bits<8>>,
         pub cfg_managed: Signal<In, bool>,
+        pub cfg_plain: Signal<In, bool>,
         pub read_enable: Signal<In, bool>,
         pub read_wait_cq: Signal<In, bool>,
         pub opcode: Signal<In, Bits<OPCODE_BITS>>,
@@ -102,6 +103,7 @@ crate::sub_block! {
         pub retire: Signal<In, bool>,
         pub wq_pi: Signal<Out, Bits<16>>,
         pub wq_ci: Signal<Out, Bits<16>>,
+        pub wq_plain: Signal<Out, bool>,
         pub cq_produced: Signal<Out, Bits<32>>,
         pub cq_consumed: Signal<Out, Bits<32>>,
         pub cqe_data: Signal<Out, Bits<64>>,
@@ -130,6 +132,7 @@ crate::sub_block! {
         ci: Reg<Bits<16>>,
         ei: Reg<Bits<16>>,
         managed: Reg<bool>,
+        plain: Reg<bool>,
         cq: Reg<Bits<8>>,
         produced: Reg<Bits<32>>,
         consumed: Reg<Bits<32>>,
@@ -170,7 +173,9 @@ impl<
 {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, served, pi, ci, ei, managed, cq, produced, consumed, full, w0, w1);
+        dff_setup!(
+            self, clock, served, pi, ci, ei, managed, plain, cq, produced, consumed, full, w0, w1
+        );
         self.wqc.clock.next = self.clock.val();
         self.wqe0.clock.next = self.clock.val();
         self.wqe1.clock.next = self.clock.val();
@@ -180,6 +185,7 @@ impl<
         self.cq_counts.counts.next = self.cqp.rd_data.val();
         self.wq_pi.next = self.wq_context.pi.val();
         self.wq_ci.next = self.wq_context.ci.val();
+        self.wq_plain.next = self.wq_context.plain.val();
         self.cq_produced.next = self.cq_counts.produced.val();
         self.cq_consumed.next = self.cq_counts.consumed.val();
         self.cqe_data.next = self.cqe.rd_data.val();
@@ -254,6 +260,7 @@ impl<
             self.ci.d.next = self.wq_context.ci.val();
             self.ei.d.next = self.wq_context.ei.val();
             self.managed.d.next = self.wq_context.managed.val();
+            self.plain.d.next = self.wq_context.plain.val();
             self.cq.d.next = self.wq_context.cq.val();
             if self.runnable.val() {
                 self.wqe0.rd_addr.next = (bit_cast::<WEB, WB>(self.served.q.val())
@@ -289,6 +296,7 @@ impl<
         self.wq_context_word.ci.next = self.wq_context.ci.val();
         self.wq_context_word.ei.next = self.wq_context.ei.val();
         self.wq_context_word.managed.next = self.wq_context.managed.val();
+        self.wq_context_word.plain.next = self.wq_context.plain.val();
         self.wq_context_word.cq.next = self.wq_context.cq.val();
         self.cq_counts_word.produced.next = self.cq_counts.produced.val();
         self.cq_counts_word.consumed.next = self.cq_counts.consumed.val();
@@ -309,6 +317,7 @@ impl<
             self.wqc_write.next = true;
             self.wq_context_word.ei.next = self.wq_context.ci.val();
             self.wq_context_word.managed.next = self.cfg_managed.val();
+            self.wq_context_word.plain.next = self.cfg_plain.val();
             self.wq_context_word.cq.next = self.cfg_cq.val();
         }
         if self.pop.val() {
@@ -335,6 +344,7 @@ impl<
             self.wq_context_word.ci.next = self.ci.q.val() + 1;
             self.wq_context_word.ei.next = self.ei.q.val();
             self.wq_context_word.managed.next = self.managed.q.val();
+            self.wq_context_word.plain.next = self.plain.q.val();
             self.wq_context_word.cq.next = self.cq.q.val();
             self.advance_visit.next = self.retire.val() & !self.served.q.val().get_bit(0);
         }
@@ -347,6 +357,7 @@ impl<
             self.wq_context_word.ci.next = 0.into();
             self.wq_context_word.ei.next = 0.into();
             self.wq_context_word.managed.next = false;
+            self.wq_context_word.plain.next = false;
             self.wq_context_word.cq.next = 0.into();
             self.cq_counts_word.produced.next = 0.into();
             self.cq_counts_word.consumed.next = 0.into();

@@ -52,10 +52,11 @@
 //! Where the [module docs](super) leave a choice, the golden takes these readings:
 //!
 //! 1. A CQ WAIT (`mode` 0) is converted when it is **posted to either queue** (the spec says
-//!    "when the WAIT is posted"): if its CQ exists and the post is accepted, the CQ's
-//!    `wait_index` grows by `count` and the WQE stores the sum in `w1[63:32]`. A refused post
-//!    (`FULL`, `BAD_INDEX`) or a WAIT naming a CQ out of range converts nothing (the latter
-//!    then fails with `BAD_INDEX` when it runs).
+//!    "when the WAIT is posted"): if its CQ exists and the post is accepted, the WQE stores
+//!    `wait_index + count` in `w1[63:32]` and the CQ's `wait_count` and `wait_index` move as
+//!    the spec says (`more` is `w0[9]`). A refused post (`FULL`, `BAD_INDEX`, `REFUSED`) or a
+//!    WAIT naming a CQ out of range converts nothing (the latter then fails with `BAD_INDEX`
+//!    when it runs).
 //! 2. `CONFIG_QP` sets `ei = ci` for each queue whose managed bit it sets, whether or not the
 //!    queue was managed before (the enable index of an unmanaged queue is never observable,
 //!    so this equals "every CONFIG_QP sets `ei = ci`").
@@ -77,6 +78,10 @@
 //!    after another: the result of element `i` is written before element `i + 1` is read.
 //! 9. A host command that answers nothing, and every refused one, answers data 0. Polling an
 //!    empty CQ (`EMPTY`) counts no statistic.
+//! 10. A post to a full queue of a plain QP answers `FULL` (the ring is checked first, as
+//!     libmlx5 checks for overflow before it looks at the request). The opcode that makes a
+//!     post cross-channel work is the raw `w0[3:0]`, on either queue (an RQ never runs a WAIT,
+//!     but a plain QP does not take one), whatever else the WQE holds.
 
 use super::{
     reserved_bits, Cqe, HostOp, HostStatus, NicParams, Opcode, Stat, Status, Wqe, CQ_DEPTH, STATS,
@@ -138,6 +143,8 @@ struct CompletionQueue {
     produced: u32,
     consumed: u32,
     wait_index: u32,
+    /// The largest count of the CQ WAITs posted since `wait_index` last moved.
+    wait_count: u32,
 }
 
 impl CompletionQueue {
@@ -151,6 +158,8 @@ impl CompletionQueue {
 struct QueuePair {
     sq: WorkQueue,
     rq: WorkQueue,
+    /// Not cross-channel: refuses WAIT, SEND_EN, RECV_EN and CALC posts.
+    plain: bool,
 }
 
 /// The golden NIC. See the [module docs](self).
@@ -178,6 +187,7 @@ impl NicGolden {
                 .map(|_| QueuePair {
                     sq: WorkQueue::new(),
                     rq: WorkQueue::new(),
+                    plain: false,
                 })
                 .collect(),
             cqs: vec![CompletionQueue::default(); p.cqs],
@@ -211,6 +221,11 @@ impl NicGolden {
     pub fn cq_counts(&self, cq: usize) -> (u64, u64, u64) {
         let c = &self.cqs[cq];
         (c.produced as u64, c.consumed as u64, c.wait_index as u64)
+    }
+
+    /// CQ `cq`'s `wait_count` (see WAIT).
+    pub fn cq_wait_count(&self, cq: usize) -> u64 {
+        self.cqs[cq].wait_count as u64
     }
 
     /// `(pi, ci, ei)` of QP `qp`'s send queue (`recv == false`) or receive queue.
@@ -283,13 +298,14 @@ impl NicGolden {
             HostStatus::BadOp => self.count(Stat::HostBadOp),
             HostStatus::BadIndex => self.count(Stat::HostBadIndex),
             HostStatus::Full => self.count(Stat::WqFull),
+            HostStatus::Refused => self.count(Stat::HostRefused),
             HostStatus::Ok | HostStatus::Empty => {}
         }
         (status as u64, data)
     }
 
     fn host_command(&mut self, op: u64, arg: usize, w0: u64, w1: u64) -> (HostStatus, u64) {
-        use HostStatus::{BadIndex, BadOp, Empty, Full, Ok};
+        use HostStatus::{BadIndex, BadOp, Empty, Full, Ok, Refused};
         let p = self.p;
         let Some(op) = HostOp::from_code(op) else {
             return (BadOp, 0);
@@ -312,17 +328,30 @@ impl NicGolden {
                 if full {
                     return (Full, 0);
                 }
-                // A CQ WAIT (on either queue) claims `count` completions beyond the CQ's wait
-                // index; the WQE stores the absolute target in place of the count.
                 let mut w1 = w1;
                 let wqe = Wqe::decode(w0, w1);
+                // A plain QP takes no cross-channel work.
+                let cross_channel = [Opcode::Wait, Opcode::SendEn, Opcode::RecvEn, Opcode::Calc]
+                    .iter()
+                    .any(|o| wqe.opcode == *o as u64);
+                if cross_channel && self.qps[arg].plain {
+                    return (Refused, 0);
+                }
+                // A CQ WAIT (on either queue) waits for `count` completions beyond the CQ's
+                // wait index and stores that absolute target in place of the count; the last
+                // WAIT of a group moves the index on by the group's largest count.
                 if wqe.opcode == Opcode::Wait as u64
                     && wqe.mode == 0
                     && (wqe.index as usize) < p.cqs
                 {
                     let cq = &mut self.cqs[wqe.index as usize];
-                    let target = cq.wait_index.wrapping_add(wqe.value as u32);
-                    cq.wait_index = target;
+                    let count = wqe.value as u32;
+                    let target = cq.wait_index.wrapping_add(count);
+                    cq.wait_count = cq.wait_count.max(count);
+                    if !wqe.more {
+                        cq.wait_index = cq.wait_index.wrapping_add(cq.wait_count);
+                        cq.wait_count = 0;
+                    }
                     w1 = (w1 & M32) | (target as u64) << 32;
                 }
                 let q = &mut self.qps[arg];
@@ -378,6 +407,7 @@ impl NicGolden {
                     return (BadIndex, 0);
                 }
                 let q = &mut self.qps[arg];
+                q.plain = (w0 >> 18) & 1 == 1;
                 for (wq, cq, managed) in [
                     (&mut q.sq, sq_cq, (w0 >> 16) & 1 == 1),
                     (&mut q.rq, rq_cq, (w0 >> 17) & 1 == 1),
@@ -966,6 +996,119 @@ mod tests {
         assert_eq!(n.cq_counts(1), (3, 1, 8));
     }
 
+    /// libmlx5's `IBV_EXP_WR_CQE_WAIT`: WAITs posted with `more` count from the same index,
+    /// the last of the group moves it by the group's largest count (values worked by hand).
+    #[test]
+    fn grouped_cq_waits_share_their_index() {
+        let mut n = nic();
+        config(&mut n, 1, 0, 1, false, false);
+        // Two queues wait for the same completions: counts 2 and 3 from index 0, then a last
+        // WAIT of count 1, also from index 0; the group moves the index by max(2, 3, 1) = 3.
+        let target = |n: &mut NicGolden, qp: u64, w: Wqe, index: u64| {
+            let (w0, w1) = w.encode();
+            assert_eq!(n.host(1, qp, w0, w1), (0, index));
+            n.qps[qp as usize].sq.ring[index as usize % WQ_DEPTH].1 >> 32
+        };
+        assert_eq!(
+            target(&mut n, 0, Wqe::wait_cq(1, 2, true).with_more(), 0),
+            2
+        );
+        assert_eq!((n.cq_counts(1).2, n.cq_wait_count(1)), (0, 2));
+        assert_eq!(
+            target(&mut n, 2, Wqe::wait_cq(1, 3, true).with_more(), 0),
+            3
+        );
+        assert_eq!((n.cq_counts(1).2, n.cq_wait_count(1)), (0, 3));
+        assert_eq!(target(&mut n, 3, Wqe::wait_cq(1, 1, true), 0), 1);
+        assert_eq!((n.cq_counts(1).2, n.cq_wait_count(1)), (3, 0));
+        // The next group counts beyond 3: a last WAIT of count 2 waits for the 5th completion.
+        assert_eq!(target(&mut n, 0, Wqe::wait_cq(1, 2, true), 1), 5);
+        assert_eq!((n.cq_counts(1).2, n.cq_wait_count(1)), (5, 0));
+        for i in 0..5 {
+            post(&mut n, true, 1, Wqe::recv(10 + i, 1, true), i);
+        }
+        let wait_done = |n: &mut NicGolden, cq| {
+            poll(n, cq)
+                .iter()
+                .filter(|c| c.opcode == WAIT)
+                .map(|c| c.qp)
+                .collect::<Vec<_>>()
+        };
+        n.deliver(&data_msg(1, 2, 0, None, 0, &[1]));
+        n.run();
+        assert_eq!(wait_done(&mut n, 0), vec![3], "count 1 from 0");
+        n.deliver(&data_msg(1, 2, 0, None, 1, &[2]));
+        n.run();
+        assert_eq!(wait_done(&mut n, 0), vec![0], "count 2 from 0");
+        n.deliver(&data_msg(1, 2, 0, None, 2, &[3]));
+        n.run();
+        assert_eq!(wait_done(&mut n, 0), vec![2], "count 3 from 0");
+        n.deliver(&data_msg(1, 2, 0, None, 3, &[4]));
+        n.run();
+        assert_eq!(
+            wait_done(&mut n, 0),
+            vec![],
+            "the 5th completion is not there yet"
+        );
+        n.deliver(&data_msg(1, 2, 0, None, 4, &[5]));
+        n.run();
+        assert_eq!(wait_done(&mut n, 0), vec![0], "count 2 from 3");
+        // A group left open keeps its largest count: a `more` WAIT of 4, then a smaller last.
+        assert_eq!(
+            target(&mut n, 0, Wqe::wait_cq(1, 4, false).with_more(), 2),
+            9
+        );
+        assert_eq!(target(&mut n, 0, Wqe::wait_cq(1, 0, false), 3), 5);
+        assert_eq!((n.cq_counts(1).2, n.cq_wait_count(1)), (9, 0));
+    }
+
+    /// A plain QP refuses WAIT, SEND_EN, RECV_EN and CALC on either queue, counts each, and
+    /// changes nothing; other work and the default (cross-channel) QPs are unaffected.
+    #[test]
+    fn a_plain_qp_refuses_cross_channel_work() {
+        let mut n = nic();
+        let plain = 1 << 18;
+        assert_eq!(n.host(8, 1, plain, 0), (0, 0));
+        let refused = [
+            Wqe::wait_cq(0, 1, true),
+            Wqe::wait_counter(0, 1, true),
+            Wqe::enable(false, 0, false, 1, true),
+            Wqe::enable(true, 0, true, 1, true),
+            Wqe {
+                opcode: CALC,
+                ..Default::default()
+            },
+        ];
+        for (k, w) in refused.iter().enumerate() {
+            let (w0, w1) = w.encode();
+            assert_eq!(n.host(1, 1, w0, w1), (5, 0), "SQ {w:?}");
+            assert_eq!(n.host(2, 1, w0, w1), (5, 0), "RQ {w:?}");
+            assert_eq!(n.stat(Stat::HostRefused), 2 * (k as u64 + 1));
+        }
+        assert_eq!(n.wq_indices(1, false), (0, 0, 0));
+        assert_eq!(n.wq_indices(1, true), (0, 0, 0));
+        assert_eq!(n.cq_counts(0), (0, 0, 0), "a refused WAIT claims nothing");
+        // Plain work still posts and runs; another QP takes the WAIT.
+        post(&mut n, false, 1, Wqe::nop(true), 0);
+        post(&mut n, false, 0, Wqe::wait_cq(0, 1, true), 0);
+        assert_eq!(n.cq_counts(0), (0, 0, 1));
+        n.run();
+        assert_eq!(
+            poll(&mut n, 0),
+            vec![cqe(OK, NOP, 1, false, 0, 0), cqe(OK, WAIT, 0, false, 0, 0)]
+        );
+        // A full queue answers FULL before REFUSED; CONFIG_QP without the bit makes it
+        // cross-channel again.
+        for i in 1..=WQ_DEPTH as u64 {
+            post(&mut n, false, 1, Wqe::nop(false), i);
+        }
+        let (w0, w1) = Wqe::wait_cq(0, 1, true).encode();
+        assert_eq!(n.host(1, 1, w0, w1), (3, 0));
+        assert_eq!(n.host(8, 1, 0, 0), (0, 0));
+        assert_eq!(n.host(2, 1, w0, w1), (0, 0));
+        assert_eq!(n.stat(Stat::HostRefused), 10);
+    }
+
     #[test]
     fn wait_counter_threshold() {
         let mut n = nic();
@@ -1247,7 +1390,7 @@ mod tests {
         assert_eq!(n.host(0, 0, 0, 0), (0, 0));
         assert_eq!(n.host(10, 0, 0, 0), (1, 0));
         assert_eq!(n.host(15, 0, 0, 0), (1, 0));
-        // Out of range: QP 4, CQ 4, address 1024, counter 8, stat 8, CONFIG_QP with CQ 4.
+        // Out of range: QP 4, CQ 4, address 1024, counter 8, stat 9, CONFIG_QP with CQ 4.
         let (w0, w1) = Wqe::nop(true).encode();
         assert_eq!(n.host(1, 4, w0, w1), (2, 0));
         assert_eq!(n.host(2, 4, w0, w1), (2, 0));
@@ -1258,7 +1401,7 @@ mod tests {
         assert_eq!(n.host(7, 8, 0, 0), (2, 0));
         assert_eq!(n.host(8, 0, 0x0004, 0), (2, 0));
         assert_eq!(n.host(8, 0, 0x0400, 0), (2, 0));
-        assert_eq!(n.host(9, 8, 0, 0), (2, 0));
+        assert_eq!(n.host(9, 9, 0, 0), (2, 0));
         // `arg` is 16 bits: 0x1_0001 is QP 1.
         assert_eq!(n.host(1, 0x1_0001, w0, w1), (0, 0));
         // Full WQ: 16 WQEs posted to an RQ nothing consumes.

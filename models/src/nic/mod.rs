@@ -21,16 +21,26 @@
 //!   a consumer index `ci` (WQEs completed) and an enable index `ei`, 16 bits each, counting
 //!   modulo 2^16; the WQE with index `i` lives in slot `i mod WQ_DEPTH`.
 //! - `cqs` completion queues, rings of [`CQ_DEPTH`] 64-bit CQEs, each with a 32-bit `produced`
-//!   count (CQEs ever written), a 32-bit `consumed` count (CQEs popped by the host) and a 32-bit
-//!   `wait_index` (see WAIT).
+//!   count (CQEs ever written), a 32-bit `consumed` count (CQEs popped by the host), and a 32-bit
+//!   `wait_index` and `wait_count` (see WAIT).
 //! - `counters` 32-bit counters, incremented by arriving messages that name them.
 //! - `dmem_words` 64-bit words of data memory: message buffers, CALC arguments and results. It
 //!   stands for the host memory the NIC reaches by DMA; the host reads and writes it with
 //!   host commands.
 //! - [`STATS`] 32-bit statistics counters of refused or failed work ([`Stat`]), wrapping.
 //!
-//! Each QP has a context set by `CONFIG_QP`: the CQ of its SQ, the CQ of its RQ, and whether
-//! each queue is *managed*. All zero after reset (both queues report to CQ 0, unmanaged).
+//! Each QP has a context set by `CONFIG_QP`: the CQ of its SQ, the CQ of its RQ, whether each
+//! queue is *managed*, and whether the QP is *plain* (not cross-channel). All zero after reset
+//! (both queues report to CQ 0, unmanaged, cross-channel).
+//!
+//! ## Cross-channel QPs
+//!
+//! Only a cross-channel QP takes cross-channel work, as mlx5 requires
+//! `IBV_EXP_QP_CREATE_CROSS_CHANNEL` at QP creation: a WAIT, SEND_EN, RECV_EN or CALC posted
+//! to either queue of a plain QP is **refused** — the post answers `REFUSED`, nothing is posted
+//! and nothing else changes (a CQ's wait counts included), counted in `HostRefused`. A QP is
+//! cross-channel unless `CONFIG_QP` sets `plain`, so a NIC configured without it behaves as
+//! before the bit existed.
 //!
 //! ## Managed queues and enabling
 //!
@@ -65,14 +75,20 @@
 //!   the number of words stored. A longer message fills the buffer, the rest is dropped and the
 //!   CQE has status `LenErr`.
 //! - **WAIT** `kind, index, count`: holds the SQ until a condition holds, then completes.
-//!   - kind 0, CQ `index`, `count` completions. The count is relative to the CQ's *wait index*:
-//!     when the WAIT is **posted**, the NIC adds `count` to the CQ's `wait_index` and stores the
-//!     sum as the WAIT's absolute target; the WAIT completes once the CQ's `produced` count has
-//!     reached the target (`produced - target` as signed 32-bit ≥ 0). So a WAIT waits for
-//!     `count` completions beyond those claimed by all WAITs posted on that CQ before it, from
-//!     any queue — the semantics of `IBV_WR_CQE_WAIT` in mlx5's cross-channel verbs, where the
-//!     driver keeps the same per-CQ wait index. Popping CQEs does not change `produced`. The
-//!     `wait_index` starts at 0 and counts from reset, as `produced` does.
+//!   - kind 0, CQ `index`, `count` completions, as libmlx5 posts `IBV_EXP_WR_CQE_WAIT`. The
+//!     count is relative to the CQ's *wait index*: when the WAIT is **posted**, its absolute
+//!     target is `wait_index + count`, stored in the WQE in place of the count, and the CQ's
+//!     `wait_count` becomes `max(wait_count, count)`. A WAIT that is the **last** of its group
+//!     (`more` clear, the default: mlx5's `IBV_EXP_SEND_WAIT_EN_LAST` set) then moves the wait
+//!     index on, `wait_index += wait_count`, and clears `wait_count`; a WAIT with `more` set
+//!     leaves the index where it is. So WAITs posted with `more` and closed by a last one all
+//!     count from the same index (several queues waiting for the same completions), and the
+//!     next group counts beyond the largest count of this one; when every WAIT is last, each
+//!     waits for `count` completions beyond those claimed by the WAITs posted on that CQ before
+//!     it, from any queue. The WAIT completes once the CQ's `produced` count has reached the
+//!     target (`produced - target` as signed 32-bit ≥ 0). Popping CQEs does not change
+//!     `produced`. `wait_index` and `wait_count` start at 0 and count from reset, as
+//!     `produced` does.
 //!   - kind 1, counter `index`, threshold `count`: completes once counter ≥ `count` (unsigned).
 //! - **SEND_EN** / **RECV_EN** `qp, mode, value`: move the enable index of QP `qp`'s SQ / RQ
 //!   (see above), then complete. An RQ's newly enabled WQEs accept messages from then on; a
@@ -127,6 +143,7 @@
 //! | unknown host command | response `BadOp` | `HostBadOp` |
 //! | QP / CQ / counter / stat / address index out of range in a host command | response `BadIndex`, nothing changes | `HostBadIndex` |
 //! | post to a full WQ | response `Full`, nothing changes | `WqFull` |
+//! | WAIT, SEND_EN, RECV_EN or CALC posted to a plain QP (not full) | response `Refused`, nothing changes | `HostRefused` |
 //! | WQE would complete into a full CQ | the SQ waits (back-pressure) until the host pops | `CqStall` (once per attempt) |
 //! | unknown opcode, index out of range, buffer outside memory, bad CALC op | error CQE, queue goes on | `ErrorCqe` |
 //! | message to a missing / disabled receive WQE or a full CQ | message discarded, NAK sent | `RxDiscard` |
@@ -157,7 +174,7 @@ pub const WQ_DEPTH: usize = 16;
 /// Ring size of every completion queue.
 pub const CQ_DEPTH: usize = 32;
 /// Number of statistics counters.
-pub const STATS: usize = 8;
+pub const STATS: usize = Stat::ALL.len();
 
 crate::param_table! {
     /// Parameters of one NIC: the `[nic]` table of `netcoll.toml`.
@@ -291,7 +308,8 @@ crate::codes! {
         WriteCnt = 6 => "WRITE_CNT",
         /// Answer counter `arg`.
         ReadCnt = 7 => "READ_CNT",
-        /// QP `arg`: `w0` is a [`QpConfig`] (each queue's CQ and whether it is managed).
+        /// QP `arg`: `w0` is a [`QpConfig`] (each queue's CQ, whether it is managed, whether the
+        /// QP is plain).
         ConfigQp = 8 => "CONFIG_QP",
         /// Answer statistics counter `arg` ([`Stat`]).
         ReadStat = 9 => "READ_STAT",
@@ -308,12 +326,14 @@ crate::codes! {
         Full = 3 => "FULL",
         /// The CQ is empty (poll).
         Empty = 4 => "EMPTY",
+        /// The QP is plain: it takes no cross-channel work (post).
+        Refused = 5 => "REFUSED",
     }
 }
 
 crate::codes! {
     /// Statistics counters (`ReadStat` index), 32 bits each, wrapping.
-    pub enum Stat: 3 {
+    pub enum Stat: 4 {
         HostBadOp = 0 => "HOST_BAD_OP",
         HostBadIndex = 1 => "HOST_BAD_INDEX",
         WqFull = 2 => "WQ_FULL",
@@ -322,6 +342,7 @@ crate::codes! {
         RxDiscard = 5 => "RX_DISCARD",
         NakReceived = 6 => "NAK_RECEIVED",
         CqOverrun = 7 => "CQ_OVERRUN",
+        HostRefused = 8 => "HOST_REFUSED",
     }
 }
 
@@ -357,6 +378,9 @@ macro_rules! nic_layouts {
                 peer_cnt: w1[24, 8],
                 /// WAIT: 0 = on a CQ, 1 = on a counter.
                 wait_kind: w0[8, 1],
+                /// WAIT on a CQ: 1 = more WAITs of this group follow, the wait index stays
+                /// (mlx5's `IBV_EXP_SEND_WAIT_EN_LAST` clear); 0 = the last one.
+                wait_more: w0[9, 1],
                 /// WAIT: CQ or counter index.
                 wait_index: w0[16, 8],
                 /// WAIT: count (a CQ WAIT's absolute target once posted) or threshold.
@@ -416,6 +440,8 @@ macro_rules! nic_layouts {
                 ei: ctx[32, 16],
                 /// The queue is managed.
                 managed: ctx[48, 1],
+                /// The QP is plain (not cross-channel); in both of its queues' contexts.
+                plain: ctx[49, 1],
                 /// The CQ its completions go to.
                 cq: ctx[56, 8],
             }
@@ -430,12 +456,23 @@ macro_rules! nic_layouts {
             }
         }
         $cb! { $args
+            /// A CQ's wait state (memory `cqw`), see WAIT.
+            layout CqWait (cqw: 64) {
+                /// The index the next WAIT posted on the CQ counts from.
+                index: cqw[0, 32],
+                /// The largest count of the WAITs posted since the last one that moved `index`.
+                count: cqw[32, 32],
+            }
+        }
+        $cb! { $args
             /// `CONFIG_QP`'s `w0`.
             layout QpConfig (w0: 64) {
                 sq_cq: w0[0, 8],
                 rq_cq: w0[8, 8],
                 sq_managed: w0[16, 1],
                 rq_managed: w0[17, 1],
+                /// 1: the QP is plain, not cross-channel (see "Cross-channel QPs").
+                plain: w0[18, 1],
             }
         }
     };
@@ -474,6 +511,8 @@ pub struct Wqe {
     pub mode: u64,
     /// WAIT: CQ or counter index `w0[23:16]`.
     pub index: u64,
+    /// WAIT on a CQ: more WAITs of its group follow `w0[9]` (see WAIT).
+    pub more: bool,
     /// WAIT: count or threshold `w1[63:32]` (for a CQ WAIT, the NIC replaces it by the absolute
     /// target when posted); SEND_EN / RECV_EN: n or index `w1[47:32]`.
     pub value: u64,
@@ -534,6 +573,10 @@ impl Wqe {
             ..Default::default()
         }
     }
+    /// The same WAIT with `more` set: not the last of its group.
+    pub fn with_more(self) -> Wqe {
+        Wqe { more: true, ..self }
+    }
     /// WAIT until counter `counter` ≥ `threshold`.
     pub fn wait_counter(counter: u64, threshold: u64, signaled: bool) -> Wqe {
         Wqe {
@@ -578,6 +621,7 @@ impl Wqe {
             }
             Some(Opcode::Wait) => {
                 f.wait_kind = self.mode;
+                f.wait_more = self.more as u64;
                 f.wait_index = self.index;
                 f.wait_count = self.value;
             }
@@ -636,6 +680,7 @@ impl Wqe {
             }
             Some(Opcode::Wait) => {
                 q.mode = f.wait_kind;
+                q.more = f.wait_more != 0;
                 q.index = f.wait_index;
                 q.value = f.wait_count;
             }
@@ -910,9 +955,15 @@ mod tests {
             ci: 0x5678,
             ei: 0x9abc,
             managed: 1,
+            plain: 1,
             cq: 0xef,
         };
-        assert_eq!(c.pack()[0], 0xef01_9abc_5678_1234);
+        assert_eq!(c.pack()[0], 0xef03_9abc_5678_1234);
+        let w = CqWait {
+            index: 0x8000_0001,
+            count: 3,
+        };
+        assert_eq!(w.pack()[0], 0x3_8000_0001);
         let q = CqContext {
             produced: 7,
             consumed: 0xffff_ffff,
@@ -923,10 +974,12 @@ mod tests {
             rq_cq: 5,
             sq_managed: 0,
             rq_managed: 1,
+            plain: 1,
         };
-        assert_eq!(qc.pack()[0], 0x2_0503);
+        assert_eq!(qc.pack()[0], 0x6_0503);
         assert!(
-            reserved_bits(1 << 5, 0)
+            WqeWords::unpack(1 << 9, 0).wait_more == 1
+                && reserved_bits(1 << 5, 0)
                 && reserved_bits(0, 1 << 23)
                 && !reserved_bits(!0xE0 & 0xFF, !(0x7F << 17))
         );

@@ -112,7 +112,7 @@
 //! | `wqc` | `2 qps` (SQ of QP q at `2q`, RQ at `2q + 1`) | [`WqContext`] |
 //! | `wqe0`, `wqe1` | `2 qps × WQ_DEPTH` at `{wq, index[3:0]}` | the WQE words ([`WqeWords`]) |
 //! | `cqp` | `cqs` | [`CqContext`] |
-//! | `cqw` | `cqs` | wait index (32 bits) |
+//! | `cqw` | `cqs` | [`CqWait`]: the wait index and count |
 //! | `cqe` | `cqs × CQ_DEPTH` at `{cq, produced[4:0]}` | [`CqeWord`] |
 //! | `cnt` | `counters` | 32 bits |
 //! | `dmem` | `dmem_words` | 64 bits |
@@ -138,8 +138,8 @@
 //! computed, and in which order, is unchanged.
 
 use super::{
-    log2, CqContext, CqeWord, HostOp, HostStatus, NicIn, NicOut, NicParams, Opcode, QpConfig, Stat,
-    Status, WqContext, WqeWords, CQ_DEPTH, STATS, WQ_DEPTH,
+    log2, CqContext, CqWait, CqeWord, HostOp, HostStatus, NicIn, NicOut, NicParams, Opcode,
+    QpConfig, Stat, Status, WqContext, WqeWords, CQ_DEPTH, STATS, WQ_DEPTH,
 };
 use crate::kit::layout::LayoutField;
 use crate::model_states;
@@ -1176,14 +1176,33 @@ impl NicModel {
                     respond(n, HostStatus::Full, 0);
                     return Some(Stat::WqFull);
                 }
+                // A plain QP takes no cross-channel work.
+                let cross_channel = [Opcode::Wait, Opcode::SendEn, Opcode::RecvEn, Opcode::Calc]
+                    .iter()
+                    .any(|o| wqe.opcode == o.code());
+                if c.plain == 1 && cross_channel {
+                    respond(n, HostStatus::Refused, 0);
+                    return Some(Stat::HostRefused);
+                }
                 // A WAIT on a CQ: the count becomes an absolute target (see the module docs of
-                // `super`), stored in the posted WQE in place of the count.
+                // `super`), stored in the posted WQE in place of the count; the last WAIT of a
+                // group moves the CQ's wait index by the group's largest count.
                 let cq_wait =
                     wqe.opcode == Opcode::Wait.code() && wqe.wait_kind == 0 && wqe.wait_index < cqs;
                 let mut w1 = h.w1;
                 if cq_wait {
-                    let target = (self.cqw.rd_data + wqe.wait_count) & M32;
-                    self.cqw.write(wqe.wait_index, target);
+                    let was = CqWait::unpack(self.cqw.rd_data);
+                    let target = (was.index + wqe.wait_count) & M32;
+                    let count = was.count.max(wqe.wait_count);
+                    let now = if wqe.wait_more == 1 {
+                        CqWait { count, ..was }
+                    } else {
+                        CqWait {
+                            index: (was.index + count) & M32,
+                            count: 0,
+                        }
+                    };
+                    self.cqw.write(wqe.wait_index, now.pack()[0]);
                     w1 = WAIT_COUNT.put(w1, target);
                 }
                 let slot = wq * WQ_DEPTH as u64 + (c.pi & (WQ_DEPTH as u64 - 1));
@@ -1269,6 +1288,7 @@ impl NicModel {
                 let configured = WqContext {
                     ei: c.ci,
                     managed,
+                    plain: cfg.plain,
                     cq,
                     ..c
                 };

@@ -56,6 +56,10 @@ pub const EXAMPLES: &[(&str, &str)] = &[
         "wait_cq.toml",
         include_str!("../../../scenarios/nic/wait_cq.toml"),
     ),
+    (
+        "wait_group.toml",
+        include_str!("../../../scenarios/nic/wait_group.toml"),
+    ),
 ];
 
 /// The examples, parsed.

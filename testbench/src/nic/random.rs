@@ -2,14 +2,14 @@
 //!
 //! A program mixes every host command, every work request (valid ones and each kind of bad
 //! one: unknown opcode, reserved bits, out-of-range QP / CQ / counter, buffers outside memory,
-//! reserved ALU operation, full queues), arriving messages (to posted, missing and disabled
+//! reserved ALU operation, full queues, cross-channel work posted to a plain QP), arriving messages (to posted, missing and disabled
 //! receive WQEs, longer than their buffer, naming counters, NAKs) and idle stretches. It is not
 //! meant to compute anything: the point is that two implementations do exactly the same thing
 //! cycle by cycle, including on the error paths.
 
 use crate::nic::scenario::{HostCmd, Scenario, Step};
 use netcoll_models::nic::Message;
-use netcoll_models::nic::{HostOp, NicParams, Opcode, Wqe};
+use netcoll_models::nic::{HostOp, NicParams, Opcode, QpConfig, Wqe};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
@@ -59,7 +59,11 @@ fn random_wqe(r: &mut ChaCha8Rng, p: &NicParams) -> Wqe {
             },
             signaled,
         ),
-        6..=7 => Wqe::wait_cq(index(r, p.cqs), r.gen_range(0..3), signaled),
+        6..=7 => Wqe {
+            // Sometimes one of a group (the wait index stays until the group's last).
+            more: r.gen_ratio(1, 3),
+            ..Wqe::wait_cq(index(r, p.cqs), r.gen_range(0..3), signaled)
+        },
         8..=9 => Wqe::wait_counter(index(r, p.counters), r.gen_range(0..4), signaled),
         10..=12 => Wqe::enable(
             r.gen_bool(0.5),
@@ -106,13 +110,17 @@ fn random_wqe(r: &mut ChaCha8Rng, p: &NicParams) -> Wqe {
 pub fn random_scenario(p: &NicParams, seed: u64, steps: usize) -> Scenario {
     let mut r = ChaCha8Rng::seed_from_u64(seed);
     let mut out = vec![];
-    // Queue pairs: some report to other CQs, some queues are managed.
+    // Queue pairs: some report to other CQs, some queues are managed, some QPs are plain.
     for qp in 0..p.qps as u64 {
         if r.gen_bool(0.7) {
-            let w0 = r.gen_range(0..p.cqs as u64)
-                | r.gen_range(0..p.cqs as u64) << 8
-                | (r.gen_ratio(1, 4) as u64) << 16
-                | (r.gen_ratio(1, 3) as u64) << 17;
+            let w0 = QpConfig {
+                sq_cq: r.gen_range(0..p.cqs as u64),
+                rq_cq: r.gen_range(0..p.cqs as u64),
+                sq_managed: r.gen_ratio(1, 4) as u64,
+                rq_managed: r.gen_ratio(1, 3) as u64,
+                plain: r.gen_ratio(1, 6) as u64,
+            }
+            .pack()[0];
             out.push(host("config_qp", HostOp::ConfigQp, qp, w0, 0));
         }
     }
@@ -184,7 +192,8 @@ pub fn random_scenario(p: &NicParams, seed: u64, steps: usize) -> Scenario {
                 let w0 = index(&mut r, p.cqs)
                     | index(&mut r, p.cqs) << 8
                     | (r.gen_bool(0.5) as u64) << 16
-                    | (r.gen_bool(0.5) as u64) << 17;
+                    | (r.gen_bool(0.5) as u64) << 17
+                    | (r.gen_ratio(1, 6) as u64) << 18;
                 host("config_qp", HostOp::ConfigQp, qp, w0, 0)
             }
             _ => Step::Host {

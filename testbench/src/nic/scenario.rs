@@ -58,7 +58,7 @@
 //!
 //! | `op` | keys (default) | what it does |
 //! |---|---|---|
-//! | `config_qp` | `qp`, `sq_cq` (0), `rq_cq` (0), `sq_managed` (false), `rq_managed` (false) | `CONFIG_QP` |
+//! | `config_qp` | `qp`, `sq_cq` (0), `rq_cq` (0), `sq_managed` (false), `rq_managed` (false), `cross_channel` (true; false: a plain QP, which refuses WAIT, SEND_EN, RECV_EN and CALC posts) | `CONFIG_QP` |
 //! | `write_mem` | `addr`, `data` = `[words]` | one `WRITE_MEM` per word, at `addr`, `addr + 1`, … |
 //! | `write_counter` | `counter`, `value` (32 bits) | `WRITE_CNT` |
 //! | `post_sq`, `post_rq` | `qp` and a WQE (below) | `POST_SQ` / `POST_RQ` |
@@ -85,7 +85,7 @@
 //! | `"NOP"` | `signaled` |
 //! | `"SEND"` | `signaled`, `addr`, `len`, `dst`, `dst_qp`, `counter` (none) |
 //! | `"RECV"` | `signaled`, `addr`, `len` |
-//! | `"WAIT_CQ"` | `signaled`, `cq`, `count` (32 bits) |
+//! | `"WAIT_CQ"` | `signaled`, `cq`, `count` (32 bits), `last` (true; false: more WAITs of its group follow and the CQ's wait index stays, mlx5's `IBV_EXP_SEND_WAIT_EN_LAST` clear) |
 //! | `"WAIT_COUNTER"` | `signaled`, `counter`, `threshold` (32 bits) |
 //! | `"SEND_EN"`, `"RECV_EN"` | `signaled`, `target_qp`, `value` (16 bits), `up_to` (false: move the enable index by `value`; true: enable up to WQE index `value`) |
 //! | `"CALC"` | `signaled`, `alu_op` (`"SUM"`, `"MAXLOC"`, … or a number 0..15), `dtype` (`"int32"`, `"uint32"`, `"int64"`, `"uint64"`, `"f16"`, `"bf16"`, `"f32"` / `"float"`, `"f64"` / `"double"` or 0..7; the floating-point types need `[nic] fp = 1`), `count`, `a`, `sa` (1), `b`, `sb` (1), `dst_addr`, `to_peer` (false), `dst` (0; required if `to_peer`), `dst_qp` (0; required if `to_peer`), `counter` (none) |
@@ -176,7 +176,7 @@ use netcoll_models::kit::ports::mask;
 use netcoll_models::net::Reassembler;
 use netcoll_models::nic::golden::NicGolden;
 use netcoll_models::nic::{
-    Cqe, HostOp, HostStatus, Message, NicIn, NicOut, NicParams, Opcode, Status, Wqe,
+    Cqe, HostOp, HostStatus, Message, NicIn, NicOut, NicParams, Opcode, QpConfig, Status, Wqe,
 };
 use netcoll_models::reduce_alu::{AluOp, Dtype};
 use serde::Serialize;
@@ -295,7 +295,7 @@ const WQE_KINDS: [(&str, &[&str]); 8] = [
         &["signaled", "addr", "len", "dst", "dst_qp", "counter"],
     ),
     ("RECV", &["signaled", "addr", "len"]),
-    ("WAIT_CQ", &["signaled", "cq", "count"]),
+    ("WAIT_CQ", &["signaled", "cq", "count", "last"]),
     ("WAIT_COUNTER", &["signaled", "counter", "threshold"]),
     ("SEND_EN", &["signaled", "target_qp", "value", "up_to"]),
     ("RECV_EN", &["signaled", "target_qp", "value", "up_to"]),
@@ -386,15 +386,27 @@ fn parse_step(r: &StepReader) -> Result<Step, ScenarioError> {
     match label {
         "config_qp" => {
             r.only(
-                &["qp", "sq_cq", "rq_cq", "sq_managed", "rq_managed"],
+                &[
+                    "qp",
+                    "sq_cq",
+                    "rq_cq",
+                    "sq_managed",
+                    "rq_managed",
+                    "cross_channel",
+                ],
                 &for_op,
             )?;
             let qp = r.uint("qp", 16, "")?;
             let sq_cq = r.opt_uint("sq_cq", 8)?.unwrap_or(0);
             let rq_cq = r.opt_uint("rq_cq", 8)?.unwrap_or(0);
-            let sqm = r.flag("sq_managed", false)? as u64;
-            let rqm = r.flag("rq_managed", false)? as u64;
-            let w0 = sq_cq | rq_cq << 8 | sqm << 16 | rqm << 17;
+            let w0 = QpConfig {
+                sq_cq,
+                rq_cq,
+                sq_managed: r.flag("sq_managed", false)? as u64,
+                rq_managed: r.flag("rq_managed", false)? as u64,
+                plain: !r.flag("cross_channel", true)? as u64,
+            }
+            .pack()[0];
             Ok(host(label, HostOp::ConfigQp, qp, w0, 0))
         }
         "write_mem" => {
@@ -583,7 +595,10 @@ fn parse_wqe(r: &StepReader) -> Result<(u64, u64), ScenarioError> {
             r.uint("len", 16, &why)?,
             signaled,
         ),
-        "WAIT_CQ" => Wqe::wait_cq(r.uint("cq", 8, &why)?, r.uint("count", 32, &why)?, signaled),
+        "WAIT_CQ" => Wqe {
+            more: !r.flag("last", true)?,
+            ..Wqe::wait_cq(r.uint("cq", 8, &why)?, r.uint("count", 32, &why)?, signaled)
+        },
         "WAIT_COUNTER" => Wqe::wait_counter(
             r.uint("counter", 8, &why)?,
             r.uint("threshold", 32, &why)?,
@@ -1334,12 +1349,13 @@ mod tests {
     use std::path::PathBuf;
 
     /// The example scenarios, by file name.
-    const EXAMPLES: [&str; 14] = [
+    const EXAMPLES: [&str; 15] = [
         "nop.toml",
         "send.toml",
         "recv.toml",
         "wait_cq.toml",
         "wait_counter.toml",
+        "wait_group.toml",
         "send_en.toml",
         "recv_en.toml",
         "calc.toml",
@@ -1634,6 +1650,36 @@ mod tests {
         );
         let statuses: Vec<&str> = cqes(&ev).iter().map(|c| c.1).collect();
         assert_eq!(statuses, vec!["OK", "OK", "OK", "OK", "BAD_ARG"]);
+    }
+
+    /// The WAIT group and the plain QP of `wait_group.toml`, worked out by hand (see its
+    /// comments): which WAIT completes after which message, and what the plain QP refused.
+    #[test]
+    fn wait_group_example_results() {
+        let ev = run_golden(&example("wait_group.toml")).expect("runs");
+        let lines: Vec<String> = ev.iter().map(|e| e.to_json()).collect();
+        let refused = lines
+            .iter()
+            .filter(|l| l.contains("\"status\":\"REFUSED\""))
+            .count();
+        assert_eq!(refused, 2, "the plain QP's WAIT and CALC");
+        assert!(lines
+            .iter()
+            .any(|l| l.contains("\"stat\":\"HOST_REFUSED\"") && l.contains("\"value\":2")));
+        // (cq, status, opcode, qp, recv, index, len) in the order polled.
+        let sq: Vec<_> = cqes(&ev).into_iter().filter(|c| c.0 == 0).collect();
+        assert_eq!(
+            sq,
+            vec![
+                (0, "OK", "NOP", 3, false, 0, 0),  // runs at once
+                (0, "OK", "WAIT", 2, false, 0, 0), // 1st message: target 1
+                (0, "OK", "NOP", 2, false, 1, 0),
+                (0, "OK", "WAIT", 0, false, 0, 0), // 2nd message: target 2
+                (0, "OK", "SEND", 0, false, 1, 0),
+                (0, "OK", "WAIT", 0, false, 2, 0), // 3rd message: target 2 + 1
+            ]
+        );
+        assert_eq!(tx_data(&ev), vec![(8, 0, 0, None, 1, vec![111, 222])]);
     }
 
     #[test]
@@ -2059,7 +2105,7 @@ mod tests {
         );
         assert_eq!(
             msg("[[step]]\nop = \"read_stat\"\nstat = \"FOO\"\n"),
-            "scenario.toml: line 3: step 1 (read_stat): `stat` = \"FOO\" is not a known name; allowed: \"HOST_BAD_OP\", \"HOST_BAD_INDEX\", \"WQ_FULL\", \"CQ_STALL\", \"ERROR_CQE\", \"RX_DISCARD\", \"NAK_RECEIVED\", \"CQ_OVERRUN\" or a number 0..=65535"
+            "scenario.toml: line 3: step 1 (read_stat): `stat` = \"FOO\" is not a known name; allowed: \"HOST_BAD_OP\", \"HOST_BAD_INDEX\", \"WQ_FULL\", \"CQ_STALL\", \"ERROR_CQE\", \"RX_DISCARD\", \"NAK_RECEIVED\", \"CQ_OVERRUN\", \"HOST_REFUSED\" or a number 0..=65535"
         );
         assert_eq!(
             msg("[[step]]\nop = \"deliver\"\nqp = 1\nsrc = 0\nsrc_qp = 0\nnak = true\ndata = [1, 2]\n"),
