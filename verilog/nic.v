@@ -108,8 +108,13 @@ module nic (
     wire host_cmd_wait_more;
     wire [7:0] host_cmd_wait_index;
     wire [31:0] host_cmd_wait_count;
+    wire [7:0] host_cmd_en_qp;
+    wire [1:0] host_cmd_en_mode;
+    wire host_cmd_en_more;
+    wire [15:0] host_cmd_en_value;
     wire [15:0] host_cmd_wq_pi;
     wire [15:0] host_cmd_wq_ci;
+    wire host_cmd_wq_managed;
     wire host_cmd_wq_plain;
     wire [31:0] host_cmd_cq_produced;
     wire [31:0] host_cmd_cq_consumed;
@@ -158,8 +163,13 @@ module nic (
         .wait_more(host_cmd_wait_more),
         .wait_index(host_cmd_wait_index),
         .wait_count(host_cmd_wait_count),
+        .en_qp(host_cmd_en_qp),
+        .en_mode(host_cmd_en_mode),
+        .en_more(host_cmd_en_more),
+        .en_value(host_cmd_en_value),
         .wq_pi(host_cmd_wq_pi),
         .wq_ci(host_cmd_wq_ci),
+        .wq_managed(host_cmd_wq_managed),
         .wq_plain(host_cmd_wq_plain),
         .cq_produced(host_cmd_cq_produced),
         .cq_consumed(host_cmd_cq_consumed),
@@ -223,13 +233,14 @@ module nic (
     wire queues_read_wait_cq;
     wire [3:0] queues_opcode;
     wire [3:0] queues_en_qp;
-    wire queues_en_mode;
+    wire [1:0] queues_en_mode;
     wire [15:0] queues_en_value;
     wire [3:0] queues_wait_index;
     wire queues_write_cqe;
     wire queues_retire;
     wire [15:0] queues_wq_pi;
     wire [15:0] queues_wq_ci;
+    wire queues_wq_managed;
     wire queues_wq_plain;
     wire [31:0] queues_cq_produced;
     wire [31:0] queues_cq_consumed;
@@ -279,6 +290,7 @@ module nic (
         .retire(queues_retire),
         .wq_pi(queues_wq_pi),
         .wq_ci(queues_wq_ci),
+        .wq_managed(queues_wq_managed),
         .wq_plain(queues_wq_plain),
         .cq_produced(queues_cq_produced),
         .cq_consumed(queues_cq_consumed),
@@ -651,7 +663,8 @@ module nic (
     wire [7:0] wqe_wait_index;
     wire [31:0] wqe_wait_count;
     wire [7:0] wqe_en_qp;
-    wire wqe_en_mode;
+    wire [1:0] wqe_en_mode;
+    wire wqe_en_more;
     wire [15:0] wqe_en_value;
     wire [3:0] wqe_calc_op;
     wire [1:0] wqe_calc_dtype;
@@ -682,6 +695,7 @@ module nic (
         .wait_count(wqe_wait_count),
         .en_qp(wqe_en_qp),
         .en_mode(wqe_en_mode),
+        .en_more(wqe_en_more),
         .en_value(wqe_en_value),
         .calc_op(wqe_calc_op),
         .calc_dtype(wqe_calc_dtype),
@@ -731,9 +745,14 @@ module nic (
     assign host_cmd_wait_more = wqe_wait_more;
     assign host_cmd_wait_index = wqe_wait_index;
     assign host_cmd_wait_count = wqe_wait_count;
+    assign host_cmd_en_qp = wqe_en_qp;
+    assign host_cmd_en_mode = wqe_en_mode;
+    assign host_cmd_en_more = wqe_en_more;
+    assign host_cmd_en_value = wqe_en_value;
     assign host_cmd_wq_pi = queues_wq_pi;
     assign host_cmd_wq_ci = queues_wq_ci;
     assign host_cmd_wq_plain = queues_wq_plain;
+    assign host_cmd_wq_managed = queues_wq_managed;
     assign host_cmd_cq_produced = queues_cq_produced;
     assign host_cmd_cq_consumed = queues_cq_consumed;
     assign host_cmd_cqe_data = queues_cqe_data;

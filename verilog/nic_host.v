@@ -18,8 +18,13 @@ module nic_host (
     input  wire         wait_more,
     input  wire [7:0]   wait_index,
     input  wire [31:0]  wait_count,
+    input  wire [7:0]   en_qp,
+    input  wire [1:0]   en_mode,
+    input  wire         en_more,
+    input  wire [15:0]  en_value,
     input  wire [15:0]  wq_pi,
     input  wire [15:0]  wq_ci,
+    input  wire         wq_managed,
     input  wire         wq_plain,
     input  wire [31:0]  cq_produced,
     input  wire [31:0]  cq_consumed,
@@ -31,8 +36,8 @@ module nic_host (
     output wire [2:0]   rsp_status,
     output wire [63:0]  rsp_data,
     output reg  [4:0]   next_state,
-    output wire [63:0]  command_w0,
-    output wire [4:0]   wq_sel,
+    output reg  [63:0]  command_w0,
+    output reg  [4:0]   wq_sel,
     output wire [3:0]   cq_sel,
     output reg          read_wq,
     output reg          read_cq,
@@ -62,7 +67,11 @@ module nic_host (
     localparam [7:0] cqs8 = 8'h10;
     localparam [15:0] dmem_words = 16'h1000;
     localparam [2:0] empty = 3'd4;
+    localparam [63:0] en_mode_three = 64'h30000;
+    localparam [7:0] en_value_at = 8'h20;
+    localparam [63:0] en_value_keep = 64'hffff0000ffffffff;
     localparam [2:0] full = 3'd3;
+    localparam [15:0] half = 16'h8000;
     localparam [8:0] hit_bad_index = 9'd2;
     localparam [8:0] hit_bad_op = 9'd1;
     localparam [8:0] hit_refused = 9'h100;
@@ -79,6 +88,7 @@ module nic_host (
     localparam [3:0] op_write_cnt = 4'd6;
     localparam [3:0] op_write_mem = 4'd4;
     localparam [15:0] qps = 16'h10;
+    localparam [7:0] qps8 = 8'h10;
     localparam [2:0] refused = 3'd5;
     localparam [15:0] stats = 16'd9;
     localparam [7:0] wait_count_at = 8'h20;
@@ -110,6 +120,10 @@ module nic_host (
     reg [2:0] response_status_d;
     reg [63:0] response_data_q;
     reg [63:0] response_data_d;
+    reg [15:0] en_pi_q;
+    reg [15:0] en_pi_d;
+    reg en_managed_q;
+    reg en_managed_d;
 
     // Memory `cq_waits`: 16 words, registered read.
     reg [63:0] cq_waits_words [0:15];
@@ -118,6 +132,14 @@ module nic_host (
     reg cq_waits_wr_en;
     reg [3:0] cq_waits_wr_addr;
     wire [63:0] cq_waits_wr_data;
+
+    // Memory `wq_enables`: 32 words, registered read.
+    reg [31:0] wq_enables_words [0:31];
+    wire [4:0] wq_enables_rd_addr;
+    reg [31:0] wq_enables_rd_data;
+    reg wq_enables_wr_en;
+    reg [4:0] wq_enables_wr_addr;
+    wire [31:0] wq_enables_wr_data;
 
     // Instance `cq_wait_now`.
     wire [63:0] cq_wait_now_cqw;
@@ -137,6 +159,26 @@ module nic_host (
         .index(cq_wait_word_index),
         .count(cq_wait_word_count),
         .cqw(cq_wait_word_cqw)
+    );
+
+    // Instance `en_head_now`.
+    wire [31:0] en_head_now_wqen;
+    wire [15:0] en_head_now_index;
+    wire [15:0] en_head_now_count;
+    nic_wq_enable_fields en_head_now (
+        .wqen(en_head_now_wqen),
+        .index(en_head_now_index),
+        .count(en_head_now_count)
+    );
+
+    // Instance `en_head_word`.
+    reg [15:0] en_head_word_index;
+    reg [15:0] en_head_word_count;
+    wire [31:0] en_head_word_wqen;
+    nic_wq_enable_word en_head_word (
+        .index(en_head_word_index),
+        .count(en_head_word_count),
+        .wqen(en_head_word_wqen)
     );
 
     // Instance `qp_config`.
@@ -169,6 +211,12 @@ module nic_host (
     wire [31:0] wait_target;
     reg [31:0] wait_max;
     wire cross_channel;
+    wire en_post;
+    wire [4:0] en_target;
+    reg [15:0] en_index;
+    reg [15:0] en_count;
+    reg en_refuse;
+    reg en_write;
 
     always @(posedge clock) begin
         if (reset) begin
@@ -179,6 +227,8 @@ module nic_host (
             response_valid_q <= 1'b0;
             response_status_q <= 3'd0;
             response_data_q <= 64'd0;
+            en_pi_q <= 16'd0;
+            en_managed_q <= 1'b0;
         end else begin
             cmd_op_q <= cmd_op_d;
             cmd_arg_q <= cmd_arg_d;
@@ -187,6 +237,8 @@ module nic_host (
             response_valid_q <= response_valid_d;
             response_status_q <= response_status_d;
             response_data_q <= response_data_d;
+            en_pi_q <= en_pi_d;
+            en_managed_q <= en_managed_d;
         end
     end
 
@@ -197,15 +249,23 @@ module nic_host (
         end
     end
 
+    always @(posedge clock) begin
+        wq_enables_rd_data <= wq_enables_words[wq_enables_rd_addr];
+        if (wq_enables_wr_en) begin
+            wq_enables_words[wq_enables_wr_addr] <= wq_enables_wr_data;
+        end
+    end
+
     assign cq_wait_now_cqw = cq_waits_rd_data;
+    assign en_head_now_wqen = wq_enables_rd_data;
     assign rsp_valid = response_valid_q;
     assign rsp_status = response_status_q;
     assign rsp_data = response_data_q;
-    assign command_w0 = cmd_w0_q;
     assign qp_config_w0 = cmd_w0_q;
     assign stat_sel = cmd_arg_q[3:0];
-    assign to_rq = (cmd_op_q == op_post_rq) | (state == SEQ_STATE_HOST_FINISH);
-    assign wq_sel = ({1'b0, cmd_arg_q[3:0]} << 1'b1) | {{4{1'b0}}, to_rq};
+    assign to_rq = (cmd_op_q == op_post_rq) | ((cmd_op_q == op_config_qp) & (state == SEQ_STATE_HOST_FINISH));
+    assign en_post = (((opcode == wqe_send_en) | (opcode == wqe_recv_en)) & (en_mode == 2'd2)) & (en_qp < qps8);
+    assign en_target = ({1'b0, en_qp[3:0]} << 1'b1) | {{4{1'b0}}, opcode == wqe_recv_en};
     assign cq_sel = cmd_arg_q[3:0];
     assign wq_used = wq_pi - wq_ci;
     assign cq_wait = ((opcode == wqe_wait) & (~wait_kind)) & (wait_index < cqs8);
@@ -216,6 +276,8 @@ module nic_host (
     assign first = state == SEQ_STATE_HOST_DECODE;
     assign cq_waits_rd_addr = wait_index[3:0];
     assign cq_waits_wr_data = cq_wait_word_cqw;
+    assign wq_enables_rd_addr = en_target;
+    assign wq_enables_wr_data = en_head_word_wqen;
 
     always @(*) begin
         cmd_op_d = cmd_op_q;
@@ -225,6 +287,12 @@ module nic_host (
         response_valid_d = response_valid_q;
         response_status_d = response_status_q;
         response_data_d = response_data_q;
+        en_pi_d = en_pi_q;
+        en_managed_d = en_managed_q;
+        command_w0 = cmd_w0_q;
+        if (en_post) begin
+            command_w0 = cmd_w0_q | en_mode_three;
+        end
         response_valid_d = 1'b0;
         if ((state == SEQ_STATE_IDLE) & valid) begin
             cmd_op_d = op;
@@ -232,11 +300,28 @@ module nic_host (
             cmd_w0_d = w0;
             cmd_w1_d = w1;
         end
+        wq_sel = ({1'b0, cmd_arg_q[3:0]} << 1'b1) | {{4{1'b0}}, to_rq};
+        if (en_post & (state == SEQ_STATE_HOST_DECODE)) begin
+            wq_sel = en_target;
+        end
         wait_max = cq_wait_now_count;
         if (wait_count > cq_wait_now_count) begin
             wait_max = wait_count;
         end
+        en_index = en_pi_q;
+        en_count = en_pi_q - en_head_now_index;
+        if (en_value != 16'd0) begin
+            en_index = en_head_now_index + en_value;
+            en_count = en_head_now_count;
+            if (en_value > en_head_now_count) begin
+                en_count = en_value;
+            end
+        end
+        en_refuse = (~en_managed_q) | ((en_pi_q - en_index) >= half);
         post_w1 = cmd_w1_q;
+        if (en_post) begin
+            post_w1 = (cmd_w1_q & en_value_keep) | ({{48{1'b0}}, en_index} << en_value_at);
+        end
         if (cq_wait) begin
             post_w1 = (cmd_w1_q & wait_count_keep) | ({{32{1'b0}}, wait_target} << wait_count_at);
         end
@@ -262,6 +347,7 @@ module nic_host (
         dmem_wr_data = 64'd0;
         stat_hits = 9'd0;
         wait_write = 1'b0;
+        en_write = 1'b0;
         answer = 1'b0;
         answer_status = ok;
         answer_data = 64'd0;
@@ -290,17 +376,23 @@ module nic_host (
                 refuse_index = cmd_arg_q >= qps;
                 read_wq = 1'b1;
                 next_state = SEQ_STATE_HOST_ACCESS;
+            end else if (en_post & (state == SEQ_STATE_HOST_ACCESS)) begin
+                en_pi_d = wq_pi;
+                en_managed_d = wq_managed;
+                read_wq = 1'b1;
+                next_state = SEQ_STATE_HOST_FINISH;
             end else if (wq_used == wq_depth) begin
                 stat_hits = hit_wq_full;
                 answer = 1'b1;
                 answer_status = full;
-            end else if (wq_plain & cross_channel) begin
+            end else if ((wq_plain & cross_channel) | (en_post & en_refuse)) begin
                 stat_hits = hit_refused;
                 answer = 1'b1;
                 answer_status = refused;
             end else begin
                 post = 1'b1;
                 wait_write = cq_wait;
+                en_write = en_post;
                 answer = 1'b1;
                 answer_data = {{48{1'b0}}, wq_pi};
             end
@@ -349,6 +441,10 @@ module nic_host (
                 next_state = SEQ_STATE_HOST_ACCESS;
             end else begin
                 configure = 1'b1;
+                en_write = qp_config_sq_managed;
+                if (state == SEQ_STATE_HOST_FINISH) begin
+                    en_write = qp_config_rq_managed;
+                end
                 read_wq = state == SEQ_STATE_HOST_ACCESS;
                 answer = state == SEQ_STATE_HOST_FINISH;
                 next_state = SEQ_STATE_HOST_FINISH;
@@ -386,6 +482,24 @@ module nic_host (
             cq_waits_wr_addr = sweep_at[3:0];
             cq_wait_word_index = 32'd0;
             cq_wait_word_count = 32'd0;
+        end
+        wq_enables_wr_en = ((en_write & (~refuse_index)) | (state == SEQ_STATE_INIT)) & (~reset);
+        wq_enables_wr_addr = en_target;
+        en_head_word_index = en_head_now_index + en_count;
+        en_head_word_count = 16'd0;
+        if (en_more) begin
+            en_head_word_index = en_head_now_index;
+            en_head_word_count = en_count;
+        end
+        if (configure) begin
+            wq_enables_wr_addr = wq_sel;
+            en_head_word_index = wq_ci;
+            en_head_word_count = 16'd0;
+        end
+        if (state == SEQ_STATE_INIT) begin
+            wq_enables_wr_addr = sweep_at[4:0];
+            en_head_word_index = 16'd0;
+            en_head_word_count = 16'd0;
         end
     end
 

@@ -33,13 +33,14 @@ module nic_queues (
     input  wire         read_wait_cq,
     input  wire [3:0]   opcode,
     input  wire [3:0]   en_qp,
-    input  wire         en_mode,
+    input  wire [1:0]   en_mode,
     input  wire [15:0]  en_value,
     input  wire [3:0]   wait_index,
     input  wire         write_cqe,
     input  wire         retire,
     output wire [15:0]  wq_pi,
     output wire [15:0]  wq_ci,
+    output wire         wq_managed,
     output wire         wq_plain,
     output wire [31:0]  cq_produced,
     output wire [31:0]  cq_consumed,
@@ -272,6 +273,7 @@ module nic_queues (
     assign cq_counts_counts = cqp_rd_data;
     assign wq_pi = wq_context_pi;
     assign wq_ci = wq_context_ci;
+    assign wq_managed = wq_context_managed;
     assign wq_plain = wq_context_plain;
     assign cq_produced = cq_counts_produced;
     assign cq_consumed = cq_counts_consumed;
@@ -286,7 +288,7 @@ module nic_queues (
     assign cur_w1 = w1_q;
     assign latch_wqe = (state == SEQ_STATE_SQ_WQE) | (state == SEQ_STATE_RX_WQE);
     assign enable_target = ({1'b0, en_qp} << 1'b1) | {{4{1'b0}}, opcode == recv_en};
-    assign up_to = en_value + 16'd1;
+    assign up_to = en_value + {{15{1'b0}}, en_mode == 2'd1};
     assign cqe_rd_addr = ({{5{1'b0}}, cq_sel} << cq_slot_bits) | {{4{1'b0}}, cq_counts_consumed[4:0]};
     assign latch_context = (state == SEQ_STATE_SQ_CONTEXT) | (state == SEQ_STATE_RX_CONTEXT);
     assign cqe_wr_addr = ({{5{1'b0}}, cq_q[3:0]} << cq_slot_bits) | {{4{1'b0}}, produced_q[4:0]};
@@ -325,7 +327,7 @@ module nic_queues (
             full_d = read_cq_full;
         end
         new_ei = wq_context_ei + en_value;
-        if (en_mode) begin
+        if (en_mode != 2'd0) begin
             new_ei = wq_context_ei;
             if ((up_to - wq_context_ei) < half) begin
                 new_ei = up_to;

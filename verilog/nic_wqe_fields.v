@@ -21,7 +21,8 @@ module nic_wqe_fields (
     output wire [7:0]   wait_index,
     output wire [31:0]  wait_count,
     output wire [7:0]   en_qp,
-    output wire         en_mode,
+    output wire [1:0]   en_mode,
+    output wire         en_more,
     output wire [15:0]  en_value,
     output wire [3:0]   calc_op,
     output wire [1:0]   calc_dtype,
@@ -53,7 +54,8 @@ module nic_wqe_fields (
     assign wait_index = w0[23:16];
     assign wait_count = w1[63:32];
     assign en_qp = w0[15:8];
-    assign en_mode = w0[16];
+    assign en_mode = w0[17:16];
+    assign en_more = w0[18];
     assign en_value = w1[47:32];
     assign calc_op = w0[11:8];
     assign calc_dtype = w0[13:12];

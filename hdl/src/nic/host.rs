@@ -3,25 +3,30 @@
 //! Latches a host command when the sequencer takes it (`Idle`), runs it in `HostDecode`,
 //! `HostAccess` and `HostFinish` (see "Host commands" in `netcoll_models::nic` and the state
 //! table of its `model`) and answers in the response registers. It owns the CQs' wait memory
-//! (`cq_waits`, a `CqWait` word per CQ: only posting a CQ WAIT uses it) and refuses
-//! cross-channel work posted to a plain QP; the queue memories are reached
+//! (`cq_waits`, a `CqWait` word per CQ: only posting a CQ WAIT uses it) and the work queues'
+//! enable heads (`wq_enables`, a `WqEnable` word per queue: posting a mode 2 enable reads the
+//! target's context first, in `HostDecode`, latches its `pi` and managed bit in `HostAccess`
+//! and posts, or refuses, in `HostFinish`; `CONFIG_QP` resets the head of a queue it makes
+//! managed), and refuses cross-channel work posted to a plain QP; the queue memories are reached
 //! through [`super::queues`] (`read_wq`, `post`, `pop`, …), the counter and data memories through
 //! request ports the parent merges with the other units' (zero when idle).
 //!
 //! # Inputs
 //! - `clock`, `reset`; `state` (the sequencer's), `sweep_at` (the reset sweep's index: this
-//!   unit clears `cq_wait_index` and the counters in `Init`);
+//!   unit clears the wait and enable memories and the counters in `Init`);
 //! - the host port (`host_*` of the NIC): `valid`, `op`, `arg`, `w0`, `w1`;
-//! - the command's WQE fields (`opcode`, `wait_kind`, `wait_more`, `wait_index`, `wait_count`, from the WQE
+//! - the command's WQE fields (`opcode`, `wait_kind`, `wait_more`, `wait_index`, `wait_count`,
+//!   `en_qp`, `en_mode`, `en_more`, `en_value`, from the WQE
 //!   unpack: the queues latch the command's words as the WQE when it is taken); `CONFIG_QP`'s fields
 //!   come from this unit's `QpConfig` unpack (`qp_config`) of the command's `w0`;
-//! - what the memories returned: the work queue's `wq_pi`, `wq_ci`, `wq_plain`, the CQ's `cq_produced`,
+//! - what the memories returned: the work queue's `wq_pi`, `wq_ci`, `wq_managed`, `wq_plain`, the CQ's `cq_produced`,
 //!   `cq_consumed`, `cqe_data`, `dmem_data`, `cnt_data`, and the statistic `stat_value`.
 //!
 //! # Outputs
 //! - the response (`host_rsp_*` of the NIC): `rsp_valid`, `rsp_status`, `rsp_data` (registers);
 //! - `next_state`: the next state in the host states;
-//! - `command_w0`: the latched command's first word (a posted WQE's);
+//! - `command_w0`: the latched command's first word (a posted WQE's; a mode 2 enable's with
+//!   mode 3);
 //! - to the queues: `wq_sel`, `cq_sel` (the queue / CQ the command names), `read_wq`, `read_cq`,
 //!   `post` (with the WQE `command_w0`, `post_w1`), `pop`, `configure` (with `cfg_cq`,
 //!   `cfg_managed`, `cfg_plain`);
@@ -32,7 +37,7 @@
 use super::layouts::{pack, unpack, unpack::QpConfig};
 use super::sequencer::SeqState;
 use super::stats::{hit, STAT_BITS};
-use super::{k, WAIT_COUNT};
+use super::{k, EN_MODE, EN_VALUE, WAIT_COUNT};
 use crate::dff_setup;
 use crate::prim::{Mem, Reg};
 use netcoll_models::nic::{HostOp, HostStatus, Opcode, Stat, STATS, WQ_DEPTH};
@@ -68,8 +73,13 @@ crate::sub_block! {
         pub wait_more: Signal<In, bool>,
         pub wait_index: Signal<In, Bits<8>>,
         pub wait_count: Signal<In, Bits<WAIT_BITS>>,
+        pub en_qp: Signal<In, Bits<8>>,
+        pub en_mode: Signal<In, Bits<2>>,
+        pub en_more: Signal<In, bool>,
+        pub en_value: Signal<In, Bits<16>>,
         pub wq_pi: Signal<In, Bits<16>>,
         pub wq_ci: Signal<In, Bits<16>>,
+        pub wq_managed: Signal<In, bool>,
         pub wq_plain: Signal<In, bool>,
         pub cq_produced: Signal<In, Bits<32>>,
         pub cq_consumed: Signal<In, Bits<32>>,
@@ -116,6 +126,14 @@ crate::sub_block! {
         cq_waits: Mem<Bits<64>, CB>,
         cq_wait_now: unpack::CqWait,
         cq_wait_word: pack::CqWait,
+        /// Per work queue, the enable head (see mode 2 enables in the spec); its word read,
+        /// and written (modules `nic_wq_enable_fields`, `nic_wq_enable_word`).
+        wq_enables: Mem<Bits<32>, WB>,
+        en_head_now: unpack::WqEnable,
+        en_head_word: pack::WqEnable,
+        /// A mode 2 enable's target queue, latched in `HostAccess`: its `pi`, managed.
+        en_pi: Reg<Bits<16>>,
+        en_managed: Reg<bool>,
         /// `CONFIG_QP`'s word, split (module `nic_qp_config_fields`).
         qp_config: QpConfig,
         // Decisions of this cycle, carried out once.
@@ -137,7 +155,16 @@ crate::sub_block! {
         wait_max: Signal<Local, Bits<WAIT_BITS>>,
         /// The command posts cross-channel work (WAIT, SEND_EN, RECV_EN, CALC).
         cross_channel: Signal<Local, bool>,
+        /// Posting a mode 2 enable naming a QP in range: its target queue, the absolute
+        /// index it becomes, the head's new count, and whether the post is refused.
+        en_post: Signal<Local, bool>,
+        en_target: Signal<Local, Bits<WB>>,
+        en_index: Signal<Local, Bits<16>>,
+        en_count: Signal<Local, Bits<16>>,
+        en_refuse: Signal<Local, bool>,
+        en_write: Signal<Local, bool>,
         qps: Constant<Bits<16>> = k(1 << QB),
+        qps8: Constant<Bits<8>> = k(1 << QB),
         cqs: Constant<Bits<16>> = k(1 << CB),
         cqs8: Constant<Bits<8>> = k(1 << CB),
         counters: Constant<Bits<16>> = k(1 << KB),
@@ -146,6 +173,10 @@ crate::sub_block! {
         wq_depth: Constant<Bits<16>> = k(WQ_DEPTH as u64),
         wait_count_at: Constant<Bits<8>> = k(WAIT_COUNT.lsb as u64),
         wait_count_keep: Constant<Bits<64>> = k(!WAIT_COUNT.put(0, u64::MAX)),
+        en_value_at: Constant<Bits<8>> = k(EN_VALUE.lsb as u64),
+        en_value_keep: Constant<Bits<64>> = k(!EN_VALUE.put(0, u64::MAX)),
+        en_mode_three: Constant<Bits<64>> = k(EN_MODE.put(0, 3)),
+        half: Constant<Bits<16>> = k(0x8000),
         last_op: Constant<Bits<OP_BITS>> = k(HostOp::ReadStat.code()),
         op_nop: Constant<Bits<OP_BITS>> = k(HostOp::Nop.code()),
         op_post_sq: Constant<Bits<OP_BITS>> = k(HostOp::PostSq.code()),
@@ -193,14 +224,21 @@ impl<
             cmd_w1,
             response_valid,
             response_status,
-            response_data
+            response_data,
+            en_pi,
+            en_managed
         );
         self.cq_waits.clock.next = self.clock.val();
         self.cq_wait_now.cqw.next = self.cq_waits.rd_data.val();
+        self.wq_enables.clock.next = self.clock.val();
+        self.en_head_now.wqen.next = self.wq_enables.rd_data.val();
         self.rsp_valid.next = self.response_valid.q.val();
         self.rsp_status.next = self.response_status.q.val();
         self.rsp_data.next = self.response_data.q.val();
         self.command_w0.next = self.cmd_w0.q.val();
+        if self.en_post.val() {
+            self.command_w0.next = self.cmd_w0.q.val() | self.en_mode_three.val();
+        }
         self.qp_config.w0.next = self.cmd_w0.q.val();
         self.stat_sel.next = self.cmd_arg.q.val().get_bits::<STAT_SEL_BITS>(0);
         self.response_valid.d.next = false;
@@ -213,9 +251,20 @@ impl<
 
         // What the command names, and the WQE a post writes.
         self.to_rq.next = (self.cmd_op.q.val() == self.op_post_rq.val())
-            | (self.state.val() == SeqState::HostFinish);
+            | ((self.cmd_op.q.val() == self.op_config_qp.val())
+                & (self.state.val() == SeqState::HostFinish));
+        self.en_post.next = ((self.opcode.val() == self.wqe_send_en.val())
+            | (self.opcode.val() == self.wqe_recv_en.val()))
+            & (self.en_mode.val() == 2)
+            & (self.en_qp.val() < self.qps8.val());
+        self.en_target.next = (bit_cast::<WB, QB>(self.en_qp.val().get_bits::<QB>(0)) << 1)
+            | bit_cast::<WB, 1>((self.opcode.val() == self.wqe_recv_en.val()).into());
         self.wq_sel.next = (bit_cast::<WB, QB>(self.cmd_arg.q.val().get_bits::<QB>(0)) << 1)
             | bit_cast::<WB, 1>(self.to_rq.val().into());
+        if self.en_post.val() & (self.state.val() == SeqState::HostDecode) {
+            // The enable's target is read first.
+            self.wq_sel.next = self.en_target.val();
+        }
         self.cq_sel.next = self.cmd_arg.q.val().get_bits::<CB>(0);
         self.wq_used.next = self.wq_pi.val() - self.wq_ci.val();
         self.cq_wait.next = (self.opcode.val() == self.wqe_wait.val())
@@ -230,7 +279,23 @@ impl<
             | (self.opcode.val() == self.wqe_send_en.val())
             | (self.opcode.val() == self.wqe_recv_en.val())
             | (self.opcode.val() == self.wqe_calc.val());
+        // A mode 2 enable: `n` from the head, or (`n = 0`) everything the target has posted.
+        self.en_index.next = self.en_pi.q.val();
+        self.en_count.next = self.en_pi.q.val() - self.en_head_now.index.val();
+        if self.en_value.val() != 0 {
+            self.en_index.next = self.en_head_now.index.val() + self.en_value.val();
+            self.en_count.next = self.en_head_now.count.val();
+            if self.en_value.val() > self.en_head_now.count.val() {
+                self.en_count.next = self.en_value.val();
+            }
+        }
+        self.en_refuse.next = !self.en_managed.q.val()
+            | ((self.en_pi.q.val() - self.en_index.val()) >= self.half.val());
         self.post_w1.next = self.cmd_w1.q.val();
+        if self.en_post.val() {
+            self.post_w1.next = (self.cmd_w1.q.val() & self.en_value_keep.val())
+                | (bit_cast::<64, 16>(self.en_index.val()) << self.en_value_at.val());
+        }
         if self.cq_wait.val() {
             self.post_w1.next = (self.cmd_w1.q.val() & self.wait_count_keep.val())
                 | (bit_cast::<64, WAIT_BITS>(self.wait_target.val()) << self.wait_count_at.val());
@@ -260,6 +325,7 @@ impl<
         self.dmem_wr_data.next = 0.into();
         self.stat_hits.next = 0.into();
         self.wait_write.next = false;
+        self.en_write.next = false;
         self.answer.next = false;
         self.answer_status.next = self.ok.val();
         self.answer_data.next = 0.into();
@@ -298,17 +364,26 @@ impl<
                 self.refuse_index.next = self.cmd_arg.q.val() >= self.qps.val();
                 self.read_wq.next = true;
                 self.next_state.next = SeqState::HostAccess;
+            } else if self.en_post.val() & (self.state.val() == SeqState::HostAccess) {
+                // The enable's target was read: latch it, read the posting queue.
+                self.en_pi.d.next = self.wq_pi.val();
+                self.en_managed.d.next = self.wq_managed.val();
+                self.read_wq.next = true;
+                self.next_state.next = SeqState::HostFinish;
             } else if self.wq_used.val() == self.wq_depth.val() {
                 self.stat_hits.next = self.hit_wq_full.val();
                 self.answer.next = true;
                 self.answer_status.next = self.full.val();
-            } else if self.wq_plain.val() & self.cross_channel.val() {
+            } else if (self.wq_plain.val() & self.cross_channel.val())
+                | (self.en_post.val() & self.en_refuse.val())
+            {
                 self.stat_hits.next = self.hit_refused.val();
                 self.answer.next = true;
                 self.answer_status.next = self.refused.val();
             } else {
                 self.post.next = true;
                 self.wait_write.next = self.cq_wait.val();
+                self.en_write.next = self.en_post.val();
                 self.answer.next = true;
                 self.answer_data.next = bit_cast::<64, 16>(self.wq_pi.val());
             }
@@ -360,6 +435,10 @@ impl<
             } else {
                 // HostAccess: the SQ's context (and read the RQ's); HostFinish: the RQ's.
                 self.configure.next = true;
+                self.en_write.next = self.qp_config.sq_managed.val();
+                if self.state.val() == SeqState::HostFinish {
+                    self.en_write.next = self.qp_config.rq_managed.val();
+                }
                 self.read_wq.next = self.state.val() == SeqState::HostAccess;
                 self.answer.next = self.state.val() == SeqState::HostFinish;
                 self.next_state.next = SeqState::HostFinish;
@@ -407,6 +486,32 @@ impl<
             self.cq_wait_word.count.next = 0.into();
         }
         self.cq_waits.wr_data.next = self.cq_wait_word.cqw.val();
+
+        // The enable heads: cleared by the sweep, written by a post of a mode 2 enable (the
+        // last of a group moves the index by the group's largest count) and by `CONFIG_QP`
+        // making a queue managed (the head starts at `ci`).
+        self.wq_enables.rd_addr.next = self.en_target.val();
+        self.wq_enables.wr_en.next = ((self.en_write.val() & !self.refuse_index.val())
+            | (self.state.val() == SeqState::Init))
+            & !self.reset.val();
+        self.wq_enables.wr_addr.next = self.en_target.val();
+        self.en_head_word.index.next = self.en_head_now.index.val() + self.en_count.val();
+        self.en_head_word.count.next = 0.into();
+        if self.en_more.val() {
+            self.en_head_word.index.next = self.en_head_now.index.val();
+            self.en_head_word.count.next = self.en_count.val();
+        }
+        if self.configure.val() {
+            self.wq_enables.wr_addr.next = self.wq_sel.val();
+            self.en_head_word.index.next = self.wq_ci.val();
+            self.en_head_word.count.next = 0.into();
+        }
+        if self.state.val() == SeqState::Init {
+            self.wq_enables.wr_addr.next = self.sweep_at.val().get_bits::<WB>(0);
+            self.en_head_word.index.next = 0.into();
+            self.en_head_word.count.next = 0.into();
+        }
+        self.wq_enables.wr_data.next = self.en_head_word.wqen.val();
     }
 }
 
@@ -448,6 +553,10 @@ mod tests {
         h.wait_more.next = f.wait_more == 1;
         h.wait_index.next = f.wait_index.into();
         h.wait_count.next = f.wait_count.into();
+        h.en_qp.next = f.en_qp.into();
+        h.en_mode.next = f.en_mode.into();
+        h.en_more.next = f.en_more == 1;
+        h.en_value.next = f.en_value.into();
     }
 
     fn new_host() -> Host {
@@ -580,6 +689,96 @@ mod tests {
         h.wq_plain.next = true;
         let nop = Wqe::nop(true).encode();
         assert_eq!(post(&mut h, 1, nop, 0, 0), nop.1);
+    }
+
+    /// Posts a mode 2 enable `w` to the SQ of QP 0, its target queue showing `target_pi` and
+    /// `managed`, the posting queue `pi` (not full): the three states' requests, then the
+    /// answer's status and, if posted, the WQE's words.
+    fn post_enable(
+        h: &mut Host,
+        w: Wqe,
+        target_pi: u64,
+        managed: bool,
+        pi: u64,
+    ) -> (u64, u64, u64) {
+        let (w0, w1) = w.encode();
+        take(h, HostOp::PostSq, 0, w0, w1);
+        show_wqe(h, w0, w1);
+        h.state.next = SeqState::HostDecode;
+        low(h);
+        assert!(h.read_wq.val());
+        let target = 2 * w.qp + (w.opcode == Opcode::RecvEn.code()) as u64;
+        assert_eq!(h.wq_sel.val().to_u64(), target, "the target is read first");
+        high(h);
+        h.state.next = SeqState::HostAccess;
+        h.wq_pi.next = target_pi.into();
+        h.wq_ci.next = 0.into();
+        h.wq_managed.next = managed;
+        low(h);
+        assert!(h.read_wq.val() && !h.post.val() && !h.rsp_valid.val());
+        assert_eq!(h.wq_sel.val().to_u64(), 0, "then the posting queue");
+        assert_eq!(h.next_state.val(), SeqState::HostFinish);
+        high(h);
+        h.state.next = SeqState::HostFinish;
+        h.wq_pi.next = pi.into();
+        h.wq_ci.next = pi.into();
+        h.wq_managed.next = false;
+        low(h);
+        let posted = (h.command_w0.val().to_u64(), h.post_w1.val().to_u64());
+        let post = h.post.val();
+        let (status, data, _) = answer(h);
+        if post {
+            assert_eq!((status, data), (HostStatus::Ok.code(), pi));
+            (status, posted.0, posted.1)
+        } else {
+            (status, 0, 0)
+        }
+    }
+
+    /// Mode 2 enables (libmlx5's): converted when posted into mode 3 with an absolute index,
+    /// counted from the target's enable head, refused for an unmanaged target or beyond what
+    /// it has posted (indices worked out by hand from the spec).
+    #[test]
+    fn enables_are_posted_with_their_absolute_index() {
+        let mut h = new_host();
+        let refused = (HostStatus::Refused.code(), 0, 0);
+        let en = |count| Wqe::enable_posted(false, 1, count, true);
+        let posted = |w: Wqe, index: u64| {
+            let (w0, w1) = w.encode();
+            let mut f = WqeWords::unpack(w0, w1);
+            f.en_mode = 3;
+            let w0 = f.pack()[0];
+            (
+                HostStatus::Ok.code(),
+                w0,
+                (w1 & !(0xFFFF << 32)) | index << 32,
+            )
+        };
+        assert_eq!(
+            post_enable(&mut h, en(1), 4, false, 0),
+            refused,
+            "not managed"
+        );
+        assert_eq!(post_enable(&mut h, en(2), 4, true, 0), posted(en(2), 2));
+        assert_eq!(
+            post_enable(&mut h, en(3), 4, true, 1),
+            refused,
+            "5 > 4 posted"
+        );
+        let first = en(1).with_more();
+        assert_eq!(post_enable(&mut h, first, 4, true, 1), posted(first, 3));
+        assert_eq!(post_enable(&mut h, en(2), 4, true, 2), posted(en(2), 4));
+        assert_eq!(post_enable(&mut h, en(0), 6, true, 3), posted(en(0), 6));
+        assert_eq!(
+            post_enable(&mut h, en(1), 6, true, 4),
+            refused,
+            "nothing beyond 6"
+        );
+        // The RQ of QP 1 has its own head.
+        let recv = Wqe::enable_posted(true, 1, 0, true);
+        assert_eq!(post_enable(&mut h, recv, 1, true, 4), posted(recv, 1));
+        let recv1 = Wqe::enable_posted(true, 1, 1, true);
+        assert_eq!(post_enable(&mut h, recv1, 2, true, 5), posted(recv1, 2));
     }
 
     fn answer(h: &mut Host) -> (u64, u64, u64) {

@@ -14,6 +14,7 @@
 //! | [`pack::WqContext`] | `nic_wq_context_word` | the work-queue context written |
 //! | [`pack::CqContext`] | `nic_cq_counts_word` | the CQ counts written |
 //! | [`unpack::CqWait`], [`pack::CqWait`] | `nic_cq_wait_fields`, `nic_cq_wait_word` | a CQ's wait state, read and written (the host unit) |
+//! | [`unpack::WqEnable`], [`pack::WqEnable`] | `nic_wq_enable_fields`, `nic_wq_enable_word` | a work queue's enable head, read and written (the host unit) |
 //! | [`pack::CqeWord`] | `nic_cqe_word` | the CQE written |
 
 /// Words in, one output per field.
@@ -33,7 +34,9 @@ pub mod pack {
 #[cfg(test)]
 mod tests {
     use super::{pack, unpack};
-    use netcoll_models::nic::{CqContext, CqWait, CqeWord, QpConfig, WqContext, WqeWords};
+    use netcoll_models::nic::{
+        CqContext, CqWait, CqeWord, QpConfig, WqContext, WqEnable, WqeWords,
+    };
     use rust_hdl::prelude::*;
 
     /// A little xorshift: random words, fixed seed.
@@ -84,15 +87,15 @@ mod tests {
             }
             check!(
                 opcode, rsvd0, buf_addr, buf_len, peer_node, peer_qp, rsvd1, peer_cnt, wait_index,
-                wait_count, en_qp, en_value, calc_op, calc_dtype, calc_count, calc_a, calc_b,
-                calc_sa, calc_sb, calc_dst
+                wait_count, en_qp, en_mode, en_value, calc_op, calc_dtype, calc_count, calc_a,
+                calc_b, calc_sa, calc_sb, calc_dst
             );
             check_bool!(
                 signaled,
                 peer_cnt_en,
                 wait_kind,
                 wait_more,
-                en_mode,
+                en_more,
                 calc_to_peer
             );
             settle(&mut p);
@@ -111,6 +114,9 @@ mod tests {
         let (mut ut, mut pt) = (unpack::CqWait::default(), pack::CqWait::default());
         ut.connect_all();
         pt.connect_all();
+        let (mut un, mut pn) = (unpack::WqEnable::default(), pack::WqEnable::default());
+        un.connect_all();
+        pn.connect_all();
         let (mut ue, mut pe) = (unpack::CqeWord::default(), pack::CqeWord::default());
         uw.connect_all();
         pw.connect_all();
@@ -167,6 +173,20 @@ mod tests {
             pt.count.next = bits(f.count);
             settle(&mut pt);
             assert_eq!(pt.cqw.val().to_u64(), f.pack()[0]);
+
+            let w32 = w & 0xFFFF_FFFF;
+            let f = WqEnable::unpack(w32);
+            un.wqen.next = w32.into();
+            settle(&mut un);
+            assert_eq!(
+                (un.index.val().to_u64(), un.count.val().to_u64()),
+                (f.index, f.count)
+            );
+            pn.index.next = bits(f.index);
+            pn.count.next = bits(f.count);
+            settle(&mut pn);
+            assert_eq!(pn.wqen.val().to_u64(), f.pack()[0]);
+            assert_eq!(f.pack()[0], w32);
 
             let f = QpConfig::unpack(w);
             uq.w0.next = w.into();

@@ -60,6 +60,11 @@ pub const TOP: &str = "nic";
 /// The WQE field a posted CQ WAIT's absolute target replaces (its count).
 pub(crate) const WAIT_COUNT: LayoutField =
     crate::kit::layout::field_named(WqeWords::FIELDS, "wait_count");
+/// The WQE fields a posted mode 2 enable's mode and absolute index replace.
+pub(crate) const EN_MODE: LayoutField =
+    crate::kit::layout::field_named(WqeWords::FIELDS, "en_mode");
+pub(crate) const EN_VALUE: LayoutField =
+    crate::kit::layout::field_named(WqeWords::FIELDS, "en_value");
 
 /// A constant of `N` bits.
 pub(crate) fn k<const N: usize>(v: u64) -> Constant<Bits<N>> {
@@ -87,6 +92,8 @@ const SUB_MODULES: &[(&str, &str)] = &[
     ("cq_counts_word", "nic_cq_counts_word"),
     ("cq_wait_now", "nic_cq_wait_fields"),
     ("cq_wait_word", "nic_cq_wait_word"),
+    ("en_head_now", "nic_wq_enable_fields"),
+    ("en_head_word", "nic_wq_enable_word"),
     ("cqe_word", "nic_cqe_word"),
 ];
 
@@ -197,9 +204,14 @@ impl<
         self.host_cmd.wait_more.next = self.wqe.wait_more.val();
         self.host_cmd.wait_index.next = self.wqe.wait_index.val();
         self.host_cmd.wait_count.next = self.wqe.wait_count.val();
+        self.host_cmd.en_qp.next = self.wqe.en_qp.val();
+        self.host_cmd.en_mode.next = self.wqe.en_mode.val();
+        self.host_cmd.en_more.next = self.wqe.en_more.val();
+        self.host_cmd.en_value.next = self.wqe.en_value.val();
         self.host_cmd.wq_pi.next = self.queues.wq_pi.val();
         self.host_cmd.wq_ci.next = self.queues.wq_ci.val();
         self.host_cmd.wq_plain.next = self.queues.wq_plain.val();
+        self.host_cmd.wq_managed.next = self.queues.wq_managed.val();
         self.host_cmd.cq_produced.next = self.queues.cq_produced.val();
         self.host_cmd.cq_consumed.next = self.queues.cq_consumed.val();
         self.host_cmd.cqe_data.next = self.queues.cqe_data.val();

@@ -33,7 +33,7 @@
 //! - from the completion unit: `write_cqe`, `retire`.
 //!
 //! # Outputs
-//! - `wq_pi`, `wq_ci`, `wq_plain`: the work-queue context just read; `cq_produced`, `cq_consumed`: the CQ
+//! - `wq_pi`, `wq_ci`, `wq_managed`, `wq_plain`: the work-queue context just read; `cq_produced`, `cq_consumed`: the CQ
 //!   counts just read; `cqe_data`: the CQE just read;
 //! - `cur_w0`, `cur_w1`: the latched WQE, or the host's command while one runs (latched on
 //!   `take_host` into the same registers, so no mux stands between them and the decoders; never
@@ -96,13 +96,14 @@ crate::sub_block! {
         pub read_wait_cq: Signal<In, bool>,
         pub opcode: Signal<In, Bits<OPCODE_BITS>>,
         pub en_qp: Signal<In, Bits<QB>>,
-        pub en_mode: Signal<In, bool>,
+        pub en_mode: Signal<In, Bits<2>>,
         pub en_value: Signal<In, Bits<16>>,
         pub wait_index: Signal<In, Bits<CB>>,
         pub write_cqe: Signal<In, bool>,
         pub retire: Signal<In, bool>,
         pub wq_pi: Signal<Out, Bits<16>>,
         pub wq_ci: Signal<Out, Bits<16>>,
+        pub wq_managed: Signal<Out, bool>,
         pub wq_plain: Signal<Out, bool>,
         pub cq_produced: Signal<Out, Bits<32>>,
         pub cq_consumed: Signal<Out, Bits<32>>,
@@ -185,6 +186,7 @@ impl<
         self.cq_counts.counts.next = self.cqp.rd_data.val();
         self.wq_pi.next = self.wq_context.pi.val();
         self.wq_ci.next = self.wq_context.ci.val();
+        self.wq_managed.next = self.wq_context.managed.val();
         self.wq_plain.next = self.wq_context.plain.val();
         self.cq_produced.next = self.cq_counts.produced.val();
         self.cq_consumed.next = self.cq_counts.consumed.val();
@@ -217,9 +219,10 @@ impl<
         }
         self.enable_target.next = (bit_cast::<WB, QB>(self.en_qp.val()) << 1)
             | bit_cast::<WB, 1>((self.opcode.val() == self.recv_en.val()).into());
-        self.up_to.next = self.en_value.val() + 1;
+        // Mode 1 enables index `en_value` itself, mode 3 (and 2) stop before it.
+        self.up_to.next = self.en_value.val() + bit_cast::<16, 1>((self.en_mode.val() == 1).into());
         self.new_ei.next = self.wq_context.ei.val() + self.en_value.val();
-        if self.en_mode.val() {
+        if self.en_mode.val() != 0 {
             // Up to an index: never backwards.
             self.new_ei.next = self.wq_context.ei.val();
             if (self.up_to.val() - self.wq_context.ei.val()) < self.half.val() {
@@ -531,7 +534,7 @@ mod tests {
         let show = |q: &mut Queues| {
             q.opcode.next = f.opcode.into();
             q.en_qp.next = f.en_qp.into();
-            q.en_mode.next = f.en_mode == 1;
+            q.en_mode.next = f.en_mode.into();
             q.en_value.next = f.en_value.into();
         };
         cycle(&mut q, SeqState::SqDecode, |q| {

@@ -23,7 +23,8 @@
 //! ## What it models
 //!
 //! Every architectural effect: WQE posting (including the conversion of a CQ WAIT's count into
-//! an absolute target through the CQ's `wait_index`), the managed / enable indices, in-order
+//! an absolute target through the CQ's `wait_index`, and of a mode 2 enable's count into an
+//! absolute index through its queue's enable head), the managed / enable indices, in-order
 //! completion per queue, CQE contents and the rule "signaled or failed", CQ capacity (a send
 //! queue does not start a WQE while its CQ is full; a message whose RQ's CQ is full is
 //! discarded), the CALC arithmetic through the ALU golden, messages sent (SEND, CALC to a peer,
@@ -82,6 +83,12 @@
 //!     libmlx5 checks for overflow before it looks at the request). The opcode that makes a
 //!     post cross-channel work is the raw `w0[3:0]`, on either queue (an RQ never runs a WAIT,
 //!     but a plain QP does not take one), whatever else the WQE holds.
+//! 11. A mode 2 enable's post checks, in order: the posting queue full (`FULL`), the posting
+//!     QP plain (`REFUSED`), the target queue unmanaged, then beyond what it has posted (both
+//!     `REFUSED`). The target's `pi` is read before this post, so an enable naming the queue it
+//!     is posted to does not count itself. The enable head moves only with an accepted post.
+//!     `CONFIG_QP` resets the head of a queue it makes managed to `(ci, 0)` (the spec says so
+//!     with `ei = ci`); an unmanaged queue's head is left as it is.
 
 use super::{
     reserved_bits, Cqe, HostOp, HostStatus, NicParams, Opcode, Stat, Status, Wqe, CQ_DEPTH, STATS,
@@ -100,6 +107,10 @@ struct WorkQueue {
     ci: u16,
     ei: u16,
     managed: bool,
+    /// The enable head: where the next mode 2 enable of this queue counts from, and the
+    /// largest count posted since the head last moved.
+    head_index: u16,
+    head_count: u16,
     /// The CQ its completions go to.
     cq: usize,
     /// The index of the head WQE for which a `CqStall` was counted.
@@ -114,6 +125,8 @@ impl WorkQueue {
             ci: 0,
             ei: 0,
             managed: false,
+            head_index: 0,
+            head_count: 0,
             cq: 0,
             stall_counted: None,
         }
@@ -328,14 +341,45 @@ impl NicGolden {
                 if full {
                     return (Full, 0);
                 }
-                let mut w1 = w1;
+                let (mut w0, mut w1) = (w0, w1);
                 let wqe = Wqe::decode(w0, w1);
                 // A plain QP takes no cross-channel work.
-                let cross_channel = [Opcode::Wait, Opcode::SendEn, Opcode::RecvEn, Opcode::Calc]
-                    .iter()
-                    .any(|o| wqe.opcode == *o as u64);
-                if cross_channel && self.qps[arg].plain {
+                if Opcode::is_cross_channel(wqe.opcode) && self.qps[arg].plain {
                     return (Refused, 0);
+                }
+                // An enable counted from its queue's enable head (mode 2) becomes an enable up
+                // to an absolute index (mode 3), or is refused.
+                let enable =
+                    wqe.opcode == Opcode::SendEn as u64 || wqe.opcode == Opcode::RecvEn as u64;
+                if enable && wqe.mode == 2 && (wqe.qp as usize) < p.qps {
+                    let q = &mut self.qps[wqe.qp as usize];
+                    let t = if wqe.opcode == Opcode::RecvEn as u64 {
+                        &mut q.rq
+                    } else {
+                        &mut q.sq
+                    };
+                    if !t.managed {
+                        return (Refused, 0);
+                    }
+                    let n = wqe.value as u16;
+                    let (index, count) = if n != 0 {
+                        let index = t.head_index.wrapping_add(n);
+                        if (t.pi.wrapping_sub(index) as i16) < 0 {
+                            return (Refused, 0);
+                        }
+                        (index, t.head_count.max(n))
+                    } else {
+                        (t.pi, t.pi.wrapping_sub(t.head_index))
+                    };
+                    t.head_count = count;
+                    if !wqe.more {
+                        t.head_index = t.head_index.wrapping_add(count);
+                        t.head_count = 0;
+                    }
+                    // Only the mode (`w0[17:16]`) and the value (`w1[47:32]`) change; every
+                    // other bit stays as posted.
+                    w0 |= 3 << 16;
+                    w1 = (w1 & !(0xFFFF << 32)) | (index as u64) << 32;
                 }
                 // A CQ WAIT (on either queue) waits for `count` completions beyond the CQ's
                 // wait index and stores that absolute target in place of the count; the last
@@ -415,8 +459,11 @@ impl NicGolden {
                     wq.cq = cq;
                     wq.managed = managed;
                     if managed {
-                        // Nothing is enabled until a SEND_EN / RECV_EN says so.
+                        // Nothing is enabled until a SEND_EN / RECV_EN says so, and the enable
+                        // head starts at the queue's consumer index.
                         wq.ei = wq.ci;
+                        wq.head_index = wq.ci;
+                        wq.head_count = 0;
                     }
                 }
                 (Ok, 0)
@@ -628,7 +675,9 @@ impl NicGolden {
         if w.mode == 0 {
             wq.ei = wq.ei.wrapping_add(v);
         } else {
-            let new_ei = v.wrapping_add(1);
+            // Up to index `v` (mode 1), or up to but not including it (modes 3 and 2, which
+            // only a QP out of range leaves unconverted): never backwards.
+            let new_ei = if w.mode == 1 { v.wrapping_add(1) } else { v };
             if new_ei.wrapping_sub(wq.ei) as i16 >= 0 {
                 wq.ei = new_ei;
             }
@@ -694,6 +743,7 @@ mod tests {
     //! is written out by hand from the specification, never computed by the code under test.
 
     use super::*;
+    use crate::nic::WqeWords;
 
     // Codes written out so that the expectations read as numbers from the spec.
     const OK: u64 = 0;
@@ -735,6 +785,12 @@ mod tests {
     }
 
     fn post_raw(n: &mut NicGolden, qp: u64, w0: u64, w1: u64) -> (u64, u64) {
+        n.host(1, qp, w0, w1)
+    }
+
+    /// Posts to the SQ of `qp` and answers `(HostStatus code, data)`.
+    fn post_raw_wqe(n: &mut NicGolden, qp: u64, w: Wqe) -> (u64, u64) {
+        let (w0, w1) = w.encode();
         n.host(1, qp, w0, w1)
     }
 
@@ -1190,6 +1246,87 @@ mod tests {
         // Re-configuring a managed queue disables what was enabled ahead: ei = ci.
         config(&mut n, 1, 1, 0, true, false);
         assert_eq!(n.wq_indices(1, false), (4, 4, 4));
+    }
+
+    /// libmlx5's enables (mode 2): counted from the target queue's enable head, refused for an
+    /// unmanaged queue or beyond what is posted, 0 = everything posted, grouped by `more`.
+    /// Indices worked out by hand from the rules in the module docs of `super`.
+    #[test]
+    fn enables_count_from_the_enable_head() {
+        let mut n = nic();
+        let en = |count| Wqe::enable_posted(false, 1, count, false);
+        // QP 1's SQ is not managed yet: refused, counted, nothing posted.
+        assert_eq!(post_raw_wqe(&mut n, 0, en(1)), (5, 0));
+        assert_eq!(n.stat(Stat::HostRefused), 1);
+        config(&mut n, 1, 1, 0, true, false);
+        for i in 0..4 {
+            post(&mut n, false, 1, Wqe::nop(true), i);
+        }
+        // 2 from head 0: up to index 2; the head moves to 2. Posted as mode 3, index 2.
+        post(&mut n, false, 0, en(2), 0);
+        let (w0, w1) = n.qps[0].sq.ring[0];
+        let f = WqeWords::unpack(w0, w1);
+        assert_eq!((f.en_mode, f.en_value, f.en_qp), (3, 2, 1));
+        assert!(!Wqe::decode(w0, w1).signaled);
+        n.run();
+        assert_eq!(n.wq_indices(1, false), (4, 2, 2));
+        assert_eq!(poll(&mut n, 1).len(), 2);
+        // 3 more would reach index 5, beyond the 4 posted: refused, the head stays at 2.
+        assert_eq!(post_raw_wqe(&mut n, 0, en(3)), (5, 0));
+        assert_eq!(n.stat(Stat::HostRefused), 2);
+        // A group: 1 (more) and 2 (last) both count from 2; the head then moves by 2, to 4.
+        post(&mut n, false, 0, en(1).with_more(), 1);
+        post(&mut n, false, 0, en(2), 2);
+        assert_eq!(
+            WqeWords::unpack(n.qps[0].sq.ring[1].0, n.qps[0].sq.ring[1].1).en_value,
+            3
+        );
+        assert_eq!(
+            WqeWords::unpack(n.qps[0].sq.ring[2].0, n.qps[0].sq.ring[2].1).en_value,
+            4
+        );
+        n.run();
+        assert_eq!(n.wq_indices(1, false), (4, 4, 4));
+        // Count 0: everything posted (two more NOPs: up to 6), the head moves to 6.
+        post(&mut n, false, 1, Wqe::nop(true), 4);
+        post(&mut n, false, 1, Wqe::nop(true), 5);
+        post(&mut n, false, 0, en(0), 3);
+        n.run();
+        assert_eq!(n.wq_indices(1, false), (6, 6, 6));
+        assert_eq!(poll(&mut n, 1).len(), 4);
+        // Nothing posted beyond the head: 1 is refused, 0 enables nothing.
+        assert_eq!(post_raw_wqe(&mut n, 0, en(1)), (5, 0));
+        post(&mut n, false, 0, en(0), 4);
+        // A target out of range is posted as it is and fails when it runs.
+        post(&mut n, false, 0, Wqe::enable_posted(false, 4, 1, false), 5);
+        assert_eq!(
+            n.qps[0].sq.ring[5],
+            Wqe::enable_posted(false, 4, 1, false).encode()
+        );
+        n.run();
+        assert_eq!(
+            poll(&mut n, 0),
+            vec![cqe(BAD_INDEX, SEND_EN, 0, false, 5, 0)]
+        );
+        // A plain QP refuses before the target is looked at (the head does not move).
+        let plain = 1 << 18;
+        assert_eq!(n.host(8, 2, plain, 0), (0, 0));
+        post(&mut n, false, 1, Wqe::nop(false), 6);
+        assert_eq!(post_raw_wqe(&mut n, 2, en(1)), (5, 0));
+        assert_eq!(n.qps[1].sq.head_index, 6);
+        // CONFIG_QP making the queue managed again resets the head to ci.
+        post(&mut n, false, 0, en(1).with_more(), 6);
+        assert_eq!(n.qps[1].sq.head_count, 1);
+        n.run();
+        config(&mut n, 1, 1, 0, true, false);
+        assert_eq!((n.qps[1].sq.head_index, n.qps[1].sq.head_count), (7, 0));
+        // RECV_EN counts from the RQ's own head.
+        config(&mut n, 3, 0, 2, false, true);
+        post(&mut n, true, 3, Wqe::recv(100, 1, true), 0);
+        post(&mut n, false, 0, Wqe::enable_posted(true, 3, 0, false), 7);
+        n.run();
+        assert_eq!(n.wq_indices(3, true), (1, 0, 1));
+        assert_eq!(n.qps[3].sq.head_index, 0);
     }
 
     #[test]

@@ -22,7 +22,8 @@
 //!   modulo 2^16; the WQE with index `i` lives in slot `i mod WQ_DEPTH`.
 //! - `cqs` completion queues, rings of [`CQ_DEPTH`] 64-bit CQEs, each with a 32-bit `produced`
 //!   count (CQEs ever written), a 32-bit `consumed` count (CQEs popped by the host), and a 32-bit
-//!   `wait_index` and `wait_count` (see WAIT).
+//!   `wait_index` and `wait_count` (see WAIT). Every WQ also has an enable head (see mode 2
+//!   enables).
 //! - `counters` 32-bit counters, incremented by arriving messages that name them.
 //! - `dmem_words` 64-bit words of data memory: message buffers, CALC arguments and results. It
 //!   stands for the host memory the NIC reaches by DMA; the host reads and writes it with
@@ -51,10 +52,36 @@
 //! - by `n` (mode 0): `ei += n`;
 //! - up to index `i` (mode 1): WQE `i` and everything before it is enabled, `ei = i + 1`, unless
 //!   that would move `ei` backwards (`(i + 1 - ei)` as signed 16-bit is negative), in which case
-//!   `ei` is unchanged.
+//!   `ei` is unchanged;
+//! - up to, not including, index `i` (mode 3): `ei = i`, unless that would move `ei` backwards;
+//! - `n` from the queue's *enable head* (mode 2), as libmlx5 posts `IBV_EXP_WR_SEND_ENABLE` /
+//!   `IBV_EXP_WR_RECV_ENABLE`: converted when the enable is **posted** into mode 3 with an
+//!   absolute index, stored in the WQE in place of the mode and value (below).
 //!
-//! Enabling may run ahead of posting: WQEs posted later are then already enabled. The enable
-//! index of an unmanaged queue is still updated but not consulted.
+//! Enabling in modes 0, 1 and 3 may run ahead of posting: WQEs posted later are then already
+//! enabled. The enable index of an unmanaged queue is still updated but not consulted.
+//!
+//! ### Enables counted from the enable head (mode 2)
+//!
+//! Each work queue keeps an enable head, `head_index` and `head_count` (16 bits each, 0 after
+//! reset), beside its indices; only posting a mode 2 enable that names the queue reads or moves
+//! it. Posting a SEND_EN / RECV_EN in mode 2 with count `n` to target queue `t` (QP `qp`'s SQ /
+//! RQ), `qp` in range:
+//! - `t` not managed → the post is **refused** (`REFUSED`, counted in `HostRefused`);
+//! - `n ≠ 0`: the index is `head_index + n` and `head_count` becomes `max(head_count, n)`; an
+//!   index beyond what `t` has posted (`pi - index` as signed 16-bit negative) → **refused**;
+//! - `n = 0` ("everything posted"): the index is `t`'s `pi`, and `head_count` becomes
+//!   `pi - head_index`;
+//! - the **last** enable of a group (`more` clear, the default) then moves the head on,
+//!   `head_index += head_count`, and clears `head_count`; an enable with `more` set leaves it.
+//!
+//! The WQE is posted with mode 3 and that index; a refused post changes nothing (the head
+//! included). With every enable last, each enables `n` WQEs beyond those the enables posted
+//! before it released, whichever queue posted them, and never more than is posted; enables
+//! posted with `more` and closed by a last one all count from the same head. A mode 2 enable
+//! naming a QP out of range is posted as it is and completes with `BadIndex`, as in the other
+//! modes. `CONFIG_QP` sets a queue's head to `(ci, 0)` when it makes the queue managed, with
+//! `ei = ci`.
 //!
 //! ## Work requests
 //!
@@ -90,8 +117,8 @@
 //!     `produced`. `wait_index` and `wait_count` start at 0 and count from reset, as
 //!     `produced` does.
 //!   - kind 1, counter `index`, threshold `count`: completes once counter ≥ `count` (unsigned).
-//! - **SEND_EN** / **RECV_EN** `qp, mode, value`: move the enable index of QP `qp`'s SQ / RQ
-//!   (see above), then complete. An RQ's newly enabled WQEs accept messages from then on; a
+//! - **SEND_EN** / **RECV_EN** `qp, mode, more, value`: move the enable index of QP `qp`'s
+//!   SQ / RQ (see above; mode 2 has become mode 3 when posted), then complete. An RQ's newly enabled WQEs accept messages from then on; a
 //!   message that arrived earlier for a disabled WQE was discarded (below) and is not replayed.
 //! - **CALC** `op, dtype, count, a, sa, b, sb, dst, target, dst node, dst_qp, cnt_en, cnt`:
 //!   for `i in 0..count`, `dst[i] = a[i*sa] op b[i*sb]` through the reduction ALU
@@ -143,7 +170,7 @@
 //! | unknown host command | response `BadOp` | `HostBadOp` |
 //! | QP / CQ / counter / stat / address index out of range in a host command | response `BadIndex`, nothing changes | `HostBadIndex` |
 //! | post to a full WQ | response `Full`, nothing changes | `WqFull` |
-//! | WAIT, SEND_EN, RECV_EN or CALC posted to a plain QP (not full) | response `Refused`, nothing changes | `HostRefused` |
+//! | WAIT, SEND_EN, RECV_EN or CALC posted to a plain QP (not full); a mode 2 enable of an unmanaged queue or beyond what it has posted | response `Refused`, nothing changes | `HostRefused` |
 //! | WQE would complete into a full CQ | the SQ waits (back-pressure) until the host pops | `CqStall` (once per attempt) |
 //! | unknown opcode, index out of range, buffer outside memory, bad CALC op | error CQE, queue goes on | `ErrorCqe` |
 //! | message to a missing / disabled receive WQE or a full CQ | message discarded, NAK sent | `RxDiscard` |
@@ -268,6 +295,15 @@ crate::codes! {
     }
 }
 
+impl Opcode {
+    /// Work only a cross-channel QP takes (a plain QP refuses it when posted).
+    pub fn is_cross_channel(code: u64) -> bool {
+        [Opcode::Wait, Opcode::SendEn, Opcode::RecvEn, Opcode::Calc]
+            .iter()
+            .any(|o| code == o.code())
+    }
+}
+
 crate::codes! {
     /// Completion status (`Cqe::status`, 4 bits) and NAK reasons.
     pub enum Status: 4 {
@@ -326,7 +362,8 @@ crate::codes! {
         Full = 3 => "FULL",
         /// The CQ is empty (poll).
         Empty = 4 => "EMPTY",
-        /// The QP is plain: it takes no cross-channel work (post).
+        /// The QP is plain: it takes no cross-channel work; or a mode 2 enable names an
+        /// unmanaged queue, or more than it has posted (post).
         Refused = 5 => "REFUSED",
     }
 }
@@ -387,8 +424,13 @@ macro_rules! nic_layouts {
                 wait_count: w1[32, 32],
                 /// SEND_EN / RECV_EN: target QP.
                 en_qp: w0[8, 8],
-                /// SEND_EN / RECV_EN: 0 = by n, 1 = up to index.
-                en_mode: w0[16, 1],
+                /// SEND_EN / RECV_EN: 0 = by n, 1 = up to index, 2 = `n` from the queue's
+                /// enable head (libmlx5's; 0: everything posted), 3 = up to, not including,
+                /// index (what a mode 2 enable becomes when posted).
+                en_mode: w0[16, 2],
+                /// SEND_EN / RECV_EN in mode 2: 1 = more enables of this group follow, the
+                /// enable head stays (mlx5's `IBV_EXP_SEND_WAIT_EN_LAST` clear); 0 = the last.
+                en_more: w0[18, 1],
                 /// SEND_EN / RECV_EN: n or index.
                 en_value: w1[32, 16],
                 /// CALC: ALU operation.
@@ -465,6 +507,16 @@ macro_rules! nic_layouts {
             }
         }
         $cb! { $args
+            /// A work queue's enable head (memory `wqen`), see SEND_EN / RECV_EN.
+            layout WqEnable (wqen: 32) {
+                /// The index the next mode 2 enable of the queue counts from.
+                index: wqen[0, 16],
+                /// The largest count of the enables posted since the last one that moved
+                /// `index`.
+                count: wqen[16, 16],
+            }
+        }
+        $cb! { $args
             /// `CONFIG_QP`'s `w0`.
             layout QpConfig (w0: 64) {
                 sq_cq: w0[0, 8],
@@ -506,15 +558,18 @@ pub struct Wqe {
     pub cnt_en: bool,
     /// SEND, CALC: counter id `w1[31:24]`.
     pub cnt: u64,
-    /// WAIT: 0 = CQ, 1 = counter (`w0[8]`); SEND_EN / RECV_EN: 0 = by n, 1 = up to index
-    /// (`w0[16]`); CALC: target 0 = host memory, 1 = peer (`w0[14]`).
+    /// WAIT: 0 = CQ, 1 = counter (`w0[8]`); SEND_EN / RECV_EN: 0 = by n, 1 = up to index,
+    /// 2 = from the enable head, 3 = up to, not including, index (`w0[17:16]`); CALC: target
+    /// 0 = host memory, 1 = peer (`w0[14]`).
     pub mode: u64,
     /// WAIT: CQ or counter index `w0[23:16]`.
     pub index: u64,
-    /// WAIT on a CQ: more WAITs of its group follow `w0[9]` (see WAIT).
+    /// WAIT on a CQ: more WAITs of its group follow `w0[9]` (see WAIT); SEND_EN / RECV_EN
+    /// in mode 2: more enables of its group follow `w0[18]`.
     pub more: bool,
     /// WAIT: count or threshold `w1[63:32]` (for a CQ WAIT, the NIC replaces it by the absolute
-    /// target when posted); SEND_EN / RECV_EN: n or index `w1[47:32]`.
+    /// target when posted); SEND_EN / RECV_EN: n or index `w1[47:32]` (in mode 2 replaced by
+    /// the absolute index when posted).
     pub value: u64,
     /// CALC: ALU operation `w0[11:8]` ([`crate::reduce_alu::AluOp`] code).
     pub alu_op: u64,
@@ -573,7 +628,7 @@ impl Wqe {
             ..Default::default()
         }
     }
-    /// The same WAIT with `more` set: not the last of its group.
+    /// The same WAIT (or mode 2 enable) with `more` set: not the last of its group.
     pub fn with_more(self) -> Wqe {
         Wqe { more: true, ..self }
     }
@@ -586,6 +641,15 @@ impl Wqe {
             index: counter,
             value: threshold,
             ..Default::default()
+        }
+    }
+    /// SEND_EN (`recv == false`) or RECV_EN of `count` WQEs from the queue's enable head,
+    /// libmlx5's (mode 2; 0 = everything posted); [`Wqe::with_more`] for one that is not the
+    /// last of its group.
+    pub fn enable_posted(recv: bool, qp: u64, count: u64, signaled: bool) -> Wqe {
+        Wqe {
+            mode: 2,
+            ..Wqe::enable(recv, qp, false, count, signaled)
         }
     }
     /// SEND_EN (`recv == false`) or RECV_EN: `up_to` selects mode 1.
@@ -628,6 +692,7 @@ impl Wqe {
             Some(Opcode::SendEn) | Some(Opcode::RecvEn) => {
                 f.en_qp = self.qp;
                 f.en_mode = self.mode;
+                f.en_more = self.more as u64;
                 f.en_value = self.value;
             }
             Some(Opcode::Calc) => {
@@ -687,6 +752,7 @@ impl Wqe {
             Some(Opcode::SendEn) | Some(Opcode::RecvEn) => {
                 q.qp = f.en_qp;
                 q.mode = f.en_mode;
+                q.more = f.en_more != 0;
                 q.value = f.en_value;
             }
             Some(Opcode::Calc) => {

@@ -113,11 +113,12 @@
 //! | `wqe0`, `wqe1` | `2 qps × WQ_DEPTH` at `{wq, index[3:0]}` | the WQE words ([`WqeWords`]) |
 //! | `cqp` | `cqs` | [`CqContext`] |
 //! | `cqw` | `cqs` | [`CqWait`]: the wait index and count |
+//! | `wqen` | `2 qps`, as `wqc` | [`WqEnable`]: the enable head |
 //! | `cqe` | `cqs × CQ_DEPTH` at `{cq, produced[4:0]}` | [`CqeWord`] |
 //! | `cnt` | `counters` | 32 bits |
 //! | `dmem` | `dmem_words` | 64 bits |
 //!
-//! After reset the sequencer writes zero to `wqc`, `cqp`, `cqw` and `cnt` at index `sweep` for
+//! After reset the sequencer writes zero to `wqc`, `cqp`, `cqw`, `wqen` and `cnt` at index `sweep` for
 //! `sweep = 0 .. 2^SWB - 1` (each memory at `sweep` modulo its size), `SWB` the widest of their
 //! index widths; the WQE, CQE and data memories are not cleared (nothing reads them before
 //! writing).
@@ -139,7 +140,7 @@
 
 use super::{
     log2, CqContext, CqWait, CqeWord, HostOp, HostStatus, NicIn, NicOut, NicParams, Opcode,
-    QpConfig, Stat, Status, WqContext, WqeWords, CQ_DEPTH, STATS, WQ_DEPTH,
+    QpConfig, Stat, Status, WqContext, WqEnable, WqeWords, CQ_DEPTH, STATS, WQ_DEPTH,
 };
 use crate::kit::layout::LayoutField;
 use crate::model_states;
@@ -311,6 +312,10 @@ struct Host {
     rsp_valid: bool,
     rsp_status: u64,
     rsp_data: u64,
+    /// A mode 2 enable's target queue, latched in `HostAccess`: its `pi` and whether it is
+    /// managed.
+    en_pi: u64,
+    en_managed: bool,
 }
 
 /// The served work queue (RTL `nic_queues`).
@@ -423,6 +428,7 @@ pub struct NicModel {
     wqe1: Ram,
     cqp: Ram,
     cqw: Ram,
+    wqen: Ram,
     cqe: Ram,
     cnt: Ram,
     dmem: Ram,
@@ -460,6 +466,7 @@ impl NicModel {
             wqe1: Ram::new(2 * p.qps * WQ_DEPTH),
             cqp: Ram::new(p.cqs),
             cqw: Ram::new(p.cqs),
+            wqen: Ram::new(2 * p.qps),
             cqe: Ram::new(p.cqs * CQ_DEPTH),
             cnt: Ram::new(p.counters),
             dmem: Ram::new(p.dmem_words),
@@ -494,13 +501,14 @@ impl NicModel {
         }
     }
 
-    fn memories(&mut self) -> [&mut Ram; 8] {
+    fn memories(&mut self) -> [&mut Ram; 9] {
         [
             &mut self.wqc,
             &mut self.wqe0,
             &mut self.wqe1,
             &mut self.cqp,
             &mut self.cqw,
+            &mut self.wqen,
             &mut self.cqe,
             &mut self.cnt,
             &mut self.dmem,
@@ -580,6 +588,7 @@ impl NicModel {
         self.wqc.write(s, 0);
         self.cqp.write(s, 0);
         self.cqw.write(s, 0);
+        self.wqen.write(s, 0);
         self.cnt.write(s, 0);
         let last = (1u64 << self.swb) - 1;
         n.seq.sweep = (s + 1) & last;
@@ -735,7 +744,9 @@ impl NicModel {
                 let ei = if wqe.en_mode == 0 {
                     (c.ei + wqe.en_value) & M16
                 } else {
-                    let up_to = (wqe.en_value + 1) & M16;
+                    // Mode 1 enables index `en_value` itself; modes 3 (and 2, left so only for
+                    // a QP out of range, which fails before this state) stop before it.
+                    let up_to = (wqe.en_value + (wqe.en_mode == 1) as u64) & M16;
                     if sx16_nonneg(up_to.wrapping_sub(c.ei)) {
                         up_to
                     } else {
@@ -1159,16 +1170,31 @@ impl NicModel {
             return Some(Stat::HostBadOp);
         };
         // The work queue a post or CONFIG_QP names (CONFIG_QP: the SQ, then the RQ).
-        let wq = 2 * arg + (op == HostOp::PostRq || state == HostFinish) as u64;
+        let wq = 2 * arg
+            + (op == HostOp::PostRq || (op == HostOp::ConfigQp && state == HostFinish)) as u64;
+        // A mode 2 enable naming a QP in range: its target's context is read first
+        // (`HostDecode`), latched (`HostAccess`, which reads the posting queue's), and the post
+        // is decided in `HostFinish`.
+        let en_post = is_enable(wqe) && wqe.en_mode == 2 && wqe.en_qp < qps;
+        let en_target = enable_target(wqe);
         match op {
             HostOp::Nop => respond(n, HostStatus::Ok, 0),
             HostOp::PostSq | HostOp::PostRq if state == HostDecode => {
                 if arg >= qps {
                     return bad_index(n);
                 }
-                self.wqc.read(wq);
+                self.wqc.read(if en_post { en_target } else { wq });
                 self.cqw.read(wqe.wait_index);
+                self.wqen.read(en_target);
                 n.seq.state = HostAccess;
+            }
+            HostOp::PostSq | HostOp::PostRq if state == HostAccess && en_post => {
+                let t = WqContext::unpack(self.wqc.rd_data);
+                n.host.en_pi = t.pi;
+                n.host.en_managed = t.managed == 1;
+                self.wqc.read(wq);
+                self.wqen.read(en_target);
+                n.seq.state = HostFinish;
             }
             HostOp::PostSq | HostOp::PostRq => {
                 let c = WqContext::unpack(self.wqc.rd_data);
@@ -1177,12 +1203,38 @@ impl NicModel {
                     return Some(Stat::WqFull);
                 }
                 // A plain QP takes no cross-channel work.
-                let cross_channel = [Opcode::Wait, Opcode::SendEn, Opcode::RecvEn, Opcode::Calc]
-                    .iter()
-                    .any(|o| wqe.opcode == o.code());
-                if c.plain == 1 && cross_channel {
+                if c.plain == 1 && Opcode::is_cross_channel(wqe.opcode) {
                     respond(n, HostStatus::Refused, 0);
                     return Some(Stat::HostRefused);
+                }
+                let mut w0 = h.w0;
+                let mut en_index = None;
+                if en_post {
+                    // Counted from the target's enable head (see the module docs of `super`):
+                    // refused for an unmanaged target or beyond what it has posted; posted as
+                    // mode 3 with the absolute index.
+                    let head = WqEnable::unpack(self.wqen.rd_data);
+                    let (index, count) = if wqe.en_value != 0 {
+                        let index = (head.index + wqe.en_value) & M16;
+                        (index, head.count.max(wqe.en_value))
+                    } else {
+                        (h.en_pi, h.en_pi.wrapping_sub(head.index) & M16)
+                    };
+                    if !h.en_managed || !sx16_nonneg(h.en_pi.wrapping_sub(index)) {
+                        respond(n, HostStatus::Refused, 0);
+                        return Some(Stat::HostRefused);
+                    }
+                    let now = if wqe.en_more == 1 {
+                        WqEnable { count, ..head }
+                    } else {
+                        WqEnable {
+                            index: (head.index + count) & M16,
+                            count: 0,
+                        }
+                    };
+                    self.wqen.write(en_target, now.pack()[0]);
+                    w0 = EN_MODE.put(w0, 3);
+                    en_index = Some(index);
                 }
                 // A WAIT on a CQ: the count becomes an absolute target (see the module docs of
                 // `super`), stored in the posted WQE in place of the count; the last WAIT of a
@@ -1205,8 +1257,11 @@ impl NicModel {
                     self.cqw.write(wqe.wait_index, now.pack()[0]);
                     w1 = WAIT_COUNT.put(w1, target);
                 }
+                if let Some(index) = en_index {
+                    w1 = EN_VALUE.put(w1, index);
+                }
                 let slot = wq * WQ_DEPTH as u64 + (c.pi & (WQ_DEPTH as u64 - 1));
-                self.wqe0.write(slot, h.w0);
+                self.wqe0.write(slot, w0);
                 self.wqe1.write(slot, w1);
                 let posted = WqContext {
                     pi: (c.pi + 1) & M16,
@@ -1293,6 +1348,14 @@ impl NicModel {
                     ..c
                 };
                 self.wqc.write(wq, configured.pack()[0]);
+                if managed == 1 {
+                    // The enable head starts over at the consumer index, as `ei` does.
+                    let head = WqEnable {
+                        index: c.ci,
+                        count: 0,
+                    };
+                    self.wqen.write(wq, head.pack()[0]);
+                }
                 if state == HostAccess {
                     self.wqc.read(wq + 1);
                     n.seq.state = HostFinish;
@@ -1313,6 +1376,9 @@ impl NicModel {
 
 /// The field a posted CQ WAIT's target replaces.
 const WAIT_COUNT: LayoutField = field(WqeWords::FIELDS, "wait_count");
+/// The fields a posted mode 2 enable's mode and absolute index replace.
+const EN_MODE: LayoutField = field(WqeWords::FIELDS, "en_mode");
+const EN_VALUE: LayoutField = field(WqeWords::FIELDS, "en_value");
 
 /// The field called `name` (a compile-time error when there is none).
 const fn field(fields: &[LayoutField], name: &str) -> LayoutField {
@@ -1321,6 +1387,11 @@ const fn field(fields: &[LayoutField], name: &str) -> LayoutField {
         i += 1;
     }
     fields[i]
+}
+
+/// The WQE is a SEND_EN or RECV_EN.
+fn is_enable(wqe: &WqeWords) -> bool {
+    wqe.opcode == Opcode::SendEn.code() || wqe.opcode == Opcode::RecvEn.code()
 }
 
 /// The work queue a SEND_EN / RECV_EN names.

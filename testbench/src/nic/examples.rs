@@ -16,6 +16,10 @@ pub const EXAMPLES: &[(&str, &str)] = &[
         include_str!("../../../scenarios/nic/calc_fp_types.toml"),
     ),
     (
+        "enable_group.toml",
+        include_str!("../../../scenarios/nic/enable_group.toml"),
+    ),
+    (
         "errors.toml",
         include_str!("../../../scenarios/nic/errors.toml"),
     ),

@@ -65,13 +65,30 @@ fn random_wqe(r: &mut ChaCha8Rng, p: &NicParams) -> Wqe {
             ..Wqe::wait_cq(index(r, p.cqs), r.gen_range(0..3), signaled)
         },
         8..=9 => Wqe::wait_counter(index(r, p.counters), r.gen_range(0..4), signaled),
-        10..=12 => Wqe::enable(
-            r.gen_bool(0.5),
-            index(r, p.qps),
-            r.gen_bool(0.3),
-            r.gen_range(0..4),
-            signaled,
-        ),
+        10..=12 => match r.gen_range(0..10) {
+            // libmlx5's, from the enable head (often refused: the target unmanaged, or not
+            // that many posted), sometimes one of a group.
+            0..=4 => Wqe {
+                more: r.gen_ratio(1, 3),
+                ..Wqe::enable_posted(
+                    r.gen_bool(0.5),
+                    index(r, p.qps),
+                    r.gen_range(0..3),
+                    signaled,
+                )
+            },
+            // By n, up to an index, or (raw) up to but not including one.
+            k => Wqe {
+                mode: [0, 0, 1, 1, 3][k - 5],
+                ..Wqe::enable(
+                    r.gen_bool(0.5),
+                    index(r, p.qps),
+                    false,
+                    r.gen_range(0..4),
+                    signaled,
+                )
+            },
+        },
         13..=17 => Wqe {
             opcode: Opcode::Calc as u64,
             signaled,
@@ -106,22 +123,32 @@ fn random_wqe(r: &mut ChaCha8Rng, p: &NicParams) -> Wqe {
     }
 }
 
+fn is_enable(q: &Wqe) -> bool {
+    q.opcode == Opcode::SendEn as u64 || q.opcode == Opcode::RecvEn as u64
+}
+
 /// A random host program of about `steps` steps for a NIC with parameters `p`.
 pub fn random_scenario(p: &NicParams, seed: u64, steps: usize) -> Scenario {
     let mut r = ChaCha8Rng::seed_from_u64(seed);
     let mut out = vec![];
     // Queue pairs: some report to other CQs, some queues are managed, some QPs are plain.
+    let mut managed = vec![];
+    let mut last_target = None;
     for qp in 0..p.qps as u64 {
         if r.gen_bool(0.7) {
-            let w0 = QpConfig {
+            let c = QpConfig {
                 sq_cq: r.gen_range(0..p.cqs as u64),
                 rq_cq: r.gen_range(0..p.cqs as u64),
                 sq_managed: r.gen_ratio(1, 4) as u64,
                 rq_managed: r.gen_ratio(1, 3) as u64,
                 plain: r.gen_ratio(1, 6) as u64,
+            };
+            for (recv, m) in [(false, c.sq_managed), (true, c.rq_managed)] {
+                if m == 1 {
+                    managed.push((qp, recv));
+                }
             }
-            .pack()[0];
-            out.push(host("config_qp", HostOp::ConfigQp, qp, w0, 0));
+            out.push(host("config_qp", HostOp::ConfigQp, qp, c.pack()[0], 0));
         }
     }
     for a in 0..16u64 {
@@ -130,7 +157,19 @@ pub fn random_scenario(p: &NicParams, seed: u64, steps: usize) -> Scenario {
     while out.len() < steps {
         let step = match r.gen_range(0..100) {
             0..=29 => {
-                let q = random_wqe(&mut r, p);
+                let mut q = random_wqe(&mut r, p);
+                // Most enables counted from the head name a managed queue, so that they are
+                // accepted and move its head (random targets are mostly refused), and often
+                // the queue the previous one named, so that groups form.
+                if is_enable(&q) && q.mode == 2 && !managed.is_empty() && r.gen_ratio(3, 4) {
+                    let (qp, recv) = match last_target {
+                        Some(t) if r.gen_bool(0.6) => t,
+                        _ => managed[r.gen_range(0..managed.len())],
+                    };
+                    q.qp = qp;
+                    q.opcode = if recv { Opcode::RecvEn } else { Opcode::SendEn } as u64;
+                    last_target = Some((qp, recv));
+                }
                 let (mut w0, w1) = q.encode();
                 if r.gen_ratio(1, 40) {
                     w0 |= 1 << 6; // a reserved bit

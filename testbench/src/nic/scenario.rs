@@ -87,10 +87,10 @@
 //! | `"RECV"` | `signaled`, `addr`, `len` |
 //! | `"WAIT_CQ"` | `signaled`, `cq`, `count` (32 bits), `last` (true; false: more WAITs of its group follow and the CQ's wait index stays, mlx5's `IBV_EXP_SEND_WAIT_EN_LAST` clear) |
 //! | `"WAIT_COUNTER"` | `signaled`, `counter`, `threshold` (32 bits) |
-//! | `"SEND_EN"`, `"RECV_EN"` | `signaled`, `target_qp`, `value` (16 bits), `up_to` (false: move the enable index by `value`; true: enable up to WQE index `value`) |
+//! | `"SEND_EN"`, `"RECV_EN"` | `signaled`, `target_qp`, and either `value` (16 bits), `up_to` (false: move the enable index by `value`; true: enable up to WQE index `value`), or `count` (16 bits: enable `count` WQEs from the queue's enable head, 0 = everything posted, refused if the queue is not managed or has not posted that many, as libmlx5's `IBV_EXP_WR_SEND_ENABLE` / `RECV_ENABLE`) and `last` (true; false: more enables of its group follow and the head stays) |
 //! | `"CALC"` | `signaled`, `alu_op` (`"SUM"`, `"MAXLOC"`, … or a number 0..15), `dtype` (`"int32"`, `"uint32"`, `"int64"`, `"uint64"`, `"f16"`, `"bf16"`, `"f32"` / `"float"`, `"f64"` / `"double"` or 0..7; the floating-point types need `[nic] fp = 1`), `count`, `a`, `sa` (1), `b`, `sb` (1), `dst_addr`, `to_peer` (false), `dst` (0; required if `to_peer`), `dst_qp` (0; required if `to_peer`), `counter` (none) |
 //!
-//! Widths: `addr`, `len`, `count` (CALC), `a`, `b`, `dst_addr`, `value` (enable) 16 bits;
+//! Widths: `addr`, `len`, `count` (CALC, enable), `a`, `b`, `dst_addr`, `value` (enable) 16 bits;
 //! `dst`, `dst_qp`, `counter`, `cq`, `target_qp`, `sa`, `sb` 8 bits.
 //!
 //! Every mistake is reported on one line naming the file, the line of the key, the step, its
@@ -297,8 +297,14 @@ const WQE_KINDS: [(&str, &[&str]); 8] = [
     ("RECV", &["signaled", "addr", "len"]),
     ("WAIT_CQ", &["signaled", "cq", "count", "last"]),
     ("WAIT_COUNTER", &["signaled", "counter", "threshold"]),
-    ("SEND_EN", &["signaled", "target_qp", "value", "up_to"]),
-    ("RECV_EN", &["signaled", "target_qp", "value", "up_to"]),
+    (
+        "SEND_EN",
+        &["signaled", "target_qp", "value", "up_to", "count", "last"],
+    ),
+    (
+        "RECV_EN",
+        &["signaled", "target_qp", "value", "up_to", "count", "last"],
+    ),
     (
         "CALC",
         &[
@@ -604,13 +610,47 @@ fn parse_wqe(r: &StepReader) -> Result<(u64, u64), ScenarioError> {
             r.uint("threshold", 32, &why)?,
             signaled,
         ),
-        "SEND_EN" | "RECV_EN" => Wqe::enable(
-            *kind == "RECV_EN",
-            r.uint("target_qp", 8, &why)?,
-            r.flag("up_to", false)?,
-            r.uint("value", 16, &why)?,
-            signaled,
-        ),
+        "SEND_EN" | "RECV_EN" if r.has("count") => {
+            // libmlx5's enable, counted from the queue's enable head.
+            for key in ["value", "up_to"] {
+                if r.has(key) {
+                    return Err(r.error(
+                        key,
+                        format!(
+                            "`{key}` cannot go with `count`: `count` enables WQEs counted from \
+                             the queue's enable head (libmlx5's), `value` / `up_to` move the \
+                             enable index directly; allowed: one of the two forms"
+                        ),
+                    ));
+                }
+            }
+            Wqe {
+                more: !r.flag("last", true)?,
+                ..Wqe::enable_posted(
+                    *kind == "RECV_EN",
+                    r.uint("target_qp", 8, &why)?,
+                    r.uint("count", 16, &why)?,
+                    signaled,
+                )
+            }
+        }
+        "SEND_EN" | "RECV_EN" => {
+            if r.has("last") {
+                return Err(r.error(
+                    "last",
+                    "`last` goes with `count` (an enable counted from the queue's enable \
+                     head); allowed: `last` with `count`, or `value` / `up_to` without `last`"
+                        .to_string(),
+                ));
+            }
+            Wqe::enable(
+                *kind == "RECV_EN",
+                r.uint("target_qp", 8, &why)?,
+                r.flag("up_to", false)?,
+                r.uint("value", 16, &why)?,
+                signaled,
+            )
+        }
         _ => {
             // CALC
             let ops: Vec<(&str, u64)> = AluOp::ALL.iter().map(|o| (o.name(), o.code())).collect();
@@ -1349,7 +1389,7 @@ mod tests {
     use std::path::PathBuf;
 
     /// The example scenarios, by file name.
-    const EXAMPLES: [&str; 15] = [
+    const EXAMPLES: [&str; 16] = [
         "nop.toml",
         "send.toml",
         "recv.toml",
@@ -1358,6 +1398,7 @@ mod tests {
         "wait_group.toml",
         "send_en.toml",
         "recv_en.toml",
+        "enable_group.toml",
         "calc.toml",
         "calc_fp.toml",
         "calc_fp_types.toml",
@@ -1680,6 +1721,54 @@ mod tests {
             ]
         );
         assert_eq!(tx_data(&ev), vec![(8, 0, 0, None, 1, vec![111, 222])]);
+    }
+
+    /// The enable group and the refusals of `enable_group.toml`, worked out by hand (see its
+    /// comments): which NOPs each enable releases, what is refused.
+    #[test]
+    fn enable_group_example_results() {
+        let ev = run_golden(&example("enable_group.toml")).expect("runs");
+        let statuses: Vec<String> = ev
+            .iter()
+            .map(|e| e.to_json())
+            .filter(|l| l.contains("\"op\":\"post_sq\""))
+            .map(|l| {
+                l.split("\"status\":\"")
+                    .nth(1)
+                    .unwrap_or("")
+                    .split('"')
+                    .next()
+                    .unwrap_or("")
+                    .to_string()
+            })
+            .collect();
+        // Four NOPs on QP 1 and six enables on QP 0; the 4th and 5th enables refused.
+        assert_eq!(
+            statuses,
+            ["OK", "OK", "OK", "OK", "OK", "OK", "REFUSED", "REFUSED", "OK", "OK", "OK"]
+        );
+        let nop = |i| (1, "OK", "NOP", 1, false, i, 0);
+        assert_eq!(
+            cqes(&ev),
+            vec![
+                nop(0), // the group: up to WQE 1
+                nop(1),
+                nop(2), // 1 from head 2
+                nop(3), // count 0: everything posted
+                (2, "OK", "RECV", 2, true, 0, 1),
+                (0, "OK", "SEND_EN", 0, false, 2, 0),
+                (0, "OK", "SEND_EN", 0, false, 3, 0),
+                (0, "OK", "RECV_EN", 0, false, 4, 0),
+            ]
+        );
+        assert!(ev
+            .iter()
+            .map(|e| e.to_json())
+            .any(|l| l.contains("\"stat\":\"HOST_REFUSED\"") && l.contains("\"value\":2")));
+        assert!(ev
+            .iter()
+            .map(|e| e.to_json())
+            .any(|l| l.contains("\"event\":\"mem\"") && l.contains("\"value\":119")));
     }
 
     #[test]
@@ -2048,6 +2137,29 @@ mod tests {
     }
 
     const SEND: &str = "op = \"post_sq\"\nqp = 0\nwqe = \"SEND\"\ndst = 1\ndst_qp = 2\nlen = 1\n";
+
+    /// An enable takes `value` / `up_to` or `count` / `last`, never a mix; each mistake names
+    /// the key.
+    #[test]
+    fn enable_forms_do_not_mix() {
+        let en = "op = \"post_sq\"\nqp = 0\nwqe = \"SEND_EN\"\ntarget_qp = 1\n";
+        assert_eq!(
+            msg(&format!("[[step]]\n{en}count = 1\nvalue = 2\n")),
+            "scenario.toml: line 7: step 1 (post_sq): `value` cannot go with `count`: `count` enables WQEs counted from the queue's enable head (libmlx5's), `value` / `up_to` move the enable index directly; allowed: one of the two forms"
+        );
+        assert_eq!(
+            msg(&format!("[[step]]\n{en}value = 2\nlast = false\n")),
+            "scenario.toml: line 7: step 1 (post_sq): `last` goes with `count` (an enable counted from the queue's enable head); allowed: `last` with `count`, or `value` / `up_to` without `last`"
+        );
+        assert_eq!(
+            msg(&format!("[[step]]\n{en}count = 65536\n")),
+            "scenario.toml: line 6: step 1 (post_sq): `count` = 65536 is out of range; allowed: 0..=65535 (16 bits)"
+        );
+        assert_eq!(
+            msg(&format!("[[step]]\n{en}")),
+            "scenario.toml: line 1: step 1 (post_sq): missing key `value` (required for wqe = \"SEND_EN\")"
+        );
+    }
 
     #[test]
     fn parse_errors_name_step_key_and_value() {
