@@ -264,7 +264,7 @@ module nic_host (
     assign qp_config_w0 = cmd_w0_q;
     assign stat_sel = cmd_arg_q[3:0];
     assign to_rq = (cmd_op_q == op_post_rq) | ((cmd_op_q == op_config_qp) & (state == SEQ_STATE_HOST_FINISH));
-    assign en_post = (((opcode == wqe_send_en) | (opcode == wqe_recv_en)) & (en_mode == 2'd2)) & (en_qp < qps8);
+    assign en_post = ((((cmd_op_q == op_post_sq) | (cmd_op_q == op_post_rq)) & ((opcode == wqe_send_en) | (opcode == wqe_recv_en))) & (en_mode == 2'd2)) & (en_qp < qps8);
     assign en_target = ({1'b0, en_qp[3:0]} << 1'b1) | {{4{1'b0}}, opcode == wqe_recv_en};
     assign cq_sel = cmd_arg_q[3:0];
     assign wq_used = wq_pi - wq_ci;

@@ -253,8 +253,11 @@ impl<
         self.to_rq.next = (self.cmd_op.q.val() == self.op_post_rq.val())
             | ((self.cmd_op.q.val() == self.op_config_qp.val())
                 & (self.state.val() == SeqState::HostFinish));
-        self.en_post.next = ((self.opcode.val() == self.wqe_send_en.val())
-            | (self.opcode.val() == self.wqe_recv_en.val()))
+        // Only a post: another command's words (a CONFIG_QP's, say) may look like an enable.
+        self.en_post.next = ((self.cmd_op.q.val() == self.op_post_sq.val())
+            | (self.cmd_op.q.val() == self.op_post_rq.val()))
+            & ((self.opcode.val() == self.wqe_send_en.val())
+                | (self.opcode.val() == self.wqe_recv_en.val()))
             & (self.en_mode.val() == 2)
             & (self.en_qp.val() < self.qps8.val());
         self.en_target.next = (bit_cast::<WB, QB>(self.en_qp.val().get_bits::<QB>(0)) << 1)
@@ -779,6 +782,13 @@ mod tests {
         assert_eq!(post_enable(&mut h, recv, 1, true, 4), posted(recv, 1));
         let recv1 = Wqe::enable_posted(true, 1, 1, true);
         assert_eq!(post_enable(&mut h, recv1, 2, true, 5), posted(recv1, 2));
+        // A CONFIG_QP whose word looks like a mode 2 RECV_EN of QP 6 still reads its own SQ.
+        take(&mut h, HostOp::ConfigQp, 1, 0x2_0605, 0);
+        show_wqe(&mut h, 0x2_0605, 0);
+        h.state.next = SeqState::HostDecode;
+        low(&mut h);
+        assert_eq!(h.wq_sel.val().to_u64(), 2);
+        assert_eq!(h.command_w0.val().to_u64(), 0x2_0605);
     }
 
     fn answer(h: &mut Host) -> (u64, u64, u64) {
