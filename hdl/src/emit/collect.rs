@@ -19,6 +19,8 @@ use rust_hdl::core::type_descriptor::TypeKind;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Prim {
     Reg,
+    /// A register without reset ([`crate::prim::DataReg`]).
+    DataReg,
     Mem,
     /// A netcoll block emitted as its own module and instantiated (see
     /// [`super::emit_with_children`]).
@@ -94,6 +96,7 @@ fn primitive(node: &dyn Block) -> Option<(Prim, Option<&'static str>)> {
     let kind = t.strip_prefix(PRIMITIVE_MARK)?.lines().next()?;
     match kind {
         "reg" => Some((Prim::Reg, None)),
+        "reg noreset" => Some((Prim::DataReg, None)),
         "mem" => Some((Prim::Mem, None)),
         "mem distributed" => Some((Prim::Mem, Some("distributed"))),
         _ => None,

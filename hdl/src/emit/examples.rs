@@ -20,7 +20,7 @@
 #![allow(clippy::needless_range_loop)]
 
 use super::{emit, emit_with_children, EmitError, Module};
-use crate::prim::{Mem, Mul16, Reg};
+use crate::prim::{DataReg, Mem, Mul16, Reg};
 use rust_hdl::prelude::*;
 
 /// Four 8-bit accumulators in a register array, updated by one loop.
@@ -135,8 +135,10 @@ impl Logic for NestedLoops {
 /// - `a`, `b`: the operands.
 ///
 /// # Outputs
-/// - `last`: `part[3]` of the previous edge (registered).
+/// - `last`: `part[3]` of the previous edge (registered, cleared by reset).
 /// - `odd`: bit 0 of `part[1]` OR bit 0 of `part[2]` (combinational).
+/// - `kept`: `part[2]` of the previous edge, in a register without reset ([`DataReg`]): a
+///   reset leaves it alone.
 #[derive(LogicBlock, Default)]
 pub struct LocalArray {
     pub clock: Signal<In, Clock>,
@@ -145,14 +147,16 @@ pub struct LocalArray {
     pub b: Signal<In, Bits<8>>,
     pub last: Signal<Out, Bits<8>>,
     pub odd: Signal<Out, bool>,
+    pub kept: Signal<Out, Bits<8>>,
     part: [Signal<Local, Bits<8>>; 4],
     held: Reg<Bits<8>>,
+    staged: DataReg<Bits<8>>,
 }
 
 impl Logic for LocalArray {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, held);
+        dff_setup!(self, clock, held, staged);
         self.held.reset.next = self.reset.val();
         self.part[0].next = self.a.val();
         for i in 1..4 {
@@ -160,6 +164,8 @@ impl Logic for LocalArray {
         }
         self.held.d.next = self.part[3].val();
         self.last.next = self.held.q.val();
+        self.staged.d.next = self.part[2].val();
+        self.kept.next = self.staged.q.val();
         self.odd.next = self.part[1].val().get_bit(0) | self.part[2].val().get_bit(0);
     }
 }
@@ -551,7 +557,7 @@ impl Example for NestedLoops {
 impl Example for LocalArray {
     const NAME: &'static str = "local_array";
     const INPUTS: &'static [&'static str] = &["reset", "a", "b"];
-    const OUTPUTS: &'static [&'static str] = &["last", "odd"];
+    const OUTPUTS: &'static [&'static str] = &["last", "odd", "kept"];
     fn connected() -> Self {
         connected()
     }
@@ -565,7 +571,13 @@ impl Example for LocalArray {
         cycle(
             self,
             |s| &mut s.clock,
-            |s| vec![s.last.val().to_u64(), u64::from(s.odd.val())],
+            |s| {
+                vec![
+                    s.last.val().to_u64(),
+                    u64::from(s.odd.val()),
+                    s.kept.val().to_u64(),
+                ]
+            },
         )
     }
 }

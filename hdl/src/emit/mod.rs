@@ -10,7 +10,8 @@
 //! ## What the back end guarantees
 //!
 //! 1. **One flat module per block**, deterministic bytes: the same block gives the same text.
-//!    Sub-blocks are the two primitives [`crate::prim::Reg`] and [`crate::prim::Mem`], inlined,
+//!    Sub-blocks are the primitives [`crate::prim::Reg`], [`crate::prim::DataReg`] and
+//!    [`crate::prim::Mem`], inlined,
 //!    or netcoll blocks named in [`emit_with_children`], instantiated.
 //! 2. **Names.** The block's own signals keep their Rust names; register `x` becomes
 //!    `x_q`/`x_d` with all registers in one `always @(posedge clock)` with synchronous reset;
@@ -42,9 +43,11 @@
 //!    (`clog2` of the variant count), each variant's code is its position, and every variant the
 //!    code uses is declared as a `localparam` named `<TYPE>_<VARIANT>` in SCREAMING_SNAKE_CASE
 //!    (`NicState::CalcReadA` → `NIC_STATE_CALC_READ_A`).
-//! 10. **Clock and reset.** All registers share one `always @(posedge clock)` with a synchronous
-//!     `reset` to zero; a block needs 1-bit `clock` / `reset` inputs only if something in it
-//!     uses them, so a purely combinational child module has neither.
+//! 10. **Clock and reset.** All [`crate::prim::Reg`]s share one `always @(posedge clock)` with a
+//!     synchronous `reset` to zero; the [`crate::prim::DataReg`]s (no reset) share a second
+//!     one, declared after the others under their own comment. A block needs 1-bit `clock` /
+//!     `reset` inputs only if something in it uses them, so a purely combinational child module
+//!     has neither, and one whose registers are all `DataReg`s has no `reset`.
 //! 11. **Continuous assignments.** An unconditional assignment to a whole signal that nothing
 //!     else writes, reading only signals already settled, is printed as `assign` (the signal is
 //!     a `wire`); the rest of `update` stays in one `always @(*)`. This keeps Verilator from

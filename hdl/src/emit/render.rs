@@ -49,8 +49,8 @@ impl Emitter {
         self.render_localparams(&mut t);
         let of =
             |p: Prim| -> Vec<&Child> { self.children.iter().filter(|c| c.prim == p).collect() };
-        let (regs, mems) = (of(Prim::Reg), of(Prim::Mem));
-        render_registers(&regs, &kind, &mut t);
+        let (regs, data_regs, mems) = (of(Prim::Reg), of(Prim::DataReg), of(Prim::Mem));
+        render_registers(&regs, &data_regs, &kind, &mut t);
         render_memories(&mems, &kind, &mut t);
         self.render_instances(&kind, &mut t);
         if !self.syms.locals.is_empty() {
@@ -59,7 +59,7 @@ impl Emitter {
                 let _ = writeln!(t, "    {};", decl(kind(name), *w, name));
             }
         }
-        render_sequential(&regs, &mems, &mut t);
+        render_sequential(&regs, &data_regs, &mems, &mut t);
         if !assigns.is_empty() {
             t.push('\n');
             t.push_str(&assigns);
@@ -185,16 +185,36 @@ impl Emitter {
     }
 }
 
-fn render_registers(regs: &[&Child], kind: &dyn Fn(&str) -> &'static str, t: &mut String) {
-    if regs.is_empty() {
+fn render_registers(
+    regs: &[&Child],
+    data_regs: &[&Child],
+    kind: &dyn Fn(&str) -> &'static str,
+    t: &mut String,
+) {
+    if regs.is_empty() && data_regs.is_empty() {
         return;
     }
     t.push_str("\n    // Registers: `x_q` holds, `x_d` is its next value.\n");
-    for c in regs {
-        let (w, p) = (pin(c, "q"), verilog_name(&c.name));
-        let _ = writeln!(t, "    {};", decl("reg", w, &format!("{p}_q")));
-        let d = format!("{p}_d");
-        let _ = writeln!(t, "    {};", decl(kind(&d), w, &d));
+    let groups = [
+        (regs, "    // Reset to zero:\n"),
+        (
+            data_regs,
+            "    // Without reset (a datapath; a flag that resets tells when they count):\n",
+        ),
+    ];
+    for (group, heading) in groups {
+        if group.is_empty() {
+            continue;
+        }
+        if !regs.is_empty() && !data_regs.is_empty() {
+            t.push_str(heading);
+        }
+        for c in group {
+            let (w, p) = (pin(c, "q"), verilog_name(&c.name));
+            let _ = writeln!(t, "    {};", decl("reg", w, &format!("{p}_q")));
+            let d = format!("{p}_d");
+            let _ = writeln!(t, "    {};", decl(kind(&d), w, &d));
+        }
     }
 }
 
@@ -224,7 +244,7 @@ fn render_memories(mems: &[&Child], kind: &dyn Fn(&str) -> &'static str, t: &mut
     }
 }
 
-fn render_sequential(regs: &[&Child], mems: &[&Child], t: &mut String) {
+fn render_sequential(regs: &[&Child], data_regs: &[&Child], mems: &[&Child], t: &mut String) {
     if !regs.is_empty() {
         t.push_str("\n    always @(posedge clock) begin\n        if (reset) begin\n");
         for c in regs {
@@ -241,6 +261,13 @@ fn render_sequential(regs: &[&Child], mems: &[&Child], t: &mut String) {
             let _ = writeln!(t, "            {0}_q <= {0}_d;", verilog_name(&c.name));
         }
         t.push_str("        end\n    end\n");
+    }
+    if !data_regs.is_empty() {
+        t.push_str("\n    always @(posedge clock) begin\n");
+        for c in data_regs {
+            let _ = writeln!(t, "        {0}_q <= {0}_d;", verilog_name(&c.name));
+        }
+        t.push_str("    end\n");
     }
     for c in mems {
         let _ = writeln!(

@@ -73,7 +73,7 @@ pub(super) struct Symbols {
 fn uses_pin(c: &Collect, pin: &str) -> bool {
     c.children.iter().any(|ch| match ch.prim {
         Prim::Reg => true,
-        Prim::Mem => pin == "clock",
+        Prim::DataReg | Prim::Mem => pin == "clock",
         Prim::Inst => ch
             .atoms
             .iter()

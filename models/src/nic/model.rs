@@ -1207,8 +1207,7 @@ impl NicModel {
                     respond(n, HostStatus::Refused, 0);
                     return Some(Stat::HostRefused);
                 }
-                let mut w0 = h.w0;
-                let mut en_index = None;
+                let (mut w0, mut w1) = (h.w0, h.w1);
                 if en_post {
                     // Counted from the target's enable head (see the module docs of `super`):
                     // refused for an unmanaged target or beyond what it has posted; posted as
@@ -1234,14 +1233,13 @@ impl NicModel {
                     };
                     self.wqen.write(en_target, now.pack()[0]);
                     w0 = EN_MODE.put(w0, 3);
-                    en_index = Some(index);
+                    w1 = EN_VALUE.put(w1, index);
                 }
                 // A WAIT on a CQ: the count becomes an absolute target (see the module docs of
                 // `super`), stored in the posted WQE in place of the count; the last WAIT of a
                 // group moves the CQ's wait index by the group's largest count.
                 let cq_wait =
                     wqe.opcode == Opcode::Wait.code() && wqe.wait_kind == 0 && wqe.wait_index < cqs;
-                let mut w1 = h.w1;
                 if cq_wait {
                     let was = CqWait::unpack(self.cqw.rd_data);
                     let target = (was.index + wqe.wait_count) & M32;
@@ -1256,9 +1254,6 @@ impl NicModel {
                     };
                     self.cqw.write(wqe.wait_index, now.pack()[0]);
                     w1 = WAIT_COUNT.put(w1, target);
-                }
-                if let Some(index) = en_index {
-                    w1 = EN_VALUE.put(w1, index);
                 }
                 let slot = wq * WQ_DEPTH as u64 + (c.pi & (WQ_DEPTH as u64 - 1));
                 self.wqe0.write(slot, w0);

@@ -103,7 +103,10 @@
 //! - `reset` (synchronous, active high) clears every register to zero at the edge, taking
 //!   precedence over the inputs: an operation offered in a reset cycle, or in one of the
 //!   `λ - 1` cycles before it, is lost, and the outputs are zero for the `λ` cycles after a
-//!   reset edge.
+//!   reset edge. That is what the ports show; inside the RTL, the floating-point datapaths'
+//!   registers have no reset (one reset net to the 22,000 flip-flops of four datapaths was the
+//!   placed block's longest path), and their results reach the outputs only through the
+//!   floating-point select, a flag that does reset.
 //! - Inputs wider than their port are cut to the port width (`op & 15`, `dtype & 7`).
 //!
 //! **Changed in issue 8 (timing closure):** the latency was 1 (the whole computation between

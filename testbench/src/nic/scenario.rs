@@ -647,7 +647,11 @@ fn parse_wqe(r: &StepReader) -> Result<(u64, u64), ScenarioError> {
                 *kind == "RECV_EN",
                 r.uint("target_qp", 8, &why)?,
                 r.flag("up_to", false)?,
-                r.uint("value", 16, &why)?,
+                r.uint(
+                    "value",
+                    16,
+                    &format!(" (required for wqe = \"{kind}\", unless `count` is given)"),
+                )?,
                 signaled,
             )
         }
@@ -2157,7 +2161,7 @@ mod tests {
         );
         assert_eq!(
             msg(&format!("[[step]]\n{en}")),
-            "scenario.toml: line 1: step 1 (post_sq): missing key `value` (required for wqe = \"SEND_EN\")"
+            "scenario.toml: line 1: step 1 (post_sq): missing key `value` (required for wqe = \"SEND_EN\", unless `count` is given)"
         );
     }
 

@@ -6,7 +6,7 @@
 //! SUM's result (the leading one after a cancellation).
 //!
 //! # Inputs
-//! - `clock`, `reset` (synchronous; every register resets to zero);
+//! - `clock` (no register resets: the datapath's flags, outside, tell when `n`, `lz` count);
 //! - `w` (64 bits): the word;
 //! - `q` (3 bits): `q[k - 1]` set when the 16-bit quarter `k` of `w` (bits `16k .. 16k + 15`)
 //!   is not zero, for `k` = 1, 2, 3 (the lowest quarter is never tested), offered with `w`. A user whose `w` comes from a register can register these
@@ -30,8 +30,7 @@
 use netcoll_models::reduce_alu::WORD_BITS;
 use rust_hdl::prelude::*;
 
-use crate::dff_setup;
-use crate::prim::Reg;
+use crate::prim::DataReg;
 
 const W: usize = WORD_BITS;
 
@@ -42,18 +41,17 @@ crate::sub_block! {
     /// The three-stage normaliser.
     pub struct ReduceAluFpNorm {
         pub clock: Signal<In, Clock>,
-        pub reset: Signal<In, bool>,
         pub w: Signal<In, Bits<W>>,
         pub q: Signal<In, Bits<3>>,
         pub n: Signal<Out, Bits<W>>,
         pub lz: Signal<Out, Bits<6>>,
         /// The word after each stage's two steps, and the count's bits found so far.
-        s1_n: Reg<Bits<W>>,
-        s1_lz: Reg<Bits<6>>,
-        s2_n: Reg<Bits<W>>,
-        s2_lz: Reg<Bits<6>>,
-        s3_n: Reg<Bits<W>>,
-        s3_lz: Reg<Bits<6>>,
+        s1_n: DataReg<Bits<W>>,
+        s1_lz: DataReg<Bits<6>>,
+        s2_n: DataReg<Bits<W>>,
+        s2_lz: DataReg<Bits<6>>,
+        s3_n: DataReg<Bits<W>>,
+        s3_lz: DataReg<Bits<6>>,
         /// Step `k` shifts by `2^k` (the count's bit `k`).
         z5: Signal<Local, Bits<1>>,
         z4: Signal<Local, Bits<1>>,
@@ -71,7 +69,7 @@ crate::sub_block! {
 impl Logic for ReduceAluFpNorm {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, s1_n, s1_lz, s2_n, s2_lz, s3_n, s3_lz);
+        clock!(self, clock, s1_n, s1_lz, s2_n, s2_lz, s3_n, s3_lz);
         // Stage 1: by 32, then by 16 (tested on the top quarter of either candidate).
         self.z5.next = (!self.q.val().get_bits::<2>(1).any()).into();
         self.z4.next = (!self.q.val().get_bit(2)).into();
@@ -158,21 +156,18 @@ mod tests {
             .chain([0, u64::MAX])
             .collect();
         let mut offered = std::collections::VecDeque::new();
-        for (t, &w) in words.iter().chain([0u64; 3].iter()).enumerate() {
+        for &w in words.iter().chain([0u64; 3].iter()) {
             uut.w.next = w.into();
             uut.q.next = quarters(w).into();
-            uut.reset.next = t == 0;
             uut.clock.next = Clock { clk: false };
             assert!(simulate(&mut uut, 20));
             uut.clock.next = Clock { clk: true };
             assert!(simulate(&mut uut, 20));
-            offered.push_back(if t == 0 { None } else { Some(w) });
+            offered.push_back(w);
             if offered.len() == 3 {
-                // The slot of the reset edge carries no word.
-                if let Some(w) = offered.pop_front().expect("three in flight") {
-                    let got = (uut.n.val().to_u64(), uut.lz.val().to_u64());
-                    assert_eq!(got, reference(w), "word {w:#x}");
-                }
+                let w = offered.pop_front().expect("three in flight");
+                let got = (uut.n.val().to_u64(), uut.lz.val().to_u64());
+                assert_eq!(got, reference(w), "word {w:#x}");
             }
         }
     }

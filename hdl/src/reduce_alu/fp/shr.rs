@@ -5,7 +5,7 @@
 //! subnormal result to its position before rounding.
 //!
 //! # Inputs
-//! - `clock`, `reset` (synchronous; every register resets to zero);
+//! - `clock` (no register resets: the datapath's flags, outside, tell when `r`, `lost` count);
 //! - `w` (64 bits): the word;
 //! - `d` (7 bits): the distance; 64 or more shifts everything out.
 //!
@@ -23,8 +23,7 @@
 use netcoll_models::reduce_alu::WORD_BITS;
 use rust_hdl::prelude::*;
 
-use crate::dff_setup;
-use crate::prim::Reg;
+use crate::prim::DataReg;
 
 const W: usize = WORD_BITS;
 
@@ -35,17 +34,16 @@ crate::sub_block! {
     /// The two-stage shifter.
     pub struct ReduceAluFpShr {
         pub clock: Signal<In, Clock>,
-        pub reset: Signal<In, bool>,
         pub w: Signal<In, Bits<W>>,
         pub d: Signal<In, Bits<7>>,
         pub r: Signal<Out, Bits<W>>,
         pub lost: Signal<Out, bool>,
         /// Stage 1: shifted by whole bytes; what fell out; the distance left.
-        s1_r: Reg<Bits<W>>,
-        s1_lost: Reg<bool>,
-        s1_d: Reg<Bits<3>>,
-        s2_r: Reg<Bits<W>>,
-        s2_lost: Reg<bool>,
+        s1_r: DataReg<Bits<W>>,
+        s1_lost: DataReg<bool>,
+        s1_d: DataReg<Bits<3>>,
+        s2_r: DataReg<Bits<W>>,
+        s2_lost: DataReg<bool>,
         bytes: Signal<Local, Bits<7>>,
         byte_mask: Constant<Bits<7>> = Constant::new(Bits::<7>::from(0x78u64)),
         ones: Constant<Bits<W>> = Constant::new(Bits::<W>::from(u64::MAX)),
@@ -55,7 +53,7 @@ crate::sub_block! {
 impl Logic for ReduceAluFpShr {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, s1_r, s1_lost, s1_d, s2_r, s2_lost);
+        clock!(self, clock, s1_r, s1_lost, s1_d, s2_r, s2_lost);
         self.bytes.next = self.d.val() & self.byte_mask.val();
         self.s1_r.d.next = self.w.val() >> self.bytes.val();
         self.s1_lost.d.next = (self.w.val() & !(self.ones.val() << self.bytes.val())).any();
@@ -93,20 +91,18 @@ mod tests {
             offers.extend([(s, d), (1u64 << (d % 64), d), (0, d), (u64::MAX, d)]);
         }
         let mut offered = std::collections::VecDeque::new();
-        for (t, &(w, d)) in offers.iter().chain([(0, 0); 2].iter()).enumerate() {
+        for &(w, d) in offers.iter().chain([(0, 0); 2].iter()) {
             uut.w.next = w.into();
             uut.d.next = d.into();
-            uut.reset.next = t == 0;
             uut.clock.next = Clock { clk: false };
             assert!(simulate(&mut uut, 20));
             uut.clock.next = Clock { clk: true };
             assert!(simulate(&mut uut, 20));
-            offered.push_back(if t == 0 { None } else { Some((w, d)) });
+            offered.push_back((w, d));
             if offered.len() == 2 {
-                let due = offered.pop_front().expect("two in flight");
+                let (w, d) = offered.pop_front().expect("two in flight");
                 let got = (uut.r.val().to_u64(), uut.lost.val());
-                let want = due.map_or((0, false), |(w, d)| reference(w, d));
-                assert_eq!(got, want, "w, d = {due:#x?}");
+                assert_eq!(got, reference(w, d), "w, d = {w:#x}, {d}");
             }
         }
     }
