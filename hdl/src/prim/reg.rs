@@ -1,4 +1,8 @@
-//! A register with synchronous, active-high reset to zero.
+//! The two registers: [`Reg`], with synchronous, active-high reset to zero, and [`DataReg`],
+//! without reset (its docs say when a block may use it); and [`dff_setup!`](crate::dff_setup),
+//! which wires either.
+//!
+//! `Reg`'s ports:
 //!
 //! # Inputs
 //! - `clock`: rising-edge clock.
