@@ -51,10 +51,10 @@
 //! - Stage 4 (`s4_*`): SUM: the larger magnitude first, the shift that aligns the smaller one,
 //!   `E` of the sum; PROD: `E` before the normalisers' counts; the result when the classes
 //!   decide it (NaN, infinity, zero: `c_arith` clear), or 0 for a reserved `op`; MIN / MAX:
-//!   the quarters combined.
+//!   the quarters combined and the decision (which value, which index) registered.
 //! - Stages 5 and 6: SUM: the smaller significand aligned with three guard bits and a sticky
 //!   bit ([`ReduceAluFpShr`] `shr[0]`); MIN / MAX / MINLOC / MAXLOC: the value and index
-//!   selected (stage 5), which take the place of the result; PROD: the normalised
+//!   multiplexed (stage 5), which take the place of the result; PROD: the normalised
 //!   significands (stage 5), split into four 16-bit digits for the sixteen [`Mul16`]s, whose
 //!   operand registers are stage 6; `E` of the product (stage 6).
 //! - Stage 7: SUM: the add or subtract; PROD: the multipliers' product registers.
@@ -62,9 +62,10 @@
 //!   cancellation made `+0`; PROD: the products in fabric registers (8), packed into seven
 //!   rows and reduced by four levels of 3:2 carry-save adders to two rows (9), the rows' low
 //!   halves added and the high halves added with and without a carry in (10).
-//! - Stage 11: PROD: the high halves' sum chosen by the low halves' carry, the product's top 64 bits kept and the rest ORed
-//!   into bit 0 (a sticky bit, far below any rounding position); SUM's or PROD's significand
-//!   and count chosen.
+//! - Stage 11: PROD: the high halves' sum chosen by the low halves' carry, the product's top
+//!   64 bits kept and the rest ORed into bit 0 (a sticky bit, far below any rounding
+//!   position; whether the low half is zero is found in stage 10 without its carries); SUM's
+//!   or PROD's significand and count chosen.
 //! - Stage 12: the exponent `R = E - lz`; for a subnormal result the further shift right.
 //! - Stages 13 and 14: that shift ([`ReduceAluFpShr`] `shr[1]`, what drops out sticky); too
 //!   large an exponent noted (infinity).
@@ -95,8 +96,11 @@
 //! one net to every register of four datapaths. So the registers here are [`DataReg`]s, without
 //! reset (the ALU selects a result only for an operation offered after a reset, by flags that
 //! do reset), but for the multipliers'. Then (104.3 MHz) stage 3's NaN test, an OR of the 52
-//! fraction bits: it now reads the quarter flags `s2_aq` and `s2_alow` (107.1 MHz; the longest
-//! path is now MIN / MAX's "take a" fanning out to the value and index multiplexers).
+//! fraction bits: it now reads the quarter flags `s2_aq` and `s2_alow` (107.1 MHz). Then MIN /
+//! MAX's "take a" fanning out to the value and index multiplexers: stage 4 now registers the
+//! decision (105.0 MHz); then stage 11's carry select followed by the picked half's
+//! normalisation: both halves are now normalised before the pick, and the low half's zero test
+//! needs no carries.
 
 pub mod norm;
 pub mod shr;
@@ -254,21 +258,19 @@ crate::sub_block! {
         /// PROD: `E` before the normalisers' counts: the product of the normalised
         /// significands is in `[1, 4)`, and its leading one at bit 127 counts as `lz = 0`.
         s4_kprod: DataReg<Bits<XW>>,
-        /// MIN / MAX: the compares combined, the elements (`a` replaced by the canonical NaN
-        /// if it is one: a NaN `a` is only ever returned when both are NaNs), the NaN tests.
-        s4_a_gt: DataReg<bool>,
-        s4_a_lt: DataReg<bool>,
-        s4_bi_lt_ai: DataReg<bool>,
+        /// MIN / MAX: the elements (`a` replaced by the canonical NaN if it is one: a NaN `a`
+        /// is only ever returned when both are NaNs) and the indices.
         s4_ea: DataReg<Bits<W>>,
         s4_eb: DataReg<Bits<W>>,
-        s4_anan: DataReg<bool>,
-        s4_bnan: DataReg<bool>,
         s4_ai: DataReg<Bits<W>>,
         s4_bi: DataReg<Bits<W>>,
-        /// The operation keeps the larger value; selects (MIN … MINLOC); returns an index.
-        s4_is_max: DataReg<bool>,
-        s4_is_sel: DataReg<bool>,
-        s4_is_loc: DataReg<bool>,
+        /// MIN … MINLOC, decided: the value is `s4_ea` (`s4_v_a`) or `s4_eb` (`s4_v_b`) instead
+        /// of `s4_val`; the index is `s4_ai` (`s4_i_a`) or `s4_bi` (`s4_i_b`) instead of 0. At
+        /// most one of each pair is set, so stage 5 is multiplexers only.
+        s4_v_a: DataReg<bool>,
+        s4_v_b: DataReg<bool>,
+        s4_i_a: DataReg<bool>,
+        s4_i_b: DataReg<bool>,
         /// The decided result (stage 4), which MIN / MAX replace in stage 5.
         s4_arith: DataReg<bool>,
         s4_val: DataReg<Bits<W>>,
@@ -310,9 +312,12 @@ crate::sub_block! {
         /// PROD: the product as two carry-save rows.
         s9_pa: DataReg<Bits<PW>>,
         s9_pb: DataReg<Bits<PW>>,
-        /// PROD: the rows' low halves added, the carry out; the high halves added without
-        /// and with a carry in (the carry picks one in stage 11: no carry chain there).
-        s10_lo: DataReg<Bits<W>>,
+        /// PROD: of the rows' low halves' sum, bit 63 and whether bits 62 to 0 are not all
+        /// zero (tested without the carries, beside the add: only the sticky bit needs them);
+        /// the carry out; the high halves added without and with a carry in (the carry picks
+        /// one in stage 11: no carry chain there).
+        s10_lo63: DataReg<bool>,
+        s10_lo_nz: DataReg<bool>,
         s10_carry: DataReg<bool>,
         s10_hi0: DataReg<Bits<W>>,
         s10_hi1: DataReg<Bits<W>>,
@@ -381,14 +386,19 @@ crate::sub_block! {
         t4_bias: Signal<Local, Bits<XW>>,
         diff_raw: Signal<Local, Bits<EW>>,
         big_eff: Signal<Local, Bits<EW>>,
-        // Stage 5's logic.
+        /// Stage 4's MIN / MAX decision: the keys compared, the operation keeps the larger
+        /// value, selects (MIN … MINLOC), returns an index; which operand's value is kept;
+        /// `b`'s index is the lower.
+        a_gt: Signal<Local, bool>,
+        a_lt: Signal<Local, bool>,
+        is_max: Signal<Local, bool>,
+        is_sel: Signal<Local, bool>,
+        is_loc: Signal<Local, bool>,
         a_better: Signal<Local, bool>,
         b_better: Signal<Local, bool>,
         take_a: Signal<Local, bool>,
         take_b: Signal<Local, bool>,
-        imin: Signal<Local, Bits<W>>,
-        sel_v: Signal<Local, Bits<W>>,
-        sel_i: Signal<Local, Bits<W>>,
+        bi_lt_ai: Signal<Local, bool>,
         /// Stage 5's: the normalised significands' 16-bit digits, least significant first.
         da: [Signal<Local, Bits<16>>; 4],
         db: [Signal<Local, Bits<16>>; 4],
@@ -407,9 +417,18 @@ crate::sub_block! {
         l3_s: Signal<Local, Bits<PW>>,
         l3_c: Signal<Local, Bits<PW>>,
         // Stage 10's and 11's.
-        lo: Signal<Local, Bits<65>>,
-        hi: Signal<Local, Bits<W>>,
+        /// Stage 10's: the rows' bits 62 to 0, the carry out of their sum, bit 63 of each.
+        lo_x: Signal<Local, Bits<63>>,
+        lo_y: Signal<Local, Bits<63>>,
+        lo_c63: Signal<Local, bool>,
+        x63: Signal<Local, bool>,
+        y63: Signal<Local, bool>,
+        /// Stage 11's: each high half with its leading one at bit 63 (the low half's bit 63
+        /// shifted in when it is not), and the one the carry picks; its leading bit.
+        p_sig0: Signal<Local, Bits<W>>,
+        p_sig1: Signal<Local, Bits<W>>,
         p_sig: Signal<Local, Bits<W>>,
+        p_top: Signal<Local, bool>,
         p_sticky: Signal<Local, bool>,
         // Stage 12's.
         dn: Signal<Local, Bits<NW>>,
@@ -497,118 +516,18 @@ impl Logic for ReduceAluFp {
     fn update(&mut self) {
         // Every stage loads every cycle: no valid bit, no enables.
         dff_setup!(
-            self,
-            clock,
-            s1_a,
-            s1_ai,
-            s1_b,
-            s1_bi,
-            s1_op,
-            s2_op,
-            s2_asign,
-            s2_bsign,
-            s2_afield,
-            s2_bfield,
-            s2_aez,
-            s2_bez,
-            s2_aones,
-            s2_bones,
-            s2_asig,
-            s2_bsig,
-            s2_aq,
-            s2_bq,
-            s2_alow,
-            s2_blow,
-            s2_aelem,
-            s2_belem,
-            s2_akey,
-            s2_bkey,
-            s2_ai,
-            s2_bi,
-            s3_op,
-            s3_asign,
-            s3_bsign,
-            s3_anan,
-            s3_bnan,
-            s3_ainf,
-            s3_binf,
-            s3_azero,
-            s3_bzero,
-            s3_a_ge,
-            s3_asig,
-            s3_bsig,
-            s3_aeff,
-            s3_beff,
-            s3_dab,
-            s3_dba,
-            s3_k0_gt,
-            s3_k0_lt,
-            s3_k1_gt,
-            s3_k1_lt,
-            s3_k2_gt,
-            s3_k2_lt,
-            s3_k3_gt,
-            s3_k3_lt,
-            s3_i0_gt,
-            s3_i0_lt,
-            s3_i1_gt,
-            s3_i1_lt,
-            s3_i2_gt,
-            s3_i2_lt,
-            s3_i3_gt,
-            s3_i3_lt,
-            s3_aelem,
-            s3_belem,
-            s3_ai,
-            s3_bi,
-            s4_big,
-            s4_small,
-            s4_diff,
-            s4_sub,
-            s4_esum,
-            s4_kprod,
-            s4_a_gt,
-            s4_a_lt,
-            s4_bi_lt_ai,
-            s4_ea,
-            s4_eb,
-            s4_anan,
-            s4_bnan,
-            s4_ai,
-            s4_bi,
-            s4_is_max,
-            s4_is_sel,
-            s4_is_loc,
-            s4_arith,
-            s4_val,
-            s5_big,
-            s6_big,
-            s5_sub,
-            s6_sub,
-            s5_esum,
-            s5_kprod,
-            s7_sum,
-            s9_pa,
-            s9_pb,
-            s10_lo,
-            s10_carry,
-            s10_hi0,
-            s10_hi1,
-            s11_sig,
-            s11_lz,
-            s12_sig,
-            s12_exp,
-            s12_subn,
-            s12_dsh,
-            s13_ovf,
-            s14_ovf,
-            s13_field,
-            s14_field,
-            s15_packed,
-            s15_incr,
-            s15_ovf,
-            o_r,
-            o_ri
+            self, clock, s1_a, s1_ai, s1_b, s1_bi, s1_op, s2_op, s2_asign, s2_bsign, s2_afield,
+            s2_bfield, s2_aez, s2_bez, s2_aones, s2_bones, s2_asig, s2_bsig, s2_aq, s2_bq, s2_alow,
+            s2_blow, s2_aelem, s2_belem, s2_akey, s2_bkey, s2_ai, s2_bi, s3_op, s3_asign, s3_bsign,
+            s3_anan, s3_bnan, s3_ainf, s3_binf, s3_azero, s3_bzero, s3_a_ge, s3_asig, s3_bsig,
+            s3_aeff, s3_beff, s3_dab, s3_dba, s3_k0_gt, s3_k0_lt, s3_k1_gt, s3_k1_lt, s3_k2_gt,
+            s3_k2_lt, s3_k3_gt, s3_k3_lt, s3_i0_gt, s3_i0_lt, s3_i1_gt, s3_i1_lt, s3_i2_gt,
+            s3_i2_lt, s3_i3_gt, s3_i3_lt, s3_aelem, s3_belem, s3_ai, s3_bi, s4_big, s4_small,
+            s4_diff, s4_sub, s4_esum, s4_kprod, s4_ea, s4_eb, s4_ai, s4_bi, s4_v_a, s4_v_b, s4_i_a,
+            s4_i_b, s4_arith, s4_val, s5_big, s6_big, s5_sub, s6_sub, s5_esum, s5_kprod, s7_sum,
+            s9_pa, s9_pb, s10_lo63, s10_lo_nz, s10_carry, s10_hi0, s10_hi1, s11_sig, s11_lz,
+            s12_sig, s12_exp, s12_subn, s12_dsh, s13_ovf, s14_ovf, s13_field, s14_field,
+            s15_packed, s15_incr, s15_ovf, o_r, o_ri
         );
         for n in 0..15 {
             self.tf[n].clock.next = self.clock.val();
@@ -1031,39 +950,55 @@ impl Logic for ReduceAluFp {
                 }
             }
         }
-        // MIN / MAX: the most significant unequal quarter decides.
-        self.s4_a_gt.d.next = self.s3_k3_gt.q.val()
+        // MIN / MAX (fp_bits::select), decided here so that stage 5, whose multiplexers fan
+        // out to every bit of the value and the index, reads only registers: a number beats
+        // a NaN, between numbers the keys decide (the most significant unequal quarter);
+        // otherwise (equal bits, or two NaNs, when `s4_ea` is the canonical NaN) `a`'s value
+        // with the lower index.
+        self.a_gt.next = self.s3_k3_gt.q.val()
             | (!self.s3_k3_lt.q.val()
                 & (self.s3_k2_gt.q.val()
                     | (!self.s3_k2_lt.q.val()
                         & (self.s3_k1_gt.q.val()
                             | (!self.s3_k1_lt.q.val() & self.s3_k0_gt.q.val())))));
-        self.s4_a_lt.d.next = self.s3_k3_lt.q.val()
+        self.a_lt.next = self.s3_k3_lt.q.val()
             | (!self.s3_k3_gt.q.val()
                 & (self.s3_k2_lt.q.val()
                     | (!self.s3_k2_gt.q.val()
                         & (self.s3_k1_lt.q.val()
                             | (!self.s3_k1_gt.q.val() & self.s3_k0_lt.q.val())))));
-        self.s4_bi_lt_ai.d.next = self.s3_i3_lt.q.val()
+        self.bi_lt_ai.next = self.s3_i3_lt.q.val()
             | (!self.s3_i3_gt.q.val()
                 & (self.s3_i2_lt.q.val()
                     | (!self.s3_i2_gt.q.val()
                         & (self.s3_i1_lt.q.val()
                             | (!self.s3_i1_gt.q.val() & self.s3_i0_lt.q.val())))));
+        self.is_max.next = (self.s3_op.q.val() == self.op_max.val())
+            | (self.s3_op.q.val() == self.op_maxloc.val());
+        self.is_sel.next = self.s3_op.q.val() <= self.op_minloc.val();
+        self.is_loc.next = (self.s3_op.q.val() == self.op_maxloc.val())
+            | (self.s3_op.q.val() == self.op_minloc.val());
+        self.a_better.next = self.a_lt.val();
+        self.b_better.next = self.a_gt.val();
+        if self.is_max.val() {
+            self.a_better.next = self.a_gt.val();
+            self.b_better.next = self.a_lt.val();
+        }
+        self.take_a.next = !self.s3_anan.q.val() & (self.s3_bnan.q.val() | self.a_better.val());
+        self.take_b.next = !self.s3_bnan.q.val() & (self.s3_anan.q.val() | self.b_better.val());
+        self.s4_v_a.d.next = self.is_sel.val() & !self.take_b.val();
+        self.s4_v_b.d.next = self.is_sel.val() & self.take_b.val();
+        self.s4_i_a.d.next =
+            self.is_loc.val() & (self.take_a.val() | (!self.take_b.val() & !self.bi_lt_ai.val()));
+        self.s4_i_b.d.next =
+            self.is_loc.val() & !self.take_a.val() & (self.take_b.val() | self.bi_lt_ai.val());
         self.s4_ea.d.next = self.s3_aelem.q.val();
         if self.s3_anan.q.val() {
             self.s4_ea.d.next = self.t4_cnan.val();
         }
         self.s4_eb.d.next = self.s3_belem.q.val();
-        self.s4_anan.d.next = self.s3_anan.q.val();
-        self.s4_bnan.d.next = self.s3_bnan.q.val();
         self.s4_ai.d.next = self.s3_ai.q.val();
         self.s4_bi.d.next = self.s3_bi.q.val();
-        self.s4_is_max.d.next = (self.s3_op.q.val() == self.op_max.val())
-            | (self.s3_op.q.val() == self.op_maxloc.val());
-        self.s4_is_sel.d.next = self.s3_op.q.val() <= self.op_minloc.val();
-        self.s4_is_loc.d.next = (self.s3_op.q.val() == self.op_maxloc.val())
-            | (self.s3_op.q.val() == self.op_minloc.val());
         self.c_prod[0].d.next = self.s3_op.q.val() == self.op_prod.val();
         self.c_sum[0].d.next = self.s3_op.q.val() == self.op_sum.val();
 
@@ -1075,37 +1010,19 @@ impl Logic for ReduceAluFp {
         self.s5_sub.d.next = self.s4_sub.q.val();
         self.s5_esum.d.next = self.s4_esum.q.val();
         self.s5_kprod.d.next = self.s4_kprod.q.val();
-        // MIN, MAX, MINLOC, MAXLOC (fp_bits::select): a number beats a NaN, between numbers
-        // the keys decide; otherwise (equal bits, or two NaNs, when `s4_ea` is the canonical
-        // NaN) `a`'s value with the lower index.
-        self.a_better.next = self.s4_a_lt.q.val();
-        self.b_better.next = self.s4_a_gt.q.val();
-        if self.s4_is_max.q.val() {
-            self.a_better.next = self.s4_a_gt.q.val();
-            self.b_better.next = self.s4_a_lt.q.val();
-        }
-        self.take_a.next = !self.s4_anan.q.val() & (self.s4_bnan.q.val() | self.a_better.val());
-        self.take_b.next = !self.s4_bnan.q.val() & (self.s4_anan.q.val() | self.b_better.val());
-        self.imin.next = self.s4_ai.q.val();
-        if self.s4_bi_lt_ai.q.val() {
-            self.imin.next = self.s4_bi.q.val();
-        }
-        self.sel_v.next = self.s4_ea.q.val();
-        self.sel_i.next = self.imin.val();
-        if self.take_a.val() {
-            self.sel_i.next = self.s4_ai.q.val();
-        } else if self.take_b.val() {
-            self.sel_v.next = self.s4_eb.q.val();
-            self.sel_i.next = self.s4_bi.q.val();
-        }
+        // MIN, MAX, MINLOC, MAXLOC: the value and the index stage 4 chose.
         self.c_arith[0].d.next = self.s4_arith.q.val();
         self.c_val[0].d.next = self.s4_val.q.val();
+        if self.s4_v_a.q.val() {
+            self.c_val[0].d.next = self.s4_ea.q.val();
+        } else if self.s4_v_b.q.val() {
+            self.c_val[0].d.next = self.s4_eb.q.val();
+        }
         self.c_index[0].d.next = self.zero.val();
-        if self.s4_is_sel.q.val() {
-            self.c_val[0].d.next = self.sel_v.val();
-            if self.s4_is_loc.q.val() {
-                self.c_index[0].d.next = self.sel_i.val();
-            }
+        if self.s4_i_a.q.val() {
+            self.c_index[0].d.next = self.s4_ai.q.val();
+        } else if self.s4_i_b.q.val() {
+            self.c_index[0].d.next = self.s4_bi.q.val();
         }
         // PROD: the normalised significands' 16-bit digits into the multipliers' operand
         // registers.
@@ -1210,31 +1127,54 @@ impl Logic for ReduceAluFp {
             << 1;
 
         // ---- Stage 10. PROD: the low halves added, the high halves both ways.
-        self.lo.next = bit_cast::<65, W>(self.s9_pa.q.val().get_bits::<W>(0))
-            + bit_cast::<65, W>(self.s9_pb.q.val().get_bits::<W>(0));
-        self.s10_lo.d.next = self.lo.val().get_bits::<W>(0);
-        self.s10_carry.d.next = self.lo.val().get_bit(64);
+        // Only the low halves' sum's bit 63, its carry out and whether bits 62 to 0 are zero
+        // are needed. x + y carries out of 63 bits if and only if y > !x (one carry chain);
+        // x + y = 0 (mod 2^63) if and only if every bit's carry in is x ^ y, which makes its
+        // carry out x | y: no carry chain.
+        self.lo_x.next = self.s9_pa.q.val().get_bits::<63>(0);
+        self.lo_y.next = self.s9_pb.q.val().get_bits::<63>(0);
+        self.x63.next = self.s9_pa.q.val().get_bit(63);
+        self.y63.next = self.s9_pb.q.val().get_bit(63);
+        self.lo_c63.next = self.lo_y.val() > !self.lo_x.val();
+        self.s10_lo63.d.next = self.x63.val() ^ self.y63.val() ^ self.lo_c63.val();
+        self.s10_carry.d.next = (self.x63.val() & self.y63.val())
+            | ((self.x63.val() | self.y63.val()) & self.lo_c63.val());
+        self.s10_lo_nz.d.next = ((self.lo_x.val() ^ self.lo_y.val())
+            ^ ((self.lo_x.val() | self.lo_y.val()) << 1))
+            .any();
         self.s10_hi0.d.next =
             self.s9_pa.q.val().get_bits::<W>(64) + self.s9_pb.q.val().get_bits::<W>(64);
         // x + y + 1 = x - !y: one subtractor, its carry in set.
         self.s10_hi1.d.next =
             self.s9_pa.q.val().get_bits::<W>(64) - !self.s9_pb.q.val().get_bits::<W>(64);
 
-        // ---- Stage 11. PROD: the high halves added; the top 64 bits from the leading one
+        // ---- Stage 11. PROD: the high half the carry picks (each normalised beforehand, so
+        // that the carry drives one multiplexer per bit); the top 64 bits from the leading one
         // down, the rest a sticky bit (the rounding position is at bit 10 or above, far from
         // bit 0). The significand and count for the rounding: SUM's or PROD's.
-        self.hi.next = self.s10_hi0.q.val();
+        self.p_sig0.next = self.s10_hi0.q.val() << 1;
+        if self.s10_lo63.q.val() {
+            self.p_sig0.next = (self.s10_hi0.q.val() << 1) | 1;
+        }
+        if self.s10_hi0.q.val().get_bit(63) {
+            self.p_sig0.next = self.s10_hi0.q.val();
+        }
+        self.p_sig1.next = self.s10_hi1.q.val() << 1;
+        if self.s10_lo63.q.val() {
+            self.p_sig1.next = (self.s10_hi1.q.val() << 1) | 1;
+        }
+        if self.s10_hi1.q.val().get_bit(63) {
+            self.p_sig1.next = self.s10_hi1.q.val();
+        }
+        self.p_sig.next = self.p_sig0.val();
+        self.p_top.next = self.s10_hi0.q.val().get_bit(63);
         if self.s10_carry.q.val() {
-            self.hi.next = self.s10_hi1.q.val();
+            self.p_sig.next = self.p_sig1.val();
+            self.p_top.next = self.s10_hi1.q.val().get_bit(63);
         }
-        self.p_sig.next = self.hi.val() << 1;
-        if self.s10_lo.q.val().get_bit(63) {
-            self.p_sig.next = (self.hi.val() << 1) | 1;
-        }
-        self.p_sticky.next = self.s10_lo.q.val().get_bits::<63>(0).any();
-        if self.hi.val().get_bit(63) {
-            self.p_sig.next = self.hi.val();
-            self.p_sticky.next = self.s10_lo.q.val().any();
+        self.p_sticky.next = self.s10_lo_nz.q.val();
+        if self.p_top.val() {
+            self.p_sticky.next = self.s10_lo_nz.q.val() | self.s10_lo63.q.val();
         }
         self.s11_sig.d.next = self.norm[2].n.val();
         self.s11_lz.d.next = self.norm[2].lz.val();
@@ -1244,7 +1184,7 @@ impl Logic for ReduceAluFp {
                 self.s11_sig.d.next = self.p_sig.val() | 1;
             }
             self.s11_lz.d.next = 1.into();
-            if self.hi.val().get_bit(63) {
+            if self.p_top.val() {
                 self.s11_lz.d.next = 0.into();
             }
         }
@@ -1595,6 +1535,78 @@ mod tests {
             .iter()
             .flat_map(|&x| [x, x | t.sign_bit()])
             .collect()
+    }
+
+    /// fp64 significands `ma`, `mb` in `[2^52, 2^53)` whose product is `r` modulo 2^54 and
+    /// has its leading one at bit 105 (`top`, a product in `[2, 4)`) or 104: `mb` odd and
+    /// random, `ma = r / mb` modulo 2^54, kept when it is in range.
+    fn significands_with_product_residue(r: u64, top: bool, seed: u64) -> (u64, u64) {
+        let mask = (1u64 << 54) - 1;
+        let mut next = rng(seed);
+        loop {
+            let mb = (1 << 52) | (next() & ((1 << 52) - 1)) | 1;
+            // Newton's iteration doubles the correct low bits of 1 / mb each step.
+            let mut inv = mb;
+            for _ in 0..6 {
+                inv = inv.wrapping_mul(2u64.wrapping_sub(mb.wrapping_mul(inv)));
+            }
+            let ma = r.wrapping_mul(inv) & mask;
+            let product = ma as u128 * mb as u128;
+            if ma >> 52 == 1 && (product >> 105 == 1) == top {
+                return (ma, mb);
+            }
+        }
+    }
+
+    /// PROD of fp64 numbers in `[1, 2)` where only the product's low half (below the
+    /// datapath's 64-bit significand) tells a tie from more than a tie: a single one at its
+    /// bit 63 under a leading one at bit 127 (the kept bits even, the round bit set: a tie
+    /// would round down), and a single one at its lowest product bit under a leading one at
+    /// bit 126. Found by construction, compared with Rust's `f64` product.
+    #[test]
+    fn products_whose_low_half_breaks_the_tie() {
+        const SEED: u64 = 0x71e5_70c4;
+        let mut bench = Bench::new(SEED);
+        let fp64 = FpType::ALL
+            .iter()
+            .position(|&t| t == FpType::F64)
+            .expect("fp64 is a type");
+        let cases = [
+            // Leading one at product bit 105: kept 105..53, round bit 52; product bit 41 is
+            // the low half's bit 63 (the low half starts at product bit -22).
+            ((1u64 << 52) | (1 << 41), true),
+            // Leading one at bit 104: kept 104..52, round bit 51; bit 0 is the low half's 22.
+            ((1u64 << 51) | 1, false),
+        ];
+        for (k, &(r, top)) in cases.iter().enumerate() {
+            for n in 0..8 {
+                let seed = SEED + 100 * k as u64 + n;
+                let (ma, mb) = significands_with_product_residue(r, top, seed);
+                let a = (1023u64 << 52) | (ma & ((1 << 52) - 1));
+                let b = (1023u64 << 52) | (mb & ((1 << 52) - 1));
+                let truncated = ((ma as u128 * mb as u128) >> if top { 53 } else { 52 }) as u64;
+                let want = f64::from_bits(a) * f64::from_bits(b);
+                // Rounded up although the kept bits are even: the low half decided.
+                assert_eq!(
+                    want.to_bits() & ((1 << 52) - 1),
+                    (truncated + 1) & ((1 << 52) - 1),
+                    "seed {seed:#x}: the case is not the one meant"
+                );
+                bench.edge(
+                    Some(Offer {
+                        op: 5,
+                        fmt: fp64,
+                        a,
+                        ai: 0,
+                        b,
+                        bi: 0,
+                    }),
+                    false,
+                );
+            }
+        }
+        bench.drain();
+        assert_eq!(bench.checked, 16);
     }
 
     /// Every pair of edge values of every type under every operation, the operation and the
