@@ -70,14 +70,6 @@ module reduce_alu_l4 (
     reg s3_is_prod_d;
     reg s3_is32_q;
     reg s3_is32_d;
-    reg s3_larger_q;
-    reg s3_larger_d;
-    reg s3_smaller_q;
-    reg s3_smaller_d;
-    reg s3_maxloc_q;
-    reg s3_maxloc_d;
-    reg s3_minloc_q;
-    reg s3_minloc_d;
     reg s4_valid_q;
     reg s4_valid_d;
     reg s4_err_q;
@@ -123,10 +115,10 @@ module reduce_alu_l4 (
     wire lane_0_s2_is_band;
     wire lane_0_s2_is_bor;
     wire lane_0_s2_is_bxor;
-    wire lane_0_s3_takes_larger;
-    wire lane_0_s3_takes_smaller;
-    wire lane_0_s3_is_maxloc;
-    wire lane_0_s3_is_minloc;
+    wire lane_0_s2_takes_larger;
+    wire lane_0_s2_takes_smaller;
+    wire lane_0_s2_is_maxloc;
+    wire lane_0_s2_is_minloc;
     wire lane_0_s5_is_prod;
     reg [63:0] lane_0_s5_wmask;
     wire [63:0] lane_0_r;
@@ -147,10 +139,10 @@ module reduce_alu_l4 (
         .s2_is_band(lane_0_s2_is_band),
         .s2_is_bor(lane_0_s2_is_bor),
         .s2_is_bxor(lane_0_s2_is_bxor),
-        .s3_takes_larger(lane_0_s3_takes_larger),
-        .s3_takes_smaller(lane_0_s3_takes_smaller),
-        .s3_is_maxloc(lane_0_s3_is_maxloc),
-        .s3_is_minloc(lane_0_s3_is_minloc),
+        .s2_takes_larger(lane_0_s2_takes_larger),
+        .s2_takes_smaller(lane_0_s2_takes_smaller),
+        .s2_is_maxloc(lane_0_s2_is_maxloc),
+        .s2_is_minloc(lane_0_s2_is_minloc),
         .s5_is_prod(lane_0_s5_is_prod),
         .s5_wmask(lane_0_s5_wmask),
         .r(lane_0_r),
@@ -171,10 +163,10 @@ module reduce_alu_l4 (
     wire lane_1_s2_is_band;
     wire lane_1_s2_is_bor;
     wire lane_1_s2_is_bxor;
-    wire lane_1_s3_takes_larger;
-    wire lane_1_s3_takes_smaller;
-    wire lane_1_s3_is_maxloc;
-    wire lane_1_s3_is_minloc;
+    wire lane_1_s2_takes_larger;
+    wire lane_1_s2_takes_smaller;
+    wire lane_1_s2_is_maxloc;
+    wire lane_1_s2_is_minloc;
     wire lane_1_s5_is_prod;
     reg [63:0] lane_1_s5_wmask;
     wire [63:0] lane_1_r;
@@ -195,10 +187,10 @@ module reduce_alu_l4 (
         .s2_is_band(lane_1_s2_is_band),
         .s2_is_bor(lane_1_s2_is_bor),
         .s2_is_bxor(lane_1_s2_is_bxor),
-        .s3_takes_larger(lane_1_s3_takes_larger),
-        .s3_takes_smaller(lane_1_s3_takes_smaller),
-        .s3_is_maxloc(lane_1_s3_is_maxloc),
-        .s3_is_minloc(lane_1_s3_is_minloc),
+        .s2_takes_larger(lane_1_s2_takes_larger),
+        .s2_takes_smaller(lane_1_s2_takes_smaller),
+        .s2_is_maxloc(lane_1_s2_is_maxloc),
+        .s2_is_minloc(lane_1_s2_is_minloc),
         .s5_is_prod(lane_1_s5_is_prod),
         .s5_wmask(lane_1_s5_wmask),
         .r(lane_1_r),
@@ -219,10 +211,10 @@ module reduce_alu_l4 (
     wire lane_2_s2_is_band;
     wire lane_2_s2_is_bor;
     wire lane_2_s2_is_bxor;
-    wire lane_2_s3_takes_larger;
-    wire lane_2_s3_takes_smaller;
-    wire lane_2_s3_is_maxloc;
-    wire lane_2_s3_is_minloc;
+    wire lane_2_s2_takes_larger;
+    wire lane_2_s2_takes_smaller;
+    wire lane_2_s2_is_maxloc;
+    wire lane_2_s2_is_minloc;
     wire lane_2_s5_is_prod;
     reg [63:0] lane_2_s5_wmask;
     wire [63:0] lane_2_r;
@@ -243,10 +235,10 @@ module reduce_alu_l4 (
         .s2_is_band(lane_2_s2_is_band),
         .s2_is_bor(lane_2_s2_is_bor),
         .s2_is_bxor(lane_2_s2_is_bxor),
-        .s3_takes_larger(lane_2_s3_takes_larger),
-        .s3_takes_smaller(lane_2_s3_takes_smaller),
-        .s3_is_maxloc(lane_2_s3_is_maxloc),
-        .s3_is_minloc(lane_2_s3_is_minloc),
+        .s2_takes_larger(lane_2_s2_takes_larger),
+        .s2_takes_smaller(lane_2_s2_takes_smaller),
+        .s2_is_maxloc(lane_2_s2_is_maxloc),
+        .s2_is_minloc(lane_2_s2_is_minloc),
         .s5_is_prod(lane_2_s5_is_prod),
         .s5_wmask(lane_2_s5_wmask),
         .r(lane_2_r),
@@ -267,10 +259,10 @@ module reduce_alu_l4 (
     wire lane_3_s2_is_band;
     wire lane_3_s2_is_bor;
     wire lane_3_s2_is_bxor;
-    wire lane_3_s3_takes_larger;
-    wire lane_3_s3_takes_smaller;
-    wire lane_3_s3_is_maxloc;
-    wire lane_3_s3_is_minloc;
+    wire lane_3_s2_takes_larger;
+    wire lane_3_s2_takes_smaller;
+    wire lane_3_s2_is_maxloc;
+    wire lane_3_s2_is_minloc;
     wire lane_3_s5_is_prod;
     reg [63:0] lane_3_s5_wmask;
     wire [63:0] lane_3_r;
@@ -291,10 +283,10 @@ module reduce_alu_l4 (
         .s2_is_band(lane_3_s2_is_band),
         .s2_is_bor(lane_3_s2_is_bor),
         .s2_is_bxor(lane_3_s2_is_bxor),
-        .s3_takes_larger(lane_3_s3_takes_larger),
-        .s3_takes_smaller(lane_3_s3_takes_smaller),
-        .s3_is_maxloc(lane_3_s3_is_maxloc),
-        .s3_is_minloc(lane_3_s3_is_minloc),
+        .s2_takes_larger(lane_3_s2_takes_larger),
+        .s2_takes_smaller(lane_3_s2_takes_smaller),
+        .s2_is_maxloc(lane_3_s2_is_maxloc),
+        .s2_is_minloc(lane_3_s2_is_minloc),
         .s5_is_prod(lane_3_s5_is_prod),
         .s5_wmask(lane_3_s5_wmask),
         .r(lane_3_r),
@@ -309,6 +301,8 @@ module reduce_alu_l4 (
     reg [63:0] in_sflip;
     reg [63:0] s5_wmask;
     wire [11:0] hot2;
+    wire s2_takes_larger;
+    wire s2_takes_smaller;
 
     always @(posedge clock) begin
         if (reset) begin
@@ -323,10 +317,6 @@ module reduce_alu_l4 (
             s3_err_q <= 1'b0;
             s3_is_prod_q <= 1'b0;
             s3_is32_q <= 1'b0;
-            s3_larger_q <= 1'b0;
-            s3_smaller_q <= 1'b0;
-            s3_maxloc_q <= 1'b0;
-            s3_minloc_q <= 1'b0;
             s4_valid_q <= 1'b0;
             s4_err_q <= 1'b0;
             s4_is_prod_q <= 1'b0;
@@ -354,10 +344,6 @@ module reduce_alu_l4 (
             s3_err_q <= s3_err_d;
             s3_is_prod_q <= s3_is_prod_d;
             s3_is32_q <= s3_is32_d;
-            s3_larger_q <= s3_larger_d;
-            s3_smaller_q <= s3_smaller_d;
-            s3_maxloc_q <= s3_maxloc_d;
-            s3_minloc_q <= s3_minloc_d;
             s4_valid_q <= s4_valid_d;
             s4_err_q <= s4_err_d;
             s4_is_prod_q <= s4_is_prod_d;
@@ -379,6 +365,8 @@ module reduce_alu_l4 (
     assign s1_is32 = ~s1_dtype_q[1];
     assign s1_fp_undefined = s1_op_q > op_prod;
     assign hot2 = s2_op_hot_q;
+    assign s2_takes_larger = hot2[0] | hot2[2];
+    assign s2_takes_smaller = hot2[1] | hot2[3];
     assign out_valid = o_valid_q;
     assign err = o_err_q;
     assign lane_0_a = a_0;
@@ -392,10 +380,10 @@ module reduce_alu_l4 (
     assign lane_0_s2_is_band = hot2[9];
     assign lane_0_s2_is_bor = hot2[10];
     assign lane_0_s2_is_bxor = hot2[11];
-    assign lane_0_s3_takes_larger = s3_larger_q;
-    assign lane_0_s3_takes_smaller = s3_smaller_q;
-    assign lane_0_s3_is_maxloc = s3_maxloc_q;
-    assign lane_0_s3_is_minloc = s3_minloc_q;
+    assign lane_0_s2_takes_larger = s2_takes_larger;
+    assign lane_0_s2_takes_smaller = s2_takes_smaller;
+    assign lane_0_s2_is_maxloc = hot2[2];
+    assign lane_0_s2_is_minloc = hot2[3];
     assign lane_0_s5_is_prod = s5_is_prod_q;
     assign lane_1_a = a_1;
     assign lane_1_ai = ai_1;
@@ -408,10 +396,10 @@ module reduce_alu_l4 (
     assign lane_1_s2_is_band = hot2[9];
     assign lane_1_s2_is_bor = hot2[10];
     assign lane_1_s2_is_bxor = hot2[11];
-    assign lane_1_s3_takes_larger = s3_larger_q;
-    assign lane_1_s3_takes_smaller = s3_smaller_q;
-    assign lane_1_s3_is_maxloc = s3_maxloc_q;
-    assign lane_1_s3_is_minloc = s3_minloc_q;
+    assign lane_1_s2_takes_larger = s2_takes_larger;
+    assign lane_1_s2_takes_smaller = s2_takes_smaller;
+    assign lane_1_s2_is_maxloc = hot2[2];
+    assign lane_1_s2_is_minloc = hot2[3];
     assign lane_1_s5_is_prod = s5_is_prod_q;
     assign lane_2_a = a_2;
     assign lane_2_ai = ai_2;
@@ -424,10 +412,10 @@ module reduce_alu_l4 (
     assign lane_2_s2_is_band = hot2[9];
     assign lane_2_s2_is_bor = hot2[10];
     assign lane_2_s2_is_bxor = hot2[11];
-    assign lane_2_s3_takes_larger = s3_larger_q;
-    assign lane_2_s3_takes_smaller = s3_smaller_q;
-    assign lane_2_s3_is_maxloc = s3_maxloc_q;
-    assign lane_2_s3_is_minloc = s3_minloc_q;
+    assign lane_2_s2_takes_larger = s2_takes_larger;
+    assign lane_2_s2_takes_smaller = s2_takes_smaller;
+    assign lane_2_s2_is_maxloc = hot2[2];
+    assign lane_2_s2_is_minloc = hot2[3];
     assign lane_2_s5_is_prod = s5_is_prod_q;
     assign lane_3_a = a_3;
     assign lane_3_ai = ai_3;
@@ -440,10 +428,10 @@ module reduce_alu_l4 (
     assign lane_3_s2_is_band = hot2[9];
     assign lane_3_s2_is_bor = hot2[10];
     assign lane_3_s2_is_bxor = hot2[11];
-    assign lane_3_s3_takes_larger = s3_larger_q;
-    assign lane_3_s3_takes_smaller = s3_smaller_q;
-    assign lane_3_s3_is_maxloc = s3_maxloc_q;
-    assign lane_3_s3_is_minloc = s3_minloc_q;
+    assign lane_3_s2_takes_larger = s2_takes_larger;
+    assign lane_3_s2_takes_smaller = s2_takes_smaller;
+    assign lane_3_s2_is_maxloc = hot2[2];
+    assign lane_3_s2_is_minloc = hot2[3];
     assign lane_3_s5_is_prod = s5_is_prod_q;
 
     always @(*) begin
@@ -458,10 +446,6 @@ module reduce_alu_l4 (
         s3_err_d = s3_err_q;
         s3_is_prod_d = s3_is_prod_q;
         s3_is32_d = s3_is32_q;
-        s3_larger_d = s3_larger_q;
-        s3_smaller_d = s3_smaller_q;
-        s3_maxloc_d = s3_maxloc_q;
-        s3_minloc_d = s3_minloc_q;
         s4_valid_d = s4_valid_q;
         s4_err_d = s4_err_q;
         s4_is_prod_d = s4_is_prod_q;
@@ -521,10 +505,6 @@ module reduce_alu_l4 (
         s3_err_d = s2_err_q;
         s3_is_prod_d = hot2[5];
         s3_is32_d = s2_is32_q;
-        s3_larger_d = hot2[0] | hot2[2];
-        s3_smaller_d = hot2[1] | hot2[3];
-        s3_maxloc_d = hot2[2];
-        s3_minloc_d = hot2[3];
         s4_valid_d = s3_valid_q;
         s4_err_d = s3_err_q;
         s4_is_prod_d = s3_is_prod_q;

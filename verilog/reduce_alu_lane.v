@@ -19,10 +19,10 @@ module reduce_alu_lane (
     input  wire         s2_is_band,
     input  wire         s2_is_bor,
     input  wire         s2_is_bxor,
-    input  wire         s3_takes_larger,
-    input  wire         s3_takes_smaller,
-    input  wire         s3_is_maxloc,
-    input  wire         s3_is_minloc,
+    input  wire         s2_takes_larger,
+    input  wire         s2_takes_smaller,
+    input  wire         s2_is_maxloc,
+    input  wire         s2_is_minloc,
     input  wire         s5_is_prod,
     input  wire [63:0]  s5_wmask,
     output wire [63:0]  r,
@@ -77,12 +77,14 @@ module reduce_alu_lane (
     reg s2_at_d;
     reg s2_bt_q;
     reg s2_bt_d;
-    reg s3_a_gt_q;
-    reg s3_a_gt_d;
-    reg s3_a_lt_q;
-    reg s3_a_lt_d;
-    reg s3_bi_lt_ai_q;
-    reg s3_bi_lt_ai_d;
+    reg s3_v_a_q;
+    reg s3_v_a_d;
+    reg s3_v_b_q;
+    reg s3_v_b_d;
+    reg s3_i_a_q;
+    reg s3_i_a_d;
+    reg s3_i_b_q;
+    reg s3_i_b_d;
     reg [63:0] s3_av_q;
     reg [63:0] s3_av_d;
     reg [63:0] s3_bv_q;
@@ -263,21 +265,19 @@ module reduce_alu_lane (
     wire [63:0] bm;
     wire [63:0] av;
     wire [63:0] bv;
-    reg [63:0] imin;
-    reg [63:0] larger;
-    reg [63:0] smaller;
-    reg [63:0] index_max;
-    reg [63:0] index_min;
+    wire tie;
+    wire tie_ai;
+    wire tie_bi;
     wire logical;
-    reg [63:0] v_larger;
-    reg [63:0] v_smaller;
+    reg [63:0] v_a;
+    reg [63:0] v_b;
     reg [63:0] v_sum;
     reg [63:0] v_and;
     reg [63:0] v_or;
     reg [63:0] v_xor;
     reg [63:0] v_logical;
-    reg [63:0] i_max;
-    reg [63:0] i_min;
+    reg [63:0] i_a;
+    reg [63:0] i_b;
     wire [63:0] t0;
     wire [63:0] t1;
     wire [63:0] t2;
@@ -329,9 +329,10 @@ module reduce_alu_lane (
             s2_sum_q <= 64'd0;
             s2_at_q <= 1'b0;
             s2_bt_q <= 1'b0;
-            s3_a_gt_q <= 1'b0;
-            s3_a_lt_q <= 1'b0;
-            s3_bi_lt_ai_q <= 1'b0;
+            s3_v_a_q <= 1'b0;
+            s3_v_b_q <= 1'b0;
+            s3_i_a_q <= 1'b0;
+            s3_i_b_q <= 1'b0;
             s3_av_q <= 64'd0;
             s3_bv_q <= 64'd0;
             s3_ai_q <= 64'd0;
@@ -381,9 +382,10 @@ module reduce_alu_lane (
             s2_sum_q <= s2_sum_d;
             s2_at_q <= s2_at_d;
             s2_bt_q <= s2_bt_d;
-            s3_a_gt_q <= s3_a_gt_d;
-            s3_a_lt_q <= s3_a_lt_d;
-            s3_bi_lt_ai_q <= s3_bi_lt_ai_d;
+            s3_v_a_q <= s3_v_a_d;
+            s3_v_b_q <= s3_v_b_d;
+            s3_i_a_q <= s3_i_a_d;
+            s3_i_b_q <= s3_i_b_d;
             s3_av_q <= s3_av_d;
             s3_bv_q <= s3_bv_d;
             s3_ai_q <= s3_ai_d;
@@ -439,6 +441,9 @@ module reduce_alu_lane (
     assign s2_p30_b = bm[15:0];
     assign a_gt = s2_q3_gt_q | ((~s2_q3_lt_q) & (s2_q2_gt_q | ((~s2_q2_lt_q) & (s2_q1_gt_q | ((~s2_q1_lt_q) & s2_q0_gt_q)))));
     assign a_lt = s2_q3_lt_q | ((~s2_q3_gt_q) & (s2_q2_lt_q | ((~s2_q2_gt_q) & (s2_q1_lt_q | ((~s2_q1_gt_q) & s2_q0_lt_q)))));
+    assign tie = (~a_gt) & (~a_lt);
+    assign tie_ai = tie & (~s2_bi_lt_ai_q);
+    assign tie_bi = tie & s2_bi_lt_ai_q;
     assign logical = (((s2_is_land & s2_at_q) & s2_bt_q) | (s2_is_lor & (s2_at_q | s2_bt_q))) | (s2_is_lxor & (s2_at_q ^ s2_bt_q));
     assign t0 = {{32{1'b0}}, s3_p00_q};
     assign t1 = {{32{1'b0}}, s3_p01_q} << 5'h10;
@@ -492,9 +497,10 @@ module reduce_alu_lane (
         s2_sum_d = s2_sum_q;
         s2_at_d = s2_at_q;
         s2_bt_d = s2_bt_q;
-        s3_a_gt_d = s3_a_gt_q;
-        s3_a_lt_d = s3_a_lt_q;
-        s3_bi_lt_ai_d = s3_bi_lt_ai_q;
+        s3_v_a_d = s3_v_a_q;
+        s3_v_b_d = s3_v_b_q;
+        s3_i_a_d = s3_i_a_q;
+        s3_i_b_d = s3_i_b_q;
         s3_av_d = s3_av_q;
         s3_bv_d = s3_bv_q;
         s3_ai_d = s3_ai_q;
@@ -543,9 +549,10 @@ module reduce_alu_lane (
         s2_sum_d = av + bv;
         s2_at_d = |av;
         s2_bt_d = |bv;
-        s3_a_gt_d = a_gt;
-        s3_a_lt_d = a_lt;
-        s3_bi_lt_ai_d = s2_bi_lt_ai_q;
+        s3_v_a_d = (s2_takes_larger & (~a_lt)) | (s2_takes_smaller & (~a_gt));
+        s3_v_b_d = (s2_takes_larger & a_lt) | (s2_takes_smaller & a_gt);
+        s3_i_a_d = (s2_is_maxloc & (a_gt | tie_ai)) | (s2_is_minloc & (a_lt | tie_ai));
+        s3_i_b_d = (s2_is_maxloc & (a_lt | tie_bi)) | (s2_is_minloc & (a_gt | tie_bi));
         s3_av_d = s2_av_q;
         s3_bv_d = s2_bv_q;
         s3_ai_d = s2_ai_q;
@@ -588,48 +595,24 @@ module reduce_alu_lane (
         s5_prod_d = ps + pc;
         s5_value_d = s4_value_q;
         s5_index_d = s4_index_q;
-        imin = s3_ai_q;
-        if (s3_bi_lt_ai_q) begin
-            imin = s3_bi_q;
+        v_a = zero;
+        if (s3_v_a_q) begin
+            v_a = s3_av_q;
         end
-        larger = s3_av_q;
-        if (s3_a_lt_q) begin
-            larger = s3_bv_q;
+        v_b = zero;
+        if (s3_v_b_q) begin
+            v_b = s3_bv_q;
         end
-        smaller = s3_av_q;
-        if (s3_a_gt_q) begin
-            smaller = s3_bv_q;
+        s4_value_d = (v_a | v_b) | s3_other_q;
+        i_a = zero;
+        if (s3_i_a_q) begin
+            i_a = s3_ai_q;
         end
-        index_max = imin;
-        if (s3_a_gt_q) begin
-            index_max = s3_ai_q;
-        end else if (s3_a_lt_q) begin
-            index_max = s3_bi_q;
+        i_b = zero;
+        if (s3_i_b_q) begin
+            i_b = s3_bi_q;
         end
-        index_min = imin;
-        if (s3_a_lt_q) begin
-            index_min = s3_ai_q;
-        end else if (s3_a_gt_q) begin
-            index_min = s3_bi_q;
-        end
-        v_larger = zero;
-        if (s3_takes_larger) begin
-            v_larger = larger;
-        end
-        v_smaller = zero;
-        if (s3_takes_smaller) begin
-            v_smaller = smaller;
-        end
-        s4_value_d = (v_larger | v_smaller) | s3_other_q;
-        i_max = zero;
-        if (s3_is_maxloc) begin
-            i_max = index_max;
-        end
-        i_min = zero;
-        if (s3_is_minloc) begin
-            i_min = index_min;
-        end
-        s4_index_d = i_max | i_min;
+        s4_index_d = i_a | i_b;
         o_r_d = s5_value_q & s5_wmask;
         if (s5_is_prod) begin
             o_r_d = s5_prod_q & s5_wmask;

@@ -5,8 +5,8 @@
 //! blocks.
 
 use netcoll_hdl::emit::examples::{
-    AccUnit, ChildArray, Example, LocalArray, MatchLiterals, MemArray, MulPair, NestedLoops,
-    RegArrayLoop, StateMachine,
+    AccUnit, ChildArray, Example, KeptCopies, LocalArray, MatchLiterals, MemArray, MulPair,
+    NestedLoops, RegArrayLoop, StateMachine,
 };
 use netcoll_hdl::emit::{emit, emit_with_children, EmitError, Module};
 use netcoll_hdl::prim::Reg;
@@ -91,6 +91,27 @@ fn child_array_instances_share_one_module() {
     let ports: Vec<&str> = m.ports.iter().map(|p| p.name.as_str()).collect();
     assert_eq!(ports, ["clock", "reset", "x", "sel", "q_0", "q_1", "q_2"]);
     assert!(m.full_text().contains("module acc_unit ("));
+}
+
+#[test]
+fn kept_registers_have_an_always_block_marked_keep() {
+    let m = emitted::<KeptCopies>();
+    insta::assert_snapshot!("kept_copies", m.text);
+    assert_eq!(m.children.len(), 1, "two instances, one module");
+    let unit = &m.children[0];
+    insta::assert_snapshot!("kept_copies_kept_unit", unit.text);
+    // `own` alone in the kept block; `plain` in the other one.
+    has(
+        unit,
+        "    (* keep *) always @(posedge clock) begin\n        own_q <= own_d;\n    end\n",
+    );
+    has(
+        unit,
+        "    always @(posedge clock) begin\n        plain_q <= plain_d;\n    end\n",
+    );
+    // Neither register resets, so the module has no `reset`.
+    let ports: Vec<&str> = unit.ports.iter().map(|p| p.name.as_str()).collect();
+    assert_eq!(ports, ["clock", "x", "q"]);
 }
 
 #[test]

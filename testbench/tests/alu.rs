@@ -201,21 +201,22 @@ fn a_wrong_design_is_caught() {
 
 /// Yosys finds exactly the integer ALU's (`fp = 0`) pipeline registers (see "Micro-architecture" in
 /// `netcoll_models::reduce_alu`), counted by hand:
-/// - control, 45: stage 1 `in_valid`, `op` (4), `dtype`'s width bit and its floating-point bit
+/// - control, 41: stage 1 `in_valid`, `op` (4), `dtype`'s width bit and its floating-point bit
 ///   (its signedness is decoded from the offered `dtype`, so nothing reads the registered
 ///   bit); "`dtype` is floating point" in stages 2 to 5 and at the outputs (5), which zeroes a
 ///   block without the floating-point types' results for such a `dtype`; stage 2 valid, `err`,
 ///   `is32` and `op` one-hot less the four reserved codes' bits, which nothing reads (12);
-///   stage 3 valid, `err`, `is_prod`, `is32` and of its one-hot `op` the bits stage 4 reads,
-///   MAX, MIN, MAXLOC, MINLOC (4); stages 4 and 5 valid, `err`, `is_prod`, `is32` (4 each);
+///   stage 3 valid, `err`, `is_prod`, `is32` (4: the lanes decide the compare ops in stage 3,
+///   from stage 2's one-hot `op`); stages 4 and 5 valid, `err`, `is_prod`, `is32` (4 each);
 ///   outputs `out_valid`, `err`;
-/// - per lane, 2030: stage 1 `a`, `ai`, `b`, `bi` (256) and of the compare keys only the two
+/// - per lane, 2031: stage 1 `a`, `ai`, `b`, `bi` (256) and of the compare keys only the two
 ///   sign bits each can flip (4: the other bits equal the operands', and synthesis merges
 ///   them); stage 2 `av`, `bv`, `ai`, `bi`, `sum` (320), eleven compare and truth bits (the
 ///   keys' quarters compared apart, greater and less each, `bi < ai`, `a != 0`, `b != 0`), ten
 ///   32-bit partial products less the upper halves of the four of weight 2^48, which shift
 ///   past bit 63 and synthesis removes (256) — the multipliers' operand registers are copies
-///   of stage 1's and merge with them; stage 3 `a_gt`, `a_lt`, `bi < ai` (3), `av`, `bv`,
+///   of stage 1's and merge with them; stage 3 the compare ops' decision (value from `a`,
+///   from `b`, index from `a`, from `b`: 4), `av`, `bv`,
 ///   `ai`, `bi` (256), the result of the ops without a compare (64) and the partial products
 ///   again, less the same upper halves (256); stage 4 value, index (128) and the tree's four
 ///   rows less their constant-zero bits (156): the level-3 sum (64), the level-3 carry above
@@ -240,7 +241,7 @@ fn emitted_alu_has_exactly_its_registers() {
         let refs: Vec<&std::path::Path> = paths.iter().map(|p| p.as_path()).collect();
         let r = netcoll_testbench::tools::yosys_synth_check_files(&refs, &top)
             .unwrap_or_else(|e| panic!("{top}: {e}"));
-        assert_eq!(r.flip_flops, 45 + 2030 * lanes as u64, "{top}: {r:?}");
+        assert_eq!(r.flip_flops, 41 + 2031 * lanes as u64, "{top}: {r:?}");
     }
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -4,8 +4,8 @@
 //! with rust-hdl's `simulate()` on seeded random inputs, every output compared every cycle.
 
 use netcoll_hdl::emit::examples::{
-    ChildArray, Example, LocalArray, MatchLiterals, MemArray, MulPair, NestedLoops, RegArrayLoop,
-    StateMachine,
+    ChildArray, Example, KeptCopies, LocalArray, MatchLiterals, MemArray, MulPair, NestedLoops,
+    RegArrayLoop, StateMachine,
 };
 use netcoll_hdl::emit::{Dir, Module};
 use netcoll_testbench::harness::verilator::{PortDesc, VerilatedModel};
@@ -135,6 +135,33 @@ fn local_array() {
 #[test]
 fn child_array() {
     check::<ChildArray>(0x5eed_0004);
+}
+
+#[test]
+fn kept_copies() {
+    check::<KeptCopies>(0x5eed_000a);
+}
+
+/// Yosys honours `(* keep *)` across instances: after flattening, the two instances' `plain`
+/// registers (same next value) merge into one, their `own`s ([`KeptReg`]) stay two.
+///
+/// [`KeptReg`]: netcoll_hdl::prim::KeptReg
+#[test]
+fn kept_registers_survive_synthesis_per_instance() {
+    let m = KeptCopies::connected().verilog().expect("emits");
+    let dir = TempDir::new("netcoll-kept").expect("temp dir");
+    let mut paths = vec![];
+    write_files(&m, dir.path(), &mut paths);
+    let refs: Vec<&Path> = paths.iter().map(|p| p.as_path()).collect();
+    let r = tools::yosys_synth_check_files(&refs, &m.name).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(r.flip_flops, 8 + 2 * 8, "one `plain`, two `own`s: {r:?}");
+    // Without the attribute the `own`s merge too: the count above depends on it.
+    let dropped = m.full_text().replace("(* keep *) ", "");
+    let p = dir.path().join("no_keep.v");
+    std::fs::write(&p, dropped).expect("write");
+    let r =
+        tools::yosys_synth_check_files(&[p.as_path()], &m.name).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(r.flip_flops, 2 * 8, "one `plain`, one `own`: {r:?}");
 }
 
 #[test]

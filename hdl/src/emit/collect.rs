@@ -53,8 +53,10 @@ pub(super) struct Child {
     pub atoms: Vec<AtomInfo>,
     /// For [`Prim::Inst`]: the child's own module.
     pub module: Option<Module>,
-    /// For [`Prim::Mem`]: the `ram_style` attribute its words get (`distributed`), if any.
-    pub ram_style: Option<&'static str>,
+    /// The Verilog attribute it gets, if any: `ram_style = "distributed"` for a [`Prim::Mem`]'s
+    /// words, `keep` for a [`Prim::DataReg`] that is a [`crate::prim::KeptReg`] (on its
+    /// `always` block).
+    pub attribute: Option<&'static str>,
 }
 
 pub(super) struct Collect {
@@ -88,7 +90,7 @@ fn module_primitive(node: &dyn Block) -> Option<Module> {
     })
 }
 
-/// The primitive `node` is, and for a memory the `ram_style` it asks for.
+/// The primitive `node` is, and the attribute it asks for.
 fn primitive(node: &dyn Block) -> Option<(Prim, Option<&'static str>)> {
     let Verilog::Custom(t) = node.hdl() else {
         return None;
@@ -97,8 +99,9 @@ fn primitive(node: &dyn Block) -> Option<(Prim, Option<&'static str>)> {
     match kind {
         "reg" => Some((Prim::Reg, None)),
         "reg noreset" => Some((Prim::DataReg, None)),
+        "reg noreset keep" => Some((Prim::DataReg, Some(super::render::KEEP))),
         "mem" => Some((Prim::Mem, None)),
-        "mem distributed" => Some((Prim::Mem, Some("distributed"))),
+        "mem distributed" => Some((Prim::Mem, Some("ram_style = \"distributed\""))),
         _ => None,
     }
 }
@@ -150,7 +153,7 @@ impl Collect {
                 prim: Prim::Inst,
                 atoms: vec![],
                 module: Some(m),
-                ram_style: None,
+                attribute: None,
             }),
             Err(e) => self.errors.push(format!("sub-block `{name}`: {e}")),
         }
@@ -172,14 +175,14 @@ impl Probe for Collect {
                     prim: Prim::Inst,
                     atoms: vec![],
                     module: Some(module),
-                    ram_style: None,
+                    attribute: None,
                 }),
-                (None, Some((prim, ram_style)), _) => self.children.push(Child {
+                (None, Some((prim, attribute)), _) => self.children.push(Child {
                     name: name.to_string(),
                     prim,
                     atoms: vec![],
                     module: None,
-                    ram_style,
+                    attribute,
                 }),
                 (None, None, Some((module, array))) => {
                     self.instantiate(name, node, &module, array.as_deref())

@@ -20,7 +20,7 @@
 #![allow(clippy::needless_range_loop)]
 
 use super::{emit, emit_with_children, EmitError, Module};
-use crate::prim::{DataReg, Mem, Mul16, Reg};
+use crate::prim::{DataReg, KeptReg, Mem, Mul16, Reg};
 use rust_hdl::prelude::*;
 
 /// Four 8-bit accumulators in a register array, updated by one loop.
@@ -230,6 +230,64 @@ impl Logic for ChildArray {
             self.accs[i].en.next = self.sel.val().index() == i;
             self.accs[i].x.next = self.x.val();
             self.q[i].next = self.accs[i].q.val();
+        }
+    }
+}
+
+/// One register of each kind without reset, both loaded from `x`: the block [`KeptCopies`]
+/// instantiates twice with the same input.
+///
+/// # Inputs
+/// - `clock`: rising-edge clock.
+/// - `x`: the value both registers load.
+///
+/// # Outputs
+/// - `q`: the previous edge's `x` ([`KeptReg`] `own`) XOR the previous edge's `x + 1`
+///   ([`DataReg`] `plain`).
+#[derive(LogicBlock, Default)]
+pub struct KeptUnit {
+    pub clock: Signal<In, Clock>,
+    pub x: Signal<In, Bits<8>>,
+    pub q: Signal<Out, Bits<8>>,
+    own: KeptReg<Bits<8>>,
+    plain: DataReg<Bits<8>>,
+}
+
+impl Logic for KeptUnit {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(self, clock, own, plain);
+        self.own.d.next = self.x.val();
+        self.plain.d.next = self.x.val() + 1;
+        self.q.next = self.own.q.val() ^ self.plain.q.val();
+    }
+}
+
+/// Two [`KeptUnit`] instances fed the same `x`. Synthesis merges their `plain` registers into
+/// one and keeps both `own`s: 24 flip-flops, where plain registers alone would give 16. Emit
+/// it with `emit_with_children(&b, "kept_copies", header, &[("units", "kept_unit")])`.
+///
+/// # Inputs
+/// - `clock`: rising-edge clock.
+/// - `x`: the input of both instances.
+///
+/// # Outputs
+/// - `q[i]` (`q_0`, `q_1`): instance `i`'s output.
+#[derive(LogicBlock, Default)]
+pub struct KeptCopies {
+    pub clock: Signal<In, Clock>,
+    pub x: Signal<In, Bits<8>>,
+    pub q: [Signal<Out, Bits<8>>; 2],
+    units: [KeptUnit; 2],
+}
+
+impl Logic for KeptCopies {
+    #[hdl_gen]
+    fn update(&mut self) {
+        for i in 0..2 {
+            self.units[i].clock.next = self.clock.val();
+            self.units[i].x.next = self.x.val();
+            self.q[i].next = self.units[i].q.val();
         }
     }
 }
@@ -601,6 +659,31 @@ impl Example for ChildArray {
         self.reset.next = v[0] & 1 != 0;
         self.x.next = b(v[1]);
         self.sel.next = b(v[2]);
+        cycle(
+            self,
+            |s| &mut s.clock,
+            |s| s.q.iter().map(|q| q.val().to_u64()).collect(),
+        )
+    }
+}
+
+impl Example for KeptCopies {
+    const NAME: &'static str = "kept_copies";
+    const INPUTS: &'static [&'static str] = &["x"];
+    const OUTPUTS: &'static [&'static str] = &["q_0", "q_1"];
+    fn connected() -> Self {
+        connected()
+    }
+    fn verilog(&self) -> Result<Module, EmitError> {
+        emit_with_children(
+            self,
+            Self::NAME,
+            &header(Self::NAME),
+            &[("units", "kept_unit")],
+        )
+    }
+    fn cycle(&mut self, v: &[u64]) -> Option<Vec<u64>> {
+        self.x.next = b(v[0]);
         cycle(
             self,
             |s| &mut s.clock,

@@ -10,8 +10,8 @@
 //! ## What the back end guarantees
 //!
 //! 1. **One flat module per block**, deterministic bytes: the same block gives the same text.
-//!    Sub-blocks are the primitives [`crate::prim::Reg`], [`crate::prim::DataReg`] and
-//!    [`crate::prim::Mem`], inlined,
+//!    Sub-blocks are the primitives [`crate::prim::Reg`], [`crate::prim::DataReg`] (and
+//!    [`crate::prim::KeptReg`]) and [`crate::prim::Mem`], inlined,
 //!    or netcoll blocks named in [`emit_with_children`], instantiated.
 //! 2. **Names.** The block's own signals keep their Rust names; register `x` becomes
 //!    `x_q`/`x_d` with all registers in one `always @(posedge clock)` with synchronous reset;
@@ -45,7 +45,10 @@
 //!    (`NicState::CalcReadA` → `NIC_STATE_CALC_READ_A`).
 //! 10. **Clock and reset.** All [`crate::prim::Reg`]s share one `always @(posedge clock)` with a
 //!     synchronous `reset` to zero; the [`crate::prim::DataReg`]s (no reset) share a second
-//!     one, declared after the others under their own comment. A block needs 1-bit `clock` /
+//!     one, declared after the others under their own comment; the [`crate::prim::KeptReg`]s
+//!     a third, `(* keep *) always @(posedge clock)`: Yosys gives the block's attributes to
+//!     the flip-flops it infers and never merges two kept cells, so each instance keeps its
+//!     own copy (an attribute on the declaration keeps only the wire). A block needs 1-bit `clock` /
 //!     `reset` inputs only if something in it uses them, so a purely combinational child module
 //!     has neither, and one whose registers are all `DataReg`s has no `reset`.
 //! 11. **Continuous assignments.** An unconditional assignment to a whole signal that nothing

@@ -49,8 +49,29 @@ impl Emitter {
         self.render_localparams(&mut t);
         let of =
             |p: Prim| -> Vec<&Child> { self.children.iter().filter(|c| c.prim == p).collect() };
-        let (regs, data_regs, mems) = (of(Prim::Reg), of(Prim::DataReg), of(Prim::Mem));
-        render_registers(&regs, &data_regs, &kind, &mut t);
+        let (regs, mems) = (of(Prim::Reg), of(Prim::Mem));
+        let (kept_regs, data_regs): (Vec<&Child>, Vec<&Child>) = of(Prim::DataReg)
+            .into_iter()
+            .partition(|c| c.attribute == Some(KEEP));
+        let reg_groups = [
+            RegGroup {
+                regs: &regs,
+                heading: "Reset to zero:",
+                always: "always @(posedge clock) begin\n        if (reset) begin\n",
+            },
+            RegGroup {
+                regs: &data_regs,
+                heading: "Without reset (a datapath; a flag that resets tells when they count):",
+                always: "always @(posedge clock) begin\n",
+            },
+            RegGroup {
+                regs: &kept_regs,
+                heading: "Without reset, one per instance (`keep`: synthesis must not merge them \
+                          across instances):",
+                always: "(* keep *) always @(posedge clock) begin\n",
+            },
+        ];
+        render_registers(&reg_groups, &kind, &mut t);
         render_memories(&mems, &kind, &mut t);
         self.render_instances(&kind, &mut t);
         if !self.syms.locals.is_empty() {
@@ -59,7 +80,7 @@ impl Emitter {
                 let _ = writeln!(t, "    {};", decl(kind(name), *w, name));
             }
         }
-        render_sequential(&regs, &data_regs, &mems, &mut t);
+        render_sequential(&reg_groups, &mems, &mut t);
         if !assigns.is_empty() {
             t.push('\n');
             t.push_str(&assigns);
@@ -185,31 +206,32 @@ impl Emitter {
     }
 }
 
-fn render_registers(
-    regs: &[&Child],
-    data_regs: &[&Child],
-    kind: &dyn Fn(&str) -> &'static str,
-    t: &mut String,
-) {
-    if regs.is_empty() && data_regs.is_empty() {
+/// The attribute of a [`crate::prim::KeptReg`]; Yosys's `opt_merge` leaves a cell alone when
+/// it and its twin both have it, and `proc` gives an `always` block's attributes to the
+/// flip-flops it infers (on the declaration it would only keep the wire, not its driver).
+pub(super) const KEEP: &str = "keep";
+
+/// Registers declared together and written by one `always` block of their own.
+struct RegGroup<'a> {
+    regs: &'a [&'a Child],
+    /// The comment over their declarations when the module has more than one group (always
+    /// for kept registers, whose comment says why).
+    heading: &'static str,
+    /// The start of their `always` block; the reset group's opens its reset branch.
+    always: &'static str,
+}
+
+fn render_registers(groups: &[RegGroup], kind: &dyn Fn(&str) -> &'static str, t: &mut String) {
+    let used = groups.iter().filter(|g| !g.regs.is_empty()).count();
+    if used == 0 {
         return;
     }
     t.push_str("\n    // Registers: `x_q` holds, `x_d` is its next value.\n");
-    let groups = [
-        (regs, "    // Reset to zero:\n"),
-        (
-            data_regs,
-            "    // Without reset (a datapath; a flag that resets tells when they count):\n",
-        ),
-    ];
-    for (group, heading) in groups {
-        if group.is_empty() {
-            continue;
+    for g in groups.iter().filter(|g| !g.regs.is_empty()) {
+        if used > 1 || g.always.starts_with("(*") {
+            let _ = writeln!(t, "    // {}", g.heading);
         }
-        if !regs.is_empty() && !data_regs.is_empty() {
-            t.push_str(heading);
-        }
-        for c in group {
+        for c in g.regs {
             let (w, p) = (pin(c, "q"), verilog_name(&c.name));
             let _ = writeln!(t, "    {};", decl("reg", w, &format!("{p}_q")));
             let d = format!("{p}_d");
@@ -226,8 +248,8 @@ fn render_memories(mems: &[&Child], kind: &dyn Fn(&str) -> &'static str, t: &mut
             "\n    // Memory `{p}`: {} words, registered read.",
             1usize << aw
         );
-        if let Some(style) = c.ram_style {
-            let _ = writeln!(t, "    (* ram_style = \"{style}\" *)");
+        if let Some(attribute) = c.attribute {
+            let _ = writeln!(t, "    (* {attribute} *)");
         }
         let words = decl("reg", dw, &format!("{p}_words"));
         let _ = writeln!(t, "    {words} [0:{}];", (1usize << aw) - 1);
@@ -244,28 +266,32 @@ fn render_memories(mems: &[&Child], kind: &dyn Fn(&str) -> &'static str, t: &mut
     }
 }
 
-fn render_sequential(regs: &[&Child], data_regs: &[&Child], mems: &[&Child], t: &mut String) {
-    if !regs.is_empty() {
-        t.push_str("\n    always @(posedge clock) begin\n        if (reset) begin\n");
-        for c in regs {
-            let w = pin(c, "q");
-            let _ = writeln!(
-                t,
-                "            {}_q <= {};",
-                verilog_name(&c.name),
-                literal(w, 0)
-            );
-        }
-        t.push_str("        end else begin\n");
-        for c in regs {
-            let _ = writeln!(t, "            {0}_q <= {0}_d;", verilog_name(&c.name));
-        }
-        t.push_str("        end\n    end\n");
-    }
-    if !data_regs.is_empty() {
-        t.push_str("\n    always @(posedge clock) begin\n");
-        for c in data_regs {
-            let _ = writeln!(t, "        {0}_q <= {0}_d;", verilog_name(&c.name));
+fn render_sequential(groups: &[RegGroup], mems: &[&Child], t: &mut String) {
+    for (k, g) in groups
+        .iter()
+        .enumerate()
+        .filter(|(_, g)| !g.regs.is_empty())
+    {
+        let _ = write!(t, "\n    {}", g.always);
+        if k == 0 {
+            for c in g.regs {
+                let w = pin(c, "q");
+                let _ = writeln!(
+                    t,
+                    "            {}_q <= {};",
+                    verilog_name(&c.name),
+                    literal(w, 0)
+                );
+            }
+            t.push_str("        end else begin\n");
+            for c in g.regs {
+                let _ = writeln!(t, "            {0}_q <= {0}_d;", verilog_name(&c.name));
+            }
+            t.push_str("        end\n");
+        } else {
+            for c in g.regs {
+                let _ = writeln!(t, "        {0}_q <= {0}_d;", verilog_name(&c.name));
+            }
         }
         t.push_str("    end\n");
     }
@@ -367,7 +393,7 @@ mod tests {
                 text: text.into(),
                 children: vec![],
             }),
-            ram_style: None,
+            attribute: None,
         }
     }
 

@@ -596,7 +596,7 @@ mod tests {
                 atom("q", AtomKind::OutputParameter, width),
             ],
             module: None,
-            ram_style: None,
+            attribute: None,
         }
     }
 

@@ -1,6 +1,7 @@
-//! The two registers: [`Reg`], with synchronous, active-high reset to zero, and [`DataReg`],
-//! without reset (its docs say when a block may use it); and [`dff_setup!`](crate::dff_setup),
-//! which wires either.
+//! The registers: [`Reg`], with synchronous, active-high reset to zero; [`DataReg`], without
+//! reset (its docs say when a block may use it), and [`KeptReg`], a `DataReg` that synthesis
+//! may not share between instances; and [`dff_setup!`](crate::dff_setup), which wires any of
+//! them.
 //!
 //! `Reg`'s ports:
 //!
@@ -55,51 +56,89 @@ impl<T: Synth> Logic for Reg<T> {
     }
 }
 
-/// A register without reset, for a datapath stage whose contents are never visible at a
-/// block's outputs unless a flag that does reset (a valid bit, a select) says they belong to an
-/// operation offered after the reset.
-///
-/// # Inputs
-/// - `clock`: rising-edge clock.
-/// - `d`: next value.
-///
-/// # Outputs
-/// - `q`: the registered value; zero before the first edge (in rust-hdl and under Verilator),
-///   and through a reset it keeps what it holds.
-///
-/// Why it exists: on an FPGA a synchronous reset is one net to every register it clears. The
-/// four floating-point datapaths of a 4-lane ALU hold some 22,000 flip-flops, and the reset's
-/// fan-out to them was the longest path of the placed block (10 ns of routing).
-#[derive(Clone, Debug, LogicBlock, Default)]
-pub struct DataReg<T: Synth> {
-    pub clock: Signal<In, Clock>,
-    pub d: Signal<In, T>,
-    pub q: Signal<Out, T>,
+/// Declares a register without reset: the struct (its docs given by the caller), its
+/// simulation, and the primitive mark (`kind`) by which the back end knows it.
+macro_rules! register_without_reset {
+    ($(#[$doc:meta])* $name:ident, $kind:literal) => {
+        $(#[$doc])*
+        #[derive(Clone, Debug, LogicBlock, Default)]
+        pub struct $name<T: Synth> {
+            pub clock: Signal<In, Clock>,
+            pub d: Signal<In, T>,
+            pub q: Signal<Out, T>,
+        }
+
+        impl<T: Synth> Logic for $name<T> {
+            fn update(&mut self) {
+                if self.clock.pos_edge() {
+                    self.q.next = self.d.val();
+                }
+            }
+            fn connect(&mut self) {
+                self.q.connect();
+            }
+            fn hdl(&self) -> Verilog {
+                Verilog::Custom(format!(
+                    "{PRIMITIVE_MARK}{}\nalways @(posedge clock) q <= d;\n",
+                    $kind
+                ))
+            }
+            fn timing(&self) -> Vec<TimingInfo> {
+                vec![TimingInfo {
+                    name: "reg".into(),
+                    clock: "clock".into(),
+                    inputs: vec!["d".into()],
+                    outputs: vec!["q".into()],
+                }]
+            }
+        }
+
+        impl<T: Synth> Clocked for $name<T> {
+            fn setup(&mut self, clock: Clock, _reset: bool) {
+                self.clock.next = clock;
+                self.d.next = self.q.val();
+            }
+        }
+    };
 }
 
-impl<T: Synth> Logic for DataReg<T> {
-    fn update(&mut self) {
-        if self.clock.pos_edge() {
-            self.q.next = self.d.val();
-        }
-    }
-    fn connect(&mut self) {
-        self.q.connect();
-    }
-    fn hdl(&self) -> Verilog {
-        Verilog::Custom(format!(
-            "{PRIMITIVE_MARK}reg noreset\nalways @(posedge clock) q <= d;\n"
-        ))
-    }
-    fn timing(&self) -> Vec<TimingInfo> {
-        vec![TimingInfo {
-            name: "reg".into(),
-            clock: "clock".into(),
-            inputs: vec!["d".into()],
-            outputs: vec!["q".into()],
-        }]
-    }
-}
+register_without_reset!(
+    /// A register without reset, for a datapath stage whose contents are never visible at a
+    /// block's outputs unless a flag that does reset (a valid bit, a select) says they belong to
+    /// an operation offered after the reset.
+    ///
+    /// # Inputs
+    /// - `clock`: rising-edge clock.
+    /// - `d`: next value.
+    ///
+    /// # Outputs
+    /// - `q`: the registered value; zero before the first edge (in rust-hdl and under
+    ///   Verilator), and through a reset it keeps what it holds.
+    ///
+    /// Why it exists: on an FPGA a synchronous reset is one net to every register it clears.
+    /// The four floating-point datapaths of a 4-lane ALU hold some 22,000 flip-flops, and the
+    /// reset's fan-out to them was the longest path of the placed block (10 ns of routing).
+    DataReg,
+    "reg noreset"
+);
+
+register_without_reset!(
+    /// A [`DataReg`] that every instance of its block keeps for itself: the back end writes it
+    /// in an `always` block marked `(* keep *)`, so synthesis does not merge it with the
+    /// identical register of a sibling instance.
+    ///
+    /// Ports as [`DataReg`]'s.
+    ///
+    /// Why it exists: after flattening, Yosys's `opt_merge` shares registers that have the same
+    /// next value. The four floating-point datapaths of a 4-lane ALU all register the same `op`
+    /// and `dtype` stage by stage, so each of those registers became one flip-flop driving
+    /// multiplexers in all four datapaths, spread over the chip: the longest path of the placed
+    /// block (8 of its 9.8 ns routing). Use it for a block's control registers that fan out
+    /// widely inside the block and whose next value sibling instances share; a datapath register
+    /// needs nothing (its operands differ from instance to instance).
+    KeptReg,
+    "reg noreset keep"
+);
 
 /// What [`dff_setup!`] does to one register: its clock, `d = q` (hold unless `update` assigns
 /// `d` later) and, for a [`Reg`], the block's reset.
@@ -112,13 +151,6 @@ impl<T: Synth> Clocked for Reg<T> {
         self.clock.next = clock;
         self.d.next = self.q.val();
         self.reset.next = reset;
-    }
-}
-
-impl<T: Synth> Clocked for DataReg<T> {
-    fn setup(&mut self, clock: Clock, _reset: bool) {
-        self.clock.next = clock;
-        self.d.next = self.q.val();
     }
 }
 

@@ -100,7 +100,10 @@
 //! MAX's "take a" fanning out to the value and index multiplexers: stage 4 now registers the
 //! decision (105.0 MHz); then stage 11's carry select followed by the picked half's
 //! normalisation: both halves are now normalised before the pick, and the low half's zero test
-//! needs no carries.
+//! needs no carries (105.1 MHz, median of seeds 1 and 2). Then, mostly routing, the type and
+//! `op` pipelines, which Yosys had merged into one register for all four datapaths: they are
+//! [`KeptReg`]s now, one copy per datapath (109.1 MHz: 104.3, 114.0; the longest path `tf[0]`
+//! through the unpack into the compare key `s2_akey`, 7.9 of its 9.6 ns routing).
 
 pub mod norm;
 pub mod shr;
@@ -113,7 +116,7 @@ use netcoll_models::reduce_alu::{AluOp, ALL_FP_TYPES, WORD_BITS};
 use rust_hdl::prelude::*;
 
 use crate::dff_setup;
-use crate::prim::{DataReg, Mul16};
+use crate::prim::{DataReg, KeptReg, Mul16};
 
 /// Register stages from the operands to `r`, `ri`: the latency the models give a block with
 /// the floating-point types built in.
@@ -161,15 +164,15 @@ crate::sub_block! {
         pub ri: Signal<Out, Bits<W>>,
 
         /// The type: `tf[k]` is stage `k + 1`'s.
-        tf: [DataReg<Bits<2>>; 15],
+        tf: [KeptReg<Bits<2>>; 15],
         // Stage 1: the inputs as offered.
         s1_a: DataReg<Bits<W>>,
         s1_ai: DataReg<Bits<W>>,
         s1_b: DataReg<Bits<W>>,
         s1_bi: DataReg<Bits<W>>,
-        s1_op: DataReg<Bits<OPB>>,
+        s1_op: KeptReg<Bits<OPB>>,
         // Stage 2: the operands unpacked.
-        s2_op: DataReg<Bits<OPB>>,
+        s2_op: KeptReg<Bits<OPB>>,
         s2_asign: DataReg<bool>,
         s2_bsign: DataReg<bool>,
         s2_afield: DataReg<Bits<EW>>,
@@ -205,7 +208,7 @@ crate::sub_block! {
         /// stages 3 to 5; SUM's result (`norm[2]`), stages 8 to 10.
         norm: [ReduceAluFpNorm; 3],
         // Stage 3: the classes and the compares.
-        s3_op: DataReg<Bits<OPB>>,
+        s3_op: KeptReg<Bits<OPB>>,
         s3_asign: DataReg<bool>,
         s3_bsign: DataReg<bool>,
         s3_anan: DataReg<bool>,
@@ -277,8 +280,8 @@ crate::sub_block! {
         /// The result's sign (PROD's, or the SUM's larger operand's), from stage 4.
         c_sign: [DataReg<bool>; 12],
         /// The operation is PROD (stages 4 to 10), SUM (stages 4 to 7).
-        c_prod: [DataReg<bool>; 7],
-        c_sum: [DataReg<bool>; 4],
+        c_prod: [KeptReg<bool>; 7],
+        c_sum: [KeptReg<bool>; 4],
         // Stages 5 and 6.
         /// The right shifters: SUM's smaller significand aligned (`shr[0]`, stages 5 and 6);
         /// a subnormal result brought to its position (`shr[1]`, stages 13 and 14).

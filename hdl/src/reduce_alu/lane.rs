@@ -3,9 +3,10 @@
 //! `r, ri = a op b` for one element, through the six register stages of
 //! `netcoll_models::reduce_alu` ("Micro-architecture"): the operands at width and their
 //! compare keys (`s1_*`); their compares, sum and 16 × 16 partial products (`s2_*`); the
-//! compares combined, the other results and the products again (`s3_*`); the value and
-//! index, and PROD's partly reduced terms (`s4_*`); PROD's sum (`s5_*`); the outputs (`o_*`). The block instantiates one per lane and decodes `op` and `dtype` for all of
-//! them, each at the stage that needs it.
+//! compare ops' choice of value and index, the other results and the products again
+//! (`s3_*`); the value and index, and PROD's partly reduced terms (`s4_*`); PROD's sum
+//! (`s5_*`); the outputs (`o_*`). The block instantiates one per lane and decodes `op` and
+//! `dtype` for all of them, each at the stage that needs it.
 //!
 //! # Inputs
 //! - `clock`, `reset` (synchronous; every register resets to zero);
@@ -15,8 +16,8 @@
 //! - `s2_is_sum`, `s2_is_land`, `s2_is_lor`, `s2_is_lxor`, `s2_is_band`, `s2_is_bor`,
 //!   `s2_is_bxor`: stage 2's `op` is that operation (registered one-hot, so that the selects
 //!   start from registers instead of a decoder shared by every bit of every lane);
-//! - `s3_takes_larger`, `s3_takes_smaller`: stage 3's `op` keeps the larger value (MAX,
-//!   MAXLOC), the smaller (MIN, MINLOC); `s3_is_maxloc`, `s3_is_minloc`: it is MAXLOC,
+//! - `s2_takes_larger`, `s2_takes_smaller`: stage 2's `op` keeps the larger value (MAX,
+//!   MAXLOC), the smaller (MIN, MINLOC); `s2_is_maxloc`, `s2_is_minloc`: it is MAXLOC,
 //!   MINLOC;
 //! - `s5_is_prod`, `s5_wmask`: stage 5's op is PROD; its element mask.
 //!
@@ -30,10 +31,12 @@
 //! sum, and the ten partial products `p{i}{j}` with `i + j <= 3` (rust-hdl multiplies only
 //! 16 × 16), each a [`Mul16`] — a DSP block with its own operand and product registers, fed from
 //! the same masked operands as stage 1. Stage 3: the quarters combined into `a_gt`, `a_lt`,
-//! registered with the operands; the result of the ops without a compare as an OR of terms,
-//! each selected by its `s2_*` operation bit; the partial products, straight out of the DSP
-//! blocks into fabric registers (`s3_p*`). Stage 4: MAX, MIN, MAXLOC, MINLOC select from the
-//! registered compares (by the `s3_*` operation bits), ORed with stage 3's result; the partial products,
+//! and with the `s2_*` bits of MAX, MIN, MAXLOC, MINLOC into four flags, registered with the
+//! operands: which of them is the value (`s3_v_a`, `s3_v_b`) and the index (`s3_i_a`,
+//! `s3_i_b`); the result of the ops without a compare as an OR of terms, each selected by its
+//! `s2_*` operation bit; the partial products, straight out of the DSP blocks into fabric
+//! registers (`s3_p*`). Stage 4: the value and index multiplexed by those flags, ORed with
+//! stage 3's result; the partial products,
 //! shifted to their weights (`t0` … `t9`), through three levels of 3:2 carry-save adders
 //! (`l1_*` … `l3_*`), 10 → 7 → 5 → 4 terms (`s4_row*`). Stage 5: the tree's last two levels
 //! (`l4_*`, then `ps`, `pc`) and one 64-bit add, straight from the carry chain into
@@ -72,10 +75,10 @@ crate::sub_block! {
         pub s2_is_band: Signal<In, bool>,
         pub s2_is_bor: Signal<In, bool>,
         pub s2_is_bxor: Signal<In, bool>,
-        pub s3_takes_larger: Signal<In, bool>,
-        pub s3_takes_smaller: Signal<In, bool>,
-        pub s3_is_maxloc: Signal<In, bool>,
-        pub s3_is_minloc: Signal<In, bool>,
+        pub s2_takes_larger: Signal<In, bool>,
+        pub s2_takes_smaller: Signal<In, bool>,
+        pub s2_is_maxloc: Signal<In, bool>,
+        pub s2_is_minloc: Signal<In, bool>,
         pub s5_is_prod: Signal<In, bool>,
         pub s5_wmask: Signal<In, Bits<W>>,
         pub r: Signal<Out, Bits<W>>,
@@ -118,11 +121,15 @@ crate::sub_block! {
         s2_p20: Mul16,
         s2_p21: Mul16,
         s2_p30: Mul16,
-        // Stage 3: the compares combined and the operands carried, for stage 4's selects;
-        // the result of every op that needs no compare.
-        s3_a_gt: Reg<bool>,
-        s3_a_lt: Reg<bool>,
-        s3_bi_lt_ai: Reg<bool>,
+        // Stage 3: the compare ops decided and the operands carried, for stage 4's
+        // multiplexers; the result of every op that needs no compare.
+        /// The value is `s3_av` (`s3_v_a`), `s3_bv` (`s3_v_b`), or neither (not a compare op);
+        /// the index is `s3_ai` (`s3_i_a`), `s3_bi` (`s3_i_b`), or 0. At most one of each pair
+        /// is set.
+        s3_v_a: Reg<bool>,
+        s3_v_b: Reg<bool>,
+        s3_i_a: Reg<bool>,
+        s3_i_b: Reg<bool>,
         s3_av: Reg<Bits<W>>,
         s3_bv: Reg<Bits<W>>,
         s3_ai: Reg<Bits<W>>,
@@ -161,25 +168,23 @@ crate::sub_block! {
         bm: Signal<Local, Bits<W>>,
         av: Signal<Local, Bits<W>>,
         bv: Signal<Local, Bits<W>>,
-        imin: Signal<Local, Bits<W>>,
-        /// The value MAX and MAXLOC keep (the larger), and MIN and MINLOC (the smaller).
-        larger: Signal<Local, Bits<W>>,
-        smaller: Signal<Local, Bits<W>>,
-        /// The index MAXLOC and MINLOC keep.
-        index_max: Signal<Local, Bits<W>>,
-        index_min: Signal<Local, Bits<W>>,
+        /// The keys are equal; and `ai`, `bi` is the lower index (which MAXLOC and MINLOC
+        /// keep on a tie).
+        tie: Signal<Local, bool>,
+        tie_ai: Signal<Local, bool>,
+        tie_bi: Signal<Local, bool>,
         /// The truth value of the logical operation selected (0 for any other).
         logical: Signal<Local, bool>,
         // The terms of the value and the index, zero unless their operation is selected.
-        v_larger: Signal<Local, Bits<W>>,
-        v_smaller: Signal<Local, Bits<W>>,
+        v_a: Signal<Local, Bits<W>>,
+        v_b: Signal<Local, Bits<W>>,
         v_sum: Signal<Local, Bits<W>>,
         v_and: Signal<Local, Bits<W>>,
         v_or: Signal<Local, Bits<W>>,
         v_xor: Signal<Local, Bits<W>>,
         v_logical: Signal<Local, Bits<W>>,
-        i_max: Signal<Local, Bits<W>>,
-        i_min: Signal<Local, Bits<W>>,
+        i_a: Signal<Local, Bits<W>>,
+        i_b: Signal<Local, Bits<W>>,
         t0: Signal<Local, Bits<W>>,
         t1: Signal<Local, Bits<W>>,
         t2: Signal<Local, Bits<W>>,
@@ -241,9 +246,10 @@ impl Logic for ReduceAluLane {
             s2_sum,
             s2_at,
             s2_bt,
-            s3_a_gt,
-            s3_a_lt,
-            s3_bi_lt_ai,
+            s3_v_a,
+            s3_v_b,
+            s3_i_a,
+            s3_i_b,
             s3_av,
             s3_bv,
             s3_ai,
@@ -355,10 +361,13 @@ impl Logic for ReduceAluLane {
         self.s2_p30.a.next = self.am.val().get_bits::<16>(48);
         self.s2_p30.b.next = self.bm.val().get_bits::<16>(0);
 
-        // ---- Stage 3: the compares combined (the most significant unequal quarter decides),
-        // the operands carried on for stage 4's selects, and the result of every op that needs
-        // no compare: an OR of terms, each selected by its operation bit `s2_is_*` (the compare
-        // ops, PROD and the reserved codes select none, so give 0).
+        // ---- Stage 3: the compares combined (the most significant unequal quarter decides)
+        // and, with stage 2's operation bits, the compare ops' choice of value and index,
+        // registered: stage 4 only multiplexes, each select starting from a register of its own
+        // (the compares used to drive every multiplexer of the value and the index, 8.0 ns of
+        // routing in the floating-point ALU). The operands are carried on, and the result of
+        // every op that needs no compare is an OR of terms, each selected by its operation bit
+        // `s2_is_*` (the compare ops, PROD and the reserved codes select none, so give 0).
         self.a_gt.next = self.s2_q3_gt.q.val()
             | (!self.s2_q3_lt.q.val()
                 & (self.s2_q2_gt.q.val()
@@ -371,9 +380,20 @@ impl Logic for ReduceAluLane {
                     | (!self.s2_q2_gt.q.val()
                         & (self.s2_q1_lt.q.val()
                             | (!self.s2_q1_gt.q.val() & self.s2_q0_lt.q.val())))));
-        self.s3_a_gt.d.next = self.a_gt.val();
-        self.s3_a_lt.d.next = self.a_lt.val();
-        self.s3_bi_lt_ai.d.next = self.s2_bi_lt_ai.q.val();
+        // MAX keeps `a` unless it is the smaller, MIN unless it is the larger (on a tie the
+        // values are equal); MAXLOC's index is the larger's, MINLOC's the smaller's, and on a
+        // tie the lower of the two.
+        self.s3_v_a.d.next = (self.s2_takes_larger.val() & !self.a_lt.val())
+            | (self.s2_takes_smaller.val() & !self.a_gt.val());
+        self.s3_v_b.d.next = (self.s2_takes_larger.val() & self.a_lt.val())
+            | (self.s2_takes_smaller.val() & self.a_gt.val());
+        self.tie.next = !self.a_gt.val() & !self.a_lt.val();
+        self.tie_ai.next = self.tie.val() & !self.s2_bi_lt_ai.q.val();
+        self.tie_bi.next = self.tie.val() & self.s2_bi_lt_ai.q.val();
+        self.s3_i_a.d.next = (self.s2_is_maxloc.val() & (self.a_gt.val() | self.tie_ai.val()))
+            | (self.s2_is_minloc.val() & (self.a_lt.val() | self.tie_ai.val()));
+        self.s3_i_b.d.next = (self.s2_is_maxloc.val() & (self.a_lt.val() | self.tie_bi.val()))
+            | (self.s2_is_minloc.val() & (self.a_gt.val() | self.tie_bi.val()));
         self.s3_av.d.next = self.s2_av.q.val();
         self.s3_bv.d.next = self.s2_bv.q.val();
         self.s3_ai.d.next = self.s2_ai.q.val();
@@ -483,50 +503,25 @@ impl Logic for ReduceAluLane {
         self.s5_value.d.next = self.s4_value.q.val();
         self.s5_index.d.next = self.s4_index.q.val();
 
-        // ---- Stage 4: the value and index of the compare ops, from registered compares;
-        // MAXLOC keeps MAX's value and MINLOC MIN's (on a tie the two values are equal).
-        self.imin.next = self.s3_ai.q.val();
-        if self.s3_bi_lt_ai.q.val() {
-            self.imin.next = self.s3_bi.q.val();
+        // ---- Stage 4: the value and index, multiplexed by stage 3's decision.
+        self.v_a.next = self.zero.val();
+        if self.s3_v_a.q.val() {
+            self.v_a.next = self.s3_av.q.val();
         }
-        self.larger.next = self.s3_av.q.val();
-        if self.s3_a_lt.q.val() {
-            self.larger.next = self.s3_bv.q.val();
+        self.v_b.next = self.zero.val();
+        if self.s3_v_b.q.val() {
+            self.v_b.next = self.s3_bv.q.val();
         }
-        self.smaller.next = self.s3_av.q.val();
-        if self.s3_a_gt.q.val() {
-            self.smaller.next = self.s3_bv.q.val();
+        self.s4_value.d.next = self.v_a.val() | self.v_b.val() | self.s3_other.q.val();
+        self.i_a.next = self.zero.val();
+        if self.s3_i_a.q.val() {
+            self.i_a.next = self.s3_ai.q.val();
         }
-        self.index_max.next = self.imin.val();
-        if self.s3_a_gt.q.val() {
-            self.index_max.next = self.s3_ai.q.val();
-        } else if self.s3_a_lt.q.val() {
-            self.index_max.next = self.s3_bi.q.val();
+        self.i_b.next = self.zero.val();
+        if self.s3_i_b.q.val() {
+            self.i_b.next = self.s3_bi.q.val();
         }
-        self.index_min.next = self.imin.val();
-        if self.s3_a_lt.q.val() {
-            self.index_min.next = self.s3_ai.q.val();
-        } else if self.s3_a_gt.q.val() {
-            self.index_min.next = self.s3_bi.q.val();
-        }
-        self.v_larger.next = self.zero.val();
-        if self.s3_takes_larger.val() {
-            self.v_larger.next = self.larger.val();
-        }
-        self.v_smaller.next = self.zero.val();
-        if self.s3_takes_smaller.val() {
-            self.v_smaller.next = self.smaller.val();
-        }
-        self.s4_value.d.next = self.v_larger.val() | self.v_smaller.val() | self.s3_other.q.val();
-        self.i_max.next = self.zero.val();
-        if self.s3_is_maxloc.val() {
-            self.i_max.next = self.index_max.val();
-        }
-        self.i_min.next = self.zero.val();
-        if self.s3_is_minloc.val() {
-            self.i_min.next = self.index_min.val();
-        }
-        self.s4_index.d.next = self.i_max.val() | self.i_min.val();
+        self.s4_index.d.next = self.i_a.val() | self.i_b.val();
 
         // ---- Outputs: PROD's sum or the value; SUM and PROD carry past bit 31, and the mask
         // keeps a 32-bit result zero-extended.

@@ -76,11 +76,6 @@ netcoll_models::reduce_alu_ports!(rtl_block! {
         s3_err: Reg<bool> = Default::default(),
         s3_is_prod: Reg<bool> = Default::default(),
         s3_is32: Reg<bool> = Default::default(),
-        /// The compare ops' selects for stage 4.
-        s3_larger: Reg<bool> = Default::default(),
-        s3_smaller: Reg<bool> = Default::default(),
-        s3_maxloc: Reg<bool> = Default::default(),
-        s3_minloc: Reg<bool> = Default::default(),
         s4_valid: Reg<bool> = Default::default(),
         s4_err: Reg<bool> = Default::default(),
         s4_is_prod: Reg<bool> = Default::default(),
@@ -124,6 +119,9 @@ netcoll_models::reduce_alu_ports!(rtl_block! {
         in_sflip: Signal<Local, Bits<W>> = Default::default(),
         s5_wmask: Signal<Local, Bits<W>> = Default::default(),
         hot2: Signal<Local, Bits<OP_HOT>> = Default::default(),
+        /// Stage 2's `op` keeps the larger value (MAX, MAXLOC), the smaller (MIN, MINLOC).
+        s2_takes_larger: Signal<Local, bool> = Default::default(),
+        s2_takes_smaller: Signal<Local, bool> = Default::default(),
         first_reserved: Constant<Bits<OPB>> = k(FIRST_RESERVED_OP),
         op_prod: Constant<Bits<OPB>> = k(AluOp::Prod.code()),
         op_max: Constant<Bits<OPB>> = k(AluOp::Max.code()),
@@ -157,9 +155,8 @@ impl<const L: usize, const F: usize, const X: usize> Logic for ReduceAlu<L, F, X
     fn update(&mut self) {
         dff_setup!(
             self, clock, s1_valid, s1_op, s1_dtype, s2_valid, s2_err, s2_op_hot, s2_is32, s3_valid,
-            s3_err, s3_is_prod, s3_is32, s3_larger, s3_smaller, s3_maxloc, s3_minloc, s4_valid,
-            s4_err, s4_is_prod, s4_is32, s5_valid, s5_err, s5_is_prod, s5_is32, o_valid, o_err,
-            s2_fp, s3_fp, s4_fp, s5_fp, o_fp
+            s3_err, s3_is_prod, s3_is32, s4_valid, s4_err, s4_is_prod, s4_is32, s5_valid, s5_err,
+            s5_is_prod, s5_is32, o_valid, o_err, s2_fp, s3_fp, s4_fp, s5_fp, o_fp
         );
         self.s1_valid.d.next = self.in_valid.val();
         self.s1_op.d.next = self.op.val();
@@ -216,12 +213,10 @@ impl<const L: usize, const F: usize, const X: usize> Logic for ReduceAlu<L, F, X
         self.s3_err.d.next = self.s2_err.q.val();
         self.s3_is_prod.d.next = self.hot2.val().get_bit(self.op_prod.val().index());
         self.s3_is32.d.next = self.s2_is32.q.val();
-        self.s3_larger.d.next = self.hot2.val().get_bit(self.op_max.val().index())
+        self.s2_takes_larger.next = self.hot2.val().get_bit(self.op_max.val().index())
             | self.hot2.val().get_bit(self.op_maxloc.val().index());
-        self.s3_smaller.d.next = self.hot2.val().get_bit(self.op_min.val().index())
+        self.s2_takes_smaller.next = self.hot2.val().get_bit(self.op_min.val().index())
             | self.hot2.val().get_bit(self.op_minloc.val().index());
-        self.s3_maxloc.d.next = self.hot2.val().get_bit(self.op_maxloc.val().index());
-        self.s3_minloc.d.next = self.hot2.val().get_bit(self.op_minloc.val().index());
 
         self.s4_valid.d.next = self.s3_valid.q.val();
         self.s4_err.d.next = self.s3_err.q.val();
@@ -256,10 +251,10 @@ impl<const L: usize, const F: usize, const X: usize> Logic for ReduceAlu<L, F, X
             self.lane[n].s2_is_band.next = self.hot2.val().get_bit(self.op_band.val().index());
             self.lane[n].s2_is_bor.next = self.hot2.val().get_bit(self.op_bor.val().index());
             self.lane[n].s2_is_bxor.next = self.hot2.val().get_bit(self.op_bxor.val().index());
-            self.lane[n].s3_takes_larger.next = self.s3_larger.q.val();
-            self.lane[n].s3_takes_smaller.next = self.s3_smaller.q.val();
-            self.lane[n].s3_is_maxloc.next = self.s3_maxloc.q.val();
-            self.lane[n].s3_is_minloc.next = self.s3_minloc.q.val();
+            self.lane[n].s2_takes_larger.next = self.s2_takes_larger.val();
+            self.lane[n].s2_takes_smaller.next = self.s2_takes_smaller.val();
+            self.lane[n].s2_is_maxloc.next = self.hot2.val().get_bit(self.op_maxloc.val().index());
+            self.lane[n].s2_is_minloc.next = self.hot2.val().get_bit(self.op_minloc.val().index());
             self.lane[n].s5_is_prod.next = self.s5_is_prod.q.val();
             self.lane[n].s5_wmask.next = self.s5_wmask.val();
             self.r[n].next = self.lane[n].r.val();

@@ -151,7 +151,11 @@
 //! 3. **Compares, other results, products** (`s3_*`), from stage 2: `a_gt`, `a_lt`,
 //!    `bi_lt_ai`, `av`, `bv`, `ai`, `bi` carried on; the result of every operation that needs
 //!    no compare (SUM, the logical and bitwise ones; 0 for the others); the partial products
-//!    carried on (in the RTL, from the DSP blocks into fabric registers next to them).
+//!    carried on (in the RTL, from the DSP blocks into fabric registers next to them). The RTL
+//!    goes one step further with the compares: with stage 2's `op` it decides here what stage
+//!    4's table below takes for MAX, MIN, MAXLOC, MINLOC (value `av` or `bv`, index `ai`, `bi`
+//!    or 0) and registers that as four flags, so that stage 4's multiplexers are driven by
+//!    registers of their own rather than by the compares.
 //! 4. **Values and carry-save rows** (`s4_*`): the value and index of every operation but
 //!    PROD (the operation table above: MAX, MIN, MAXLOC, MINLOC select from the registered
 //!    compares, the others take stage 3's result; PROD and the reserved codes give 0); the ten
