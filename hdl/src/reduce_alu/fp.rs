@@ -103,7 +103,12 @@
 //! needs no carries (105.1 MHz, median of seeds 1 and 2). Then, mostly routing, the type and
 //! `op` pipelines, which Yosys had merged into one register for all four datapaths: they are
 //! [`KeptReg`]s now, one copy per datapath (109.1 MHz: 104.3, 114.0; the longest path `tf[0]`
-//! through the unpack into the compare key `s2_akey`, 7.9 of its 9.6 ns routing).
+//! through the unpack into the compare key `s2_akey`, 7.9 of its 9.6 ns routing). A third of
+//! the block's flip-flops then were delay lines: MIN / MAX's value and index carried ten
+//! stages here, and the integer lanes' results waiting ten in the ALU's tail. Both now wait in
+//! 16-word LUT RAMs (`val_line`, `index_line`; the ALU's `t_r`, `t_ri`), which leaves 22,137
+//! flip-flops instead of 31,279 and the rest of the logic closer together: 110.2 MHz on seed
+//! 1 (104.3 before), its longest path now `s11_lz` into the subnormal shift's count.
 
 pub mod norm;
 pub mod shr;
@@ -116,7 +121,7 @@ use netcoll_models::reduce_alu::{AluOp, ALL_FP_TYPES, WORD_BITS};
 use rust_hdl::prelude::*;
 
 use crate::dff_setup;
-use crate::prim::{DataReg, KeptReg, Mul16};
+use crate::prim::{DataReg, KeptReg, Mem, Mul16, Reg};
 
 /// Register stages from the operands to `r`, `ri`: the latency the models give a block with
 /// the floating-point types built in.
@@ -139,6 +144,10 @@ const EW: usize = 11;
 /// A full product of two 64-bit significand words.
 const PW: usize = 128;
 const OPB: usize = AluOp::BITS;
+/// Cycles from the register `c_val` (stage 5) to the output stage's: the delay lines'.
+const LINE: u64 = 10;
+// 16 words, read `LINE - 1` behind the write.
+const _: () = assert!(LINE >= 2 && LINE <= 16);
 
 fn k<const N: usize>(v: u64) -> Constant<Bits<N>> {
     Constant::new(Bits::<N>::from(v))
@@ -293,11 +302,22 @@ crate::sub_block! {
         s5_esum: DataReg<Bits<XW>>,
         s5_kprod: DataReg<Bits<XW>>,
         /// The result is the rounded datapath's (SUM or PROD of two finite numbers, not both
-        /// zero, not an exact cancellation: cleared in stage 8); otherwise it is `c_val`, and
-        /// `c_index` MAXLOC's and MINLOC's index, from stage 5.
+        /// zero, not an exact cancellation: cleared in stage 8); otherwise it is the value
+        /// `c_val`, and `c_index` MAXLOC's and MINLOC's index, of stage 5.
         c_arith: [DataReg<bool>; 11],
-        c_val: [DataReg<Bits<W>>; 11],
-        c_index: [DataReg<Bits<W>>; 11],
+        c_val: DataReg<Bits<W>>,
+        c_index: DataReg<Bits<W>>,
+        /// `c_val` and `c_index` carried from stage 5 to the output stage in LUT RAM rather
+        /// than ten registers each: `LINE` cycles later, their read registers hold what
+        /// `c_val` and `c_index` held (see `line_wr`).
+        val_line: Mem<Bits<W>, 4> = Mem::distributed(),
+        index_line: Mem<Bits<W>, 4> = Mem::distributed(),
+        /// The delay lines' write address, and their read address `LINE - 1` words behind
+        /// (loaded with the write address's next value less `LINE - 1`: right from the first
+        /// edge after a reset, which the reset state need not be).
+        line_wr: Reg<Bits<4>>,
+        line_rd: Reg<Bits<4>>,
+        line_lag: Constant<Bits<4>> = k(LINE - 1),
         /// PROD's partial products: element `4 i + j` multiplies digit `i` of `a`'s
         /// normalised significand by digit `j` of `b`'s (operands registered with stage 6,
         /// product with stage 7).
@@ -530,7 +550,7 @@ impl Logic for ReduceAluFp {
             s4_i_b, s4_arith, s4_val, s5_big, s6_big, s5_sub, s6_sub, s5_esum, s5_kprod, s7_sum,
             s9_pa, s9_pb, s10_lo63, s10_lo_nz, s10_carry, s10_hi0, s10_hi1, s11_sig, s11_lz,
             s12_sig, s12_exp, s12_subn, s12_dsh, s13_ovf, s14_ovf, s13_field, s14_field,
-            s15_packed, s15_incr, s15_ovf, o_r, o_ri
+            s15_packed, s15_incr, s15_ovf, o_r, o_ri, c_val, c_index, line_wr, line_rd
         );
         for n in 0..15 {
             self.tf[n].clock.next = self.clock.val();
@@ -560,14 +580,22 @@ impl Logic for ReduceAluFp {
         }
         for n in 0..11 {
             self.c_arith[n].clock.next = self.clock.val();
-            self.c_val[n].clock.next = self.clock.val();
-            self.c_index[n].clock.next = self.clock.val();
         }
         for n in 1..11 {
             self.c_arith[n].d.next = self.c_arith[n - 1].q.val();
-            self.c_val[n].d.next = self.c_val[n - 1].q.val();
-            self.c_index[n].d.next = self.c_index[n - 1].q.val();
         }
+        self.line_wr.d.next = self.line_wr.q.val() + 1;
+        self.line_rd.d.next = self.line_wr.q.val() + 1 - self.line_lag.val();
+        self.val_line.clock.next = self.clock.val();
+        self.val_line.wr_en.next = true;
+        self.val_line.wr_addr.next = self.line_wr.q.val();
+        self.val_line.wr_data.next = self.c_val.q.val();
+        self.val_line.rd_addr.next = self.line_rd.q.val();
+        self.index_line.clock.next = self.clock.val();
+        self.index_line.wr_en.next = true;
+        self.index_line.wr_addr.next = self.line_wr.q.val();
+        self.index_line.wr_data.next = self.c_index.q.val();
+        self.index_line.rd_addr.next = self.line_rd.q.val();
         for n in 0..6 {
             self.c_e[n].clock.next = self.clock.val();
         }
@@ -1015,17 +1043,17 @@ impl Logic for ReduceAluFp {
         self.s5_kprod.d.next = self.s4_kprod.q.val();
         // MIN, MAX, MINLOC, MAXLOC: the value and the index stage 4 chose.
         self.c_arith[0].d.next = self.s4_arith.q.val();
-        self.c_val[0].d.next = self.s4_val.q.val();
+        self.c_val.d.next = self.s4_val.q.val();
         if self.s4_v_a.q.val() {
-            self.c_val[0].d.next = self.s4_ea.q.val();
+            self.c_val.d.next = self.s4_ea.q.val();
         } else if self.s4_v_b.q.val() {
-            self.c_val[0].d.next = self.s4_eb.q.val();
+            self.c_val.d.next = self.s4_eb.q.val();
         }
-        self.c_index[0].d.next = self.zero.val();
+        self.c_index.d.next = self.zero.val();
         if self.s4_i_a.q.val() {
-            self.c_index[0].d.next = self.s4_ai.q.val();
+            self.c_index.d.next = self.s4_ai.q.val();
         } else if self.s4_i_b.q.val() {
-            self.c_index[0].d.next = self.s4_bi.q.val();
+            self.c_index.d.next = self.s4_bi.q.val();
         }
         // PROD: the normalised significands' 16-bit digits into the multipliers' operand
         // registers.
@@ -1294,14 +1322,14 @@ impl Logic for ReduceAluFp {
         if self.s15_ovf.q.val() {
             self.rounded.next = self.t16_inf.val();
         }
-        self.o_r.d.next = self.c_val[10].q.val();
+        self.o_r.d.next = self.val_line.rd_data.val();
         if self.c_arith[10].q.val() {
             self.o_r.d.next = self.rounded.val();
             if self.c_sign[11].q.val() {
                 self.o_r.d.next = self.rounded.val() | self.t16_sign.val();
             }
         }
-        self.o_ri.d.next = self.c_index[10].q.val();
+        self.o_ri.d.next = self.index_line.rd_data.val();
         self.r.next = self.o_r.q.val();
         self.ri.next = self.o_ri.q.val();
     }

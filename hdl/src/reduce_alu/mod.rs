@@ -16,10 +16,13 @@
 //! `reduce_alu_fp`) beside them, fed the same operands, with `FP_LATENCY` stages; the flag
 //! "`dtype` is a floating-point type" travels with the control (`s2_fp` … `o_fp`) and selects
 //! their results at the outputs — or zero, without them (`F = 0`), where such a `dtype` is
-//! answered with `err`. Latency 6 without them; with them, [`FP_TAIL`] more registers (the
+//! answered with `err`. Latency 6 without them; with them, [`FP_TAIL`] more stages (the
 //! tail, `t_*`, after stage 6: `X`, none while `FP_LATENCY = LATENCY`) on every output — the
-//! control, the select `o_fp` and the integer results — so that every operation of the block
-//! answers after `FP_LATENCY` cycles, where the floating-point datapaths' results come out.
+//! control and the select `o_fp` in registers, the integer results in a 16-word LUT RAM per
+//! lane and port (`ram_style = "distributed"`, read `X - 1` words behind the write: 32
+//! `TRELLIS_DPR16X4`s on an ECP5 instead of 1,280 flip-flops per lane) — so that every
+//! operation of the block answers after `FP_LATENCY` cycles, where the floating-point
+//! datapaths' results come out.
 //! A block that contains the ALU (the NIC, the switch's payload path) instantiates
 //! `ReduceAlu<L, F, X>` as a child and drives its ports like any others.
 
@@ -31,7 +34,7 @@ pub use lane::ReduceAluLane;
 
 use crate::dff_setup;
 use crate::emit::{emit_with_children, EmitError, Module};
-use crate::prim::Reg;
+use crate::prim::{Mem, Reg};
 use crate::rtl_block;
 use netcoll_models::kit::cycle::ValueSim;
 use netcoll_models::reduce_alu::{
@@ -46,14 +49,11 @@ const OP_HOT: usize = FIRST_RESERVED_OP as usize;
 const DTB: usize = Dtype::BITS;
 /// The tail stages (`X`) of a block with the floating-point types: `FP_LATENCY - LATENCY`.
 pub const FP_TAIL: usize = FP_LATENCY - LATENCY;
+// The tail's delay lines (16 words, read `X - 1` behind the write) need `2 <= X <= 16`.
+const _: () = assert!(FP_TAIL >= 2 && FP_TAIL <= 16);
 
 fn k<const N: usize>(v: u64) -> Constant<Bits<N>> {
     Constant::new(Bits::<N>::from(v))
-}
-
-/// A two-dimensional array of registers in their reset state.
-fn regs2<T: Synth, const M: usize, const N: usize>() -> [[Reg<T>; M]; N] {
-    core::array::from_fn(|_| core::array::from_fn(|_| Default::default()))
 }
 
 netcoll_models::reduce_alu_ports!(rtl_block! {
@@ -98,13 +98,22 @@ netcoll_models::reduce_alu_ports!(rtl_block! {
         /// The floating-point datapaths (module `reduce_alu_fp`), one per lane, or none.
         fpu: [ReduceAluFp; F] = core::array::from_fn(|_| Default::default()),
         /// The tail: `X` more registers after stage 6 on `out_valid`, `err`, the select
-        /// `o_fp` and the lanes' integer results (element `m` is stage `7 + m`); none when
-        /// `X = 0`. The last of them drives the outputs.
+        /// `o_fp` and "the integer result goes out" (`!o_fp`, cleared by a reset: the
+        /// delay lines' words are not) (element `m` is stage `7 + m`); none when `X = 0`.
+        /// The last of them drives the outputs.
         t_valid: [Reg<bool>; X] = core::array::from_fn(|_| Default::default()),
         t_err: [Reg<bool>; X] = core::array::from_fn(|_| Default::default()),
         t_fp: [Reg<bool>; X] = core::array::from_fn(|_| Default::default()),
-        t_r: [[Reg<Bits<W>>; X]; F] = regs2(),
-        t_ri: [[Reg<Bits<W>>; X]; F] = regs2(),
+        t_int: [Reg<bool>; X] = core::array::from_fn(|_| Default::default()),
+        /// The lanes' integer results delayed `X` cycles in LUT RAM, rather than `X`
+        /// registers each: after edge `t`, the read registers hold the lane's `r`, `ri` of
+        /// `X` edges earlier (the words `X - 1` behind the write address are read).
+        t_r: [Mem<Bits<W>, 4>; F] = core::array::from_fn(|_| Mem::distributed()),
+        t_ri: [Mem<Bits<W>, 4>; F] = core::array::from_fn(|_| Mem::distributed()),
+        /// Per lane, the delay lines' write and read addresses.
+        t_wr: [Reg<Bits<4>>; F] = core::array::from_fn(|_| Default::default()),
+        t_rd: [Reg<Bits<4>>; F] = core::array::from_fn(|_| Default::default()),
+        t_lag: Constant<Bits<4>> = k(last(X) as u64),
         /// The floating-point types built in, bit `t` for `FpType::ALL[t]` (`fp_types`;
         /// all four by default when `F > 0`, none when `F = 0`): see
         /// [`ReduceAlu::set_fp_types`].
@@ -277,24 +286,35 @@ impl<const L: usize, const F: usize, const X: usize> Logic for ReduceAlu<L, F, X
                 self.r[n].next = self.fpu[n].r.val();
                 self.ri[n].next = self.fpu[n].ri.val();
             }
-            // The tail (X > 0): the integer results wait X more registers, and the last of
-            // them, or the floating-point datapath's result (X stages deeper itself), goes out.
-            for m in 0..X {
-                self.t_r[n][m].clock.next = self.clock.val();
-                self.t_r[n][m].reset.next = self.reset.val();
-                self.t_ri[n][m].clock.next = self.clock.val();
-                self.t_ri[n][m].reset.next = self.reset.val();
-                if m == 0 {
-                    self.t_r[n][m].d.next = self.lane[n].r.val();
-                    self.t_ri[n][m].d.next = self.lane[n].ri.val();
-                } else {
-                    self.t_r[n][m].d.next = self.t_r[n][m - 1].q.val();
-                    self.t_ri[n][m].d.next = self.t_ri[n][m - 1].q.val();
-                }
-            }
+            // The tail (X > 0): the integer results wait X cycles in the delay lines, and
+            // they, or the floating-point datapath's result (X stages deeper itself), or zero
+            // (X cycles after a reset), go out.
+            // The read address loads the write address's next value less `X - 1`: right
+            // from the first edge after a reset (the reset state is not, and `t_int` keeps
+            // what is read then from the outputs).
+            self.t_wr[n].clock.next = self.clock.val();
+            self.t_wr[n].reset.next = self.reset.val();
+            self.t_rd[n].clock.next = self.clock.val();
+            self.t_rd[n].reset.next = self.reset.val();
+            self.t_wr[n].d.next = self.t_wr[n].q.val() + 1;
+            self.t_rd[n].d.next = self.t_wr[n].q.val() + 1 - self.t_lag.val();
+            self.t_r[n].clock.next = self.clock.val();
+            self.t_r[n].wr_en.next = true;
+            self.t_r[n].wr_addr.next = self.t_wr[n].q.val();
+            self.t_r[n].wr_data.next = self.lane[n].r.val();
+            self.t_r[n].rd_addr.next = self.t_rd[n].q.val();
+            self.t_ri[n].clock.next = self.clock.val();
+            self.t_ri[n].wr_en.next = true;
+            self.t_ri[n].wr_addr.next = self.t_wr[n].q.val();
+            self.t_ri[n].wr_data.next = self.lane[n].ri.val();
+            self.t_ri[n].rd_addr.next = self.t_rd[n].q.val();
             for m in last(X)..X {
-                self.r[n].next = self.t_r[n][m].q.val();
-                self.ri[n].next = self.t_ri[n][m].q.val();
+                self.r[n].next = self.zero.val();
+                self.ri[n].next = self.zero.val();
+                if self.t_int[m].q.val() {
+                    self.r[n].next = self.t_r[n].rd_data.val();
+                    self.ri[n].next = self.t_ri[n].rd_data.val();
+                }
                 if self.t_fp[m].q.val() {
                     self.r[n].next = self.fpu[n].r.val();
                     self.ri[n].next = self.fpu[n].ri.val();
@@ -308,14 +328,18 @@ impl<const L: usize, const F: usize, const X: usize> Logic for ReduceAlu<L, F, X
             self.t_err[m].reset.next = self.reset.val();
             self.t_fp[m].clock.next = self.clock.val();
             self.t_fp[m].reset.next = self.reset.val();
+            self.t_int[m].clock.next = self.clock.val();
+            self.t_int[m].reset.next = self.reset.val();
             if m == 0 {
                 self.t_valid[m].d.next = self.o_valid.q.val();
                 self.t_err[m].d.next = self.o_err.q.val();
                 self.t_fp[m].d.next = self.o_fp.q.val();
+                self.t_int[m].d.next = !self.o_fp.q.val();
             } else {
                 self.t_valid[m].d.next = self.t_valid[m - 1].q.val();
                 self.t_err[m].d.next = self.t_err[m - 1].q.val();
                 self.t_fp[m].d.next = self.t_fp[m - 1].q.val();
+                self.t_int[m].d.next = self.t_int[m - 1].q.val();
             }
         }
         for m in last(X)..X {

@@ -169,7 +169,9 @@
 //! 7. **The tail** (`fp = 1` only): `FP_LATENCY - LATENCY` more registers (none while the two
 //!    are equal) after stage 6 on every output, `out_valid`, `err`, every lane's `r` and `ri`,
 //!    and the "`dtype` is floating point" select; at the last of them the select takes the
-//!    floating-point datapath's result, which is `FP_LATENCY` stages deep itself.
+//!    floating-point datapath's result, which is `FP_LATENCY` stages deep itself. (The RTL
+//!    delays `r` and `ri` in a LUT RAM instead, and a flag that resets keeps the words it
+//!    reads in the cycles after a reset off the outputs: the ports behave the same.)
 //!
 //! For the 32-bit types the low 32 bits of the 64-bit product are the wrapped product, so one
 //! multiplier serves every dtype.
