@@ -106,7 +106,7 @@
 //! through the unpack into the compare key `s2_akey`, 7.9 of its 9.6 ns routing). A third of
 //! the block's flip-flops then were delay lines: MIN / MAX's value and index carried ten
 //! stages here, and the integer lanes' results waiting ten in the ALU's tail. Both now wait in
-//! 16-word LUT RAMs (`val_line`, `index_line`; the ALU's `t_r`, `t_ri`), which leaves 22,137
+//! 16-word LUT RAMs (`line` here and the ALU's, module `reduce_alu_delay_line`), which leaves 22,137
 //! flip-flops instead of 31,279 and the rest of the logic closer together: 110.2 MHz on seed
 //! 1 (104.3 before), its longest path now `s11_lz` into the subnormal shift's count.
 
@@ -120,8 +120,9 @@ use netcoll_models::reduce_alu::fp::FpType;
 use netcoll_models::reduce_alu::{AluOp, ALL_FP_TYPES, WORD_BITS};
 use rust_hdl::prelude::*;
 
+use super::delay_line::ReduceAluDelayLine;
 use crate::dff_setup;
-use crate::prim::{DataReg, KeptReg, Mem, Mul16, Reg};
+use crate::prim::{DataReg, KeptReg, Mul16};
 
 /// Register stages from the operands to `r`, `ri`: the latency the models give a block with
 /// the floating-point types built in.
@@ -130,7 +131,13 @@ const _: () = assert!(FP_STAGES == netcoll_models::reduce_alu::FP_LATENCY);
 
 /// The sub-blocks emitted as modules of their own (field name, module name): what every
 /// `emit_with_children` of a block containing this datapath declares.
-pub const FP_CHILDREN: [(&str, &str); 2] = [("norm", norm::MODULE), ("shr", shr::MODULE)];
+///
+/// The delay lines are declared as `line` here and in the ALU: one module however many use it.
+pub const FP_CHILDREN: [(&str, &str); 3] = [
+    ("norm", norm::MODULE),
+    ("shr", shr::MODULE),
+    ("line", super::delay_line::MODULE),
+];
 
 const W: usize = WORD_BITS;
 /// Bits of an offset exponent (`R = B + 4096`, `E`, see the module docs).
@@ -146,8 +153,7 @@ const PW: usize = 128;
 const OPB: usize = AluOp::BITS;
 /// Cycles from the register `c_val` (stage 5) to the output stage's: the delay lines'.
 const LINE: u64 = 10;
-// 16 words, read `LINE - 1` behind the write.
-const _: () = assert!(LINE >= 2 && LINE <= 16);
+const _: () = assert!(LINE >= 2 && LINE <= super::delay_line::MAX_DELAY as u64);
 
 fn k<const N: usize>(v: u64) -> Constant<Bits<N>> {
     Constant::new(Bits::<N>::from(v))
@@ -308,16 +314,9 @@ crate::sub_block! {
         c_val: DataReg<Bits<W>>,
         c_index: DataReg<Bits<W>>,
         /// `c_val` and `c_index` carried from stage 5 to the output stage in LUT RAM rather
-        /// than ten registers each: `LINE` cycles later, their read registers hold what
-        /// `c_val` and `c_index` held (see `line_wr`).
-        val_line: Mem<Bits<W>, 4> = Mem::distributed(),
-        index_line: Mem<Bits<W>, 4> = Mem::distributed(),
-        /// The delay lines' write address, and their read address `LINE - 1` words behind
-        /// (loaded with the write address's next value less `LINE - 1`: right from the first
-        /// edge after a reset, which the reset state need not be).
-        line_wr: Reg<Bits<4>>,
-        line_rd: Reg<Bits<4>>,
-        line_lag: Constant<Bits<4>> = k(LINE - 1),
+        /// than ten registers each (module `reduce_alu_delay_line`, `LINE` cycles).
+        line: ReduceAluDelayLine,
+        delay_cycles: Constant<Bits<5>> = k(LINE),
         /// PROD's partial products: element `4 i + j` multiplies digit `i` of `a`'s
         /// normalised significand by digit `j` of `b`'s (operands registered with stage 6,
         /// product with stage 7).
@@ -550,7 +549,7 @@ impl Logic for ReduceAluFp {
             s4_i_b, s4_arith, s4_val, s5_big, s6_big, s5_sub, s6_sub, s5_esum, s5_kprod, s7_sum,
             s9_pa, s9_pb, s10_lo63, s10_lo_nz, s10_carry, s10_hi0, s10_hi1, s11_sig, s11_lz,
             s12_sig, s12_exp, s12_subn, s12_dsh, s13_ovf, s14_ovf, s13_field, s14_field,
-            s15_packed, s15_incr, s15_ovf, o_r, o_ri, c_val, c_index, line_wr, line_rd
+            s15_packed, s15_incr, s15_ovf, o_r, o_ri, c_val, c_index
         );
         for n in 0..15 {
             self.tf[n].clock.next = self.clock.val();
@@ -584,18 +583,10 @@ impl Logic for ReduceAluFp {
         for n in 1..11 {
             self.c_arith[n].d.next = self.c_arith[n - 1].q.val();
         }
-        self.line_wr.d.next = self.line_wr.q.val() + 1;
-        self.line_rd.d.next = self.line_wr.q.val() + 1 - self.line_lag.val();
-        self.val_line.clock.next = self.clock.val();
-        self.val_line.wr_en.next = true;
-        self.val_line.wr_addr.next = self.line_wr.q.val();
-        self.val_line.wr_data.next = self.c_val.q.val();
-        self.val_line.rd_addr.next = self.line_rd.q.val();
-        self.index_line.clock.next = self.clock.val();
-        self.index_line.wr_en.next = true;
-        self.index_line.wr_addr.next = self.line_wr.q.val();
-        self.index_line.wr_data.next = self.c_index.q.val();
-        self.index_line.rd_addr.next = self.line_rd.q.val();
+        self.line.clock.next = self.clock.val();
+        self.line.delay.next = self.delay_cycles.val();
+        self.line.d.next = self.c_val.q.val();
+        self.line.di.next = self.c_index.q.val();
         for n in 0..6 {
             self.c_e[n].clock.next = self.clock.val();
         }
@@ -1322,14 +1313,14 @@ impl Logic for ReduceAluFp {
         if self.s15_ovf.q.val() {
             self.rounded.next = self.t16_inf.val();
         }
-        self.o_r.d.next = self.val_line.rd_data.val();
+        self.o_r.d.next = self.line.q.val();
         if self.c_arith[10].q.val() {
             self.o_r.d.next = self.rounded.val();
             if self.c_sign[11].q.val() {
                 self.o_r.d.next = self.rounded.val() | self.t16_sign.val();
             }
         }
-        self.o_ri.d.next = self.index_line.rd_data.val();
+        self.o_ri.d.next = self.line.qi.val();
         self.r.next = self.o_r.q.val();
         self.ri.next = self.o_ri.q.val();
     }
@@ -1342,7 +1333,7 @@ mod tests {
     use std::collections::VecDeque;
 
     /// The block emits as module `reduce_alu_fp` with the multiplier's module
-    /// (`reduce_alu_mul16`), the normaliser and the shifter as its children. To lint it, run this test with `FP_VERILOG_DIR`
+    /// (`reduce_alu_mul16`), the normaliser, the shifter and the delay line as its children. To lint it, run this test with `FP_VERILOG_DIR`
     /// set to a directory, which receives one file per module, then
     /// `verilator --lint-only -Wall --top-module reduce_alu_fp *.v` there.
     #[test]
@@ -1361,7 +1352,12 @@ mod tests {
         let children: Vec<&str> = m.children.iter().map(|c| c.name.as_str()).collect();
         assert_eq!(
             children,
-            [norm::MODULE, shr::MODULE, crate::prim::mul::MUL16_MODULE]
+            [
+                norm::MODULE,
+                shr::MODULE,
+                crate::reduce_alu::delay_line::MODULE,
+                crate::prim::mul::MUL16_MODULE
+            ]
         );
         let ports: Vec<(&str, usize)> =
             m.ports.iter().map(|p| (p.name.as_str(), p.width)).collect();

@@ -18,23 +18,25 @@
 //! their results at the outputs — or zero, without them (`F = 0`), where such a `dtype` is
 //! answered with `err`. Latency 6 without them; with them, [`FP_TAIL`] more stages (the
 //! tail, `t_*`, after stage 6: `X`, none while `FP_LATENCY = LATENCY`) on every output — the
-//! control and the select `o_fp` in registers, the integer results in a 16-word LUT RAM per
-//! lane and port (`ram_style = "distributed"`, read `X - 1` words behind the write: 32
+//! control and the select `o_fp` in registers, the integer results in a
+//! [`ReduceAluDelayLine`] per lane (module `reduce_alu_delay_line`, two 16-word LUT RAMs: 32
 //! `TRELLIS_DPR16X4`s on an ECP5 instead of 1,280 flip-flops per lane) — so that every
 //! operation of the block answers after `FP_LATENCY` cycles, where the floating-point
 //! datapaths' results come out.
 //! A block that contains the ALU (the NIC, the switch's payload path) instantiates
 //! `ReduceAlu<L, F, X>` as a child and drives its ports like any others.
 
+pub mod delay_line;
 pub mod fp;
 pub mod lane;
 
+pub use delay_line::ReduceAluDelayLine;
 pub use fp::ReduceAluFp;
 pub use lane::ReduceAluLane;
 
 use crate::dff_setup;
 use crate::emit::{emit_with_children, EmitError, Module};
-use crate::prim::{Mem, Reg};
+use crate::prim::Reg;
 use crate::rtl_block;
 use netcoll_models::kit::cycle::ValueSim;
 use netcoll_models::reduce_alu::{
@@ -49,8 +51,7 @@ const OP_HOT: usize = FIRST_RESERVED_OP as usize;
 const DTB: usize = Dtype::BITS;
 /// The tail stages (`X`) of a block with the floating-point types: `FP_LATENCY - LATENCY`.
 pub const FP_TAIL: usize = FP_LATENCY - LATENCY;
-// The tail's delay lines (16 words, read `X - 1` behind the write) need `2 <= X <= 16`.
-const _: () = assert!(FP_TAIL >= 2 && FP_TAIL <= 16);
+const _: () = assert!(FP_TAIL >= 2 && FP_TAIL <= delay_line::MAX_DELAY);
 
 fn k<const N: usize>(v: u64) -> Constant<Bits<N>> {
     Constant::new(Bits::<N>::from(v))
@@ -105,15 +106,10 @@ netcoll_models::reduce_alu_ports!(rtl_block! {
         t_err: [Reg<bool>; X] = core::array::from_fn(|_| Default::default()),
         t_fp: [Reg<bool>; X] = core::array::from_fn(|_| Default::default()),
         t_int: [Reg<bool>; X] = core::array::from_fn(|_| Default::default()),
-        /// The lanes' integer results delayed `X` cycles in LUT RAM, rather than `X`
-        /// registers each: after edge `t`, the read registers hold the lane's `r`, `ri` of
-        /// `X` edges earlier (the words `X - 1` behind the write address are read).
-        t_r: [Mem<Bits<W>, 4>; F] = core::array::from_fn(|_| Mem::distributed()),
-        t_ri: [Mem<Bits<W>, 4>; F] = core::array::from_fn(|_| Mem::distributed()),
-        /// Per lane, the delay lines' write and read addresses.
-        t_wr: [Reg<Bits<4>>; F] = core::array::from_fn(|_| Default::default()),
-        t_rd: [Reg<Bits<4>>; F] = core::array::from_fn(|_| Default::default()),
-        t_lag: Constant<Bits<4>> = k(last(X) as u64),
+        /// The lanes' integer results delayed `X` cycles in LUT RAM rather than `X`
+        /// registers each (module `reduce_alu_delay_line`).
+        line: [ReduceAluDelayLine; F] = core::array::from_fn(|_| Default::default()),
+        delay_cycles: Constant<Bits<5>> = k(X as u64),
         /// The floating-point types built in, bit `t` for `FpType::ALL[t]` (`fp_types`;
         /// all four by default when `F > 0`, none when `F = 0`): see
         /// [`ReduceAlu::set_fp_types`].
@@ -288,32 +284,17 @@ impl<const L: usize, const F: usize, const X: usize> Logic for ReduceAlu<L, F, X
             }
             // The tail (X > 0): the integer results wait X cycles in the delay lines, and
             // they, or the floating-point datapath's result (X stages deeper itself), or zero
-            // (X cycles after a reset), go out.
-            // The read address loads the write address's next value less `X - 1`: right
-            // from the first edge after a reset (the reset state is not, and `t_int` keeps
-            // what is read then from the outputs).
-            self.t_wr[n].clock.next = self.clock.val();
-            self.t_wr[n].reset.next = self.reset.val();
-            self.t_rd[n].clock.next = self.clock.val();
-            self.t_rd[n].reset.next = self.reset.val();
-            self.t_wr[n].d.next = self.t_wr[n].q.val() + 1;
-            self.t_rd[n].d.next = self.t_wr[n].q.val() + 1 - self.t_lag.val();
-            self.t_r[n].clock.next = self.clock.val();
-            self.t_r[n].wr_en.next = true;
-            self.t_r[n].wr_addr.next = self.t_wr[n].q.val();
-            self.t_r[n].wr_data.next = self.lane[n].r.val();
-            self.t_r[n].rd_addr.next = self.t_rd[n].q.val();
-            self.t_ri[n].clock.next = self.clock.val();
-            self.t_ri[n].wr_en.next = true;
-            self.t_ri[n].wr_addr.next = self.t_wr[n].q.val();
-            self.t_ri[n].wr_data.next = self.lane[n].ri.val();
-            self.t_ri[n].rd_addr.next = self.t_rd[n].q.val();
+            // (X cycles after a reset, when what the lines hold is stale: `t_int`), go out.
+            self.line[n].clock.next = self.clock.val();
+            self.line[n].delay.next = self.delay_cycles.val();
+            self.line[n].d.next = self.lane[n].r.val();
+            self.line[n].di.next = self.lane[n].ri.val();
             for m in last(X)..X {
                 self.r[n].next = self.zero.val();
                 self.ri[n].next = self.zero.val();
                 if self.t_int[m].q.val() {
-                    self.r[n].next = self.t_r[n].rd_data.val();
-                    self.ri[n].next = self.t_ri[n].rd_data.val();
+                    self.r[n].next = self.line[n].q.val();
+                    self.ri[n].next = self.line[n].qi.val();
                 }
                 if self.t_fp[m].q.val() {
                     self.r[n].next = self.fpu[n].r.val();
