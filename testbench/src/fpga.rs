@@ -1036,10 +1036,12 @@ mod tests {
                 "reduce_alu_fp.v",
                 "reduce_alu_fp_norm.v",
                 "reduce_alu_fp_shr.v",
+                "reduce_alu_delay_line.v",
                 "reduce_alu_mul16.v"
             ]
         );
-        // The block's own files hold the multiplier once although both children use it.
+        // The block's own files hold the multiplier once although both children use it, and the
+        // delay line once although the block and the FP datapath both instantiate it.
         let all: Vec<String> = module_files(&top).into_iter().map(|f| f.0).collect();
         assert_eq!(
             all,
@@ -1049,7 +1051,8 @@ mod tests {
                 "reduce_alu_mul16.v",
                 "reduce_alu_fp.v",
                 "reduce_alu_fp_norm.v",
-                "reduce_alu_fp_shr.v"
+                "reduce_alu_fp_shr.v",
+                "reduce_alu_delay_line.v"
             ]
         );
         assert!(find_module(&top, "nic").is_none());
