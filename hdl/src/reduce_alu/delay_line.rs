@@ -1,27 +1,28 @@
 //! # A delay line in LUT RAM (module `reduce_alu_delay_line`)
 //!
-//! A result word and its index delayed `delay` cycles, as `delay` registers in series would,
-//! but held in two 16-word memories marked for LUT RAM: on an ECP5 a word costs 16 of the
-//! 4-bit-wide RAMs whatever the delay, where `delay` registers cost `64 × delay` flip-flops.
+//! A result word and its index delayed `lag + 1` cycles (2 to 16), as that many registers in
+//! series would, but held in two 16-word memories marked for LUT RAM: on an ECP5 a word costs
+//! 16 of the 4-bit-wide RAMs whatever the delay, where registers cost 64 flip-flops a cycle.
 //! The floating-point datapath carries MIN / MAX's value and index from stage 5 to its output
 //! in one, and the ALU's tail keeps each integer lane's results in one until the
 //! floating-point lanes' are ready.
 //!
 //! # Inputs
 //! - `clock` (no reset: the words are not cleared, so the block using a line must keep what
-//!   it reads in the first `delay` cycles after a reset off its outputs);
-//! - `delay` (5 bits, 2 to 16): the cycles of delay; the user drives it with a constant;
+//!   it reads in the first `lag + 1` cycles after a reset off its outputs);
+//! - `lag` (4 bits, 1 to 15): the words the read trails the write, the delay less one (a delay
+//!   of 2 to 16 cycles); the user drives it with a constant;
 //! - `d`, `di` (64 bits each): the words entering the line.
 //!
 //! # Outputs
-//! - `q`, `qi`: what `d`, `di` were `delay` edges earlier (offered at edge `t`, out after edge
-//!   `t + delay - 1`, like the last of `delay` registers).
+//! - `q`, `qi`: what `d`, `di` were `lag + 1` edges earlier (offered at edge `t`, out after
+//!   edge `t + lag`, like the last of `lag + 1` registers).
 //!
 //! # Structure
 //! The memories are written at every edge at `wr`, a free-running count, and read at `rd`,
-//! which is loaded with `wr`'s next value less `delay - 1`: so `rd` trails `wr` by `delay - 1`
-//! words from the first edge on, whatever either held before (neither needs a reset). The
-//! memories' read is registered, which makes the last cycle.
+//! which is loaded with `wr`'s next value less `lag`: so `rd` trails `wr` by `lag` words from
+//! the first edge on, whatever either held before (neither needs a reset). The memories' read
+//! is registered, which makes the last cycle.
 
 use netcoll_models::reduce_alu::WORD_BITS;
 use rust_hdl::prelude::*;
@@ -40,17 +41,16 @@ crate::sub_block! {
     /// The delay line.
     pub struct ReduceAluDelayLine {
         pub clock: Signal<In, Clock>,
-        pub delay: Signal<In, Bits<5>>,
+        pub lag: Signal<In, Bits<4>>,
         pub d: Signal<In, Bits<W>>,
         pub di: Signal<In, Bits<W>>,
         pub q: Signal<Out, Bits<W>>,
         pub qi: Signal<Out, Bits<W>>,
         words: Mem<Bits<W>, 4> = Mem::distributed(),
         index_words: Mem<Bits<W>, 4> = Mem::distributed(),
-        /// The write address, and the read address `delay - 1` words behind it.
+        /// The write address, and the read address `lag` words behind it.
         wr: DataReg<Bits<4>>,
         rd: DataReg<Bits<4>>,
-        two: Constant<Bits<4>> = Constant::new(Bits::<4>::from(2u64)),
     }
 }
 
@@ -59,8 +59,7 @@ impl Logic for ReduceAluDelayLine {
     fn update(&mut self) {
         clock!(self, clock, wr, rd, words, index_words);
         self.wr.d.next = self.wr.q.val() + 1;
-        // `delay` = 16 is 0 in four bits, which the sum's wrap makes right.
-        self.rd.d.next = self.wr.q.val() + self.two.val() - self.delay.val().get_bits::<4>(0);
+        self.rd.d.next = self.wr.q.val() + 1 - self.lag.val();
         self.words.wr_en.next = true;
         self.words.wr_addr.next = self.wr.q.val();
         self.words.wr_data.next = self.d.val();
@@ -80,7 +79,7 @@ mod tests {
     use rand::{Rng, SeedableRng};
     use std::collections::VecDeque;
 
-    /// Every delay the line holds, against `delay` registers in series (the naive reference),
+    /// Every delay the line holds, against that many registers in series (the naive reference),
     /// on seeded random words, from power-up and across the address's wrap.
     #[test]
     fn delay_line_is_registers_in_series() {
@@ -89,7 +88,7 @@ mod tests {
             let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
             let mut uut = ReduceAluDelayLine::default();
             uut.connect_all();
-            uut.delay.next = (delay as u64).into();
+            uut.lag.next = (delay as u64 - 1).into();
             // The registers' contents, newest first; zero at power-up, like the memories.
             let mut regs: VecDeque<(u64, u64)> = (1..delay).map(|_| (0, 0)).collect();
             for cycle in 0..100 {
@@ -103,7 +102,7 @@ mod tests {
                 regs.push_front((d, di));
                 let (q, qi) = regs.pop_back().expect("one word per register");
                 // The memory's words are zero at power-up in simulation only; what is read in
-                // the first `delay` cycles is not promised.
+                // the first `lag + 1` cycles is not promised.
                 if cycle >= delay {
                     assert_eq!(
                         (uut.q.val().to_u64(), uut.qi.val().to_u64()),

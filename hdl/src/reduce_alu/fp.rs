@@ -106,9 +106,9 @@
 //! through the unpack into the compare key `s2_akey`, 7.9 of its 9.6 ns routing). A third of
 //! the block's flip-flops then were delay lines: MIN / MAX's value and index carried ten
 //! stages here, and the integer lanes' results waiting ten in the ALU's tail. Both now wait in
-//! 16-word LUT RAMs (`line` here and the ALU's, module `reduce_alu_delay_line`), which leaves 22,137
-//! flip-flops instead of 31,279 and the rest of the logic closer together: 110.2 MHz on seed
-//! 1 (104.3 before), its longest path now `s11_lz` into the subnormal shift's count.
+//! 16-word LUT RAMs (`line` here and in the ALU, module `reduce_alu_delay_line`), which leaves
+//! 22,137 flip-flops instead of 31,279 but no faster: 110.2 and 107.2 MHz on seeds 1 and 2
+//! (median 108.7), the longest path now `s11_lz` into the subnormal shift's count.
 
 pub mod norm;
 pub mod shr;
@@ -316,7 +316,7 @@ crate::sub_block! {
         /// `c_val` and `c_index` carried from stage 5 to the output stage in LUT RAM rather
         /// than ten registers each (module `reduce_alu_delay_line`, `LINE` cycles).
         line: ReduceAluDelayLine,
-        delay_cycles: Constant<Bits<5>> = k(LINE),
+        lag_words: Constant<Bits<4>> = k(LINE - 1),
         /// PROD's partial products: element `4 i + j` multiplies digit `i` of `a`'s
         /// normalised significand by digit `j` of `b`'s (operands registered with stage 6,
         /// product with stage 7).
@@ -584,7 +584,7 @@ impl Logic for ReduceAluFp {
             self.c_arith[n].d.next = self.c_arith[n - 1].q.val();
         }
         self.line.clock.next = self.clock.val();
-        self.line.delay.next = self.delay_cycles.val();
+        self.line.lag.next = self.lag_words.val();
         self.line.d.next = self.c_val.q.val();
         self.line.di.next = self.c_index.q.val();
         for n in 0..6 {
@@ -1333,8 +1333,9 @@ mod tests {
     use std::collections::VecDeque;
 
     /// The block emits as module `reduce_alu_fp` with the multiplier's module
-    /// (`reduce_alu_mul16`), the normaliser, the shifter and the delay line as its children. To lint it, run this test with `FP_VERILOG_DIR`
-    /// set to a directory, which receives one file per module, then
+    /// (`reduce_alu_mul16`), the normaliser, the shifter and the delay line as its children. To
+    /// lint it, run this test with `FP_VERILOG_DIR` set to a directory, which receives one file
+    /// per module, then
     /// `verilator --lint-only -Wall --top-module reduce_alu_fp *.v` there.
     #[test]
     fn fp_synthesizes() {

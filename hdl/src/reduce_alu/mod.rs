@@ -109,7 +109,7 @@ netcoll_models::reduce_alu_ports!(rtl_block! {
         /// The lanes' integer results delayed `X` cycles in LUT RAM rather than `X`
         /// registers each (module `reduce_alu_delay_line`).
         line: [ReduceAluDelayLine; F] = core::array::from_fn(|_| Default::default()),
-        delay_cycles: Constant<Bits<5>> = k(X as u64),
+        lag_words: Constant<Bits<4>> = k(last(X) as u64),
         /// The floating-point types built in, bit `t` for `FpType::ALL[t]` (`fp_types`;
         /// all four by default when `F > 0`, none when `F = 0`): see
         /// [`ReduceAlu::set_fp_types`].
@@ -286,7 +286,7 @@ impl<const L: usize, const F: usize, const X: usize> Logic for ReduceAlu<L, F, X
             // they, or the floating-point datapath's result (X stages deeper itself), or zero
             // (X cycles after a reset, when what the lines hold is stale: `t_int`), go out.
             self.line[n].clock.next = self.clock.val();
-            self.line[n].delay.next = self.delay_cycles.val();
+            self.line[n].lag.next = self.lag_words.val();
             self.line[n].d.next = self.lane[n].r.val();
             self.line[n].di.next = self.lane[n].ri.val();
             for m in last(X)..X {
