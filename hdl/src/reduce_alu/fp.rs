@@ -41,7 +41,8 @@
 //! (see "Timing"). `tf[k]` is stage `k + 1`'s type; the other arrays `c_*` carry a value along
 //! stages, their first element at the stage their documentation names.
 //!
-//! - Stage 1 (`s1_*`): the inputs as offered.
+//! - Stage 1 (`s1_*`): the inputs as offered; each operand's sign bit for the offered type,
+//!   and four copies of the type (`tk`), one per operand half, for stage 2's compare keys.
 //! - Stage 2 (`s2_*`): each operand unpacked: sign, exponent field (zero or not, all ones or
 //!   not), significand with its hidden bit at fp64's position, the element and its compare key.
 //! - Stage 3 (`s3_*`): the classes (NaN, infinity, zero); SUM: the magnitudes compared and both
@@ -65,8 +66,10 @@
 //! - Stage 11: PROD: the high halves' sum chosen by the low halves' carry, the product's top
 //!   64 bits kept and the rest ORed into bit 0 (a sticky bit, far below any rounding
 //!   position; whether the low half is zero is found in stage 10 without its carries); SUM's
-//!   or PROD's significand and count chosen.
-//! - Stage 12: the exponent `R = E - lz`; for a subnormal result the further shift right.
+//!   or PROD's significand and count chosen; `4097 - E` split into "at least 64", "in
+//!   -64..=63" and its low 8 bits.
+//! - Stage 12: the exponent `R = E - lz`; for a subnormal result the further shift right,
+//!   `4097 - E + lz` added in 8 bits.
 //! - Stages 13 and 14: that shift ([`ReduceAluFpShr`] `shr[1]`, what drops out sticky); too
 //!   large an exponent noted (infinity).
 //! - Stage 15: the type's `p` bits from bit 63 down packed under the exponent field (0 for a
@@ -83,11 +86,12 @@
 //! stage 12 (`E - lz`, the subnormal shift's count). Before it, the first stage of a PROD
 //! normaliser (its OR trees: 125.4 MHz), hence the quarters' flags registered a stage early
 //! (`s2_aq`, `s2_bq`), and then the unpack's type → exponent field → its test (125.1 MHz),
-//! hence each type's tests in its own arm (`*_fnz`, `*_fq`). The six-stage datapath before it made 46.7 MHz (47.0,
-//! 46.7, 43.6; LUT4 5,021, FF 1,879); its longest paths, found by removing each in turn from a
-//! copy of the emitted Verilog, set the cuts above: the unpack followed by PROD's normaliser
-//! fanning out to the multipliers (22.4 ns), the subnormal shift followed by the rounding add
-//! (21.3 ns), the sum's normaliser (15.5 ns), the unpack followed by SUM's compare (12.6 ns).
+//! hence each type's tests in its own arm (`*_fnz`, `*_fq`). The six-stage datapath before
+//! it made 46.7 MHz (47.0, 46.7, 43.6; LUT4 5,021, FF 1,879); its longest paths, found by
+//! removing each in turn from a copy of the emitted Verilog, set the cuts above: the unpack
+//! followed by PROD's normaliser fanning out to the multipliers (22.4 ns), the subnormal
+//! shift followed by the rounding add (21.3 ns), the sum's normaliser (15.5 ns), the unpack
+//! followed by SUM's compare (12.6 ns).
 //! With stage 11 adding the product's high halves after the carry of the low ones (a 64-bit
 //! chain and the selects behind it) it made 121.3 MHz (131.5, 119.7, 121.3), hence the
 //! carry-select in stage 10.
@@ -186,6 +190,13 @@ crate::sub_block! {
         s1_b: DataReg<Bits<W>>,
         s1_bi: DataReg<Bits<W>>,
         s1_op: KeptReg<Bits<OPB>>,
+        /// The operands' sign bits for the offered type, and copies of the type for the
+        /// elements and compare keys of stage 2 (`tk[0]`, `tk[1]`: `a`'s low and high 32
+        /// bits; `tk[2]`, `tk[3]`: `b`'s), so that each key bit is one look-up table of four
+        /// inputs (type, sign, the bit) fed by a type register with 64 loads, not 512.
+        s1_asign: DataReg<bool>,
+        s1_bsign: DataReg<bool>,
+        tk: [KeptReg<Bits<2>>; 4],
         // Stage 2: the operands unpacked.
         s2_op: KeptReg<Bits<OPB>>,
         s2_asign: DataReg<bool>,
@@ -328,7 +339,7 @@ crate::sub_block! {
         s7_sum: DataReg<Bits<W>>,
         // Stages 8 to 10.
         /// `4097 - E`, from stage 8.
-        c_nx: [DataReg<Bits<NW>>; 4],
+        c_nx: [DataReg<Bits<NW>>; 3],
         /// PROD: the products out of the multipliers.
         s8_p: [DataReg<Bits<32>>; 16],
         /// PROD: the product as two carry-save rows.
@@ -347,6 +358,12 @@ crate::sub_block! {
         // left by `lz`.
         s11_sig: DataReg<Bits<W>>,
         s11_lz: DataReg<Bits<6>>,
+        /// `4097 - E` in three parts, so that stage 12 adds `lz` in 8 bits, not 14: it is at
+        /// least 64 (the result is subnormal, shifted out entirely); it is in -64..=63; its
+        /// low 8 bits (then `nx + lz`, in -64..=126, fits them).
+        s11_nxbig: DataReg<bool>,
+        s11_nxfit: DataReg<bool>,
+        s11_nx8: DataReg<Bits<8>>,
         // Stage 12.
         s12_sig: DataReg<Bits<W>>,
         s12_exp: DataReg<Bits<XW>>,
@@ -370,8 +387,15 @@ crate::sub_block! {
         o_ri: DataReg<Bits<W>>,
 
         // Stage 2's logic: the type's constants, the operands' fields.
-        t2_mask: Signal<Local, Bits<W>>,
-        t2_sign: Signal<Local, Bits<W>>,
+        /// Per copy `tk[j]`, the type's element mask and sign bit (zero for a type not built).
+        km: [Signal<Local, Bits<W>>; 4],
+        ks: [Signal<Local, Bits<W>>; 4],
+        /// `a`'s and `b`'s element masks and sign bits, each half from its own copy.
+        a_km: Signal<Local, Bits<W>>,
+        a_ks: Signal<Local, Bits<W>>,
+        b_km: Signal<Local, Bits<W>>,
+        b_ks: Signal<Local, Bits<W>>,
+        lo_half: Constant<Bits<W>> = k(0xFFFF_FFFF),
         a_sign: Signal<Local, bool>,
         b_sign: Signal<Local, bool>,
         a_field: Signal<Local, Bits<EW>>,
@@ -443,6 +467,12 @@ crate::sub_block! {
         lo_x: Signal<Local, Bits<63>>,
         lo_y: Signal<Local, Bits<63>>,
         lo_c63: Signal<Local, bool>,
+        /// The carry out of bits 31 to 0; bits 62 to 32 alone carry out, and they sum to all
+        /// ones (so pass bit 31's carry on): two carry chains of 32 bits side by side, not one
+        /// of 63.
+        lo_c32: Signal<Local, bool>,
+        mid_g: Signal<Local, bool>,
+        mid_p: Signal<Local, bool>,
         x63: Signal<Local, bool>,
         y63: Signal<Local, bool>,
         /// Stage 11's: each high half with its leading one at bit 63 (the low half's bit 63
@@ -453,7 +483,7 @@ crate::sub_block! {
         p_top: Signal<Local, bool>,
         p_sticky: Signal<Local, bool>,
         // Stage 12's.
-        dn: Signal<Local, Bits<NW>>,
+        dn8: Signal<Local, Bits<8>>,
         subn: Signal<Local, bool>,
         // Stage 13's.
         t13_rinf: Signal<Local, Bits<XW>>,
@@ -538,18 +568,19 @@ impl Logic for ReduceAluFp {
     fn update(&mut self) {
         // Every stage loads every cycle: no valid bit, no enables.
         dff_setup!(
-            self, clock, s1_a, s1_ai, s1_b, s1_bi, s1_op, s2_op, s2_asign, s2_bsign, s2_afield,
-            s2_bfield, s2_aez, s2_bez, s2_aones, s2_bones, s2_asig, s2_bsig, s2_aq, s2_bq, s2_alow,
-            s2_blow, s2_aelem, s2_belem, s2_akey, s2_bkey, s2_ai, s2_bi, s3_op, s3_asign, s3_bsign,
-            s3_anan, s3_bnan, s3_ainf, s3_binf, s3_azero, s3_bzero, s3_a_ge, s3_asig, s3_bsig,
-            s3_aeff, s3_beff, s3_dab, s3_dba, s3_k0_gt, s3_k0_lt, s3_k1_gt, s3_k1_lt, s3_k2_gt,
-            s3_k2_lt, s3_k3_gt, s3_k3_lt, s3_i0_gt, s3_i0_lt, s3_i1_gt, s3_i1_lt, s3_i2_gt,
-            s3_i2_lt, s3_i3_gt, s3_i3_lt, s3_aelem, s3_belem, s3_ai, s3_bi, s4_big, s4_small,
-            s4_diff, s4_sub, s4_esum, s4_kprod, s4_ea, s4_eb, s4_ai, s4_bi, s4_v_a, s4_v_b, s4_i_a,
-            s4_i_b, s4_arith, s4_val, s5_big, s6_big, s5_sub, s6_sub, s5_esum, s5_kprod, s7_sum,
-            s9_pa, s9_pb, s10_lo63, s10_lo_nz, s10_carry, s10_hi0, s10_hi1, s11_sig, s11_lz,
-            s12_sig, s12_exp, s12_subn, s12_dsh, s13_ovf, s14_ovf, s13_field, s14_field,
-            s15_packed, s15_incr, s15_ovf, o_r, o_ri, c_val, c_index
+            self, clock, s1_a, s1_ai, s1_b, s1_bi, s1_op, s1_asign, s1_bsign, s2_op, s2_asign,
+            s2_bsign, s2_afield, s2_bfield, s2_aez, s2_bez, s2_aones, s2_bones, s2_asig, s2_bsig,
+            s2_aq, s2_bq, s2_alow, s2_blow, s2_aelem, s2_belem, s2_akey, s2_bkey, s2_ai, s2_bi,
+            s3_op, s3_asign, s3_bsign, s3_anan, s3_bnan, s3_ainf, s3_binf, s3_azero, s3_bzero,
+            s3_a_ge, s3_asig, s3_bsig, s3_aeff, s3_beff, s3_dab, s3_dba, s3_k0_gt, s3_k0_lt,
+            s3_k1_gt, s3_k1_lt, s3_k2_gt, s3_k2_lt, s3_k3_gt, s3_k3_lt, s3_i0_gt, s3_i0_lt,
+            s3_i1_gt, s3_i1_lt, s3_i2_gt, s3_i2_lt, s3_i3_gt, s3_i3_lt, s3_aelem, s3_belem, s3_ai,
+            s3_bi, s4_big, s4_small, s4_diff, s4_sub, s4_esum, s4_kprod, s4_ea, s4_eb, s4_ai,
+            s4_bi, s4_v_a, s4_v_b, s4_i_a, s4_i_b, s4_arith, s4_val, s5_big, s6_big, s5_sub,
+            s6_sub, s5_esum, s5_kprod, s7_sum, s9_pa, s9_pb, s10_lo63, s10_lo_nz, s10_carry,
+            s10_hi0, s10_hi1, s11_sig, s11_lz, s11_nxbig, s11_nxfit, s11_nx8, s12_sig, s12_exp,
+            s12_subn, s12_dsh, s13_ovf, s14_ovf, s13_field, s14_field, s15_packed, s15_incr,
+            s15_ovf, o_r, o_ri, c_val, c_index
         );
         for n in 0..15 {
             self.tf[n].clock.next = self.clock.val();
@@ -571,10 +602,14 @@ impl Logic for ReduceAluFp {
         }
         for n in 0..4 {
             self.c_sum[n].clock.next = self.clock.val();
-            self.c_nx[n].clock.next = self.clock.val();
         }
         for n in 1..4 {
             self.c_sum[n].d.next = self.c_sum[n - 1].q.val();
+        }
+        for n in 0..3 {
+            self.c_nx[n].clock.next = self.clock.val();
+        }
+        for n in 1..3 {
             self.c_nx[n].d.next = self.c_nx[n - 1].q.val();
         }
         for n in 0..11 {
@@ -612,6 +647,21 @@ impl Logic for ReduceAluFp {
         self.s1_bi.d.next = self.bi.val();
         self.tf[0].d.next = self.fmt.val();
         self.s1_op.d.next = self.op.val();
+        for j in 0..4 {
+            self.tk[j].clock.next = self.clock.val();
+            self.tk[j].d.next = self.fmt.val();
+        }
+        // fp16 and bf16: bit 15; fp32: bit 31; fp64: bit 63.
+        self.s1_asign.d.next = self.a.val().get_bit(15);
+        self.s1_bsign.d.next = self.b.val().get_bit(15);
+        if self.fmt.val().get_bit(1) {
+            self.s1_asign.d.next = self.a.val().get_bit(31);
+            self.s1_bsign.d.next = self.b.val().get_bit(31);
+            if self.fmt.val().get_bit(0) {
+                self.s1_asign.d.next = self.a.val().get_bit(63);
+                self.s1_bsign.d.next = self.b.val().get_bit(63);
+            }
+        }
         match self.fmt.val().index() {
             0 => {
                 self.fmt_built.next = self.types.val().get_bit(0);
@@ -633,8 +683,6 @@ impl Logic for ReduceAluFp {
         // ---- Stage 2: unpack. The fraction goes to fp64's position, so that one datapath
         // and one exponent difference serve every type.
         // A type not built in unpacks as zeros (see `types`).
-        self.t2_mask.next = self.zero.val();
-        self.t2_sign.next = self.zero.val();
         self.a_sign.next = false;
         self.a_field.next = 0.into();
         self.a_frac.next = 0.into();
@@ -652,8 +700,6 @@ impl Logic for ReduceAluFp {
         match self.tf[0].q.val().index() {
             0 => {
                 if self.types.val().get_bit(0) {
-                    self.t2_mask.next = self.mask[0].val();
-                    self.t2_sign.next = self.sign[0].val();
                     self.a_sign.next = self.s1_a.q.val().get_bit(15);
                     self.a_field.next = bit_cast::<EW, 5>(self.s1_a.q.val().get_bits::<5>(10));
                     self.a_frac.next =
@@ -674,8 +720,6 @@ impl Logic for ReduceAluFp {
             }
             1 => {
                 if self.types.val().get_bit(1) {
-                    self.t2_mask.next = self.mask[1].val();
-                    self.t2_sign.next = self.sign[1].val();
                     self.a_sign.next = self.s1_a.q.val().get_bit(15);
                     self.a_field.next = bit_cast::<EW, 8>(self.s1_a.q.val().get_bits::<8>(7));
                     self.a_frac.next = bit_cast::<52, 7>(self.s1_a.q.val().get_bits::<7>(0)) << 45;
@@ -694,8 +738,6 @@ impl Logic for ReduceAluFp {
             }
             2 => {
                 if self.types.val().get_bit(2) {
-                    self.t2_mask.next = self.mask[2].val();
-                    self.t2_sign.next = self.sign[2].val();
                     self.a_sign.next = self.s1_a.q.val().get_bit(31);
                     self.a_field.next = bit_cast::<EW, 8>(self.s1_a.q.val().get_bits::<8>(23));
                     self.a_frac.next =
@@ -720,8 +762,6 @@ impl Logic for ReduceAluFp {
             }
             _ => {
                 if self.types.val().get_bit(3) {
-                    self.t2_mask.next = self.mask[3].val();
-                    self.t2_sign.next = self.sign[3].val();
                     self.a_sign.next = self.s1_a.q.val().get_bit(63);
                     self.a_field.next = self.s1_a.q.val().get_bits::<EW>(52);
                     self.a_frac.next = self.s1_a.q.val().get_bits::<52>(0);
@@ -769,17 +809,55 @@ impl Logic for ReduceAluFp {
         self.s2_blow.d.next = self.b_flow.val();
         // MIN / MAX: keys as fp_bits::key (a positive number with its sign bit set, a
         // negative one inverted).
-        self.a_elem.next = self.s1_a.q.val() & self.t2_mask.val();
-        self.b_elem.next = self.s1_b.q.val() & self.t2_mask.val();
+        for j in 0..4 {
+            self.km[j].next = self.zero.val();
+            self.ks[j].next = self.zero.val();
+            match self.tk[j].q.val().index() {
+                0 => {
+                    if self.types.val().get_bit(0) {
+                        self.km[j].next = self.mask[0].val();
+                        self.ks[j].next = self.sign[0].val();
+                    }
+                }
+                1 => {
+                    if self.types.val().get_bit(1) {
+                        self.km[j].next = self.mask[1].val();
+                        self.ks[j].next = self.sign[1].val();
+                    }
+                }
+                2 => {
+                    if self.types.val().get_bit(2) {
+                        self.km[j].next = self.mask[2].val();
+                        self.ks[j].next = self.sign[2].val();
+                    }
+                }
+                _ => {
+                    if self.types.val().get_bit(3) {
+                        self.km[j].next = self.mask[3].val();
+                        self.ks[j].next = self.sign[3].val();
+                    }
+                }
+            }
+        }
+        self.a_km.next =
+            (self.km[0].val() & self.lo_half.val()) | (self.km[1].val() & !self.lo_half.val());
+        self.a_ks.next =
+            (self.ks[0].val() & self.lo_half.val()) | (self.ks[1].val() & !self.lo_half.val());
+        self.b_km.next =
+            (self.km[2].val() & self.lo_half.val()) | (self.km[3].val() & !self.lo_half.val());
+        self.b_ks.next =
+            (self.ks[2].val() & self.lo_half.val()) | (self.ks[3].val() & !self.lo_half.val());
+        self.a_elem.next = self.s1_a.q.val() & self.a_km.val();
+        self.b_elem.next = self.s1_b.q.val() & self.b_km.val();
         self.s2_aelem.d.next = self.a_elem.val();
         self.s2_belem.d.next = self.b_elem.val();
-        self.s2_akey.d.next = self.a_elem.val() | self.t2_sign.val();
-        if self.a_sign.val() {
-            self.s2_akey.d.next = !self.a_elem.val() & self.t2_mask.val();
+        self.s2_akey.d.next = self.a_elem.val() | self.a_ks.val();
+        if self.s1_asign.q.val() {
+            self.s2_akey.d.next = !self.a_elem.val() & self.a_km.val();
         }
-        self.s2_bkey.d.next = self.b_elem.val() | self.t2_sign.val();
-        if self.b_sign.val() {
-            self.s2_bkey.d.next = !self.b_elem.val() & self.t2_mask.val();
+        self.s2_bkey.d.next = self.b_elem.val() | self.b_ks.val();
+        if self.s1_bsign.q.val() {
+            self.s2_bkey.d.next = !self.b_elem.val() & self.b_km.val();
         }
         self.s2_ai.d.next = self.s1_ai.q.val();
         self.s2_bi.d.next = self.s1_bi.q.val();
@@ -1150,14 +1228,18 @@ impl Logic for ReduceAluFp {
 
         // ---- Stage 10. PROD: the low halves added, the high halves both ways.
         // Only the low halves' sum's bit 63, its carry out and whether bits 62 to 0 are zero
-        // are needed. x + y carries out of 63 bits if and only if y > !x (one carry chain);
+        // are needed. x + y carries out of n bits if and only if y > !x (a carry chain),
+        // and they sum to all ones if and only if y == !x;
         // x + y = 0 (mod 2^63) if and only if every bit's carry in is x ^ y, which makes its
         // carry out x | y: no carry chain.
         self.lo_x.next = self.s9_pa.q.val().get_bits::<63>(0);
         self.lo_y.next = self.s9_pb.q.val().get_bits::<63>(0);
         self.x63.next = self.s9_pa.q.val().get_bit(63);
         self.y63.next = self.s9_pb.q.val().get_bit(63);
-        self.lo_c63.next = self.lo_y.val() > !self.lo_x.val();
+        self.lo_c32.next = self.lo_y.val().get_bits::<32>(0) > !self.lo_x.val().get_bits::<32>(0);
+        self.mid_g.next = self.lo_y.val().get_bits::<31>(32) > !self.lo_x.val().get_bits::<31>(32);
+        self.mid_p.next = self.lo_y.val().get_bits::<31>(32) == !self.lo_x.val().get_bits::<31>(32);
+        self.lo_c63.next = self.mid_g.val() | (self.mid_p.val() & self.lo_c32.val());
         self.s10_lo63.d.next = self.x63.val() ^ self.y63.val() ^ self.lo_c63.val();
         self.s10_carry.d.next = (self.x63.val() & self.y63.val())
             | ((self.x63.val() | self.y63.val()) & self.lo_c63.val());
@@ -1200,6 +1282,11 @@ impl Logic for ReduceAluFp {
         }
         self.s11_sig.d.next = self.norm[2].n.val();
         self.s11_lz.d.next = self.norm[2].lz.val();
+        self.s11_nxfit.d.next = !self.c_nx[2].q.val().get_bits::<8>(6).any()
+            | self.c_nx[2].q.val().get_bits::<8>(6).all();
+        self.s11_nxbig.d.next =
+            !self.c_nx[2].q.val().get_bit(13) & self.c_nx[2].q.val().get_bits::<7>(6).any();
+        self.s11_nx8.d.next = self.c_nx[2].q.val().get_bits::<8>(0);
         if self.c_prod[6].q.val() {
             self.s11_sig.d.next = self.p_sig.val();
             if self.p_sticky.val() {
@@ -1212,16 +1299,18 @@ impl Logic for ReduceAluFp {
         }
 
         // ---- Stage 12. R = E - lz; B = R - 4096 below 1 is a subnormal: shift right by
-        // 1 - B = 4097 - R more, the exponent field 0.
+        // 1 - B = 4097 - R = nx + lz more, the exponent field 0. nx >= 64 shifts everything
+        // out; nx < -64 is no subnormal (lz < 64); in between, nx + lz fits 8 bits signed.
         self.s12_sig.d.next = self.s11_sig.q.val();
         self.s12_exp.d.next = self.c_e[5].q.val() - bit_cast::<XW, 6>(self.s11_lz.q.val());
-        self.dn.next = self.c_nx[3].q.val() + bit_cast::<NW, 6>(self.s11_lz.q.val());
-        self.subn.next = !self.dn.val().get_bit(13) & self.dn.val().any();
+        self.dn8.next = self.s11_nx8.q.val() + bit_cast::<8, 6>(self.s11_lz.q.val());
+        self.subn.next = self.s11_nxbig.q.val()
+            | (self.s11_nxfit.q.val() & !self.dn8.val().get_bit(7) & self.dn8.val().any());
         self.s12_subn.d.next = self.subn.val();
         self.s12_dsh.d.next = 0.into();
         if self.subn.val() {
-            self.s12_dsh.d.next = self.dn.val().get_bits::<7>(0);
-            if self.dn.val() > 64 {
+            self.s12_dsh.d.next = self.dn8.val().get_bits::<7>(0);
+            if self.s11_nxbig.q.val() | (self.dn8.val() > 64) {
                 self.s12_dsh.d.next = 64.into();
             }
         }
