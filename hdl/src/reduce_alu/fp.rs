@@ -112,7 +112,10 @@
 //! stages here, and the integer lanes' results waiting ten in the ALU's tail. Both now wait in
 //! 16-word LUT RAMs (`line` here and in the ALU, module `reduce_alu_delay_line`), which leaves
 //! 22,137 flip-flops instead of 31,279 but no faster: 110.2 and 107.2 MHz on seeds 1 and 2
-//! (median 108.7), the longest path now `s11_lz` into the subnormal shift's count.
+//! (median 108.7), the longest path now `s11_lz` into the subnormal shift's count. With the
+//! count from an 8-bit add (`s11_nx*`) and stage 2's keys from stage-1 signs and type copies
+//! (`s1_asign`, `tk`), seed 1 made 117.0 MHz, its longest path stage 10's 63-bit carry; that
+//! carry from two 32-bit chains, seed 1 made 113.3 MHz (its path then mostly routing).
 
 pub mod norm;
 pub mod shr;
