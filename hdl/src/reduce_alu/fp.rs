@@ -62,10 +62,13 @@
 //! - Stages 8 to 10: SUM: the sum normalised ([`ReduceAluFpNorm`] `norm[2]`), an exact
 //!   cancellation made `+0`; PROD: the products in fabric registers (8), packed into seven
 //!   rows and reduced by four levels of 3:2 carry-save adders to two rows (9), the rows' low
-//!   halves added and the high halves added with and without a carry in (10).
-//! - Stage 11: PROD: the high halves' sum chosen by the low halves' carry, the product's top
-//!   64 bits kept and the rest ORed into bit 0 (a sticky bit, far below any rounding
-//!   position; whether the low half is zero is found in stage 10 without its carries); SUM's
+//!   halves added as two 32-bit halves side by side (the upper one's carry out and the sum's
+//!   bit 63 kept for either carry into it) and the high halves added with and without a
+//!   carry in (10).
+//! - Stage 11: PROD: the low halves' carry picked by their lower half's, then the high
+//!   halves' sum by it, the product's top 64 bits kept and the rest ORed into bit 0 (a
+//!   sticky bit, far below any rounding position; whether the low half is zero is found in
+//!   stage 10 without its carries, in four 16-bit parts ORed here); SUM's
 //!   or PROD's significand and count chosen; `4097 - E` split into "at least 64", "in
 //!   -64..=63" and its low 8 bits.
 //! - Stage 12: the exponent `R = E - lz`; for a subnormal result the further shift right,
@@ -348,13 +351,20 @@ crate::sub_block! {
         /// PROD: the product as two carry-save rows.
         s9_pa: DataReg<Bits<PW>>,
         s9_pb: DataReg<Bits<PW>>,
-        /// PROD: of the rows' low halves' sum, bit 63 and whether bits 62 to 0 are not all
-        /// zero (tested without the carries, beside the add: only the sticky bit needs them);
-        /// the carry out; the high halves added without and with a carry in (the carry picks
-        /// one in stage 11: no carry chain there).
-        s10_lo63: DataReg<bool>,
-        s10_lo_nz: DataReg<bool>,
-        s10_carry: DataReg<bool>,
+        /// PROD: of the rows' low halves' sum, whether bits 62 to 0 are not all zero, in four
+        /// groups of 16 bits from bit 0 (tested without the carries, beside the add: only the
+        /// sticky bit needs them; ORed in stage 11, so that the test is two look-up tables
+        /// deep); the carry out
+        /// of bits 31 to 0; bit 63 and the carry out, each for bit 32's carry in set (`*1`)
+        /// and clear (`*0`): the carry out of bits 31 to 0 picks them in stage 11, so that no
+        /// logic follows either carry chain here. The high halves added without and with a
+        /// carry in (the carry picks one in stage 11: no carry chain there).
+        s10_nz: [DataReg<bool>; 4],
+        s10_c32: DataReg<bool>,
+        s10_b0: DataReg<bool>,
+        s10_b1: DataReg<bool>,
+        s10_cy0: DataReg<bool>,
+        s10_cy1: DataReg<bool>,
         s10_hi0: DataReg<Bits<W>>,
         s10_hi1: DataReg<Bits<W>>,
         // Stage 11: one significand for the rounding, leading one at bit 63 once shifted
@@ -466,25 +476,31 @@ crate::sub_block! {
         l3_s: Signal<Local, Bits<PW>>,
         l3_c: Signal<Local, Bits<PW>>,
         // Stage 10's and 11's.
-        /// Stage 10's: the rows' bits 62 to 0, the carry out of their sum, bit 63 of each.
+        /// Stage 10's: the rows' bits 62 to 0, bit 63 of each.
         lo_x: Signal<Local, Bits<63>>,
         lo_y: Signal<Local, Bits<63>>,
-        lo_c63: Signal<Local, bool>,
-        /// The carry out of bits 31 to 0; bits 62 to 32 alone carry out, and they sum to all
-        /// ones (so pass bit 31's carry on): two carry chains of 32 bits side by side, not one
-        /// of 63.
-        lo_c32: Signal<Local, bool>,
-        mid_g: Signal<Local, bool>,
+        /// Per bit of the low halves' sum: the carry in that would make the bit 0 (`x ^ y`)
+        /// differs from the one a zero below it gives (`x | y` of the bit below).
+        lo_z: Signal<Local, Bits<63>>,
+        /// The carry into bit 63 when bit 32's carry in is set (`c63_1`) and clear (`c63_0`,
+        /// bits 62 to 32 carry out alone); set, they also carry out when they sum to all ones
+        /// (`mid_p`): two carry chains of 32 bits side by side, not one of 63.
+        c63_0: Signal<Local, bool>,
+        c63_1: Signal<Local, bool>,
         mid_p: Signal<Local, bool>,
         x63: Signal<Local, bool>,
         y63: Signal<Local, bool>,
-        /// Stage 11's: each high half with its leading one at bit 63 (the low half's bit 63
-        /// shifted in when it is not), and the one the carry picks; its leading bit.
+        /// Stage 11's: each high half with its leading one at bit 63 (shifted left one when
+        /// it is not), and the one the carry picks; its leading bit; the sticky bit (the low
+        /// half: its bit 63 is the shifted half's bit 0 or below it, both sticky).
         p_sig0: Signal<Local, Bits<W>>,
         p_sig1: Signal<Local, Bits<W>>,
         p_sig: Signal<Local, Bits<W>>,
         p_top: Signal<Local, bool>,
         p_sticky: Signal<Local, bool>,
+        /// The low halves' sum's bit 63 and carry out, picked by the carry out of bits 31 to 0.
+        p_lo63: Signal<Local, bool>,
+        p_carry: Signal<Local, bool>,
         // Stage 12's.
         dn8: Signal<Local, Bits<8>>,
         subn: Signal<Local, bool>,
@@ -580,10 +596,10 @@ impl Logic for ReduceAluFp {
             s3_i1_gt, s3_i1_lt, s3_i2_gt, s3_i2_lt, s3_i3_gt, s3_i3_lt, s3_aelem, s3_belem, s3_ai,
             s3_bi, s4_big, s4_small, s4_diff, s4_sub, s4_esum, s4_kprod, s4_ea, s4_eb, s4_ai,
             s4_bi, s4_v_a, s4_v_b, s4_i_a, s4_i_b, s4_arith, s4_val, s5_big, s6_big, s5_sub,
-            s6_sub, s5_esum, s5_kprod, s7_sum, s9_pa, s9_pb, s10_lo63, s10_lo_nz, s10_carry,
-            s10_hi0, s10_hi1, s11_sig, s11_lz, s11_nxbig, s11_nxfit, s11_nx8, s12_sig, s12_exp,
-            s12_subn, s12_dsh, s13_ovf, s14_ovf, s13_field, s14_field, s15_packed, s15_incr,
-            s15_ovf, o_r, o_ri, c_val, c_index
+            s6_sub, s5_esum, s5_kprod, s7_sum, s9_pa, s9_pb, s10_c32, s10_b0, s10_b1, s10_cy0,
+            s10_cy1, s10_hi0, s10_hi1, s11_sig, s11_lz, s11_nxbig, s11_nxfit, s11_nx8, s12_sig,
+            s12_exp, s12_subn, s12_dsh, s13_ovf, s14_ovf, s13_field, s14_field, s15_packed,
+            s15_incr, s15_ovf, o_r, o_ri, c_val, c_index
         );
         for n in 0..15 {
             self.tf[n].clock.next = self.clock.val();
@@ -611,6 +627,9 @@ impl Logic for ReduceAluFp {
         }
         for n in 0..3 {
             self.c_nx[n].clock.next = self.clock.val();
+        }
+        for n in 0..4 {
+            self.s10_nz[n].clock.next = self.clock.val();
         }
         for n in 1..3 {
             self.c_nx[n].d.next = self.c_nx[n - 1].q.val();
@@ -1239,16 +1258,23 @@ impl Logic for ReduceAluFp {
         self.lo_y.next = self.s9_pb.q.val().get_bits::<63>(0);
         self.x63.next = self.s9_pa.q.val().get_bit(63);
         self.y63.next = self.s9_pb.q.val().get_bit(63);
-        self.lo_c32.next = self.lo_y.val().get_bits::<32>(0) > !self.lo_x.val().get_bits::<32>(0);
-        self.mid_g.next = self.lo_y.val().get_bits::<31>(32) > !self.lo_x.val().get_bits::<31>(32);
+        self.s10_c32.d.next =
+            self.lo_y.val().get_bits::<32>(0) > !self.lo_x.val().get_bits::<32>(0);
+        self.c63_0.next = self.lo_y.val().get_bits::<31>(32) > !self.lo_x.val().get_bits::<31>(32);
         self.mid_p.next = self.lo_y.val().get_bits::<31>(32) == !self.lo_x.val().get_bits::<31>(32);
-        self.lo_c63.next = self.mid_g.val() | (self.mid_p.val() & self.lo_c32.val());
-        self.s10_lo63.d.next = self.x63.val() ^ self.y63.val() ^ self.lo_c63.val();
-        self.s10_carry.d.next = (self.x63.val() & self.y63.val())
-            | ((self.x63.val() | self.y63.val()) & self.lo_c63.val());
-        self.s10_lo_nz.d.next = ((self.lo_x.val() ^ self.lo_y.val())
-            ^ ((self.lo_x.val() | self.lo_y.val()) << 1))
-            .any();
+        self.c63_1.next = self.c63_0.val() | self.mid_p.val();
+        self.s10_b0.d.next = self.x63.val() ^ self.y63.val() ^ self.c63_0.val();
+        self.s10_b1.d.next = self.x63.val() ^ self.y63.val() ^ self.c63_1.val();
+        self.s10_cy0.d.next = (self.x63.val() & self.y63.val())
+            | ((self.x63.val() | self.y63.val()) & self.c63_0.val());
+        self.s10_cy1.d.next = (self.x63.val() & self.y63.val())
+            | ((self.x63.val() | self.y63.val()) & self.c63_1.val());
+        self.lo_z.next =
+            (self.lo_x.val() ^ self.lo_y.val()) ^ ((self.lo_x.val() | self.lo_y.val()) << 1);
+        self.s10_nz[0].d.next = self.lo_z.val().get_bits::<16>(0).any();
+        self.s10_nz[1].d.next = self.lo_z.val().get_bits::<16>(16).any();
+        self.s10_nz[2].d.next = self.lo_z.val().get_bits::<16>(32).any();
+        self.s10_nz[3].d.next = self.lo_z.val().get_bits::<15>(48).any();
         self.s10_hi0.d.next =
             self.s9_pa.q.val().get_bits::<W>(64) + self.s9_pb.q.val().get_bits::<W>(64);
         // x + y + 1 = x - !y: one subtractor, its carry in set.
@@ -1259,30 +1285,33 @@ impl Logic for ReduceAluFp {
         // that the carry drives one multiplexer per bit); the top 64 bits from the leading one
         // down, the rest a sticky bit (the rounding position is at bit 10 or above, far from
         // bit 0). The significand and count for the rounding: SUM's or PROD's.
-        self.p_sig0.next = self.s10_hi0.q.val() << 1;
-        if self.s10_lo63.q.val() {
-            self.p_sig0.next = (self.s10_hi0.q.val() << 1) | 1;
+        self.p_lo63.next = self.s10_b0.q.val();
+        self.p_carry.next = self.s10_cy0.q.val();
+        if self.s10_c32.q.val() {
+            self.p_lo63.next = self.s10_b1.q.val();
+            self.p_carry.next = self.s10_cy1.q.val();
         }
+        self.p_sig0.next = self.s10_hi0.q.val() << 1;
         if self.s10_hi0.q.val().get_bit(63) {
             self.p_sig0.next = self.s10_hi0.q.val();
         }
         self.p_sig1.next = self.s10_hi1.q.val() << 1;
-        if self.s10_lo63.q.val() {
-            self.p_sig1.next = (self.s10_hi1.q.val() << 1) | 1;
-        }
         if self.s10_hi1.q.val().get_bit(63) {
             self.p_sig1.next = self.s10_hi1.q.val();
         }
         self.p_sig.next = self.p_sig0.val();
         self.p_top.next = self.s10_hi0.q.val().get_bit(63);
-        if self.s10_carry.q.val() {
+        if self.p_carry.val() {
             self.p_sig.next = self.p_sig1.val();
             self.p_top.next = self.s10_hi1.q.val().get_bit(63);
         }
-        self.p_sticky.next = self.s10_lo_nz.q.val();
-        if self.p_top.val() {
-            self.p_sticky.next = self.s10_lo_nz.q.val() | self.s10_lo63.q.val();
-        }
+        // Bit 0 of a high half shifted left is 0, so the low half's bit 63 (whichever bit it
+        // lands on) and everything under it OR into the sticky bit either way.
+        self.p_sticky.next = self.s10_nz[0].q.val()
+            | self.s10_nz[1].q.val()
+            | self.s10_nz[2].q.val()
+            | self.s10_nz[3].q.val()
+            | self.p_lo63.val();
         self.s11_sig.d.next = self.norm[2].n.val();
         self.s11_lz.d.next = self.norm[2].lz.val();
         self.s11_nxfit.d.next = !self.c_nx[2].q.val().get_bits::<8>(6).any()
