@@ -351,14 +351,17 @@ crate::sub_block! {
         /// PROD: the product as two carry-save rows.
         s9_pa: DataReg<Bits<PW>>,
         s9_pb: DataReg<Bits<PW>>,
-        /// PROD: of the rows' low halves' sum, whether bits 62 to 0 are not all zero, in four
-        /// groups of 16 bits from bit 0 (tested without the carries, beside the add: only the
-        /// sticky bit needs them; ORed in stage 11, so that the test is two look-up tables
-        /// deep); the carry out
-        /// of bits 31 to 0; bit 63 and the carry out, each for bit 32's carry in set (`*1`)
-        /// and clear (`*0`): the carry out of bits 31 to 0 picks them in stage 11, so that no
-        /// logic follows either carry chain here. The high halves added without and with a
-        /// carry in (the carry picks one in stage 11: no carry chain there).
+        /// PROD: of the rows' low halves' sum:
+        /// - whether bits 62 to 0 are not all zero, in four groups of 16 bits from bit 0
+        ///   (tested without the carries, beside the add: only the sticky bit needs them;
+        ///   ORed in stage 11, so that the test is two look-up tables deep);
+        /// - the carry out of bits 31 to 0 (`s10_c32`);
+        /// - bit 63 (`s10_b*`) and the carry out (`s10_cy*`), each for a carry into bit 32 set
+        ///   (`*1`) and clear (`*0`): `s10_c32` picks them in stage 11, so that no logic
+        ///   follows either carry chain here.
+        ///
+        /// The high halves added without and with a carry in (the carry picks one in stage
+        /// 11: no carry chain there).
         s10_nz: [DataReg<bool>; 4],
         s10_c32: DataReg<bool>,
         s10_b0: DataReg<bool>,
@@ -479,12 +482,13 @@ crate::sub_block! {
         /// Stage 10's: the rows' bits 62 to 0, bit 63 of each.
         lo_x: Signal<Local, Bits<63>>,
         lo_y: Signal<Local, Bits<63>>,
-        /// Per bit of the low halves' sum: the carry in that would make the bit 0 (`x ^ y`)
-        /// differs from the one a zero below it gives (`x | y` of the bit below).
+        /// Per bit of the low halves' sum: set when the carry in that makes the bit 0
+        /// (`x ^ y`) is not the carry out of the bits below when they sum to 0 (`x | y` of
+        /// the bit below): the sum's bits 62 to 0 are all zero if and only if none is set.
         lo_z: Signal<Local, Bits<63>>,
-        /// The carry into bit 63 when bit 32's carry in is set (`c63_1`) and clear (`c63_0`,
-        /// bits 62 to 32 carry out alone); set, they also carry out when they sum to all ones
-        /// (`mid_p`): two carry chains of 32 bits side by side, not one of 63.
+        /// The carry into bit 63 when the carry into bit 32 is set (`c63_1`) and clear
+        /// (`c63_0`: bits 62 to 32 carry out alone); with it set they also carry out when they
+        /// sum to all ones (`mid_p`): two carry chains of 32 bits side by side, not one of 63.
         c63_0: Signal<Local, bool>,
         c63_1: Signal<Local, bool>,
         mid_p: Signal<Local, bool>,
