@@ -45,13 +45,14 @@
 //!   and four copies of the type (`tk`), one per operand half, for stage 2's compare keys.
 //! - Stage 2 (`s2_*`): each operand unpacked: sign, exponent field (zero or not, all ones or
 //!   not), significand with its hidden bit at fp64's position, the element and its compare key.
-//! - Stage 3 (`s3_*`): the classes (NaN, infinity, zero); SUM: the magnitudes compared and both
+//! - Stage 3 (`s3_*`): the classes (NaN, infinity, zero) and, for SUM and PROD, the result
+//!   they decide (NaN, infinity or zero, and its sign); SUM: the magnitudes compared and both
 //!   exponent differences; MIN / MAX: the keys' and the indices' 16-bit quarters compared;
 //!   PROD: the first stage of each significand's normaliser ([`ReduceAluFpNorm`], stages 3 to
 //!   5: a subnormal's leading one brought to bit 63).
 //! - Stage 4 (`s4_*`): SUM: the larger magnitude first, the shift that aligns the smaller one,
-//!   `E` of the sum; PROD: `E` before the normalisers' counts; the result when the classes
-//!   decide it (NaN, infinity, zero: `c_arith` clear), or 0 for a reserved `op`; MIN / MAX:
+//!   `E` of the sum; PROD: `E` before the normalisers' counts; the result the classes
+//!   decided in the type's encoding (`c_arith` clear), or 0 for a reserved `op`; MIN / MAX:
 //!   the quarters combined and the decision (which value, which index) registered.
 //! - Stages 5 and 6: SUM: the smaller significand aligned with three guard bits and a sticky
 //!   bit ([`ReduceAluFpShr`] `shr[0]`); MIN / MAX / MINLOC / MAXLOC: the value and index
@@ -118,7 +119,12 @@
 //! (median 108.7), the longest path now `s11_lz` into the subnormal shift's count. With the
 //! count from an 8-bit add (`s11_nx*`) and stage 2's keys from stage-1 signs and type copies
 //! (`s1_asign`, `tk`), seed 1 made 117.0 MHz, its longest path stage 10's 63-bit carry; that
-//! carry from two 32-bit chains, seed 1 made 113.3 MHz (its path then mostly routing).
+//! carry from two 32-bit chains, seed 1 made 113.3 MHz (its path then mostly routing). With
+//! no logic after those chains (`s10_c32` picks `s10_b*`, `s10_cy*` in stage 11), seeds 1 and
+//! 2 made 124.6 and 109.7 MHz: seed 1's longest path the first stage of PROD's normaliser
+//! (`q` → its shift's multiplexers), seed 2's an integer lane's operand mask in front of a
+//! multiplier. The stage-3 class decision (`s3_rnan` …) and the second chain for `c63_1`
+//! came after those runs and have not been routed yet (the README has the details).
 
 pub mod norm;
 pub mod shr;
@@ -245,10 +251,14 @@ crate::sub_block! {
         s3_bsign: DataReg<bool>,
         s3_anan: DataReg<bool>,
         s3_bnan: DataReg<bool>,
-        s3_ainf: DataReg<bool>,
-        s3_binf: DataReg<bool>,
-        s3_azero: DataReg<bool>,
-        s3_bzero: DataReg<bool>,
+        /// SUM / PROD when the classes decide the result (fp_bits::add / mul's first cases):
+        /// it is the canonical NaN (`s3_rnan`), else infinity (`s3_rinf`), else zero, with the
+        /// sign bit `s3_rneg`; `s3_arith` when they do not. Decided here so that stage 4's
+        /// value multiplexer, 64 bits wide, reads only registers and the type.
+        s3_rnan: DataReg<bool>,
+        s3_rinf: DataReg<bool>,
+        s3_rneg: DataReg<bool>,
+        s3_arith: DataReg<bool>,
         /// SUM: `|a| >= |b|`; the exponent fields, at least 1 (a subnormal's exponent is the
         /// smallest normal's), and their differences either way.
         s3_a_ge: DataReg<bool>,
@@ -436,6 +446,12 @@ crate::sub_block! {
         // Stage 3's logic.
         a_fz: Signal<Local, bool>,
         b_fz: Signal<Local, bool>,
+        a_nan: Signal<Local, bool>,
+        b_nan: Signal<Local, bool>,
+        a_inf: Signal<Local, bool>,
+        b_inf: Signal<Local, bool>,
+        a_zero: Signal<Local, bool>,
+        b_zero: Signal<Local, bool>,
         a_eff: Signal<Local, Bits<EW>>,
         b_eff: Signal<Local, Bits<EW>>,
         /// Magnitudes: exponent field over fraction orders like the absolute values.
@@ -487,11 +503,10 @@ crate::sub_block! {
         /// the bit below): the sum's bits 62 to 0 are all zero if and only if none is set.
         lo_z: Signal<Local, Bits<63>>,
         /// The carry into bit 63 when the carry into bit 32 is set (`c63_1`) and clear
-        /// (`c63_0`: bits 62 to 32 carry out alone); with it set they also carry out when they
-        /// sum to all ones (`mid_p`): two carry chains of 32 bits side by side, not one of 63.
+        /// (`c63_0`): carry chains of 31 bits beside the low 32 bits' one, not one of 63 (an
+        /// all-ones test with `c63_0` instead of the second chain was three look-up tables deep).
         c63_0: Signal<Local, bool>,
         c63_1: Signal<Local, bool>,
-        mid_p: Signal<Local, bool>,
         x63: Signal<Local, bool>,
         y63: Signal<Local, bool>,
         /// Stage 11's: each high half with its leading one at bit 63 (shifted left one when
@@ -594,7 +609,7 @@ impl Logic for ReduceAluFp {
             self, clock, s1_a, s1_ai, s1_b, s1_bi, s1_op, s1_asign, s1_bsign, s2_op, s2_asign,
             s2_bsign, s2_afield, s2_bfield, s2_aez, s2_bez, s2_aones, s2_bones, s2_asig, s2_bsig,
             s2_aq, s2_bq, s2_alow, s2_blow, s2_aelem, s2_belem, s2_akey, s2_bkey, s2_ai, s2_bi,
-            s3_op, s3_asign, s3_bsign, s3_anan, s3_bnan, s3_ainf, s3_binf, s3_azero, s3_bzero,
+            s3_op, s3_asign, s3_bsign, s3_anan, s3_bnan, s3_rnan, s3_rinf, s3_rneg, s3_arith,
             s3_a_ge, s3_asig, s3_bsig, s3_aeff, s3_beff, s3_dab, s3_dba, s3_k0_gt, s3_k0_lt,
             s3_k1_gt, s3_k1_lt, s3_k2_gt, s3_k2_lt, s3_k3_gt, s3_k3_lt, s3_i0_gt, s3_i0_lt,
             s3_i1_gt, s3_i1_lt, s3_i2_gt, s3_i2_lt, s3_i3_gt, s3_i3_lt, s3_aelem, s3_belem, s3_ai,
@@ -894,12 +909,56 @@ impl Logic for ReduceAluFp {
         // brought there, so that the product's leading one is at bit 127 or 126).
         self.a_fz.next = !(self.s2_aq.q.val().any() | self.s2_alow.q.val());
         self.b_fz.next = !(self.s2_bq.q.val().any() | self.s2_blow.q.val());
-        self.s3_anan.d.next = self.s2_aones.q.val() & !self.a_fz.val();
-        self.s3_bnan.d.next = self.s2_bones.q.val() & !self.b_fz.val();
-        self.s3_ainf.d.next = self.s2_aones.q.val() & self.a_fz.val();
-        self.s3_binf.d.next = self.s2_bones.q.val() & self.b_fz.val();
-        self.s3_azero.d.next = self.s2_aez.q.val() & self.a_fz.val();
-        self.s3_bzero.d.next = self.s2_bez.q.val() & self.b_fz.val();
+        self.a_nan.next = self.s2_aones.q.val() & !self.a_fz.val();
+        self.b_nan.next = self.s2_bones.q.val() & !self.b_fz.val();
+        self.s3_anan.d.next = self.a_nan.val();
+        self.s3_bnan.d.next = self.b_nan.val();
+        self.a_inf.next = self.s2_aones.q.val() & self.a_fz.val();
+        self.b_inf.next = self.s2_bones.q.val() & self.b_fz.val();
+        self.a_zero.next = self.s2_aez.q.val() & self.a_fz.val();
+        self.b_zero.next = self.s2_bez.q.val() & self.b_fz.val();
+        // The result when the classes decide it, or 0 for a reserved operation (MIN / MAX
+        // replace it in stage 5).
+        self.s3_rnan.d.next = false;
+        self.s3_rinf.d.next = false;
+        self.s3_rneg.d.next = false;
+        self.s3_arith.d.next = false;
+        if self.s2_op.q.val() == self.op_sum.val() {
+            if self.a_nan.val()
+                | self.b_nan.val()
+                | (self.a_inf.val()
+                    & self.b_inf.val()
+                    & (self.s2_asign.q.val() ^ self.s2_bsign.q.val()))
+            {
+                self.s3_rnan.d.next = true;
+            } else if self.a_inf.val() {
+                self.s3_rinf.d.next = true;
+                self.s3_rneg.d.next = self.s2_asign.q.val();
+            } else if self.b_inf.val() {
+                self.s3_rinf.d.next = true;
+                self.s3_rneg.d.next = self.s2_bsign.q.val();
+            } else if self.a_zero.val() & self.b_zero.val() {
+                // -0 only if both are -0.
+                self.s3_rneg.d.next = self.s2_asign.q.val() & self.s2_bsign.q.val();
+            } else {
+                self.s3_arith.d.next = true;
+            }
+        } else if self.s2_op.q.val() == self.op_prod.val() {
+            if self.a_nan.val()
+                | self.b_nan.val()
+                | (self.a_inf.val() & self.b_zero.val())
+                | (self.a_zero.val() & self.b_inf.val())
+            {
+                self.s3_rnan.d.next = true;
+            } else if self.a_inf.val() | self.b_inf.val() {
+                self.s3_rinf.d.next = true;
+                self.s3_rneg.d.next = self.s2_asign.q.val() ^ self.s2_bsign.q.val();
+            } else if self.a_zero.val() | self.b_zero.val() {
+                self.s3_rneg.d.next = self.s2_asign.q.val() ^ self.s2_bsign.q.val();
+            } else {
+                self.s3_arith.d.next = true;
+            }
+        }
         self.a_eff.next = self.s2_afield.q.val();
         if self.s2_aez.q.val() {
             self.a_eff.next = 1.into();
@@ -1021,60 +1080,18 @@ impl Logic for ReduceAluFp {
             + bit_cast::<XW, EW>(self.s3_beff.q.val())
             + 4097
             - self.t4_bias.val();
-        // The result when the classes decide it (fp_bits::add / mul's first cases), or 0
-        // for a reserved operation; MIN / MAX overwrite it in stage 5.
-        self.s4_arith.d.next = false;
+        // The result the classes decided (stage 3), in the type's encoding.
+        self.s4_arith.d.next = self.s3_arith.q.val();
         self.s4_val.d.next = self.zero.val();
-        if self.s3_op.q.val() == self.op_sum.val() {
-            self.s4_arith.d.next = true;
-            if self.s3_anan.q.val()
-                | self.s3_bnan.q.val()
-                | (self.s3_ainf.q.val()
-                    & self.s3_binf.q.val()
-                    & (self.s3_asign.q.val() ^ self.s3_bsign.q.val()))
-            {
-                self.s4_arith.d.next = false;
-                self.s4_val.d.next = self.t4_cnan.val();
-            } else if self.s3_ainf.q.val() {
-                self.s4_arith.d.next = false;
-                self.s4_val.d.next = self.t4_inf.val();
-                if self.s3_asign.q.val() {
-                    self.s4_val.d.next = self.t4_inf.val() | self.t4_sign.val();
-                }
-            } else if self.s3_binf.q.val() {
-                self.s4_arith.d.next = false;
-                self.s4_val.d.next = self.t4_inf.val();
-                if self.s3_bsign.q.val() {
-                    self.s4_val.d.next = self.t4_inf.val() | self.t4_sign.val();
-                }
-            } else if self.s3_azero.q.val() & self.s3_bzero.q.val() {
-                // -0 only if both are -0.
-                self.s4_arith.d.next = false;
-                if self.s3_asign.q.val() & self.s3_bsign.q.val() {
-                    self.s4_val.d.next = self.t4_sign.val();
-                }
+        if self.s3_rnan.q.val() {
+            self.s4_val.d.next = self.t4_cnan.val();
+        } else if self.s3_rinf.q.val() {
+            self.s4_val.d.next = self.t4_inf.val();
+            if self.s3_rneg.q.val() {
+                self.s4_val.d.next = self.t4_inf.val() | self.t4_sign.val();
             }
-        } else if self.s3_op.q.val() == self.op_prod.val() {
-            self.s4_arith.d.next = true;
-            if self.s3_anan.q.val()
-                | self.s3_bnan.q.val()
-                | (self.s3_ainf.q.val() & self.s3_bzero.q.val())
-                | (self.s3_azero.q.val() & self.s3_binf.q.val())
-            {
-                self.s4_arith.d.next = false;
-                self.s4_val.d.next = self.t4_cnan.val();
-            } else if self.s3_ainf.q.val() | self.s3_binf.q.val() {
-                self.s4_arith.d.next = false;
-                self.s4_val.d.next = self.t4_inf.val();
-                if self.s3_asign.q.val() ^ self.s3_bsign.q.val() {
-                    self.s4_val.d.next = self.t4_inf.val() | self.t4_sign.val();
-                }
-            } else if self.s3_azero.q.val() | self.s3_bzero.q.val() {
-                self.s4_arith.d.next = false;
-                if self.s3_asign.q.val() ^ self.s3_bsign.q.val() {
-                    self.s4_val.d.next = self.t4_sign.val();
-                }
-            }
+        } else if self.s3_rneg.q.val() {
+            self.s4_val.d.next = self.t4_sign.val();
         }
         // MIN / MAX (fp_bits::select), decided here so that stage 5, whose multiplexers fan
         // out to every bit of the value and the index, reads only registers: a number beats
@@ -1254,8 +1271,8 @@ impl Logic for ReduceAluFp {
 
         // ---- Stage 10. PROD: the low halves added, the high halves both ways.
         // Only the low halves' sum's bit 63, its carry out and whether bits 62 to 0 are zero
-        // are needed. x + y carries out of n bits if and only if y > !x (a carry chain),
-        // and they sum to all ones if and only if y == !x;
+        // are needed. x + y carries out of n bits if and only if y > !x, and x + y + 1 if
+        // and only if y >= !x (each one carry chain);
         // x + y = 0 (mod 2^63) if and only if every bit's carry in is x ^ y, which makes its
         // carry out x | y: no carry chain.
         self.lo_x.next = self.s9_pa.q.val().get_bits::<63>(0);
@@ -1265,8 +1282,7 @@ impl Logic for ReduceAluFp {
         self.s10_c32.d.next =
             self.lo_y.val().get_bits::<32>(0) > !self.lo_x.val().get_bits::<32>(0);
         self.c63_0.next = self.lo_y.val().get_bits::<31>(32) > !self.lo_x.val().get_bits::<31>(32);
-        self.mid_p.next = self.lo_y.val().get_bits::<31>(32) == !self.lo_x.val().get_bits::<31>(32);
-        self.c63_1.next = self.c63_0.val() | self.mid_p.val();
+        self.c63_1.next = self.lo_y.val().get_bits::<31>(32) >= !self.lo_x.val().get_bits::<31>(32);
         self.s10_b0.d.next = self.x63.val() ^ self.y63.val() ^ self.c63_0.val();
         self.s10_b1.d.next = self.x63.val() ^ self.y63.val() ^ self.c63_1.val();
         self.s10_cy0.d.next = (self.x63.val() & self.y63.val())

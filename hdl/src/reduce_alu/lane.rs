@@ -30,7 +30,7 @@
 //! unsigned comparison quarter by quarter (four 16-bit carry chains), the truth values, the
 //! sum, and the ten partial products `p{i}{j}` with `i + j <= 3` (rust-hdl multiplies only
 //! 16 × 16), each a [`Mul16`] — a DSP block with its own operand and product registers, fed from
-//! the same masked operands as stage 1. Stage 3: the quarters combined into `a_gt`, `a_lt`,
+//! the operands as offered (unmasked: the output mask makes that the same product). Stage 3: the quarters combined into `a_gt`, `a_lt`,
 //! and with the `s2_*` bits of MAX, MIN, MAXLOC, MINLOC into four flags, registered with the
 //! operands: which of them is the value (`s3_v_a`, `s3_v_b`) and the index (`s3_i_a`,
 //! `s3_i_b`); the result of the ops without a compare as an OR of terms, each selected by its
@@ -319,47 +319,50 @@ impl Logic for ReduceAluLane {
         self.s2_bt.d.next = self.bv.val().any();
         // The partial products of the 16-bit digits whose weight 2^(16 (i + j)) is below 2^64
         // (of those of weight 2^48 only the low 16 bits count; synthesis drops the rest), from
-        // the masked operands as offered: each multiplier registers its own copy of them.
+        // the operands as offered, not masked: a product's low 32 bits depend only on the
+        // operands' low 32 bits, and a 32-bit type's result is masked at the output, so the
+        // multipliers' inputs need no `dtype` (whose register would otherwise drive 512
+        // look-up tables in front of the DSP column). Each registers its own copy of them.
         self.s2_p00.clock.next = self.clock.val();
         self.s2_p00.reset.next = self.reset.val();
-        self.s2_p00.a.next = self.am.val().get_bits::<16>(0);
-        self.s2_p00.b.next = self.bm.val().get_bits::<16>(0);
+        self.s2_p00.a.next = self.a.val().get_bits::<16>(0);
+        self.s2_p00.b.next = self.b.val().get_bits::<16>(0);
         self.s2_p01.clock.next = self.clock.val();
         self.s2_p01.reset.next = self.reset.val();
-        self.s2_p01.a.next = self.am.val().get_bits::<16>(0);
-        self.s2_p01.b.next = self.bm.val().get_bits::<16>(16);
+        self.s2_p01.a.next = self.a.val().get_bits::<16>(0);
+        self.s2_p01.b.next = self.b.val().get_bits::<16>(16);
         self.s2_p02.clock.next = self.clock.val();
         self.s2_p02.reset.next = self.reset.val();
-        self.s2_p02.a.next = self.am.val().get_bits::<16>(0);
-        self.s2_p02.b.next = self.bm.val().get_bits::<16>(32);
+        self.s2_p02.a.next = self.a.val().get_bits::<16>(0);
+        self.s2_p02.b.next = self.b.val().get_bits::<16>(32);
         self.s2_p03.clock.next = self.clock.val();
         self.s2_p03.reset.next = self.reset.val();
-        self.s2_p03.a.next = self.am.val().get_bits::<16>(0);
-        self.s2_p03.b.next = self.bm.val().get_bits::<16>(48);
+        self.s2_p03.a.next = self.a.val().get_bits::<16>(0);
+        self.s2_p03.b.next = self.b.val().get_bits::<16>(48);
         self.s2_p10.clock.next = self.clock.val();
         self.s2_p10.reset.next = self.reset.val();
-        self.s2_p10.a.next = self.am.val().get_bits::<16>(16);
-        self.s2_p10.b.next = self.bm.val().get_bits::<16>(0);
+        self.s2_p10.a.next = self.a.val().get_bits::<16>(16);
+        self.s2_p10.b.next = self.b.val().get_bits::<16>(0);
         self.s2_p11.clock.next = self.clock.val();
         self.s2_p11.reset.next = self.reset.val();
-        self.s2_p11.a.next = self.am.val().get_bits::<16>(16);
-        self.s2_p11.b.next = self.bm.val().get_bits::<16>(16);
+        self.s2_p11.a.next = self.a.val().get_bits::<16>(16);
+        self.s2_p11.b.next = self.b.val().get_bits::<16>(16);
         self.s2_p12.clock.next = self.clock.val();
         self.s2_p12.reset.next = self.reset.val();
-        self.s2_p12.a.next = self.am.val().get_bits::<16>(16);
-        self.s2_p12.b.next = self.bm.val().get_bits::<16>(32);
+        self.s2_p12.a.next = self.a.val().get_bits::<16>(16);
+        self.s2_p12.b.next = self.b.val().get_bits::<16>(32);
         self.s2_p20.clock.next = self.clock.val();
         self.s2_p20.reset.next = self.reset.val();
-        self.s2_p20.a.next = self.am.val().get_bits::<16>(32);
-        self.s2_p20.b.next = self.bm.val().get_bits::<16>(0);
+        self.s2_p20.a.next = self.a.val().get_bits::<16>(32);
+        self.s2_p20.b.next = self.b.val().get_bits::<16>(0);
         self.s2_p21.clock.next = self.clock.val();
         self.s2_p21.reset.next = self.reset.val();
-        self.s2_p21.a.next = self.am.val().get_bits::<16>(32);
-        self.s2_p21.b.next = self.bm.val().get_bits::<16>(16);
+        self.s2_p21.a.next = self.a.val().get_bits::<16>(32);
+        self.s2_p21.b.next = self.b.val().get_bits::<16>(16);
         self.s2_p30.clock.next = self.clock.val();
         self.s2_p30.reset.next = self.reset.val();
-        self.s2_p30.a.next = self.am.val().get_bits::<16>(48);
-        self.s2_p30.b.next = self.bm.val().get_bits::<16>(0);
+        self.s2_p30.a.next = self.a.val().get_bits::<16>(48);
+        self.s2_p30.b.next = self.b.val().get_bits::<16>(0);
 
         // ---- Stage 3: the compares combined (the most significant unequal quarter decides)
         // and, with stage 2's operation bits, the compare ops' choice of value and index,
