@@ -209,13 +209,15 @@ fn a_wrong_design_is_caught() {
 ///   stage 3 valid, `err`, `is_prod`, `is32` (4: the lanes decide the compare ops in stage 3,
 ///   from stage 2's one-hot `op`); stages 4 and 5 valid, `err`, `is_prod`, `is32` (4 each);
 ///   outputs `out_valid`, `err`;
-/// - per lane, 2031: stage 1 `a`, `ai`, `b`, `bi` (256) and of the compare keys only the two
+/// - per lane, 2095: stage 1 `a`, `ai`, `b`, `bi` (256) and of the compare keys only the two
 ///   sign bits each can flip (4: the other bits equal the operands', and synthesis merges
 ///   them); stage 2 `av`, `bv`, `ai`, `bi`, `sum` (320), eleven compare and truth bits (the
 ///   keys' quarters compared apart, greater and less each, `bi < ai`, `a != 0`, `b != 0`), ten
 ///   32-bit partial products less the upper halves of the four of weight 2^48, which shift
-///   past bit 63 and synthesis removes (256) — the multipliers' operand registers are copies
-///   of stage 1's and merge with them; stage 3 the compare ops' decision (value from `a`,
+///   past bit 63 and synthesis removes (256) — the multipliers' operand registers: of the
+///   operands' low 32 bits copies of stage 1's, which merge with them, of the high 32 bits
+///   their own (64: the multipliers take the operands unmasked, stage 1 keeps them masked);
+///   stage 3 the compare ops' decision (value from `a`,
 ///   from `b`, index from `a`, from `b`: 4), `av`, `bv`,
 ///   `ai`, `bi` (256), the result of the ops without a compare (64) and the partial products
 ///   again, less the same upper halves (256); stage 4 value, index (128) and the tree's four
@@ -241,7 +243,7 @@ fn emitted_alu_has_exactly_its_registers() {
         let refs: Vec<&std::path::Path> = paths.iter().map(|p| p.as_path()).collect();
         let r = netcoll_testbench::tools::yosys_synth_check_files(&refs, &top)
             .unwrap_or_else(|e| panic!("{top}: {e}"));
-        assert_eq!(r.flip_flops, 41 + 2031 * lanes as u64, "{top}: {r:?}");
+        assert_eq!(r.flip_flops, 41 + 2095 * lanes as u64, "{top}: {r:?}");
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
