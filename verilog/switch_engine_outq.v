@@ -23,11 +23,14 @@ module switch_engine_outq (
     output wire         taken
 );
 
+    localparam [2:0] last_slot = 3'd7;
     localparam [3:0] one_count = 4'd1;
     localparam [7:0] one_hot = 8'd1;
     localparam [2:0] one_slot = 3'd1;
+    localparam [7:0] slot_1_hot = 8'd2;
 
     // Registers: `x_q` holds, `x_d` is its next value.
+    // Reset to zero:
     reg [15:0] q_ports_0_q;
     reg [15:0] q_ports_0_d;
     reg [15:0] q_ports_1_q;
@@ -118,14 +121,15 @@ module switch_engine_outq (
     reg [2:0] h_op_d;
     reg [14:0] h_meta_q;
     reg [14:0] h_meta_d;
-    reg [2:0] head_q;
-    reg [2:0] head_d;
     reg [2:0] tail_q;
     reg [2:0] tail_d;
     reg [3:0] held_q;
     reg [3:0] held_d;
     reg busy_q;
     reg busy_d;
+    // Without reset (a datapath; a flag that resets tells when they count):
+    reg [7:0] n_hot_q;
+    reg [7:0] n_hot_d;
 
     // Combinational signals.
     wire go;
@@ -134,9 +138,7 @@ module switch_engine_outq (
     wire push_nz;
     wire [3:0] held_inc;
     wire [3:0] held_dec;
-    wire [2:0] head_inc;
     wire [2:0] tail_inc;
-    wire [7:0] next_hot;
     reg [15:0] n_ports;
     reg [7:0] n_cgid;
     reg [1:0] n_tid;
@@ -192,7 +194,6 @@ module switch_engine_outq (
             h_tid_q <= 2'd0;
             h_op_q <= 3'd0;
             h_meta_q <= 15'd0;
-            head_q <= 3'd0;
             tail_q <= 3'd0;
             held_q <= 4'd0;
             busy_q <= 1'b0;
@@ -242,19 +243,20 @@ module switch_engine_outq (
             h_tid_q <= h_tid_d;
             h_op_q <= h_op_d;
             h_meta_q <= h_meta_d;
-            head_q <= head_d;
             tail_q <= tail_d;
             held_q <= held_d;
             busy_q <= busy_d;
         end
     end
 
+    always @(posedge clock) begin
+        n_hot_q <= n_hot_d;
+    end
+
     assign count = held_q;
     assign held_inc = held_q + one_count;
     assign held_dec = held_q - one_count;
-    assign head_inc = head_q + one_slot;
     assign tail_inc = tail_q + one_slot;
-    assign next_hot = one_hot << head_inc;
     assign two_held = held_q > one_count;
     assign tail_hot = one_hot << tail_q;
     assign out_valid = busy_q | push;
@@ -265,7 +267,6 @@ module switch_engine_outq (
     assign enq = push & ((busy_q | (~ready)) | push_nz);
 
     always @(*) begin
-        head_d = head_q;
         tail_d = tail_q;
         held_d = held_q;
         busy_d = busy_q;
@@ -309,7 +310,7 @@ module switch_engine_outq (
             q_op_0_d = in_op;
             q_meta_0_d = in_meta;
         end
-        if (next_hot[0]) begin
+        if (n_hot_q[0]) begin
             n_ports = q_ports_0_q;
             n_cgid = q_cgid_0_q;
             n_tid = q_tid_0_q;
@@ -328,7 +329,7 @@ module switch_engine_outq (
             q_op_1_d = in_op;
             q_meta_1_d = in_meta;
         end
-        if (next_hot[1]) begin
+        if (n_hot_q[1]) begin
             n_ports = q_ports_1_q;
             n_cgid = q_cgid_1_q;
             n_tid = q_tid_1_q;
@@ -347,7 +348,7 @@ module switch_engine_outq (
             q_op_2_d = in_op;
             q_meta_2_d = in_meta;
         end
-        if (next_hot[2]) begin
+        if (n_hot_q[2]) begin
             n_ports = q_ports_2_q;
             n_cgid = q_cgid_2_q;
             n_tid = q_tid_2_q;
@@ -366,7 +367,7 @@ module switch_engine_outq (
             q_op_3_d = in_op;
             q_meta_3_d = in_meta;
         end
-        if (next_hot[3]) begin
+        if (n_hot_q[3]) begin
             n_ports = q_ports_3_q;
             n_cgid = q_cgid_3_q;
             n_tid = q_tid_3_q;
@@ -385,7 +386,7 @@ module switch_engine_outq (
             q_op_4_d = in_op;
             q_meta_4_d = in_meta;
         end
-        if (next_hot[4]) begin
+        if (n_hot_q[4]) begin
             n_ports = q_ports_4_q;
             n_cgid = q_cgid_4_q;
             n_tid = q_tid_4_q;
@@ -404,7 +405,7 @@ module switch_engine_outq (
             q_op_5_d = in_op;
             q_meta_5_d = in_meta;
         end
-        if (next_hot[5]) begin
+        if (n_hot_q[5]) begin
             n_ports = q_ports_5_q;
             n_cgid = q_cgid_5_q;
             n_tid = q_tid_5_q;
@@ -423,7 +424,7 @@ module switch_engine_outq (
             q_op_6_d = in_op;
             q_meta_6_d = in_meta;
         end
-        if (next_hot[6]) begin
+        if (n_hot_q[6]) begin
             n_ports = q_ports_6_q;
             n_cgid = q_cgid_6_q;
             n_tid = q_tid_6_q;
@@ -442,7 +443,7 @@ module switch_engine_outq (
             q_op_7_d = in_op;
             q_meta_7_d = in_meta;
         end
-        if (next_hot[7]) begin
+        if (n_hot_q[7]) begin
             n_ports = q_ports_7_q;
             n_cgid = q_cgid_7_q;
             n_tid = q_tid_7_q;
@@ -470,9 +471,12 @@ module switch_engine_outq (
             h_op_d = in_op;
             h_meta_d = in_meta;
         end
-        head_d = head_q;
+        n_hot_d = n_hot_q;
         if (pop) begin
-            head_d = head_inc;
+            n_hot_d = (n_hot_q << 1'b1) | (n_hot_q >> last_slot);
+        end
+        if (reset) begin
+            n_hot_d = slot_1_hot;
         end
         tail_d = tail_q;
         if (enq) begin

@@ -104,7 +104,7 @@
 //! one net to every register of four datapaths. So the registers here are [`DataReg`]s, without
 //! reset (the ALU selects a result only for an operation offered after a reset, by flags that
 //! do reset), but for the multipliers'. Then (104.3 MHz) stage 3's NaN test, an OR of the 52
-//! fraction bits: it now reads the quarter flags `s2_aq` and `s2_alow` (107.1 MHz). Then MIN /
+//! fraction bits: it then read the quarter flags (107.1 MHz; one flag now, below). Then MIN /
 //! MAX's "take a" fanning out to the value and index multiplexers: stage 4 now registers the
 //! decision (105.0 MHz); then stage 11's carry select followed by the picked half's
 //! normalisation: both halves are now normalised before the pick, and the low half's zero test
@@ -126,6 +126,10 @@
 //! multiplier. With the stage-3 class decision (`s3_rnan` …), the second chain for `c63_1`
 //! and the lanes' multipliers fed unmasked operands, the 4-lane ALU closes 125 MHz: seeds 1,
 //! 2 and 3 route at 126.9, 124.8 and 125.4 MHz, median 125.4 (the README has the paths).
+//! In the floating-point switch, whose control spreads further, stage 3's class decision was
+//! the longest path once (116.5 MHz on seed 1: `s2_bq` → six LUTs → `s3_rneg`): it now reads
+//! "the fraction is zero" and "SUM" / "PROD" from registers (`s2_afz`, `s2_bfz`, tested in
+//! each arm of the unpack, and `s2_sum`, `s2_prod`).
 
 pub mod norm;
 pub mod shr;
@@ -230,11 +234,13 @@ crate::sub_block! {
         /// the normaliser's `q` a stage early.
         s2_aq: DataReg<Bits<3>>,
         s2_bq: DataReg<Bits<3>>,
-        /// fp64's fraction bits below those quarters (4 to 0) are not zero (false for the
-        /// other types, whose quarters cover their whole fraction): with `s2_aq`, stage 3's
-        /// "fraction zero" is a test of four flags instead of an OR of 52 bits.
-        s2_alow: DataReg<bool>,
-        s2_blow: DataReg<bool>,
+        /// The type's fraction is zero, tested in each arm of the unpack's type `case`: stage
+        /// 3's class decision reads one flag, not an OR of 52 bits or of the quarters' flags.
+        s2_afz: DataReg<bool>,
+        s2_bfz: DataReg<bool>,
+        /// The operation is SUM / PROD, decoded a stage early for stage 3's class decision.
+        s2_sum: KeptReg<bool>,
+        s2_prod: KeptReg<bool>,
         /// The elements, and their compare keys (`fp_bits::key`: unsigned, in the order of
         /// the numbers).
         s2_aelem: DataReg<Bits<W>>,
@@ -440,8 +446,9 @@ crate::sub_block! {
         /// `s2_aq`, `s2_bq` likewise: the quarters' tests on the type's fraction bits.
         a_fq: Signal<Local, Bits<3>>,
         b_fq: Signal<Local, Bits<3>>,
-        a_flow: Signal<Local, bool>,
-        b_flow: Signal<Local, bool>,
+        /// `s2_afz`, `s2_bfz` likewise.
+        a_fzero: Signal<Local, bool>,
+        b_fzero: Signal<Local, bool>,
         a_elem: Signal<Local, Bits<W>>,
         b_elem: Signal<Local, Bits<W>>,
         // Stage 3's logic.
@@ -609,17 +616,17 @@ impl Logic for ReduceAluFp {
         dff_setup!(
             self, clock, s1_a, s1_ai, s1_b, s1_bi, s1_op, s1_asign, s1_bsign, s2_op, s2_asign,
             s2_bsign, s2_afield, s2_bfield, s2_aez, s2_bez, s2_aones, s2_bones, s2_asig, s2_bsig,
-            s2_aq, s2_bq, s2_alow, s2_blow, s2_aelem, s2_belem, s2_akey, s2_bkey, s2_ai, s2_bi,
-            s3_op, s3_asign, s3_bsign, s3_anan, s3_bnan, s3_rnan, s3_rinf, s3_rneg, s3_arith,
-            s3_a_ge, s3_asig, s3_bsig, s3_aeff, s3_beff, s3_dab, s3_dba, s3_k0_gt, s3_k0_lt,
-            s3_k1_gt, s3_k1_lt, s3_k2_gt, s3_k2_lt, s3_k3_gt, s3_k3_lt, s3_i0_gt, s3_i0_lt,
-            s3_i1_gt, s3_i1_lt, s3_i2_gt, s3_i2_lt, s3_i3_gt, s3_i3_lt, s3_aelem, s3_belem, s3_ai,
-            s3_bi, s4_big, s4_small, s4_diff, s4_sub, s4_esum, s4_kprod, s4_ea, s4_eb, s4_ai,
-            s4_bi, s4_v_a, s4_v_b, s4_i_a, s4_i_b, s4_arith, s4_val, s5_big, s6_big, s5_sub,
-            s6_sub, s5_esum, s5_kprod, s7_sum, s9_pa, s9_pb, s10_c32, s10_b0, s10_b1, s10_cy0,
-            s10_cy1, s10_hi0, s10_hi1, s11_sig, s11_lz, s11_nxbig, s11_nxfit, s11_nx8, s12_sig,
-            s12_exp, s12_subn, s12_dsh, s13_ovf, s14_ovf, s13_field, s14_field, s15_packed,
-            s15_incr, s15_ovf, o_r, o_ri, c_val, c_index
+            s2_aq, s2_bq, s2_afz, s2_bfz, s2_sum, s2_prod, s2_aelem, s2_belem, s2_akey, s2_bkey,
+            s2_ai, s2_bi, s3_op, s3_asign, s3_bsign, s3_anan, s3_bnan, s3_rnan, s3_rinf, s3_rneg,
+            s3_arith, s3_a_ge, s3_asig, s3_bsig, s3_aeff, s3_beff, s3_dab, s3_dba, s3_k0_gt,
+            s3_k0_lt, s3_k1_gt, s3_k1_lt, s3_k2_gt, s3_k2_lt, s3_k3_gt, s3_k3_lt, s3_i0_gt,
+            s3_i0_lt, s3_i1_gt, s3_i1_lt, s3_i2_gt, s3_i2_lt, s3_i3_gt, s3_i3_lt, s3_aelem,
+            s3_belem, s3_ai, s3_bi, s4_big, s4_small, s4_diff, s4_sub, s4_esum, s4_kprod, s4_ea,
+            s4_eb, s4_ai, s4_bi, s4_v_a, s4_v_b, s4_i_a, s4_i_b, s4_arith, s4_val, s5_big, s6_big,
+            s5_sub, s6_sub, s5_esum, s5_kprod, s7_sum, s9_pa, s9_pb, s10_c32, s10_b0, s10_b1,
+            s10_cy0, s10_cy1, s10_hi0, s10_hi1, s11_sig, s11_lz, s11_nxbig, s11_nxfit, s11_nx8,
+            s12_sig, s12_exp, s12_subn, s12_dsh, s13_ovf, s14_ovf, s13_field, s14_field,
+            s15_packed, s15_incr, s15_ovf, o_r, o_ri, c_val, c_index
         );
         for n in 0..15 {
             self.tf[n].clock.next = self.clock.val();
@@ -731,14 +738,14 @@ impl Logic for ReduceAluFp {
         self.a_ones.next = false;
         self.a_fnz.next = false;
         self.a_fq.next = 0.into();
-        self.a_flow.next = false;
+        self.a_fzero.next = true;
         self.b_sign.next = false;
         self.b_field.next = 0.into();
         self.b_frac.next = 0.into();
         self.b_ones.next = false;
         self.b_fnz.next = false;
         self.b_fq.next = 0.into();
-        self.b_flow.next = false;
+        self.b_fzero.next = true;
         match self.tf[0].q.val().index() {
             0 => {
                 if self.types.val().get_bit(0) {
@@ -750,6 +757,7 @@ impl Logic for ReduceAluFp {
                     self.a_fnz.next = self.s1_a.q.val().get_bits::<5>(10).any();
                     self.a_fq.next =
                         bit_cast::<3, 1>(self.s1_a.q.val().get_bits::<10>(0).any().into()) << 2;
+                    self.a_fzero.next = !self.s1_a.q.val().get_bits::<10>(0).any();
                     self.b_sign.next = self.s1_b.q.val().get_bit(15);
                     self.b_field.next = bit_cast::<EW, 5>(self.s1_b.q.val().get_bits::<5>(10));
                     self.b_frac.next =
@@ -758,6 +766,7 @@ impl Logic for ReduceAluFp {
                     self.b_fnz.next = self.s1_b.q.val().get_bits::<5>(10).any();
                     self.b_fq.next =
                         bit_cast::<3, 1>(self.s1_b.q.val().get_bits::<10>(0).any().into()) << 2;
+                    self.b_fzero.next = !self.s1_b.q.val().get_bits::<10>(0).any();
                 }
             }
             1 => {
@@ -769,6 +778,7 @@ impl Logic for ReduceAluFp {
                     self.a_fnz.next = self.s1_a.q.val().get_bits::<8>(7).any();
                     self.a_fq.next =
                         bit_cast::<3, 1>(self.s1_a.q.val().get_bits::<7>(0).any().into()) << 2;
+                    self.a_fzero.next = !self.s1_a.q.val().get_bits::<7>(0).any();
                     self.b_sign.next = self.s1_b.q.val().get_bit(15);
                     self.b_field.next = bit_cast::<EW, 8>(self.s1_b.q.val().get_bits::<8>(7));
                     self.b_frac.next = bit_cast::<52, 7>(self.s1_b.q.val().get_bits::<7>(0)) << 45;
@@ -776,6 +786,7 @@ impl Logic for ReduceAluFp {
                     self.b_fnz.next = self.s1_b.q.val().get_bits::<8>(7).any();
                     self.b_fq.next =
                         bit_cast::<3, 1>(self.s1_b.q.val().get_bits::<7>(0).any().into()) << 2;
+                    self.b_fzero.next = !self.s1_b.q.val().get_bits::<7>(0).any();
                 }
             }
             2 => {
@@ -790,6 +801,7 @@ impl Logic for ReduceAluFp {
                         (bit_cast::<3, 1>(self.s1_a.q.val().get_bits::<15>(8).any().into()) << 2)
                             | (bit_cast::<3, 1>(self.s1_a.q.val().get_bits::<8>(0).any().into())
                                 << 1);
+                    self.a_fzero.next = !self.s1_a.q.val().get_bits::<23>(0).any();
                     self.b_sign.next = self.s1_b.q.val().get_bit(31);
                     self.b_field.next = bit_cast::<EW, 8>(self.s1_b.q.val().get_bits::<8>(23));
                     self.b_frac.next =
@@ -800,6 +812,7 @@ impl Logic for ReduceAluFp {
                         (bit_cast::<3, 1>(self.s1_b.q.val().get_bits::<15>(8).any().into()) << 2)
                             | (bit_cast::<3, 1>(self.s1_b.q.val().get_bits::<8>(0).any().into())
                                 << 1);
+                    self.b_fzero.next = !self.s1_b.q.val().get_bits::<23>(0).any();
                 }
             }
             _ => {
@@ -814,7 +827,7 @@ impl Logic for ReduceAluFp {
                             | (bit_cast::<3, 1>(self.s1_a.q.val().get_bits::<16>(21).any().into())
                                 << 1)
                             | bit_cast::<3, 1>(self.s1_a.q.val().get_bits::<16>(5).any().into());
-                    self.a_flow.next = self.s1_a.q.val().get_bits::<5>(0).any();
+                    self.a_fzero.next = !self.s1_a.q.val().get_bits::<52>(0).any();
                     self.b_sign.next = self.s1_b.q.val().get_bit(63);
                     self.b_field.next = self.s1_b.q.val().get_bits::<EW>(52);
                     self.b_frac.next = self.s1_b.q.val().get_bits::<52>(0);
@@ -825,7 +838,7 @@ impl Logic for ReduceAluFp {
                             | (bit_cast::<3, 1>(self.s1_b.q.val().get_bits::<16>(21).any().into())
                                 << 1)
                             | bit_cast::<3, 1>(self.s1_b.q.val().get_bits::<16>(5).any().into());
-                    self.b_flow.next = self.s1_b.q.val().get_bits::<5>(0).any();
+                    self.b_fzero.next = !self.s1_b.q.val().get_bits::<52>(0).any();
                 }
             }
         }
@@ -847,8 +860,8 @@ impl Logic for ReduceAluFp {
         }
         self.s2_aq.d.next = self.a_fq.val();
         self.s2_bq.d.next = self.b_fq.val();
-        self.s2_alow.d.next = self.a_flow.val();
-        self.s2_blow.d.next = self.b_flow.val();
+        self.s2_afz.d.next = self.a_fzero.val();
+        self.s2_bfz.d.next = self.b_fzero.val();
         // MIN / MAX: keys as fp_bits::key (a positive number with its sign bit set, a
         // negative one inverted).
         for j in 0..4 {
@@ -904,12 +917,14 @@ impl Logic for ReduceAluFp {
         self.s2_ai.d.next = self.s1_ai.q.val();
         self.s2_bi.d.next = self.s1_bi.q.val();
         self.s2_op.d.next = self.s1_op.q.val();
+        self.s2_sum.d.next = self.s1_op.q.val() == self.op_sum.val();
+        self.s2_prod.d.next = self.s1_op.q.val() == self.op_prod.val();
 
         // ---- Stage 3: the classes; SUM's compare; the quarters; PROD's normalisers start
         // (a normal number's hidden bit is at bit 63 already, a subnormal's leading one is
         // brought there, so that the product's leading one is at bit 127 or 126).
-        self.a_fz.next = !(self.s2_aq.q.val().any() | self.s2_alow.q.val());
-        self.b_fz.next = !(self.s2_bq.q.val().any() | self.s2_blow.q.val());
+        self.a_fz.next = self.s2_afz.q.val();
+        self.b_fz.next = self.s2_bfz.q.val();
         self.a_nan.next = self.s2_aones.q.val() & !self.a_fz.val();
         self.b_nan.next = self.s2_bones.q.val() & !self.b_fz.val();
         self.s3_anan.d.next = self.a_nan.val();
@@ -924,7 +939,7 @@ impl Logic for ReduceAluFp {
         self.s3_rinf.d.next = false;
         self.s3_rneg.d.next = false;
         self.s3_arith.d.next = false;
-        if self.s2_op.q.val() == self.op_sum.val() {
+        if self.s2_sum.q.val() {
             if self.a_nan.val()
                 | self.b_nan.val()
                 | (self.a_inf.val()
@@ -944,7 +959,7 @@ impl Logic for ReduceAluFp {
             } else {
                 self.s3_arith.d.next = true;
             }
-        } else if self.s2_op.q.val() == self.op_prod.val() {
+        } else if self.s2_prod.q.val() {
             if self.a_nan.val()
                 | self.b_nan.val()
                 | (self.a_inf.val() & self.b_zero.val())

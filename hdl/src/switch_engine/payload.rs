@@ -55,7 +55,7 @@
 
 use super::fifo::{SwitchEngineFifo, COUNT_BITS};
 use crate::dff_setup;
-use crate::prim::{Mem, Reg};
+use crate::prim::{KeptReg, Mem, Reg};
 use crate::reduce_alu::ReduceAlu;
 use netcoll_models::net::Opcode;
 use netcoll_models::reduce_alu::{AluOp, Dtype, ALL_FP_TYPES, FIRST_RESERVED_OP};
@@ -187,6 +187,12 @@ pub struct SwitchEnginePayload<
     cur_valid: Reg<bool>,
     cur: Reg<Bits<64>>,
     cur_j: Reg<Bits<9>>,
+    /// The beat after it, as a word index in the slot (`cur_j + 1` in `B` bits): the hazard
+    /// compares of the command's next beat read it from a register, not through an adder.
+    cur_jb_next: Reg<Bits<B>>,
+    /// The current beat's buffer word (slot and `cur_j`), a copy for the RAMs' read ports:
+    /// their many address loads stay off `cur` and `cur_j`, which the hazard compares read.
+    cur_rd_addr: KeptReg<Bits<A>>,
     cur_last: Reg<bool>,
     /// That beat takes an input beat / does buffer work (`j < take`, `j < work`).
     cur_takes: Reg<bool>,
@@ -363,6 +369,7 @@ pub struct SwitchEnginePayload<
     /// Every bit of a count but its lowest.
     above_one_9: Constant<Bits<9>>,
     one_9: Constant<Bits<9>>,
+    one_b: Constant<Bits<B>>,
     two_9: Constant<Bits<9>>,
     half: Constant<Bits<8>>,
     low_half: Constant<Bits<64>>,
@@ -480,6 +487,8 @@ impl<
             cur_valid: Default::default(),
             cur: Default::default(),
             cur_j: Default::default(),
+            cur_jb_next: Default::default(),
+            cur_rd_addr: Default::default(),
             cur_last: Default::default(),
             cur_takes: Default::default(),
             cur_works: Default::default(),
@@ -603,6 +612,7 @@ impl<
             below_lanes: k(L as u64 - 1),
             above_one_9: k(0x1fe),
             one_9: k(1),
+            one_b: k(1),
             two_9: k(2),
             half: k(32),
             low_half: k(0xFFFF_FFFF),
@@ -670,6 +680,8 @@ impl<
             cur_valid,
             cur,
             cur_j,
+            cur_jb_next,
+            cur_rd_addr,
             cur_last,
             cur_takes,
             cur_works,
@@ -856,7 +868,7 @@ impl<
         // against what stages 1 to 6 will hold then: stages 0 to 5 now, and the beat issuing
         // now. That beat is of the same command as the next (another word) unless a command is
         // loaded, and it issues whenever one is loaded with one current.
-        self.jb_next.next = self.j_next.val().get_bits::<B>(0);
+        self.jb_next.next = self.cur_jb_next.q.val();
         self.h_slot.next = self.cmdq.head[0].val().get_bits::<S>(0);
         self.h_src_acc.next = self.cmdq.head[0].val().get_bit(26);
         self.h_src_ret.next = self.cmdq.head[0].val().get_bit(27);
@@ -931,6 +943,8 @@ impl<
             self.cur.d.next = self.cmdq.head[0].val();
             self.cur_valid.d.next = self.cmdq.nonempty.val();
             self.cur_j.d.next = 0.into();
+            self.cur_jb_next.d.next = self.one_b.val();
+            self.cur_rd_addr.d.next = bit_cast::<A, S>(self.h_slot.val()) << self.b_shift.val();
             self.cur_last.d.next = self.head_last.val();
             self.cur_takes.d.next = self.head_take.val().any();
             self.cur_works.d.next = self.head_work.val().any();
@@ -940,6 +954,9 @@ impl<
             self.rem_span.d.next = self.head_span.val();
         } else if self.issue.val() {
             self.cur_j.d.next = self.j_next.val();
+            self.cur_jb_next.d.next = self.cur_jb_next.q.val() + self.one_b.val();
+            self.cur_rd_addr.d.next = (bit_cast::<A, S>(self.f_slot.val()) << self.b_shift.val())
+                | bit_cast::<A, B>(self.jb_next.val());
             // (Not the last beat, so at least two were left.)
             self.cur_last.d.next = self.rem_span.q.val() <= self.two_9.val();
             self.cur_takes.d.next = self.next_takes.val();
@@ -955,8 +972,7 @@ impl<
         } else {
             self.cur_blocked.d.next = self.works.val() & self.hz_stay.val();
         }
-        self.rd_addr.next = (bit_cast::<A, S>(self.f_slot.val()) << self.b_shift.val())
-            | bit_cast::<A, B>(self.jb.val());
+        self.rd_addr.next = self.cur_rd_addr.q.val();
 
         // ---- The pipeline: stage 0 is the issue.
         for n in 0..PIPE {
