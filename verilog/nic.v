@@ -19,6 +19,7 @@ module nic (
     input  wire         rx_cnt_en,
     input  wire [7:0]   rx_cnt,
     input  wire [15:0]  rx_tag,
+    input  wire         rx_ack,
     input  wire         rx_empty,
     input  wire         rx_last,
     input  wire [63:0]  rx_data,
@@ -36,6 +37,7 @@ module nic (
     output wire         tx_cnt_en,
     output wire [7:0]   tx_cnt,
     output wire [15:0]  tx_tag,
+    output wire         tx_ack,
     output wire         tx_empty,
     output wire         tx_last,
     output wire [63:0]  tx_data
@@ -74,6 +76,7 @@ module nic (
     wire [3:0] sequencer_visit_qp;
     wire sequencer_host_ready;
     wire sequencer_rx_ready;
+    wire [31:0] sequencer_now;
     nic_sequencer sequencer (
         .clock(clock),
         .reset(reset),
@@ -92,7 +95,8 @@ module nic (
         .take_host(sequencer_take_host),
         .visit_qp(sequencer_visit_qp),
         .host_ready(sequencer_host_ready),
-        .rx_ready(sequencer_rx_ready)
+        .rx_ready(sequencer_rx_ready),
+        .now(sequencer_now)
     );
 
     // Instance `host_cmd`.
@@ -138,6 +142,9 @@ module nic (
     wire [7:0] host_cmd_cfg_cq;
     wire host_cmd_cfg_managed;
     wire host_cmd_cfg_plain;
+    wire host_cmd_cfg_rc;
+    wire [2:0] host_cmd_cfg_rnr_retry;
+    wire [15:0] host_cmd_cfg_rnr_delay;
     wire [4:0] host_cmd_cnt_rd_addr;
     wire host_cmd_cnt_wr_en;
     wire [4:0] host_cmd_cnt_wr_addr;
@@ -146,7 +153,7 @@ module nic (
     wire host_cmd_dmem_wr_en;
     wire [11:0] host_cmd_dmem_wr_addr;
     wire [63:0] host_cmd_dmem_wr_data;
-    wire [8:0] host_cmd_stat_hits;
+    wire [10:0] host_cmd_stat_hits;
     wire [3:0] host_cmd_stat_sel;
     nic_host host_cmd (
         .clock(clock),
@@ -193,6 +200,9 @@ module nic (
         .cfg_cq(host_cmd_cfg_cq),
         .cfg_managed(host_cmd_cfg_managed),
         .cfg_plain(host_cmd_cfg_plain),
+        .cfg_rc(host_cmd_cfg_rc),
+        .cfg_rnr_retry(host_cmd_cfg_rnr_retry),
+        .cfg_rnr_delay(host_cmd_cfg_rnr_delay),
         .cnt_rd_addr(host_cmd_cnt_rd_addr),
         .cnt_wr_en(host_cmd_cnt_wr_en),
         .cnt_wr_addr(host_cmd_cnt_wr_addr),
@@ -238,6 +248,13 @@ module nic (
     wire [3:0] queues_wait_index;
     wire queues_write_cqe;
     wire queues_retire;
+    wire [31:0] queues_now;
+    wire queues_cfg_rc;
+    wire [2:0] queues_cfg_rnr_retry;
+    wire [15:0] queues_cfg_rnr_delay;
+    wire queues_await_answer;
+    wire [15:0] queues_msg_tag;
+    wire [3:0] queues_answer_reason;
     wire [15:0] queues_wq_pi;
     wire [15:0] queues_wq_ci;
     wire queues_wq_managed;
@@ -253,6 +270,14 @@ module nic (
     wire queues_cq_full;
     wire queues_read_cq_full;
     wire queues_advance_visit;
+    wire queues_awaits;
+    wire queues_rc_read;
+    wire queues_reliable;
+    wire [1:0] queues_rc_state;
+    wire [3:0] queues_rc_status;
+    wire queues_rc_due;
+    wire queues_answered;
+    wire queues_answer_discard;
     nic_queues queues (
         .clock(clock),
         .reset(reset),
@@ -288,6 +313,13 @@ module nic (
         .wait_index(queues_wait_index),
         .write_cqe(queues_write_cqe),
         .retire(queues_retire),
+        .now(queues_now),
+        .cfg_rc(queues_cfg_rc),
+        .cfg_rnr_retry(queues_cfg_rnr_retry),
+        .cfg_rnr_delay(queues_cfg_rnr_delay),
+        .await_answer(queues_await_answer),
+        .msg_tag(queues_msg_tag),
+        .answer_reason(queues_answer_reason),
         .wq_pi(queues_wq_pi),
         .wq_ci(queues_wq_ci),
         .wq_managed(queues_wq_managed),
@@ -302,7 +334,15 @@ module nic (
         .runnable(queues_runnable),
         .cq_full(queues_cq_full),
         .read_cq_full(queues_read_cq_full),
-        .advance_visit(queues_advance_visit)
+        .advance_visit(queues_advance_visit),
+        .awaits(queues_awaits),
+        .rc_read(queues_rc_read),
+        .reliable(queues_reliable),
+        .rc_state(queues_rc_state),
+        .rc_status(queues_rc_status),
+        .rc_due(queues_rc_due),
+        .answered(queues_answered),
+        .answer_discard(queues_answer_discard)
     );
 
     // Instance `execute`.
@@ -325,6 +365,10 @@ module nic (
     wire execute_calc_to_peer;
     wire [31:0] execute_cq_produced;
     wire [31:0] execute_cnt_data;
+    wire execute_awaits;
+    wire [1:0] execute_rc_state;
+    wire [3:0] execute_rc_status;
+    wire execute_rc_due;
     wire [4:0] execute_next_state;
     wire execute_advance_visit;
     wire execute_complete;
@@ -338,7 +382,7 @@ module nic (
     wire [4:0] execute_cnt_rd_addr;
     wire execute_reserved;
     wire execute_buf_outside;
-    wire [8:0] execute_stat_hits;
+    wire [10:0] execute_stat_hits;
     nic_execute execute (
         .state(execute_state),
         .runnable(execute_runnable),
@@ -359,6 +403,10 @@ module nic (
         .calc_to_peer(execute_calc_to_peer),
         .cq_produced(execute_cq_produced),
         .cnt_data(execute_cnt_data),
+        .awaits(execute_awaits),
+        .rc_state(execute_rc_state),
+        .rc_status(execute_rc_status),
+        .rc_due(execute_rc_due),
         .next_state(execute_next_state),
         .advance_visit(execute_advance_visit),
         .complete(execute_complete),
@@ -440,6 +488,7 @@ module nic (
     wire receive_rx_cnt_en;
     wire [7:0] receive_rx_cnt;
     wire [15:0] receive_rx_tag;
+    wire receive_rx_ack;
     wire receive_rx_empty;
     wire receive_rx_last;
     wire [63:0] receive_rx_data;
@@ -453,6 +502,9 @@ module nic (
     wire receive_buf_outside;
     wire [31:0] receive_cnt_data;
     wire receive_pending;
+    wire receive_rc_read;
+    wire receive_answered;
+    wire receive_answer_discard;
     wire [4:0] receive_next_state;
     wire receive_complete;
     wire [3:0] receive_complete_status;
@@ -472,7 +524,7 @@ module nic (
     wire receive_cnt_wr_en;
     wire [4:0] receive_cnt_wr_addr;
     wire [31:0] receive_cnt_wr_data;
-    wire [8:0] receive_stat_hits;
+    wire [10:0] receive_stat_hits;
     nic_receive receive (
         .clock(clock),
         .reset(reset),
@@ -486,6 +538,7 @@ module nic (
         .rx_cnt_en(receive_rx_cnt_en),
         .rx_cnt(receive_rx_cnt),
         .rx_tag(receive_rx_tag),
+        .rx_ack(receive_rx_ack),
         .rx_empty(receive_rx_empty),
         .rx_last(receive_rx_last),
         .rx_data(receive_rx_data),
@@ -499,6 +552,9 @@ module nic (
         .buf_outside(receive_buf_outside),
         .cnt_data(receive_cnt_data),
         .pending(receive_pending),
+        .rc_read(receive_rc_read),
+        .answered(receive_answered),
+        .answer_discard(receive_answer_discard),
         .next_state(receive_next_state),
         .complete(receive_complete),
         .complete_status(receive_complete_status),
@@ -541,6 +597,7 @@ module nic (
     wire [3:0] transmit_nak_reason;
     wire [63:0] transmit_dmem_data;
     wire transmit_pending;
+    wire transmit_reliable;
     wire transmit_tx_valid;
     wire transmit_tx_kind;
     wire [7:0] transmit_tx_dst;
@@ -549,11 +606,14 @@ module nic (
     wire transmit_tx_cnt_en;
     wire [7:0] transmit_tx_cnt;
     wire [15:0] transmit_tx_tag;
+    wire transmit_tx_ack;
     wire transmit_tx_empty;
     wire transmit_tx_last;
     wire [63:0] transmit_tx_data;
     wire [4:0] transmit_next_state;
     wire transmit_complete;
+    wire transmit_await_answer;
+    wire transmit_advance_visit;
     wire [11:0] transmit_dmem_rd_addr;
     nic_transmit transmit (
         .clock(clock),
@@ -577,6 +637,7 @@ module nic (
         .nak_reason(transmit_nak_reason),
         .dmem_data(transmit_dmem_data),
         .pending(transmit_pending),
+        .reliable(transmit_reliable),
         .tx_valid(transmit_tx_valid),
         .tx_kind(transmit_tx_kind),
         .tx_dst(transmit_tx_dst),
@@ -585,11 +646,14 @@ module nic (
         .tx_cnt_en(transmit_tx_cnt_en),
         .tx_cnt(transmit_tx_cnt),
         .tx_tag(transmit_tx_tag),
+        .tx_ack(transmit_tx_ack),
         .tx_empty(transmit_tx_empty),
         .tx_last(transmit_tx_last),
         .tx_data(transmit_tx_data),
         .next_state(transmit_next_state),
         .complete(transmit_complete),
+        .await_answer(transmit_await_answer),
+        .advance_visit(transmit_advance_visit),
         .dmem_rd_addr(transmit_dmem_rd_addr)
     );
 
@@ -610,7 +674,7 @@ module nic (
     wire completion_write_cqe;
     wire completion_retire;
     wire completion_pending;
-    wire [8:0] completion_stat_hits;
+    wire [10:0] completion_stat_hits;
     nic_completion completion (
         .clock(clock),
         .reset(reset),
@@ -634,7 +698,7 @@ module nic (
     );
 
     // Instance `stats`.
-    wire [8:0] stats_hits;
+    wire [10:0] stats_hits;
     wire [3:0] stats_sel;
     wire [31:0] stats_value;
     nic_stats stats (
@@ -730,7 +794,7 @@ module nic (
     assign sequencer_calc_next = calc_next_state;
     assign sequencer_transmit_next = transmit_next_state;
     assign sequencer_receive_next = receive_next_state;
-    assign sequencer_advance_visit = execute_advance_visit | queues_advance_visit;
+    assign sequencer_advance_visit = (execute_advance_visit | queues_advance_visit) | transmit_advance_visit;
     assign host_ready = sequencer_host_ready;
     assign rx_ready = sequencer_rx_ready;
     assign host_cmd_state = sequencer_current;
@@ -786,6 +850,13 @@ module nic (
     assign queues_cfg_cq = host_cmd_cfg_cq;
     assign queues_cfg_managed = host_cmd_cfg_managed;
     assign queues_cfg_plain = host_cmd_cfg_plain;
+    assign queues_cfg_rc = host_cmd_cfg_rc;
+    assign queues_cfg_rnr_retry = host_cmd_cfg_rnr_retry;
+    assign queues_cfg_rnr_delay = host_cmd_cfg_rnr_delay;
+    assign queues_now = sequencer_now;
+    assign queues_await_answer = transmit_await_answer;
+    assign queues_msg_tag = receive_msg_tag;
+    assign queues_answer_reason = rx_data[3:0];
     assign queues_read_enable = execute_read_enable;
     assign queues_read_wait_cq = execute_read_wait_cq;
     assign queues_opcode = wqe_opcode;
@@ -815,6 +886,10 @@ module nic (
     assign execute_calc_to_peer = wqe_calc_to_peer;
     assign execute_cq_produced = queues_cq_produced;
     assign execute_cnt_data = cnt_rd_data;
+    assign execute_awaits = queues_awaits;
+    assign execute_rc_state = queues_rc_state;
+    assign execute_rc_status = queues_rc_status;
+    assign execute_rc_due = queues_rc_due;
     assign calc_state = sequencer_current;
     assign calc_start = execute_calc_start;
     assign calc_calc_op = wqe_calc_op;
@@ -839,6 +914,10 @@ module nic (
     assign receive_rx_cnt_en = rx_cnt_en;
     assign receive_rx_cnt = rx_cnt;
     assign receive_rx_tag = rx_tag;
+    assign receive_rx_ack = rx_ack;
+    assign receive_rc_read = queues_rc_read;
+    assign receive_answered = queues_answered;
+    assign receive_answer_discard = queues_answer_discard;
     assign receive_rx_empty = rx_empty;
     assign receive_rx_last = rx_last;
     assign receive_rx_data = rx_data;
@@ -871,6 +950,7 @@ module nic (
     assign transmit_nak_reason = receive_nak_reason;
     assign transmit_dmem_data = dmem_rd_data;
     assign transmit_pending = completion_pending;
+    assign transmit_reliable = queues_reliable;
     assign tx_valid = transmit_tx_valid;
     assign tx_kind = transmit_tx_kind;
     assign tx_dst = transmit_tx_dst;
@@ -879,6 +959,7 @@ module nic (
     assign tx_cnt_en = transmit_tx_cnt_en;
     assign tx_cnt = transmit_tx_cnt;
     assign tx_tag = transmit_tx_tag;
+    assign tx_ack = transmit_tx_ack;
     assign tx_empty = transmit_tx_empty;
     assign tx_last = transmit_tx_last;
     assign tx_data = transmit_tx_data;

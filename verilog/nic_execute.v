@@ -23,6 +23,10 @@ module nic_execute (
     input  wire         calc_to_peer,
     input  wire [31:0]  cq_produced,
     input  wire [31:0]  cnt_data,
+    input  wire         awaits,
+    input  wire [1:0]   rc_state,
+    input  wire [3:0]   rc_status,
+    input  wire         rc_due,
     output reg  [4:0]   next_state,
     output reg          advance_visit,
     output reg          complete,
@@ -36,9 +40,11 @@ module nic_execute (
     output reg  [4:0]   cnt_rd_addr,
     output wire         reserved,
     output wire         buf_outside,
-    output reg  [8:0]   stat_hits
+    output reg  [10:0]  stat_hits
 );
 
+    localparam [3:0] alu_max_loc = 4'd2;
+    localparam [3:0] alu_min_loc = 4'd3;
     localparam [3:0] alu_reserved = 4'hc;
     localparam [3:0] bad_addr = 4'd3;
     localparam [3:0] bad_arg = 4'd6;
@@ -48,7 +54,8 @@ module nic_execute (
     localparam [7:0] cqs = 8'h10;
     localparam [16:0] dmem_words17 = 17'h1000;
     localparam [31:0] half32 = 32'h80000000;
-    localparam [8:0] hit_cq_stall = 9'd8;
+    localparam [10:0] hit_cq_stall = 11'd8;
+    localparam [10:0] hit_rnr_retry = 11'h200;
     localparam [3:0] ok = 4'd0;
     localparam [3:0] op_calc = 4'd6;
     localparam [3:0] op_nop = 4'd0;
@@ -57,6 +64,8 @@ module nic_execute (
     localparam [3:0] op_send_en = 4'd4;
     localparam [3:0] op_wait = 4'd3;
     localparam [7:0] qps = 8'h10;
+    localparam [1:0] st_answered = 2'd3;
+    localparam [1:0] st_retry = 2'd2;
     localparam [4:0] SEQ_STATE_IDLE = 5'd1;
     localparam [4:0] SEQ_STATE_SQ_CONTEXT = 5'd6;
     localparam [4:0] SEQ_STATE_SQ_DECODE = 5'd7;
@@ -74,11 +83,13 @@ module nic_execute (
     reg wait_met;
     reg fail;
     reg [3:0] fail_status;
+    wire calc_loc;
 
     assign reserved = (rsvd0 != 3'd0) | (rsvd1 != 7'd0);
     assign buf_end = {1'b0, buf_addr} + {1'b0, buf_len};
     assign buf_outside = buf_end > dmem_words17;
     assign wait_lead = cq_produced - wait_count;
+    assign calc_loc = (calc_op == alu_max_loc) | (calc_op == alu_min_loc);
 
     always @(*) begin
         wait_index_ok = wait_index < cqs;
@@ -101,11 +112,11 @@ module nic_execute (
         read_enable = 1'b0;
         read_wait_cq = 1'b0;
         cnt_rd_addr = 5'd0;
-        stat_hits = 9'd0;
+        stat_hits = 11'd0;
         case (state)
             SEQ_STATE_SQ_CONTEXT: begin
                 next_state = SEQ_STATE_SQ_WQE;
-                if (~runnable) begin
+                if ((~runnable) | awaits) begin
                     advance_visit = 1'b1;
                     next_state = SEQ_STATE_IDLE;
                 end
@@ -114,10 +125,28 @@ module nic_execute (
                 next_state = SEQ_STATE_SQ_DECODE;
             end
             SEQ_STATE_SQ_DECODE: begin
-                if (cq_full) begin
+                if ((rc_state == st_retry) & (~rc_due)) begin
+                    advance_visit = 1'b1;
+                    next_state = SEQ_STATE_IDLE;
+                end else if (cq_full) begin
                     stat_hits = hit_cq_stall;
                     advance_visit = 1'b1;
                     next_state = SEQ_STATE_IDLE;
+                end else if (rc_state == st_answered) begin
+                    fail = 1'b1;
+                    fail_status = rc_status;
+                end else if (rc_state == st_retry) begin
+                    stat_hits = hit_rnr_retry;
+                    send = 1'b1;
+                    send_addr = buf_addr;
+                    send_len = buf_len;
+                    if (opcode != op_send) begin
+                        send_addr = calc_dst;
+                        send_len = calc_count;
+                        if (calc_loc) begin
+                            send_len = calc_count + calc_count;
+                        end
+                    end
                 end else if (reserved) begin
                     fail = 1'b1;
                     fail_status = bad_opcode;

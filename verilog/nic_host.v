@@ -48,6 +48,9 @@ module nic_host (
     output reg  [7:0]   cfg_cq,
     output reg          cfg_managed,
     output wire         cfg_plain,
+    output wire         cfg_rc,
+    output wire [2:0]   cfg_rnr_retry,
+    output wire [15:0]  cfg_rnr_delay,
     output reg  [4:0]   cnt_rd_addr,
     output reg          cnt_wr_en,
     output reg  [4:0]   cnt_wr_addr,
@@ -56,7 +59,7 @@ module nic_host (
     output reg          dmem_wr_en,
     output reg  [11:0]  dmem_wr_addr,
     output reg  [63:0]  dmem_wr_data,
-    output reg  [8:0]   stat_hits,
+    output reg  [10:0]  stat_hits,
     output wire [3:0]   stat_sel
 );
 
@@ -72,10 +75,10 @@ module nic_host (
     localparam [63:0] en_value_keep = 64'hffff0000ffffffff;
     localparam [2:0] full = 3'd3;
     localparam [15:0] half = 16'h8000;
-    localparam [8:0] hit_bad_index = 9'd2;
-    localparam [8:0] hit_bad_op = 9'd1;
-    localparam [8:0] hit_refused = 9'h100;
-    localparam [8:0] hit_wq_full = 9'd4;
+    localparam [10:0] hit_bad_index = 11'd2;
+    localparam [10:0] hit_bad_op = 11'd1;
+    localparam [10:0] hit_refused = 11'h100;
+    localparam [10:0] hit_wq_full = 11'd4;
     localparam [3:0] last_op = 4'd9;
     localparam [2:0] ok = 3'd0;
     localparam [3:0] op_config_qp = 4'd8;
@@ -90,7 +93,7 @@ module nic_host (
     localparam [15:0] qps = 16'h10;
     localparam [7:0] qps8 = 8'h10;
     localparam [2:0] refused = 3'd5;
-    localparam [15:0] stats = 16'd9;
+    localparam [15:0] stats = 16'hb;
     localparam [7:0] wait_count_at = 8'h20;
     localparam [63:0] wait_count_keep = 64'hffffffff;
     localparam [15:0] wq_depth = 16'h10;
@@ -188,13 +191,19 @@ module nic_host (
     wire qp_config_sq_managed;
     wire qp_config_rq_managed;
     wire qp_config_plain;
+    wire qp_config_rc;
+    wire [2:0] qp_config_rnr_retry;
+    wire [15:0] qp_config_rnr_delay;
     nic_qp_config_fields qp_config (
         .w0(qp_config_w0),
         .sq_cq(qp_config_sq_cq),
         .rq_cq(qp_config_rq_cq),
         .sq_managed(qp_config_sq_managed),
         .rq_managed(qp_config_rq_managed),
-        .plain(qp_config_plain)
+        .plain(qp_config_plain),
+        .rc(qp_config_rc),
+        .rnr_retry(qp_config_rnr_retry),
+        .rnr_delay(qp_config_rnr_delay)
     );
 
     // Combinational signals.
@@ -272,6 +281,9 @@ module nic_host (
     assign wait_target = cq_wait_now_index + wait_count;
     assign cross_channel = (((opcode == wqe_wait) | (opcode == wqe_send_en)) | (opcode == wqe_recv_en)) | (opcode == wqe_calc);
     assign cfg_plain = qp_config_plain;
+    assign cfg_rc = qp_config_rc;
+    assign cfg_rnr_retry = qp_config_rnr_retry;
+    assign cfg_rnr_delay = qp_config_rnr_delay;
     assign running = ((state == SEQ_STATE_HOST_DECODE) | (state == SEQ_STATE_HOST_ACCESS)) | (state == SEQ_STATE_HOST_FINISH);
     assign first = state == SEQ_STATE_HOST_DECODE;
     assign cq_waits_rd_addr = wait_index[3:0];
@@ -345,7 +357,7 @@ module nic_host (
         dmem_wr_en = 1'b0;
         dmem_wr_addr = 12'd0;
         dmem_wr_data = 64'd0;
-        stat_hits = 9'd0;
+        stat_hits = 11'd0;
         wait_write = 1'b0;
         en_write = 1'b0;
         answer = 1'b0;

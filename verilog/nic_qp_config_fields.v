@@ -9,7 +9,10 @@ module nic_qp_config_fields (
     output wire [7:0]   rq_cq,
     output wire         sq_managed,
     output wire         rq_managed,
-    output wire         plain
+    output wire         plain,
+    output wire         rc,
+    output wire [2:0]   rnr_retry,
+    output wire [15:0]  rnr_delay
 );
 
     // Combinational signals.
@@ -20,6 +23,9 @@ module nic_qp_config_fields (
     assign sq_managed = w0[16];
     assign rq_managed = w0[17];
     assign plain = w0[18];
+    assign rc = w0[19];
+    assign rnr_retry = w0[22:20];
+    assign rnr_delay = w0[47:32];
     assign unused = w0;
 
 endmodule

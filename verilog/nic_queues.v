@@ -38,6 +38,13 @@ module nic_queues (
     input  wire [3:0]   wait_index,
     input  wire         write_cqe,
     input  wire         retire,
+    input  wire [31:0]  now,
+    input  wire         cfg_rc,
+    input  wire [2:0]   cfg_rnr_retry,
+    input  wire [15:0]  cfg_rnr_delay,
+    input  wire         await_answer,
+    input  wire [15:0]  msg_tag,
+    input  wire [3:0]   answer_reason,
     output wire [15:0]  wq_pi,
     output wire [15:0]  wq_ci,
     output wire         wq_managed,
@@ -52,13 +59,30 @@ module nic_queues (
     output wire         runnable,
     output wire         cq_full,
     output wire         read_cq_full,
-    output reg          advance_visit
+    output reg          advance_visit,
+    output wire         awaits,
+    output wire         rc_read,
+    output wire         reliable,
+    output wire [1:0]   rc_state,
+    output wire [3:0]   rc_status,
+    output wire         rc_due,
+    output wire         answered,
+    output wire         answer_discard
 );
 
     localparam [31:0] cq_depth = 32'h20;
     localparam [7:0] cq_slot_bits = 8'd5;
     localparam [15:0] half = 16'h8000;
+    localparam [31:0] half32 = 32'h80000000;
+    localparam [3:0] ok = 4'd0;
     localparam [3:0] recv_en = 4'd5;
+    localparam [3:0] remote_discard = 4'd5;
+    localparam [2:0] retry_always = 3'd7;
+    localparam [3:0] rnr_nak = 4'd8;
+    localparam [3:0] rnr_retry_exc = 4'd9;
+    localparam [1:0] st_answered = 2'd3;
+    localparam [1:0] st_await = 2'd1;
+    localparam [1:0] st_retry = 2'd2;
     localparam [7:0] wq_slot_bits = 8'd4;
     localparam [4:0] SEQ_STATE_INIT = 5'd0;
     localparam [4:0] SEQ_STATE_SQ_CONTEXT = 5'd6;
@@ -95,6 +119,22 @@ module nic_queues (
     reg [63:0] w0_d;
     reg [63:0] w1_q;
     reg [63:0] w1_d;
+    reg rc_on_q;
+    reg rc_on_d;
+    reg [2:0] rc_retry_q;
+    reg [2:0] rc_retry_d;
+    reg [1:0] rc_st_q;
+    reg [1:0] rc_st_d;
+    reg [2:0] rc_left_q;
+    reg [2:0] rc_left_d;
+    reg [3:0] rc_stat_q;
+    reg [3:0] rc_stat_d;
+    reg [15:0] rc_delay_q;
+    reg [15:0] rc_delay_d;
+    reg [31:0] rc_at_q;
+    reg [31:0] rc_at_d;
+    reg due_q;
+    reg due_d;
 
     // Memory `wqc`: 32 words, registered read.
     reg [63:0] wqc_words [0:31];
@@ -103,6 +143,14 @@ module nic_queues (
     reg wqc_wr_en;
     reg [4:0] wqc_wr_addr;
     wire [63:0] wqc_wr_data;
+
+    // Memory `rcc`: 32 words, registered read.
+    reg [63:0] rcc_words [0:31];
+    reg [4:0] rcc_rd_addr;
+    reg [63:0] rcc_rd_data;
+    reg rcc_wr_en;
+    reg [4:0] rcc_wr_addr;
+    wire [63:0] rcc_wr_data;
 
     // Memory `wqe0`: 512 words, registered read.
     reg [63:0] wqe0_words [0:511];
@@ -192,6 +240,46 @@ module nic_queues (
         .counts(cq_counts_word_counts)
     );
 
+    // Instance `rc_context`.
+    wire [63:0] rc_context_rcc;
+    wire rc_context_rc;
+    wire [2:0] rc_context_retry;
+    wire [1:0] rc_context_state;
+    wire [2:0] rc_context_left;
+    wire [3:0] rc_context_status;
+    wire [15:0] rc_context_delay;
+    wire [31:0] rc_context_at;
+    nic_rc_context_fields rc_context (
+        .rcc(rc_context_rcc),
+        .rc(rc_context_rc),
+        .retry(rc_context_retry),
+        .state(rc_context_state),
+        .left(rc_context_left),
+        .status(rc_context_status),
+        .delay(rc_context_delay),
+        .at(rc_context_at)
+    );
+
+    // Instance `rc_context_word`.
+    reg rc_context_word_rc;
+    reg [2:0] rc_context_word_retry;
+    reg [1:0] rc_context_word_state;
+    reg [2:0] rc_context_word_left;
+    reg [3:0] rc_context_word_status;
+    reg [15:0] rc_context_word_delay;
+    reg [31:0] rc_context_word_at;
+    wire [63:0] rc_context_word_rcc;
+    nic_rc_context_word rc_context_word (
+        .rc(rc_context_word_rc),
+        .retry(rc_context_word_retry),
+        .state(rc_context_word_state),
+        .left(rc_context_word_left),
+        .status(rc_context_word_status),
+        .delay(rc_context_word_delay),
+        .at(rc_context_word_at),
+        .rcc(rc_context_word_rcc)
+    );
+
     // Combinational signals.
     reg [4:0] slot_wq;
     wire [15:0] enabled;
@@ -203,6 +291,8 @@ module nic_queues (
     reg wqc_write;
     reg cqp_write;
     reg cqe_write;
+    reg rcc_write;
+    wire [31:0] retry_at;
 
     always @(posedge clock) begin
         if (reset) begin
@@ -218,6 +308,14 @@ module nic_queues (
             full_q <= 1'b0;
             w0_q <= 64'd0;
             w1_q <= 64'd0;
+            rc_on_q <= 1'b0;
+            rc_retry_q <= 3'd0;
+            rc_st_q <= 2'd0;
+            rc_left_q <= 3'd0;
+            rc_stat_q <= 4'd0;
+            rc_delay_q <= 16'd0;
+            rc_at_q <= 32'd0;
+            due_q <= 1'b0;
         end else begin
             served_q <= served_d;
             pi_q <= pi_d;
@@ -231,6 +329,14 @@ module nic_queues (
             full_q <= full_d;
             w0_q <= w0_d;
             w1_q <= w1_d;
+            rc_on_q <= rc_on_d;
+            rc_retry_q <= rc_retry_d;
+            rc_st_q <= rc_st_d;
+            rc_left_q <= rc_left_d;
+            rc_stat_q <= rc_stat_d;
+            rc_delay_q <= rc_delay_d;
+            rc_at_q <= rc_at_d;
+            due_q <= due_d;
         end
     end
 
@@ -238,6 +344,13 @@ module nic_queues (
         wqc_rd_data <= wqc_words[wqc_rd_addr];
         if (wqc_wr_en) begin
             wqc_words[wqc_wr_addr] <= wqc_wr_data;
+        end
+    end
+
+    always @(posedge clock) begin
+        rcc_rd_data <= rcc_words[rcc_rd_addr];
+        if (rcc_wr_en) begin
+            rcc_words[rcc_wr_addr] <= rcc_wr_data;
         end
     end
 
@@ -269,6 +382,13 @@ module nic_queues (
         end
     end
 
+    assign rc_context_rcc = rcc_rd_data;
+    assign awaits = rc_context_state == st_await;
+    assign rc_read = rc_context_rc;
+    assign reliable = rc_on_q;
+    assign rc_state = rc_st_q;
+    assign rc_status = rc_stat_q;
+    assign rc_due = due_q;
     assign wq_context_ctx = wqc_rd_data;
     assign cq_counts_counts = cqp_rd_data;
     assign wq_pi = wq_context_pi;
@@ -291,12 +411,16 @@ module nic_queues (
     assign up_to = en_value + {{15{1'b0}}, en_mode == 2'd1};
     assign cqe_rd_addr = ({{5{1'b0}}, cq_sel} << cq_slot_bits) | {{4{1'b0}}, cq_counts_consumed[4:0]};
     assign latch_context = (state == SEQ_STATE_SQ_CONTEXT) | (state == SEQ_STATE_RX_CONTEXT);
+    assign answered = (rc_context_state == st_await) & (msg_tag == wq_context_ci);
+    assign answer_discard = (answered & (answer_reason != ok)) & (answer_reason != rnr_nak);
+    assign retry_at = now + {{16{1'b0}}, rc_context_delay};
     assign cqe_wr_addr = ({{5{1'b0}}, cq_q[3:0]} << cq_slot_bits) | {{4{1'b0}}, produced_q[4:0]};
     assign wqe0_wr_addr = ({{4{1'b0}}, wq_sel} << wq_slot_bits) | {{5{1'b0}}, wq_context_pi[3:0]};
     assign wqe1_wr_addr = ({{4{1'b0}}, wq_sel} << wq_slot_bits) | {{5{1'b0}}, wq_context_pi[3:0]};
     assign wqe0_wr_data = cmd_w0;
     assign wqe1_wr_data = post_w1;
     assign wqc_wr_data = wq_context_word_ctx;
+    assign rcc_wr_data = rc_context_word_rcc;
     assign cqp_wr_data = cq_counts_word_counts;
     assign cqe_wr_data = cqe_word;
     assign wqe0_wr_en = post & (~reset);
@@ -315,6 +439,14 @@ module nic_queues (
         full_d = full_q;
         w0_d = w0_q;
         w1_d = w1_q;
+        rc_on_d = rc_on_q;
+        rc_retry_d = rc_retry_q;
+        rc_st_d = rc_st_q;
+        rc_left_d = rc_left_q;
+        rc_stat_d = rc_stat_q;
+        rc_delay_d = rc_delay_q;
+        rc_at_d = rc_at_q;
+        due_d = due_q;
         if (take_host) begin
             w0_d = host_w0;
             w1_d = host_w1;
@@ -325,6 +457,9 @@ module nic_queues (
             produced_d = cq_counts_produced;
             consumed_d = cq_counts_consumed;
             full_d = read_cq_full;
+        end
+        if (state == SEQ_STATE_SQ_WQE) begin
+            due_d = (now - rc_at_q) < half32;
         end
         new_ei = wq_context_ei + en_value;
         if (en_mode != 2'd0) begin
@@ -341,15 +476,26 @@ module nic_queues (
         wqe0_rd_addr = 9'd0;
         wqe1_rd_addr = 9'd0;
         cqp_rd_addr = 4'd0;
+        rcc_rd_addr = 5'd0;
         if (take_rx | take_visit) begin
             served_d = slot_wq;
             wqc_rd_addr = slot_wq;
+            rcc_rd_addr = slot_wq;
         end
         if (read_wq) begin
             wqc_rd_addr = wq_sel | {{4{1'b0}}, configure};
         end
         if (read_cq) begin
             cqp_rd_addr = cq_sel;
+        end
+        if (latch_context | (state == SEQ_STATE_NAK_CONTEXT)) begin
+            rc_on_d = rc_context_rc;
+            rc_retry_d = rc_context_retry;
+            rc_st_d = rc_context_state;
+            rc_left_d = rc_context_left;
+            rc_stat_d = rc_context_status;
+            rc_delay_d = rc_context_delay;
+            rc_at_d = rc_context_at;
         end
         if (latch_context) begin
             pi_d = wq_context_pi;
@@ -386,6 +532,15 @@ module nic_queues (
         wq_context_word_cq = wq_context_cq;
         cq_counts_word_produced = cq_counts_produced;
         cq_counts_word_consumed = cq_counts_consumed;
+        rc_context_word_rc = rc_on_q;
+        rc_context_word_retry = rc_retry_q;
+        rc_context_word_state = rc_st_q;
+        rc_context_word_left = rc_left_q;
+        rc_context_word_status = rc_stat_q;
+        rc_context_word_delay = rc_delay_q;
+        rc_context_word_at = rc_at_q;
+        rcc_write = 1'b0;
+        rcc_wr_addr = served_q;
         wqc_write = 1'b0;
         wqc_wr_addr = wq_sel;
         cqp_write = 1'b0;
@@ -397,6 +552,15 @@ module nic_queues (
             wq_context_word_pi = wq_context_pi + 16'd1;
         end
         if (configure) begin
+            rcc_write = 1'b1;
+            rcc_wr_addr = wq_sel;
+            rc_context_word_rc = cfg_rc;
+            rc_context_word_retry = cfg_rnr_retry;
+            rc_context_word_state = 2'd0;
+            rc_context_word_left = 3'd0;
+            rc_context_word_status = 4'd0;
+            rc_context_word_delay = cfg_rnr_delay;
+            rc_context_word_at = 32'd0;
             wqc_write = 1'b1;
             wq_context_word_ei = wq_context_ci;
             wq_context_word_managed = cfg_managed;
@@ -430,6 +594,42 @@ module nic_queues (
             wq_context_word_plain = plain_q;
             wq_context_word_cq = cq_q;
             advance_visit = retire & (~served_q[0]);
+            rcc_write = retire & (~served_q[0]);
+            rc_context_word_state = 2'd0;
+        end
+        if (await_answer) begin
+            rcc_write = 1'b1;
+            rc_context_word_state = st_await;
+            rc_context_word_left = rc_retry_q;
+            if (rc_st_q == st_retry) begin
+                rc_context_word_left = rc_left_q;
+            end
+        end
+        if ((state == SEQ_STATE_NAK_CONTEXT) & answered) begin
+            rcc_write = 1'b1;
+            rc_context_word_rc = rc_context_rc;
+            rc_context_word_retry = rc_context_retry;
+            rc_context_word_left = rc_context_left;
+            rc_context_word_status = rc_context_status;
+            rc_context_word_delay = rc_context_delay;
+            rc_context_word_at = rc_context_at;
+            if (answer_reason == ok) begin
+                rc_context_word_state = st_answered;
+                rc_context_word_status = ok;
+            end else if (answer_reason != rnr_nak) begin
+                rc_context_word_state = st_answered;
+                rc_context_word_status = remote_discard;
+            end else if (rc_context_retry == retry_always) begin
+                rc_context_word_state = st_retry;
+                rc_context_word_at = retry_at;
+            end else if (rc_context_left != 3'd0) begin
+                rc_context_word_state = st_retry;
+                rc_context_word_left = rc_context_left - 3'd1;
+                rc_context_word_at = retry_at;
+            end else begin
+                rc_context_word_state = st_answered;
+                rc_context_word_status = rnr_retry_exc;
+            end
         end
         if (state == SEQ_STATE_INIT) begin
             wqc_write = 1'b1;
@@ -444,8 +644,18 @@ module nic_queues (
             wq_context_word_cq = 8'd0;
             cq_counts_word_produced = 32'd0;
             cq_counts_word_consumed = 32'd0;
+            rcc_write = 1'b1;
+            rcc_wr_addr = sweep_at[4:0];
+            rc_context_word_rc = 1'b0;
+            rc_context_word_retry = 3'd0;
+            rc_context_word_state = 2'd0;
+            rc_context_word_left = 3'd0;
+            rc_context_word_status = 4'd0;
+            rc_context_word_delay = 16'd0;
+            rc_context_word_at = 32'd0;
         end
         wqc_wr_en = wqc_write & (~reset);
+        rcc_wr_en = rcc_write & (~reset);
         cqp_wr_en = cqp_write & (~reset);
         cqe_wr_en = cqe_write & (~reset);
     end

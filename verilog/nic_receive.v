@@ -16,6 +16,7 @@ module nic_receive (
     input  wire         rx_cnt_en,
     input  wire [7:0]   rx_cnt,
     input  wire [15:0]  rx_tag,
+    input  wire         rx_ack,
     input  wire         rx_empty,
     input  wire         rx_last,
     input  wire [63:0]  rx_data,
@@ -29,6 +30,9 @@ module nic_receive (
     input  wire         buf_outside,
     input  wire [31:0]  cnt_data,
     input  wire         pending,
+    input  wire         rc_read,
+    input  wire         answered,
+    input  wire         answer_discard,
     output reg  [4:0]   next_state,
     output reg          complete,
     output reg  [3:0]   complete_status,
@@ -48,21 +52,23 @@ module nic_receive (
     output reg          cnt_wr_en,
     output reg  [4:0]   cnt_wr_addr,
     output reg  [31:0]  cnt_wr_data,
-    output reg  [8:0]   stat_hits
+    output reg  [10:0]  stat_hits
 );
 
     localparam [3:0] bad_addr = 4'd3;
     localparam [3:0] bad_index = 4'd2;
     localparam [3:0] bad_opcode = 4'd1;
     localparam [7:0] counters = 8'h20;
-    localparam [8:0] hit_cq_overrun = 9'h80;
-    localparam [8:0] hit_nak_received = 9'h40;
-    localparam [8:0] hit_rx_discard = 9'h20;
+    localparam [10:0] hit_cq_overrun = 11'h80;
+    localparam [10:0] hit_nak_received = 11'h40;
+    localparam [10:0] hit_rx_discard = 11'h20;
+    localparam [10:0] hit_stray_ack = 11'h400;
     localparam [3:0] len_err = 4'd4;
     localparam [3:0] not_ready = 4'd7;
     localparam [3:0] ok = 4'd0;
     localparam [3:0] op_recv = 4'd2;
     localparam [7:0] qps = 8'h10;
+    localparam [3:0] rnr_nak = 4'd8;
     localparam [4:0] SEQ_STATE_IDLE = 5'd1;
     localparam [4:0] SEQ_STATE_COMPLETE = 5'ha;
     localparam [4:0] SEQ_STATE_TX_HOLD = 5'hc;
@@ -88,6 +94,8 @@ module nic_receive (
     reg [7:0] cnt_d;
     reg [15:0] tag_q;
     reg [15:0] tag_d;
+    reg ack_q;
+    reg ack_d;
     reg nak_q;
     reg nak_d;
     reg [3:0] reason_q;
@@ -116,6 +124,7 @@ module nic_receive (
             cnt_en_q <= 1'b0;
             cnt_q <= 8'd0;
             tag_q <= 16'd0;
+            ack_q <= 1'b0;
             nak_q <= 1'b0;
             reason_q <= 4'd0;
             overflow_q <= 1'b0;
@@ -129,6 +138,7 @@ module nic_receive (
             cnt_en_q <= cnt_en_d;
             cnt_q <= cnt_d;
             tag_q <= tag_d;
+            ack_q <= ack_d;
             nak_q <= nak_d;
             reason_q <= reason_d;
             overflow_q <= overflow_d;
@@ -154,6 +164,7 @@ module nic_receive (
         cnt_en_d = cnt_en_q;
         cnt_d = cnt_q;
         tag_d = tag_q;
+        ack_d = ack_q;
         nak_d = nak_q;
         reason_d = reason_q;
         overflow_d = overflow_q;
@@ -176,7 +187,7 @@ module nic_receive (
         cnt_wr_en = 1'b0;
         cnt_wr_addr = 5'd0;
         cnt_wr_data = 32'd0;
-        stat_hits = 9'd0;
+        stat_hits = 11'd0;
         if (take_rx) begin
             src_d = rx_src;
             src_qp_d = rx_src_qp;
@@ -184,6 +195,8 @@ module nic_receive (
             cnt_en_d = rx_cnt_en;
             cnt_d = rx_cnt;
             tag_d = rx_tag;
+            ack_d = rx_ack;
+            reason_d = ok;
             nak_d = 1'b0;
             overflow_d = 1'b0;
             if (rx_qp >= qps) begin
@@ -203,6 +216,9 @@ module nic_receive (
         case (state)
             SEQ_STATE_RX_CONTEXT: begin
                 refuse = ~runnable;
+                if (ack_q & rc_read) begin
+                    refuse_reason = rnr_nak;
+                end
                 next_state = SEQ_STATE_RX_WQE;
             end
             SEQ_STATE_RX_WQE: begin
@@ -253,6 +269,10 @@ module nic_receive (
                         if (cnt_en_q & counter_ok) begin
                             cnt_rd_addr = cnt_q[4:0];
                             next_state = SEQ_STATE_RX_COUNTER;
+                        end else if (ack_q) begin
+                            nak_send = 1'b1;
+                            hold = 1'b1;
+                            next_state = SEQ_STATE_TX_HOLD;
                         end
                     end
                 end
@@ -262,6 +282,11 @@ module nic_receive (
                 cnt_wr_addr = cnt_q[4:0];
                 cnt_wr_data = cnt_data + 32'd1;
                 next_state = SEQ_STATE_COMPLETE;
+                if (ack_q) begin
+                    nak_send = 1'b1;
+                    hold = 1'b1;
+                    next_state = SEQ_STATE_TX_HOLD;
+                end
             end
             SEQ_STATE_RX_DROP: begin
                 if (rx_valid & rx_last) begin
@@ -278,6 +303,15 @@ module nic_receive (
             end
             SEQ_STATE_NAK_CONTEXT: begin
                 next_state = SEQ_STATE_NAK_CQ;
+                if (answered) begin
+                    next_state = SEQ_STATE_RX_DROP;
+                    if (answer_discard) begin
+                        stat_hits = hit_nak_received;
+                    end
+                end else if ((rx_data[3:0] == ok) & rc_read) begin
+                    stat_hits = hit_stray_ack;
+                    next_state = SEQ_STATE_RX_DROP;
+                end
             end
             SEQ_STATE_NAK_CQ: begin
                 stat_hits = hit_cq_overrun;

@@ -21,7 +21,8 @@ module nic_sequencer (
     output wire         take_host,
     output wire [3:0]   visit_qp,
     output wire         host_ready,
-    output wire         rx_ready
+    output wire         rx_ready,
+    output wire [31:0]  now
 );
 
     localparam [4:0] sweep_last = 5'h1f;
@@ -67,6 +68,8 @@ module nic_sequencer (
     reg last_slot_rx_d;
     reg [3:0] next_visit_q;
     reg [3:0] next_visit_d;
+    reg [31:0] time_q;
+    reg [31:0] time_d;
 
     // Combinational signals.
     wire background;
@@ -77,15 +80,18 @@ module nic_sequencer (
             sweep_q <= 5'd0;
             last_slot_rx_q <= 1'b0;
             next_visit_q <= 4'd0;
+            time_q <= 32'd0;
         end else begin
             state_q <= state_d;
             sweep_q <= sweep_d;
             last_slot_rx_q <= last_slot_rx_d;
             next_visit_q <= next_visit_d;
+            time_q <= time_d;
         end
     end
 
     assign current = state_q;
+    assign now = time_q;
     assign sweep_at = sweep_q;
     assign visit_qp = next_visit_q;
     assign host_ready = state_q == SEQ_STATE_IDLE;
@@ -100,6 +106,8 @@ module nic_sequencer (
         sweep_d = sweep_q;
         last_slot_rx_d = last_slot_rx_q;
         next_visit_d = next_visit_q;
+        time_d = time_q;
+        time_d = time_q + 32'd1;
         case (state_q)
             SEQ_STATE_INIT: begin
                 sweep_d = sweep_q + 5'd1;

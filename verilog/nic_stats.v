@@ -6,12 +6,12 @@
 module nic_stats (
     input  wire         clock,
     input  wire         reset,
-    input  wire [8:0]   hits,
+    input  wire [10:0]  hits,
     input  wire [3:0]   sel,
     output reg  [31:0]  value
 );
 
-    localparam [8:0] one = 9'd1;
+    localparam [10:0] one = 11'd1;
 
     // Registers: `x_q` holds, `x_d` is its next value.
     reg [31:0] counters_0_q;
@@ -32,9 +32,13 @@ module nic_stats (
     reg [31:0] counters_7_d;
     reg [31:0] counters_8_q;
     reg [31:0] counters_8_d;
+    reg [31:0] counters_9_q;
+    reg [31:0] counters_9_d;
+    reg [31:0] counters_10_q;
+    reg [31:0] counters_10_d;
 
     // Combinational signals.
-    wire [8:0] sel_hot;
+    wire [10:0] sel_hot;
 
     always @(posedge clock) begin
         if (reset) begin
@@ -47,6 +51,8 @@ module nic_stats (
             counters_6_q <= 32'd0;
             counters_7_q <= 32'd0;
             counters_8_q <= 32'd0;
+            counters_9_q <= 32'd0;
+            counters_10_q <= 32'd0;
         end else begin
             counters_0_q <= counters_0_d;
             counters_1_q <= counters_1_d;
@@ -57,6 +63,8 @@ module nic_stats (
             counters_6_q <= counters_6_d;
             counters_7_q <= counters_7_d;
             counters_8_q <= counters_8_d;
+            counters_9_q <= counters_9_d;
+            counters_10_q <= counters_10_d;
         end
     end
 
@@ -126,6 +134,20 @@ module nic_stats (
         end
         if (sel_hot[8]) begin
             value = counters_8_q;
+        end
+        counters_9_d = counters_9_q;
+        if (hits[9]) begin
+            counters_9_d = counters_9_q + 32'd1;
+        end
+        if (sel_hot[9]) begin
+            value = counters_9_q;
+        end
+        counters_10_d = counters_10_q;
+        if (hits[10]) begin
+            counters_10_d = counters_10_q + 32'd1;
+        end
+        if (sel_hot[10]) begin
+            value = counters_10_q;
         end
     end
 

@@ -25,6 +25,7 @@ module nic_transmit (
     input  wire [3:0]   nak_reason,
     input  wire [63:0]  dmem_data,
     input  wire         pending,
+    input  wire         reliable,
     output wire         tx_valid,
     output wire         tx_kind,
     output wire [7:0]   tx_dst,
@@ -33,11 +34,14 @@ module nic_transmit (
     output wire         tx_cnt_en,
     output wire [7:0]   tx_cnt,
     output wire [15:0]  tx_tag,
+    output wire         tx_ack,
     output wire         tx_empty,
     output wire         tx_last,
     output wire [63:0]  tx_data,
     output reg  [4:0]   next_state,
     output reg          complete,
+    output reg          await_answer,
+    output reg          advance_visit,
     output reg  [11:0]  dmem_rd_addr
 );
 
@@ -66,6 +70,8 @@ module nic_transmit (
     reg [7:0] cnt_d;
     reg [15:0] tag_q;
     reg [15:0] tag_d;
+    reg ack_q;
+    reg ack_d;
     reg empty_q;
     reg empty_d;
     reg last_q;
@@ -88,6 +94,7 @@ module nic_transmit (
             cnt_en_q <= 1'b0;
             cnt_q <= 8'd0;
             tag_q <= 16'd0;
+            ack_q <= 1'b0;
             empty_q <= 1'b0;
             last_q <= 1'b0;
             data_q <= 64'd0;
@@ -103,6 +110,7 @@ module nic_transmit (
             cnt_en_q <= cnt_en_d;
             cnt_q <= cnt_d;
             tag_q <= tag_d;
+            ack_q <= ack_d;
             empty_q <= empty_d;
             last_q <= last_d;
             data_q <= data_d;
@@ -119,6 +127,7 @@ module nic_transmit (
     assign tx_cnt_en = cnt_en_q;
     assign tx_cnt = cnt_q;
     assign tx_tag = tag_q;
+    assign tx_ack = ack_q;
     assign tx_empty = empty_q;
     assign tx_last = last_q;
     assign tx_data = data_q;
@@ -133,6 +142,7 @@ module nic_transmit (
         cnt_en_d = cnt_en_q;
         cnt_d = cnt_q;
         tag_d = tag_q;
+        ack_d = ack_q;
         empty_d = empty_q;
         last_d = last_q;
         data_d = data_q;
@@ -147,6 +157,7 @@ module nic_transmit (
             cnt_en_d = peer_cnt_en;
             cnt_d = peer_cnt;
             tag_d = ctx_ci;
+            ack_d = reliable;
             left_d = send_len;
             addr_d = send_addr;
         end
@@ -159,6 +170,7 @@ module nic_transmit (
             cnt_en_d = 1'b0;
             cnt_d = 8'd0;
             tag_d = nak_tag;
+            ack_d = 1'b0;
             valid_d = 1'b1;
             empty_d = 1'b1;
             last_d = 1'b1;
@@ -166,6 +178,8 @@ module nic_transmit (
         end
         next_state = state;
         complete = 1'b0;
+        await_answer = 1'b0;
+        advance_visit = 1'b0;
         dmem_rd_addr = 12'd0;
         case (state)
             SEQ_STATE_TX_START: begin
@@ -195,6 +209,10 @@ module nic_transmit (
                         addr_d = addr_q + 16'd1;
                         dmem_rd_addr = addr_q[11:0] + 12'd1;
                         next_state = SEQ_STATE_TX_BEAT;
+                    end else if ((~nak_q) & reliable) begin
+                        await_answer = 1'b1;
+                        advance_visit = 1'b1;
+                        next_state = SEQ_STATE_IDLE;
                     end else if (~nak_q) begin
                         complete = 1'b1;
                         next_state = SEQ_STATE_COMPLETE;

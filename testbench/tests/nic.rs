@@ -9,7 +9,7 @@ use netcoll_models::kit::cycle::{CycleSim, Typed};
 use netcoll_models::kit::ports::PortValues;
 use netcoll_models::net::{Beat, Link, Message, Reassembler};
 use netcoll_models::nic::model::NicModel;
-use netcoll_models::nic::{HostOp, NicIn, NicOut, NicParams, Opcode, Wqe};
+use netcoll_models::nic::{Cqe, HostOp, HostStatus, NicIn, NicOut, NicParams, Opcode, Stat, Wqe};
 use netcoll_testbench::harness::verilator::VerilatorSim;
 use netcoll_testbench::harness::{Knobs, Level, Lockstep};
 use netcoll_testbench::nic::scenario::{
@@ -65,6 +65,10 @@ fn random_programs_golden_agrees_with_the_model() {
         fp: 1,
         ..NicParams::SMALL
     };
+    // How often the reliable QPs' paths showed: messages asking for an answer, ACKs and RNR
+    // NAKs sent, SENDs failed by spent retries, messages sent again (the same QP and tag
+    // asking twice).
+    let (mut asking, mut acks, mut rnr_naks, mut spent, mut again) = (0, 0, 0, 0, 0);
     for p in [NicParams::SMALL, NicParams::default(), small_fp] {
         for seed in 1..=12u64 {
             let s = settled_random_scenario(&p, seed, 300, 400);
@@ -73,8 +77,38 @@ fn random_programs_golden_agrees_with_the_model() {
             if let Err(e) = compare_normalised(&g, &m) {
                 panic!("{p:?} seed {seed}: {e}");
             }
+            let mut seen = std::collections::BTreeSet::new();
+            for e in &m {
+                match e {
+                    Event::Tx {
+                        ack: true,
+                        src_qp,
+                        tag,
+                        ..
+                    } => {
+                        asking += 1;
+                        if !seen.insert((*src_qp, *tag)) {
+                            again += 1;
+                        }
+                    }
+                    Event::Tx {
+                        nak: true, data, ..
+                    } if data == &[0] => acks += 1,
+                    Event::Tx {
+                        nak: true, data, ..
+                    } if data == &[8] => rnr_naks += 1,
+                    Event::Cqe { status, .. } if status == "RNR_RETRY_EXC" => spent += 1,
+                    _ => {}
+                }
+            }
         }
     }
+    eprintln!("{asking} asking, {acks} ACKs, {rnr_naks} RNR NAKs, {spent} spent, {again} again");
+    assert!(
+        asking > 20 && acks > 20 && rnr_naks > 10 && spent > 3 && again > 10,
+        "the random programs must exercise reliable QPs: {asking} messages asking for an \
+         answer, {acks} ACKs, {rnr_naks} RNR NAKs, {spent} RNR_RETRY_EXC, {again} sent again"
+    );
 }
 
 #[test]
@@ -395,14 +429,26 @@ fn random_programs_verilator_lockstep_10m_cycles() {
     );
 }
 
+/// A host command for [`exchange`]: `(from_cycle, op, arg, w0, w1)`, offered once the cycle
+/// has come and the node's command before it has been answered.
+type Cmd = (u64, u64, u64, u64, u64);
+
+/// What two NICs did in [`exchange`].
+struct Exchange {
+    /// The messages each node sent, in order.
+    sent: [Vec<Message>; 2],
+    /// Each node's host responses `(status, data)`, in order.
+    answers: [Vec<(u64, u64)>; 2],
+    /// Cycles a node's transmit beat waited for its link.
+    held: u64,
+}
+
 /// Two NICs, each the cycle model and the Verilog in lockstep, connected back to back by
-/// bounded links with latency (`net::Link` of `net::Beat`s): a NIC's `tx_ready` is its link's
-/// `can_push`, so a full link back-pressures it. Node 1's SEND arrives at node 2's RQ and
-/// increments its counter; node 2 WAITs on the counter, adds the message to its own vector
-/// with CALC and sends the sum back; node 1 checks it.
-#[test]
-fn two_nics_back_to_back() {
-    let p = NicParams::SMALL;
+/// bounded links with latency (`net::Link` of `net::Beat`s, 3 cycles, room for 2 beats): a
+/// NIC's `tx_ready` is its link's `can_push`, so a full link back-pressures it. Runs the host
+/// programs for `cycles` cycles; every command must have been answered and every beat
+/// delivered by then.
+fn exchange(p: NicParams, mut prog: [VecDeque<Cmd>; 2], cycles: u64) -> Exchange {
     let mk = || {
         Lockstep::new(
             p,
@@ -412,51 +458,16 @@ fn two_nics_back_to_back() {
         )
     };
     let mut nodes = [mk(), mk()];
-    // links[k]: towards node k; 3 cycles of latency, room for 2 beats.
+    // links[k]: towards node k.
     let mut links: [Link<Beat>; 2] = [Link::new(3, 2), Link::new(3, 2)];
-    let a: Vec<u64> = vec![5, u64::MAX, 7, 1 << 40];
-    let b: Vec<u64> = vec![10, 2, u64::MAX - 1, 3];
-    // Host programs: (op, arg, w0, w1), issued in order, one at a time per node.
-    let mut prog: [VecDeque<(u64, u64, u64, u64)>; 2] = [VecDeque::new(), VecDeque::new()];
-    for (i, w) in a.iter().enumerate() {
-        prog[0].push_back((HostOp::WriteMem as u64, i as u64, *w, 0));
-    }
-    for (i, w) in b.iter().enumerate() {
-        prog[1].push_back((HostOp::WriteMem as u64, 16 + i as u64, *w, 0));
-    }
-    // Node 1 (index 0): receive the answer on QP 1 at 0x40, send `a` to node 2's QP 2.
-    let (w0, w1) = Wqe::recv(0x40, 4, true).encode();
-    prog[0].push_back((HostOp::PostRq as u64, 1, w0, w1));
-    let (w0, w1) = Wqe::send(0, 4, 1, 2, Some(3), true).encode();
-    prog[0].push_back((HostOp::PostSq as u64, 1, w0, w1));
-    // Node 2 (index 1): receive into 0x20 on QP 2 (counter 3), WAIT, CALC SUM to node 1's QP 1.
-    let (w0, w1) = Wqe::recv(0x20, 4, false).encode();
-    prog[1].push_back((HostOp::PostRq as u64, 2, w0, w1));
-    let (w0, w1) = Wqe::wait_counter(3, 1, false).encode();
-    prog[1].push_back((HostOp::PostSq as u64, 2, w0, w1));
-    let calc = Wqe {
-        opcode: Opcode::Calc as u64,
-        signaled: true,
-        alu_op: netcoll_models::reduce_alu::AluOp::Sum as u64,
-        dtype: netcoll_models::reduce_alu::Dtype::U64 as u64,
-        mode: 1,
-        len: 4,
-        addr: 0x20,
-        b: 16,
-        sa: 1,
-        sb: 1,
-        dst_addr: 0x30,
-        dst: 0,
-        qp: 1,
-        ..Default::default()
-    };
-    let (w0, w1) = calc.encode();
-    prog[1].push_back((HostOp::PostSq as u64, 2, w0, w1));
     let mut pending = [false, false];
-    let mut sent: [Vec<Message>; 2] = [vec![], vec![]];
+    let mut out = Exchange {
+        sent: [vec![], vec![]],
+        answers: [vec![], vec![]],
+        held: 0,
+    };
     let mut assemble = [Reassembler::default(), Reassembler::default()];
-    let mut held = [0u64; 2];
-    for cycle in 0..20_000u64 {
+    for cycle in 0..cycles {
         for k in 0..2 {
             // The outputs of this cycle (all registered), then this cycle's inputs.
             let o: NicOut = if cycle == 0 {
@@ -469,8 +480,8 @@ fn two_nics_back_to_back() {
                 tx_ready: links[1 - k].can_push(),
                 ..Default::default()
             };
-            if let Some(&(op, arg, w0, w1)) = prog[k].front() {
-                if !pending[k] {
+            if let Some(&(at, op, arg, w0, w1)) = prog[k].front() {
+                if !pending[k] && cycle >= at {
                     i.host_valid = true;
                     i.host_op = op;
                     i.host_arg = arg;
@@ -491,7 +502,7 @@ fn two_nics_back_to_back() {
             if let Some(beat) = o.tx_beat() {
                 if i.tx_ready {
                     if let Some(m) = assemble[k].push(&beat).expect("well-formed beats") {
-                        sent[k].push(m);
+                        out.sent[k].push(m);
                     }
                     // On the wire the beat names its source: node k.
                     let arriving = Beat {
@@ -500,7 +511,7 @@ fn two_nics_back_to_back() {
                     };
                     assert!(links[1 - k].push(arriving).is_ok(), "can_push was high");
                 } else {
-                    held[k] += 1;
+                    out.held += 1;
                 }
             }
             let during = nodes[k].step(&i);
@@ -508,7 +519,7 @@ fn two_nics_back_to_back() {
                 assert_eq!(during, o, "node {k}: registered outputs seen by peek");
             }
             if during.host_rsp_valid {
-                assert_eq!(during.host_rsp_status, 0, "node {k}: host command refused");
+                out.answers[k].push((during.host_rsp_status, during.host_rsp_data));
                 prog[k].pop_front();
                 pending[k] = false;
             }
@@ -524,8 +535,63 @@ fn two_nics_back_to_back() {
     }
     assert!(prog.iter().all(|q| q.is_empty()), "every host command done");
     assert!(links.iter().all(|l| l.is_empty()), "every beat delivered");
+    out
+}
+
+/// A host command offered from cycle 0 on.
+fn cmd(op: HostOp, arg: u64, (w0, w1): (u64, u64)) -> Cmd {
+    (0, op as u64, arg, w0, w1)
+}
+
+/// Node 1's SEND arrives at node 2's RQ and increments its counter; node 2 WAITs on the
+/// counter, adds the message to its own vector with CALC and sends the sum back; node 1
+/// checks it.
+#[test]
+fn two_nics_back_to_back() {
+    let a: Vec<u64> = vec![5, u64::MAX, 7, 1 << 40];
+    let b: Vec<u64> = vec![10, 2, u64::MAX - 1, 3];
+    let mut prog: [VecDeque<Cmd>; 2] = [VecDeque::new(), VecDeque::new()];
+    for (i, w) in a.iter().enumerate() {
+        prog[0].push_back(cmd(HostOp::WriteMem, i as u64, (*w, 0)));
+    }
+    for (i, w) in b.iter().enumerate() {
+        prog[1].push_back(cmd(HostOp::WriteMem, 16 + i as u64, (*w, 0)));
+    }
+    // Node 1 (index 0): receive the answer on QP 1 at 0x40, send `a` to node 2's QP 2.
+    prog[0].push_back(cmd(HostOp::PostRq, 1, Wqe::recv(0x40, 4, true).encode()));
+    let send = Wqe::send(0, 4, 1, 2, Some(3), true);
+    prog[0].push_back(cmd(HostOp::PostSq, 1, send.encode()));
+    // Node 2 (index 1): receive into 0x20 on QP 2 (counter 3), WAIT, CALC SUM to node 1's QP 1.
+    prog[1].push_back(cmd(HostOp::PostRq, 2, Wqe::recv(0x20, 4, false).encode()));
+    let wait = Wqe::wait_counter(3, 1, false);
+    prog[1].push_back(cmd(HostOp::PostSq, 2, wait.encode()));
+    let calc = Wqe {
+        opcode: Opcode::Calc as u64,
+        signaled: true,
+        alu_op: netcoll_models::reduce_alu::AluOp::Sum as u64,
+        dtype: netcoll_models::reduce_alu::Dtype::U64 as u64,
+        mode: 1,
+        len: 4,
+        addr: 0x20,
+        b: 16,
+        sa: 1,
+        sb: 1,
+        dst_addr: 0x30,
+        dst: 0,
+        qp: 1,
+        ..Default::default()
+    };
+    prog[1].push_back(cmd(HostOp::PostSq, 2, calc.encode()));
+    let x = exchange(NicParams::SMALL, prog, 20_000);
+    for (k, answers) in x.answers.iter().enumerate() {
+        assert!(
+            answers.iter().all(|&(status, _)| status == 0),
+            "node {k}: a host command refused: {answers:?}"
+        );
+    }
     // Node 1 sent `a`; node 2 answered a[i] + b[i] (wrapping), computed here independently.
     let want: Vec<u64> = a.iter().zip(&b).map(|(x, y)| x.wrapping_add(*y)).collect();
+    let sent = &x.sent;
     assert_eq!(sent[0].len(), 1, "{:?}", sent[0]);
     assert_eq!(sent[1].len(), 1, "{:?}", sent[1]);
     assert_eq!(
@@ -536,9 +602,115 @@ fn two_nics_back_to_back() {
     assert_eq!((sent[1][0].node, sent[1][0].qp), (0, 1));
     assert_eq!(sent[1][0].data, want);
     assert!(
-        held.iter().sum::<u64>() > 0,
+        x.held > 0,
         "the bounded links must have back-pressured a sender"
     );
+}
+
+/// Reliable QPs between two NICs (model and Verilog in lockstep each): node 1's QP 1 SENDs to
+/// node 2's QP 2, which posts its RECV only at cycle 3000, so node 2 answers RNR NAK and node
+/// 1 sends again every `rnr_delay` cycles (retrying for ever) until the RECV takes it and the
+/// ACK completes the SEND. Node 1's QP 3 SENDs to node 2's QP 3, which never posts a RECV:
+/// after its two retries the SEND fails with `RNR_RETRY_EXC`.
+#[test]
+fn two_reliable_nics_retry_until_the_receiver_is_ready() {
+    let config = |sq_cq: u64, retry: u64, delay: u64| {
+        let w0 = sq_cq | 1 << 19 | retry << 20 | delay << 32;
+        (w0, 0)
+    };
+    let a: Vec<u64> = vec![3, 1, 4, 1];
+    let mut prog: [VecDeque<Cmd>; 2] = [VecDeque::new(), VecDeque::new()];
+    prog[0].push_back(cmd(HostOp::ConfigQp, 1, config(0, 7, 40)));
+    prog[0].push_back(cmd(HostOp::ConfigQp, 3, config(1, 2, 40)));
+    for (i, w) in a.iter().enumerate() {
+        prog[0].push_back(cmd(HostOp::WriteMem, i as u64, (*w, 0)));
+    }
+    let send = |qp: u64, len: u64| Wqe::send(0, len, 1, qp, None, true).encode();
+    prog[0].push_back(cmd(HostOp::PostSq, 1, send(2, 4)));
+    prog[0].push_back(cmd(HostOp::PostSq, 3, send(3, 1)));
+    prog[1].push_back(cmd(HostOp::ConfigQp, 2, config(0, 0, 0)));
+    prog[1].push_back(cmd(HostOp::ConfigQp, 3, config(0, 0, 0)));
+    prog[1].push_back((
+        3000,
+        HostOp::PostRq as u64,
+        2,
+        Wqe::recv(0x20, 4, true).encode().0,
+        0,
+    ));
+    // At cycle 6000 both look: CQEs, node 1's RNR_RETRY, node 2's buffer.
+    let look = |op: HostOp, arg: u64| (6000, op as u64, arg, 0, 0);
+    prog[0].push_back(look(HostOp::PollCq, 0));
+    prog[0].push_back(look(HostOp::PollCq, 0));
+    prog[0].push_back(look(HostOp::PollCq, 1));
+    prog[0].push_back(look(HostOp::ReadStat, Stat::RnrRetry as u64));
+    prog[1].push_back(look(HostOp::PollCq, 0));
+    for i in 0..4 {
+        prog[1].push_back(look(HostOp::ReadMem, 0x20 + i));
+    }
+    let x = exchange(NicParams::SMALL, prog, 8000);
+    // Node 1's messages: QP 1's repeated until the ACK, QP 3's three times (two retries); all
+    // ask for an answer.
+    let from = |qp: u64| -> Vec<&Message> { x.sent[0].iter().filter(|m| m.src_qp == qp).collect() };
+    assert!(x.sent[0].iter().all(|m| m.ack && !m.kind_nak));
+    assert!(from(1)
+        .iter()
+        .all(|m| m.data == a && m.tag == 0 && m.qp == 2));
+    assert!(from(3)
+        .iter()
+        .all(|m| m.data == a[..1] && m.tag == 0 && m.qp == 3));
+    assert_eq!(from(3).len(), 3, "sent once and retried twice");
+    // Node 2's answers: an RNR NAK (reason 8) for each but the last of QP 1's, and for every one
+    // of QP 3's; one ACK (reason 0).
+    let answers = |qp: u64, reason: u64| {
+        x.sent[1]
+            .iter()
+            .filter(|m| m.kind_nak && m.qp == qp && m.data == [reason])
+            .count()
+    };
+    let tries = from(1).len();
+    assert!(
+        tries > 10,
+        "QP 1 retried while the RQ was empty ({tries} sends)"
+    );
+    assert_eq!(answers(1, 8), tries - 1);
+    assert_eq!(answers(1, 0), 1, "one ACK");
+    assert_eq!(answers(3, 8), 3);
+    assert_eq!(x.sent[1].len(), tries + 3, "nothing else: {:?}", x.sent[1]);
+    // Node 1: the SEND completed OK, the other failed with RNR_RETRY_EXC (9) on CQ 1, and every
+    // message sent again was counted.
+    let cqe = |status: u64, qp: u64| {
+        Cqe {
+            status,
+            opcode: Opcode::Send as u64,
+            qp,
+            is_recv: false,
+            index: 0,
+            len: 0,
+        }
+        .encode()
+    };
+    let empty = (HostStatus::Empty as u64, 0);
+    assert_eq!(
+        x.answers[0][8..],
+        [
+            (0, cqe(0, 1)),
+            empty,
+            (0, cqe(9, 3)),
+            (0, (tries - 1 + 2) as u64)
+        ]
+    );
+    // Node 2: the RECV completed with the four words, stored once.
+    let recv = Cqe {
+        status: 0,
+        opcode: Opcode::Recv as u64,
+        qp: 2,
+        is_recv: true,
+        index: 0,
+        len: 4,
+    };
+    let mut want = vec![(0, recv.encode())];
+    want.extend(a.iter().map(|&w| (0, w)));
+    assert_eq!(x.answers[1][3..], want[..]);
 }
 
 fn generated(cfg: &Config) -> (tools::TempDir, Vec<netcoll_hdl::generate::GeneratedFile>) {
@@ -638,6 +810,21 @@ fn mutants_of_the_emitted_verilog_fail_the_examples() {
             "MAXLOC / MINLOC ties keep the higher index",
             "s2_bi_lt_ai_d = s1_bi_q < s1_ai_q;",
             "s2_bi_lt_ai_d = s1_bi_q > s1_ai_q;",
+        ),
+        (
+            "a reliable RQ that is not ready answers NOT_READY, not RNR_NAK",
+            "refuse_reason = rnr_nak;",
+            "refuse_reason = not_ready;",
+        ),
+        (
+            "a retry goes before its delay",
+            "if ((rc_state == st_retry) & (~rc_due)) begin",
+            "if (1'b0) begin",
+        ),
+        (
+            "retries are never counted down",
+            "rc_context_word_left = rc_context_left - 3'd1;",
+            "rc_context_word_left = rc_context_left;",
         ),
     ];
     let examples: Vec<(Scenario, Vec<Event>)> = examples()

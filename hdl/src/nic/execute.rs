@@ -13,7 +13,11 @@
 //! - the current WQE's fields (from the WQE unpack): `opcode`, `rsvd0`, `rsvd1`, `buf_addr`,
 //!   `buf_len`, `wait_kind`, `wait_index`, `wait_count`, `en_qp`, `calc_op`, `calc_count`,
 //!   `calc_dst`, `calc_to_peer`;
-//! - `cq_produced` (the counts of a CQ WAIT's CQ), `cnt_data` (a counter WAIT's counter).
+//! - `cq_produced` (the counts of a CQ WAIT's CQ), `cnt_data` (a counter WAIT's counter);
+//! - the queues' reliability word: `awaits` (just read: the head awaits its answer), and
+//!   latched `rc_state`, `rc_status`, `rc_due` (see "Reliable QPs" in `netcoll_models::nic`:
+//!   an answered head completes with the answer's status, a due retry sends its message again,
+//!   a retry not yet due ends the visit).
 //!
 //! # Outputs
 //! - `next_state`: the next state in the states above;
@@ -25,7 +29,7 @@
 //!   counts; `cnt_rd_addr`: the counter a WAIT reads (zero otherwise);
 //! - `reserved`, `buf_outside`: the WQE sets a reserved bit; its buffer does not fit in data
 //!   memory;
-//! - `stat_hits`: `CqStall`.
+//! - `stat_hits`: `CqStall`, `RnrRetry`.
 
 use super::k;
 use super::sequencer::SeqState;
@@ -61,6 +65,10 @@ crate::sub_block! {
         pub calc_to_peer: Signal<In, bool>,
         pub cq_produced: Signal<In, Bits<32>>,
         pub cnt_data: Signal<In, Bits<32>>,
+        pub awaits: Signal<In, bool>,
+        pub rc_state: Signal<In, Bits<2>>,
+        pub rc_status: Signal<In, Bits<STATUS_BITS>>,
+        pub rc_due: Signal<In, bool>,
         pub next_state: Signal<Out, SeqState>,
         pub advance_visit: Signal<Out, bool>,
         pub complete: Signal<Out, bool>,
@@ -82,6 +90,13 @@ crate::sub_block! {
         wait_met: Signal<Local, bool>,
         fail: Signal<Local, bool>,
         fail_status: Signal<Local, Bits<STATUS_BITS>>,
+        /// The CALC's operation is MAXLOC / MINLOC (two words an element).
+        calc_loc: Signal<Local, bool>,
+        st_retry: Constant<Bits<2>> = k(2),
+        st_answered: Constant<Bits<2>> = k(3),
+        alu_max_loc: Constant<Bits<ALU_OP_BITS>> = k(AluOp::MaxLoc.code()),
+        alu_min_loc: Constant<Bits<ALU_OP_BITS>> = k(AluOp::MinLoc.code()),
+        hit_rnr_retry: Constant<Bits<STATS>> = hit(Stat::RnrRetry),
         qps: Constant<Bits<8>> = k(1 << QB),
         cqs: Constant<Bits<8>> = k(1 << CB),
         counters: Constant<Bits<8>> = k(1 << KB),
@@ -119,6 +134,8 @@ impl<const QB: usize, const CB: usize, const KB: usize, const DB: usize> Logic
         }
         self.wait_lead.next = self.cq_produced.val() - self.wait_count.val();
         self.wait_met.next = self.wait_lead.val() < self.half32.val();
+        self.calc_loc.next = (self.calc_op.val() == self.alu_max_loc.val())
+            | (self.calc_op.val() == self.alu_min_loc.val());
         if self.wait_kind.val() {
             self.wait_met.next = self.cnt_data.val() >= self.wait_count.val();
         }
@@ -140,18 +157,39 @@ impl<const QB: usize, const CB: usize, const KB: usize, const DB: usize> Logic
         match self.state.val() {
             SeqState::SqContext => {
                 self.next_state.next = SeqState::SqWqe;
-                if !self.runnable.val() {
+                if !self.runnable.val() | self.awaits.val() {
                     self.advance_visit.next = true;
                     self.next_state.next = SeqState::Idle;
                 }
             }
             SeqState::SqWqe => self.next_state.next = SeqState::SqDecode,
             SeqState::SqDecode => {
-                if self.cq_full.val() {
+                if (self.rc_state.val() == self.st_retry.val()) & !self.rc_due.val() {
+                    // The retry is not due yet: the next SQ.
+                    self.advance_visit.next = true;
+                    self.next_state.next = SeqState::Idle;
+                } else if self.cq_full.val() {
                     // Back-pressure: the WQE does not start while its CQ is full.
                     self.stat_hits.next = self.hit_cq_stall.val();
                     self.advance_visit.next = true;
                     self.next_state.next = SeqState::Idle;
+                } else if self.rc_state.val() == self.st_answered.val() {
+                    // The answer came: complete with its status.
+                    self.fail.next = true;
+                    self.fail_status.next = self.rc_status.val();
+                } else if self.rc_state.val() == self.st_retry.val() {
+                    // After an RNR NAK: the message again (a CALC's result, not recomputed).
+                    self.stat_hits.next = self.hit_rnr_retry.val();
+                    self.send.next = true;
+                    self.send_addr.next = self.buf_addr.val();
+                    self.send_len.next = self.buf_len.val();
+                    if self.opcode.val() != self.op_send.val() {
+                        self.send_addr.next = self.calc_dst.val();
+                        self.send_len.next = self.calc_count.val();
+                        if self.calc_loc.val() {
+                            self.send_len.next = self.calc_count.val() + self.calc_count.val();
+                        }
+                    }
                 } else if self.reserved.val() {
                     self.fail.next = true;
                     self.fail_status.next = self.bad_opcode.val();

@@ -29,7 +29,8 @@
 //!   mode 3);
 //! - to the queues: `wq_sel`, `cq_sel` (the queue / CQ the command names), `read_wq`, `read_cq`,
 //!   `post` (with the WQE `command_w0`, `post_w1`), `pop`, `configure` (with `cfg_cq`,
-//!   `cfg_managed`, `cfg_plain`);
+//!   `cfg_managed`, `cfg_plain`, and the reliability settings `cfg_rc`, `cfg_rnr_retry`,
+//!   `cfg_rnr_delay`);
 //! - requests: `cnt_rd_addr`, `cnt_wr_en`, `cnt_wr_addr`, `cnt_wr_data`, `dmem_rd_addr`,
 //!   `dmem_wr_en`, `dmem_wr_addr`, `dmem_wr_data`;
 //! - `stat_hits` (one-hot, see [`super::stats`]), `stat_sel` (the statistic `READ_STAT` reads).
@@ -103,6 +104,9 @@ crate::sub_block! {
         pub cfg_cq: Signal<Out, Bits<8>>,
         pub cfg_managed: Signal<Out, bool>,
         pub cfg_plain: Signal<Out, bool>,
+        pub cfg_rc: Signal<Out, bool>,
+        pub cfg_rnr_retry: Signal<Out, Bits<3>>,
+        pub cfg_rnr_delay: Signal<Out, Bits<16>>,
         pub cnt_rd_addr: Signal<Out, Bits<KB>>,
         pub cnt_wr_en: Signal<Out, bool>,
         pub cnt_wr_addr: Signal<Out, Bits<KB>>,
@@ -306,6 +310,9 @@ impl<
         self.cfg_cq.next = self.qp_config.sq_cq.val();
         self.cfg_managed.next = self.qp_config.sq_managed.val();
         self.cfg_plain.next = self.qp_config.plain.val();
+        self.cfg_rc.next = self.qp_config.rc.val();
+        self.cfg_rnr_retry.next = self.qp_config.rnr_retry.val();
+        self.cfg_rnr_delay.next = self.qp_config.rnr_delay.val();
         if self.state.val() == SeqState::HostFinish {
             self.cfg_cq.next = self.qp_config.rq_cq.val();
             self.cfg_managed.next = self.qp_config.rq_managed.val();
@@ -820,7 +827,7 @@ mod tests {
         for (op, arg) in [
             (HostOp::PostSq.code(), 4),
             (12, 0),
-            (HostOp::ReadStat.code(), 9),
+            (HostOp::ReadStat.code(), 11),
         ] {
             h.state.next = SeqState::Idle;
             h.valid.next = true;
@@ -868,6 +875,9 @@ mod tests {
             sq_managed: 0,
             rq_managed: 1,
             plain: 1,
+            rc: 1,
+            rnr_retry: 6,
+            rnr_delay: 0xbeef,
         };
         take(&mut h, HostOp::ConfigQp, 2, cfg.pack()[0], 0);
         h.state.next = SeqState::HostDecode;
@@ -895,6 +905,14 @@ mod tests {
         assert_eq!(h.wq_sel.val().to_u64(), 5);
         assert_eq!((h.cfg_cq.val().to_u64(), h.cfg_managed.val()), (3, true));
         assert!(h.cfg_plain.val());
+        assert!(h.cfg_rc.val(), "and its reliability settings");
+        assert_eq!(
+            (
+                h.cfg_rnr_retry.val().to_u64(),
+                h.cfg_rnr_delay.val().to_u64()
+            ),
+            (6, 0xbeef)
+        );
         assert_eq!(answer(&mut h), (HostStatus::Ok.code(), 0, 0));
         // A CQ out of range is refused at once.
         let bad = netcoll_models::nic::QpConfig { rq_cq: 4, ..cfg };

@@ -16,6 +16,7 @@
 //! | [`unpack::CqWait`], [`pack::CqWait`] | `nic_cq_wait_fields`, `nic_cq_wait_word` | a CQ's wait state, read and written (the host unit) |
 //! | [`unpack::WqEnable`], [`pack::WqEnable`] | `nic_wq_enable_fields`, `nic_wq_enable_word` | a work queue's enable head, read and written (the host unit) |
 //! | [`pack::CqeWord`] | `nic_cqe_word` | the CQE written |
+//! | [`unpack::RcContext`], [`pack::RcContext`] | `nic_rc_context_fields`, `nic_rc_context_word` | a work queue's reliability word, read and written (the queues) |
 
 /// Words in, one output per field.
 pub mod unpack {
@@ -35,7 +36,7 @@ pub mod pack {
 mod tests {
     use super::{pack, unpack};
     use netcoll_models::nic::{
-        CqContext, CqWait, CqeWord, QpConfig, WqContext, WqEnable, WqeWords,
+        CqContext, CqWait, CqeWord, QpConfig, RcContext, WqContext, WqEnable, WqeWords,
     };
     use rust_hdl::prelude::*;
 
@@ -118,6 +119,9 @@ mod tests {
         un.connect_all();
         pn.connect_all();
         let (mut ue, mut pe) = (unpack::CqeWord::default(), pack::CqeWord::default());
+        let (mut ur, mut pr) = (unpack::RcContext::default(), pack::RcContext::default());
+        ur.connect_all();
+        pr.connect_all();
         uw.connect_all();
         pw.connect_all();
         uc.connect_all();
@@ -204,8 +208,44 @@ mod tests {
             pq.sq_managed.next = f.sq_managed == 1;
             pq.rq_managed.next = f.rq_managed == 1;
             pq.plain.next = f.plain == 1;
+            pq.rc.next = f.rc == 1;
+            pq.rnr_retry.next = bits(f.rnr_retry);
+            pq.rnr_delay.next = bits(f.rnr_delay);
+            assert_eq!(
+                (
+                    uq.rc.val(),
+                    uq.rnr_retry.val().to_u64(),
+                    uq.rnr_delay.val().to_u64()
+                ),
+                (f.rc == 1, f.rnr_retry, f.rnr_delay)
+            );
             settle(&mut pq);
             assert_eq!(pq.w0.val().to_u64(), f.pack()[0]);
+
+            let f = RcContext::unpack(w);
+            ur.rcc.next = w.into();
+            settle(&mut ur);
+            assert_eq!(
+                (
+                    ur.rc.val(),
+                    ur.retry.val().to_u64(),
+                    ur.state.val().to_u64(),
+                    ur.left.val().to_u64(),
+                    ur.status.val().to_u64(),
+                    ur.delay.val().to_u64(),
+                    ur.at.val().to_u64()
+                ),
+                (f.rc == 1, f.retry, f.state, f.left, f.status, f.delay, f.at)
+            );
+            pr.rc.next = f.rc == 1;
+            pr.retry.next = bits(f.retry);
+            pr.state.next = bits(f.state);
+            pr.left.next = bits(f.left);
+            pr.status.next = bits(f.status);
+            pr.delay.next = bits(f.delay);
+            pr.at.next = bits(f.at);
+            settle(&mut pr);
+            assert_eq!(pr.rcc.val().to_u64(), f.pack()[0]);
 
             let f = CqeWord::unpack(w);
             ue.cqe.next = w.into();

@@ -57,6 +57,9 @@ pub use sequencer::SeqState;
 /// Name of the emitted top module.
 pub const TOP: &str = "nic";
 
+/// Bits of a `Status` code (an answer's reason, the low bits of a NAK's data).
+const STATUS_BITS: usize = netcoll_models::nic::Status::BITS;
+
 /// The WQE field a posted CQ WAIT's absolute target replaces (its count).
 pub(crate) const WAIT_COUNT: LayoutField =
     crate::kit::layout::field_named(WqeWords::FIELDS, "wait_count");
@@ -90,6 +93,8 @@ const SUB_MODULES: &[(&str, &str)] = &[
     ("qp_config", "nic_qp_config_fields"),
     ("wq_context_word", "nic_wq_context_word"),
     ("cq_counts_word", "nic_cq_counts_word"),
+    ("rc_context", "nic_rc_context_fields"),
+    ("rc_context_word", "nic_rc_context_word"),
     ("cq_wait_now", "nic_cq_wait_fields"),
     ("cq_wait_word", "nic_cq_wait_word"),
     ("en_head_now", "nic_wq_enable_fields"),
@@ -186,8 +191,9 @@ impl<
         self.sequencer.calc_next.next = self.calc.next_state.val();
         self.sequencer.transmit_next.next = self.transmit.next_state.val();
         self.sequencer.receive_next.next = self.receive.next_state.val();
-        self.sequencer.advance_visit.next =
-            self.execute.advance_visit.val() | self.queues.advance_visit.val();
+        self.sequencer.advance_visit.next = self.execute.advance_visit.val()
+            | self.queues.advance_visit.val()
+            | self.transmit.advance_visit.val();
         self.host_ready.next = self.sequencer.host_ready.val();
         self.rx_ready.next = self.sequencer.rx_ready.val();
 
@@ -247,6 +253,13 @@ impl<
         self.queues.cfg_cq.next = self.host_cmd.cfg_cq.val();
         self.queues.cfg_managed.next = self.host_cmd.cfg_managed.val();
         self.queues.cfg_plain.next = self.host_cmd.cfg_plain.val();
+        self.queues.cfg_rc.next = self.host_cmd.cfg_rc.val();
+        self.queues.cfg_rnr_retry.next = self.host_cmd.cfg_rnr_retry.val();
+        self.queues.cfg_rnr_delay.next = self.host_cmd.cfg_rnr_delay.val();
+        self.queues.now.next = self.sequencer.now.val();
+        self.queues.await_answer.next = self.transmit.await_answer.val();
+        self.queues.msg_tag.next = self.receive.msg_tag.val();
+        self.queues.answer_reason.next = self.rx_data.val().get_bits::<STATUS_BITS>(0);
         self.queues.read_enable.next = self.execute.read_enable.val();
         self.queues.read_wait_cq.next = self.execute.read_wait_cq.val();
         self.queues.opcode.next = self.wqe.opcode.val();
@@ -278,6 +291,10 @@ impl<
         self.execute.calc_to_peer.next = self.wqe.calc_to_peer.val();
         self.execute.cq_produced.next = self.queues.cq_produced.val();
         self.execute.cnt_data.next = self.cnt.rd_data.val();
+        self.execute.awaits.next = self.queues.awaits.val();
+        self.execute.rc_state.next = self.queues.rc_state.val();
+        self.execute.rc_status.next = self.queues.rc_status.val();
+        self.execute.rc_due.next = self.queues.rc_due.val();
 
         // The CALC loop.
         self.calc.state.next = self.sequencer.current.val();
@@ -306,6 +323,10 @@ impl<
         self.receive.rx_cnt_en.next = self.rx_cnt_en.val();
         self.receive.rx_cnt.next = self.rx_cnt.val();
         self.receive.rx_tag.next = self.rx_tag.val();
+        self.receive.rx_ack.next = self.rx_ack.val();
+        self.receive.rc_read.next = self.queues.rc_read.val();
+        self.receive.answered.next = self.queues.answered.val();
+        self.receive.answer_discard.next = self.queues.answer_discard.val();
         self.receive.rx_empty.next = self.rx_empty.val();
         self.receive.rx_last.next = self.rx_last.val();
         self.receive.rx_data.next = self.rx_data.val();
@@ -340,6 +361,7 @@ impl<
         self.transmit.nak_reason.next = self.receive.nak_reason.val();
         self.transmit.dmem_data.next = self.dmem.rd_data.val();
         self.transmit.pending.next = self.completion.pending.val();
+        self.transmit.reliable.next = self.queues.reliable.val();
         self.tx_valid.next = self.transmit.tx_valid.val();
         self.tx_kind.next = self.transmit.tx_kind.val();
         self.tx_dst.next = self.transmit.tx_dst.val();
@@ -348,6 +370,7 @@ impl<
         self.tx_cnt_en.next = self.transmit.tx_cnt_en.val();
         self.tx_cnt.next = self.transmit.tx_cnt.val();
         self.tx_tag.next = self.transmit.tx_tag.val();
+        self.tx_ack.next = self.transmit.tx_ack.val();
         self.tx_empty.next = self.transmit.tx_empty.val();
         self.tx_last.next = self.transmit.tx_last.val();
         self.tx_data.next = self.transmit.tx_data.val();

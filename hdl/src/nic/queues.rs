@@ -1,25 +1,29 @@
 //! # The queues (module `nic_queues`)
 //!
-//! The work-queue and completion-queue memories — contexts `wqc`, WQEs `wqe0` / `wqe1`, CQ
-//! counts `cqp`, CQEs `cqe` (see the memory table of `netcoll_models::nic::model`) — and the
-//! work queue being served: its index `wq`, the context, its CQ's counts and its head WQE,
-//! latched when read. Every access to these memories is made here, on the state and on the
+//! The work-queue and completion-queue memories — contexts `wqc`, reliability words `rcc`,
+//! WQEs `wqe0` / `wqe1`, CQ counts `cqp`, CQEs `cqe` (see the memory table of
+//! `netcoll_models::nic::model`) — and the work queue being served: its index `wq`, the
+//! context, its reliability word, its CQ's counts and its head WQE, latched when read. `rcc`
+//! is read with `wqc`, at the same address; it holds the answer a reliable QP's SQ awaits
+//! (see "Reliable QPs" in `netcoll_models::nic`), which this unit also updates. Every access to these memories is made here, on the state and on the
 //! requests of the other units; their words are split and assembled by layout blocks
 //! ([`super::layouts`]): `wq_context` / `cq_counts` (the fields of what `wqc` / `cqp` returned)
 //! and `wq_context_word` / `cq_counts_word` (the words written).
 //!
 //! | state | reads | writes, latches |
 //! |---|---|---|
-//! | `Init` | | `wqc`, `cqp` at `sweep_at`: zero |
-//! | background slot | `wqc[wq]` (the message's queue or the visited SQ) | `wq` |
-//! | host command | `wqc[wq_sel]` (`read_wq`; `+ 1` while `configure`), `cqp[cq_sel]` (`read_cq`), `cqe` (`pop`) | `post`: WQE and `pi + 1`; `pop`: `consumed + 1`; `configure`: `ei = ci`, CQ, managed, plain |
-//! | `SqContext`, `RxContext` | the head WQE and `cqp[cq]` if runnable | context |
+//! | `Init` | | `wqc`, `rcc`, `cqp` at `sweep_at`: zero |
+//! | background slot | `wqc[wq]`, `rcc[wq]` (the message's queue or the visited SQ) | `wq` |
+//! | host command | `wqc[wq_sel]` (`read_wq`; `+ 1` while `configure`), `cqp[cq_sel]` (`read_cq`), `cqe` (`pop`) | `post`: WQE and `pi + 1`; `pop`: `consumed + 1`; `configure`: `ei = ci`, CQ, managed, plain; `rcc`: the reliability settings, nothing awaited |
+//! | `SqContext`, `RxContext` | the head WQE and `cqp[cq]` if runnable | context, reliability word |
+//! | `SqWqe` | | `due`: `now - at` not negative |
+//! | `TxHold` (`await_answer`) | | `rcc`: awaiting, the retries left |
 //! | `Idle` taking a host command | | its words as the WQE |
 //! | `SqWqe`, `RxWqe` | | WQE, counts |
 //! | `SqDecode` | `wqc` of an enable's target, `cqp` of a CQ WAIT | |
-//! | `NakContext` / `NakCq` | `cqp[cq]` | CQ / counts |
+//! | `NakContext` / `NakCq` | `cqp[cq]` | CQ, reliability word / counts; `NakContext`: `rcc` of an awaited answer |
 //! | `EnableWrite` | | the target's `ei` (also the latched one if it is the served queue) |
-//! | `Complete` | | the CQE and `produced + 1` (`write_cqe`); `ci + 1` (`retire`) |
+//! | `Complete` | | the CQE and `produced + 1` (`write_cqe`); `ci + 1` (`retire`), and for an SQ nothing awaited in `rcc` |
 //!
 //! # Inputs
 //! - `clock`, `reset`; `state`, `sweep_at`, `take_rx`, `take_visit`, `take_host`, `visit_qp`
@@ -30,7 +34,10 @@
 //!   `read_cq`, `post`, `pop`, `configure`, `cfg_cq`, `cfg_managed`, `cfg_plain`;
 //! - from the execute unit: `read_enable`, `read_wait_cq`; the current WQE's `opcode`,
 //!   `en_qp`, `en_mode`, `en_value`, `wait_index` (index fields cut to their memory's width);
-//! - from the completion unit: `write_cqe`, `retire`.
+//! - from the completion unit: `write_cqe`, `retire`;
+//! - `now` (the sequencer's time), `cfg_rc`, `cfg_rnr_retry`, `cfg_rnr_delay` (host, with
+//!   `configure`), `await_answer` (transmit: a reliable QP's message has been sent),
+//!   `msg_tag` (the arriving NAK's tag), `answer_reason` (its data's low bits).
 //!
 //! # Outputs
 //! - `wq_pi`, `wq_ci`, `wq_managed`, `wq_plain`: the work-queue context just read; `cq_produced`, `cq_consumed`: the CQ
@@ -41,17 +48,26 @@
 //! - the served queue: `wq`, `ctx_ci`; `runnable` (the context just read has a WQE that may
 //!   run), `cq_full` (registered when the counts were latched with the WQE: `SqDecode`,
 //!   `RxCheck`), `read_cq_full` (the counts just read: `NakCq`);
-//! - `advance_visit`: a send queue's WQE has retired.
+//! - `advance_visit`: a send queue's WQE has retired;
+//! - `awaits` (the reliability word just read awaits an answer), `rc_read` (its QP is
+//!   reliable); the latched word's `reliable`, `rc_state`, `rc_status`, and `rc_due`;
+//! - `answered` (`NakContext`: the NAK is the answer the SQ's head awaits), `answer_discard`
+//!   (that answer makes it complete with `REMOTE_DISCARD`).
 
 use super::k;
 use super::layouts::{pack, unpack};
 use super::sequencer::SeqState;
 use crate::dff_setup;
 use crate::prim::{Mem, Reg};
-use netcoll_models::nic::{Opcode, CQ_DEPTH, WQ_DEPTH};
+use netcoll_models::nic::{Opcode, Status, CQ_DEPTH, WQ_DEPTH};
 use rust_hdl::prelude::*;
 
 const OPCODE_BITS: usize = Opcode::BITS;
+const STATUS_BITS: usize = Status::BITS;
+/// The answer states of an SQ's reliability word (`RcContext::state`, see "Reliable QPs").
+const RC_AWAIT: u64 = 1;
+const RC_RETRY: u64 = 2;
+const RC_ANSWERED: u64 = 3;
 /// Bits of a WQE's index within its ring.
 const WQ_SLOT_BITS: usize = WQ_DEPTH.trailing_zeros() as usize;
 /// Bits of a CQE's index within its ring.
@@ -101,6 +117,13 @@ crate::sub_block! {
         pub wait_index: Signal<In, Bits<CB>>,
         pub write_cqe: Signal<In, bool>,
         pub retire: Signal<In, bool>,
+        pub now: Signal<In, Bits<32>>,
+        pub cfg_rc: Signal<In, bool>,
+        pub cfg_rnr_retry: Signal<In, Bits<3>>,
+        pub cfg_rnr_delay: Signal<In, Bits<16>>,
+        pub await_answer: Signal<In, bool>,
+        pub msg_tag: Signal<In, Bits<16>>,
+        pub answer_reason: Signal<In, Bits<STATUS_BITS>>,
         pub wq_pi: Signal<Out, Bits<16>>,
         pub wq_ci: Signal<Out, Bits<16>>,
         pub wq_managed: Signal<Out, bool>,
@@ -116,7 +139,16 @@ crate::sub_block! {
         pub cq_full: Signal<Out, bool>,
         pub read_cq_full: Signal<Out, bool>,
         pub advance_visit: Signal<Out, bool>,
+        pub awaits: Signal<Out, bool>,
+        pub rc_read: Signal<Out, bool>,
+        pub reliable: Signal<Out, bool>,
+        pub rc_state: Signal<Out, Bits<2>>,
+        pub rc_status: Signal<Out, Bits<STATUS_BITS>>,
+        pub rc_due: Signal<Out, bool>,
+        pub answered: Signal<Out, bool>,
+        pub answer_discard: Signal<Out, bool>,
         wqc: Mem<Bits<64>, WB>,
+        rcc: Mem<Bits<64>, WB>,
         wqe0: Mem<Bits<64>, WEB>,
         wqe1: Mem<Bits<64>, WEB>,
         cqp: Mem<Bits<64>, CB>,
@@ -127,6 +159,10 @@ crate::sub_block! {
         cq_counts: unpack::CqContext,
         wq_context_word: pack::WqContext,
         cq_counts_word: pack::CqContext,
+        // The words of `rcc`, read and written (modules `nic_rc_context_fields`,
+        // `nic_rc_context_word`).
+        rc_context: unpack::RcContext,
+        rc_context_word: pack::RcContext,
         // The served queue.
         served: Reg<Bits<WB>>,
         pi: Reg<Bits<16>>,
@@ -141,6 +177,16 @@ crate::sub_block! {
         full: Reg<bool>,
         w0: Reg<Bits<64>>,
         w1: Reg<Bits<64>>,
+        /// The served queue's reliability word, latched with its context.
+        rc_on: Reg<bool>,
+        rc_retry: Reg<Bits<3>>,
+        rc_st: Reg<Bits<2>>,
+        rc_left: Reg<Bits<3>>,
+        rc_stat: Reg<Bits<STATUS_BITS>>,
+        rc_delay: Reg<Bits<16>>,
+        rc_at: Reg<Bits<32>>,
+        /// An RNR retry is due (`SqWqe`).
+        due: Reg<bool>,
         /// The queue a background slot serves: the message's (its RQ, or its SQ for a NAK),
         /// or the visited SQ.
         slot_wq: Signal<Local, Bits<WB>>,
@@ -155,7 +201,19 @@ crate::sub_block! {
         wqc_write: Signal<Local, bool>,
         cqp_write: Signal<Local, bool>,
         cqe_write: Signal<Local, bool>,
+        rcc_write: Signal<Local, bool>,
+        /// `NakContext`: the answer's new state for the awaiting SQ, and its retry time.
+        retry_at: Signal<Local, Bits<32>>,
         half: Constant<Bits<16>> = k(0x8000),
+        half32: Constant<Bits<32>> = k(1 << 31),
+        st_await: Constant<Bits<2>> = k(RC_AWAIT),
+        st_retry: Constant<Bits<2>> = k(RC_RETRY),
+        st_answered: Constant<Bits<2>> = k(RC_ANSWERED),
+        retry_always: Constant<Bits<3>> = k(7),
+        ok: Constant<Bits<STATUS_BITS>> = k(Status::Ok.code()),
+        rnr_nak: Constant<Bits<STATUS_BITS>> = k(Status::RnrNak.code()),
+        remote_discard: Constant<Bits<STATUS_BITS>> = k(Status::RemoteDiscard.code()),
+        rnr_retry_exc: Constant<Bits<STATUS_BITS>> = k(Status::RnrRetryExc.code()),
         wq_slot_bits: Constant<Bits<8>> = k(WQ_SLOT_BITS as u64),
         cq_slot_bits: Constant<Bits<8>> = k(CQ_SLOT_BITS as u64),
         cq_depth: Constant<Bits<32>> = k(CQ_DEPTH as u64),
@@ -175,9 +233,18 @@ impl<
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, served, pi, ci, ei, managed, plain, cq, produced, consumed, full, w0, w1
+            self, clock, served, pi, ci, ei, managed, plain, cq, produced, consumed, full, w0, w1,
+            rc_on, rc_retry, rc_st, rc_left, rc_stat, rc_delay, rc_at, due
         );
         self.wqc.clock.next = self.clock.val();
+        self.rcc.clock.next = self.clock.val();
+        self.rc_context.rcc.next = self.rcc.rd_data.val();
+        self.awaits.next = self.rc_context.state.val() == self.st_await.val();
+        self.rc_read.next = self.rc_context.rc.val();
+        self.reliable.next = self.rc_on.q.val();
+        self.rc_state.next = self.rc_st.q.val();
+        self.rc_status.next = self.rc_stat.q.val();
+        self.rc_due.next = self.due.q.val();
         self.wqe0.clock.next = self.clock.val();
         self.wqe1.clock.next = self.clock.val();
         self.cqp.clock.next = self.clock.val();
@@ -217,6 +284,9 @@ impl<
             self.consumed.d.next = self.cq_counts.consumed.val();
             self.full.d.next = self.read_cq_full.val();
         }
+        if self.state.val() == SeqState::SqWqe {
+            self.due.d.next = (self.now.val() - self.rc_at.q.val()) < self.half32.val();
+        }
         self.enable_target.next = (bit_cast::<WB, QB>(self.en_qp.val()) << 1)
             | bit_cast::<WB, 1>((self.opcode.val() == self.recv_en.val()).into());
         // Mode 1 enables index `en_value` itself, mode 3 (and 2) stop before it.
@@ -245,9 +315,11 @@ impl<
             | bit_cast::<CEB, CQ_SLOT_BITS>(
                 self.cq_counts.consumed.val().get_bits::<CQ_SLOT_BITS>(0),
             );
+        self.rcc.rd_addr.next = 0.into();
         if self.take_rx.val() | self.take_visit.val() {
             self.served.d.next = self.slot_wq.val();
             self.wqc.rd_addr.next = self.slot_wq.val();
+            self.rcc.rd_addr.next = self.slot_wq.val();
         }
         if self.read_wq.val() {
             self.wqc.rd_addr.next =
@@ -258,6 +330,15 @@ impl<
         }
         self.latch_context.next =
             (self.state.val() == SeqState::SqContext) | (self.state.val() == SeqState::RxContext);
+        if self.latch_context.val() | (self.state.val() == SeqState::NakContext) {
+            self.rc_on.d.next = self.rc_context.rc.val();
+            self.rc_retry.d.next = self.rc_context.retry.val();
+            self.rc_st.d.next = self.rc_context.state.val();
+            self.rc_left.d.next = self.rc_context.left.val();
+            self.rc_stat.d.next = self.rc_context.status.val();
+            self.rc_delay.d.next = self.rc_context.delay.val();
+            self.rc_at.d.next = self.rc_context.at.val();
+        }
         if self.latch_context.val() {
             self.pi.d.next = self.wq_context.pi.val();
             self.ci.d.next = self.wq_context.ci.val();
@@ -303,6 +384,23 @@ impl<
         self.wq_context_word.cq.next = self.wq_context.cq.val();
         self.cq_counts_word.produced.next = self.cq_counts.produced.val();
         self.cq_counts_word.consumed.next = self.cq_counts.consumed.val();
+        // The reliability word written: the latched one unless a case below says otherwise.
+        self.rc_context_word.rc.next = self.rc_on.q.val();
+        self.rc_context_word.retry.next = self.rc_retry.q.val();
+        self.rc_context_word.state.next = self.rc_st.q.val();
+        self.rc_context_word.left.next = self.rc_left.q.val();
+        self.rc_context_word.status.next = self.rc_stat.q.val();
+        self.rc_context_word.delay.next = self.rc_delay.q.val();
+        self.rc_context_word.at.next = self.rc_at.q.val();
+        self.rcc_write.next = false;
+        self.rcc.wr_addr.next = self.served.q.val();
+        // An arriving NAK or ACK: the answer the SQ's head awaits (its tag is the head's).
+        self.answered.next = (self.rc_context.state.val() == self.st_await.val())
+            & (self.msg_tag.val() == self.wq_context.ci.val());
+        self.answer_discard.next = self.answered.val()
+            & (self.answer_reason.val() != self.ok.val())
+            & (self.answer_reason.val() != self.rnr_nak.val());
+        self.retry_at.next = self.now.val() + bit_cast::<32, 16>(self.rc_context.delay.val());
         self.wqc_write.next = false;
         self.wqc.wr_addr.next = self.wq_sel.val();
         self.cqp_write.next = false;
@@ -317,6 +415,15 @@ impl<
             self.wq_context_word.pi.next = self.wq_context.pi.val() + 1;
         }
         if self.configure.val() {
+            self.rcc_write.next = true;
+            self.rcc.wr_addr.next = self.wq_sel.val();
+            self.rc_context_word.rc.next = self.cfg_rc.val();
+            self.rc_context_word.retry.next = self.cfg_rnr_retry.val();
+            self.rc_context_word.state.next = 0.into();
+            self.rc_context_word.left.next = 0.into();
+            self.rc_context_word.status.next = 0.into();
+            self.rc_context_word.delay.next = self.cfg_rnr_delay.val();
+            self.rc_context_word.at.next = 0.into();
             self.wqc_write.next = true;
             self.wq_context_word.ei.next = self.wq_context.ci.val();
             self.wq_context_word.managed.next = self.cfg_managed.val();
@@ -350,6 +457,45 @@ impl<
             self.wq_context_word.plain.next = self.plain.q.val();
             self.wq_context_word.cq.next = self.cq.q.val();
             self.advance_visit.next = self.retire.val() & !self.served.q.val().get_bit(0);
+            // The head leaves its SQ: nothing is awaited any more.
+            self.rcc_write.next = self.retire.val() & !self.served.q.val().get_bit(0);
+            self.rc_context_word.state.next = 0.into();
+        }
+        if self.await_answer.val() {
+            // A reliable QP's message has been sent: await the answer.
+            self.rcc_write.next = true;
+            self.rc_context_word.state.next = self.st_await.val();
+            self.rc_context_word.left.next = self.rc_retry.q.val();
+            if self.rc_st.q.val() == self.st_retry.val() {
+                self.rc_context_word.left.next = self.rc_left.q.val();
+            }
+        }
+        if (self.state.val() == SeqState::NakContext) & self.answered.val() {
+            // Read, modify, write: the answer's state.
+            self.rcc_write.next = true;
+            self.rc_context_word.rc.next = self.rc_context.rc.val();
+            self.rc_context_word.retry.next = self.rc_context.retry.val();
+            self.rc_context_word.left.next = self.rc_context.left.val();
+            self.rc_context_word.status.next = self.rc_context.status.val();
+            self.rc_context_word.delay.next = self.rc_context.delay.val();
+            self.rc_context_word.at.next = self.rc_context.at.val();
+            if self.answer_reason.val() == self.ok.val() {
+                self.rc_context_word.state.next = self.st_answered.val();
+                self.rc_context_word.status.next = self.ok.val();
+            } else if self.answer_reason.val() != self.rnr_nak.val() {
+                self.rc_context_word.state.next = self.st_answered.val();
+                self.rc_context_word.status.next = self.remote_discard.val();
+            } else if self.rc_context.retry.val() == self.retry_always.val() {
+                self.rc_context_word.state.next = self.st_retry.val();
+                self.rc_context_word.at.next = self.retry_at.val();
+            } else if self.rc_context.left.val() != 0 {
+                self.rc_context_word.state.next = self.st_retry.val();
+                self.rc_context_word.left.next = self.rc_context.left.val() - 1;
+                self.rc_context_word.at.next = self.retry_at.val();
+            } else {
+                self.rc_context_word.state.next = self.st_answered.val();
+                self.rc_context_word.status.next = self.rnr_retry_exc.val();
+            }
         }
         if self.state.val() == SeqState::Init {
             self.wqc_write.next = true;
@@ -364,6 +510,15 @@ impl<
             self.wq_context_word.cq.next = 0.into();
             self.cq_counts_word.produced.next = 0.into();
             self.cq_counts_word.consumed.next = 0.into();
+            self.rcc_write.next = true;
+            self.rcc.wr_addr.next = self.sweep_at.val().get_bits::<WB>(0);
+            self.rc_context_word.rc.next = false;
+            self.rc_context_word.retry.next = 0.into();
+            self.rc_context_word.state.next = 0.into();
+            self.rc_context_word.left.next = 0.into();
+            self.rc_context_word.status.next = 0.into();
+            self.rc_context_word.delay.next = 0.into();
+            self.rc_context_word.at.next = 0.into();
         }
         // A post writes the WQE at the producer index.
         self.wqe0.wr_addr.next = (bit_cast::<WEB, WB>(self.wq_sel.val())
@@ -375,12 +530,14 @@ impl<
         self.wqe0.wr_data.next = self.cmd_w0.val();
         self.wqe1.wr_data.next = self.post_w1.val();
         self.wqc.wr_data.next = self.wq_context_word.ctx.val();
+        self.rcc.wr_data.next = self.rc_context_word.rcc.val();
         self.cqp.wr_data.next = self.cq_counts_word.counts.val();
         self.cqe.wr_data.next = self.cqe_word.val();
         // Nothing is written in a reset cycle.
         self.wqe0.wr_en.next = self.post.val() & !self.reset.val();
         self.wqe1.wr_en.next = self.post.val() & !self.reset.val();
         self.wqc.wr_en.next = self.wqc_write.val() & !self.reset.val();
+        self.rcc.wr_en.next = self.rcc_write.val() & !self.reset.val();
         self.cqp.wr_en.next = self.cqp_write.val() & !self.reset.val();
         self.cqe.wr_en.next = self.cqe_write.val() & !self.reset.val();
     }

@@ -3,14 +3,20 @@
 //! A background slot that takes a message latches the header of its first beat here and looks
 //! at its queue: a data message goes to the RQ of `rx_qp` — its head WQE, if enabled, a RECV
 //! and its buffer in data memory, receives the beats (`RxData`), else the message is dropped
-//! (`RxDrop`) and a NAK with the reason sent back (through [`super::transmit`]); a NAK goes
-//! to the SQ of `rx_qp` and becomes a `REMOTE_DISCARD` completion (`NakContext`, `NakCq`). See
-//! "Messages" in `netcoll_models::nic` and the state table of its `model`.
+//! (`RxDrop`) and a NAK with the reason sent back (through [`super::transmit`]); a stored
+//! message that asks for an answer (`rx_ack`) gets an ACK, and one a reliable QP is not ready
+//! for an RNR NAK. A NAK goes to the SQ of `rx_qp`: the answer its head awaits (the queues
+//! record it), a stray ACK (dropped), or a `REMOTE_DISCARD` completion (`NakContext`,
+//! `NakCq`). See "Messages" and "Reliable QPs" in `netcoll_models::nic` and the state table
+//! of its `model`.
 //!
 //! # Inputs
 //! - `clock`, `reset`; `state`, `take_rx` (this cycle's slot takes the message);
 //! - the port: `rx_valid`, `rx_kind`, `rx_src`, `rx_src_qp`, `rx_qp`, `rx_cnt_en`, `rx_cnt`,
-//!   `rx_tag`, `rx_empty`, `rx_last`, `rx_data`;
+//!   `rx_tag`, `rx_ack`, `rx_empty`, `rx_last`, `rx_data`;
+//! - the queues' reliability word: `rc_read` (the RQ's QP is reliable, just read),
+//!   `answered`, `answer_discard` (`NakContext`: the NAK is the awaited answer; it fails the
+//!   WQE remotely);
 //! - the queue: `runnable`, `cq_full` (the counts latched with the WQE, for `RxCheck`),
 //!   `read_cq_full` (the counts just read, for `NakCq`); the receive WQE's `opcode`,
 //!   `buf_addr`, `buf_len` and checks `reserved`, `buf_outside` (from [`super::execute`]);
@@ -25,7 +31,7 @@
 //!   `nak_reason` (registers);
 //! - `dmem_wr_en`, `dmem_wr_addr`, `dmem_wr_data`, `cnt_rd_addr`, `cnt_wr_en`, `cnt_wr_addr`,
 //!   `cnt_wr_data`: memory requests (zero outside the receive states);
-//! - `stat_hits`: `RxDiscard`, `NakReceived`, `CqOverrun`.
+//! - `stat_hits`: `RxDiscard`, `NakReceived`, `CqOverrun`, `StrayAck`.
 
 use super::k;
 use super::sequencer::SeqState;
@@ -53,6 +59,7 @@ crate::sub_block! {
         pub rx_cnt_en: Signal<In, bool>,
         pub rx_cnt: Signal<In, Bits<8>>,
         pub rx_tag: Signal<In, Bits<16>>,
+        pub rx_ack: Signal<In, bool>,
         pub rx_empty: Signal<In, bool>,
         pub rx_last: Signal<In, bool>,
         pub rx_data: Signal<In, Bits<64>>,
@@ -66,6 +73,9 @@ crate::sub_block! {
         pub buf_outside: Signal<In, bool>,
         pub cnt_data: Signal<In, Bits<32>>,
         pub pending: Signal<In, bool>,
+        pub rc_read: Signal<In, bool>,
+        pub answered: Signal<In, bool>,
+        pub answer_discard: Signal<In, bool>,
         pub next_state: Signal<Out, SeqState>,
         pub complete: Signal<Out, bool>,
         pub complete_status: Signal<Out, Bits<STATUS_BITS>>,
@@ -93,6 +103,8 @@ crate::sub_block! {
         cnt_en: Reg<bool>,
         cnt: Reg<Bits<8>>,
         tag: Reg<Bits<16>>,
+        /// The message asks for an answer.
+        ack: Reg<bool>,
         /// A NAK is sent once the dropped message has been consumed, with data `reason`.
         nak: Reg<bool>,
         reason: Reg<Bits<STATUS_BITS>>,
@@ -116,6 +128,8 @@ crate::sub_block! {
         bad_addr: Constant<Bits<STATUS_BITS>> = k(Status::BadAddr.code()),
         len_err: Constant<Bits<STATUS_BITS>> = k(Status::LenErr.code()),
         not_ready: Constant<Bits<STATUS_BITS>> = k(Status::NotReady.code()),
+        rnr_nak: Constant<Bits<STATUS_BITS>> = k(Status::RnrNak.code()),
+        hit_stray_ack: Constant<Bits<STATS>> = hit(Stat::StrayAck),
         hit_rx_discard: Constant<Bits<STATS>> = hit(Stat::RxDiscard),
         hit_nak_received: Constant<Bits<STATS>> = hit(Stat::NakReceived),
         hit_cq_overrun: Constant<Bits<STATS>> = hit(Stat::CqOverrun),
@@ -126,8 +140,8 @@ impl<const QB: usize, const KB: usize, const DB: usize> Logic for NicReceive<QB,
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, src, src_qp, qp, cnt_en, cnt, tag, nak, reason, overflow, addr, stored,
-            cap
+            self, clock, src, src_qp, qp, cnt_en, cnt, tag, ack, nak, reason, overflow, addr,
+            stored, cap
         );
         self.msg_src.next = self.src.q.val();
         self.msg_src_qp.next = self.src_qp.q.val();
@@ -165,6 +179,9 @@ impl<const QB: usize, const KB: usize, const DB: usize> Logic for NicReceive<QB,
             self.cnt_en.d.next = self.rx_cnt_en.val();
             self.cnt.d.next = self.rx_cnt.val();
             self.tag.d.next = self.rx_tag.val();
+            self.ack.d.next = self.rx_ack.val();
+            // The reason of an ACK, unless the message is refused.
+            self.reason.d.next = self.ok.val();
             self.nak.d.next = false;
             self.overflow.d.next = false;
             if self.rx_qp.val() >= self.qps.val() {
@@ -186,6 +203,10 @@ impl<const QB: usize, const KB: usize, const DB: usize> Logic for NicReceive<QB,
         match self.state.val() {
             SeqState::RxContext => {
                 self.refuse.next = !self.runnable.val();
+                if self.ack.q.val() & self.rc_read.val() {
+                    // A reliable QP makes the sender retry.
+                    self.refuse_reason.next = self.rnr_nak.val();
+                }
                 self.next_state.next = SeqState::RxWqe;
             }
             SeqState::RxWqe => self.next_state.next = SeqState::RxCheck,
@@ -235,6 +256,11 @@ impl<const QB: usize, const KB: usize, const DB: usize> Logic for NicReceive<QB,
                         if self.cnt_en.q.val() & self.counter_ok.val() {
                             self.cnt_rd_addr.next = self.cnt.q.val().get_bits::<KB>(0);
                             self.next_state.next = SeqState::RxCounter;
+                        } else if self.ack.q.val() {
+                            // The ACK (reason OK), then the completion.
+                            self.nak_send.next = true;
+                            self.hold.next = true;
+                            self.next_state.next = SeqState::TxHold;
                         }
                     }
                 }
@@ -244,6 +270,11 @@ impl<const QB: usize, const KB: usize, const DB: usize> Logic for NicReceive<QB,
                 self.cnt_wr_addr.next = self.cnt.q.val().get_bits::<KB>(0);
                 self.cnt_wr_data.next = self.cnt_data.val() + 1;
                 self.next_state.next = SeqState::Complete;
+                if self.ack.q.val() {
+                    self.nak_send.next = true;
+                    self.hold.next = true;
+                    self.next_state.next = SeqState::TxHold;
+                }
             }
             SeqState::RxDrop => {
                 if self.rx_valid.val() & self.rx_last.val() {
@@ -259,7 +290,22 @@ impl<const QB: usize, const KB: usize, const DB: usize> Logic for NicReceive<QB,
                     }
                 }
             }
-            SeqState::NakContext => self.next_state.next = SeqState::NakCq,
+            SeqState::NakContext => {
+                self.next_state.next = SeqState::NakCq;
+                if self.answered.val() {
+                    // The awaited answer (the queues record it).
+                    self.next_state.next = SeqState::RxDrop;
+                    if self.answer_discard.val() {
+                        self.stat_hits.next = self.hit_nak_received.val();
+                    }
+                } else if (self.rx_data.val().get_bits::<STATUS_BITS>(0) == self.ok.val())
+                    & self.rc_read.val()
+                {
+                    // An ACK that nothing awaits, on a reliable QP.
+                    self.stat_hits.next = self.hit_stray_ack.val();
+                    self.next_state.next = SeqState::RxDrop;
+                }
+            }
             SeqState::NakCq => {
                 self.stat_hits.next = self.hit_cq_overrun.val();
                 if !self.read_cq_full.val() {

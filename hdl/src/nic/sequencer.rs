@@ -21,7 +21,8 @@
 //! - `take_rx`, `take_visit`: this cycle's background slot takes a message, starts a
 //!   send-queue visit; `take_host`: this cycle takes a host command;
 //! - `visit_qp` (`QB` bits): the QP whose send queue the next visit looks at;
-//! - `host_ready`, `rx_ready`: the ports (functions of the state only).
+//! - `host_ready`, `rx_ready`: the ports (functions of the state only);
+//! - `now` (32 bits): cycles since reset (the time of an RNR retry).
 
 use super::k;
 use crate::dff_setup;
@@ -52,6 +53,7 @@ crate::sub_block! {
         pub visit_qp: Signal<Out, Bits<QB>>,
         pub host_ready: Signal<Out, bool>,
         pub rx_ready: Signal<Out, bool>,
+        pub now: Signal<Out, Bits<32>>,
         state: Reg<SeqState>,
         /// The index the reset sweep clears next.
         sweep: Reg<Bits<SWB>>,
@@ -59,6 +61,8 @@ crate::sub_block! {
         last_slot_rx: Reg<bool>,
         /// The send queue the next visit looks at.
         next_visit: Reg<Bits<QB>>,
+        /// Cycles since reset.
+        time: Reg<Bits<32>>,
         /// This cycle starts a background slot.
         background: Signal<Local, bool>,
         sweep_last: Constant<Bits<SWB>> = k((1 << SWB) - 1),
@@ -68,8 +72,10 @@ crate::sub_block! {
 impl<const QB: usize, const SWB: usize> Logic for NicSequencer<QB, SWB> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, state, sweep, last_slot_rx, next_visit);
+        dff_setup!(self, clock, state, sweep, last_slot_rx, next_visit, time);
         self.current.next = self.state.q.val();
+        self.now.next = self.time.q.val();
+        self.time.d.next = self.time.q.val() + 1;
         self.sweep_at.next = self.sweep.q.val();
         self.visit_qp.next = self.next_visit.q.val();
         self.host_ready.next = self.state.q.val() == SeqState::Idle;

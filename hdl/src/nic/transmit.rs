@@ -13,13 +13,16 @@
 //!   queue's QP `served_qp` (the source) and its head WQE `ctx_ci` (the tag);
 //! - `nak_send`: show a NAK to `nak_dst`, `nak_qp` from `nak_src_qp`, tag `nak_tag`, data
 //!   `nak_reason`;
-//! - `dmem_data`: what data memory returned; `pending`: a completion waits for the NAK.
+//! - `dmem_data`: what data memory returned; `pending`: a completion waits for the NAK;
+//! - `reliable`: the served queue's QP is reliable (its messages ask for an answer, and its
+//!   WQE awaits it instead of completing).
 //!
 //! # Outputs
 //! - `tx_valid`, `tx_kind`, `tx_dst`, `tx_src_qp`, `tx_qp`, `tx_cnt_en`, `tx_cnt`, `tx_tag`,
-//!   `tx_empty`, `tx_last`, `tx_data`: the port (registers);
+//!   `tx_ack`, `tx_empty`, `tx_last`, `tx_data`: the port (registers);
 //! - `next_state`: the next state in the transmit states; `complete`: the data message's WQE
-//!   completes;
+//!   completes; `await_answer` (with `advance_visit`): instead, a reliable QP's SQ awaits the
+//!   answer;
 //! - `dmem_rd_addr`: the word of the next beat (zero outside the transmit states).
 
 use super::sequencer::SeqState;
@@ -54,6 +57,7 @@ crate::sub_block! {
         pub nak_reason: Signal<In, Bits<STATUS_BITS>>,
         pub dmem_data: Signal<In, Bits<64>>,
         pub pending: Signal<In, bool>,
+        pub reliable: Signal<In, bool>,
         pub tx_valid: Signal<Out, bool>,
         pub tx_kind: Signal<Out, bool>,
         pub tx_dst: Signal<Out, Bits<8>>,
@@ -62,11 +66,14 @@ crate::sub_block! {
         pub tx_cnt_en: Signal<Out, bool>,
         pub tx_cnt: Signal<Out, Bits<8>>,
         pub tx_tag: Signal<Out, Bits<16>>,
+        pub tx_ack: Signal<Out, bool>,
         pub tx_empty: Signal<Out, bool>,
         pub tx_last: Signal<Out, bool>,
         pub tx_data: Signal<Out, Bits<64>>,
         pub next_state: Signal<Out, SeqState>,
         pub complete: Signal<Out, bool>,
+        pub await_answer: Signal<Out, bool>,
+        pub advance_visit: Signal<Out, bool>,
         pub dmem_rd_addr: Signal<Out, Bits<DB>>,
         /// The message is a NAK (no completion after it).
         nak: Reg<bool>,
@@ -78,6 +85,7 @@ crate::sub_block! {
         cnt_en: Reg<bool>,
         cnt: Reg<Bits<8>>,
         tag: Reg<Bits<16>>,
+        ack: Reg<bool>,
         empty: Reg<bool>,
         last: Reg<bool>,
         data: Reg<Bits<64>>,
@@ -91,8 +99,8 @@ impl<const QB: usize, const DB: usize> Logic for NicTransmit<QB, DB> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, nak, valid, kind, dst, src_qp, qp, cnt_en, cnt, tag, empty, last, data,
-            left, addr
+            self, clock, nak, valid, kind, dst, src_qp, qp, cnt_en, cnt, tag, ack, empty, last,
+            data, left, addr
         );
         self.tx_valid.next = self.valid.q.val();
         self.tx_kind.next = self.kind.q.val();
@@ -102,6 +110,7 @@ impl<const QB: usize, const DB: usize> Logic for NicTransmit<QB, DB> {
         self.tx_cnt_en.next = self.cnt_en.q.val();
         self.tx_cnt.next = self.cnt.q.val();
         self.tx_tag.next = self.tag.q.val();
+        self.tx_ack.next = self.ack.q.val();
         self.tx_empty.next = self.empty.q.val();
         self.tx_last.next = self.last.q.val();
         self.tx_data.next = self.data.q.val();
@@ -116,6 +125,7 @@ impl<const QB: usize, const DB: usize> Logic for NicTransmit<QB, DB> {
             self.cnt_en.d.next = self.peer_cnt_en.val();
             self.cnt.d.next = self.peer_cnt.val();
             self.tag.d.next = self.ctx_ci.val();
+            self.ack.d.next = self.reliable.val();
             self.left.d.next = self.send_len.val();
             self.addr.d.next = self.send_addr.val();
         }
@@ -129,6 +139,7 @@ impl<const QB: usize, const DB: usize> Logic for NicTransmit<QB, DB> {
             self.cnt_en.d.next = false;
             self.cnt.d.next = 0.into();
             self.tag.d.next = self.nak_tag.val();
+            self.ack.d.next = false;
             self.valid.d.next = true;
             self.empty.d.next = true;
             self.last.d.next = true;
@@ -137,6 +148,8 @@ impl<const QB: usize, const DB: usize> Logic for NicTransmit<QB, DB> {
 
         self.next_state.next = self.state.val();
         self.complete.next = false;
+        self.await_answer.next = false;
+        self.advance_visit.next = false;
         self.dmem_rd_addr.next = 0.into();
         match self.state.val() {
             SeqState::TxStart => {
@@ -167,6 +180,11 @@ impl<const QB: usize, const DB: usize> Logic for NicTransmit<QB, DB> {
                         self.addr.d.next = self.addr.q.val() + 1;
                         self.dmem_rd_addr.next = self.addr.q.val().get_bits::<DB>(0) + 1;
                         self.next_state.next = SeqState::TxBeat;
+                    } else if !self.nak.q.val() & self.reliable.val() {
+                        // A reliable QP's message: the SQ awaits the answer.
+                        self.await_answer.next = true;
+                        self.advance_visit.next = true;
+                        self.next_state.next = SeqState::Idle;
                     } else if !self.nak.q.val() {
                         self.complete.next = true;
                         self.next_state.next = SeqState::Complete;

@@ -19,6 +19,8 @@ pub struct Beat {
     pub cnt_en: bool,
     pub cnt: u64,
     pub tag: u64,
+    /// A data message that asks for an answer (see the NIC's "Reliable QPs").
+    pub ack: bool,
     /// The beat carries no data word (an empty message, or a NAK whose data is its reason).
     pub empty: bool,
     /// The final beat of its message.
@@ -28,7 +30,7 @@ pub struct Beat {
 
 impl Beat {
     /// The header fields, which must not change within a message.
-    fn header(&self) -> (bool, u64, u64, u64, bool, u64, u64) {
+    fn header(&self) -> (bool, u64, u64, u64, bool, u64, u64, bool) {
         (
             self.kind_nak,
             self.node,
@@ -37,6 +39,7 @@ impl Beat {
             self.cnt_en,
             self.cnt,
             self.tag,
+            self.ack,
         )
     }
 }
@@ -84,6 +87,7 @@ impl Reassembler {
             qp: h.qp,
             cnt: h.cnt_en.then_some(h.cnt),
             tag: h.tag,
+            ack: h.ack,
             data,
         }))
     }

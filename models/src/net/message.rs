@@ -26,6 +26,10 @@ pub struct Message {
     pub cnt: Option<u64>,
     /// The sender's WQE index (`tag`).
     pub tag: u64,
+    /// A data message that asks for an answer (see the NIC's "Reliable QPs"); left out of
+    /// the JSON when false, as before the field existed.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub ack: bool,
     /// The data words; empty for an empty message; `[reason]` for a NAK.
     pub data: Vec<u64>,
 }
@@ -42,6 +46,7 @@ impl Message {
             cnt_en: self.cnt.is_some(),
             cnt: self.cnt.unwrap_or(0),
             tag: self.tag,
+            ack: self.ack,
             ..Default::default()
         };
         if self.kind_nak || self.data.is_empty() {
@@ -79,6 +84,7 @@ mod tests {
             qp: 2,
             cnt: Some(7),
             tag: 9,
+            ack: true,
             data: vec![10, 20, 30],
         };
         let beats = m.beats();
@@ -98,6 +104,7 @@ mod tests {
         let nak = Message {
             kind_nak: true,
             cnt: None,
+            ack: false,
             data: vec![7],
             ..m
         };

@@ -28,7 +28,8 @@
 //! completion per queue, CQE contents and the rule "signaled or failed", CQ capacity (a send
 //! queue does not start a WQE while its CQ is full; a message whose RQ's CQ is full is
 //! discarded), the CALC arithmetic through the ALU golden, messages sent (SEND, CALC to a peer,
-//! NAKs), counters, data memory and the statistics counters.
+//! NAKs, ACKs), reliable QPs (answers awaited, RNR NAKs and the retries they cause, counted
+//! down), counters, data memory and the statistics counters.
 //!
 //! ## What it does not model
 //!
@@ -89,6 +90,12 @@
 //!     is posted to does not count itself. The enable head moves only with an accepted post.
 //!     `CONFIG_QP` resets the head of a queue it makes managed to `(ci, 0)` (the spec says so
 //!     with `ei = ci`); an unmanaged queue's head is left as it is.
+//! 12. Reliable QPs: the answer's reason is the low 4 bits of a NAK's data word (0, `OK`, for
+//!     a NAK given without data). A retry is due at once here (`rnr_delay` is time, which the
+//!     golden does not model): a send queue whose head awaits a retry sends the message again
+//!     in the next `run`, reading the buffer as it is then. A head awaiting its answer makes no
+//!     progress in `run`; an answered one completes like any WQE (after room in its CQ).
+//!     `RnrRetry` counts each message sent again.
 
 use super::{
     reserved_bits, Cqe, HostOp, HostStatus, NicParams, Opcode, Stat, Status, Wqe, CQ_DEPTH, STATS,
@@ -166,6 +173,20 @@ impl CompletionQueue {
     }
 }
 
+/// What the head WQE of a reliable QP's send queue waits for (see "Reliable QPs").
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+enum Answer {
+    /// Nothing: the head has not sent its message.
+    #[default]
+    None,
+    /// The message has been sent; `left` retries remain.
+    Awaiting { left: u8 },
+    /// An RNR NAK came back: send the message again.
+    Retry { left: u8 },
+    /// The answer came: complete with this status.
+    Answered(Status),
+}
+
 /// One queue pair.
 #[derive(Clone, Debug)]
 struct QueuePair {
@@ -173,6 +194,12 @@ struct QueuePair {
     rq: WorkQueue,
     /// Not cross-channel: refuses WAIT, SEND_EN, RECV_EN and CALC posts.
     plain: bool,
+    /// Reliable: its messages ask for answers, its RQ answers RNR NAK when not ready.
+    rc: bool,
+    /// Retries after RNR NAKs per WQE (7: for ever).
+    rnr_retry: u8,
+    /// The answer the SQ's head awaits.
+    answer: Answer,
 }
 
 /// The golden NIC. See the [module docs](self).
@@ -201,6 +228,9 @@ impl NicGolden {
                     sq: WorkQueue::new(),
                     rq: WorkQueue::new(),
                     plain: false,
+                    rc: false,
+                    rnr_retry: 0,
+                    answer: Answer::None,
                 })
                 .collect(),
             cqs: vec![CompletionQueue::default(); p.cqs],
@@ -452,6 +482,10 @@ impl NicGolden {
                 }
                 let q = &mut self.qps[arg];
                 q.plain = (w0 >> 18) & 1 == 1;
+                q.rc = (w0 >> 19) & 1 == 1;
+                q.rnr_retry = ((w0 >> 20) & 7) as u8;
+                // An awaited answer is forgotten: the head runs again from its start.
+                q.answer = Answer::None;
                 for (wq, cq, managed) in [
                     (&mut q.sq, sq_cq, (w0 >> 16) & 1 == 1),
                     (&mut q.rq, rq_cq, (w0 >> 17) & 1 == 1),
@@ -485,13 +519,17 @@ impl NicGolden {
     pub fn deliver(&mut self, m: &Message) {
         let qp = (m.qp & 0xFF) as usize;
         if m.kind_nak {
-            self.deliver_nak(qp, m.tag & M16);
+            let reason = m.data.first().map_or(0, |d| d & 15);
+            self.deliver_nak(qp, m.tag & M16, reason);
             return;
         }
         // Why the message is discarded, if it is, and whether a receive WQE completed with it.
         let reason = self.receive(qp, m);
-        if let Some(reason) = reason {
+        if reason.is_some() {
             self.count(Stat::RxDiscard);
+        }
+        if reason.is_some() || m.ack {
+            // The NAK, or the ACK a stored message that asked for an answer gets.
             self.sent.push(Message {
                 kind_nak: true,
                 node: m.node & 0xFF,
@@ -499,15 +537,43 @@ impl NicGolden {
                 qp: m.src_qp & 0xFF,
                 cnt: None,
                 tag: m.tag & M16,
-                data: vec![reason as u64],
+                ack: false,
+                data: vec![reason.unwrap_or(Status::Ok) as u64],
             });
         }
     }
 
-    /// An arriving NAK: a `RemoteDiscard` CQE for the SQ WQE `tag` of QP `qp`.
-    fn deliver_nak(&mut self, qp: usize, tag: u64) {
+    /// An arriving NAK (or ACK) for the SQ WQE `tag` of QP `qp`: the answer its head awaits,
+    /// else a `RemoteDiscard` CQE (an ACK is dropped).
+    fn deliver_nak(&mut self, qp: usize, tag: u64, reason: u64) {
         if qp >= self.p.qps {
             self.count(Stat::CqOverrun);
+            return;
+        }
+        let q = &mut self.qps[qp];
+        if let Answer::Awaiting { left } = q.answer {
+            if q.sq.ci as u64 == tag {
+                q.answer = if reason == Status::Ok as u64 {
+                    Answer::Answered(Status::Ok)
+                } else if reason == Status::RnrNak as u64 {
+                    if q.rnr_retry == 7 {
+                        Answer::Retry { left }
+                    } else if left > 0 {
+                        Answer::Retry { left: left - 1 }
+                    } else {
+                        Answer::Answered(Status::RnrRetryExc)
+                    }
+                } else {
+                    Answer::Answered(Status::RemoteDiscard)
+                };
+                if q.answer == Answer::Answered(Status::RemoteDiscard) {
+                    self.count(Stat::NakReceived);
+                }
+                return;
+            }
+        }
+        if reason == Status::Ok as u64 && self.qps[qp].rc {
+            self.count(Stat::StrayAck);
             return;
         }
         let cq = self.qps[qp].sq.cq;
@@ -536,7 +602,11 @@ impl NicGolden {
         }
         let rq = &self.qps[qp].rq;
         let Some((w0, w1)) = rq.runnable_head() else {
-            // No WQE posted, or the head not enabled in a managed RQ.
+            // No WQE posted, or the head not enabled in a managed RQ: a reliable QP makes a
+            // sender that awaits the answer retry.
+            if m.ack && self.qps[qp].rc {
+                return Some(Status::RnrNak);
+            }
             return Some(Status::NotReady);
         };
         if self.cqs[rq.cq].is_full() {
@@ -589,8 +659,13 @@ impl NicGolden {
         }
     }
 
-    /// Runs the head WQE of QP `qp`'s SQ if it can; returns whether it completed.
+    /// Runs the head WQE of QP `qp`'s SQ if it can; returns whether it made progress
+    /// (completed, or sent a reliable QP's message).
     fn run_one(&mut self, qp: usize) -> bool {
+        let answer = self.qps[qp].answer;
+        if matches!(answer, Answer::Awaiting { .. }) {
+            return false;
+        }
         let sq = &self.qps[qp].sq;
         let Some((w0, w1)) = sq.runnable_head() else {
             return false;
@@ -605,6 +680,21 @@ impl NicGolden {
         }
         let index = sq.ci as u64;
         let wqe = Wqe::decode(w0, w1);
+        match answer {
+            Answer::Answered(status) => {
+                self.qps[qp].answer = Answer::None;
+                self.complete(qp, false, w0, status, 0);
+                return true;
+            }
+            Answer::Retry { left } => {
+                self.count(Stat::RnrRetry);
+                self.resend(qp, index, &wqe);
+                self.qps[qp].answer = Answer::Awaiting { left };
+                return true;
+            }
+            Answer::None | Answer::Awaiting { .. } => {}
+        }
+        let sent_before = self.sent.len();
         let opcode = if reserved_bits(w0, w1) {
             // A reserved bit set fails the WQE like an unknown opcode, whatever its opcode.
             None
@@ -625,8 +715,31 @@ impl NicGolden {
             // RECV on a send queue, or an unknown opcode.
             Some(Opcode::Recv) | None => Status::BadOpcode,
         };
+        let q = &mut self.qps[qp];
+        if q.rc && self.sent.len() > sent_before {
+            // A reliable QP's message: the WQE completes when its answer comes.
+            q.answer = Answer::Awaiting { left: q.rnr_retry };
+            return true;
+        }
         self.complete(qp, false, w0, status, 0);
         true
+    }
+
+    /// Sends the message of the head WQE `w` (index `index`) of QP `qp`'s SQ again: a SEND's
+    /// buffer, a CALC's result buffer (not computed again), as data memory holds them now.
+    fn resend(&mut self, qp: usize, index: u64, w: &Wqe) {
+        let (addr, len) = if w.opcode == Opcode::Send as u64 {
+            (w.addr, w.len)
+        } else {
+            let loc = AluOp::from_code(w.alu_op).is_some_and(|op| op.is_loc());
+            (w.dst_addr, w.len << loc as u64)
+        };
+        let data = if len == 0 {
+            vec![]
+        } else {
+            self.dmem[addr as usize..(addr + len) as usize].to_vec()
+        };
+        self.send_message(qp, index, w, data);
     }
 
     fn send(&mut self, qp: usize, index: u64, w: &Wqe) -> Status {
@@ -640,6 +753,7 @@ impl NicGolden {
 
     /// Sends `data` to `w.dst` / `w.qp` with the WQE's counter; the tag is the WQE index.
     fn send_message(&mut self, qp: usize, index: u64, w: &Wqe, data: Vec<u64>) {
+        let ack = self.qps[qp].rc;
         self.sent.push(Message {
             kind_nak: false,
             node: w.dst,
@@ -647,6 +761,7 @@ impl NicGolden {
             qp: w.qp,
             cnt: w.cnt_en.then_some(w.cnt),
             tag: index,
+            ack,
             data,
         });
     }
@@ -835,6 +950,7 @@ mod tests {
             qp,
             cnt,
             tag,
+            ack: false,
             data: data.to_vec(),
         }
     }
@@ -847,6 +963,7 @@ mod tests {
             qp: dst_qp,
             cnt: None,
             tag,
+            ack: false,
             data: vec![reason],
         }
     }
@@ -904,6 +1021,7 @@ mod tests {
                     qp: 2,
                     cnt: Some(3),
                     tag: 0,
+                    ack: false,
                     data: vec![7, 8, 9],
                 },
                 Message {
@@ -913,6 +1031,7 @@ mod tests {
                     qp: 1,
                     cnt: None,
                     tag: 1,
+                    ack: false,
                     data: vec![],
                 },
             ]
@@ -1423,6 +1542,7 @@ mod tests {
                 qp: 3,
                 cnt: Some(4),
                 tag: 2,
+                ack: false,
                 data: vec![0xFFFF_FFFD, 1, 7, 0],
             }]
         );
@@ -1515,6 +1635,7 @@ mod tests {
                 qp: 2,
                 cnt: None,
                 tag: 5,
+                ack: false,
                 data: vec![],
             }]
         );
@@ -1527,7 +1648,7 @@ mod tests {
         assert_eq!(n.host(0, 0, 0, 0), (0, 0));
         assert_eq!(n.host(10, 0, 0, 0), (1, 0));
         assert_eq!(n.host(15, 0, 0, 0), (1, 0));
-        // Out of range: QP 4, CQ 4, address 1024, counter 8, stat 9, CONFIG_QP with CQ 4.
+        // Out of range: QP 4, CQ 4, address 1024, counter 8, stat 11, CONFIG_QP with CQ 4.
         let (w0, w1) = Wqe::nop(true).encode();
         assert_eq!(n.host(1, 4, w0, w1), (2, 0));
         assert_eq!(n.host(2, 4, w0, w1), (2, 0));
@@ -1538,7 +1659,7 @@ mod tests {
         assert_eq!(n.host(7, 8, 0, 0), (2, 0));
         assert_eq!(n.host(8, 0, 0x0004, 0), (2, 0));
         assert_eq!(n.host(8, 0, 0x0400, 0), (2, 0));
-        assert_eq!(n.host(9, 9, 0, 0), (2, 0));
+        assert_eq!(n.host(9, 11, 0, 0), (2, 0));
         // `arg` is 16 bits: 0x1_0001 is QP 1.
         assert_eq!(n.host(1, 0x1_0001, w0, w1), (0, 0));
         // Full WQ: 16 WQEs posted to an RQ nothing consumes.
@@ -1637,11 +1758,169 @@ mod tests {
             qp: 1,
             cnt: None,
             tag: 0,
+            ack: false,
             data: vec![1],
         });
         let sent = g.take_sent();
         assert_eq!(sent.len(), 1, "the message is NAKed");
         assert!(sent[0].kind_nak);
         assert_eq!(sent[0].data, vec![BAD_OPCODE]);
+    }
+
+    // Codes of "Reliable QPs", written out.
+    const RNR_NAK: u64 = 8;
+    const RNR_RETRY_EXC: u64 = 9;
+
+    /// CONFIG_QP of QP `qp`: CQ 0 for both queues, reliable with `retry` and `delay`.
+    fn config_rc(n: &mut NicGolden, qp: u64, retry: u64, delay: u64) {
+        let w0 = 1 << 19 | retry << 20 | delay << 32;
+        assert_eq!(n.host(8, qp, w0, 0), (0, 0));
+    }
+
+    /// The data message QP 0 of this NIC sends to QP 1 of node 3, asking for an answer.
+    fn rc_send(tag: u64, data: &[u64]) -> Message {
+        Message {
+            kind_nak: false,
+            node: 3,
+            src_qp: 0,
+            qp: 1,
+            cnt: None,
+            tag,
+            ack: true,
+            data: data.to_vec(),
+        }
+    }
+
+    #[test]
+    fn a_reliable_send_awaits_its_answer() {
+        let mut n = nic();
+        config_rc(&mut n, 0, 2, 100);
+        write(&mut n, 10, &[7, 8]);
+        post(&mut n, false, 0, Wqe::send(10, 2, 3, 1, None, true), 0);
+        post(&mut n, false, 0, Wqe::nop(true), 1);
+        n.run();
+        assert_eq!(n.take_sent(), vec![rc_send(0, &[7, 8])]);
+        // Sent, not completed: the NOP behind it waits too.
+        assert_eq!(poll(&mut n, 0), vec![]);
+        n.run();
+        assert_eq!(n.take_sent(), vec![], "nothing is sent twice");
+        // The ACK: the SEND completes, then the NOP.
+        n.deliver(&nak(3, 0, 1, 0, OK));
+        n.run();
+        assert_eq!(
+            poll(&mut n, 0),
+            vec![cqe(OK, SEND, 0, false, 0, 0), cqe(OK, NOP, 0, false, 1, 0)]
+        );
+        // An ACK nothing awaits, on a reliable QP: dropped and counted.
+        n.deliver(&nak(3, 0, 1, 0, OK));
+        n.run();
+        assert_eq!(poll(&mut n, 0), vec![]);
+        assert_eq!(n.stat(Stat::StrayAck), 1);
+        // On a QP that is not reliable, a NAK with reason OK is the notification, as before.
+        n.deliver(&nak(3, 2, 1, 5, OK));
+        assert_eq!(
+            poll(&mut n, 0),
+            vec![cqe(REMOTE_DISCARD, SEND, 2, false, 5, 0)]
+        );
+        assert_eq!(n.stat(Stat::StrayAck), 1);
+    }
+
+    #[test]
+    fn rnr_naks_make_the_sender_retry_until_its_retries_run_out() {
+        let mut n = nic();
+        config_rc(&mut n, 0, 1, 100);
+        write(&mut n, 10, &[7, 8]);
+        post(&mut n, false, 0, Wqe::send(10, 2, 3, 1, None, false), 0);
+        n.run();
+        assert_eq!(n.take_sent(), vec![rc_send(0, &[7, 8])]);
+        // RNR NAK: sent again, the buffer as it is now.
+        n.deliver(&nak(3, 0, 1, 0, RNR_NAK));
+        write(&mut n, 10, &[9]);
+        n.run();
+        assert_eq!(n.take_sent(), vec![rc_send(0, &[9, 8])]);
+        assert_eq!(n.stat(Stat::RnrRetry), 1);
+        assert_eq!(poll(&mut n, 0), vec![]);
+        // Another: its one retry is spent, the (unsignaled) SEND fails.
+        n.deliver(&nak(3, 0, 1, 0, RNR_NAK));
+        n.run();
+        assert_eq!(n.take_sent(), vec![]);
+        assert_eq!(
+            poll(&mut n, 0),
+            vec![cqe(RNR_RETRY_EXC, SEND, 0, false, 0, 0)]
+        );
+        assert_eq!(n.stat(Stat::ErrorCqe), 1);
+        // Any other NAK reason fails it with REMOTE_DISCARD.
+        post(&mut n, false, 0, Wqe::send(10, 1, 3, 1, None, false), 1);
+        n.run();
+        assert_eq!(n.take_sent(), vec![rc_send(1, &[9])]);
+        n.deliver(&nak(3, 0, 1, 1, NOT_READY));
+        n.run();
+        assert_eq!(
+            poll(&mut n, 0),
+            vec![cqe(REMOTE_DISCARD, SEND, 0, false, 1, 0)]
+        );
+        assert_eq!(n.stat(Stat::NakReceived), 1);
+    }
+
+    #[test]
+    fn rnr_retry_7_retries_for_ever_and_a_calc_is_not_computed_again() {
+        let mut n = nic();
+        config_rc(&mut n, 0, 7, 0);
+        write(&mut n, 20, &[5, 6]);
+        let calc = Wqe {
+            opcode: CALC,
+            signaled: true,
+            alu_op: AluOp::Sum as u64,
+            dtype: Dtype::U64 as u64,
+            mode: 1,
+            len: 1,
+            addr: 20,
+            b: 21,
+            sa: 1,
+            sb: 1,
+            dst_addr: 22,
+            dst: 3,
+            qp: 1,
+            ..Default::default()
+        };
+        post(&mut n, false, 0, calc, 0);
+        n.run();
+        assert_eq!(n.take_sent(), vec![rc_send(0, &[11])]);
+        write(&mut n, 20, &[100]);
+        for _ in 0..10 {
+            n.deliver(&nak(3, 0, 1, 0, RNR_NAK));
+            n.run();
+            assert_eq!(n.take_sent(), vec![rc_send(0, &[11])]);
+        }
+        assert_eq!(n.stat(Stat::RnrRetry), 10);
+        n.deliver(&nak(3, 0, 1, 0, OK));
+        n.run();
+        assert_eq!(poll(&mut n, 0), vec![cqe(OK, CALC, 0, false, 0, 0)]);
+        assert_eq!(mem(&n, 20, 3), vec![100, 6, 11]);
+    }
+
+    #[test]
+    fn a_reliable_receiver_answers_ack_or_rnr_nak() {
+        let mut n = nic();
+        config_rc(&mut n, 1, 0, 0);
+        let msg = |ack: bool| Message {
+            ack,
+            ..data_msg(1, 4, 2, None, 7, &[42])
+        };
+        // No receive WQE: RNR NAK for a message that asks for an answer, NOT_READY otherwise.
+        n.deliver(&msg(true));
+        assert_eq!(n.take_sent(), vec![nak(4, 2, 1, 7, RNR_NAK)]);
+        n.deliver(&msg(false));
+        assert_eq!(n.take_sent(), vec![nak(4, 2, 1, 7, NOT_READY)]);
+        assert_eq!(n.stat(Stat::RxDiscard), 2);
+        // With one: stored, then the ACK.
+        post(&mut n, true, 1, Wqe::recv(50, 4, true), 0);
+        n.deliver(&msg(true));
+        assert_eq!(n.take_sent(), vec![nak(4, 2, 1, 7, OK)]);
+        assert_eq!(poll(&mut n, 0), vec![cqe(OK, RECV, 1, true, 0, 1)]);
+        assert_eq!(mem(&n, 50, 1), vec![42]);
+        // A QP that is not reliable: NOT_READY whether the message asks or not.
+        n.deliver(&Message { qp: 2, ..msg(true) });
+        assert_eq!(n.take_sent(), vec![nak(4, 2, 2, 7, NOT_READY)]);
     }
 }

@@ -31,8 +31,9 @@
 //! - [`STATS`] 32-bit statistics counters of refused or failed work ([`Stat`]), wrapping.
 //!
 //! Each QP has a context set by `CONFIG_QP`: the CQ of its SQ, the CQ of its RQ, whether each
-//! queue is *managed*, and whether the QP is *plain* (not cross-channel). All zero after reset
-//! (both queues report to CQ 0, unmanaged, cross-channel).
+//! queue is *managed*, whether the QP is *plain* (not cross-channel) and whether it is
+//! *reliable* (`rc`, with its `rnr_retry` and `rnr_delay`; see "Reliable QPs"). All zero after
+//! reset (both queues report to CQ 0, unmanaged, cross-channel, not reliable).
 //!
 //! ## Cross-channel QPs
 //!
@@ -163,6 +164,47 @@
 //! counted in `NakReceived`. If the QP is out of range or the CQ is full, the notification is
 //! dropped and counted in `CqOverrun`.
 //!
+//! ## Reliable QPs: answers and receiver-not-ready retry
+//!
+//! What a message for a missing or disabled receive WQE does is a choice per QP, set by
+//! `CONFIG_QP`'s `rc` bit: the seed's (discard it and notify the sender, above) for a QP
+//! without it, InfiniBand's reliable connection (RC, as mlx5 runs it) for a QP with it, where
+//! every message is answered and a receiver that is not ready makes the sender retry:
+//!
+//! 1. A data message sent by the SQ of a reliable QP (SEND; CALC to a peer) has `ack` set
+//!    (`tx_ack`), and its WQE does not complete when the last beat has been sent: the SQ
+//!    *awaits the answer* and runs nothing else meanwhile (the WQE stays its head).
+//! 2. A message with `ack` set is answered exactly once, by a NAK-kind message to the sender's
+//!    QP naming its tag: data `OK` (an ACK) once the message has been stored, whatever the
+//!    status of the receive CQE (sent after the last beat, before that CQE is written); or,
+//!    if it is discarded, the NAK it gets without `ack` — except that when the RQ's QP is
+//!    reliable and its head receive WQE is missing or not enabled, the reason is `RNR_NAK`
+//!    (receiver not ready) instead of `NOT_READY`. A full CQ stays `NOT_READY`. A message
+//!    without `ack` is handled as above, whatever its QP.
+//! 3. An answer naming the SQ of QP `q` whose head WQE awaits it (`tag` = its index):
+//!    - `OK`: the WQE completes with `OK`;
+//!    - `RNR_NAK` with retries left (`CONFIG_QP`'s `rnr_retry`, 0 to 6 retries per WQE; 7
+//!      retries for ever, as InfiniBand's): the SQ retries. Once `rnr_delay` cycles have
+//!      passed since the answer was taken, the next visit of the SQ sends the message again
+//!      (a SEND from its buffer, a CALC its result buffer, not computed again), counted in
+//!      `RnrRetry`, and the SQ awaits the answer again. Without retries left, the WQE
+//!      completes with `RNR_RETRY_EXC`;
+//!    - any other reason: the WQE completes with `REMOTE_DISCARD`, counted in `NakReceived`.
+//!
+//!    The completion is made by the next visit of the SQ, so it waits for room in the CQ as
+//!    any WQE does. (InfiniBand's requester waits for the responder's `min_rnr_timer`, carried
+//!    in the RNR NAK; here the sender's QP holds the delay.)
+//! 4. An answer that names no awaiting WQE: on a reliable QP an ACK is dropped, counted in
+//!    `StrayAck`; anything else (a NAK, or any answer on a QP that is not reliable, as before
+//!    reliable QPs existed) is the `REMOTE_DISCARD` notification of "Messages".
+//! 5. `CONFIG_QP` sets the QP's `rc`, `rnr_retry` and `rnr_delay` and forgets an awaited
+//!    answer: a WQE that awaited one runs again from its start.
+//!
+//! The NIC counts cycles since reset (`now`, 32 bits); a retry is due when `now - at`, taken
+//! as signed 32-bit, is not negative, `at` being `now + rnr_delay` when the RNR NAK was taken.
+//! Each work queue has a reliability word (memory `rcc`, [`RcContext`]): the QP's settings in
+//! both, the answer state in the SQ's.
+//!
 //! ## Errors
 //!
 //! | refused or failed work | what happens | counted in |
@@ -173,7 +215,8 @@
 //! | WAIT, SEND_EN, RECV_EN or CALC posted to a plain QP (not full); a mode 2 enable of an unmanaged queue or beyond what it has posted | response `Refused`, nothing changes | `HostRefused` |
 //! | WQE would complete into a full CQ | the SQ waits (back-pressure) until the host pops | `CqStall` (once per attempt) |
 //! | unknown opcode, index out of range, buffer outside memory, bad CALC op | error CQE, queue goes on | `ErrorCqe` |
-//! | message to a missing / disabled receive WQE or a full CQ | message discarded, NAK sent | `RxDiscard` |
+//! | message to a missing / disabled receive WQE or a full CQ | message discarded, NAK (or RNR NAK) sent | `RxDiscard` |
+//! | an ACK naming no awaiting WQE, on a reliable QP | dropped | `StrayAck` |
 //!
 //! ## Host commands
 //!
@@ -322,6 +365,11 @@ crate::codes! {
         BadArg = 6 => "BAD_ARG",
         /// NAK reason: no enabled receive WQE, or its CQ was full.
         NotReady = 7 => "NOT_READY",
+        /// NAK reason: no enabled receive WQE in a reliable QP, for a message that asked for
+        /// an answer (the sender retries).
+        RnrNak = 8 => "RNR_NAK",
+        /// The peer answered RNR NAK once more than the QP's `rnr_retry` allows.
+        RnrRetryExc = 9 => "RNR_RETRY_EXC",
     }
 }
 
@@ -380,6 +428,10 @@ crate::codes! {
         NakReceived = 6 => "NAK_RECEIVED",
         CqOverrun = 7 => "CQ_OVERRUN",
         HostRefused = 8 => "HOST_REFUSED",
+        /// A message sent again after an RNR NAK.
+        RnrRetry = 9 => "RNR_RETRY",
+        /// An ACK that named no WQE awaiting an answer, dropped.
+        StrayAck = 10 => "STRAY_ACK",
     }
 }
 
@@ -517,6 +569,27 @@ macro_rules! nic_layouts {
             }
         }
         $cb! { $args
+            /// A work queue's reliability word (memory `rcc`), see "Reliable QPs": its QP's
+            /// settings, and in an SQ's the answer its head WQE awaits.
+            layout RcContext (rcc: 64) {
+                /// The QP is reliable.
+                rc: rcc[0, 1],
+                /// `CONFIG_QP`'s `rnr_retry`.
+                retry: rcc[1, 3],
+                /// SQ: 0 = nothing awaited, 1 = awaiting the answer, 2 = retry at `at`,
+                /// 3 = answered with `status` (the head WQE completes at the next visit).
+                state: rcc[4, 2],
+                /// SQ: retries left for the head WQE (unused with `retry` 7).
+                left: rcc[8, 3],
+                /// SQ: the completion status of an answered WQE.
+                status: rcc[12, 4],
+                /// `CONFIG_QP`'s `rnr_delay`.
+                delay: rcc[16, 16],
+                /// SQ: when the retry is due (`now` + `delay` when the RNR NAK was taken).
+                at: rcc[32, 32],
+            }
+        }
+        $cb! { $args
             /// `CONFIG_QP`'s `w0`.
             layout QpConfig (w0: 64) {
                 sq_cq: w0[0, 8],
@@ -525,6 +598,12 @@ macro_rules! nic_layouts {
                 rq_managed: w0[17, 1],
                 /// 1: the QP is plain, not cross-channel (see "Cross-channel QPs").
                 plain: w0[18, 1],
+                /// 1: the QP is reliable (see "Reliable QPs").
+                rc: w0[19, 1],
+                /// Retries after RNR NAKs per WQE; 7: for ever.
+                rnr_retry: w0[20, 3],
+                /// Cycles between an RNR NAK and the retry.
+                rnr_delay: w0[32, 16],
             }
         }
     };
@@ -842,6 +921,8 @@ macro_rules! nic_ports {
                 rx_cnt: 8,
                 /// The sender's WQE index.
                 rx_tag: 16,
+                /// A data message that asks for an answer (its sender's QP is reliable).
+                rx_ack: 1,
                 /// The beat carries no data.
                 rx_empty: 1,
                 /// The final beat of the message.
@@ -873,6 +954,8 @@ macro_rules! nic_ports {
                 tx_cnt_en: 1,
                 tx_cnt: 8,
                 tx_tag: 16,
+                /// A data message that asks for an answer.
+                tx_ack: 1,
                 tx_empty: 1,
                 tx_last: 1,
                 tx_data: 64,
@@ -894,6 +977,7 @@ impl NicIn {
             rx_cnt_en: b.cnt_en,
             rx_cnt: b.cnt,
             rx_tag: b.tag,
+            rx_ack: b.ack,
             rx_empty: b.empty,
             rx_last: b.last,
             rx_data: b.data,
@@ -913,6 +997,7 @@ impl NicOut {
             cnt_en: self.tx_cnt_en,
             cnt: self.tx_cnt,
             tag: self.tx_tag,
+            ack: self.tx_ack,
             empty: self.tx_empty,
             last: self.tx_last,
             data: self.tx_data,
@@ -1008,9 +1093,9 @@ mod tests {
         for s in NicIn::specs(&p).iter().chain(NicOut::specs(&p).iter()) {
             assert!(s.width >= 1 && s.width <= 64, "{s:?}");
         }
-        assert_eq!(NicIn::specs(&p).len(), 18);
-        assert_eq!(NicOut::specs(&p).len(), 16);
-        assert_eq!(NicIn::default().to_values(&p).len(), 18);
+        assert_eq!(NicIn::specs(&p).len(), 19);
+        assert_eq!(NicOut::specs(&p).len(), 17);
+        assert_eq!(NicIn::default().to_values(&p).len(), 19);
     }
 
     #[test]
@@ -1041,8 +1126,21 @@ mod tests {
             sq_managed: 0,
             rq_managed: 1,
             plain: 1,
+            rc: 1,
+            rnr_retry: 5,
+            rnr_delay: 0x1234,
         };
-        assert_eq!(qc.pack()[0], 0x6_0503);
+        assert_eq!(qc.pack()[0], 0x1234_005E_0503);
+        let rc = RcContext {
+            rc: 1,
+            retry: 7,
+            state: 2,
+            left: 5,
+            status: 9,
+            delay: 0xabcd,
+            at: 0x8765_4321,
+        };
+        assert_eq!(rc.pack()[0], 0x8765_4321_ABCD_952F);
         assert!(
             WqeWords::unpack(1 << 9, 0).wait_more == 1
                 && reserved_bits(1 << 5, 0)

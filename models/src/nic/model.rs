@@ -54,22 +54,22 @@
 //! | `HostDecode` | checks the index, issues the reads | `HostAccess`; `Background` (answered) |
 //! | `HostAccess` | uses what was read, writes, issues more reads | `HostFinish`; `Background` (answered) |
 //! | `HostFinish` | the last step of `POLL_CQ` / `CONFIG_QP`, answers | `Background` |
-//! | `SqContext` | latches the SQ's context; if its head WQE may run, reads it and its CQ's counts | `SqWqe`; `Idle` (next SQ) |
-//! | `SqWqe` | latches the WQE and the counts | `SqDecode` |
-//! | `SqDecode` | CQ full → stall; else decodes the WQE (a CALC's spans are registered) | `Idle` (stall, next SQ), `Complete` (NOP, error), `TxStart` (SEND), `WaitCheck`, `EnableWrite`, `CalcReadA`, `TxStart` / `Complete` (empty CALC) |
+//! | `SqContext` | latches the SQ's context and reliability word; if its head WQE may run (and does not await an answer), reads it and its CQ's counts | `SqWqe`; `Idle` (next SQ) |
+//! | `SqWqe` | latches the WQE and the counts; whether an RNR retry is due (`due`) | `SqDecode` |
+//! | `SqDecode` | a retry not due → next SQ; CQ full → stall; an answered head completes with the answer's status; a due retry sends the message again; else decodes the WQE (a CALC's spans are registered) | `Idle` (not due, stall, next SQ), `Complete` (NOP, error, answered), `TxStart` (SEND, retry), `WaitCheck`, `EnableWrite`, `CalcReadA`, `TxStart` / `Complete` (empty CALC) |
 //! | `WaitCheck` | compares the CQ's produced count or the counter with the WQE's target | `Complete`; `Idle` (not yet, next SQ) |
 //! | `EnableWrite` | writes the target queue's new enable index | `Complete` |
 //! | `Complete` | writes the CQE (if signaled or failed) and the CQ's count, retires the WQE (context `ci + 1`) | `Idle` |
 //! | `TxStart` | reads the first word (or shows the empty beat) | `TxBeat`; `TxHold` |
 //! | `TxBeat` | shows the beat just read | `TxHold` |
-//! | `TxHold` | waits for `tx_ready`; then the next word, or the end of the message | `TxHold`, `TxBeat`, `Complete` (sent), `Idle` / `Complete` (NAK sent) |
-//! | `RxContext` | latches the RQ's context; if a WQE is enabled, reads it and its CQ's counts | `RxWqe`; `RxDrop` (NAK: not ready) |
+//! | `TxHold` | waits for `tx_ready`; then the next word, or the end of the message (a reliable QP's: the SQ awaits the answer) | `TxHold`, `TxBeat`, `Complete` (sent), `Idle` (sent, awaiting), `Idle` / `Complete` (NAK or ACK sent) |
+//! | `RxContext` | latches the RQ's context; if a WQE is enabled, reads it and its CQ's counts | `RxWqe`; `RxDrop` (NAK: not ready, or RNR NAK) |
 //! | `RxWqe` | latches the WQE and counts | `RxCheck` |
 //! | `RxCheck` | checks the WQE and the CQ's room | `RxData`; `RxDrop` (NAK: CQ full, or the WQE fails) |
-//! | `RxData` | `rx_ready`: stores beats; at the last one completes (and reads the counter) | `RxData`, `Complete`, `RxCounter` |
-//! | `RxCounter` | increments the counter | `Complete` |
+//! | `RxData` | `rx_ready`: stores beats; at the last one completes (and reads the counter, or shows the ACK) | `RxData`, `Complete`, `RxCounter`, `TxHold` (ACK) |
+//! | `RxCounter` | increments the counter (and shows the ACK) | `Complete`, `TxHold` (ACK) |
 //! | `RxDrop` | `rx_ready`: consumes beats; after the last one sends the NAK, or completes | `RxDrop`, `TxHold` (NAK), `Complete`, `Idle` |
-//! | `NakContext` | latches the SQ's CQ, reads its counts | `NakCq` |
+//! | `NakContext` | latches the SQ's CQ, reads its counts; an answer the SQ's head awaits is written to its reliability word; a stray ACK is dropped | `NakCq`; `RxDrop` (answer, stray ACK) |
 //! | `NakCq` | sets up the `REMOTE_DISCARD` completion (or counts the overrun) | `RxDrop` |
 //! | `CalcReadA` | reads `a`; checks the CALC's addresses (from the spans) | `CalcReadB`; `Complete` (`BAD_ADDR`) |
 //! | `CalcReadB` | latches `a`, reads `b` | `CalcReadAIndex` (LOC), `CalcOperands` |
@@ -83,18 +83,21 @@
 //!
 //! ## Registers, by the RTL sub-block that holds them
 //!
-//! - sequencer: `state`, `sweep` (reset sweep index), `last_slot_rx`, `visit_qp`;
+//! - sequencer: `state`, `sweep` (reset sweep index), `last_slot_rx`, `visit_qp`, `now`
+//!   (cycles since reset);
 //! - host: the command `op`, `arg`, `w0`, `w1`; the response `rsp_valid`, `rsp_status`,
 //!   `rsp_data`;
 //! - queues: the served work queue `wq` (`2 qp` for an SQ, `2 qp + 1` for an RQ), its context
 //!   `ctx` ([`WqContext`]), its CQ's `counts` ([`CqContext`]) and `full` (no room for a CQE,
-//!   computed when the counts are latched with the WQE), its head WQE `w0`, `w1` (also
+//!   computed when the counts are latched with the WQE), its reliability word `rc`
+//!   ([`RcContext`], latched with the context) and `due` (an RNR retry is due, computed in
+//!   `SqWqe` from `rc.at`), its head WQE `w0`, `w1` (also
 //!   loaded with the host's command words when one is taken, so that one register pair feeds
 //!   every decoder);
 //! - completion: the pending completion (`status`, `len`, `opcode`, `qp`, `is_recv`, `index`
 //!   — a [`CqeWord`]'s fields), `write_cqe`, `retire` (the WQE leaves its queue) and `pending`
 //!   (a completion is due after a discarded message);
-//! - receive: the message's header (`src`, `src_qp`, `qp`, `cnt_en`, `cnt`, `tag`), `nak` (a
+//! - receive: the message's header (`src`, `src_qp`, `qp`, `cnt_en`, `cnt`, `tag`, `ack`), `nak` (a
 //!   NAK is due) and its `reason`, `overflow`, the store pointer `addr`, `stored`, `cap`;
 //! - transmit: the `tx_*` output registers, `nak` (the message is a NAK), `left` (beats), `addr`;
 //! - calc: `left` (elements), `addr_a`, `addr_b`, `addr_dst`, the operands `a`, `a_index`, `b`,
@@ -114,11 +117,12 @@
 //! | `cqp` | `cqs` | [`CqContext`] |
 //! | `cqw` | `cqs` | [`CqWait`]: the wait index and count |
 //! | `wqen` | `2 qps`, as `wqc` | [`WqEnable`]: the enable head |
+//! | `rcc` | `2 qps`, as `wqc` (read with it) | [`RcContext`]: the QP's reliability settings, an SQ's awaited answer |
 //! | `cqe` | `cqs × CQ_DEPTH` at `{cq, produced[4:0]}` | [`CqeWord`] |
 //! | `cnt` | `counters` | 32 bits |
 //! | `dmem` | `dmem_words` | 64 bits |
 //!
-//! After reset the sequencer writes zero to `wqc`, `cqp`, `cqw`, `wqen` and `cnt` at index `sweep` for
+//! After reset the sequencer writes zero to `wqc`, `cqp`, `cqw`, `wqen`, `rcc` and `cnt` at index `sweep` for
 //! `sweep = 0 .. 2^SWB - 1` (each memory at `sweep` modulo its size), `SWB` the widest of their
 //! index widths; the WQE, CQE and data memories are not cleared (nothing reads them before
 //! writing).
@@ -140,7 +144,7 @@
 
 use super::{
     log2, CqContext, CqWait, CqeWord, HostOp, HostStatus, NicIn, NicOut, NicParams, Opcode,
-    QpConfig, Stat, Status, WqContext, WqEnable, WqeWords, CQ_DEPTH, STATS, WQ_DEPTH,
+    QpConfig, RcContext, Stat, Status, WqContext, WqEnable, WqeWords, CQ_DEPTH, STATS, WQ_DEPTH,
 };
 use crate::kit::layout::LayoutField;
 use crate::model_states;
@@ -227,6 +231,11 @@ use SeqState::*;
 
 const M16: u64 = 0xFFFF;
 
+/// The answer states of an SQ's reliability word ([`RcContext`]`::state`).
+const RC_AWAIT: u64 = 1;
+const RC_RETRY: u64 = 2;
+const RC_ANSWERED: u64 = 3;
+
 /// `CalcWait`'s count for a NIC whose ALU has (`fp`) or has not the floating-point types: with
 /// `CalcAlu`, the ALU's latency from the operands to `CalcWrite` (its `latency() - 2`).
 pub const fn alu_wait_count(fp: bool) -> u64 {
@@ -300,6 +309,8 @@ struct Sequencer {
     last_slot_rx: bool,
     /// The send queue the next visit looks at.
     visit_qp: u64,
+    /// Cycles since reset, 32 bits (the time of an RNR retry).
+    now: u64,
 }
 
 /// The host command unit's registers (RTL `nic_host`).
@@ -329,6 +340,10 @@ struct Queue {
     full: bool,
     w0: u64,
     w1: u64,
+    /// The queue's reliability word (see "Reliable QPs"), latched with its context.
+    rc: RcContext,
+    /// An RNR retry is due (`now - rc.at` not negative), computed in `SqWqe`.
+    due: bool,
 }
 
 /// The pending completion (RTL `nic_completion`): the CQE's fields and what to do with it.
@@ -351,6 +366,8 @@ struct Receive {
     cnt_en: bool,
     cnt: u64,
     tag: u64,
+    /// The message asks for an answer.
+    ack: bool,
     /// A NAK is to be sent when the dropped message has been consumed, with data `reason`.
     nak: bool,
     reason: u64,
@@ -373,6 +390,7 @@ struct Transmit {
     cnt_en: bool,
     cnt: u64,
     tag: u64,
+    ack: bool,
     empty: bool,
     last: bool,
     data: u64,
@@ -429,6 +447,7 @@ pub struct NicModel {
     cqp: Ram,
     cqw: Ram,
     wqen: Ram,
+    rcc: Ram,
     cqe: Ram,
     cnt: Ram,
     dmem: Ram,
@@ -467,6 +486,7 @@ impl NicModel {
             cqp: Ram::new(p.cqs),
             cqw: Ram::new(p.cqs),
             wqen: Ram::new(2 * p.qps),
+            rcc: Ram::new(2 * p.qps),
             cqe: Ram::new(p.cqs * CQ_DEPTH),
             cnt: Ram::new(p.counters),
             dmem: Ram::new(p.dmem_words),
@@ -495,13 +515,14 @@ impl NicModel {
             tx_cnt_en: t.cnt_en,
             tx_cnt: t.cnt,
             tx_tag: t.tag,
+            tx_ack: t.ack,
             tx_empty: t.empty,
             tx_last: t.last,
             tx_data: t.data,
         }
     }
 
-    fn memories(&mut self) -> [&mut Ram; 9] {
+    fn memories(&mut self) -> [&mut Ram; 10] {
         [
             &mut self.wqc,
             &mut self.wqe0,
@@ -509,6 +530,7 @@ impl NicModel {
             &mut self.cqp,
             &mut self.cqw,
             &mut self.wqen,
+            &mut self.rcc,
             &mut self.cqe,
             &mut self.cnt,
             &mut self.dmem,
@@ -529,6 +551,7 @@ impl NicModel {
         let cur = self.r;
         let mut n = cur;
         n.host.rsp_valid = false;
+        n.seq.now = (cur.seq.now + 1) & M32;
         // The WQE the units look at: the latched one, or the host's command while one runs
         // (latched into the same registers; never the memory's output: see "Timing").
         let wqe = WqeWords::unpack(cur.queue.w0, cur.queue.w1);
@@ -589,6 +612,7 @@ impl NicModel {
         self.cqp.write(s, 0);
         self.cqw.write(s, 0);
         self.wqen.write(s, 0);
+        self.rcc.write(s, 0);
         self.cnt.write(s, 0);
         let last = (1u64 << self.swb) - 1;
         n.seq.sweep = (s + 1) & last;
@@ -610,11 +634,13 @@ impl NicModel {
             let wq = 2 * (i.rx_qp & 0xFF) + (!i.rx_kind) as u64;
             n.queue.wq = wq & ((2 << self.qb) - 1);
             self.wqc.read(wq);
+            self.rcc.read(wq);
             self.receive_start(i, n)
         } else {
             n.seq.last_slot_rx = false;
             n.queue.wq = 2 * cur.seq.visit_qp;
             self.wqc.read(2 * cur.seq.visit_qp);
+            self.rcc.read(2 * cur.seq.visit_qp);
             n.seq.state = SqContext;
             None
         }
@@ -625,6 +651,7 @@ impl NicModel {
     fn latch_context(&mut self, cur: &Regs, n: &mut Regs) -> bool {
         let c = WqContext::unpack(self.wqc.rd_data);
         n.queue.ctx = c;
+        n.queue.rc = RcContext::unpack(self.rcc.rd_data);
         let runnable = c.ci != c.pi && (c.managed == 0 || sx16_pos(c.ei.wrapping_sub(c.ci)));
         if runnable {
             let slot = cur.queue.wq * WQ_DEPTH as u64 + (c.ci & (WQ_DEPTH as u64 - 1));
@@ -688,6 +715,9 @@ impl NicModel {
             };
             self.wqc.write(q.wq, ctx.pack()[0]);
             if q.wq & 1 == 0 {
+                // The head leaves its SQ: nothing is awaited any more.
+                let rc = RcContext { state: 0, ..q.rc };
+                self.rcc.write(q.wq, rc.pack()[0]);
                 self.advance_visit(cur, n);
             }
         }
@@ -700,7 +730,9 @@ impl NicModel {
     fn execute(&mut self, cur: &Regs, n: &mut Regs, wqe: &WqeWords) -> StatEvent {
         match cur.seq.state {
             SqContext => {
-                if self.latch_context(cur, n) {
+                // A head awaiting its answer does not run.
+                let awaits = RcContext::unpack(self.rcc.rd_data).state == RC_AWAIT;
+                if self.latch_context(cur, n) && !awaits {
                     n.seq.state = SqWqe;
                 } else {
                     self.advance_visit(cur, n);
@@ -710,15 +742,37 @@ impl NicModel {
             }
             SqWqe => {
                 self.latch_wqe(n);
+                n.queue.due = cur.seq.now.wrapping_sub(cur.queue.rc.at) & M32 < 0x8000_0000;
                 n.seq.state = SqDecode;
                 None
             }
             SqDecode => {
+                let rc = cur.queue.rc;
+                if rc.state == RC_RETRY && !cur.queue.due {
+                    self.advance_visit(cur, n);
+                    n.seq.state = Idle;
+                    return None;
+                }
                 if cur.queue.full {
                     // Back-pressure: the WQE does not start while its CQ is full.
                     self.advance_visit(cur, n);
                     n.seq.state = Idle;
                     return Some(Stat::CqStall);
+                }
+                if rc.state == RC_ANSWERED {
+                    let status = Status::from_code(rc.status).unwrap_or(Status::Ok);
+                    Self::complete_with(cur, n, wqe, status);
+                    return None;
+                }
+                if rc.state == RC_RETRY {
+                    // The message again: a SEND's buffer, a CALC's result, as they are now.
+                    let (addr, len) = if wqe.opcode == Opcode::Send.code() {
+                        (wqe.buf_addr, wqe.buf_len)
+                    } else {
+                        (wqe.calc_dst, (wqe.calc_count << is_loc(wqe) as u64) & M16)
+                    };
+                    Self::start_send(cur, n, wqe, addr, len);
+                    return Some(Stat::RnrRetry);
                 }
                 self.decode(cur, n, wqe);
                 None
@@ -941,6 +995,7 @@ impl NicModel {
         t.cnt_en = wqe.peer_cnt_en == 1;
         t.cnt = wqe.peer_cnt;
         t.tag = cur.queue.ctx.ci;
+        t.ack = cur.queue.rc.rc == 1;
         t.left = len;
         t.addr = addr;
         n.seq.state = TxStart;
@@ -979,6 +1034,22 @@ impl NicModel {
                         n.tx.addr = (t.addr + 1) & M16;
                         self.dmem.read(n.tx.addr);
                         n.seq.state = TxBeat;
+                    } else if !t.nak && cur.queue.rc.rc == 1 {
+                        // A reliable QP's message: the SQ awaits the answer.
+                        let rc = cur.queue.rc;
+                        let left = if rc.state == RC_RETRY {
+                            rc.left
+                        } else {
+                            rc.retry
+                        };
+                        let awaiting = RcContext {
+                            state: RC_AWAIT,
+                            left,
+                            ..rc
+                        };
+                        self.rcc.write(cur.queue.wq, awaiting.pack()[0]);
+                        self.advance_visit(cur, n);
+                        n.seq.state = Idle;
                     } else if !t.nak {
                         Self::complete_with(cur, n, wqe, Status::Ok);
                     } else if cur.cpl.pending {
@@ -1000,6 +1071,8 @@ impl NicModel {
         r.cnt_en = i.rx_cnt_en;
         r.cnt = i.rx_cnt & 0xFF;
         r.tag = i.rx_tag & M16;
+        r.ack = i.rx_ack;
+        r.reason = Status::Ok.code();
         r.nak = false;
         r.overflow = false;
         if r.qp < self.p.qps as u64 {
@@ -1023,6 +1096,33 @@ impl NicModel {
         n.seq.state = RxDrop;
     }
 
+    /// Shows the NAK (or ACK) of the message being received: one empty beat to its sender,
+    /// naming its QP and WQE, with data `reason`.
+    fn show_nak(r: &Receive, n: &mut Regs) {
+        let t = &mut n.tx;
+        t.nak = true;
+        t.kind = true;
+        t.dst = r.src;
+        t.qp = r.src_qp;
+        t.src_qp = r.qp;
+        t.cnt_en = false;
+        t.cnt = 0;
+        t.tag = r.tag;
+        t.ack = false;
+        t.valid = true;
+        t.empty = true;
+        t.last = true;
+        t.data = r.reason;
+        n.seq.state = TxHold;
+    }
+
+    /// The message has been stored and asked for an answer: the ACK (its `reason` is OK), then
+    /// the pending completion.
+    fn answer(r: &Receive, n: &mut Regs) {
+        Self::show_nak(r, n);
+        n.cpl.pending = true;
+    }
+
     /// The receive states (`NakContext` and `NakCq` for an arriving NAK).
     fn receive(&mut self, i: &NicIn, cur: &Regs, n: &mut Regs, wqe: &WqeWords) -> StatEvent {
         let r = &cur.rx;
@@ -1031,6 +1131,9 @@ impl NicModel {
             RxContext => {
                 if self.latch_context(cur, n) {
                     n.seq.state = RxWqe;
+                } else if r.ack && n.queue.rc.rc == 1 {
+                    // A reliable QP makes the sender retry.
+                    Self::refuse(n, Status::RnrNak);
                 } else {
                     Self::refuse(n, Status::NotReady);
                 }
@@ -1082,6 +1185,8 @@ impl NicModel {
                         if r.cnt_en && counter_ok {
                             self.cnt.read(r.cnt);
                             n.seq.state = RxCounter;
+                        } else if r.ack {
+                            Self::answer(r, n);
                         }
                     }
                 }
@@ -1089,34 +1194,62 @@ impl NicModel {
             RxCounter => {
                 self.cnt.write(r.cnt, (self.cnt.rd_data + 1) & M32);
                 n.seq.state = Complete;
+                if r.ack {
+                    Self::answer(r, n);
+                }
             }
             RxDrop => {
                 if i.rx_valid && i.rx_last {
                     if r.nak {
                         // Tell the sender: a NAK naming its QP and WQE, with the reason.
-                        let t = &mut n.tx;
-                        t.nak = true;
-                        t.kind = true;
-                        t.dst = r.src;
-                        t.qp = r.src_qp;
-                        t.src_qp = r.qp;
-                        t.cnt_en = false;
-                        t.cnt = 0;
-                        t.tag = r.tag;
-                        t.valid = true;
-                        t.empty = true;
-                        t.last = true;
-                        t.data = r.reason;
-                        n.seq.state = TxHold;
+                        Self::show_nak(r, n);
                         return Some(Stat::RxDiscard);
                     }
                     n.seq.state = if cur.cpl.pending { Complete } else { Idle };
                 }
             }
             NakContext => {
-                n.queue.ctx.cq = WqContext::unpack(self.wqc.rd_data).cq;
+                let c = WqContext::unpack(self.wqc.rd_data);
+                let rc = RcContext::unpack(self.rcc.rd_data);
+                n.queue.ctx.cq = c.cq;
+                n.queue.rc = rc;
                 self.cqp.read(n.queue.ctx.cq);
-                n.seq.state = NakCq;
+                let reason = i.rx_data & 15;
+                if rc.state == RC_AWAIT && r.tag == c.ci {
+                    // The answer the SQ's head awaits.
+                    let answered = |status: Status| RcContext {
+                        state: RC_ANSWERED,
+                        status: status.code(),
+                        ..rc
+                    };
+                    let retry = |left: u64| RcContext {
+                        state: RC_RETRY,
+                        left,
+                        at: (cur.seq.now + rc.delay) & M32,
+                        ..rc
+                    };
+                    let next = if reason == Status::Ok.code() {
+                        answered(Status::Ok)
+                    } else if reason != Status::RnrNak.code() {
+                        answered(Status::RemoteDiscard)
+                    } else if rc.retry == 7 {
+                        retry(rc.left)
+                    } else if rc.left != 0 {
+                        retry(rc.left - 1)
+                    } else {
+                        answered(Status::RnrRetryExc)
+                    };
+                    self.rcc.write(cur.queue.wq, next.pack()[0]);
+                    n.seq.state = RxDrop;
+                    if next.status == Status::RemoteDiscard.code() && next.state == RC_ANSWERED {
+                        return Some(Stat::NakReceived);
+                    }
+                } else if reason == Status::Ok.code() && rc.rc == 1 {
+                    n.seq.state = RxDrop;
+                    return Some(Stat::StrayAck);
+                } else {
+                    n.seq.state = NakCq;
+                }
             }
             _ => {
                 // NakCq: the notification, unless the CQ is full.
@@ -1343,6 +1476,14 @@ impl NicModel {
                     ..c
                 };
                 self.wqc.write(wq, configured.pack()[0]);
+                // The QP's reliability settings; nothing awaited.
+                let rc = RcContext {
+                    rc: cfg.rc,
+                    retry: cfg.rnr_retry,
+                    delay: cfg.rnr_delay,
+                    ..Default::default()
+                };
+                self.rcc.write(wq, rc.pack()[0]);
                 if managed == 1 {
                     // The enable head starts over at the consumer index, as `ei` does.
                     let head = WqEnable {

@@ -41,6 +41,10 @@ pub const EXAMPLES: &[(&str, &str)] = &[
         include_str!("../../../scenarios/nic/reduce_tree.toml"),
     ),
     (
+        "reliable.toml",
+        include_str!("../../../scenarios/nic/reliable.toml"),
+    ),
+    (
         "repro.toml",
         include_str!("../../../scenarios/nic/repro.toml"),
     ),

@@ -9,7 +9,7 @@
 
 use crate::nic::scenario::{HostCmd, Scenario, Step};
 use netcoll_models::nic::Message;
-use netcoll_models::nic::{HostOp, NicParams, Opcode, QpConfig, Wqe};
+use netcoll_models::nic::{HostOp, NicParams, Opcode, QpConfig, Status, Wqe};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
@@ -134,6 +134,12 @@ pub fn random_scenario(p: &NicParams, seed: u64, steps: usize) -> Scenario {
     // Queue pairs: some report to other CQs, some queues are managed, some QPs are plain.
     let mut managed = vec![];
     let mut last_target = None;
+    // Reliable QPs, the WQEs posted to each SQ (the index the next post gets, unless the
+    // post is refused) and the messages of reliable SQs that await an answer (QP, WQE
+    // index), which most answers delivered below name.
+    let mut reliable = vec![false; p.qps];
+    let mut posted = vec![0u64; p.qps];
+    let mut awaiting: Vec<(u64, u64)> = vec![];
     for qp in 0..p.qps as u64 {
         if r.gen_bool(0.7) {
             let c = QpConfig {
@@ -142,7 +148,11 @@ pub fn random_scenario(p: &NicParams, seed: u64, steps: usize) -> Scenario {
                 sq_managed: r.gen_ratio(1, 4) as u64,
                 rq_managed: r.gen_ratio(1, 3) as u64,
                 plain: r.gen_ratio(1, 6) as u64,
+                rc: r.gen_ratio(1, 4) as u64,
+                rnr_retry: r.gen_range(0..8),
+                rnr_delay: r.gen_range(0..40),
             };
+            reliable[qp as usize] = c.rc == 1;
             for (recv, m) in [(false, c.sq_managed), (true, c.rq_managed)] {
                 if m == 1 {
                     managed.push((qp, recv));
@@ -174,7 +184,16 @@ pub fn random_scenario(p: &NicParams, seed: u64, steps: usize) -> Scenario {
                 if r.gen_ratio(1, 40) {
                     w0 |= 1 << 6; // a reserved bit
                 }
-                host("post_sq", HostOp::PostSq, index(&mut r, p.qps), w0, w1)
+                let qp = index(&mut r, p.qps);
+                if let Some(n) = posted.get_mut(qp as usize) {
+                    let sends = q.opcode == Opcode::Send as u64
+                        || (q.opcode == Opcode::Calc as u64 && q.mode == 1);
+                    if sends && reliable[qp as usize] {
+                        awaiting.push((qp, *n));
+                    }
+                    *n += 1;
+                }
+                host("post_sq", HostOp::PostSq, qp, w0, w1)
             }
             30..=44 => {
                 let q = if r.gen_ratio(1, 10) {
@@ -186,20 +205,36 @@ pub fn random_scenario(p: &NicParams, seed: u64, steps: usize) -> Scenario {
                 host("post_rq", HostOp::PostRq, index(&mut r, p.qps), w0, w1)
             }
             45..=59 => {
-                let nak = r.gen_ratio(1, 8);
+                let nak = r.gen_ratio(1, 3);
                 let words = if nak { 0 } else { r.gen_range(0..6) };
+                // An answer: an ACK (no data: reason OK), an RNR NAK, a NAK, any reason; with
+                // a small tag, which often names a send queue's head.
+                let reason = match r.gen_range(0..6) {
+                    0 => vec![],
+                    1..=3 => vec![Status::RnrNak as u64],
+                    4 => vec![Status::NotReady as u64],
+                    _ => vec![r.gen_range(0..16)],
+                };
+                let named = (nak && !awaiting.is_empty() && r.gen_bool(0.7))
+                    .then(|| awaiting[r.gen_range(0..awaiting.len())]);
+                let tag = named.map_or_else(|| r.gen_range(0..32), |(_, t)| t);
                 Step::Deliver(Message {
                     kind_nak: nak,
                     node: r.gen_range(0..4),
                     src_qp: r.gen_range(0..16),
-                    qp: index(&mut r, p.qps),
+                    qp: named.map_or_else(|| index(&mut r, p.qps), |(q, _)| q),
                     cnt: if r.gen_bool(0.4) {
                         Some(index(&mut r, p.counters))
                     } else {
                         None
                     },
-                    tag: r.gen_range(0..32),
-                    data: (0..words).map(|_| r.gen()).collect(),
+                    tag,
+                    ack: !nak && r.gen_ratio(1, 3),
+                    data: if nak {
+                        reason
+                    } else {
+                        (0..words).map(|_| r.gen()).collect()
+                    },
                 })
             }
             60..=74 => Step::Run {
@@ -216,7 +251,7 @@ pub fn random_scenario(p: &NicParams, seed: u64, steps: usize) -> Scenario {
                 counter: index(&mut r, p.counters),
             },
             88..=89 => Step::ReadStat {
-                stat: r.gen_range(0..10),
+                stat: r.gen_range(0..12),
             },
             90..=92 => host("write_mem", HostOp::WriteMem, addr(&mut r, p), r.gen(), 0),
             93..=94 => host(
@@ -228,11 +263,18 @@ pub fn random_scenario(p: &NicParams, seed: u64, steps: usize) -> Scenario {
             ),
             95..=96 => {
                 let qp = index(&mut r, p.qps);
+                let rc = r.gen_ratio(1, 4);
+                if let Some(x) = reliable.get_mut(qp as usize) {
+                    *x = rc;
+                }
                 let w0 = index(&mut r, p.cqs)
                     | index(&mut r, p.cqs) << 8
                     | (r.gen_bool(0.5) as u64) << 16
                     | (r.gen_bool(0.5) as u64) << 17
-                    | (r.gen_ratio(1, 6) as u64) << 18;
+                    | (r.gen_ratio(1, 6) as u64) << 18
+                    | (rc as u64) << 19
+                    | r.gen_range(0..8) << 20
+                    | r.gen_range(0..40) << 32;
                 host("config_qp", HostOp::ConfigQp, qp, w0, 0)
             }
             _ => Step::Host {
@@ -247,10 +289,13 @@ pub fn random_scenario(p: &NicParams, seed: u64, steps: usize) -> Scenario {
         };
         out.push(step);
     }
-    // Let everything runnable finish and drain every CQ.
-    out.push(Step::Run { cycles: 2000 });
-    for cq in 0..p.cqs as u64 {
-        out.push(Step::Poll { cq });
+    // Let everything runnable finish and drain every CQ, twice: a send queue stalled by a
+    // full CQ runs once the first drain has made room.
+    for _ in 0..2 {
+        out.push(Step::Run { cycles: 2000 });
+        for cq in 0..p.cqs as u64 {
+            out.push(Step::Poll { cq });
+        }
     }
     Scenario {
         file: format!("random-{seed}"),

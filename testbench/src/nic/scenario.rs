@@ -58,11 +58,11 @@
 //!
 //! | `op` | keys (default) | what it does |
 //! |---|---|---|
-//! | `config_qp` | `qp`, `sq_cq` (0), `rq_cq` (0), `sq_managed` (false), `rq_managed` (false), `cross_channel` (true; false: a plain QP, which refuses WAIT, SEND_EN, RECV_EN and CALC posts) | `CONFIG_QP` |
+//! | `config_qp` | `qp`, `sq_cq` (0), `rq_cq` (0), `sq_managed` (false), `rq_managed` (false), `cross_channel` (true; false: a plain QP, which refuses WAIT, SEND_EN, RECV_EN and CALC posts), `rc` (false; true: a reliable QP, whose messages are answered and whose RQ answers RNR NAK when not ready), `rnr_retry` (0; 0..7 retries after RNR NAKs per WQE, 7 for ever), `rnr_delay` (0; 16 bits, cycles before a retry) | `CONFIG_QP` |
 //! | `write_mem` | `addr`, `data` = `[words]` | one `WRITE_MEM` per word, at `addr`, `addr + 1`, … |
 //! | `write_counter` | `counter`, `value` (32 bits) | `WRITE_CNT` |
 //! | `post_sq`, `post_rq` | `qp` and a WQE (below) | `POST_SQ` / `POST_RQ` |
-//! | `deliver` | `qp`, `src`, `src_qp`, `counter` (none), `tag` (0), `data` ([]), `nak` (false) | a message from a peer arrives |
+//! | `deliver` | `qp`, `src`, `src_qp`, `counter` (none), `tag` (0), `data` ([]), `nak` (false), `ack` (false; true: the data message asks for an answer, as a reliable QP's do) | a message from a peer arrives |
 //! | `run` | `cycles` (1000) | cycle level: that many clock cycles; golden: run to quiescence |
 //! | `poll` | `cq` | `POLL_CQ` until the CQ answers something else than OK |
 //! | `read_mem` | `addr`, `len` (1) | `READ_MEM` of each word |
@@ -119,7 +119,9 @@
 //! - `cqe`: each CQE a `poll` popped, decoded (an unknown opcode shows as `"OP_9"`).
 //! - `tx`: each message the NIC sent, in the order sent, after the event of the host command
 //!   or the step during which its last beat was sent. A NAK has `"nak":true` and
-//!   `data` = `[reason]`.
+//!   `data` = `[reason]` (an ACK is a NAK with reason 0, `OK`). A data message that asks for
+//!   an answer has `"ack":true` after `tag` (the key is left out otherwise, so the lines of
+//!   files without reliable QPs are unchanged).
 //! - `mem`, `counter`, `stat`: the reads.
 //!
 //! The JSON text is `serde_json`'s for the [`Serialize`] derive of [`Event`] (the variant's
@@ -399,6 +401,9 @@ fn parse_step(r: &StepReader) -> Result<Step, ScenarioError> {
                     "sq_managed",
                     "rq_managed",
                     "cross_channel",
+                    "rc",
+                    "rnr_retry",
+                    "rnr_delay",
                 ],
                 &for_op,
             )?;
@@ -411,6 +416,9 @@ fn parse_step(r: &StepReader) -> Result<Step, ScenarioError> {
                 sq_managed: r.flag("sq_managed", false)? as u64,
                 rq_managed: r.flag("rq_managed", false)? as u64,
                 plain: !r.flag("cross_channel", true)? as u64,
+                rc: r.flag("rc", false)? as u64,
+                rnr_retry: r.opt_uint("rnr_retry", 3)?.unwrap_or(0),
+                rnr_delay: r.opt_uint("rnr_delay", 16)?.unwrap_or(0),
             }
             .pack()[0];
             Ok(host(label, HostOp::ConfigQp, qp, w0, 0))
@@ -464,7 +472,9 @@ fn parse_step(r: &StepReader) -> Result<Step, ScenarioError> {
         }
         "deliver" => {
             r.only(
-                &["qp", "src", "src_qp", "counter", "tag", "data", "nak"],
+                &[
+                    "qp", "src", "src_qp", "counter", "tag", "data", "nak", "ack",
+                ],
                 &for_op,
             )?;
             let qp = r.uint("qp", 8, "")?;
@@ -474,6 +484,15 @@ fn parse_step(r: &StepReader) -> Result<Step, ScenarioError> {
             let tag = r.opt_uint("tag", 16)?.unwrap_or(0);
             let data = r.words("data")?.unwrap_or_default();
             let nak = r.flag("nak", false)?;
+            let ack = r.flag("ack", false)?;
+            if nak && ack {
+                return Err(r.error(
+                    "ack",
+                    "`ack` = true asks a NAK for an answer; only a data message (`nak` = false) \
+                     may ask"
+                        .to_string(),
+                ));
+            }
             if nak && data.len() > 1 {
                 return Err(r.error(
                     "data",
@@ -490,6 +509,7 @@ fn parse_step(r: &StepReader) -> Result<Step, ScenarioError> {
                 qp,
                 cnt,
                 tag,
+                ack,
                 data,
             }))
         }
@@ -740,6 +760,8 @@ pub enum Event {
         nak: bool,
         counter: Option<u64>,
         tag: u64,
+        #[serde(skip_serializing_if = "std::ops::Not::not")]
+        ack: bool,
         data: Vec<u64>,
     },
     Mem {
@@ -822,6 +844,7 @@ fn tx_event(step: usize, m: &Message) -> Event {
         nak: m.kind_nak,
         counter: m.cnt,
         tag: m.tag,
+        ack: m.ack,
         data: m.data.clone(),
     }
 }
@@ -1848,6 +1871,7 @@ mod tests {
                 nak: true,
                 counter: None,
                 tag: 5,
+                ack: false,
                 data: vec![7],
             }]
         );
@@ -1979,6 +2003,7 @@ mod tests {
                     nak: true,
                     counter: None,
                     tag: 3,
+                    ack: false,
                     data: vec![2],
                 },
                 &Event::Tx {
@@ -1989,6 +2014,7 @@ mod tests {
                     nak: false,
                     counter: None,
                     tag: 4,
+                    ack: false,
                     data: vec![42, 43],
                 },
             ]
