@@ -97,7 +97,8 @@
 //! - **SEND** `addr, len, dst, dst_qp, cnt_en, cnt`: sends `len` words of data memory starting
 //!   at `addr` as one message to QP `dst_qp` of node `dst`; if `cnt_en` the receiver increments
 //!   its counter `cnt` when the message has arrived. `len = 0` sends one empty beat. Completes
-//!   when the last beat has been sent. The message's `tag` is the WQE index, so a NAK can name it.
+//!   when the last beat has been sent (on a reliable QP: when the answer comes, see "Reliable
+//!   QPs"). The message's `tag` is the WQE index, so a NAK can name it.
 //! - **RECV** `addr, len` (RQ only): a buffer of `len` words at `addr` for the next message
 //!   arriving at this QP. Completes when the message's last beat has arrived; the CQE's `len` is
 //!   the number of words stored. A longer message fills the buffer, the rest is dropped and the
@@ -393,7 +394,7 @@ crate::codes! {
         /// Answer counter `arg`.
         ReadCnt = 7 => "READ_CNT",
         /// QP `arg`: `w0` is a [`QpConfig`] (each queue's CQ, whether it is managed, whether the
-        /// QP is plain).
+        /// QP is plain, whether it is reliable and its RNR retry count and delay).
         ConfigQp = 8 => "CONFIG_QP",
         /// Answer statistics counter `arg` ([`Stat`]).
         ReadStat = 9 => "READ_STAT",
