@@ -2247,7 +2247,15 @@ mod tests {
         );
         assert_eq!(
             msg("[[step]]\nop = \"read_stat\"\nstat = \"FOO\"\n"),
-            "scenario.toml: line 3: step 1 (read_stat): `stat` = \"FOO\" is not a known name; allowed: \"HOST_BAD_OP\", \"HOST_BAD_INDEX\", \"WQ_FULL\", \"CQ_STALL\", \"ERROR_CQE\", \"RX_DISCARD\", \"NAK_RECEIVED\", \"CQ_OVERRUN\", \"HOST_REFUSED\" or a number 0..=65535"
+            "scenario.toml: line 3: step 1 (read_stat): `stat` = \"FOO\" is not a known name; allowed: \"HOST_BAD_OP\", \"HOST_BAD_INDEX\", \"WQ_FULL\", \"CQ_STALL\", \"ERROR_CQE\", \"RX_DISCARD\", \"NAK_RECEIVED\", \"CQ_OVERRUN\", \"HOST_REFUSED\", \"RNR_RETRY\", \"STRAY_ACK\" or a number 0..=65535"
+        );
+        assert_eq!(
+            msg("[[step]]\nop = \"deliver\"\nqp = 1\nsrc = 0\nsrc_qp = 0\nnak = true\nack = true\n"),
+            "scenario.toml: line 7: step 1 (deliver): `ack` = true asks a NAK for an answer; only a data message (`nak` = false) may ask"
+        );
+        assert_eq!(
+            msg("[[step]]\nop = \"config_qp\"\nqp = 1\nrc = true\nrnr_retry = 8\n"),
+            "scenario.toml: line 5: step 1 (config_qp): `rnr_retry` = 8 is out of range; allowed: 0..=7 (3 bits)"
         );
         assert_eq!(
             msg("[[step]]\nop = \"deliver\"\nqp = 1\nsrc = 0\nsrc_qp = 0\nnak = true\ndata = [1, 2]\n"),
