@@ -34,7 +34,7 @@
 use super::k;
 use super::sequencer::SeqState;
 use super::stats::hit;
-use netcoll_models::nic::{Opcode, Stat, Status, STATS};
+use netcoll_models::nic::{Opcode, RcState, Stat, Status, STATS};
 use netcoll_models::reduce_alu::{AluOp, FIRST_RESERVED_OP};
 use rust_hdl::prelude::*;
 
@@ -92,8 +92,8 @@ crate::sub_block! {
         fail_status: Signal<Local, Bits<STATUS_BITS>>,
         /// The CALC's operation is MAXLOC / MINLOC (two words an element).
         calc_loc: Signal<Local, bool>,
-        st_retry: Constant<Bits<2>> = k(2),
-        st_answered: Constant<Bits<2>> = k(3),
+        st_retry: Constant<Bits<2>> = k(RcState::Retry.code()),
+        st_answered: Constant<Bits<2>> = k(RcState::Answered.code()),
         alu_max_loc: Constant<Bits<ALU_OP_BITS>> = k(AluOp::MaxLoc.code()),
         alu_min_loc: Constant<Bits<ALU_OP_BITS>> = k(AluOp::MinLoc.code()),
         hit_rnr_retry: Constant<Bits<STATS>> = hit(Stat::RnrRetry),

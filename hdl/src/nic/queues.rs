@@ -59,15 +59,11 @@ use super::layouts::{pack, unpack};
 use super::sequencer::SeqState;
 use crate::dff_setup;
 use crate::prim::{Mem, Reg};
-use netcoll_models::nic::{Opcode, Status, CQ_DEPTH, WQ_DEPTH};
+use netcoll_models::nic::{Opcode, RcState, Status, CQ_DEPTH, WQ_DEPTH};
 use rust_hdl::prelude::*;
 
 const OPCODE_BITS: usize = Opcode::BITS;
 const STATUS_BITS: usize = Status::BITS;
-/// The answer states of an SQ's reliability word (`RcContext::state`, see "Reliable QPs").
-const RC_AWAIT: u64 = 1;
-const RC_RETRY: u64 = 2;
-const RC_ANSWERED: u64 = 3;
 /// Bits of a WQE's index within its ring.
 const WQ_SLOT_BITS: usize = WQ_DEPTH.trailing_zeros() as usize;
 /// Bits of a CQE's index within its ring.
@@ -206,9 +202,9 @@ crate::sub_block! {
         retry_at: Signal<Local, Bits<32>>,
         half: Constant<Bits<16>> = k(0x8000),
         half32: Constant<Bits<32>> = k(1 << 31),
-        st_await: Constant<Bits<2>> = k(RC_AWAIT),
-        st_retry: Constant<Bits<2>> = k(RC_RETRY),
-        st_answered: Constant<Bits<2>> = k(RC_ANSWERED),
+        st_await: Constant<Bits<2>> = k(RcState::Await.code()),
+        st_retry: Constant<Bits<2>> = k(RcState::Retry.code()),
+        st_answered: Constant<Bits<2>> = k(RcState::Answered.code()),
         retry_always: Constant<Bits<3>> = k(7),
         ok: Constant<Bits<STATUS_BITS>> = k(Status::Ok.code()),
         rnr_nak: Constant<Bits<STATUS_BITS>> = k(Status::RnrNak.code()),

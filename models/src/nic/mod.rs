@@ -375,6 +375,21 @@ crate::codes! {
 }
 
 crate::codes! {
+    /// The answer state of an SQ's reliability word ([`RcContext`]`::state`, 2 bits), see
+    /// "Reliable QPs".
+    pub enum RcState: 2 {
+        /// Nothing awaited.
+        Idle = 0 => "IDLE",
+        /// The head WQE's message has been sent; its answer is awaited.
+        Await = 1 => "AWAIT",
+        /// An RNR NAK came: the message goes again at `at`.
+        Retry = 2 => "RETRY",
+        /// The answer came: the head completes with `status` at the next visit.
+        Answered = 3 => "ANSWERED",
+    }
+}
+
+crate::codes! {
     /// Host commands (`host_op`, 4 bits); 10..15 are unknown (`BadOp`).
     pub enum HostOp: 4 {
         /// Does nothing, answers `Ok`.

@@ -144,7 +144,8 @@
 
 use super::{
     log2, CqContext, CqWait, CqeWord, HostOp, HostStatus, NicIn, NicOut, NicParams, Opcode,
-    QpConfig, RcContext, Stat, Status, WqContext, WqEnable, WqeWords, CQ_DEPTH, STATS, WQ_DEPTH,
+    QpConfig, RcContext, RcState, Stat, Status, WqContext, WqEnable, WqeWords, CQ_DEPTH, STATS,
+    WQ_DEPTH,
 };
 use crate::kit::layout::LayoutField;
 use crate::model_states;
@@ -232,9 +233,9 @@ use SeqState::*;
 const M16: u64 = 0xFFFF;
 
 /// The answer states of an SQ's reliability word ([`RcContext`]`::state`).
-const RC_AWAIT: u64 = 1;
-const RC_RETRY: u64 = 2;
-const RC_ANSWERED: u64 = 3;
+const RC_AWAIT: u64 = RcState::Await as u64;
+const RC_RETRY: u64 = RcState::Retry as u64;
+const RC_ANSWERED: u64 = RcState::Answered as u64;
 
 /// `CalcWait`'s count for a NIC whose ALU has (`fp`) or has not the floating-point types: with
 /// `CalcAlu`, the ALU's latency from the operands to `CalcWrite` (its `latency() - 2`).
