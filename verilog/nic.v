@@ -59,13 +59,20 @@ module nic (
     wire [11:0] dmem_wr_addr;
     wire [63:0] dmem_wr_data;
 
+    // Memory `dmem_tx`: 4096 words, registered read.
+    reg [63:0] dmem_tx_words [0:4095];
+    wire [11:0] dmem_tx_rd_addr;
+    reg [63:0] dmem_tx_rd_data;
+    wire dmem_tx_wr_en;
+    wire [11:0] dmem_tx_wr_addr;
+    wire [63:0] dmem_tx_wr_data;
+
     // Instance `sequencer`.
     wire sequencer_host_valid;
     wire sequencer_rx_valid;
     wire [4:0] sequencer_host_next;
     wire [4:0] sequencer_execute_next;
     wire [4:0] sequencer_calc_next;
-    wire [4:0] sequencer_transmit_next;
     wire [4:0] sequencer_receive_next;
     wire sequencer_advance_visit;
     wire [4:0] sequencer_current;
@@ -85,7 +92,6 @@ module nic (
         .host_next(sequencer_host_next),
         .execute_next(sequencer_execute_next),
         .calc_next(sequencer_calc_next),
-        .transmit_next(sequencer_transmit_next),
         .receive_next(sequencer_receive_next),
         .advance_visit(sequencer_advance_visit),
         .current(sequencer_current),
@@ -365,6 +371,10 @@ module nic (
     wire execute_calc_to_peer;
     wire [31:0] execute_cq_produced;
     wire [31:0] execute_cnt_data;
+    wire execute_tx_free;
+    wire execute_tx_busy_here;
+    wire execute_tx_sent_here;
+    wire execute_reliable;
     wire execute_awaits;
     wire [1:0] execute_rc_state;
     wire [3:0] execute_rc_status;
@@ -374,8 +384,11 @@ module nic (
     wire execute_complete;
     wire [3:0] execute_complete_status;
     wire execute_send;
+    wire execute_send_go;
     wire [15:0] execute_send_addr;
     wire [15:0] execute_send_len;
+    wire execute_sent_taken;
+    wire execute_await_answer;
     wire execute_calc_start;
     wire execute_read_enable;
     wire execute_read_wait_cq;
@@ -403,6 +416,10 @@ module nic (
         .calc_to_peer(execute_calc_to_peer),
         .cq_produced(execute_cq_produced),
         .cnt_data(execute_cnt_data),
+        .tx_free(execute_tx_free),
+        .tx_busy_here(execute_tx_busy_here),
+        .tx_sent_here(execute_tx_sent_here),
+        .reliable(execute_reliable),
         .awaits(execute_awaits),
         .rc_state(execute_rc_state),
         .rc_status(execute_rc_status),
@@ -412,8 +429,11 @@ module nic (
         .complete(execute_complete),
         .complete_status(execute_complete_status),
         .send(execute_send),
+        .send_go(execute_send_go),
         .send_addr(execute_send_addr),
         .send_len(execute_send_len),
+        .sent_taken(execute_sent_taken),
+        .await_answer(execute_await_answer),
         .calc_start(execute_calc_start),
         .read_enable(execute_read_enable),
         .read_wait_cq(execute_read_wait_cq),
@@ -442,9 +462,11 @@ module nic (
     wire calc_dmem_wr_en;
     wire [11:0] calc_dmem_wr_addr;
     wire [63:0] calc_dmem_wr_data;
-    wire calc_send;
-    wire [15:0] calc_send_addr;
-    wire [15:0] calc_send_len;
+    wire calc_reliable;
+    wire calc_go;
+    wire calc_cancel;
+    wire calc_advance_visit;
+    wire calc_await_answer;
     wire calc_complete;
     wire [3:0] calc_complete_status;
     wire calc_fp_refused;
@@ -469,9 +491,11 @@ module nic (
         .dmem_wr_en(calc_dmem_wr_en),
         .dmem_wr_addr(calc_dmem_wr_addr),
         .dmem_wr_data(calc_dmem_wr_data),
-        .send(calc_send),
-        .send_addr(calc_send_addr),
-        .send_len(calc_send_len),
+        .reliable(calc_reliable),
+        .go(calc_go),
+        .cancel(calc_cancel),
+        .advance_visit(calc_advance_visit),
+        .await_answer(calc_await_answer),
         .complete(calc_complete),
         .complete_status(calc_complete_status),
         .fp_refused(calc_fp_refused)
@@ -502,6 +526,7 @@ module nic (
     wire receive_buf_outside;
     wire [31:0] receive_cnt_data;
     wire receive_pending;
+    wire receive_ans_full;
     wire receive_rc_read;
     wire receive_answered;
     wire receive_answer_discard;
@@ -552,6 +577,7 @@ module nic (
         .buf_outside(receive_buf_outside),
         .cnt_data(receive_cnt_data),
         .pending(receive_pending),
+        .ans_full(receive_ans_full),
         .rc_read(receive_rc_read),
         .answered(receive_answered),
         .answer_discard(receive_answer_discard),
@@ -578,9 +604,9 @@ module nic (
     );
 
     // Instance `transmit`.
-    wire [4:0] transmit_state;
     wire transmit_tx_ready;
     wire transmit_send;
+    wire transmit_send_go;
     wire [15:0] transmit_send_addr;
     wire [15:0] transmit_send_len;
     wire [7:0] transmit_peer_node;
@@ -589,6 +615,10 @@ module nic (
     wire [7:0] transmit_peer_cnt;
     wire [3:0] transmit_served_qp;
     wire [15:0] transmit_ctx_ci;
+    wire transmit_reliable;
+    wire transmit_go;
+    wire transmit_cancel;
+    wire transmit_sent_taken;
     wire transmit_nak_send;
     wire [7:0] transmit_nak_dst;
     wire [7:0] transmit_nak_qp;
@@ -596,8 +626,6 @@ module nic (
     wire [15:0] transmit_nak_tag;
     wire [3:0] transmit_nak_reason;
     wire [63:0] transmit_dmem_data;
-    wire transmit_pending;
-    wire transmit_reliable;
     wire transmit_tx_valid;
     wire transmit_tx_kind;
     wire [7:0] transmit_tx_dst;
@@ -610,17 +638,17 @@ module nic (
     wire transmit_tx_empty;
     wire transmit_tx_last;
     wire [63:0] transmit_tx_data;
-    wire [4:0] transmit_next_state;
-    wire transmit_complete;
-    wire transmit_await_answer;
-    wire transmit_advance_visit;
+    wire transmit_free;
+    wire transmit_busy_here;
+    wire transmit_sent_here;
+    wire transmit_ans_full;
     wire [11:0] transmit_dmem_rd_addr;
     nic_transmit transmit (
         .clock(clock),
         .reset(reset),
-        .state(transmit_state),
         .tx_ready(transmit_tx_ready),
         .send(transmit_send),
+        .send_go(transmit_send_go),
         .send_addr(transmit_send_addr),
         .send_len(transmit_send_len),
         .peer_node(transmit_peer_node),
@@ -629,6 +657,10 @@ module nic (
         .peer_cnt(transmit_peer_cnt),
         .served_qp(transmit_served_qp),
         .ctx_ci(transmit_ctx_ci),
+        .reliable(transmit_reliable),
+        .go(transmit_go),
+        .cancel(transmit_cancel),
+        .sent_taken(transmit_sent_taken),
         .nak_send(transmit_nak_send),
         .nak_dst(transmit_nak_dst),
         .nak_qp(transmit_nak_qp),
@@ -636,8 +668,6 @@ module nic (
         .nak_tag(transmit_nak_tag),
         .nak_reason(transmit_nak_reason),
         .dmem_data(transmit_dmem_data),
-        .pending(transmit_pending),
-        .reliable(transmit_reliable),
         .tx_valid(transmit_tx_valid),
         .tx_kind(transmit_tx_kind),
         .tx_dst(transmit_tx_dst),
@@ -650,10 +680,10 @@ module nic (
         .tx_empty(transmit_tx_empty),
         .tx_last(transmit_tx_last),
         .tx_data(transmit_tx_data),
-        .next_state(transmit_next_state),
-        .complete(transmit_complete),
-        .await_answer(transmit_await_answer),
-        .advance_visit(transmit_advance_visit),
+        .free(transmit_free),
+        .busy_here(transmit_busy_here),
+        .sent_here(transmit_sent_here),
+        .ans_full(transmit_ans_full),
         .dmem_rd_addr(transmit_dmem_rd_addr)
     );
 
@@ -787,14 +817,20 @@ module nic (
         end
     end
 
+    always @(posedge clock) begin
+        dmem_tx_rd_data <= dmem_tx_words[dmem_tx_rd_addr];
+        if (dmem_tx_wr_en) begin
+            dmem_tx_words[dmem_tx_wr_addr] <= dmem_tx_wr_data;
+        end
+    end
+
     assign sequencer_host_valid = host_valid;
     assign sequencer_rx_valid = rx_valid;
     assign sequencer_host_next = host_cmd_next_state;
     assign sequencer_execute_next = execute_next_state;
     assign sequencer_calc_next = calc_next_state;
-    assign sequencer_transmit_next = transmit_next_state;
     assign sequencer_receive_next = receive_next_state;
-    assign sequencer_advance_visit = (execute_advance_visit | queues_advance_visit) | transmit_advance_visit;
+    assign sequencer_advance_visit = (execute_advance_visit | queues_advance_visit) | calc_advance_visit;
     assign host_ready = sequencer_host_ready;
     assign rx_ready = sequencer_rx_ready;
     assign host_cmd_state = sequencer_current;
@@ -854,7 +890,7 @@ module nic (
     assign queues_cfg_rnr_retry = host_cmd_cfg_rnr_retry;
     assign queues_cfg_rnr_delay = host_cmd_cfg_rnr_delay;
     assign queues_now = sequencer_now;
-    assign queues_await_answer = transmit_await_answer;
+    assign queues_await_answer = execute_await_answer | calc_await_answer;
     assign queues_msg_tag = receive_msg_tag;
     assign queues_answer_reason = rx_data[3:0];
     assign queues_read_enable = execute_read_enable;
@@ -886,6 +922,10 @@ module nic (
     assign execute_calc_to_peer = wqe_calc_to_peer;
     assign execute_cq_produced = queues_cq_produced;
     assign execute_cnt_data = cnt_rd_data;
+    assign execute_tx_free = transmit_free;
+    assign execute_tx_busy_here = transmit_busy_here;
+    assign execute_tx_sent_here = transmit_sent_here;
+    assign execute_reliable = queues_reliable;
     assign execute_awaits = queues_awaits;
     assign execute_rc_state = queues_rc_state;
     assign execute_rc_status = queues_rc_status;
@@ -904,6 +944,7 @@ module nic (
     assign calc_calc_dst = wqe_calc_dst;
     assign calc_calc_to_peer = wqe_calc_to_peer;
     assign calc_dmem_data = dmem_rd_data;
+    assign calc_reliable = queues_reliable;
     assign receive_state = sequencer_current;
     assign receive_take_rx = sequencer_take_rx;
     assign receive_rx_valid = rx_valid;
@@ -931,11 +972,15 @@ module nic (
     assign receive_buf_outside = execute_buf_outside;
     assign receive_cnt_data = cnt_rd_data;
     assign receive_pending = completion_pending;
-    assign transmit_state = sequencer_current;
+    assign receive_ans_full = transmit_ans_full;
     assign transmit_tx_ready = tx_ready;
-    assign transmit_send = execute_send | calc_send;
-    assign transmit_send_addr = execute_send_addr | calc_send_addr;
-    assign transmit_send_len = execute_send_len | calc_send_len;
+    assign transmit_send = execute_send;
+    assign transmit_send_go = execute_send_go;
+    assign transmit_send_addr = execute_send_addr;
+    assign transmit_send_len = execute_send_len;
+    assign transmit_go = calc_go;
+    assign transmit_cancel = calc_cancel;
+    assign transmit_sent_taken = execute_sent_taken;
     assign transmit_peer_node = wqe_peer_node;
     assign transmit_peer_qp = wqe_peer_qp;
     assign transmit_peer_cnt_en = wqe_peer_cnt_en;
@@ -948,8 +993,7 @@ module nic (
     assign transmit_nak_src_qp = receive_msg_qp;
     assign transmit_nak_tag = receive_msg_tag;
     assign transmit_nak_reason = receive_nak_reason;
-    assign transmit_dmem_data = dmem_rd_data;
-    assign transmit_pending = completion_pending;
+    assign transmit_dmem_data = dmem_tx_rd_data;
     assign transmit_reliable = queues_reliable;
     assign tx_valid = transmit_tx_valid;
     assign tx_kind = transmit_tx_kind;
@@ -964,7 +1008,7 @@ module nic (
     assign tx_last = transmit_tx_last;
     assign tx_data = transmit_tx_data;
     assign completion_state = sequencer_current;
-    assign completion_complete = ((execute_complete | calc_complete) | receive_complete) | transmit_complete;
+    assign completion_complete = (execute_complete | calc_complete) | receive_complete;
     assign completion_complete_status = (execute_complete_status | calc_complete_status) | receive_complete_status;
     assign completion_complete_len = receive_complete_len;
     assign completion_opcode = wqe_opcode;
@@ -980,10 +1024,14 @@ module nic (
     assign cnt_wr_en = (host_cmd_cnt_wr_en | receive_cnt_wr_en) & (~reset);
     assign cnt_wr_addr = host_cmd_cnt_wr_addr | receive_cnt_wr_addr;
     assign cnt_wr_data = host_cmd_cnt_wr_data | receive_cnt_wr_data;
-    assign dmem_rd_addr = (host_cmd_dmem_rd_addr | calc_dmem_rd_addr) | transmit_dmem_rd_addr;
+    assign dmem_rd_addr = host_cmd_dmem_rd_addr | calc_dmem_rd_addr;
+    assign dmem_tx_rd_addr = transmit_dmem_rd_addr;
     assign dmem_wr_en = ((host_cmd_dmem_wr_en | calc_dmem_wr_en) | receive_dmem_wr_en) & (~reset);
     assign dmem_wr_addr = (host_cmd_dmem_wr_addr | calc_dmem_wr_addr) | receive_dmem_wr_addr;
     assign dmem_wr_data = (host_cmd_dmem_wr_data | calc_dmem_wr_data) | receive_dmem_wr_data;
+    assign dmem_tx_wr_en = dmem_wr_en;
+    assign dmem_tx_wr_addr = dmem_wr_addr;
+    assign dmem_tx_wr_data = dmem_wr_data;
 
 endmodule
 

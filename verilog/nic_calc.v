@@ -24,9 +24,11 @@ module nic_calc (
     output reg          dmem_wr_en,
     output reg  [11:0]  dmem_wr_addr,
     output reg  [63:0]  dmem_wr_data,
-    output reg          send,
-    output reg  [15:0]  send_addr,
-    output reg  [15:0]  send_len,
+    input  wire         reliable,
+    output reg          go,
+    output reg          cancel,
+    output reg          advance_visit,
+    output reg          await_answer,
     output reg          complete,
     output reg  [3:0]   complete_status,
     output reg          fp_refused
@@ -42,17 +44,17 @@ module nic_calc (
     localparam [2:0] dtype_fp = 3'd4;
     localparam [3:0] fp_types = 4'd0;
     localparam [3:0] ok = 4'd0;
+    localparam [4:0] SEQ_STATE_IDLE = 5'd1;
     localparam [4:0] SEQ_STATE_COMPLETE = 5'ha;
-    localparam [4:0] SEQ_STATE_CALC_READ_A = 5'h14;
-    localparam [4:0] SEQ_STATE_CALC_READ_B = 5'h15;
-    localparam [4:0] SEQ_STATE_CALC_READ_A_INDEX = 5'h16;
-    localparam [4:0] SEQ_STATE_CALC_READ_B_INDEX = 5'h17;
-    localparam [4:0] SEQ_STATE_CALC_OPERANDS = 5'h18;
-    localparam [4:0] SEQ_STATE_CALC_ALU = 5'h19;
-    localparam [4:0] SEQ_STATE_CALC_WRITE = 5'h1a;
-    localparam [4:0] SEQ_STATE_CALC_WRITE_INDEX = 5'h1b;
-    localparam [4:0] SEQ_STATE_TX_START = 5'h1c;
-    localparam [4:0] SEQ_STATE_CALC_WAIT = 5'h1d;
+    localparam [4:0] SEQ_STATE_CALC_READ_A = 5'h13;
+    localparam [4:0] SEQ_STATE_CALC_READ_B = 5'h14;
+    localparam [4:0] SEQ_STATE_CALC_READ_A_INDEX = 5'h15;
+    localparam [4:0] SEQ_STATE_CALC_READ_B_INDEX = 5'h16;
+    localparam [4:0] SEQ_STATE_CALC_OPERANDS = 5'h17;
+    localparam [4:0] SEQ_STATE_CALC_ALU = 5'h18;
+    localparam [4:0] SEQ_STATE_CALC_WRITE = 5'h19;
+    localparam [4:0] SEQ_STATE_CALC_WRITE_INDEX = 5'h1a;
+    localparam [4:0] SEQ_STATE_CALC_WAIT = 5'h1b;
 
     // Registers: `x_q` holds, `x_d` is its next value.
     reg [15:0] left_q;
@@ -270,12 +272,14 @@ module nic_calc (
             default: begin
             end
         endcase
-        send = 1'b0;
-        send_addr = 16'd0;
-        send_len = 16'd0;
+        go = 1'b0;
+        cancel = 1'b0;
+        advance_visit = 1'b0;
+        await_answer = 1'b0;
         complete = 1'b0;
         complete_status = ok;
         if ((state == SEQ_STATE_CALC_READ_A) & outside) begin
+            cancel = calc_to_peer;
             complete = 1'b1;
             complete_status = bad_addr;
             next_state = SEQ_STATE_COMPLETE;
@@ -290,16 +294,13 @@ module nic_calc (
             end
             next_state = SEQ_STATE_CALC_READ_A;
             if (left_q == 16'd1) begin
-                send = calc_to_peer;
                 complete = ~calc_to_peer;
                 next_state = SEQ_STATE_COMPLETE;
                 if (calc_to_peer) begin
-                    send_addr = calc_dst;
-                    send_len = calc_count;
-                    if (is_loc) begin
-                        send_len = calc_count << 1'b1;
-                    end
-                    next_state = SEQ_STATE_TX_START;
+                    go = 1'b1;
+                    await_answer = reliable;
+                    advance_visit = 1'b1;
+                    next_state = SEQ_STATE_IDLE;
                 end
             end
         end

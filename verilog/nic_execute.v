@@ -23,6 +23,10 @@ module nic_execute (
     input  wire         calc_to_peer,
     input  wire [31:0]  cq_produced,
     input  wire [31:0]  cnt_data,
+    input  wire         tx_free,
+    input  wire         tx_busy_here,
+    input  wire         tx_sent_here,
+    input  wire         reliable,
     input  wire         awaits,
     input  wire [1:0]   rc_state,
     input  wire [3:0]   rc_status,
@@ -32,8 +36,11 @@ module nic_execute (
     output reg          complete,
     output reg  [3:0]   complete_status,
     output reg          send,
+    output reg          send_go,
     output reg  [15:0]  send_addr,
     output reg  [15:0]  send_len,
+    output reg          sent_taken,
+    output reg          await_answer,
     output reg          calc_start,
     output reg          read_enable,
     output reg          read_wait_cq,
@@ -72,9 +79,8 @@ module nic_execute (
     localparam [4:0] SEQ_STATE_WAIT_CHECK = 5'd8;
     localparam [4:0] SEQ_STATE_ENABLE_WRITE = 5'd9;
     localparam [4:0] SEQ_STATE_COMPLETE = 5'ha;
-    localparam [4:0] SEQ_STATE_CALC_READ_A = 5'h14;
-    localparam [4:0] SEQ_STATE_TX_START = 5'h1c;
-    localparam [4:0] SEQ_STATE_SQ_WQE = 5'h1e;
+    localparam [4:0] SEQ_STATE_CALC_READ_A = 5'h13;
+    localparam [4:0] SEQ_STATE_SQ_WQE = 5'h1c;
 
     // Combinational signals.
     wire [16:0] buf_end;
@@ -106,8 +112,11 @@ module nic_execute (
         fail_status = ok;
         complete = 1'b0;
         send = 1'b0;
+        send_go = 1'b1;
         send_addr = 16'd0;
         send_len = 16'd0;
+        sent_taken = 1'b0;
+        await_answer = 1'b0;
         calc_start = 1'b0;
         read_enable = 1'b0;
         read_wait_cq = 1'b0;
@@ -116,7 +125,7 @@ module nic_execute (
         case (state)
             SEQ_STATE_SQ_CONTEXT: begin
                 next_state = SEQ_STATE_SQ_WQE;
-                if ((~runnable) | awaits) begin
+                if (((~runnable) | awaits) | tx_busy_here) begin
                     advance_visit = 1'b1;
                     next_state = SEQ_STATE_IDLE;
                 end
@@ -132,11 +141,17 @@ module nic_execute (
                     stat_hits = hit_cq_stall;
                     advance_visit = 1'b1;
                     next_state = SEQ_STATE_IDLE;
+                end else if (tx_sent_here) begin
+                    sent_taken = 1'b1;
+                    complete = 1'b1;
                 end else if (rc_state == st_answered) begin
                     fail = 1'b1;
                     fail_status = rc_status;
                 end else if (rc_state == st_retry) begin
                     stat_hits = hit_rnr_retry;
+                    if (~tx_free) begin
+                        stat_hits = 11'd0;
+                    end
                     send = 1'b1;
                     send_addr = buf_addr;
                     send_len = buf_len;
@@ -175,12 +190,18 @@ module nic_execute (
                     fail = (calc_op >= alu_reserved) | calc_fp_refused;
                     fail_status = bad_arg;
                     calc_start = 1'b1;
+                    if (calc_to_peer) begin
+                        send = 1'b1;
+                        send_go = calc_count == 16'd0;
+                        send_addr = calc_dst;
+                        send_len = calc_count;
+                        if (calc_loc) begin
+                            send_len = calc_count + calc_count;
+                        end
+                    end
                     if (calc_count != 16'd0) begin
                         next_state = SEQ_STATE_CALC_READ_A;
-                    end else if (calc_to_peer) begin
-                        send = 1'b1;
-                        send_addr = calc_dst;
-                    end else begin
+                    end else if (~calc_to_peer) begin
                         complete = 1'b1;
                     end
                 end else begin
@@ -204,6 +225,7 @@ module nic_execute (
         if (fail) begin
             complete = 1'b1;
             send = 1'b0;
+            sent_taken = 1'b0;
             calc_start = 1'b0;
             read_enable = 1'b0;
             read_wait_cq = 1'b0;
@@ -213,8 +235,16 @@ module nic_execute (
         if (fail) begin
             complete_status = fail_status;
         end
-        if (send) begin
-            next_state = SEQ_STATE_TX_START;
+        if (send & (~tx_free)) begin
+            send = 1'b0;
+            calc_start = 1'b0;
+            advance_visit = 1'b1;
+            next_state = SEQ_STATE_IDLE;
+        end
+        if (send & send_go) begin
+            await_answer = reliable;
+            advance_visit = 1'b1;
+            next_state = SEQ_STATE_IDLE;
         end
         if (complete) begin
             next_state = SEQ_STATE_COMPLETE;

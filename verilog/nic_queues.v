@@ -88,11 +88,11 @@ module nic_queues (
     localparam [4:0] SEQ_STATE_SQ_CONTEXT = 5'd6;
     localparam [4:0] SEQ_STATE_ENABLE_WRITE = 5'd9;
     localparam [4:0] SEQ_STATE_COMPLETE = 5'ha;
-    localparam [4:0] SEQ_STATE_RX_CONTEXT = 5'hd;
-    localparam [4:0] SEQ_STATE_RX_WQE = 5'he;
-    localparam [4:0] SEQ_STATE_NAK_CONTEXT = 5'h12;
-    localparam [4:0] SEQ_STATE_NAK_CQ = 5'h13;
-    localparam [4:0] SEQ_STATE_SQ_WQE = 5'h1e;
+    localparam [4:0] SEQ_STATE_RX_CONTEXT = 5'hc;
+    localparam [4:0] SEQ_STATE_RX_WQE = 5'hd;
+    localparam [4:0] SEQ_STATE_NAK_CONTEXT = 5'h11;
+    localparam [4:0] SEQ_STATE_NAK_CQ = 5'h12;
+    localparam [4:0] SEQ_STATE_SQ_WQE = 5'h1c;
 
     // Registers: `x_q` holds, `x_d` is its next value.
     reg [4:0] served_q;

@@ -30,6 +30,7 @@ module nic_receive (
     input  wire         buf_outside,
     input  wire [31:0]  cnt_data,
     input  wire         pending,
+    input  wire         ans_full,
     input  wire         rc_read,
     input  wire         answered,
     input  wire         answer_discard,
@@ -71,15 +72,15 @@ module nic_receive (
     localparam [3:0] rnr_nak = 4'd8;
     localparam [4:0] SEQ_STATE_IDLE = 5'd1;
     localparam [4:0] SEQ_STATE_COMPLETE = 5'ha;
-    localparam [4:0] SEQ_STATE_TX_HOLD = 5'hc;
-    localparam [4:0] SEQ_STATE_RX_CONTEXT = 5'hd;
-    localparam [4:0] SEQ_STATE_RX_WQE = 5'he;
-    localparam [4:0] SEQ_STATE_RX_DATA = 5'hf;
-    localparam [4:0] SEQ_STATE_RX_COUNTER = 5'h10;
-    localparam [4:0] SEQ_STATE_RX_DROP = 5'h11;
-    localparam [4:0] SEQ_STATE_NAK_CONTEXT = 5'h12;
-    localparam [4:0] SEQ_STATE_NAK_CQ = 5'h13;
-    localparam [4:0] SEQ_STATE_RX_CHECK = 5'h1f;
+    localparam [4:0] SEQ_STATE_ANS_WAIT = 5'hb;
+    localparam [4:0] SEQ_STATE_RX_CONTEXT = 5'hc;
+    localparam [4:0] SEQ_STATE_RX_WQE = 5'hd;
+    localparam [4:0] SEQ_STATE_RX_DATA = 5'he;
+    localparam [4:0] SEQ_STATE_RX_COUNTER = 5'hf;
+    localparam [4:0] SEQ_STATE_RX_DROP = 5'h10;
+    localparam [4:0] SEQ_STATE_NAK_CONTEXT = 5'h11;
+    localparam [4:0] SEQ_STATE_NAK_CQ = 5'h12;
+    localparam [4:0] SEQ_STATE_RX_CHECK = 5'h1d;
 
     // Registers: `x_q` holds, `x_d` is its next value.
     reg [7:0] src_q;
@@ -270,9 +271,11 @@ module nic_receive (
                             cnt_rd_addr = cnt_q[4:0];
                             next_state = SEQ_STATE_RX_COUNTER;
                         end else if (ack_q) begin
-                            nak_send = 1'b1;
+                            nak_send = ~ans_full;
                             hold = 1'b1;
-                            next_state = SEQ_STATE_TX_HOLD;
+                            if (ans_full) begin
+                                next_state = SEQ_STATE_ANS_WAIT;
+                            end
                         end
                     end
                 end
@@ -283,21 +286,34 @@ module nic_receive (
                 cnt_wr_data = cnt_data + 32'd1;
                 next_state = SEQ_STATE_COMPLETE;
                 if (ack_q) begin
-                    nak_send = 1'b1;
+                    nak_send = ~ans_full;
                     hold = 1'b1;
-                    next_state = SEQ_STATE_TX_HOLD;
+                    if (ans_full) begin
+                        next_state = SEQ_STATE_ANS_WAIT;
+                    end
                 end
             end
             SEQ_STATE_RX_DROP: begin
                 if (rx_valid & rx_last) begin
-                    nak_send = nak_q;
+                    nak_send = nak_q & (~ans_full);
                     next_state = SEQ_STATE_IDLE;
                     if (pending) begin
                         next_state = SEQ_STATE_COMPLETE;
                     end
                     if (nak_q) begin
                         stat_hits = hit_rx_discard;
-                        next_state = SEQ_STATE_TX_HOLD;
+                        if (ans_full) begin
+                            next_state = SEQ_STATE_ANS_WAIT;
+                        end
+                    end
+                end
+            end
+            SEQ_STATE_ANS_WAIT: begin
+                if (~ans_full) begin
+                    nak_send = 1'b1;
+                    next_state = SEQ_STATE_IDLE;
+                    if (pending) begin
+                        next_state = SEQ_STATE_COMPLETE;
                     end
                 end
             end

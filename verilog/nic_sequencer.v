@@ -11,7 +11,6 @@ module nic_sequencer (
     input  wire [4:0]   host_next,
     input  wire [4:0]   execute_next,
     input  wire [4:0]   calc_next,
-    input  wire [4:0]   transmit_next,
     input  wire [4:0]   receive_next,
     input  wire         advance_visit,
     output wire [4:0]   current,
@@ -37,27 +36,25 @@ module nic_sequencer (
     localparam [4:0] SEQ_STATE_WAIT_CHECK = 5'd8;
     localparam [4:0] SEQ_STATE_ENABLE_WRITE = 5'd9;
     localparam [4:0] SEQ_STATE_COMPLETE = 5'ha;
-    localparam [4:0] SEQ_STATE_TX_BEAT = 5'hb;
-    localparam [4:0] SEQ_STATE_TX_HOLD = 5'hc;
-    localparam [4:0] SEQ_STATE_RX_CONTEXT = 5'hd;
-    localparam [4:0] SEQ_STATE_RX_WQE = 5'he;
-    localparam [4:0] SEQ_STATE_RX_DATA = 5'hf;
-    localparam [4:0] SEQ_STATE_RX_COUNTER = 5'h10;
-    localparam [4:0] SEQ_STATE_RX_DROP = 5'h11;
-    localparam [4:0] SEQ_STATE_NAK_CONTEXT = 5'h12;
-    localparam [4:0] SEQ_STATE_NAK_CQ = 5'h13;
-    localparam [4:0] SEQ_STATE_CALC_READ_A = 5'h14;
-    localparam [4:0] SEQ_STATE_CALC_READ_B = 5'h15;
-    localparam [4:0] SEQ_STATE_CALC_READ_A_INDEX = 5'h16;
-    localparam [4:0] SEQ_STATE_CALC_READ_B_INDEX = 5'h17;
-    localparam [4:0] SEQ_STATE_CALC_OPERANDS = 5'h18;
-    localparam [4:0] SEQ_STATE_CALC_ALU = 5'h19;
-    localparam [4:0] SEQ_STATE_CALC_WRITE = 5'h1a;
-    localparam [4:0] SEQ_STATE_CALC_WRITE_INDEX = 5'h1b;
-    localparam [4:0] SEQ_STATE_TX_START = 5'h1c;
-    localparam [4:0] SEQ_STATE_CALC_WAIT = 5'h1d;
-    localparam [4:0] SEQ_STATE_SQ_WQE = 5'h1e;
-    localparam [4:0] SEQ_STATE_RX_CHECK = 5'h1f;
+    localparam [4:0] SEQ_STATE_ANS_WAIT = 5'hb;
+    localparam [4:0] SEQ_STATE_RX_CONTEXT = 5'hc;
+    localparam [4:0] SEQ_STATE_RX_WQE = 5'hd;
+    localparam [4:0] SEQ_STATE_RX_DATA = 5'he;
+    localparam [4:0] SEQ_STATE_RX_COUNTER = 5'hf;
+    localparam [4:0] SEQ_STATE_RX_DROP = 5'h10;
+    localparam [4:0] SEQ_STATE_NAK_CONTEXT = 5'h11;
+    localparam [4:0] SEQ_STATE_NAK_CQ = 5'h12;
+    localparam [4:0] SEQ_STATE_CALC_READ_A = 5'h13;
+    localparam [4:0] SEQ_STATE_CALC_READ_B = 5'h14;
+    localparam [4:0] SEQ_STATE_CALC_READ_A_INDEX = 5'h15;
+    localparam [4:0] SEQ_STATE_CALC_READ_B_INDEX = 5'h16;
+    localparam [4:0] SEQ_STATE_CALC_OPERANDS = 5'h17;
+    localparam [4:0] SEQ_STATE_CALC_ALU = 5'h18;
+    localparam [4:0] SEQ_STATE_CALC_WRITE = 5'h19;
+    localparam [4:0] SEQ_STATE_CALC_WRITE_INDEX = 5'h1a;
+    localparam [4:0] SEQ_STATE_CALC_WAIT = 5'h1b;
+    localparam [4:0] SEQ_STATE_SQ_WQE = 5'h1c;
+    localparam [4:0] SEQ_STATE_RX_CHECK = 5'h1d;
 
     // Registers: `x_q` holds, `x_d` is its next value.
     reg [4:0] state_q;
@@ -147,14 +144,8 @@ module nic_sequencer (
             SEQ_STATE_COMPLETE: begin
                 state_d = SEQ_STATE_IDLE;
             end
-            SEQ_STATE_TX_START: begin
-                state_d = transmit_next;
-            end
-            SEQ_STATE_TX_BEAT: begin
-                state_d = transmit_next;
-            end
-            SEQ_STATE_TX_HOLD: begin
-                state_d = transmit_next;
+            SEQ_STATE_ANS_WAIT: begin
+                state_d = receive_next;
             end
             SEQ_STATE_RX_CONTEXT: begin
                 state_d = receive_next;

@@ -6,9 +6,9 @@
 module nic_transmit (
     input  wire         clock,
     input  wire         reset,
-    input  wire [4:0]   state,
     input  wire         tx_ready,
     input  wire         send,
+    input  wire         send_go,
     input  wire [15:0]  send_addr,
     input  wire [15:0]  send_len,
     input  wire [7:0]   peer_node,
@@ -17,6 +17,10 @@ module nic_transmit (
     input  wire [7:0]   peer_cnt,
     input  wire [3:0]   served_qp,
     input  wire [15:0]  ctx_ci,
+    input  wire         reliable,
+    input  wire         go,
+    input  wire         cancel,
+    input  wire         sent_taken,
     input  wire         nak_send,
     input  wire [7:0]   nak_dst,
     input  wire [7:0]   nak_qp,
@@ -24,8 +28,6 @@ module nic_transmit (
     input  wire [15:0]  nak_tag,
     input  wire [3:0]   nak_reason,
     input  wire [63:0]  dmem_data,
-    input  wire         pending,
-    input  wire         reliable,
     output wire         tx_valid,
     output wire         tx_kind,
     output wire [7:0]   tx_dst,
@@ -38,22 +40,20 @@ module nic_transmit (
     output wire         tx_empty,
     output wire         tx_last,
     output wire [63:0]  tx_data,
-    output reg  [4:0]   next_state,
-    output reg          complete,
-    output reg          await_answer,
-    output reg          advance_visit,
+    output wire         free,
+    output wire         busy_here,
+    output wire         sent_here,
+    output wire         ans_full,
     output reg  [11:0]  dmem_rd_addr
 );
 
-    localparam [4:0] SEQ_STATE_IDLE = 5'd1;
-    localparam [4:0] SEQ_STATE_COMPLETE = 5'ha;
-    localparam [4:0] SEQ_STATE_TX_BEAT = 5'hb;
-    localparam [4:0] SEQ_STATE_TX_HOLD = 5'hc;
-    localparam [4:0] SEQ_STATE_TX_START = 5'h1c;
+    localparam [1:0] TX_PHASE_IDLE = 2'd0;
+    localparam [1:0] TX_PHASE_BEAT = 2'd1;
+    localparam [1:0] TX_PHASE_HOLD = 2'd2;
 
     // Registers: `x_q` holds, `x_d` is its next value.
-    reg nak_q;
-    reg nak_d;
+    reg [1:0] phase_q;
+    reg [1:0] phase_d;
     reg valid_q;
     reg valid_d;
     reg kind_q;
@@ -78,14 +78,46 @@ module nic_transmit (
     reg last_d;
     reg [63:0] data_q;
     reg [63:0] data_d;
+    reg pend_q;
+    reg pend_d;
+    reg may_go_q;
+    reg may_go_d;
+    reg sent_q;
+    reg sent_d;
+    reg [3:0] sq_q;
+    reg [3:0] sq_d;
+    reg [7:0] m_dst_q;
+    reg [7:0] m_dst_d;
+    reg [7:0] m_qp_q;
+    reg [7:0] m_qp_d;
+    reg m_cnt_en_q;
+    reg m_cnt_en_d;
+    reg [7:0] m_cnt_q;
+    reg [7:0] m_cnt_d;
+    reg [15:0] m_tag_q;
+    reg [15:0] m_tag_d;
+    reg m_ack_q;
+    reg m_ack_d;
     reg [15:0] left_q;
     reg [15:0] left_d;
     reg [15:0] addr_q;
     reg [15:0] addr_d;
+    reg ans_q;
+    reg ans_d;
+    reg [7:0] a_dst_q;
+    reg [7:0] a_dst_d;
+    reg [7:0] a_qp_q;
+    reg [7:0] a_qp_d;
+    reg [7:0] a_src_qp_q;
+    reg [7:0] a_src_qp_d;
+    reg [15:0] a_tag_q;
+    reg [15:0] a_tag_d;
+    reg [3:0] a_reason_q;
+    reg [3:0] a_reason_d;
 
     always @(posedge clock) begin
         if (reset) begin
-            nak_q <= 1'b0;
+            phase_q <= 2'd0;
             valid_q <= 1'b0;
             kind_q <= 1'b0;
             dst_q <= 8'd0;
@@ -98,10 +130,26 @@ module nic_transmit (
             empty_q <= 1'b0;
             last_q <= 1'b0;
             data_q <= 64'd0;
+            pend_q <= 1'b0;
+            may_go_q <= 1'b0;
+            sent_q <= 1'b0;
+            sq_q <= 4'd0;
+            m_dst_q <= 8'd0;
+            m_qp_q <= 8'd0;
+            m_cnt_en_q <= 1'b0;
+            m_cnt_q <= 8'd0;
+            m_tag_q <= 16'd0;
+            m_ack_q <= 1'b0;
             left_q <= 16'd0;
             addr_q <= 16'd0;
+            ans_q <= 1'b0;
+            a_dst_q <= 8'd0;
+            a_qp_q <= 8'd0;
+            a_src_qp_q <= 8'd0;
+            a_tag_q <= 16'd0;
+            a_reason_q <= 4'd0;
         end else begin
-            nak_q <= nak_d;
+            phase_q <= phase_d;
             valid_q <= valid_d;
             kind_q <= kind_d;
             dst_q <= dst_d;
@@ -114,8 +162,24 @@ module nic_transmit (
             empty_q <= empty_d;
             last_q <= last_d;
             data_q <= data_d;
+            pend_q <= pend_d;
+            may_go_q <= may_go_d;
+            sent_q <= sent_d;
+            sq_q <= sq_d;
+            m_dst_q <= m_dst_d;
+            m_qp_q <= m_qp_d;
+            m_cnt_en_q <= m_cnt_en_d;
+            m_cnt_q <= m_cnt_d;
+            m_tag_q <= m_tag_d;
+            m_ack_q <= m_ack_d;
             left_q <= left_d;
             addr_q <= addr_d;
+            ans_q <= ans_d;
+            a_dst_q <= a_dst_d;
+            a_qp_q <= a_qp_d;
+            a_src_qp_q <= a_src_qp_d;
+            a_tag_q <= a_tag_d;
+            a_reason_q <= a_reason_d;
         end
     end
 
@@ -131,9 +195,13 @@ module nic_transmit (
     assign tx_empty = empty_q;
     assign tx_last = last_q;
     assign tx_data = data_q;
+    assign free = (~pend_q) & (~sent_q);
+    assign busy_here = pend_q & (sq_q == served_qp);
+    assign sent_here = sent_q & (sq_q == served_qp);
+    assign ans_full = ans_q;
 
     always @(*) begin
-        nak_d = nak_q;
+        phase_d = phase_q;
         valid_d = valid_q;
         kind_d = kind_q;
         dst_d = dst_q;
@@ -146,80 +214,114 @@ module nic_transmit (
         empty_d = empty_q;
         last_d = last_q;
         data_d = data_q;
+        pend_d = pend_q;
+        may_go_d = may_go_q;
+        sent_d = sent_q;
+        sq_d = sq_q;
+        m_dst_d = m_dst_q;
+        m_qp_d = m_qp_q;
+        m_cnt_en_d = m_cnt_en_q;
+        m_cnt_d = m_cnt_q;
+        m_tag_d = m_tag_q;
+        m_ack_d = m_ack_q;
         left_d = left_q;
         addr_d = addr_q;
+        ans_d = ans_q;
+        a_dst_d = a_dst_q;
+        a_qp_d = a_qp_q;
+        a_src_qp_d = a_src_qp_q;
+        a_tag_d = a_tag_q;
+        a_reason_d = a_reason_q;
         if (send) begin
-            nak_d = 1'b0;
-            kind_d = 1'b0;
-            dst_d = peer_node;
-            qp_d = peer_qp;
-            src_qp_d = {{4{1'b0}}, served_qp};
-            cnt_en_d = peer_cnt_en;
-            cnt_d = peer_cnt;
-            tag_d = ctx_ci;
-            ack_d = reliable;
+            pend_d = 1'b1;
+            may_go_d = send_go;
+            sq_d = served_qp;
+            m_dst_d = peer_node;
+            m_qp_d = peer_qp;
+            m_cnt_en_d = peer_cnt_en;
+            m_cnt_d = peer_cnt;
+            m_tag_d = ctx_ci;
+            m_ack_d = reliable;
             left_d = send_len;
             addr_d = send_addr;
         end
-        if (nak_send) begin
-            nak_d = 1'b1;
-            kind_d = 1'b1;
-            dst_d = nak_dst;
-            qp_d = nak_qp;
-            src_qp_d = nak_src_qp;
-            cnt_en_d = 1'b0;
-            cnt_d = 8'd0;
-            tag_d = nak_tag;
-            ack_d = 1'b0;
-            valid_d = 1'b1;
-            empty_d = 1'b1;
-            last_d = 1'b1;
-            data_d = {{60{1'b0}}, nak_reason};
+        if (go) begin
+            may_go_d = 1'b1;
         end
-        next_state = state;
-        complete = 1'b0;
-        await_answer = 1'b0;
-        advance_visit = 1'b0;
+        if (cancel) begin
+            pend_d = 1'b0;
+        end
+        if (sent_taken) begin
+            sent_d = 1'b0;
+        end
+        if (nak_send) begin
+            ans_d = 1'b1;
+            a_dst_d = nak_dst;
+            a_qp_d = nak_qp;
+            a_src_qp_d = nak_src_qp;
+            a_tag_d = nak_tag;
+            a_reason_d = nak_reason;
+        end
         dmem_rd_addr = 12'd0;
-        case (state)
-            SEQ_STATE_TX_START: begin
-                if (left_q == 16'd0) begin
+        case (phase_q)
+            TX_PHASE_IDLE: begin
+                if (ans_q) begin
+                    ans_d = 1'b0;
+                    kind_d = 1'b1;
+                    dst_d = a_dst_q;
+                    qp_d = a_qp_q;
+                    src_qp_d = a_src_qp_q;
+                    cnt_en_d = 1'b0;
+                    cnt_d = 8'd0;
+                    tag_d = a_tag_q;
+                    ack_d = 1'b0;
                     valid_d = 1'b1;
                     empty_d = 1'b1;
                     last_d = 1'b1;
-                    data_d = 64'd0;
-                    next_state = SEQ_STATE_TX_HOLD;
-                end else begin
-                    dmem_rd_addr = addr_q[11:0];
-                    next_state = SEQ_STATE_TX_BEAT;
+                    data_d = {{60{1'b0}}, a_reason_q};
+                    phase_d = TX_PHASE_HOLD;
+                end else if ((pend_q & may_go_q) & (~nak_send)) begin
+                    kind_d = 1'b0;
+                    dst_d = m_dst_q;
+                    qp_d = m_qp_q;
+                    src_qp_d = {{4{1'b0}}, sq_q};
+                    cnt_en_d = m_cnt_en_q;
+                    cnt_d = m_cnt_q;
+                    tag_d = m_tag_q;
+                    ack_d = m_ack_q;
+                    if (left_q == 16'd0) begin
+                        valid_d = 1'b1;
+                        empty_d = 1'b1;
+                        last_d = 1'b1;
+                        data_d = 64'd0;
+                        phase_d = TX_PHASE_HOLD;
+                    end else begin
+                        dmem_rd_addr = addr_q[11:0];
+                        phase_d = TX_PHASE_BEAT;
+                    end
                 end
             end
-            SEQ_STATE_TX_BEAT: begin
+            TX_PHASE_BEAT: begin
                 valid_d = 1'b1;
                 empty_d = 1'b0;
                 last_d = left_q == 16'd1;
                 data_d = dmem_data;
-                next_state = SEQ_STATE_TX_HOLD;
+                phase_d = TX_PHASE_HOLD;
             end
-            SEQ_STATE_TX_HOLD: begin
+            TX_PHASE_HOLD: begin
                 if (tx_ready) begin
                     valid_d = 1'b0;
                     if (~last_q) begin
                         left_d = left_q - 16'd1;
                         addr_d = addr_q + 16'd1;
                         dmem_rd_addr = addr_q[11:0] + 12'd1;
-                        next_state = SEQ_STATE_TX_BEAT;
-                    end else if ((~nak_q) & reliable) begin
-                        await_answer = 1'b1;
-                        advance_visit = 1'b1;
-                        next_state = SEQ_STATE_IDLE;
-                    end else if (~nak_q) begin
-                        complete = 1'b1;
-                        next_state = SEQ_STATE_COMPLETE;
-                    end else if (pending) begin
-                        next_state = SEQ_STATE_COMPLETE;
+                        phase_d = TX_PHASE_BEAT;
                     end else begin
-                        next_state = SEQ_STATE_IDLE;
+                        phase_d = TX_PHASE_IDLE;
+                        if (~kind_q) begin
+                            pend_d = 1'b0;
+                            sent_d = ~ack_q;
+                        end
                     end
                 end
             end

@@ -9,7 +9,9 @@ use netcoll_models::kit::cycle::{CycleSim, Typed};
 use netcoll_models::kit::ports::PortValues;
 use netcoll_models::net::{Beat, Link, Message, Reassembler};
 use netcoll_models::nic::model::NicModel;
-use netcoll_models::nic::{Cqe, HostOp, HostStatus, NicIn, NicOut, NicParams, Opcode, Stat, Wqe};
+use netcoll_models::nic::{
+    Cqe, HostOp, HostStatus, NicIn, NicOut, NicParams, Opcode, Stat, Status, Wqe,
+};
 use netcoll_testbench::harness::verilator::VerilatorSim;
 use netcoll_testbench::harness::{Knobs, Level, Lockstep};
 use netcoll_testbench::nic::scenario::{
@@ -443,12 +445,22 @@ struct Exchange {
     held: u64,
 }
 
+/// [`exchange_through`] links with room for 2 beats.
+fn exchange(p: NicParams, prog: [VecDeque<Cmd>; 2], cycles: u64) -> Exchange {
+    exchange_through(p, prog, cycles, 2)
+}
+
 /// Two NICs, each the cycle model and the Verilog in lockstep, connected back to back by
-/// bounded links with latency (`net::Link` of `net::Beat`s, 3 cycles, room for 2 beats): a
+/// bounded links with latency (`net::Link` of `net::Beat`s, 3 cycles, room for `room` beats): a
 /// NIC's `tx_ready` is its link's `can_push`, so a full link back-pressures it. Runs the host
 /// programs for `cycles` cycles; every command must have been answered and every beat
 /// delivered by then.
-fn exchange(p: NicParams, mut prog: [VecDeque<Cmd>; 2], cycles: u64) -> Exchange {
+fn exchange_through(
+    p: NicParams,
+    mut prog: [VecDeque<Cmd>; 2],
+    cycles: u64,
+    room: usize,
+) -> Exchange {
     let mk = || {
         Lockstep::new(
             p,
@@ -459,7 +471,7 @@ fn exchange(p: NicParams, mut prog: [VecDeque<Cmd>; 2], cycles: u64) -> Exchange
     };
     let mut nodes = [mk(), mk()];
     // links[k]: towards node k.
-    let mut links: [Link<Beat>; 2] = [Link::new(3, 2), Link::new(3, 2)];
+    let mut links: [Link<Beat>; 2] = [Link::new(3, room), Link::new(3, room)];
     let mut pending = [false, false];
     let mut out = Exchange {
         sent: [vec![], vec![]],
@@ -713,6 +725,106 @@ fn two_reliable_nics_retry_until_the_receiver_is_ready() {
     assert_eq!(x.answers[1][3..], want[..]);
 }
 
+/// Full duplex: both NICs post three SENDs of 100 words to each other at once, through links
+/// with room for less than one message and for exactly one, on plain QPs and on reliable ones
+/// (every message answered by an ACK, which must get past the other direction's data). A NIC
+/// whose sending held up its receiving would wait for its peer to take a beat while the peer
+/// waits for it: every message must arrive whole, every RECV and SEND complete, every buffer
+/// hold what was sent.
+#[test]
+fn two_nics_exchange_large_messages_through_one_message_buffers() {
+    const LEN: u64 = 100;
+    const MSGS: u64 = 3;
+    let word = |node: u64, i: u64| node << 32 | (i * 7 + 1);
+    let base = |m: u64| 0x180 + m * 128;
+    for (room, rc) in [
+        (1, false),
+        (LEN as usize, false),
+        (1, true),
+        (LEN as usize, true),
+    ] {
+        let mut prog: [VecDeque<Cmd>; 2] = [VecDeque::new(), VecDeque::new()];
+        for (k, q) in prog.iter_mut().enumerate() {
+            let node = k as u64;
+            // QP 1, both queues on CQ 0; reliable or not.
+            q.push_back(cmd(HostOp::ConfigQp, 1, ((rc as u64) << 19, 0)));
+            for i in 0..MSGS * LEN {
+                q.push_back(cmd(HostOp::WriteMem, i, (word(node, i), 0)));
+            }
+            for m in 0..MSGS {
+                q.push_back(cmd(
+                    HostOp::PostRq,
+                    1,
+                    Wqe::recv(base(m), LEN, true).encode(),
+                ));
+            }
+            for m in 0..MSGS {
+                let send = Wqe::send(m * LEN, LEN, 1 - node, 1, None, true);
+                q.push_back(cmd(HostOp::PostSq, 1, send.encode()));
+            }
+            // Once all is over: six CQEs (three SENDs, three RECVs), then the buffers.
+            for _ in 0..2 * MSGS {
+                q.push_back((8000, HostOp::PollCq as u64, 0, 0, 0));
+            }
+            for m in 0..MSGS {
+                for i in 0..LEN {
+                    q.push_back((8000, HostOp::ReadMem as u64, base(m) + i, 0, 0));
+                }
+            }
+        }
+        let x = exchange_through(NicParams::SMALL, prog, 20_000, room);
+        for k in 0..2 {
+            let peer = 1 - k as u64;
+            let (data, acks): (Vec<&Message>, Vec<&Message>) =
+                x.sent[k].iter().partition(|m| !m.kind_nak);
+            assert_eq!(data.len(), MSGS as usize, "room {room}, rc {rc}, node {k}");
+            assert_eq!(acks.len(), if rc { MSGS as usize } else { 0 });
+            assert!(acks.iter().all(|m| m.data == [Status::Ok.code()]));
+            assert!(data.iter().all(|m| m.ack == rc));
+            for (m, msg) in data.iter().enumerate() {
+                let want: Vec<u64> = (0..LEN)
+                    .map(|i| word(k as u64, m as u64 * LEN + i))
+                    .collect();
+                assert_eq!((msg.node, msg.qp, msg.tag), (peer, 1, m as u64));
+                assert_eq!(
+                    msg.data, want,
+                    "room {room}, rc {rc}, node {k}, message {m}"
+                );
+            }
+            // The answers after the posts: CQEs (any order of SENDs and RECVs), then the words.
+            let a = &x.answers[k];
+            let after_posts = (1 + MSGS * LEN + 2 * MSGS) as usize;
+            let mut cqes: Vec<Cqe> = a[after_posts..after_posts + 2 * MSGS as usize]
+                .iter()
+                .map(|&(status, data)| {
+                    assert_eq!(status, 0, "room {room}, rc {rc}, node {k}: a CQE each poll");
+                    Cqe::decode(data)
+                })
+                .collect();
+            cqes.sort_by_key(|c| (c.is_recv, c.index));
+            for (j, c) in cqes.iter().enumerate() {
+                let m = j as u64 % MSGS;
+                let recv = j as u64 >= MSGS;
+                assert_eq!(
+                    (c.status, c.is_recv, c.index, c.qp),
+                    (0, recv, m, 1),
+                    "room {room}, rc {rc}, node {k}: {c:?}"
+                );
+                assert_eq!(c.len, if recv { LEN } else { 0 });
+            }
+            let words: Vec<u64> = a[after_posts + 2 * MSGS as usize..]
+                .iter()
+                .map(|&(_, w)| w)
+                .collect();
+            let want: Vec<u64> = (0..MSGS * LEN).map(|i| word(peer, i)).collect();
+            assert_eq!(
+                words, want,
+                "room {room}, rc {rc}, node {k}: the received buffers"
+            );
+        }
+    }
+}
+
 fn generated(cfg: &Config) -> (tools::TempDir, Vec<netcoll_hdl::generate::GeneratedFile>) {
     let dir = tools::TempDir::new("netcoll-nic-verilog").expect("temp dir");
     let files = netcoll_hdl::generate::generate(cfg).expect("generate");
@@ -820,6 +932,16 @@ fn mutants_of_the_emitted_verilog_fail_the_examples() {
             "a retry goes before its delay",
             "if ((rc_state == st_retry) & (~rc_due)) begin",
             "if (1'b0) begin",
+        ),
+        (
+            "the transmit engine takes a message before the sent one's WQE completed",
+            "assign free = (~pend_q) & (~sent_q);",
+            "assign free = ~pend_q;",
+        ),
+        (
+            "an SQ whose message is being sent runs its head WQE again",
+            "if (((~runnable) | awaits) | tx_busy_here) begin",
+            "if ((~runnable) | awaits) begin",
         ),
         (
             "retries are never counted down",

@@ -25,8 +25,10 @@
 //! - `next_state`: the next state in the CALC states;
 //! - `dmem_rd_addr`, `dmem_wr_en`, `dmem_wr_addr`, `dmem_wr_data`: data memory requests (zero
 //!   outside the CALC states);
-//! - `send`, `send_addr`, `send_len`: send the result buffer; `complete`, `complete_status`:
-//!   the WQE completes (`BAD_ADDR`, or `OK` = 0).
+//! - `go`: the result buffer is computed, the message the transmit engine holds for it may go
+//!   (`advance_visit`: the visit is over; `await_answer`: a reliable QP's SQ awaits the
+//!   answer); `cancel`: the engine drops it (`BAD_ADDR`); `complete`, `complete_status`: the
+//!   WQE completes (`BAD_ADDR`, or `OK` = 0).
 
 use super::k;
 use super::sequencer::SeqState;
@@ -72,9 +74,11 @@ crate::sub_block! {
         pub dmem_wr_en: Signal<Out, bool>,
         pub dmem_wr_addr: Signal<Out, Bits<DB>>,
         pub dmem_wr_data: Signal<Out, Bits<64>>,
-        pub send: Signal<Out, bool>,
-        pub send_addr: Signal<Out, Bits<16>>,
-        pub send_len: Signal<Out, Bits<16>>,
+        pub reliable: Signal<In, bool>,
+        pub go: Signal<Out, bool>,
+        pub cancel: Signal<Out, bool>,
+        pub advance_visit: Signal<Out, bool>,
+        pub await_answer: Signal<Out, bool>,
         pub complete: Signal<Out, bool>,
         pub complete_status: Signal<Out, Bits<STATUS_BITS>>,
         /// The WQE names a floating-point type this NIC is built without, or an operation the
@@ -280,12 +284,14 @@ impl<const DB: usize, const FP: usize, const AX: usize, const AWB: usize> Logic
         }
 
         // After an element: the next one, or the result to the peer, or the completion.
-        self.send.next = false;
-        self.send_addr.next = 0.into();
-        self.send_len.next = 0.into();
+        self.go.next = false;
+        self.cancel.next = false;
+        self.advance_visit.next = false;
+        self.await_answer.next = false;
         self.complete.next = false;
         self.complete_status.next = self.ok.val();
         if (self.state.val() == SeqState::CalcReadA) & self.outside.val() {
+            self.cancel.next = self.calc_to_peer.val();
             self.complete.next = true;
             self.complete_status.next = self.bad_addr.val();
             self.next_state.next = SeqState::Complete;
@@ -300,16 +306,13 @@ impl<const DB: usize, const FP: usize, const AX: usize, const AWB: usize> Logic
             }
             self.next_state.next = SeqState::CalcReadA;
             if self.left.q.val() == 1 {
-                self.send.next = self.calc_to_peer.val();
                 self.complete.next = !self.calc_to_peer.val();
                 self.next_state.next = SeqState::Complete;
                 if self.calc_to_peer.val() {
-                    self.send_addr.next = self.calc_dst.val();
-                    self.send_len.next = self.calc_count.val();
-                    if self.is_loc.val() {
-                        self.send_len.next = self.calc_count.val() << 1;
-                    }
-                    self.next_state.next = SeqState::TxStart;
+                    self.go.next = true;
+                    self.await_answer.next = self.reliable.val();
+                    self.advance_visit.next = true;
+                    self.next_state.next = SeqState::Idle;
                 }
             }
         }
@@ -343,8 +346,8 @@ mod tests {
 
     /// Runs a CALC from `SqDecode` to its end with `mem` as data memory (the unit plays its
     /// part, this test the sequencer's and the memory's): the state it ends in and whether it
-    /// sent (with the address and length) or completed.
-    fn run(c: &mut Calc, mem: &mut [u64], wqe: &Wqe) -> (SeqState, Option<(u64, u64)>) {
+    /// let the result's message go (else it completed).
+    fn run(c: &mut Calc, mem: &mut [u64], wqe: &Wqe) -> (SeqState, bool) {
         start(c, wqe.encode());
         let mut read = 0usize;
         for _ in 0..200 {
@@ -356,8 +359,8 @@ mod tests {
                 .dmem_wr_en
                 .val()
                 .then(|| (c.dmem_wr_addr.val().index(), c.dmem_wr_data.val().to_u64()));
-            let (send, complete, next) = (c.send.val(), c.complete.val(), c.next_state.val());
-            let sent = (c.send_addr.val().to_u64(), c.send_len.val().to_u64());
+            let (go, complete, next) = (c.go.val(), c.complete.val(), c.next_state.val());
+            assert_eq!(c.advance_visit.val(), go);
             c.clock.next = Clock { clk: true };
             assert!(simulate(c, 1000));
             if let Some((a, d)) = write {
@@ -369,9 +372,9 @@ mod tests {
             } else {
                 next
             };
-            if send || complete {
-                assert!(!(send && complete));
-                return (next, send.then_some(sent));
+            if go || complete {
+                assert!(!(go && complete));
+                return (next, go);
             }
         }
         panic!("the loop did not end");
@@ -468,7 +471,7 @@ mod tests {
             dst_addr: 100,
             ..Default::default()
         };
-        assert_eq!(run(&mut c, &mut mem, &sum), (SeqState::Complete, None));
+        assert_eq!(run(&mut c, &mut mem, &sum), (SeqState::Complete, false));
         for i in 0..5 {
             let (r, _) = golden(AluOp::Sum, Dtype::U64, expect[2 * i], 0, expect[20 + i], 0);
             assert_eq!(mem[100 + i], r, "element {i}");
@@ -486,10 +489,7 @@ mod tests {
             mode: 1,
             ..sum
         };
-        assert_eq!(
-            run(&mut c, &mut mem, &maxloc),
-            (SeqState::TxStart, Some((200, 6)))
-        );
+        assert_eq!(run(&mut c, &mut mem, &maxloc), (SeqState::Idle, true));
         for i in 0..3 {
             let (a, b) = (30 + 2 * i, 40 + 2 * i);
             let want = golden(

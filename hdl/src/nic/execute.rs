@@ -14,6 +14,10 @@
 //!   `buf_len`, `wait_kind`, `wait_index`, `wait_count`, `en_qp`, `calc_op`, `calc_count`,
 //!   `calc_dst`, `calc_to_peer`;
 //! - `cq_produced` (the counts of a CQ WAIT's CQ), `cnt_data` (a counter WAIT's counter);
+//! - the transmit engine: `tx_free` (it can take a data message), `tx_busy_here` (it is
+//!   sending the served SQ's message: the visit is over), `tx_sent_here` (it has sent it: the
+//!   WQE completes);
+//! - `reliable`: the served queue's QP is reliable;
 //! - the queues' reliability word: `awaits` (just read: the head awaits its answer), and
 //!   latched `rc_state`, `rc_status`, `rc_due` (see "Reliable QPs" in `netcoll_models::nic`:
 //!   an answered head completes with the answer's status, a due retry sends its message again,
@@ -23,7 +27,10 @@
 //! - `next_state`: the next state in the states above;
 //! - `advance_visit`: the visit is over without running the WQE;
 //! - `complete`, `complete_status`: the WQE completes (`next` is `Complete`);
-//! - `send`, `send_addr`, `send_len`: start a transmission (SEND, or an empty CALC to a peer);
+//! - `send`, `send_go`, `send_addr`, `send_len`: hand a message over to the transmit engine
+//!   (SEND, a retry: `send_go`, and the visit is over; a CALC to a peer: held until its
+//!   result is computed, but for an empty CALC); `sent_taken`: the sent message's WQE
+//!   completes; `await_answer`: a reliable QP's message may go, its SQ awaits the answer;
 //! - `calc_start`: load the CALC loop;
 //! - `read_enable`, `read_wait_cq`: the queues read an enable's target context, a WAIT's CQ
 //!   counts; `cnt_rd_addr`: the counter a WAIT reads (zero otherwise);
@@ -65,6 +72,10 @@ crate::sub_block! {
         pub calc_to_peer: Signal<In, bool>,
         pub cq_produced: Signal<In, Bits<32>>,
         pub cnt_data: Signal<In, Bits<32>>,
+        pub tx_free: Signal<In, bool>,
+        pub tx_busy_here: Signal<In, bool>,
+        pub tx_sent_here: Signal<In, bool>,
+        pub reliable: Signal<In, bool>,
         pub awaits: Signal<In, bool>,
         pub rc_state: Signal<In, Bits<2>>,
         pub rc_status: Signal<In, Bits<STATUS_BITS>>,
@@ -74,8 +85,11 @@ crate::sub_block! {
         pub complete: Signal<Out, bool>,
         pub complete_status: Signal<Out, Bits<STATUS_BITS>>,
         pub send: Signal<Out, bool>,
+        pub send_go: Signal<Out, bool>,
         pub send_addr: Signal<Out, Bits<16>>,
         pub send_len: Signal<Out, Bits<16>>,
+        pub sent_taken: Signal<Out, bool>,
+        pub await_answer: Signal<Out, bool>,
         pub calc_start: Signal<Out, bool>,
         pub read_enable: Signal<Out, bool>,
         pub read_wait_cq: Signal<Out, bool>,
@@ -147,8 +161,11 @@ impl<const QB: usize, const CB: usize, const KB: usize, const DB: usize> Logic
         self.fail_status.next = self.ok.val();
         self.complete.next = false;
         self.send.next = false;
+        self.send_go.next = true;
         self.send_addr.next = 0.into();
         self.send_len.next = 0.into();
+        self.sent_taken.next = false;
+        self.await_answer.next = false;
         self.calc_start.next = false;
         self.read_enable.next = false;
         self.read_wait_cq.next = false;
@@ -157,7 +174,7 @@ impl<const QB: usize, const CB: usize, const KB: usize, const DB: usize> Logic
         match self.state.val() {
             SeqState::SqContext => {
                 self.next_state.next = SeqState::SqWqe;
-                if !self.runnable.val() | self.awaits.val() {
+                if !self.runnable.val() | self.awaits.val() | self.tx_busy_here.val() {
                     self.advance_visit.next = true;
                     self.next_state.next = SeqState::Idle;
                 }
@@ -173,6 +190,10 @@ impl<const QB: usize, const CB: usize, const KB: usize, const DB: usize> Logic
                     self.stat_hits.next = self.hit_cq_stall.val();
                     self.advance_visit.next = true;
                     self.next_state.next = SeqState::Idle;
+                } else if self.tx_sent_here.val() {
+                    // Its message has been sent.
+                    self.sent_taken.next = true;
+                    self.complete.next = true;
                 } else if self.rc_state.val() == self.st_answered.val() {
                     // The answer came: complete with its status.
                     self.fail.next = true;
@@ -180,6 +201,9 @@ impl<const QB: usize, const CB: usize, const KB: usize, const DB: usize> Logic
                 } else if self.rc_state.val() == self.st_retry.val() {
                     // After an RNR NAK: the message again (a CALC's result, not recomputed).
                     self.stat_hits.next = self.hit_rnr_retry.val();
+                    if !self.tx_free.val() {
+                        self.stat_hits.next = 0.into();
+                    }
                     self.send.next = true;
                     self.send_addr.next = self.buf_addr.val();
                     self.send_len.next = self.buf_len.val();
@@ -221,13 +245,20 @@ impl<const QB: usize, const CB: usize, const KB: usize, const DB: usize> Logic
                         | self.calc_fp_refused.val();
                     self.fail_status.next = self.bad_arg.val();
                     self.calc_start.next = true;
+                    if self.calc_to_peer.val() {
+                        // The engine holds the result's message until it is computed (an
+                        // empty one may go at once).
+                        self.send.next = true;
+                        self.send_go.next = self.calc_count.val() == 0;
+                        self.send_addr.next = self.calc_dst.val();
+                        self.send_len.next = self.calc_count.val();
+                        if self.calc_loc.val() {
+                            self.send_len.next = self.calc_count.val() + self.calc_count.val();
+                        }
+                    }
                     if self.calc_count.val() != 0 {
                         self.next_state.next = SeqState::CalcReadA;
-                    } else if self.calc_to_peer.val() {
-                        // Nothing to compute: the empty result is sent.
-                        self.send.next = true;
-                        self.send_addr.next = self.calc_dst.val();
-                    } else {
+                    } else if !self.calc_to_peer.val() {
                         self.complete.next = true;
                     }
                 } else {
@@ -250,6 +281,7 @@ impl<const QB: usize, const CB: usize, const KB: usize, const DB: usize> Logic
         if self.fail.val() {
             self.complete.next = true;
             self.send.next = false;
+            self.sent_taken.next = false;
             self.calc_start.next = false;
             self.read_enable.next = false;
             self.read_wait_cq.next = false;
@@ -259,8 +291,17 @@ impl<const QB: usize, const CB: usize, const KB: usize, const DB: usize> Logic
         if self.fail.val() {
             self.complete_status.next = self.fail_status.val();
         }
-        if self.send.val() {
-            self.next_state.next = SeqState::TxStart;
+        // A message for a busy engine: the visit is over, the WQE runs at a later one.
+        if self.send.val() & !self.tx_free.val() {
+            self.send.next = false;
+            self.calc_start.next = false;
+            self.advance_visit.next = true;
+            self.next_state.next = SeqState::Idle;
+        }
+        if self.send.val() & self.send_go.val() {
+            self.await_answer.next = self.reliable.val();
+            self.advance_visit.next = true;
+            self.next_state.next = SeqState::Idle;
         }
         if self.complete.val() {
             self.next_state.next = SeqState::Complete;
@@ -327,16 +368,28 @@ mod tests {
     fn each_work_request_is_checked_then_started() {
         let mut e = Exec::default();
         e.connect_all();
+        e.tx_free.next = true;
         use SeqState::*;
         let done = |s| (Complete, Some(s));
         assert_eq!(decode(&mut e, Wqe::nop(false).encode()), done(Status::Ok));
+        // SEND: handed over to the transmit engine, which may start it; the visit is over.
         let send = Wqe::send(1000, 24, 3, 1, None, true).encode();
-        assert_eq!(decode(&mut e, send), (TxStart, None));
-        assert!(e.send.val());
+        assert_eq!(decode(&mut e, send), (Idle, None));
+        assert!(e.send.val() && e.send_go.val() && e.advance_visit.val());
+        assert!(!e.await_answer.val(), "not a reliable QP");
         assert_eq!(
             (e.send_addr.val().to_u64(), e.send_len.val().to_u64()),
             (1000, 24)
         );
+        e.reliable.next = true;
+        assert_eq!(decode(&mut e, send), (Idle, None));
+        assert!(e.await_answer.val(), "a reliable QP's SQ awaits the answer");
+        e.reliable.next = false;
+        // A busy engine: the SEND waits for a later visit.
+        e.tx_free.next = false;
+        assert_eq!(decode(&mut e, send), (Idle, None));
+        assert!(!e.send.val() && e.advance_visit.val());
+        e.tx_free.next = true;
         let too_long = Wqe::send(1000, 25, 3, 1, None, true).encode();
         assert_eq!(decode(&mut e, too_long), done(Status::BadAddr));
         assert!(!e.send.val());
@@ -386,19 +439,48 @@ mod tests {
         assert_eq!(decode(&mut e, bad_arg.encode()), done(Status::BadArg));
         let outside = calc(AluOp::Sum, 4, 1018, 2, 8, false);
         assert_eq!(decode(&mut e, outside), (CalcReadA, None));
-        // Nothing to compute: complete, or send the empty result.
+        // To a peer: the engine holds the result's message (pairs for a LOC op) until the
+        // loop is done; a busy engine makes the CALC wait for a later visit.
+        assert_eq!(
+            decode(&mut e, calc(AluOp::MaxLoc, 3, 0, 2, 200, true)),
+            (CalcReadA, None)
+        );
+        assert!(e.send.val() && !e.send_go.val() && e.calc_start.val());
+        assert_eq!(
+            (e.send_addr.val().to_u64(), e.send_len.val().to_u64()),
+            (200, 6)
+        );
+        e.tx_free.next = false;
+        assert_eq!(
+            decode(&mut e, calc(AluOp::Sum, 3, 0, 2, 200, true)),
+            (Idle, None)
+        );
+        assert!(!e.send.val() && !e.calc_start.val() && e.advance_visit.val());
+        assert_eq!(
+            decode(&mut e, calc(AluOp::Sum, 3, 0, 2, 200, false)),
+            (CalcReadA, None),
+            "a CALC to memory does not need the engine"
+        );
+        e.tx_free.next = true;
+        // Nothing to compute: complete, or send the empty result at once.
         assert_eq!(
             decode(&mut e, calc(AluOp::Sum, 0, 0, 1, 5, false)),
             done(Status::Ok)
         );
         assert_eq!(
             decode(&mut e, calc(AluOp::Sum, 0, 0, 1, 5, true)),
-            (TxStart, None)
+            (Idle, None)
         );
+        assert!(e.send.val() && e.send_go.val());
         assert_eq!(
             (e.send_addr.val().to_u64(), e.send_len.val().to_u64()),
             (5, 0)
         );
+        // A sent message's WQE completes at its SQ's visit.
+        e.tx_sent_here.next = true;
+        assert_eq!(decode(&mut e, send), done(Status::Ok));
+        assert!(e.sent_taken.val() && !e.send.val());
+        e.tx_sent_here.next = false;
         // A full CQ stalls the queue.
         e.cq_full.next = true;
         assert_eq!(decode(&mut e, Wqe::nop(true).encode()), (Idle, None));

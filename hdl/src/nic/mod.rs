@@ -3,8 +3,9 @@
 //! The rust-hdl description of the NIC specified in `netcoll_models::nic` (read its module docs
 //! for the work requests, completions, messages, host commands and errors). The cycle model
 //! `netcoll_models::nic::model` documents the micro-architecture this block implements register
-//! for register — one sequencer owning single-ported memories, its state table, the registers
-//! of each sub-block — and is compared with it every output every cycle. The ports are
+//! for register — one sequencer owning single-ported memories, a transmit engine beside it
+//! with its own copy of data memory, the state table, the registers of each sub-block — and
+//! is compared with it every output every cycle. The ports are
 //! generated from the one declaration, `netcoll_models::nic_ports!`.
 //!
 //! # Structure
@@ -18,13 +19,14 @@
 //! | [`execute`] | `nic_execute` | WQE decode and dispatch: checks, NOP, SEND, WAIT, SEND_EN / RECV_EN, CALC start |
 //! | [`calc`] | `nic_calc` | the CALC address check and element loop, around the reduction ALU (`reduce_alu_l1`) |
 //! | [`receive`] | `nic_receive` | arriving messages and NAKs |
-//! | [`transmit`] | `nic_transmit` | the `tx_*` registers, the beat loop, NAKs out |
+//! | [`transmit`] | `nic_transmit` | the transmit engine: the `tx_*` registers, the beat loop, the held data message and the answer register |
 //! | [`completion`] | `nic_completion` | the pending completion (the CQE's fields) |
 //! | [`stats`] | `nic_stats` | the statistics counters |
 //! | [`layouts`] | `nic_*_fields`, `nic_*_word` | the WQE, context, count, config and CQE words split and assembled, generated from `nic_layouts!` |
 //!
 //! The units that use the counter and data memories (here) drive their requests to zero
-//! outside their states; the top ORs them (the sequencer runs one unit at a time). Every output
+//! outside their states; the top ORs them (the sequencer runs one unit at a time; the transmit
+//! engine reads its own copy, `dmem_tx`). Every output
 //! comes from a register or from the state alone, so a NIC can be wired to another (or to a
 //! link model) without combinational paths between them.
 //!
@@ -145,6 +147,9 @@ netcoll_models::nic_ports!(rtl_block! {
         cnt: Mem<Bits<32>, KB> = Default::default(),
         /// Data memory.
         dmem: Mem<Bits<64>, DB> = Default::default(),
+        /// The transmit engine's copy of data memory: written with `dmem`, read by the engine
+        /// alone, so that it sends while the sequencer reads.
+        dmem_tx: Mem<Bits<64>, DB> = Default::default(),
     }
 });
 
@@ -182,6 +187,7 @@ impl<
         self.stats.reset.next = self.reset.val();
         self.cnt.clock.next = self.clock.val();
         self.dmem.clock.next = self.clock.val();
+        self.dmem_tx.clock.next = self.clock.val();
 
         // The sequencer: the next state from the unit running the current one.
         self.sequencer.host_valid.next = self.host_valid.val();
@@ -189,11 +195,10 @@ impl<
         self.sequencer.host_next.next = self.host_cmd.next_state.val();
         self.sequencer.execute_next.next = self.execute.next_state.val();
         self.sequencer.calc_next.next = self.calc.next_state.val();
-        self.sequencer.transmit_next.next = self.transmit.next_state.val();
         self.sequencer.receive_next.next = self.receive.next_state.val();
         self.sequencer.advance_visit.next = self.execute.advance_visit.val()
             | self.queues.advance_visit.val()
-            | self.transmit.advance_visit.val();
+            | self.calc.advance_visit.val();
         self.host_ready.next = self.sequencer.host_ready.val();
         self.rx_ready.next = self.sequencer.rx_ready.val();
 
@@ -257,7 +262,8 @@ impl<
         self.queues.cfg_rnr_retry.next = self.host_cmd.cfg_rnr_retry.val();
         self.queues.cfg_rnr_delay.next = self.host_cmd.cfg_rnr_delay.val();
         self.queues.now.next = self.sequencer.now.val();
-        self.queues.await_answer.next = self.transmit.await_answer.val();
+        self.queues.await_answer.next =
+            self.execute.await_answer.val() | self.calc.await_answer.val();
         self.queues.msg_tag.next = self.receive.msg_tag.val();
         self.queues.answer_reason.next = self.rx_data.val().get_bits::<STATUS_BITS>(0);
         self.queues.read_enable.next = self.execute.read_enable.val();
@@ -291,6 +297,10 @@ impl<
         self.execute.calc_to_peer.next = self.wqe.calc_to_peer.val();
         self.execute.cq_produced.next = self.queues.cq_produced.val();
         self.execute.cnt_data.next = self.cnt.rd_data.val();
+        self.execute.tx_free.next = self.transmit.free.val();
+        self.execute.tx_busy_here.next = self.transmit.busy_here.val();
+        self.execute.tx_sent_here.next = self.transmit.sent_here.val();
+        self.execute.reliable.next = self.queues.reliable.val();
         self.execute.awaits.next = self.queues.awaits.val();
         self.execute.rc_state.next = self.queues.rc_state.val();
         self.execute.rc_status.next = self.queues.rc_status.val();
@@ -311,6 +321,7 @@ impl<
         self.calc.calc_dst.next = self.wqe.calc_dst.val();
         self.calc.calc_to_peer.next = self.wqe.calc_to_peer.val();
         self.calc.dmem_data.next = self.dmem.rd_data.val();
+        self.calc.reliable.next = self.queues.reliable.val();
 
         // Arriving messages.
         self.receive.state.next = self.sequencer.current.val();
@@ -340,13 +351,17 @@ impl<
         self.receive.buf_outside.next = self.execute.buf_outside.val();
         self.receive.cnt_data.next = self.cnt.rd_data.val();
         self.receive.pending.next = self.completion.pending.val();
+        self.receive.ans_full.next = self.transmit.ans_full.val();
 
         // Sending messages.
-        self.transmit.state.next = self.sequencer.current.val();
         self.transmit.tx_ready.next = self.tx_ready.val();
-        self.transmit.send.next = self.execute.send.val() | self.calc.send.val();
-        self.transmit.send_addr.next = self.execute.send_addr.val() | self.calc.send_addr.val();
-        self.transmit.send_len.next = self.execute.send_len.val() | self.calc.send_len.val();
+        self.transmit.send.next = self.execute.send.val();
+        self.transmit.send_go.next = self.execute.send_go.val();
+        self.transmit.send_addr.next = self.execute.send_addr.val();
+        self.transmit.send_len.next = self.execute.send_len.val();
+        self.transmit.go.next = self.calc.go.val();
+        self.transmit.cancel.next = self.calc.cancel.val();
+        self.transmit.sent_taken.next = self.execute.sent_taken.val();
         self.transmit.peer_node.next = self.wqe.peer_node.val();
         self.transmit.peer_qp.next = self.wqe.peer_qp.val();
         self.transmit.peer_cnt_en.next = self.wqe.peer_cnt_en.val();
@@ -359,8 +374,7 @@ impl<
         self.transmit.nak_src_qp.next = self.receive.msg_qp.val();
         self.transmit.nak_tag.next = self.receive.msg_tag.val();
         self.transmit.nak_reason.next = self.receive.nak_reason.val();
-        self.transmit.dmem_data.next = self.dmem.rd_data.val();
-        self.transmit.pending.next = self.completion.pending.val();
+        self.transmit.dmem_data.next = self.dmem_tx.rd_data.val();
         self.transmit.reliable.next = self.queues.reliable.val();
         self.tx_valid.next = self.transmit.tx_valid.val();
         self.tx_kind.next = self.transmit.tx_kind.val();
@@ -377,10 +391,8 @@ impl<
 
         // The pending completion.
         self.completion.state.next = self.sequencer.current.val();
-        self.completion.complete.next = self.execute.complete.val()
-            | self.calc.complete.val()
-            | self.receive.complete.val()
-            | self.transmit.complete.val();
+        self.completion.complete.next =
+            self.execute.complete.val() | self.calc.complete.val() | self.receive.complete.val();
         self.completion.complete_status.next = self.execute.complete_status.val()
             | self.calc.complete_status.val()
             | self.receive.complete_status.val();
@@ -406,9 +418,8 @@ impl<
             (self.host_cmd.cnt_wr_en.val() | self.receive.cnt_wr_en.val()) & !self.reset.val();
         self.cnt.wr_addr.next = self.host_cmd.cnt_wr_addr.val() | self.receive.cnt_wr_addr.val();
         self.cnt.wr_data.next = self.host_cmd.cnt_wr_data.val() | self.receive.cnt_wr_data.val();
-        self.dmem.rd_addr.next = self.host_cmd.dmem_rd_addr.val()
-            | self.calc.dmem_rd_addr.val()
-            | self.transmit.dmem_rd_addr.val();
+        self.dmem.rd_addr.next = self.host_cmd.dmem_rd_addr.val() | self.calc.dmem_rd_addr.val();
+        self.dmem_tx.rd_addr.next = self.transmit.dmem_rd_addr.val();
         self.dmem.wr_en.next = (self.host_cmd.dmem_wr_en.val()
             | self.calc.dmem_wr_en.val()
             | self.receive.dmem_wr_en.val())
@@ -419,6 +430,9 @@ impl<
         self.dmem.wr_data.next = self.host_cmd.dmem_wr_data.val()
             | self.calc.dmem_wr_data.val()
             | self.receive.dmem_wr_data.val();
+        self.dmem_tx.wr_en.next = self.dmem.wr_en.val();
+        self.dmem_tx.wr_addr.next = self.dmem.wr_addr.val();
+        self.dmem_tx.wr_data.next = self.dmem.wr_data.val();
     }
 }
 
@@ -546,7 +560,7 @@ mod tests {
             SeqState::Idle,
             SeqState::Background,
             SeqState::HostDecode,
-            SeqState::TxStart,
+            SeqState::AnsWait,
             SeqState::CalcWait,
             SeqState::SqWqe,
             SeqState::RxCheck,
@@ -556,7 +570,7 @@ mod tests {
             M::Idle,
             M::Background,
             M::HostDecode,
-            M::TxStart,
+            M::AnsWait,
             M::CalcWait,
             M::SqWqe,
             M::RxCheck,
@@ -567,5 +581,14 @@ mod tests {
         // Same number of states, so the same width, and the last has the same code.
         assert_eq!(<SeqState as Synth>::BITS, M::BITS);
         assert_eq!(SeqState::RxCheck as usize, M::ALL.len() - 1);
+        use netcoll_models::nic::model::TxPhase as P;
+        use sequencer::TxPhase;
+        for (r, m) in [TxPhase::Idle, TxPhase::Beat, TxPhase::Hold]
+            .iter()
+            .zip(P::ALL)
+        {
+            assert_eq!(*r as u64, m.code(), "{r:?}");
+        }
+        assert_eq!(<TxPhase as Synth>::BITS, P::BITS);
     }
 }

@@ -17,7 +17,7 @@
 //! | host command | `wqc[wq_sel]` (`read_wq`; `+ 1` while `configure`), `cqp[cq_sel]` (`read_cq`), `cqe` (`pop`) | `post`: WQE and `pi + 1`; `pop`: `consumed + 1`; `configure`: `ei = ci`, CQ, managed, plain; `rcc`: the reliability settings, nothing awaited |
 //! | `SqContext`, `RxContext` | the head WQE and `cqp[cq]` if runnable | context, reliability word |
 //! | `SqWqe` | | `due`: `now - at` not negative |
-//! | `TxHold` (`await_answer`) | | `rcc`: awaiting, the retries left |
+//! | `SqDecode`, `CalcWrite`, `CalcWriteIndex` (`await_answer`) | | `rcc`: awaiting, the retries left |
 //! | `Idle` taking a host command | | its words as the WQE |
 //! | `SqWqe`, `RxWqe` | | WQE, counts |
 //! | `SqDecode` | `wqc` of an enable's target, `cqp` of a CQ WAIT | |
@@ -36,7 +36,7 @@
 //!   `en_qp`, `en_mode`, `en_value`, `wait_index` (index fields cut to their memory's width);
 //! - from the completion unit: `write_cqe`, `retire`;
 //! - `now` (the sequencer's time), `cfg_rc`, `cfg_rnr_retry`, `cfg_rnr_delay` (host, with
-//!   `configure`), `await_answer` (transmit: a reliable QP's message has been sent),
+//!   `configure`), `await_answer` (execute, calc: a reliable QP's message may go to the transmit engine),
 //!   `msg_tag` (the arriving NAK's tag), `answer_reason` (its data's low bits).
 //!
 //! # Outputs

@@ -3,7 +3,8 @@
 //! A background slot that takes a message latches the header of its first beat here and looks
 //! at its queue: a data message goes to the RQ of `rx_qp` — its head WQE, if enabled, a RECV
 //! and its buffer in data memory, receives the beats (`RxData`), else the message is dropped
-//! (`RxDrop`) and a NAK with the reason sent back (through [`super::transmit`]); a stored
+//! (`RxDrop`) and a NAK with the reason sent back (posted to [`super::transmit`]'s answer
+//! register, or from `AnsWait` once it is free); a stored
 //! message that asks for an answer (`rx_ack`) gets an ACK, and one a reliable QP is not ready
 //! for an RNR NAK. A NAK goes to the SQ of `rx_qp`: the answer its head awaits (the queues
 //! record it), a stray ACK (dropped), or a `REMOTE_DISCARD` completion (`NakContext`,
@@ -20,7 +21,8 @@
 //! - the queue: `runnable`, `cq_full` (the counts latched with the WQE, for `RxCheck`),
 //!   `read_cq_full` (the counts just read, for `NakCq`); the receive WQE's `opcode`,
 //!   `buf_addr`, `buf_len` and checks `reserved`, `buf_outside` (from [`super::execute`]);
-//! - `cnt_data`: the counter read; `pending`: a completion waits for the message's end.
+//! - `cnt_data`: the counter read; `pending`: a completion waits for the message's end;
+//! - `ans_full`: the transmit engine's answer register is taken.
 //!
 //! # Outputs
 //! - `next_state`: the next state when a slot takes a message and in the receive states;
@@ -73,6 +75,7 @@ crate::sub_block! {
         pub buf_outside: Signal<In, bool>,
         pub cnt_data: Signal<In, Bits<32>>,
         pub pending: Signal<In, bool>,
+        pub ans_full: Signal<In, bool>,
         pub rc_read: Signal<In, bool>,
         pub answered: Signal<In, bool>,
         pub answer_discard: Signal<In, bool>,
@@ -258,9 +261,11 @@ impl<const QB: usize, const KB: usize, const DB: usize> Logic for NicReceive<QB,
                             self.next_state.next = SeqState::RxCounter;
                         } else if self.ack.q.val() {
                             // The ACK (reason OK), then the completion.
-                            self.nak_send.next = true;
+                            self.nak_send.next = !self.ans_full.val();
                             self.hold.next = true;
-                            self.next_state.next = SeqState::TxHold;
+                            if self.ans_full.val() {
+                                self.next_state.next = SeqState::AnsWait;
+                            }
                         }
                     }
                 }
@@ -271,22 +276,36 @@ impl<const QB: usize, const KB: usize, const DB: usize> Logic for NicReceive<QB,
                 self.cnt_wr_data.next = self.cnt_data.val() + 1;
                 self.next_state.next = SeqState::Complete;
                 if self.ack.q.val() {
-                    self.nak_send.next = true;
+                    self.nak_send.next = !self.ans_full.val();
                     self.hold.next = true;
-                    self.next_state.next = SeqState::TxHold;
+                    if self.ans_full.val() {
+                        self.next_state.next = SeqState::AnsWait;
+                    }
                 }
             }
             SeqState::RxDrop => {
                 if self.rx_valid.val() & self.rx_last.val() {
                     // The whole message is consumed: NAK it, or complete, or done.
-                    self.nak_send.next = self.nak.q.val();
+                    self.nak_send.next = self.nak.q.val() & !self.ans_full.val();
                     self.next_state.next = SeqState::Idle;
                     if self.pending.val() {
                         self.next_state.next = SeqState::Complete;
                     }
                     if self.nak.q.val() {
                         self.stat_hits.next = self.hit_rx_discard.val();
-                        self.next_state.next = SeqState::TxHold;
+                        if self.ans_full.val() {
+                            self.next_state.next = SeqState::AnsWait;
+                        }
+                    }
+                }
+            }
+            SeqState::AnsWait => {
+                // The answer register is free again: post, then as after the message.
+                if !self.ans_full.val() {
+                    self.nak_send.next = true;
+                    self.next_state.next = SeqState::Idle;
+                    if self.pending.val() {
+                        self.next_state.next = SeqState::Complete;
                     }
                 }
             }
@@ -458,7 +477,18 @@ mod tests {
         let seen = deliver(&mut r, 1, false, &recv, &beats);
         assert_eq!((seen.nak, seen.completed), (Some(Status::NotReady), None));
         assert_eq!((seen.stored.len(), seen.stats), (0, discard));
-        assert_eq!(seen.states.last(), Some(&SeqState::TxHold));
+        assert_eq!(seen.states.last(), Some(&SeqState::Idle));
+        // The answer register still taken: the NAK waits in `AnsWait`, posted once it is free.
+        r.ans_full.next = true;
+        let seen = deliver(&mut r, 1, false, &recv, &beats);
+        assert_eq!((seen.nak, seen.stats), (None, discard));
+        assert_eq!(seen.states.last(), Some(&SeqState::AnsWait));
+        assert!(simulate(&mut r, 1000));
+        assert!(!r.nak_send.val() && r.next_state.val() == SeqState::AnsWait);
+        r.ans_full.next = false;
+        assert!(simulate(&mut r, 1000));
+        assert!(r.nak_send.val() && r.next_state.val() == SeqState::Idle);
+        assert_eq!(r.nak_reason.val().to_u64(), Status::NotReady.code());
         // A QP out of range.
         let seen = deliver(&mut r, 4, true, &recv, &beats);
         assert_eq!((seen.nak, seen.completed), (Some(Status::BadIndex), None));

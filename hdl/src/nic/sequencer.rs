@@ -10,7 +10,7 @@
 //! # Inputs
 //! - `clock`, `reset` (synchronous: `Init`, sweep 0, pointer 0);
 //! - `host_valid`, `rx_valid`: a host command, a beat are offered;
-//! - `host_next`, `execute_next`, `calc_next`, `transmit_next`, `receive_next`: the next state
+//! - `host_next`, `execute_next`, `calc_next`, `receive_next`: the next state
 //!   the unit that runs the current state proposes (`receive_next` also when a slot takes a
 //!   message);
 //! - `advance_visit`: the visit of the current send queue is over (`visit_qp + 1`).
@@ -31,6 +31,7 @@ use crate::rtl_states;
 use rust_hdl::prelude::*;
 
 netcoll_models::nic_seq_states!(rtl_states! {});
+netcoll_models::nic_tx_phases!(rtl_states! {});
 
 crate::sub_block! {
     /// The sequencer for `2^QB` queue pairs and a reset sweep of `2^SWB` indices.
@@ -42,7 +43,6 @@ crate::sub_block! {
         pub host_next: Signal<In, SeqState>,
         pub execute_next: Signal<In, SeqState>,
         pub calc_next: Signal<In, SeqState>,
-        pub transmit_next: Signal<In, SeqState>,
         pub receive_next: Signal<In, SeqState>,
         pub advance_visit: Signal<In, bool>,
         pub current: Signal<Out, SeqState>,
@@ -112,9 +112,7 @@ impl<const QB: usize, const SWB: usize> Logic for NicSequencer<QB, SWB> {
             SeqState::WaitCheck => self.state.d.next = self.execute_next.val(),
             SeqState::EnableWrite => self.state.d.next = self.execute_next.val(),
             SeqState::Complete => self.state.d.next = SeqState::Idle,
-            SeqState::TxStart => self.state.d.next = self.transmit_next.val(),
-            SeqState::TxBeat => self.state.d.next = self.transmit_next.val(),
-            SeqState::TxHold => self.state.d.next = self.transmit_next.val(),
+            SeqState::AnsWait => self.state.d.next = self.receive_next.val(),
             SeqState::RxContext => self.state.d.next = self.receive_next.val(),
             SeqState::RxWqe => self.state.d.next = self.receive_next.val(),
             SeqState::RxCheck => self.state.d.next = self.receive_next.val(),
@@ -181,7 +179,6 @@ mod tests {
             &mut s.host_next,
             &mut s.execute_next,
             &mut s.calc_next,
-            &mut s.transmit_next,
             &mut s.receive_next,
         ] {
             p.next = SeqState::Idle;

@@ -147,6 +147,12 @@
 //! data word per beat, the header fields repeated on every beat and `last` on the final one. An
 //! `empty` message is one beat that carries no data. `kind` 0 is data, 1 is a NAK.
 //!
+//! The NIC is full duplex: it takes arriving messages while it sends one, whatever the network
+//! does with what it sends, so two NICs sending to each other never wait for each other
+//! through links of any size. It sends one message at a time. A data message's WQE completes
+//! after its last beat has been taken (at a later visit of its SQ); a NAK or ACK owed to an
+//! arriving message goes out before the next data message starts.
+//!
 //! An arriving data message goes to the RQ of QP `rx_qp`:
 //! - `rx_qp` out of range, no WQE posted (`ci == pi`), or the head WQE not enabled in a managed
 //!   RQ, or the RQ's CQ full → the whole message is *discarded* (all beats consumed) and a NAK is
@@ -177,8 +183,8 @@
 //!    *awaits the answer* and runs nothing else meanwhile (the WQE stays its head).
 //! 2. A message with `ack` set is answered exactly once, by a NAK-kind message to the sender's
 //!    QP naming its tag: data `OK` (an ACK) once the message has been stored, whatever the
-//!    status of the receive CQE (sent after the last beat, before that CQE is written); or,
-//!    if it is discarded, the NAK it gets without `ack` — except that when the RQ's QP is
+//!    status of the receive CQE (queued for sending after the last beat, before that CQE is
+//!    written); or, if it is discarded, the NAK it gets without `ack` — except that when the RQ's QP is
 //!    reliable and its head receive WQE is missing or not enabled, the reason is `RNR_NAK`
 //!    (receiver not ready) instead of `NOT_READY`. A full CQ stays `NOT_READY`. A message
 //!    without `ack` is handled as above, whatever its QP.

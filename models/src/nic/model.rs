@@ -8,7 +8,8 @@
 //! ## Micro-architecture (what the RTL implements, register for register)
 //!
 //! One control sequencer owns every memory; it does one thing at a time, which keeps the memories
-//! single-ported and the behaviour easy to state. Its *slots*:
+//! single-ported and the behaviour easy to state. Beside it the *transmit engine* sends
+//! messages (below), so that the NIC receives while it transmits. The sequencer's *slots*:
 //!
 //! - **Host command** (taken in `Idle`, where `host_ready` is high): 2–4 cycles, then one response
 //!   cycle; then one *background slot* before `host_ready` rises again, so that arriving messages
@@ -21,13 +22,44 @@
 //!   `RxData` / `RxDrop` where `rx_ready` is high.
 //!
 //! Per work request (cycles after the visit starts): context read (1), WQE + CQ-count read (1),
-//! decode (1), then: NOP → completion (1); SEND → 2 cycles per beat plus waiting for `tx_ready`;
-//! WAIT → condition read (1); SEND_EN / RECV_EN → target context read (1); CALC → 10 cycles per
+//! decode (1), then: NOP → completion (1); SEND → handed over to the transmit engine, completed
+//! by a later visit once sent (a reliable QP's: once answered); WAIT → condition read (1); SEND_EN / RECV_EN → target context read (1); CALC → 10 cycles per
 //! element (12 for MAXLOC / MINLOC; 5 and 7 before the ALU was pipelined, 8 and 10 with its
 //! latency 4, issue 8; `FP_LATENCY - LATENCY` more on a NIC with the floating-point types) and
-//! the optional send. The completion cycle writes the CQE and the queue
-//! context. While a message is transmitted the sequencer does nothing else, so the
-//! network must accept a message it has started (the testbench links buffer them).
+//! the optional send. The completion cycle writes the CQE and the queue context.
+//!
+//! ## The transmit engine
+//!
+//! Registers of its own ([`TxPhase`] and RTL `nic_transmit`), running every cycle whatever the
+//! sequencer does, and its own read port of data memory (a copy of the memory in the RTL,
+//! written with it). It holds at most one *data message* and one *answer*:
+//!
+//! - The sequencer hands a data message over in `SqDecode` — a SEND, a retry, or a CALC to a
+//!   peer, whose message is held (`go` clear) until `CalcWrite` / `CalcWriteIndex` has written
+//!   the last result — only when the engine holds none (`pend` and `sent` clear); otherwise the
+//!   visit ends and the WQE runs at a later one. Once the message may go, the SQ's visit is
+//!   over: the sequencer goes on with other work while the engine sends. A reliable QP's SQ
+//!   awaits its answer from then on (it cannot come before the last beat).
+//! - An SQ whose message is held and not all sent is skipped by its visits; after the last
+//!   beat of a message without `ack` the engine keeps it as `sent`, and the SQ's next visit
+//!   with room in its CQ completes the WQE (`OK`), which frees the engine.
+//! - An arriving message's NAK or ACK is posted to the answer register where the sequencer
+//!   used to show it; if the register is still taken, the sequencer waits in `AnsWait`.
+//! - Phases: `Idle` (no beat shown): the answer if one waits, else the data message if it may
+//!   go (reads its first word, or shows the empty beat) — but not in a cycle where an answer
+//!   is posted, so a data message always starts with the answer register empty; `Beat`:
+//!   shows the word read; `Hold`: waits for `tx_ready`, then reads the next word, or ends the
+//!   message. 2 cycles a beat.
+//!
+//! So the sequencer never waits for the network: it waits only for beats to arrive (in
+//! `RxData` / `RxDrop`) and, in `AnsWait`, for the answer register, which needs two answered
+//! messages (NAKed, or asking for an ACK) to arrive whole while one data message is being sent.
+//! Between two NICs whose links hold at most one message each way that cannot happen on both
+//! sides at once (each side's second message would have to be sent before the other side's
+//! data message started, and received after it), so they never wait for each other. With
+//! deeper links and every message answered both ways, both could wait in `AnsWait` behind
+//! each other's data message: InfiniBand avoids it by keeping acknowledgements as per-QP state
+//! (coalesced ACKs) rather than queued messages, which is not built here.
 //!
 //! The ALU is the pipelined reduction ALU ([`crate::reduce_alu`]): its inputs come from registers
 //! (its operation and type from the current WQE), its result is read its latency later
@@ -54,21 +86,19 @@
 //! | `HostDecode` | checks the index, issues the reads | `HostAccess`; `Background` (answered) |
 //! | `HostAccess` | uses what was read, writes, issues more reads | `HostFinish`; `Background` (answered) |
 //! | `HostFinish` | the last step of `POLL_CQ` / `CONFIG_QP`, answers | `Background` |
-//! | `SqContext` | latches the SQ's context and reliability word; if its head WQE may run (and does not await an answer), reads it and its CQ's counts | `SqWqe`; `Idle` (next SQ) |
+//! | `SqContext` | latches the SQ's context and reliability word; if its head WQE may run (and does not await an answer, and the engine is not sending its message), reads it and its CQ's counts | `SqWqe`; `Idle` (next SQ) |
 //! | `SqWqe` | latches the WQE and the counts; whether an RNR retry is due (`due`) | `SqDecode` |
-//! | `SqDecode` | a retry not due → next SQ; CQ full → stall; an answered head completes with the answer's status; a due retry sends the message again; else decodes the WQE (a CALC's spans are registered) | `Idle` (not due, stall, next SQ), `Complete` (NOP, error, answered), `TxStart` (SEND, retry), `WaitCheck`, `EnableWrite`, `CalcReadA`, `TxStart` / `Complete` (empty CALC) |
+//! | `SqDecode` | a retry not due → next SQ; CQ full → stall; a head whose message the engine has sent completes; an answered head completes with the answer's status; a due retry hands the message over again; else decodes the WQE (a CALC's spans are registered; a SEND's or a CALC-to-peer's message is handed over, or the visit ends if the engine holds one) | `Idle` (not due, stall, engine taken, SEND / retry handed over), `Complete` (NOP, error, sent, answered), `WaitCheck`, `EnableWrite`, `CalcReadA`, `Idle` / `Complete` (empty CALC) |
 //! | `WaitCheck` | compares the CQ's produced count or the counter with the WQE's target | `Complete`; `Idle` (not yet, next SQ) |
 //! | `EnableWrite` | writes the target queue's new enable index | `Complete` |
 //! | `Complete` | writes the CQE (if signaled or failed) and the CQ's count, retires the WQE (context `ci + 1`) | `Idle` |
-//! | `TxStart` | reads the first word (or shows the empty beat) | `TxBeat`; `TxHold` |
-//! | `TxBeat` | shows the beat just read | `TxHold` |
-//! | `TxHold` | waits for `tx_ready`; then the next word, or the end of the message (a reliable QP's: the SQ awaits the answer) | `TxHold`, `TxBeat`, `Complete` (sent), `Idle` (sent, awaiting), `Idle` / `Complete` (NAK or ACK sent) |
+//! | `AnsWait` | posts the answer once the answer register is free | `AnsWait`; `Complete` (pending), `Idle` |
 //! | `RxContext` | latches the RQ's context; if a WQE is enabled, reads it and its CQ's counts | `RxWqe`; `RxDrop` (NAK: not ready, or RNR NAK) |
 //! | `RxWqe` | latches the WQE and counts | `RxCheck` |
 //! | `RxCheck` | checks the WQE and the CQ's room | `RxData`; `RxDrop` (NAK: CQ full, or the WQE fails) |
-//! | `RxData` | `rx_ready`: stores beats; at the last one completes (and reads the counter, or shows the ACK) | `RxData`, `Complete`, `RxCounter`, `TxHold` (ACK) |
-//! | `RxCounter` | increments the counter (and shows the ACK) | `Complete`, `TxHold` (ACK) |
-//! | `RxDrop` | `rx_ready`: consumes beats; after the last one sends the NAK, or completes | `RxDrop`, `TxHold` (NAK), `Complete`, `Idle` |
+//! | `RxData` | `rx_ready`: stores beats; at the last one completes (and reads the counter, or posts the ACK) | `RxData`, `Complete`, `RxCounter`, `AnsWait` (ACK, register taken) |
+//! | `RxCounter` | increments the counter (and posts the ACK) | `Complete`, `AnsWait` (ACK, register taken) |
+//! | `RxDrop` | `rx_ready`: consumes beats; after the last one posts the NAK, or completes | `RxDrop`, `AnsWait` (NAK, register taken), `Complete`, `Idle` |
 //! | `NakContext` | latches the SQ's CQ, reads its counts; an answer the SQ's head awaits is written to its reliability word; a stray ACK is dropped | `NakCq`; `RxDrop` (answer, stray ACK) |
 //! | `NakCq` | sets up the `REMOTE_DISCARD` completion (or counts the overrun) | `RxDrop` |
 //! | `CalcReadA` | reads `a`; checks the CALC's addresses (from the spans) | `CalcReadB`; `Complete` (`BAD_ADDR`) |
@@ -78,7 +108,7 @@
 //! | `CalcOperands` | latches the last operand | `CalcAlu` |
 //! | `CalcAlu` | the operands enter the ALU; `wait = latency - 2` ([`alu_wait`]) | `CalcWait` |
 //! | `CalcWait` | the ALU computes; `wait -= 1` | `CalcWait`; `CalcWrite` when `wait` was 0 |
-//! | `CalcWrite` | writes the result | `CalcWriteIndex` (LOC); `CalcReadA` (next element), `TxStart` (to a peer), `Complete` |
+//! | `CalcWrite` | writes the result | `CalcWriteIndex` (LOC); `CalcReadA` (next element), `Idle` (to a peer: the held message may go), `Complete` |
 //! | `CalcWriteIndex` | writes the result's index | as `CalcWrite` without LOC |
 //!
 //! ## Registers, by the RTL sub-block that holds them
@@ -99,7 +129,9 @@
 //!   (a completion is due after a discarded message);
 //! - receive: the message's header (`src`, `src_qp`, `qp`, `cnt_en`, `cnt`, `tag`, `ack`), `nak` (a
 //!   NAK is due) and its `reason`, `overflow`, the store pointer `addr`, `stored`, `cap`;
-//! - transmit: the `tx_*` output registers, `nak` (the message is a NAK), `left` (beats), `addr`;
+//! - transmit engine: `phase`, the `tx_*` output registers; the held data message (`pend`,
+//!   `go`, `sent`, the SQ's QP `sq`, its header, `left` beats from `addr`); the answer
+//!   register (`ans`, the header and reason);
 //! - calc: `left` (elements), `addr_a`, `addr_b`, `addr_dst`, the operands `a`, `a_index`, `b`,
 //!   `b_index`, the `CalcWait` counter `wait`; `span_a`, `span_b` (`(count - 1) × stride`, for
 //!   the bounds check); the ALU's pipeline;
@@ -120,7 +152,7 @@
 //! | `rcc` | `2 qps`, as `wqc` (read with it) | [`RcContext`]: the QP's reliability settings, an SQ's awaited answer |
 //! | `cqe` | `cqs × CQ_DEPTH` at `{cq, produced[4:0]}` | [`CqeWord`] |
 //! | `cnt` | `counters` | 32 bits |
-//! | `dmem` | `dmem_words` | 64 bits |
+//! | `dmem` | `dmem_words` | 64 bits; a second read port for the transmit engine (RTL: a copy, `dmem_tx`, written with `dmem`) |
 //!
 //! After reset the sequencer writes zero to `wqc`, `cqp`, `cqw`, `wqen`, `rcc` and `cnt` at index `sweep` for
 //! `sweep = 0 .. 2^SWB - 1` (each memory at `sweep` modulo its size), `SWB` the widest of their
@@ -181,10 +213,8 @@ macro_rules! nic_seq_states {
                 EnableWrite,
                 /// Write the CQE (if wanted) and the queue context.
                 Complete,
-                /// Transmit: the word of the next beat has been read.
-                TxBeat,
-                /// Transmit: a beat is offered, waiting for `tx_ready`.
-                TxHold,
+                /// An arriving message's answer waits for the transmit engine's answer register.
+                AnsWait,
                 /// Arriving message: the receive queue's context has been read.
                 RxContext,
                 /// Arriving message: the receive WQE and its CQ's counts have been read; latch them.
@@ -215,8 +245,6 @@ macro_rules! nic_seq_states {
                 CalcWrite,
                 /// CALC element (LOC ops): write the result index.
                 CalcWriteIndex,
-                /// Transmit: read the first word (or offer the empty beat).
-                TxStart,
                 /// CALC element: waiting for the ALU's pipeline (its latency less one cycle).
                 CalcWait,
                 /// Send-queue visit: the head WQE and its CQ's counts have been read; latch them.
@@ -229,6 +257,27 @@ macro_rules! nic_seq_states {
 }
 crate::nic_seq_states!(model_states! {});
 use SeqState::*;
+
+/// The transmit engine's phases, declared once for the model and the RTL (as
+/// [`nic_seq_states!`](crate::nic_seq_states)).
+#[macro_export]
+macro_rules! nic_tx_phases {
+    ($cb:ident ! $args:tt) => {
+        $cb! { $args
+            /// A phase of the NIC's transmit engine (see "The transmit engine" in
+            /// `netcoll_models::nic::model`).
+            TxPhase {
+                /// No beat shown: starts the pending answer, else a handed-over message.
+                Idle,
+                /// The word of the next beat has been read.
+                Beat,
+                /// A beat is shown, waiting for `tx_ready`.
+                Hold,
+            }
+        }
+    };
+}
+crate::nic_tx_phases!(model_states! {});
 
 const M16: u64 = 0xFFFF;
 
@@ -273,6 +322,10 @@ struct Ram {
     words: Vec<u64>,
     rd_addr: usize,
     rd_data: u64,
+    /// The second read port (data memory's, for the transmit engine: a copy of the memory
+    /// in the RTL, written with the first).
+    rd2_addr: usize,
+    rd2_data: u64,
     wr: Option<(usize, u64)>,
 }
 
@@ -282,21 +335,28 @@ impl Ram {
             words: vec![0; n],
             rd_addr: 0,
             rd_data: 0,
+            rd2_addr: 0,
+            rd2_data: 0,
             wr: None,
         }
     }
     fn read(&mut self, a: u64) {
         self.rd_addr = a as usize % self.words.len();
     }
+    fn read2(&mut self, a: u64) {
+        self.rd2_addr = a as usize % self.words.len();
+    }
     fn write(&mut self, a: u64, d: u64) {
         self.wr = Some((a as usize % self.words.len(), d));
     }
     fn edge(&mut self) {
         self.rd_data = self.words[self.rd_addr];
+        self.rd2_data = self.words[self.rd2_addr];
         if let Some((a, d)) = self.wr.take() {
             self.words[a] = d;
         }
         self.rd_addr = 0;
+        self.rd2_addr = 0;
     }
 }
 
@@ -378,11 +438,11 @@ struct Receive {
     cap: u64,
 }
 
-/// The transmit registers (RTL `nic_transmit`): the `tx_*` outputs and the beat loop.
+/// The transmit engine's registers (RTL `nic_transmit`): the `tx_*` outputs, the beat loop,
+/// the handed-over data message and the answer register.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 struct Transmit {
-    /// The message is a NAK (no completion after it).
-    nak: bool,
+    phase: TxPhase,
     valid: bool,
     kind: bool,
     dst: u64,
@@ -395,9 +455,31 @@ struct Transmit {
     empty: bool,
     last: bool,
     data: u64,
-    /// Beats still to send (the one shown included).
+    /// A data message has been handed over and not all sent; `go`: it may start (a CALC's
+    /// is handed over before its result is computed).
+    pend: bool,
+    go: bool,
+    /// A data message without `ack` has been sent; its WQE completes at its SQ's next visit.
+    sent: bool,
+    /// The QP whose SQ handed the message over (its `src_qp`).
+    sq: u64,
+    /// The handed-over message's header (the output registers take it when it starts).
+    m_dst: u64,
+    m_qp: u64,
+    m_cnt_en: bool,
+    m_cnt: u64,
+    m_tag: u64,
+    m_ack: bool,
+    /// Beats still to send (the one shown included); the word of the next beat.
     left: u64,
     addr: u64,
+    /// An answer (a NAK-kind message) waits to be sent: its header and reason.
+    ans: bool,
+    a_dst: u64,
+    a_qp: u64,
+    a_src_qp: u64,
+    a_tag: u64,
+    a_reason: u64,
 }
 
 /// The CALC loop (RTL `nic_calc`) and the ALU's result registers.
@@ -557,6 +639,7 @@ impl NicModel {
         // (latched into the same registers; never the memory's output: see "Timing").
         let wqe = WqeWords::unpack(cur.queue.w0, cur.queue.w1);
         let stat = self.cycle(i, &cur, &mut n, &wqe);
+        self.transmit(i, &cur, &mut n);
         if let Some(s) = stat {
             n.stats[s as usize] = (n.stats[s as usize] + 1) & M32;
         }
@@ -596,8 +679,10 @@ impl NicModel {
                 None
             }
             Complete => self.complete(cur, n),
-            TxStart | TxBeat | TxHold => {
-                self.transmit(i, cur, n, wqe);
+            AnsWait => {
+                if !cur.tx.ans {
+                    Self::post_answer(&cur.rx, cur.cpl.pending, n);
+                }
                 None
             }
             RxContext | RxWqe | RxCheck | RxData | RxCounter | RxDrop | NakContext | NakCq => {
@@ -731,9 +816,10 @@ impl NicModel {
     fn execute(&mut self, cur: &Regs, n: &mut Regs, wqe: &WqeWords) -> StatEvent {
         match cur.seq.state {
             SqContext => {
-                // A head awaiting its answer does not run.
+                // A head awaiting its answer, or whose message is being sent, does not run.
                 let awaits = RcContext::unpack(self.rcc.rd_data).state == RC_AWAIT;
-                if self.latch_context(cur, n) && !awaits {
+                let sending = cur.tx.pend && cur.tx.sq == cur.queue.wq >> 1;
+                if self.latch_context(cur, n) && !awaits && !sending {
                     n.seq.state = SqWqe;
                 } else {
                     self.advance_visit(cur, n);
@@ -760,6 +846,12 @@ impl NicModel {
                     n.seq.state = Idle;
                     return Some(Stat::CqStall);
                 }
+                if cur.tx.sent && cur.tx.sq == cur.queue.wq >> 1 {
+                    // Its message has been sent.
+                    n.tx.sent = false;
+                    Self::complete_with(cur, n, wqe, Status::Ok);
+                    return None;
+                }
                 if rc.state == RC_ANSWERED {
                     let status = Status::from_code(rc.status).unwrap_or(Status::Ok);
                     Self::complete_with(cur, n, wqe, status);
@@ -767,12 +859,15 @@ impl NicModel {
                 }
                 if rc.state == RC_RETRY {
                     // The message again: a SEND's buffer, a CALC's result, as they are now.
+                    if !self.engine_free(cur, n) {
+                        return None;
+                    }
                     let (addr, len) = if wqe.opcode == Opcode::Send.code() {
                         (wqe.buf_addr, wqe.buf_len)
                     } else {
                         (wqe.calc_dst, (wqe.calc_count << is_loc(wqe) as u64) & M16)
                     };
-                    Self::start_send(cur, n, wqe, addr, len);
+                    self.hand_over(cur, n, wqe, addr, len, true);
                     return Some(Stat::RnrRetry);
                 }
                 self.decode(cur, n, wqe);
@@ -836,8 +931,8 @@ impl NicModel {
             Some(Opcode::Send) => {
                 if wqe.buf_addr + wqe.buf_len > dmw {
                     Self::complete_with(cur, n, wqe, Status::BadAddr);
-                } else {
-                    Self::start_send(cur, n, wqe, wqe.buf_addr, wqe.buf_len);
+                } else if self.engine_free(cur, n) {
+                    self.hand_over(cur, n, wqe, wqe.buf_addr, wqe.buf_len, true);
                 }
             }
             Some(Opcode::Wait) => {
@@ -872,7 +967,14 @@ impl NicModel {
                 let fp_refused = wqe.calc_fp == 1 && (!built || wqe.calc_op > AluOp::Prod.code());
                 if wqe.calc_op >= FIRST_RESERVED_OP || fp_refused {
                     Self::complete_with(cur, n, wqe, Status::BadArg);
+                } else if wqe.calc_to_peer == 1 && !self.engine_free(cur, n) {
+                    // The result's message needs the engine: the CALC starts when it is free.
                 } else {
+                    if wqe.calc_to_peer == 1 {
+                        // The engine holds the message until the result is computed.
+                        let words = (count << is_loc(wqe) as u64) & M16;
+                        self.hand_over(cur, n, wqe, wqe.calc_dst, words, false);
+                    }
                     // `CalcReadA` checks the addresses with these.
                     let last = count.wrapping_sub(1) & M16;
                     n.calc.span_a = last * wqe.calc_sa;
@@ -884,7 +986,7 @@ impl NicModel {
                     if count != 0 {
                         n.seq.state = CalcReadA;
                     } else {
-                        Self::calc_done(cur, n, wqe);
+                        self.calc_done(cur, n, wqe);
                     }
                 }
             }
@@ -908,6 +1010,10 @@ impl NicModel {
                 let b_end = wqe.calc_b + c.span_b + pair;
                 let dst_end = wqe.calc_dst + (wqe.calc_count << pair);
                 if a_end >= dmw || b_end >= dmw || dst_end > dmw {
+                    // Nothing to send: the engine drops the message it holds for the result.
+                    if wqe.calc_to_peer == 1 {
+                        n.tx.pend = false;
+                    }
                     Self::complete_with(cur, n, wqe, Status::BadAddr);
                 } else {
                     n.seq.state = CalcReadB;
@@ -949,114 +1055,173 @@ impl NicModel {
                 if loc {
                     n.seq.state = CalcWriteIndex;
                 } else {
-                    Self::calc_next(cur, n, wqe);
+                    self.calc_next(cur, n, wqe);
                 }
             }
             _ => {
                 // CalcWriteIndex.
                 self.dmem.write((c.addr_dst + 1) & M16, c.result_index);
-                Self::calc_next(cur, n, wqe);
+                self.calc_next(cur, n, wqe);
             }
         }
     }
 
     /// After one CALC element: the next one, or the send of the result, or the completion.
-    fn calc_next(cur: &Regs, n: &mut Regs, wqe: &WqeWords) {
+    fn calc_next(&mut self, cur: &Regs, n: &mut Regs, wqe: &WqeWords) {
         let c = &cur.calc;
         n.calc.left = (c.left - 1) & M16;
         n.calc.addr_a = (c.addr_a + wqe.calc_sa) & M16;
         n.calc.addr_b = (c.addr_b + wqe.calc_sb) & M16;
         n.calc.addr_dst = (c.addr_dst + if is_loc(wqe) { 2 } else { 1 }) & M16;
         if c.left == 1 {
-            Self::calc_done(cur, n, wqe);
+            self.calc_done(cur, n, wqe);
         } else {
             n.seq.state = CalcReadA;
         }
     }
 
-    /// The CALC loop is over: send the result to the peer, or complete.
-    fn calc_done(cur: &Regs, n: &mut Regs, wqe: &WqeWords) {
+    /// The CALC loop is over: the engine may send the result to the peer, or the WQE completes.
+    fn calc_done(&mut self, cur: &Regs, n: &mut Regs, wqe: &WqeWords) {
         if wqe.calc_to_peer == 1 {
-            let words = (wqe.calc_count << is_loc(wqe) as u64) & M16;
-            Self::start_send(cur, n, wqe, wqe.calc_dst, words);
+            n.tx.go = true;
+            self.sent_by(cur, n);
         } else {
             Self::complete_with(cur, n, wqe, Status::Ok);
         }
     }
 
-    /// Starts transmitting `len` words from `addr` with the peer header of the current WQE
-    /// (SEND and CALC share it).
-    fn start_send(cur: &Regs, n: &mut Regs, wqe: &WqeWords, addr: u64, len: u64) {
-        let t = &mut n.tx;
-        t.nak = false;
-        t.kind = false;
-        t.dst = wqe.peer_node;
-        t.qp = wqe.peer_qp;
-        t.src_qp = cur.queue.wq >> 1;
-        t.cnt_en = wqe.peer_cnt_en == 1;
-        t.cnt = wqe.peer_cnt;
-        t.tag = cur.queue.ctx.ci;
-        t.ack = cur.queue.rc.rc == 1;
-        t.left = len;
-        t.addr = addr;
-        n.seq.state = TxStart;
+    /// Whether the transmit engine can take a data message; if not, the visit is over.
+    fn engine_free(&self, cur: &Regs, n: &mut Regs) -> bool {
+        let free = !cur.tx.pend && !cur.tx.sent;
+        if !free {
+            self.advance_visit(cur, n);
+            n.seq.state = Idle;
+        }
+        free
     }
 
-    /// The transmit states.
-    fn transmit(&mut self, i: &NicIn, cur: &Regs, n: &mut Regs, wqe: &WqeWords) {
+    /// Hands the transmit engine a data message of `len` words from `addr`, with the peer
+    /// header of the current WQE (SEND and CALC share it); `go`: it may start at once (a
+    /// CALC's waits for its result).
+    fn hand_over(
+        &mut self,
+        cur: &Regs,
+        n: &mut Regs,
+        wqe: &WqeWords,
+        addr: u64,
+        len: u64,
+        go: bool,
+    ) {
+        let t = &mut n.tx;
+        t.pend = true;
+        t.go = go;
+        t.sq = cur.queue.wq >> 1;
+        t.m_dst = wqe.peer_node;
+        t.m_qp = wqe.peer_qp;
+        t.m_cnt_en = wqe.peer_cnt_en == 1;
+        t.m_cnt = wqe.peer_cnt;
+        t.m_tag = cur.queue.ctx.ci;
+        t.m_ack = cur.queue.rc.rc == 1;
+        t.left = len;
+        t.addr = addr;
+        if go {
+            self.sent_by(cur, n);
+        }
+    }
+
+    /// The message of the SQ being served may go: a reliable QP's SQ awaits its answer from
+    /// now on (it cannot come before the last beat), any other's completes at a visit after
+    /// the last beat. The visit is over.
+    fn sent_by(&mut self, cur: &Regs, n: &mut Regs) {
+        let rc = cur.queue.rc;
+        if rc.rc == 1 {
+            let left = if rc.state == RC_RETRY {
+                rc.left
+            } else {
+                rc.retry
+            };
+            let awaiting = RcContext {
+                state: RC_AWAIT,
+                left,
+                ..rc
+            };
+            self.rcc.write(cur.queue.wq, awaiting.pack()[0]);
+        }
+        self.advance_visit(cur, n);
+        n.seq.state = Idle;
+    }
+
+    /// The transmit engine, every cycle beside the sequencer: shows the pending answer, else
+    /// the handed-over message once it may go, one beat at a time, each held until
+    /// `tx_ready`. It reads data memory through its own port.
+    fn transmit(&mut self, i: &NicIn, cur: &Regs, n: &mut Regs) {
         let t = &cur.tx;
-        match cur.seq.state {
-            TxStart => {
-                if t.left == 0 {
-                    // The empty message: one beat without data.
-                    n.tx.valid = true;
-                    n.tx.empty = true;
-                    n.tx.last = true;
-                    n.tx.data = 0;
-                    n.seq.state = TxHold;
-                } else {
-                    self.dmem.read(t.addr);
-                    n.seq.state = TxBeat;
+        match t.phase {
+            TxPhase::Idle => {
+                if t.ans {
+                    let o = &mut n.tx;
+                    o.ans = false;
+                    o.kind = true;
+                    o.dst = t.a_dst;
+                    o.qp = t.a_qp;
+                    o.src_qp = t.a_src_qp;
+                    o.cnt_en = false;
+                    o.cnt = 0;
+                    o.tag = t.a_tag;
+                    o.ack = false;
+                    o.valid = true;
+                    o.empty = true;
+                    o.last = true;
+                    o.data = t.a_reason;
+                    o.phase = TxPhase::Hold;
+                } else if t.pend && t.go && !n.tx.ans {
+                    // (Not in the cycle an answer is posted: that one goes first, so a data
+                    // message always starts with the answer register empty.)
+                    let o = &mut n.tx;
+                    o.kind = false;
+                    o.dst = t.m_dst;
+                    o.qp = t.m_qp;
+                    o.src_qp = t.sq;
+                    o.cnt_en = t.m_cnt_en;
+                    o.cnt = t.m_cnt;
+                    o.tag = t.m_tag;
+                    o.ack = t.m_ack;
+                    if t.left == 0 {
+                        // The empty message: one beat without data.
+                        o.valid = true;
+                        o.empty = true;
+                        o.last = true;
+                        o.data = 0;
+                        o.phase = TxPhase::Hold;
+                    } else {
+                        self.dmem.read2(t.addr);
+                        o.phase = TxPhase::Beat;
+                    }
                 }
             }
-            TxBeat => {
-                n.tx.valid = true;
-                n.tx.empty = false;
-                n.tx.last = t.left == 1;
-                n.tx.data = self.dmem.rd_data;
-                n.seq.state = TxHold;
+            TxPhase::Beat => {
+                let o = &mut n.tx;
+                o.valid = true;
+                o.empty = false;
+                o.last = t.left == 1;
+                o.data = self.dmem.rd2_data;
+                o.phase = TxPhase::Hold;
             }
-            _ => {
-                // TxHold.
+            TxPhase::Hold => {
                 if i.tx_ready {
-                    n.tx.valid = false;
+                    let o = &mut n.tx;
+                    o.valid = false;
                     if !t.last {
-                        n.tx.left = (t.left - 1) & M16;
-                        n.tx.addr = (t.addr + 1) & M16;
-                        self.dmem.read(n.tx.addr);
-                        n.seq.state = TxBeat;
-                    } else if !t.nak && cur.queue.rc.rc == 1 {
-                        // A reliable QP's message: the SQ awaits the answer.
-                        let rc = cur.queue.rc;
-                        let left = if rc.state == RC_RETRY {
-                            rc.left
-                        } else {
-                            rc.retry
-                        };
-                        let awaiting = RcContext {
-                            state: RC_AWAIT,
-                            left,
-                            ..rc
-                        };
-                        self.rcc.write(cur.queue.wq, awaiting.pack()[0]);
-                        self.advance_visit(cur, n);
-                        n.seq.state = Idle;
-                    } else if !t.nak {
-                        Self::complete_with(cur, n, wqe, Status::Ok);
-                    } else if cur.cpl.pending {
-                        n.seq.state = Complete;
+                        o.left = (t.left - 1) & M16;
+                        o.addr = (t.addr + 1) & M16;
+                        self.dmem.read2(o.addr);
+                        o.phase = TxPhase::Beat;
                     } else {
-                        n.seq.state = Idle;
+                        o.phase = TxPhase::Idle;
+                        if !t.kind {
+                            o.pend = false;
+                            o.sent = !t.ack;
+                        }
                     }
                 }
             }
@@ -1097,31 +1262,29 @@ impl NicModel {
         n.seq.state = RxDrop;
     }
 
-    /// Shows the NAK (or ACK) of the message being received: one empty beat to its sender,
-    /// naming its QP and WQE, with data `reason`.
-    fn show_nak(r: &Receive, n: &mut Regs) {
+    /// Posts the NAK (or ACK) of the message being received to the transmit engine's answer
+    /// register: one empty beat to its sender, naming its QP and WQE, with data `reason`. Then
+    /// the pending completion if there is one (`pending`), else the next slot; if the
+    /// register is still full, `AnsWait` posts it once it is free.
+    fn post_answer(r: &Receive, pending: bool, n: &mut Regs) {
         let t = &mut n.tx;
-        t.nak = true;
-        t.kind = true;
-        t.dst = r.src;
-        t.qp = r.src_qp;
-        t.src_qp = r.qp;
-        t.cnt_en = false;
-        t.cnt = 0;
-        t.tag = r.tag;
-        t.ack = false;
-        t.valid = true;
-        t.empty = true;
-        t.last = true;
-        t.data = r.reason;
-        n.seq.state = TxHold;
+        t.ans = true;
+        t.a_dst = r.src;
+        t.a_qp = r.src_qp;
+        t.a_src_qp = r.qp;
+        t.a_tag = r.tag;
+        t.a_reason = r.reason;
+        n.seq.state = if pending { Complete } else { Idle };
     }
 
-    /// The message has been stored and asked for an answer: the ACK (its `reason` is OK), then
-    /// the pending completion.
-    fn answer(r: &Receive, n: &mut Regs) {
-        Self::show_nak(r, n);
-        n.cpl.pending = true;
+    /// The answer of the message being received: posted now if the answer register is free,
+    /// else from `AnsWait`.
+    fn answer(cur: &Regs, pending: bool, n: &mut Regs) {
+        if cur.tx.ans {
+            n.seq.state = AnsWait;
+        } else {
+            Self::post_answer(&cur.rx, pending, n);
+        }
     }
 
     /// The receive states (`NakContext` and `NakCq` for an arriving NAK).
@@ -1187,7 +1350,9 @@ impl NicModel {
                             self.cnt.read(r.cnt);
                             n.seq.state = RxCounter;
                         } else if r.ack {
-                            Self::answer(r, n);
+                            // The ACK, then the completion.
+                            n.cpl.pending = true;
+                            Self::answer(cur, true, n);
                         }
                     }
                 }
@@ -1196,14 +1361,15 @@ impl NicModel {
                 self.cnt.write(r.cnt, (self.cnt.rd_data + 1) & M32);
                 n.seq.state = Complete;
                 if r.ack {
-                    Self::answer(r, n);
+                    n.cpl.pending = true;
+                    Self::answer(cur, true, n);
                 }
             }
             RxDrop => {
                 if i.rx_valid && i.rx_last {
                     if r.nak {
                         // Tell the sender: a NAK naming its QP and WQE, with the reason.
-                        Self::show_nak(r, n);
+                        Self::answer(cur, cur.cpl.pending, n);
                         return Some(Stat::RxDiscard);
                     }
                     n.seq.state = if cur.cpl.pending { Complete } else { Idle };
@@ -1586,11 +1752,14 @@ mod tests {
     fn state_encodings_are_positions() {
         assert_eq!(SeqState::Init.code(), 0);
         assert_eq!(SeqState::Idle.code(), 1);
-        assert_eq!(SeqState::TxStart.code(), 28);
-        assert_eq!(SeqState::CalcWait.code(), 29);
-        assert_eq!(SeqState::SqWqe.code(), 30);
-        assert_eq!(SeqState::RxCheck.code(), 31);
-        assert_eq!(SeqState::ALL.len(), 32);
+        assert_eq!(SeqState::AnsWait.code(), 11);
+        assert_eq!(SeqState::RxContext.code(), 12);
+        assert_eq!(SeqState::CalcWait.code(), 27);
+        assert_eq!(SeqState::SqWqe.code(), 28);
+        assert_eq!(SeqState::RxCheck.code(), 29);
+        assert_eq!(SeqState::ALL.len(), 30);
         assert_eq!(SeqState::BITS, 5);
+        assert_eq!(TxPhase::Hold.code(), 2);
+        assert_eq!(TxPhase::BITS, 2);
     }
 }
