@@ -386,7 +386,8 @@ crate::codes! {
     pub enum RcState: 2 {
         /// Nothing awaited.
         Idle = 0 => "IDLE",
-        /// The head WQE's message has been sent; its answer is awaited.
+        /// The head WQE's message has been handed to the transmit engine (being sent, or
+        /// sent); its answer is awaited.
         Await = 1 => "AWAIT",
         /// An RNR NAK came: the message goes again at `at`.
         Retry = 2 => "RETRY",

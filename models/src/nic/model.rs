@@ -130,8 +130,8 @@
 //! - receive: the message's header (`src`, `src_qp`, `qp`, `cnt_en`, `cnt`, `tag`, `ack`), `nak` (a
 //!   NAK is due) and its `reason`, `overflow`, the store pointer `addr`, `stored`, `cap`;
 //! - transmit engine: `phase`, the `tx_*` output registers; the held data message (`pend`,
-//!   `go`, `sent`, the SQ's QP `sq`, its header, `left` beats from `addr`); the answer
-//!   register (`ans`, the header and reason);
+//!   `go`, `sent`, its header — whose `src_qp` is the handing SQ's QP, RTL `sq` — and `left`
+//!   beats from `addr`); the answer register (`ans`, the header and reason);
 //! - calc: `left` (elements), `addr_a`, `addr_b`, `addr_dst`, the operands `a`, `a_index`, `b`,
 //!   `b_index`, the `CalcWait` counter `wait`; `span_a`, `span_b` (`(count - 1) × stride`, for
 //!   the bounds check); the ALU's pipeline;
@@ -438,12 +438,10 @@ struct Receive {
     cap: u64,
 }
 
-/// The transmit engine's registers (RTL `nic_transmit`): the `tx_*` outputs, the beat loop,
-/// the handed-over data message and the answer register.
+/// A message's header as the `tx_*` ports show it (every beat repeats it).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-struct Transmit {
-    phase: TxPhase,
-    valid: bool,
+struct TxHeader {
+    /// A NAK-kind message (an answer).
     kind: bool,
     dst: u64,
     src_qp: u64,
@@ -452,6 +450,16 @@ struct Transmit {
     cnt: u64,
     tag: u64,
     ack: bool,
+}
+
+/// The transmit engine's registers (RTL `nic_transmit`): the `tx_*` outputs, the beat loop,
+/// the handed-over data message and the answer register.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Transmit {
+    phase: TxPhase,
+    /// The port: `valid`, the header shown, `empty`, `last`, `data`.
+    valid: bool,
+    hdr: TxHeader,
     empty: bool,
     last: bool,
     data: u64,
@@ -461,25 +469,15 @@ struct Transmit {
     go: bool,
     /// A data message without `ack` has been sent; its WQE completes at its SQ's next visit.
     sent: bool,
-    /// The QP whose SQ handed the message over (its `src_qp`).
-    sq: u64,
-    /// The handed-over message's header (the output registers take it when it starts).
-    m_dst: u64,
-    m_qp: u64,
-    m_cnt_en: bool,
-    m_cnt: u64,
-    m_tag: u64,
-    m_ack: bool,
+    /// The handed-over message's header (its `src_qp` is the QP whose SQ handed it over).
+    msg: TxHeader,
     /// Beats still to send (the one shown included); the word of the next beat.
     left: u64,
     addr: u64,
-    /// An answer (a NAK-kind message) waits to be sent: its header and reason.
+    /// An answer waits to be sent: its header and reason.
     ans: bool,
-    a_dst: u64,
-    a_qp: u64,
-    a_src_qp: u64,
-    a_tag: u64,
-    a_reason: u64,
+    answer: TxHeader,
+    reason: u64,
 }
 
 /// The CALC loop (RTL `nic_calc`) and the ALU's result registers.
@@ -591,14 +589,14 @@ impl NicModel {
             host_rsp_data: r.host.rsp_data,
             rx_ready: r.seq.state == RxData || r.seq.state == RxDrop,
             tx_valid: t.valid,
-            tx_kind: t.kind,
-            tx_dst: t.dst,
-            tx_src_qp: t.src_qp,
-            tx_qp: t.qp,
-            tx_cnt_en: t.cnt_en,
-            tx_cnt: t.cnt,
-            tx_tag: t.tag,
-            tx_ack: t.ack,
+            tx_kind: t.hdr.kind,
+            tx_dst: t.hdr.dst,
+            tx_src_qp: t.hdr.src_qp,
+            tx_qp: t.hdr.qp,
+            tx_cnt_en: t.hdr.cnt_en,
+            tx_cnt: t.hdr.cnt,
+            tx_tag: t.hdr.tag,
+            tx_ack: t.hdr.ack,
             tx_empty: t.empty,
             tx_last: t.last,
             tx_data: t.data,
@@ -818,7 +816,7 @@ impl NicModel {
             SqContext => {
                 // A head awaiting its answer, or whose message is being sent, does not run.
                 let awaits = RcContext::unpack(self.rcc.rd_data).state == RC_AWAIT;
-                let sending = cur.tx.pend && cur.tx.sq == cur.queue.wq >> 1;
+                let sending = cur.tx.pend && cur.tx.msg.src_qp == cur.queue.wq >> 1;
                 if self.latch_context(cur, n) && !awaits && !sending {
                     n.seq.state = SqWqe;
                 } else {
@@ -846,7 +844,7 @@ impl NicModel {
                     n.seq.state = Idle;
                     return Some(Stat::CqStall);
                 }
-                if cur.tx.sent && cur.tx.sq == cur.queue.wq >> 1 {
+                if cur.tx.sent && cur.tx.msg.src_qp == cur.queue.wq >> 1 {
                     // Its message has been sent.
                     n.tx.sent = false;
                     Self::complete_with(cur, n, wqe, Status::Ok);
@@ -1115,13 +1113,16 @@ impl NicModel {
         let t = &mut n.tx;
         t.pend = true;
         t.go = go;
-        t.sq = cur.queue.wq >> 1;
-        t.m_dst = wqe.peer_node;
-        t.m_qp = wqe.peer_qp;
-        t.m_cnt_en = wqe.peer_cnt_en == 1;
-        t.m_cnt = wqe.peer_cnt;
-        t.m_tag = cur.queue.ctx.ci;
-        t.m_ack = cur.queue.rc.rc == 1;
+        t.msg = TxHeader {
+            kind: false,
+            dst: wqe.peer_node,
+            src_qp: cur.queue.wq >> 1,
+            qp: wqe.peer_qp,
+            cnt_en: wqe.peer_cnt_en == 1,
+            cnt: wqe.peer_cnt,
+            tag: cur.queue.ctx.ci,
+            ack: cur.queue.rc.rc == 1,
+        };
         t.left = len;
         t.addr = addr;
         if go {
@@ -1159,33 +1160,20 @@ impl NicModel {
         match t.phase {
             TxPhase::Idle => {
                 if t.ans {
+                    // The answer: one empty beat.
                     let o = &mut n.tx;
                     o.ans = false;
-                    o.kind = true;
-                    o.dst = t.a_dst;
-                    o.qp = t.a_qp;
-                    o.src_qp = t.a_src_qp;
-                    o.cnt_en = false;
-                    o.cnt = 0;
-                    o.tag = t.a_tag;
-                    o.ack = false;
+                    o.hdr = t.answer;
                     o.valid = true;
                     o.empty = true;
                     o.last = true;
-                    o.data = t.a_reason;
+                    o.data = t.reason;
                     o.phase = TxPhase::Hold;
                 } else if t.pend && t.go && !n.tx.ans {
                     // (Not in the cycle an answer is posted: that one goes first, so a data
                     // message always starts with the answer register empty.)
                     let o = &mut n.tx;
-                    o.kind = false;
-                    o.dst = t.m_dst;
-                    o.qp = t.m_qp;
-                    o.src_qp = t.sq;
-                    o.cnt_en = t.m_cnt_en;
-                    o.cnt = t.m_cnt;
-                    o.tag = t.m_tag;
-                    o.ack = t.m_ack;
+                    o.hdr = t.msg;
                     if t.left == 0 {
                         // The empty message: one beat without data.
                         o.valid = true;
@@ -1218,9 +1206,9 @@ impl NicModel {
                         o.phase = TxPhase::Beat;
                     } else {
                         o.phase = TxPhase::Idle;
-                        if !t.kind {
+                        if !t.hdr.kind {
                             o.pend = false;
-                            o.sent = !t.ack;
+                            o.sent = !t.hdr.ack;
                         }
                     }
                 }
@@ -1269,11 +1257,17 @@ impl NicModel {
     fn post_answer(r: &Receive, pending: bool, n: &mut Regs) {
         let t = &mut n.tx;
         t.ans = true;
-        t.a_dst = r.src;
-        t.a_qp = r.src_qp;
-        t.a_src_qp = r.qp;
-        t.a_tag = r.tag;
-        t.a_reason = r.reason;
+        t.answer = TxHeader {
+            kind: true,
+            dst: r.src,
+            src_qp: r.qp,
+            qp: r.src_qp,
+            cnt_en: false,
+            cnt: 0,
+            tag: r.tag,
+            ack: false,
+        };
+        t.reason = r.reason;
         n.seq.state = if pending { Complete } else { Idle };
     }
 
