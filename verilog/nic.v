@@ -67,6 +67,14 @@ module nic (
     wire [11:0] dmem_tx_wr_addr;
     wire [63:0] dmem_tx_wr_data;
 
+    // Memory `dmem_b`: 4096 words, registered read.
+    reg [63:0] dmem_b_words [0:4095];
+    wire [11:0] dmem_b_rd_addr;
+    reg [63:0] dmem_b_rd_data;
+    wire dmem_b_wr_en;
+    wire [11:0] dmem_b_wr_addr;
+    wire [63:0] dmem_b_wr_data;
+
     // Instance `sequencer`.
     wire sequencer_host_valid;
     wire sequencer_rx_valid;
@@ -457,8 +465,10 @@ module nic (
     wire [15:0] calc_calc_dst;
     wire calc_calc_to_peer;
     wire [63:0] calc_dmem_data;
+    wire [63:0] calc_dmem_b_data;
     wire [4:0] calc_next_state;
     wire [11:0] calc_dmem_rd_addr;
+    wire [11:0] calc_dmem_b_rd_addr;
     wire calc_dmem_wr_en;
     wire [11:0] calc_dmem_wr_addr;
     wire [63:0] calc_dmem_wr_data;
@@ -486,8 +496,10 @@ module nic (
         .calc_dst(calc_calc_dst),
         .calc_to_peer(calc_calc_to_peer),
         .dmem_data(calc_dmem_data),
+        .dmem_b_data(calc_dmem_b_data),
         .next_state(calc_next_state),
         .dmem_rd_addr(calc_dmem_rd_addr),
+        .dmem_b_rd_addr(calc_dmem_b_rd_addr),
         .dmem_wr_en(calc_dmem_wr_en),
         .dmem_wr_addr(calc_dmem_wr_addr),
         .dmem_wr_data(calc_dmem_wr_data),
@@ -824,6 +836,13 @@ module nic (
         end
     end
 
+    always @(posedge clock) begin
+        dmem_b_rd_data <= dmem_b_words[dmem_b_rd_addr];
+        if (dmem_b_wr_en) begin
+            dmem_b_words[dmem_b_wr_addr] <= dmem_b_wr_data;
+        end
+    end
+
     assign sequencer_host_valid = host_valid;
     assign sequencer_rx_valid = rx_valid;
     assign sequencer_host_next = host_cmd_next_state;
@@ -944,6 +963,7 @@ module nic (
     assign calc_calc_dst = wqe_calc_dst;
     assign calc_calc_to_peer = wqe_calc_to_peer;
     assign calc_dmem_data = dmem_rd_data;
+    assign calc_dmem_b_data = dmem_b_rd_data;
     assign calc_reliable = queues_reliable;
     assign receive_state = sequencer_current;
     assign receive_take_rx = sequencer_take_rx;
@@ -1032,6 +1052,10 @@ module nic (
     assign dmem_tx_wr_en = dmem_wr_en;
     assign dmem_tx_wr_addr = dmem_wr_addr;
     assign dmem_tx_wr_data = dmem_wr_data;
+    assign dmem_b_rd_addr = calc_dmem_b_rd_addr;
+    assign dmem_b_wr_en = dmem_wr_en;
+    assign dmem_b_wr_addr = dmem_wr_addr;
+    assign dmem_b_wr_data = dmem_wr_data;
 
 endmodule
 

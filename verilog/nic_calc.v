@@ -19,8 +19,10 @@ module nic_calc (
     input  wire [15:0]  calc_dst,
     input  wire         calc_to_peer,
     input  wire [63:0]  dmem_data,
+    input  wire [63:0]  dmem_b_data,
     output reg  [4:0]   next_state,
     output reg  [11:0]  dmem_rd_addr,
+    output reg  [11:0]  dmem_b_rd_addr,
     output reg          dmem_wr_en,
     output reg  [11:0]  dmem_wr_addr,
     output reg  [63:0]  dmem_wr_data,
@@ -55,10 +57,17 @@ module nic_calc (
     localparam [4:0] SEQ_STATE_CALC_WRITE = 5'h19;
     localparam [4:0] SEQ_STATE_CALC_WRITE_INDEX = 5'h1a;
     localparam [4:0] SEQ_STATE_CALC_WAIT = 5'h1b;
+    localparam [4:0] SEQ_STATE_CALC_STREAM = 5'h1e;
 
     // Registers: `x_q` holds, `x_d` is its next value.
     reg [15:0] left_q;
     reg [15:0] left_d;
+    reg [15:0] wleft_q;
+    reg [15:0] wleft_d;
+    reg rd_valid_q;
+    reg rd_valid_d;
+    reg op_valid_q;
+    reg op_valid_d;
     reg [15:0] addr_a_q;
     reg [15:0] addr_a_d;
     reg [15:0] addr_b_q;
@@ -113,6 +122,15 @@ module nic_calc (
     reg type_built;
     wire is_loc;
     reg element_done;
+    reg issue;
+    reg stream_written;
+    reg finish;
+    reg stream;
+    reg hazard_a;
+    reg hazard_b;
+    wire [32:0] dst_wide;
+    wire [17:0] a_wide;
+    wire [17:0] b_wide;
     wire [15:0] last;
     reg [32:0] pair;
     reg [32:0] end_a;
@@ -123,6 +141,9 @@ module nic_calc (
     always @(posedge clock) begin
         if (reset) begin
             left_q <= 16'd0;
+            wleft_q <= 16'd0;
+            rd_valid_q <= 1'b0;
+            op_valid_q <= 1'b0;
             addr_a_q <= 16'd0;
             addr_b_q <= 16'd0;
             addr_dst_q <= 16'd0;
@@ -135,6 +156,9 @@ module nic_calc (
             span_b_q <= 32'd0;
         end else begin
             left_q <= left_d;
+            wleft_q <= wleft_d;
+            rd_valid_q <= rd_valid_d;
+            op_valid_q <= op_valid_d;
             addr_a_q <= addr_a_d;
             addr_b_q <= addr_b_d;
             addr_dst_q <= addr_dst_d;
@@ -149,16 +173,22 @@ module nic_calc (
     end
 
     assign is_loc = (calc_op == alu_max_loc) | (calc_op == alu_min_loc);
-    assign alu_in_valid = state == SEQ_STATE_CALC_ALU;
+    assign alu_in_valid = (state == SEQ_STATE_CALC_ALU) | op_valid_q;
     assign alu_op = calc_op;
     assign alu_a_0 = a_q;
     assign alu_ai_0 = a_index_q;
     assign alu_b_0 = b_q;
     assign alu_bi_0 = b_index_q;
     assign last = calc_count - 16'd1;
+    assign dst_wide = {{17{1'b0}}, calc_dst};
+    assign a_wide = {{2{1'b0}}, calc_a};
+    assign b_wide = {{2{1'b0}}, calc_b};
 
     always @(*) begin
         left_d = left_q;
+        wleft_d = wleft_q;
+        rd_valid_d = rd_valid_q;
+        op_valid_d = op_valid_q;
         addr_a_d = addr_a_q;
         addr_b_d = addr_b_q;
         addr_dst_d = addr_dst_q;
@@ -198,24 +228,47 @@ module nic_calc (
         end_a = ({{17{1'b0}}, calc_a} + {1'b0, span_a_q}) + pair;
         end_b = ({{17{1'b0}}, calc_b} + {1'b0, span_b_q}) + pair;
         outside = ((end_a >= dmem_words_end) | (end_b >= dmem_words_end)) | (end_dst > dmem_words_dst);
+        hazard_a = ((calc_dst > calc_a) & (dst_wide <= end_a)) | (((~(|calc_sa)) & (calc_dst <= calc_a)) & (a_wide < end_dst));
+        hazard_b = ((calc_dst > calc_b) & (dst_wide <= end_b)) | (((~(|calc_sb)) & (calc_dst <= calc_b)) & (b_wide < end_dst));
+        stream = ((~is_loc) & (~hazard_a)) & (~hazard_b);
         if (start) begin
             span_a_d = {{16{1'b0}}, last} * {{16{1'b0}}, {{8{1'b0}}, calc_sa}};
             span_b_d = {{16{1'b0}}, last} * {{16{1'b0}}, {{8{1'b0}}, calc_sb}};
             left_d = calc_count;
+            wleft_d = calc_count;
             addr_a_d = calc_a;
             addr_b_d = calc_b;
             addr_dst_d = calc_dst;
         end
         next_state = state;
         dmem_rd_addr = 12'd0;
+        dmem_b_rd_addr = 12'd0;
         dmem_wr_en = 1'b0;
         dmem_wr_addr = 12'd0;
         dmem_wr_data = 64'd0;
         element_done = 1'b0;
+        issue = 1'b0;
+        stream_written = 1'b0;
         case (state)
             SEQ_STATE_CALC_READ_A: begin
                 dmem_rd_addr = addr_a_q[11:0];
                 next_state = SEQ_STATE_CALC_READ_B;
+                if (stream) begin
+                    next_state = SEQ_STATE_CALC_STREAM;
+                end
+            end
+            SEQ_STATE_CALC_STREAM: begin
+                if (|left_q) begin
+                    issue = 1'b1;
+                    dmem_rd_addr = addr_a_q[11:0];
+                    dmem_b_rd_addr = addr_b_q[11:0];
+                end
+                if (alu_out_valid) begin
+                    stream_written = 1'b1;
+                    dmem_wr_en = 1'b1;
+                    dmem_wr_addr = addr_dst_q[11:0];
+                    dmem_wr_data = alu_r_0;
+                end
             end
             SEQ_STATE_CALC_READ_B: begin
                 a_d = dmem_data;
@@ -284,6 +337,23 @@ module nic_calc (
             complete_status = bad_addr;
             next_state = SEQ_STATE_COMPLETE;
         end
+        rd_valid_d = issue;
+        op_valid_d = rd_valid_q;
+        if (rd_valid_q) begin
+            a_d = dmem_data;
+            b_d = dmem_b_data;
+        end
+        if (issue) begin
+            left_d = left_q - 16'd1;
+            addr_a_d = addr_a_q + {{8{1'b0}}, calc_sa};
+            addr_b_d = addr_b_q + {{8{1'b0}}, calc_sb};
+        end
+        finish = 1'b0;
+        if (stream_written) begin
+            wleft_d = wleft_q - 16'd1;
+            addr_dst_d = addr_dst_q + 16'd1;
+            finish = wleft_q == 16'd1;
+        end
         if (element_done) begin
             left_d = left_q - 16'd1;
             addr_a_d = addr_a_q + {{8{1'b0}}, calc_sa};
@@ -293,15 +363,16 @@ module nic_calc (
                 addr_dst_d = addr_dst_q + 16'd2;
             end
             next_state = SEQ_STATE_CALC_READ_A;
-            if (left_q == 16'd1) begin
-                complete = ~calc_to_peer;
-                next_state = SEQ_STATE_COMPLETE;
-                if (calc_to_peer) begin
-                    go = 1'b1;
-                    await_answer = reliable;
-                    advance_visit = 1'b1;
-                    next_state = SEQ_STATE_IDLE;
-                end
+            finish = left_q == 16'd1;
+        end
+        if (finish) begin
+            complete = ~calc_to_peer;
+            next_state = SEQ_STATE_COMPLETE;
+            if (calc_to_peer) begin
+                go = 1'b1;
+                await_answer = reliable;
+                advance_visit = 1'b1;
+                next_state = SEQ_STATE_IDLE;
             end
         end
     end

@@ -55,6 +55,7 @@ module nic_sequencer (
     localparam [4:0] SEQ_STATE_CALC_WAIT = 5'h1b;
     localparam [4:0] SEQ_STATE_SQ_WQE = 5'h1c;
     localparam [4:0] SEQ_STATE_RX_CHECK = 5'h1d;
+    localparam [4:0] SEQ_STATE_CALC_STREAM = 5'h1e;
 
     // Registers: `x_q` holds, `x_d` is its next value.
     reg [4:0] state_q;
@@ -196,6 +197,9 @@ module nic_sequencer (
                 state_d = calc_next;
             end
             SEQ_STATE_CALC_WRITE_INDEX: begin
+                state_d = calc_next;
+            end
+            SEQ_STATE_CALC_STREAM: begin
                 state_d = calc_next;
             end
             default: begin

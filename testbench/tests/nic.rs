@@ -944,6 +944,16 @@ fn mutants_of_the_emitted_verilog_fail_the_examples() {
             "if ((~runnable) | awaits) begin",
         ),
         (
+            "a CALC streams when an element reads what an earlier one wrote to b",
+            "stream = ((~is_loc) & (~hazard_a)) & (~hazard_b);",
+            "stream = (~is_loc) & (~hazard_a);",
+        ),
+        (
+            "a streaming CALC's operands enter the ALU before they arrive",
+            "op_valid_d = rd_valid_q;",
+            "op_valid_d = issue;",
+        ),
+        (
             "retries are never counted down",
             "rc_context_word_left = rc_context_left - 3'd1;",
             "rc_context_word_left = rc_context_left;",

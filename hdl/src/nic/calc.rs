@@ -1,30 +1,40 @@
 //! # The CALC loop (module `nic_calc`)
 //!
-//! Runs CALC's elements through the reduction ALU (its instance `alu`, module `reduce_alu_l1`):
-//! per element, read `a` (and `b`, and for MAXLOC / MINLOC both indices) from data memory
-//! into the operand registers, let the ALU compute (its pipeline answers its latency later,
-//! `LATENCY` cycles or `FP_LATENCY` with the floating-point types: `CalcAlu`, then `CalcWait`
-//! counting down `alu_wait` from `alu_wait_count(FP > 0)`), write the result (and its
-//! index). After the last element the result goes to a peer (a transmission of the
-//! result buffer) or the WQE completes. `CalcReadA` … `CalcWriteIndex` and `CalcWait` in the
-//! state table of `netcoll_models::nic::model`.
+//! Runs CALC's elements through the reduction ALU (its instance `alu`, module `reduce_alu_l1`),
+//! one of two ways ("CALC" in `netcoll_models::nic::model`, whose state table has
+//! `CalcReadA` … `CalcWriteIndex`, `CalcWait` and `CalcStream`):
+//!
+//! - **streaming** (`CalcStream`), when no element reads what an earlier one wrote and the
+//!   operation is not MAXLOC / MINLOC: every cycle reads the next element's `a` from data memory
+//!   and `b` from its copy `dmem_b`, registers the words that arrived (`rd_valid`), feeds the
+//!   ALU from those registers (`op_valid`), and writes whatever result the ALU shows
+//!   (`out_valid`) to the next result word — one element a cycle;
+//! - **element by element**: read `a` (and `b`, and for MAXLOC / MINLOC both indices) into the
+//!   operand registers, let the ALU compute (`LATENCY` cycles, or `FP_LATENCY` with the
+//!   floating-point types: `CalcAlu`, then `CalcWait` counting down `alu_wait` from
+//!   `alu_wait_count(FP > 0)`), write the result (and its index).
+//!
+//! After the last result the result goes to a peer (a transmission of the result buffer) or the
+//! WQE completes.
 //!
 //! The unit also checks the CALC's addresses: `start` registers the spans `(count - 1) ×
 //! stride` (the multiplier then has a cycle to itself), and `CalcReadA` compares the last
-//! element of `a`, `b` and the result with the data memory's size; outside, the WQE completes
-//! with `BAD_ADDR` before anything is written.
+//! element of `a`, `b` and the result with the data memory's size (outside, the WQE completes
+//! with `BAD_ADDR` before anything is written) and with each other (`hazard_a`, `hazard_b`:
+//! whether the CALC streams).
 //!
 //! # Inputs
 //! - `clock`, `reset`; `state`;
 //! - `start`: load the loop from the WQE (`SqDecode`);
 //! - the current WQE's `calc_op`, `calc_dtype`, `calc_count`, `calc_a`, `calc_b`, `calc_sa`,
 //!   `calc_sb`, `calc_dst`, `calc_to_peer`;
-//! - `dmem_data`: what data memory returned.
+//! - `dmem_data`: what data memory returned; `dmem_b_data`: what its copy `dmem_b` returned.
 //!
 //! # Outputs
 //! - `next_state`: the next state in the CALC states;
 //! - `dmem_rd_addr`, `dmem_wr_en`, `dmem_wr_addr`, `dmem_wr_data`: data memory requests (zero
-//!   outside the CALC states);
+//!   outside the CALC states); `dmem_b_rd_addr`: the read address of `dmem_b` (zero outside
+//!   `CalcStream`);
 //! - `go`: the result buffer is computed, the message the transmit engine holds for it may go
 //!   (`advance_visit`: the visit is over; `await_answer`: a reliable QP's SQ awaits the
 //!   answer); `cancel`: the engine drops it (`BAD_ADDR`); `complete`, `complete_status`: the
@@ -69,8 +79,12 @@ crate::sub_block! {
         pub calc_dst: Signal<In, Bits<16>>,
         pub calc_to_peer: Signal<In, bool>,
         pub dmem_data: Signal<In, Bits<64>>,
+        /// What the copy `dmem_b` returned (a streaming CALC's `b`).
+        pub dmem_b_data: Signal<In, Bits<64>>,
         pub next_state: Signal<Out, SeqState>,
         pub dmem_rd_addr: Signal<Out, Bits<DB>>,
+        /// The read address of the copy `dmem_b` (zero outside `CalcStream`).
+        pub dmem_b_rd_addr: Signal<Out, Bits<DB>>,
         pub dmem_wr_en: Signal<Out, bool>,
         pub dmem_wr_addr: Signal<Out, Bits<DB>>,
         pub dmem_wr_data: Signal<Out, Bits<64>>,
@@ -84,8 +98,14 @@ crate::sub_block! {
         /// The WQE names a floating-point type this NIC is built without, or an operation the
         /// floating-point types do not define: the sequencer completes it with `BadArg`.
         pub fp_refused: Signal<Out, bool>,
-        /// Elements still to compute, the current one included.
+        /// Elements still to compute, the current one included (streaming: still to read).
         left: Reg<Bits<16>>,
+        /// Streaming: results still to write, the next one included.
+        wleft: Reg<Bits<16>>,
+        /// Streaming: `a` and `b` were read in the previous cycle (they arrive now).
+        rd_valid: Reg<bool>,
+        /// Streaming: the operand registers hold an element (it enters the ALU now).
+        op_valid: Reg<bool>,
         addr_a: Reg<Bits<16>>,
         addr_b: Reg<Bits<16>>,
         addr_dst: Reg<Bits<16>>,
@@ -112,8 +132,23 @@ crate::sub_block! {
         alu_prod: Constant<Bits<ALU_OP_BITS>> = k(AluOp::Prod.code()),
         /// MAXLOC / MINLOC: elements are (value, index) pairs.
         is_loc: Signal<Local, bool>,
-        /// The element just written was the last one.
+        /// An element was written (element by element).
         element_done: Signal<Local, bool>,
+        /// Streaming: an element's `a` and `b` are read this cycle.
+        issue: Signal<Local, bool>,
+        /// Streaming: a result is written this cycle.
+        stream_written: Signal<Local, bool>,
+        /// The last result is written this cycle.
+        finish: Signal<Local, bool>,
+        /// The CALC streams (no LOC, and no element reads what an earlier one wrote; see
+        /// `stream_hazard` in the model).
+        stream: Signal<Local, bool>,
+        hazard_a: Signal<Local, bool>,
+        hazard_b: Signal<Local, bool>,
+        /// `calc_dst`, `calc_a` and `calc_b` as wide as the ends they are compared with.
+        dst_wide: Signal<Local, Bits<END_BITS>>,
+        a_wide: Signal<Local, Bits<18>>,
+        b_wide: Signal<Local, Bits<18>>,
         // The bounds check: the last words of `a`, `b` and the result.
         last: Signal<Local, Bits<16>>,
         pair: Signal<Local, Bits<END_BITS>>,
@@ -154,14 +189,14 @@ impl<const DB: usize, const FP: usize, const AX: usize, const AWB: usize> Logic
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, left, addr_a, addr_b, addr_dst, a, a_index, b, b_index, alu_wait, span_a,
-            span_b
+            self, clock, left, wleft, rd_valid, op_valid, addr_a, addr_b, addr_dst, a, a_index, b,
+            b_index, alu_wait, span_a, span_b
         );
         self.is_loc.next = (self.calc_op.val() == self.alu_max_loc.val())
             | (self.calc_op.val() == self.alu_min_loc.val());
         self.alu.clock.next = self.clock.val();
         self.alu.reset.next = self.reset.val();
-        self.alu.in_valid.next = self.state.val() == SeqState::CalcAlu;
+        self.alu.in_valid.next = (self.state.val() == SeqState::CalcAlu) | self.op_valid.q.val();
         self.alu.op.next = self.calc_op.val();
         self.dtype3.next = bit_cast::<3, 2>(self.calc_dtype.val());
         if self.calc_fp.val() {
@@ -207,10 +242,25 @@ impl<const DB: usize, const FP: usize, const AX: usize, const AWB: usize> Logic
         self.outside.next = (self.end_a.val() >= self.dmem_words_end.val())
             | (self.end_b.val() >= self.dmem_words_end.val())
             | (self.end_dst.val() > self.dmem_words_dst.val());
+        self.dst_wide.next = bit_cast::<END_BITS, 16>(self.calc_dst.val());
+        self.a_wide.next = bit_cast::<18, 16>(self.calc_a.val());
+        self.b_wide.next = bit_cast::<18, 16>(self.calc_b.val());
+        self.hazard_a.next = ((self.calc_dst.val() > self.calc_a.val())
+            & (self.dst_wide.val() <= self.end_a.val()))
+            | (!self.calc_sa.val().any()
+                & (self.calc_dst.val() <= self.calc_a.val())
+                & (self.a_wide.val() < self.end_dst.val()));
+        self.hazard_b.next = ((self.calc_dst.val() > self.calc_b.val())
+            & (self.dst_wide.val() <= self.end_b.val()))
+            | (!self.calc_sb.val().any()
+                & (self.calc_dst.val() <= self.calc_b.val())
+                & (self.b_wide.val() < self.end_dst.val()));
+        self.stream.next = !self.is_loc.val() & !self.hazard_a.val() & !self.hazard_b.val();
         if self.start.val() {
             self.span_a.d.next = self.last.val() * bit_cast::<16, 8>(self.calc_sa.val());
             self.span_b.d.next = self.last.val() * bit_cast::<16, 8>(self.calc_sb.val());
             self.left.d.next = self.calc_count.val();
+            self.wleft.d.next = self.calc_count.val();
             self.addr_a.d.next = self.calc_a.val();
             self.addr_b.d.next = self.calc_b.val();
             self.addr_dst.d.next = self.calc_dst.val();
@@ -218,14 +268,33 @@ impl<const DB: usize, const FP: usize, const AX: usize, const AWB: usize> Logic
 
         self.next_state.next = self.state.val();
         self.dmem_rd_addr.next = 0.into();
+        self.dmem_b_rd_addr.next = 0.into();
         self.dmem_wr_en.next = false;
         self.dmem_wr_addr.next = 0.into();
         self.dmem_wr_data.next = 0.into();
         self.element_done.next = false;
+        self.issue.next = false;
+        self.stream_written.next = false;
         match self.state.val() {
             SeqState::CalcReadA => {
                 self.dmem_rd_addr.next = self.addr_a.q.val().get_bits::<DB>(0);
                 self.next_state.next = SeqState::CalcReadB;
+                if self.stream.val() {
+                    self.next_state.next = SeqState::CalcStream;
+                }
+            }
+            SeqState::CalcStream => {
+                if self.left.q.val().any() {
+                    self.issue.next = true;
+                    self.dmem_rd_addr.next = self.addr_a.q.val().get_bits::<DB>(0);
+                    self.dmem_b_rd_addr.next = self.addr_b.q.val().get_bits::<DB>(0);
+                }
+                if self.alu.out_valid.val() {
+                    self.stream_written.next = true;
+                    self.dmem_wr_en.next = true;
+                    self.dmem_wr_addr.next = self.addr_dst.q.val().get_bits::<DB>(0);
+                    self.dmem_wr_data.next = self.alu.r[0].val();
+                }
             }
             SeqState::CalcReadB => {
                 self.a.d.next = self.dmem_data.val();
@@ -296,6 +365,24 @@ impl<const DB: usize, const FP: usize, const AX: usize, const AWB: usize> Logic
             self.complete_status.next = self.bad_addr.val();
             self.next_state.next = SeqState::Complete;
         }
+        // Streaming: the reads arrive, then enter the ALU.
+        self.rd_valid.d.next = self.issue.val();
+        self.op_valid.d.next = self.rd_valid.q.val();
+        if self.rd_valid.q.val() {
+            self.a.d.next = self.dmem_data.val();
+            self.b.d.next = self.dmem_b_data.val();
+        }
+        if self.issue.val() {
+            self.left.d.next = self.left.q.val() - 1;
+            self.addr_a.d.next = self.addr_a.q.val() + bit_cast::<16, 8>(self.calc_sa.val());
+            self.addr_b.d.next = self.addr_b.q.val() + bit_cast::<16, 8>(self.calc_sb.val());
+        }
+        self.finish.next = false;
+        if self.stream_written.val() {
+            self.wleft.d.next = self.wleft.q.val() - 1;
+            self.addr_dst.d.next = self.addr_dst.q.val() + 1;
+            self.finish.next = self.wleft.q.val() == 1;
+        }
         if self.element_done.val() {
             self.left.d.next = self.left.q.val() - 1;
             self.addr_a.d.next = self.addr_a.q.val() + bit_cast::<16, 8>(self.calc_sa.val());
@@ -305,15 +392,16 @@ impl<const DB: usize, const FP: usize, const AX: usize, const AWB: usize> Logic
                 self.addr_dst.d.next = self.addr_dst.q.val() + 2;
             }
             self.next_state.next = SeqState::CalcReadA;
-            if self.left.q.val() == 1 {
-                self.complete.next = !self.calc_to_peer.val();
-                self.next_state.next = SeqState::Complete;
-                if self.calc_to_peer.val() {
-                    self.go.next = true;
-                    self.await_answer.next = self.reliable.val();
-                    self.advance_visit.next = true;
-                    self.next_state.next = SeqState::Idle;
-                }
+            self.finish.next = self.left.q.val() == 1;
+        }
+        if self.finish.val() {
+            self.complete.next = !self.calc_to_peer.val();
+            self.next_state.next = SeqState::Complete;
+            if self.calc_to_peer.val() {
+                self.go.next = true;
+                self.await_answer.next = self.reliable.val();
+                self.advance_visit.next = true;
+                self.next_state.next = SeqState::Idle;
             }
         }
     }
@@ -344,17 +432,33 @@ mod tests {
         c.start.next = true;
     }
 
+    /// How a CALC ran: the state it ended in, whether it let the result's message go (else it
+    /// completed), whether it streamed, and its cycles from `CalcReadA` to the last.
+    #[derive(Debug, PartialEq)]
+    struct Ran {
+        end: SeqState,
+        go: bool,
+        streamed: bool,
+        cycles: usize,
+    }
+
     /// Runs a CALC from `SqDecode` to its end with `mem` as data memory (the unit plays its
-    /// part, this test the sequencer's and the memory's): the state it ends in and whether it
-    /// let the result's message go (else it completed).
-    fn run(c: &mut Calc, mem: &mut [u64], wqe: &Wqe) -> (SeqState, bool) {
+    /// part, this test the sequencer's and the memory's, both of its copies).
+    fn run(c: &mut Calc, mem: &mut [u64], wqe: &Wqe) -> Ran {
         start(c, wqe.encode());
-        let mut read = 0usize;
+        let (mut read, mut read_b) = (0usize, 0usize);
+        let (mut streamed, mut cycles) = (false, 0);
         for _ in 0..200 {
             c.dmem_data.next = mem[read].into();
+            c.dmem_b_data.next = mem[read_b].into();
             c.clock.next = Clock { clk: false };
             assert!(simulate(c, 1000));
+            streamed |= c.state.val() == SeqState::CalcStream;
+            if c.state.val() != SeqState::SqDecode {
+                cycles += 1;
+            }
             read = c.dmem_rd_addr.val().index();
+            read_b = c.dmem_b_rd_addr.val().index();
             let write = c
                 .dmem_wr_en
                 .val()
@@ -374,7 +478,12 @@ mod tests {
             };
             if go || complete {
                 assert!(!(go && complete));
-                return (next, go);
+                return Ran {
+                    end: next,
+                    go,
+                    streamed,
+                    cycles,
+                };
             }
         }
         panic!("the loop did not end");
@@ -396,7 +505,11 @@ mod tests {
             assert_eq!(c.next_state.val(), SeqState::Complete);
             Some(Status::from_code(c.complete_status.val().to_u64()).expect("a status"))
         } else {
-            assert_eq!(c.next_state.val(), SeqState::CalcReadB);
+            let next = c.next_state.val();
+            assert!(
+                [SeqState::CalcReadB, SeqState::CalcStream].contains(&next),
+                "{next:?}"
+            );
             assert_eq!(c.complete_status.val().to_u64(), Status::Ok.code());
             None
         }
@@ -471,7 +584,13 @@ mod tests {
             dst_addr: 100,
             ..Default::default()
         };
-        assert_eq!(run(&mut c, &mut mem, &sum), (SeqState::Complete, false));
+        let ran = run(&mut c, &mut mem, &sum);
+        assert_eq!(
+            (ran.end, ran.go, ran.streamed),
+            (SeqState::Complete, false, true)
+        );
+        // `CalcReadA`, 5 reads, then the last element's arrival, operands and the ALU.
+        assert_eq!(ran.cycles, 1 + 5 + 2 + netcoll_models::reduce_alu::LATENCY);
         for i in 0..5 {
             let (r, _) = golden(AluOp::Sum, Dtype::U64, expect[2 * i], 0, expect[20 + i], 0);
             assert_eq!(mem[100 + i], r, "element {i}");
@@ -489,7 +608,11 @@ mod tests {
             mode: 1,
             ..sum
         };
-        assert_eq!(run(&mut c, &mut mem, &maxloc), (SeqState::Idle, true));
+        let ran = run(&mut c, &mut mem, &maxloc);
+        assert_eq!(
+            (ran.end, ran.go, ran.streamed),
+            (SeqState::Idle, true, false)
+        );
         for i in 0..3 {
             let (a, b) = (30 + 2 * i, 40 + 2 * i);
             let want = golden(
@@ -502,5 +625,89 @@ mod tests {
             );
             assert_eq!((mem[200 + 2 * i], mem[201 + 2 * i]), want, "pair {i}");
         }
+    }
+
+    /// Whether a SUM over the given arguments streams (else it goes element by element).
+    fn streams(c: &mut Calc, count: u64, a: u64, sa: u64, b: u64, sb: u64, dst: u64) -> bool {
+        let (w0, w1) = Wqe {
+            opcode: Opcode::Calc.code(),
+            alu_op: AluOp::Sum.code(),
+            dtype: Dtype::U64.code(),
+            len: count,
+            addr: a,
+            sa,
+            b,
+            sb,
+            dst_addr: dst,
+            ..Default::default()
+        }
+        .encode();
+        assert_eq!(first_read(c, (w0, w1)), None);
+        c.next_state.val() == SeqState::CalcStream
+    }
+
+    /// Hand-worked overlaps of the result `dst .. dst + count` with `a` and `b`.
+    #[test]
+    fn a_calc_streams_unless_an_element_reads_an_earlier_result() {
+        let mut c = Calc::default();
+        c.connect_all();
+        // Apart: a = 0..8, b = 100..108, dst = 200..208.
+        assert!(streams(&mut c, 8, 0, 1, 100, 1, 200));
+        // In place (dst = a), and the result just before `a`, overlapping it.
+        assert!(streams(&mut c, 8, 10, 1, 100, 1, 10));
+        assert!(streams(&mut c, 8, 10, 1, 100, 1, 7));
+        // The result one word after `a`: element 1 reads what element 0 wrote.
+        assert!(!streams(&mut c, 8, 10, 1, 100, 1, 11));
+        // ... after `b`, inside its strided span (100 + 7 × 3 = 121).
+        assert!(!streams(&mut c, 8, 0, 1, 100, 3, 121));
+        assert!(streams(&mut c, 8, 0, 1, 100, 3, 122));
+        // A repeated `a` (stride 0) inside the result: read again after it is written.
+        assert!(!streams(&mut c, 8, 13, 0, 100, 1, 10));
+        assert!(streams(&mut c, 8, 18, 0, 100, 1, 10));
+        assert!(streams(&mut c, 8, 9, 0, 100, 1, 10));
+        // MAXLOC / MINLOC never stream.
+        let (w0, w1) = calc(AluOp::MaxLoc, 4, 0, 2, 100, 200);
+        assert_eq!(first_read(&mut c, (w0, w1)), None);
+        assert_eq!(c.next_state.val(), SeqState::CalcReadB);
+    }
+
+    /// A CALC in place, which streams: every element is read before its result is written.
+    #[test]
+    fn an_in_place_calc_streams_one_element_a_cycle() {
+        let mut c = Calc::default();
+        c.connect_all();
+        let mut mem: Vec<u64> = (0..1024u64).map(|k| k * 0x1_0001 + 7).collect();
+        let expect = mem.clone();
+        let n = 40;
+        let sum = Wqe {
+            opcode: Opcode::Calc.code(),
+            alu_op: AluOp::Sum.code(),
+            dtype: Dtype::U32.code(),
+            len: n,
+            addr: 300,
+            sa: 1,
+            b: 500,
+            sb: 2,
+            dst_addr: 300,
+            ..Default::default()
+        };
+        let ran = run(&mut c, &mut mem, &sum);
+        assert!(ran.streamed);
+        assert_eq!(
+            ran.cycles,
+            1 + n as usize + 2 + netcoll_models::reduce_alu::LATENCY
+        );
+        for i in 0..n as usize {
+            let (r, _) = golden(
+                AluOp::Sum,
+                Dtype::U32,
+                expect[300 + i],
+                0,
+                expect[500 + 2 * i],
+                0,
+            );
+            assert_eq!(mem[300 + i], r, "element {i}");
+        }
+        assert_eq!(mem[300 + n as usize], expect[300 + n as usize]);
     }
 }

@@ -17,7 +17,7 @@
 //! | [`host`] | `nic_host` | host commands and their responses; the CQ wait indices |
 //! | [`queues`] | `nic_queues` | the WQ and CQ memories, the served queue's context, counts and WQE |
 //! | [`execute`] | `nic_execute` | WQE decode and dispatch: checks, NOP, SEND, WAIT, SEND_EN / RECV_EN, CALC start |
-//! | [`calc`] | `nic_calc` | the CALC address check and element loop, around the reduction ALU (`reduce_alu_l1`) |
+//! | [`calc`] | `nic_calc` | the CALC address check, the streaming pipeline and the element loop, around the reduction ALU (`reduce_alu_l1`) |
 //! | [`receive`] | `nic_receive` | arriving messages and NAKs |
 //! | [`transmit`] | `nic_transmit` | the transmit engine: the `tx_*` registers, the beat loop, the held data message and the answer register |
 //! | [`completion`] | `nic_completion` | the pending completion (the CQE's fields) |
@@ -26,7 +26,8 @@
 //!
 //! The units that use the counter and data memories (here) drive their requests to zero
 //! outside their states; the top ORs them (the sequencer runs one unit at a time; the transmit
-//! engine reads its own copy, `dmem_tx`). Every output
+//! engine reads its own copy, `dmem_tx`, and a streaming CALC reads `b` from another,
+//! `dmem_b`). Every output
 //! comes from a register or from the state alone, so a NIC can be wired to another (or to a
 //! link model) without combinational paths between them.
 //!
@@ -150,6 +151,9 @@ netcoll_models::nic_ports!(rtl_block! {
         /// The transmit engine's copy of data memory: written with `dmem`, read by the engine
         /// alone, so that it sends while the sequencer reads.
         dmem_tx: Mem<Bits<64>, DB> = Default::default(),
+        /// CALC's copy of data memory for `b`: written with `dmem`, read while a CALC streams
+        /// (it reads `a` from `dmem` in the same cycle).
+        dmem_b: Mem<Bits<64>, DB> = Default::default(),
     }
 });
 
@@ -188,6 +192,7 @@ impl<
         self.cnt.clock.next = self.clock.val();
         self.dmem.clock.next = self.clock.val();
         self.dmem_tx.clock.next = self.clock.val();
+        self.dmem_b.clock.next = self.clock.val();
 
         // The sequencer: the next state from the unit running the current one.
         self.sequencer.host_valid.next = self.host_valid.val();
@@ -321,6 +326,7 @@ impl<
         self.calc.calc_dst.next = self.wqe.calc_dst.val();
         self.calc.calc_to_peer.next = self.wqe.calc_to_peer.val();
         self.calc.dmem_data.next = self.dmem.rd_data.val();
+        self.calc.dmem_b_data.next = self.dmem_b.rd_data.val();
         self.calc.reliable.next = self.queues.reliable.val();
 
         // Arriving messages.
@@ -433,6 +439,10 @@ impl<
         self.dmem_tx.wr_en.next = self.dmem.wr_en.val();
         self.dmem_tx.wr_addr.next = self.dmem.wr_addr.val();
         self.dmem_tx.wr_data.next = self.dmem.wr_data.val();
+        self.dmem_b.rd_addr.next = self.calc.dmem_b_rd_addr.val();
+        self.dmem_b.wr_en.next = self.dmem.wr_en.val();
+        self.dmem_b.wr_addr.next = self.dmem.wr_addr.val();
+        self.dmem_b.wr_data.next = self.dmem.wr_data.val();
     }
 }
 
@@ -580,7 +590,8 @@ mod tests {
         }
         // Same number of states, so the same width, and the last has the same code.
         assert_eq!(<SeqState as Synth>::BITS, M::BITS);
-        assert_eq!(SeqState::RxCheck as usize, M::ALL.len() - 1);
+        assert_eq!(SeqState::CalcStream as usize, M::ALL.len() - 1);
+        assert_eq!(M::CalcStream.code(), M::ALL.len() as u64 - 1);
         use netcoll_models::nic::model::TxPhase as P;
         use sequencer::TxPhase;
         for (r, m) in [TxPhase::Idle, TxPhase::Beat, TxPhase::Hold]

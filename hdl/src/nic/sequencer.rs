@@ -130,6 +130,7 @@ impl<const QB: usize, const SWB: usize> Logic for NicSequencer<QB, SWB> {
             SeqState::CalcWait => self.state.d.next = self.calc_next.val(),
             SeqState::CalcWrite => self.state.d.next = self.calc_next.val(),
             SeqState::CalcWriteIndex => self.state.d.next = self.calc_next.val(),
+            SeqState::CalcStream => self.state.d.next = self.calc_next.val(),
             _ => {}
         }
         if self.take_rx.val() {

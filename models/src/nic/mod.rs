@@ -131,7 +131,9 @@
 //!   element). Target 0 is host memory (the result stays in data memory for the host to read);
 //!   target 1 is a peer: after computing, the result buffer is sent like a SEND of its words to
 //!   `dst_qp` of node `dst node` (with the counter, tag = WQE index). Arguments may overlap the
-//!   result (each element is read before it is written). `dtype` is a 3-bit
+//!   result: the elements are computed one after the other, element `i` reading its
+//!   arguments after elements `0 .. i` wrote their results (so a result one word after `a`
+//!   gives a running sum) and before it writes its own. `dtype` is a 3-bit
 //!   [`crate::reduce_alu::Dtype`] code, `{calc_fp, calc_dtype}`: the floating-point types (4..7)
 //!   need a NIC built with them ([`NicParams::fp`]); without them, or with LAND … BXOR on
 //!   them, the CALC completes with `BadArg` and computes nothing, as for a reserved `op`.

@@ -23,10 +23,12 @@
 //!
 //! Per work request (cycles after the visit starts): context read (1), WQE + CQ-count read (1),
 //! decode (1), then: NOP → completion (1); SEND → handed over to the transmit engine, completed
-//! by a later visit once sent (a reliable QP's: once answered); WAIT → condition read (1); SEND_EN / RECV_EN → target context read (1); CALC → 10 cycles per
-//! element (12 for MAXLOC / MINLOC; 5 and 7 before the ALU was pipelined, 8 and 10 with its
-//! latency 4, issue 8; `FP_LATENCY - LATENCY` more on a NIC with the floating-point types) and
-//! the optional send. The completion cycle writes the CQE and the queue context.
+//! by a later visit once sent (a reliable QP's: once answered); WAIT → condition read (1);
+//! SEND_EN / RECV_EN → target context read (1); CALC → the address check (1), then one element
+//! a cycle plus the ALU's latency and 2 when it streams, else 10 cycles per element (13 for
+//! MAXLOC / MINLOC), `FP_LATENCY - LATENCY` more per element on a NIC with the floating-point
+//! types (see "CALC"); and the optional send. The completion cycle writes the CQE and the
+//! queue context.
 //!
 //! ## The transmit engine
 //!
@@ -61,15 +63,33 @@
 //! each other's data message: InfiniBand avoids it by keeping acknowledgements as per-QP state
 //! (coalesced ACKs) rather than queued messages, which is not built here.
 //!
-//! The ALU is the pipelined reduction ALU ([`crate::reduce_alu`]): its inputs come from registers
-//! (its operation and type from the current WQE), its result is read its latency later
-//! (`CalcAlu`, then `CalcWait`): [`LATENCY`](crate::reduce_alu::LATENCY) cycles, or
+//! ## CALC
+//!
+//! The ALU is the pipelined reduction ALU ([`crate::reduce_alu`]): its inputs come from the
+//! operand registers (its operation and type from the current WQE), its result comes its
+//! latency later: [`LATENCY`](crate::reduce_alu::LATENCY) cycles, or
 //! [`FP_LATENCY`](crate::reduce_alu::FP_LATENCY) on a NIC built with the floating-point types
-//! (`fp = 1`, [`NicParams::alu`]), whose every CALC element then takes `FP_LATENCY - LATENCY`
-//! cycles more ([`alu_wait`]). The
-//! operands and the WQE stay put from `CalcAlu` to `CalcWriteIndex`, so every stage of the ALU
-//! holds the same operation by then and this model evaluates it once, into `result` and
-//! `result_index`, every cycle from the registers it holds.
+//! (`fp = 1`, [`NicParams::alu`]). This model keeps the pipeline as `pipe`, a result (value
+//! and index, computed from the operand registers every cycle) and whether operands entered
+//! with it, one entry per stage.
+//!
+//! `CalcReadA` checks the addresses, then the CALC runs one of two ways (the results are the
+//! same, those of the specification's element-by-element order):
+//!
+//! - **Streaming** (`CalcStream`), unless it is MAXLOC / MINLOC or some element would read a
+//!   word an earlier element writes (`stream_hazard`: the result starts inside an argument's
+//!   span, after its first word; or a repeated argument, stride 0, lies in the result). Every
+//!   cycle it reads the next element's `a` from data memory and its `b` from a second read port
+//!   (RTL: the copy `dmem_b`), while elements remain; the words arrive in the operand registers
+//!   a cycle later (`rd_valid`) and enter the ALU the cycle after (`op_valid`); and whenever the
+//!   ALU shows a result, it is written to the next result word. One element a cycle: `count +
+//!   2 + latency` cycles in `CalcStream`, where the last result is written.
+//! - **Element by element**: read `a` and `b` (and for LOC their indices) one after the other
+//!   from data memory, let the ALU compute (`CalcAlu`, then `CalcWait` for `latency - 2`
+//!   cycles, [`alu_wait`]), write the result (and its index), then the next element. The
+//!   operands stay put from `CalcAlu` to `CalcWriteIndex`, so the result the ALU shows in
+//!   `CalcWriteIndex` is still theirs. 10 cycles an element (13 for LOC), `FP_LATENCY -
+//!   LATENCY` more with the floating-point types.
 //!
 //! ## The sequencer's states
 //!
@@ -101,7 +121,7 @@
 //! | `RxDrop` | `rx_ready`: consumes beats; after the last one posts the NAK, or completes | `RxDrop`, `AnsWait` (NAK, register taken), `Complete`, `Idle` |
 //! | `NakContext` | latches the SQ's CQ, reads its counts; an answer the SQ's head awaits is written to its reliability word; a stray ACK is dropped | `NakCq`; `RxDrop` (answer, stray ACK) |
 //! | `NakCq` | sets up the `REMOTE_DISCARD` completion (or counts the overrun) | `RxDrop` |
-//! | `CalcReadA` | reads `a`; checks the CALC's addresses (from the spans) | `CalcReadB`; `Complete` (`BAD_ADDR`) |
+//! | `CalcReadA` | reads `a`; checks the CALC's addresses (from the spans); whether it streams | `CalcStream`, `CalcReadB`; `Complete` (`BAD_ADDR`) |
 //! | `CalcReadB` | latches `a`, reads `b` | `CalcReadAIndex` (LOC), `CalcOperands` |
 //! | `CalcReadAIndex` | latches `b`, reads `a`'s index | `CalcReadBIndex` |
 //! | `CalcReadBIndex` | latches `a`'s index, reads `b`'s index | `CalcOperands` |
@@ -110,6 +130,7 @@
 //! | `CalcWait` | the ALU computes; `wait -= 1` | `CalcWait`; `CalcWrite` when `wait` was 0 |
 //! | `CalcWrite` | writes the result | `CalcWriteIndex` (LOC); `CalcReadA` (next element), `Idle` (to a peer: the held message may go), `Complete` |
 //! | `CalcWriteIndex` | writes the result's index | as `CalcWrite` without LOC |
+//! | `CalcStream` | reads the next element's `a` and `b` (while `left > 0`); writes the result the ALU shows (if any), `wleft -= 1` | `CalcStream`; after the last result `Idle` (to a peer), `Complete` |
 //!
 //! ## Registers, by the RTL sub-block that holds them
 //!
@@ -132,9 +153,11 @@
 //! - transmit engine: `phase`, the `tx_*` output registers; the held data message (`pend`,
 //!   `go`, `sent`, its header — whose `src_qp` is the handing SQ's QP, RTL `sq` — and `left`
 //!   beats from `addr`); the answer register (`ans`, the header and reason);
-//! - calc: `left` (elements), `addr_a`, `addr_b`, `addr_dst`, the operands `a`, `a_index`, `b`,
-//!   `b_index`, the `CalcWait` counter `wait`; `span_a`, `span_b` (`(count - 1) × stride`, for
-//!   the bounds check); the ALU's pipeline;
+//! - calc: `left` (elements; streaming: still to read), `wleft` (streaming: results still to
+//!   write), `addr_a`, `addr_b`, `addr_dst`, the operands `a`, `a_index`, `b`, `b_index`,
+//!   `rd_valid` and `op_valid` (streaming: the reads arrive, the operands enter the ALU), the
+//!   `CalcWait` counter `wait`; `span_a`, `span_b` (`(count - 1) × stride`, for the bounds
+//!   check); the ALU's pipeline;
 //! - statistics: one 32-bit counter per [`Stat`].
 //!
 //! ## Memories
@@ -152,7 +175,7 @@
 //! | `rcc` | `2 qps`, as `wqc` (read with it) | [`RcContext`]: the QP's reliability settings, an SQ's awaited answer |
 //! | `cqe` | `cqs × CQ_DEPTH` at `{cq, produced[4:0]}` | [`CqeWord`] |
 //! | `cnt` | `counters` | 32 bits |
-//! | `dmem` | `dmem_words` | 64 bits; a second read port for the transmit engine (RTL: a copy, `dmem_tx`, written with `dmem`) |
+//! | `dmem` | `dmem_words` | 64 bits; a second read port for the transmit engine and a third for a streaming CALC's `b` (RTL: copies, `dmem_tx` and `dmem_b`, written with `dmem`) |
 //!
 //! After reset the sequencer writes zero to `wqc`, `cqp`, `cqw`, `wqen`, `rcc` and `cnt` at index `sweep` for
 //! `sweep = 0 .. 2^SWB - 1` (each memory at `sweep` modulo its size), `SWB` the widest of their
@@ -251,6 +274,9 @@ macro_rules! nic_seq_states {
                 SqWqe,
                 /// Arriving message: the receive WQE and its CQ's counts are latched; check them.
                 RxCheck,
+                /// CALC, streaming: reads an element, writes the result the ALU shows (see
+                /// "CALC").
+                CalcStream,
             }
         }
     };
@@ -322,10 +348,13 @@ struct Ram {
     words: Vec<u64>,
     rd_addr: usize,
     rd_data: u64,
-    /// The second read port (data memory's, for the transmit engine: a copy of the memory
-    /// in the RTL, written with the first).
-    rd2_addr: usize,
-    rd2_data: u64,
+    /// Data memory's read port for the transmit engine (RTL: a copy of the memory, `dmem_tx`,
+    /// written with the first).
+    tx_addr: usize,
+    tx_data: u64,
+    /// Data memory's read port for a streaming CALC's `b` (RTL: a copy, `dmem_b`).
+    b_addr: usize,
+    b_data: u64,
     wr: Option<(usize, u64)>,
 }
 
@@ -335,28 +364,35 @@ impl Ram {
             words: vec![0; n],
             rd_addr: 0,
             rd_data: 0,
-            rd2_addr: 0,
-            rd2_data: 0,
+            tx_addr: 0,
+            tx_data: 0,
+            b_addr: 0,
+            b_data: 0,
             wr: None,
         }
     }
     fn read(&mut self, a: u64) {
         self.rd_addr = a as usize % self.words.len();
     }
-    fn read2(&mut self, a: u64) {
-        self.rd2_addr = a as usize % self.words.len();
+    fn read_tx(&mut self, a: u64) {
+        self.tx_addr = a as usize % self.words.len();
+    }
+    fn read_b(&mut self, a: u64) {
+        self.b_addr = a as usize % self.words.len();
     }
     fn write(&mut self, a: u64, d: u64) {
         self.wr = Some((a as usize % self.words.len(), d));
     }
     fn edge(&mut self) {
         self.rd_data = self.words[self.rd_addr];
-        self.rd2_data = self.words[self.rd2_addr];
+        self.tx_data = self.words[self.tx_addr];
+        self.b_data = self.words[self.b_addr];
         if let Some((a, d)) = self.wr.take() {
             self.words[a] = d;
         }
         self.rd_addr = 0;
-        self.rd2_addr = 0;
+        self.tx_addr = 0;
+        self.b_addr = 0;
     }
 }
 
@@ -498,9 +534,24 @@ struct Calc {
     /// `CalcReadA`'s bounds check has no multiplier in front of it.
     span_a: u64,
     span_b: u64,
-    result: u64,
-    result_index: u64,
+    /// A streaming CALC: results still to write (the next one included).
+    wleft: u64,
+    /// A streaming CALC read `a` and `b` in the previous cycle (they arrive now).
+    rd_valid: bool,
+    /// The operand registers hold a streaming CALC's element (it enters the ALU now).
+    op_valid: bool,
+    /// The ALU's pipeline: `pipe[k]` is (valid, value, index) for the operand registers of
+    /// `k + 1` cycles ago, valid if they entered it then; its result port shows
+    /// `pipe[latency - 1]`.
+    pipe: [(bool, u64, u64); ALU_PIPE],
 }
+
+/// The deepest ALU pipeline a NIC has.
+const ALU_PIPE: usize = if crate::reduce_alu::FP_LATENCY > crate::reduce_alu::LATENCY {
+    crate::reduce_alu::FP_LATENCY
+} else {
+    crate::reduce_alu::LATENCY
+};
 
 /// Every register of the RTL (all reset to zero).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -519,6 +570,8 @@ struct Regs {
 #[derive(Clone, Debug)]
 pub struct NicModel {
     p: NicParams,
+    /// The ALU's latency (`p.alu().latency()`).
+    alu_latency: usize,
     qb: u32,
     swb: u32,
     r: Regs,
@@ -558,6 +611,7 @@ impl NicModel {
             .max(log2(p.counters) as u32);
         NicModel {
             p,
+            alu_latency: p.alu().latency(),
             qb,
             swb,
             r: Regs::default(),
@@ -636,15 +690,25 @@ impl NicModel {
         // The WQE the units look at: the latched one, or the host's command while one runs
         // (latched into the same registers; never the memory's output: see "Timing").
         let wqe = WqeWords::unpack(cur.queue.w0, cur.queue.w1);
+        // A streaming CALC's reads arrive in the operand registers a cycle after they were
+        // issued, and enter the ALU the cycle after that.
+        n.calc.rd_valid = false;
+        n.calc.op_valid = cur.calc.rd_valid;
+        if cur.calc.rd_valid {
+            n.calc.a = self.dmem.rd_data;
+            n.calc.b = self.dmem.b_data;
+        }
         let stat = self.cycle(i, &cur, &mut n, &wqe);
         self.transmit(i, &cur, &mut n);
         if let Some(s) = stat {
             n.stats[s as usize] = (n.stats[s as usize] + 1) & M32;
         }
-        // The ALU's result: the operation its pipeline holds (see the module docs).
+        // The ALU's pipeline moves on; operands enter it in `CalcAlu`, and while a CALC
+        // streams (see "CALC").
+        let alu_in = cur.seq.state == CalcAlu || cur.calc.op_valid;
         let (r, ri) = alu_eval(&wqe, &cur.calc);
-        n.calc.result = r;
-        n.calc.result_index = ri;
+        n.calc.pipe[0] = (alu_in, r, ri);
+        n.calc.pipe[1..].copy_from_slice(&cur.calc.pipe[..ALU_PIPE - 1]);
         self.r = n;
         for m in self.memories() {
             m.edge();
@@ -672,7 +736,7 @@ impl NicModel {
             HostDecode | HostAccess | HostFinish => self.host(cur, n, wqe),
             SqContext | SqWqe | SqDecode | WaitCheck | EnableWrite => self.execute(cur, n, wqe),
             CalcReadA | CalcReadB | CalcReadAIndex | CalcReadBIndex | CalcOperands | CalcAlu
-            | CalcWait | CalcWrite | CalcWriteIndex => {
+            | CalcWait | CalcWrite | CalcWriteIndex | CalcStream => {
                 self.calc(cur, n, wqe);
                 None
             }
@@ -978,6 +1042,7 @@ impl NicModel {
                     n.calc.span_a = last * wqe.calc_sa;
                     n.calc.span_b = last * wqe.calc_sb;
                     n.calc.left = count;
+                    n.calc.wleft = count;
                     n.calc.addr_a = wqe.calc_a;
                     n.calc.addr_b = wqe.calc_b;
                     n.calc.addr_dst = wqe.calc_dst;
@@ -1013,8 +1078,31 @@ impl NicModel {
                         n.tx.pend = false;
                     }
                     Self::complete_with(cur, n, wqe, Status::BadAddr);
+                } else if !loc
+                    && !stream_hazard(wqe.calc_a, a_end, wqe.calc_sa, wqe.calc_dst, dst_end)
+                    && !stream_hazard(wqe.calc_b, b_end, wqe.calc_sb, wqe.calc_dst, dst_end)
+                {
+                    n.seq.state = CalcStream;
                 } else {
                     n.seq.state = CalcReadB;
+                }
+            }
+            CalcStream => {
+                if c.left != 0 {
+                    self.dmem.read(c.addr_a);
+                    self.dmem.read_b(c.addr_b);
+                    n.calc.rd_valid = true;
+                    n.calc.left = c.left - 1;
+                    n.calc.addr_a = (c.addr_a + wqe.calc_sa) & M16;
+                    n.calc.addr_b = (c.addr_b + wqe.calc_sb) & M16;
+                }
+                if let (true, r, _) = c.pipe[self.alu_latency - 1] {
+                    self.dmem.write(c.addr_dst, r);
+                    n.calc.addr_dst = (c.addr_dst + 1) & M16;
+                    n.calc.wleft = c.wleft - 1;
+                    if c.wleft == 1 {
+                        self.calc_done(cur, n, wqe);
+                    }
                 }
             }
             CalcReadB => {
@@ -1049,7 +1137,8 @@ impl NicModel {
             CalcWait if c.wait == 0 => n.seq.state = CalcWrite,
             CalcWait => n.calc.wait = c.wait - 1,
             CalcWrite => {
-                self.dmem.write(c.addr_dst, c.result);
+                let (_, result, _) = c.pipe[self.alu_latency - 1];
+                self.dmem.write(c.addr_dst, result);
                 if loc {
                     n.seq.state = CalcWriteIndex;
                 } else {
@@ -1057,8 +1146,9 @@ impl NicModel {
                 }
             }
             _ => {
-                // CalcWriteIndex.
-                self.dmem.write((c.addr_dst + 1) & M16, c.result_index);
+                // CalcWriteIndex: the operands have not changed since `CalcAlu`.
+                let (_, _, index) = c.pipe[self.alu_latency - 1];
+                self.dmem.write((c.addr_dst + 1) & M16, index);
                 self.calc_next(cur, n, wqe);
             }
         }
@@ -1182,7 +1272,7 @@ impl NicModel {
                         o.data = 0;
                         o.phase = TxPhase::Hold;
                     } else {
-                        self.dmem.read2(t.addr);
+                        self.dmem.read_tx(t.addr);
                         o.phase = TxPhase::Beat;
                     }
                 }
@@ -1192,7 +1282,7 @@ impl NicModel {
                 o.valid = true;
                 o.empty = false;
                 o.last = t.left == 1;
-                o.data = self.dmem.rd2_data;
+                o.data = self.dmem.tx_data;
                 o.phase = TxPhase::Hold;
             }
             TxPhase::Hold => {
@@ -1202,7 +1292,7 @@ impl NicModel {
                     if !t.last {
                         o.left = (t.left - 1) & M16;
                         o.addr = (t.addr + 1) & M16;
-                        self.dmem.read2(o.addr);
+                        self.dmem.read_tx(o.addr);
                         o.phase = TxPhase::Beat;
                     } else {
                         o.phase = TxPhase::Idle;
@@ -1708,6 +1798,15 @@ fn is_loc(wqe: &WqeWords) -> bool {
 
 /// The ALU's combinational function on the CALC operand registers, with the operation and type
 /// of the current WQE (its reserved operations give zero; CALC never reaches it with one).
+/// Whether streaming a CALC could read a word of argument `base .. end` (stride `stride`,
+/// `end` its last word) after an earlier element wrote it as part of the result
+/// `dst .. dst_end` (`dst_end` one past its last word); see "CALC". Element `j` writes
+/// `dst + j` and element `i` reads `base + i × stride`: with `dst <= base` and a stride of at
+/// least 1 the two meet only for `j >= i`, which the element-by-element order has too.
+fn stream_hazard(base: u64, end: u64, stride: u64, dst: u64, dst_end: u64) -> bool {
+    (dst > base && dst <= end) || (stride == 0 && dst <= base && base < dst_end)
+}
+
 fn alu_eval(wqe: &WqeWords, c: &Calc) -> (u64, u64) {
     match (
         AluOp::from_code(wqe.calc_op),
@@ -1751,7 +1850,8 @@ mod tests {
         assert_eq!(SeqState::CalcWait.code(), 27);
         assert_eq!(SeqState::SqWqe.code(), 28);
         assert_eq!(SeqState::RxCheck.code(), 29);
-        assert_eq!(SeqState::ALL.len(), 30);
+        assert_eq!(SeqState::CalcStream.code(), 30);
+        assert_eq!(SeqState::ALL.len(), 31);
         assert_eq!(SeqState::BITS, 5);
         assert_eq!(TxPhase::Hold.code(), 2);
         assert_eq!(TxPhase::BITS, 2);

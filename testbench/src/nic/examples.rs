@@ -16,6 +16,10 @@ pub const EXAMPLES: &[(&str, &str)] = &[
         include_str!("../../../scenarios/nic/calc_fp_types.toml"),
     ),
     (
+        "calc_overlap.toml",
+        include_str!("../../../scenarios/nic/calc_overlap.toml"),
+    ),
+    (
         "enable_group.toml",
         include_str!("../../../scenarios/nic/enable_group.toml"),
     ),

@@ -101,7 +101,13 @@ fn random_wqe(r: &mut ChaCha8Rng, p: &NicParams) -> Wqe {
             // NIC built without them).
             dtype: r.gen_range(0..8),
             mode: r.gen_bool(0.3) as u64,
-            len: r.gen_range(0..4),
+            // Mostly short (the arguments then overlap the result in every way), sometimes
+            // longer than the ALU's pipeline.
+            len: if r.gen_ratio(1, 5) {
+                r.gen_range(4..24)
+            } else {
+                r.gen_range(0..4)
+            },
             addr: addr(r, p),
             b: addr(r, p),
             sa: r.gen_range(0..3),

@@ -1674,7 +1674,20 @@ mod tests {
         );
     }
 
-    /// Expected values by hand from IEEE 754 (see the scenario's comments).
+    /// Expected values by hand (see the scenario's comments): each element reads what the
+    /// elements before it wrote.
+    #[test]
+    fn calc_overlap_example_results() {
+        let ev = run_golden(&example("calc_overlap.toml")).expect("runs");
+        let mut want: Vec<(u64, u64)> = (0..8).map(|i| (16 + i, 11 * (i + 1))).collect();
+        want.extend([(101, 6), (102, 8), (103, 11), (104, 15)]);
+        want.extend([(131, 8), (132, 9), (133, 10), (134, 11)]);
+        want.extend([(140, 101), (141, 102), (142, 103), (143, 107), (144, 108)]);
+        assert_eq!(mem_reads(&ev), want);
+        let statuses: Vec<&str> = cqes(&ev).iter().map(|c| c.1).collect();
+        assert_eq!(statuses, vec!["OK"; 4]);
+    }
+
     /// Expected values by hand from IEEE 754; the f64 CALC refused without writing.
     #[test]
     fn calc_fp_types_example_results() {

@@ -1,0 +1,140 @@
+//! CALC's throughput: elements per cycle of a long CALC, by argument layout, at every cycle
+//! level, side by side in one run.
+//!
+//! `cargo bench -p netcoll-testbench --bench calc`
+//!
+//! Each row posts a CALC of `N1` and of `N2` elements to a fresh NIC (default configuration,
+//! and the same with the floating-point types) and polls its CQ until the CQE comes; the rate
+//! is `(N2 - N1) / (cycles(N2) - cycles(N1))`, so the cycles of the post, the poll and the
+//! CALC's start and end cancel out. Layouts: apart and in place stream (one element a cycle);
+//! a result one word after `a` (each element reads the one before) and MAXLOC go element by
+//! element.
+
+use netcoll_models::kit::cycle::CycleSim;
+use netcoll_models::nic::{HostOp, HostStatus, NicIn, NicParams, Opcode, Wqe};
+use netcoll_models::reduce_alu::{AluOp, Dtype};
+use netcoll_testbench::harness::Level;
+use netcoll_testbench::nic::{cycle_dut, NicDesign};
+
+/// Steps `d` until it takes host command `(op, arg, w0, w1)`, then until it answers: the cycle
+/// the command was taken and the response (status, data).
+fn command(
+    d: &mut NicDesign,
+    now: &mut u64,
+    op: HostOp,
+    arg: u64,
+    w: (u64, u64),
+) -> (u64, u64, u64) {
+    let i = NicIn {
+        host_valid: true,
+        host_op: op as u64,
+        host_arg: arg,
+        host_w0: w.0,
+        host_w1: w.1,
+        ..Default::default()
+    };
+    // The outputs are registered: `peek` shows this cycle's `host_ready` before the inputs.
+    while !d.peek().host_ready {
+        d.step(&NicIn::default());
+        *now += 1;
+        assert!(*now < 10_000_000, "{op:?} never taken");
+    }
+    let taken = *now;
+    d.step(&i);
+    *now += 1;
+    loop {
+        let o = d.step(&NicIn::default());
+        *now += 1;
+        if o.host_rsp_valid {
+            return (taken, o.host_rsp_status, o.host_rsp_data);
+        }
+        assert!(*now < 10_000_000, "no response to {op:?}");
+    }
+}
+
+/// Cycles from posting `wqe` until a poll of CQ 0 returns its CQE.
+fn calc_cycles(level: Level, p: &NicParams, wqe: &Wqe) -> Result<u64, String> {
+    let mut d = cycle_dut(level, p)?.ok_or("no cycles at this level")?;
+    let mut now = 0;
+    d.step(&NicIn {
+        reset: true,
+        ..Default::default()
+    });
+    let (posted, status, _) = command(&mut d, &mut now, HostOp::PostSq, 0, wqe.encode());
+    assert_eq!(status, HostStatus::Ok as u64, "posted");
+    while now < 10_000_000 {
+        let (_, status, _) = command(&mut d, &mut now, HostOp::PollCq, 0, (0, 0));
+        if status == HostStatus::Ok as u64 {
+            return Ok(now - posted);
+        }
+    }
+    Err("the CALC did not complete".into())
+}
+
+fn calc(op: AluOp, count: u64, a: u64, sa: u64, b: u64, sb: u64, dst: u64) -> Wqe {
+    Wqe {
+        opcode: Opcode::Calc.code(),
+        signaled: true,
+        alu_op: op.code(),
+        dtype: Dtype::U64.code(),
+        len: count,
+        addr: a,
+        sa,
+        b,
+        sb,
+        dst_addr: dst,
+        ..Default::default()
+    }
+}
+
+/// A layout's name and its CALC of `n` elements.
+type Layout = (&'static str, fn(u64) -> Wqe);
+
+fn main() {
+    let (n1, n2) = (64u64, 1024u64);
+    let layouts: [Layout; 4] = [
+        ("apart", |n| calc(AluOp::Sum, n, 0, 1, 1024, 1, 2048)),
+        ("in place", |n| calc(AluOp::Sum, n, 0, 1, 1024, 1, 0)),
+        ("dst = a + 1", |n| calc(AluOp::Sum, n, 0, 1, 1024, 1, 1)),
+        ("MAXLOC pairs", |n| {
+            calc(AluOp::MaxLoc, n / 2, 0, 2, 1024, 2, 2048)
+        }),
+    ];
+    let fp = NicParams {
+        fp: 1,
+        ..NicParams::default()
+    };
+    println!("CALC elements per cycle ({n1} and {n2} elements; MAXLOC half as many pairs)");
+    println!(
+        "{:<8} {:<14} {:<10} {:>10} {:>10} {:>14} {:>16}",
+        "fp", "layout", "level", "cycles n1", "cycles n2", "elements/cycle", "vs dst = a + 1"
+    );
+    for (tag, p) in [("fp = 0", NicParams::default()), ("fp = 1", fp)] {
+        for level in [Level::Model, Level::Rtl, Level::Verilator] {
+            let mut rows = vec![];
+            for (name, mk) in layouts {
+                let (w1, w2) = (mk(n1), mk(n2));
+                let c = calc_cycles(level, &p, &w1)
+                    .and_then(|c1| calc_cycles(level, &p, &w2).map(|c2| (c1, c2)));
+                match c {
+                    Ok((c1, c2)) => {
+                        let elements = (w2.len - w1.len) as f64;
+                        rows.push((name, c1, c2, elements / (c2 - c1) as f64));
+                    }
+                    Err(e) => println!("{tag:<8} {name:<14} {:<10} unavailable: {e}", level.name()),
+                }
+            }
+            let base = rows
+                .iter()
+                .find(|r| r.0 == "dst = a + 1")
+                .map_or(f64::NAN, |r| r.3);
+            for (name, c1, c2, rate) in rows {
+                println!(
+                    "{tag:<8} {name:<14} {:<10} {c1:>10} {c2:>10} {rate:>14.4} {:>15.2}x",
+                    level.name(),
+                    rate / base
+                );
+            }
+        }
+    }
+}
