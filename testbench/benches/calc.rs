@@ -11,7 +11,7 @@
 //! element.
 
 use netcoll_models::kit::cycle::CycleSim;
-use netcoll_models::nic::{HostOp, HostStatus, NicIn, NicParams, Opcode, Wqe};
+use netcoll_models::nic::{HostOp, HostStatus, NicIn, NicParams, Wqe};
 use netcoll_models::reduce_alu::{AluOp, Dtype};
 use netcoll_testbench::harness::Level;
 use netcoll_testbench::nic::{cycle_dut, NicDesign};
@@ -72,19 +72,7 @@ fn calc_cycles(level: Level, p: &NicParams, wqe: &Wqe) -> Result<u64, String> {
 }
 
 fn calc(op: AluOp, count: u64, a: u64, sa: u64, b: u64, sb: u64, dst: u64) -> Wqe {
-    Wqe {
-        opcode: Opcode::Calc.code(),
-        signaled: true,
-        alu_op: op.code(),
-        dtype: Dtype::U64.code(),
-        len: count,
-        addr: a,
-        sa,
-        b,
-        sb,
-        dst_addr: dst,
-        ..Default::default()
-    }
+    Wqe::calc(op.code(), Dtype::U64.code(), count, (a, sa), (b, sb), dst)
 }
 
 /// A layout's name and its CALC of `n` elements.

@@ -516,19 +516,7 @@ mod tests {
     }
 
     fn calc(op: AluOp, count: u64, a: u64, sa: u64, b: u64, dst: u64) -> (u64, u64) {
-        Wqe {
-            opcode: Opcode::Calc.code(),
-            alu_op: op.code(),
-            dtype: Dtype::U64.code(),
-            len: count,
-            addr: a,
-            sa,
-            b,
-            sb: 3,
-            dst_addr: dst,
-            ..Default::default()
-        }
-        .encode()
+        Wqe::calc(op.code(), Dtype::U64.code(), count, (a, sa), (b, 3), dst).encode()
     }
 
     /// Data memory of 1024 words; hand-computed last words.
@@ -629,20 +617,15 @@ mod tests {
 
     /// Whether a SUM over the given arguments streams (else it goes element by element).
     fn streams(c: &mut Calc, count: u64, a: u64, sa: u64, b: u64, sb: u64, dst: u64) -> bool {
-        let (w0, w1) = Wqe {
-            opcode: Opcode::Calc.code(),
-            alu_op: AluOp::Sum.code(),
-            dtype: Dtype::U64.code(),
-            len: count,
-            addr: a,
-            sa,
-            b,
-            sb,
-            dst_addr: dst,
-            ..Default::default()
-        }
-        .encode();
-        assert_eq!(first_read(c, (w0, w1)), None);
+        let wqe = Wqe::calc(
+            AluOp::Sum.code(),
+            Dtype::U64.code(),
+            count,
+            (a, sa),
+            (b, sb),
+            dst,
+        );
+        assert_eq!(first_read(c, wqe.encode()), None);
         c.next_state.val() == SeqState::CalcStream
     }
 

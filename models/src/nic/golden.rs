@@ -1473,19 +1473,7 @@ mod tests {
 
     #[allow(clippy::too_many_arguments)]
     fn calc(op: u64, dtype: u64, count: u64, a: u64, sa: u64, b: u64, sb: u64, dst: u64) -> Wqe {
-        Wqe {
-            opcode: CALC,
-            signaled: true,
-            alu_op: op,
-            dtype,
-            len: count,
-            addr: a,
-            sa,
-            b,
-            sb,
-            dst_addr: dst,
-            ..Default::default()
-        }
+        Wqe::calc(op, dtype, count, (a, sa), (b, sb), dst)
     }
 
     #[test]

@@ -721,6 +721,25 @@ impl Wqe {
             ..Default::default()
         }
     }
+    /// A signaled CALC to host memory: `count` elements of `dtype` (a [`Dtype`] code),
+    /// `dst[i] = a[i * sa] op b[i * sb]`, arguments given as (address, stride).
+    ///
+    /// [`Dtype`]: crate::reduce_alu::Dtype
+    pub fn calc(op: u64, dtype: u64, count: u64, a: (u64, u64), b: (u64, u64), dst: u64) -> Wqe {
+        Wqe {
+            opcode: Opcode::Calc as u64,
+            signaled: true,
+            alu_op: op,
+            dtype,
+            len: count,
+            addr: a.0,
+            sa: a.1,
+            b: b.0,
+            sb: b.1,
+            dst_addr: dst,
+            ..Default::default()
+        }
+    }
     /// WAIT for `count` new completions on CQ `cq`.
     pub fn wait_cq(cq: u64, count: u64, signaled: bool) -> Wqe {
         Wqe {
