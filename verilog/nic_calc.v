@@ -66,8 +66,16 @@ module nic_calc (
     reg [15:0] wleft_d;
     reg rd_valid_q;
     reg rd_valid_d;
+    reg rd_index_q;
+    reg rd_index_d;
+    reg half_q;
+    reg half_d;
     reg op_valid_q;
     reg op_valid_d;
+    reg wr_index_q;
+    reg wr_index_d;
+    reg [63:0] ri_hold_q;
+    reg [63:0] ri_hold_d;
     reg [15:0] addr_a_q;
     reg [15:0] addr_a_d;
     reg [15:0] addr_b_q;
@@ -124,10 +132,13 @@ module nic_calc (
     reg element_done;
     reg issue;
     reg stream_written;
+    wire issue_last;
     reg finish;
     reg stream;
     reg hazard_a;
     reg hazard_b;
+    wire short_a;
+    wire short_b;
     wire [32:0] dst_wide;
     wire [17:0] a_wide;
     wire [17:0] b_wide;
@@ -143,7 +154,11 @@ module nic_calc (
             left_q <= 16'd0;
             wleft_q <= 16'd0;
             rd_valid_q <= 1'b0;
+            rd_index_q <= 1'b0;
+            half_q <= 1'b0;
             op_valid_q <= 1'b0;
+            wr_index_q <= 1'b0;
+            ri_hold_q <= 64'd0;
             addr_a_q <= 16'd0;
             addr_b_q <= 16'd0;
             addr_dst_q <= 16'd0;
@@ -158,7 +173,11 @@ module nic_calc (
             left_q <= left_d;
             wleft_q <= wleft_d;
             rd_valid_q <= rd_valid_d;
+            rd_index_q <= rd_index_d;
+            half_q <= half_d;
             op_valid_q <= op_valid_d;
+            wr_index_q <= wr_index_d;
+            ri_hold_q <= ri_hold_d;
             addr_a_q <= addr_a_d;
             addr_b_q <= addr_b_d;
             addr_dst_q <= addr_dst_d;
@@ -183,12 +202,19 @@ module nic_calc (
     assign dst_wide = {{17{1'b0}}, calc_dst};
     assign a_wide = {{2{1'b0}}, calc_a};
     assign b_wide = {{2{1'b0}}, calc_b};
+    assign short_a = (~(|calc_sa)) | (is_loc & (calc_sa == 8'd1));
+    assign short_b = (~(|calc_sb)) | (is_loc & (calc_sb == 8'd1));
+    assign issue_last = (~is_loc) | half_q;
 
     always @(*) begin
         left_d = left_q;
         wleft_d = wleft_q;
         rd_valid_d = rd_valid_q;
+        rd_index_d = rd_index_q;
+        half_d = half_q;
         op_valid_d = op_valid_q;
+        wr_index_d = wr_index_q;
+        ri_hold_d = ri_hold_q;
         addr_a_d = addr_a_q;
         addr_b_d = addr_b_q;
         addr_dst_d = addr_dst_q;
@@ -228,9 +254,9 @@ module nic_calc (
         end_a = ({{17{1'b0}}, calc_a} + {1'b0, span_a_q}) + pair;
         end_b = ({{17{1'b0}}, calc_b} + {1'b0, span_b_q}) + pair;
         outside = ((end_a >= dmem_words_end) | (end_b >= dmem_words_end)) | (end_dst > dmem_words_dst);
-        hazard_a = ((calc_dst > calc_a) & (dst_wide <= end_a)) | (((~(|calc_sa)) & (calc_dst <= calc_a)) & (a_wide < end_dst));
-        hazard_b = ((calc_dst > calc_b) & (dst_wide <= end_b)) | (((~(|calc_sb)) & (calc_dst <= calc_b)) & (b_wide < end_dst));
-        stream = ((~is_loc) & (~hazard_a)) & (~hazard_b);
+        hazard_a = ((calc_dst > calc_a) & (dst_wide <= end_a)) | ((short_a & (calc_dst <= calc_a)) & (a_wide < end_dst));
+        hazard_b = ((calc_dst > calc_b) & (dst_wide <= end_b)) | ((short_b & (calc_dst <= calc_b)) & (b_wide < end_dst));
+        stream = (~hazard_a) & (~hazard_b);
         if (start) begin
             span_a_d = {{16{1'b0}}, last} * {{16{1'b0}}, {{8{1'b0}}, calc_sa}};
             span_b_d = {{16{1'b0}}, last} * {{16{1'b0}}, {{8{1'b0}}, calc_sb}};
@@ -249,6 +275,7 @@ module nic_calc (
         element_done = 1'b0;
         issue = 1'b0;
         stream_written = 1'b0;
+        wr_index_d = 1'b0;
         case (state)
             SEQ_STATE_CALC_READ_A: begin
                 dmem_rd_addr = addr_a_q[11:0];
@@ -262,12 +289,25 @@ module nic_calc (
                     issue = 1'b1;
                     dmem_rd_addr = addr_a_q[11:0];
                     dmem_b_rd_addr = addr_b_q[11:0];
+                    if (half_q) begin
+                        dmem_rd_addr = addr_a_q[11:0] + 12'd1;
+                        dmem_b_rd_addr = addr_b_q[11:0] + 12'd1;
+                    end
                 end
-                if (alu_out_valid) begin
+                if (wr_index_q) begin
                     stream_written = 1'b1;
                     dmem_wr_en = 1'b1;
-                    dmem_wr_addr = addr_dst_q[11:0];
-                    dmem_wr_data = alu_r_0;
+                    dmem_wr_addr = addr_dst_q[11:0] + 12'd1;
+                    dmem_wr_data = ri_hold_q;
+                end else begin
+                    if (alu_out_valid) begin
+                        stream_written = ~is_loc;
+                        wr_index_d = is_loc;
+                        ri_hold_d = alu_ri_0;
+                        dmem_wr_en = 1'b1;
+                        dmem_wr_addr = addr_dst_q[11:0];
+                        dmem_wr_data = alu_r_0;
+                    end
                 end
             end
             SEQ_STATE_CALC_READ_B: begin
@@ -338,20 +378,34 @@ module nic_calc (
             next_state = SEQ_STATE_COMPLETE;
         end
         rd_valid_d = issue;
-        op_valid_d = rd_valid_q;
+        rd_index_d = issue & half_q;
+        op_valid_d = 1'b0;
         if (rd_valid_q) begin
-            a_d = dmem_data;
-            b_d = dmem_b_data;
+            if (rd_index_q) begin
+                a_index_d = dmem_data;
+                b_index_d = dmem_b_data;
+                op_valid_d = 1'b1;
+            end else begin
+                a_d = dmem_data;
+                b_d = dmem_b_data;
+                op_valid_d = ~is_loc;
+            end
         end
         if (issue) begin
-            left_d = left_q - 16'd1;
-            addr_a_d = addr_a_q + {{8{1'b0}}, calc_sa};
-            addr_b_d = addr_b_q + {{8{1'b0}}, calc_sb};
+            half_d = ~issue_last;
+            if (issue_last) begin
+                left_d = left_q - 16'd1;
+                addr_a_d = addr_a_q + {{8{1'b0}}, calc_sa};
+                addr_b_d = addr_b_q + {{8{1'b0}}, calc_sb};
+            end
         end
         finish = 1'b0;
         if (stream_written) begin
             wleft_d = wleft_q - 16'd1;
             addr_dst_d = addr_dst_q + 16'd1;
+            if (is_loc) begin
+                addr_dst_d = addr_dst_q + 16'd2;
+            end
             finish = wleft_q == 16'd1;
         end
         if (element_done) begin

@@ -6,9 +6,10 @@
 //! Each row posts a CALC of `N1` and of `N2` elements to a fresh NIC (default configuration,
 //! and the same with the floating-point types) and polls its CQ until the CQE comes; the rate
 //! is `(N2 - N1) / (cycles(N2) - cycles(N1))`, so the cycles of the post, the poll and the
-//! CALC's start and end cancel out. Layouts: apart and in place stream (one element a cycle);
-//! a result one word after `a` (each element reads the one before) and MAXLOC go element by
-//! element.
+//! CALC's start and end cancel out. Layouts: apart and in place stream (one element a cycle),
+//! as do MAXLOC's pairs apart (a pair every 2 cycles); a result one word after `a` (each
+//! element reads the one before) and MAXLOC pairs with stride 1 in place (overlapping) go
+//! element by element.
 
 use netcoll_models::kit::cycle::CycleSim;
 use netcoll_models::nic::{HostOp, HostStatus, NicIn, NicParams, Wqe};
@@ -80,12 +81,15 @@ type Layout = (&'static str, fn(u64) -> Wqe);
 
 fn main() {
     let (n1, n2) = (64u64, 1024u64);
-    let layouts: [Layout; 4] = [
+    let layouts: [Layout; 5] = [
         ("apart", |n| calc(AluOp::Sum, n, 0, 1, 1024, 1, 2048)),
         ("in place", |n| calc(AluOp::Sum, n, 0, 1, 1024, 1, 0)),
         ("dst = a + 1", |n| calc(AluOp::Sum, n, 0, 1, 1024, 1, 1)),
         ("MAXLOC pairs", |n| {
             calc(AluOp::MaxLoc, n / 2, 0, 2, 1024, 2, 2048)
+        }),
+        ("MAXLOC sa = 1", |n| {
+            calc(AluOp::MaxLoc, n / 2, 0, 1, 1024, 2, 0)
         }),
     ];
     let fp = NicParams {

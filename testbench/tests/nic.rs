@@ -945,13 +945,18 @@ fn mutants_of_the_emitted_verilog_fail_the_examples() {
         ),
         (
             "a CALC streams when an element reads what an earlier one wrote to b",
-            "stream = ((~is_loc) & (~hazard_a)) & (~hazard_b);",
-            "stream = (~is_loc) & (~hazard_a);",
+            "stream = (~hazard_a) & (~hazard_b);",
+            "stream = ~hazard_a;",
         ),
         (
-            "a streaming CALC's operands enter the ALU before they arrive",
-            "op_valid_d = rd_valid_q;",
-            "op_valid_d = issue;",
+            "MAXLOC pairs with stride 1 stream over their own result",
+            "assign short_a = (~(|calc_sa)) | (is_loc & (calc_sa == 8'd1));",
+            "assign short_a = ~(|calc_sa);",
+        ),
+        (
+            "a streaming MAXLOC's pair enters the ALU before its indices arrive",
+            "op_valid_d = ~is_loc;",
+            "op_valid_d = 1'b1;",
         ),
         (
             "retries are never counted down",

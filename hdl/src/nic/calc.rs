@@ -4,11 +4,13 @@
 //! one of two ways ("CALC" in `netcoll_models::nic::model`, whose state table has
 //! `CalcReadA` … `CalcWriteIndex`, `CalcWait` and `CalcStream`):
 //!
-//! - **streaming** (`CalcStream`), when no element reads what an earlier one wrote and the
-//!   operation is not MAXLOC / MINLOC: every cycle reads the next element's `a` from data memory
-//!   and `b` from its copy `dmem_b`, registers the words that arrived (`rd_valid`), feeds the
-//!   ALU from those registers (`op_valid`), and writes whatever result the ALU shows
-//!   (`out_valid`) to the next result word — one element a cycle;
+//! - **streaming** (`CalcStream`), when no element reads what an earlier one wrote: every cycle
+//!   reads the next element's `a` from data memory and `b` from its copy `dmem_b` (MAXLOC /
+//!   MINLOC: the pairs' values, then their indices, `half`), registers the words that arrived
+//!   (`rd_valid`, `rd_index`), feeds the ALU from those registers after an element's last word
+//!   (`op_valid`), and writes whatever result the ALU shows (`out_valid`) to the next result
+//!   word (a pair's index in the next cycle, from `ri_hold`) — one element a cycle, a pair
+//!   every 2 cycles;
 //! - **element by element**: read `a` (and `b`, and for MAXLOC / MINLOC both indices) into the
 //!   operand registers, let the ALU compute (`LATENCY` cycles, or `FP_LATENCY` with the
 //!   floating-point types: `CalcAlu`, then `CalcWait` counting down `alu_wait` from
@@ -104,8 +106,16 @@ crate::sub_block! {
         wleft: Reg<Bits<16>>,
         /// Streaming: `a` and `b` were read in the previous cycle (they arrive now).
         rd_valid: Reg<bool>,
+        /// ... and they were the index words of MAXLOC / MINLOC pairs.
+        rd_index: Reg<bool>,
+        /// Streaming MAXLOC / MINLOC: the pairs' index words are read next.
+        half: Reg<bool>,
         /// Streaming: the operand registers hold an element (it enters the ALU now).
         op_valid: Reg<bool>,
+        /// Streaming MAXLOC / MINLOC: write `ri_hold`, the index of the value written in the
+        /// previous cycle.
+        wr_index: Reg<bool>,
+        ri_hold: Reg<Bits<64>>,
         addr_a: Reg<Bits<16>>,
         addr_b: Reg<Bits<16>>,
         addr_dst: Reg<Bits<16>>,
@@ -136,15 +146,20 @@ crate::sub_block! {
         element_done: Signal<Local, bool>,
         /// Streaming: an element's `a` and `b` are read this cycle.
         issue: Signal<Local, bool>,
-        /// Streaming: a result is written this cycle.
+        /// Streaming: an element's result is written this cycle (for a pair, its index).
         stream_written: Signal<Local, bool>,
+        /// Streaming: the read issued this cycle is an element's last (not a pair's values).
+        issue_last: Signal<Local, bool>,
         /// The last result is written this cycle.
         finish: Signal<Local, bool>,
-        /// The CALC streams (no LOC, and no element reads what an earlier one wrote; see
+        /// The CALC streams (no element reads what an earlier one wrote; see
         /// `stream_hazard` in the model).
         stream: Signal<Local, bool>,
         hazard_a: Signal<Local, bool>,
         hazard_b: Signal<Local, bool>,
+        /// The stride is too short to pass the result in place: 0, or 1 for pairs.
+        short_a: Signal<Local, bool>,
+        short_b: Signal<Local, bool>,
         /// `calc_dst`, `calc_a` and `calc_b` as wide as the ends they are compared with.
         dst_wide: Signal<Local, Bits<END_BITS>>,
         a_wide: Signal<Local, Bits<18>>,
@@ -189,8 +204,8 @@ impl<const DB: usize, const FP: usize, const AX: usize, const AWB: usize> Logic
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, left, wleft, rd_valid, op_valid, addr_a, addr_b, addr_dst, a, a_index, b,
-            b_index, alu_wait, span_a, span_b
+            self, clock, left, wleft, rd_valid, rd_index, half, op_valid, wr_index, ri_hold,
+            addr_a, addr_b, addr_dst, a, a_index, b, b_index, alu_wait, span_a, span_b
         );
         self.is_loc.next = (self.calc_op.val() == self.alu_max_loc.val())
             | (self.calc_op.val() == self.alu_min_loc.val());
@@ -245,17 +260,21 @@ impl<const DB: usize, const FP: usize, const AX: usize, const AWB: usize> Logic
         self.dst_wide.next = bit_cast::<END_BITS, 16>(self.calc_dst.val());
         self.a_wide.next = bit_cast::<18, 16>(self.calc_a.val());
         self.b_wide.next = bit_cast::<18, 16>(self.calc_b.val());
+        self.short_a.next =
+            !self.calc_sa.val().any() | (self.is_loc.val() & (self.calc_sa.val() == 1));
+        self.short_b.next =
+            !self.calc_sb.val().any() | (self.is_loc.val() & (self.calc_sb.val() == 1));
         self.hazard_a.next = ((self.calc_dst.val() > self.calc_a.val())
             & (self.dst_wide.val() <= self.end_a.val()))
-            | (!self.calc_sa.val().any()
+            | (self.short_a.val()
                 & (self.calc_dst.val() <= self.calc_a.val())
                 & (self.a_wide.val() < self.end_dst.val()));
         self.hazard_b.next = ((self.calc_dst.val() > self.calc_b.val())
             & (self.dst_wide.val() <= self.end_b.val()))
-            | (!self.calc_sb.val().any()
+            | (self.short_b.val()
                 & (self.calc_dst.val() <= self.calc_b.val())
                 & (self.b_wide.val() < self.end_dst.val()));
-        self.stream.next = !self.is_loc.val() & !self.hazard_a.val() & !self.hazard_b.val();
+        self.stream.next = !self.hazard_a.val() & !self.hazard_b.val();
         if self.start.val() {
             self.span_a.d.next = self.last.val() * bit_cast::<16, 8>(self.calc_sa.val());
             self.span_b.d.next = self.last.val() * bit_cast::<16, 8>(self.calc_sb.val());
@@ -275,6 +294,7 @@ impl<const DB: usize, const FP: usize, const AX: usize, const AWB: usize> Logic
         self.element_done.next = false;
         self.issue.next = false;
         self.stream_written.next = false;
+        self.wr_index.d.next = false;
         match self.state.val() {
             SeqState::CalcReadA => {
                 self.dmem_rd_addr.next = self.addr_a.q.val().get_bits::<DB>(0);
@@ -284,16 +304,31 @@ impl<const DB: usize, const FP: usize, const AX: usize, const AWB: usize> Logic
                 }
             }
             SeqState::CalcStream => {
+                // Reads: an element's words (for a pair, its values, then its indices).
                 if self.left.q.val().any() {
                     self.issue.next = true;
                     self.dmem_rd_addr.next = self.addr_a.q.val().get_bits::<DB>(0);
                     self.dmem_b_rd_addr.next = self.addr_b.q.val().get_bits::<DB>(0);
+                    if self.half.q.val() {
+                        self.dmem_rd_addr.next = self.addr_a.q.val().get_bits::<DB>(0) + 1;
+                        self.dmem_b_rd_addr.next = self.addr_b.q.val().get_bits::<DB>(0) + 1;
+                    }
                 }
-                if self.alu.out_valid.val() {
+                // Writes: the result the ALU shows (for a pair, its value, then its index).
+                if self.wr_index.q.val() {
                     self.stream_written.next = true;
                     self.dmem_wr_en.next = true;
-                    self.dmem_wr_addr.next = self.addr_dst.q.val().get_bits::<DB>(0);
-                    self.dmem_wr_data.next = self.alu.r[0].val();
+                    self.dmem_wr_addr.next = self.addr_dst.q.val().get_bits::<DB>(0) + 1;
+                    self.dmem_wr_data.next = self.ri_hold.q.val();
+                } else {
+                    if self.alu.out_valid.val() {
+                        self.stream_written.next = !self.is_loc.val();
+                        self.wr_index.d.next = self.is_loc.val();
+                        self.ri_hold.d.next = self.alu.ri[0].val();
+                        self.dmem_wr_en.next = true;
+                        self.dmem_wr_addr.next = self.addr_dst.q.val().get_bits::<DB>(0);
+                        self.dmem_wr_data.next = self.alu.r[0].val();
+                    }
                 }
             }
             SeqState::CalcReadB => {
@@ -365,22 +400,37 @@ impl<const DB: usize, const FP: usize, const AX: usize, const AWB: usize> Logic
             self.complete_status.next = self.bad_addr.val();
             self.next_state.next = SeqState::Complete;
         }
-        // Streaming: the reads arrive, then enter the ALU.
+        // Streaming: the reads arrive, then (an element's last word) enter the ALU.
         self.rd_valid.d.next = self.issue.val();
-        self.op_valid.d.next = self.rd_valid.q.val();
+        self.rd_index.d.next = self.issue.val() & self.half.q.val();
+        self.op_valid.d.next = false;
         if self.rd_valid.q.val() {
-            self.a.d.next = self.dmem_data.val();
-            self.b.d.next = self.dmem_b_data.val();
+            if self.rd_index.q.val() {
+                self.a_index.d.next = self.dmem_data.val();
+                self.b_index.d.next = self.dmem_b_data.val();
+                self.op_valid.d.next = true;
+            } else {
+                self.a.d.next = self.dmem_data.val();
+                self.b.d.next = self.dmem_b_data.val();
+                self.op_valid.d.next = !self.is_loc.val();
+            }
         }
+        self.issue_last.next = !self.is_loc.val() | self.half.q.val();
         if self.issue.val() {
-            self.left.d.next = self.left.q.val() - 1;
-            self.addr_a.d.next = self.addr_a.q.val() + bit_cast::<16, 8>(self.calc_sa.val());
-            self.addr_b.d.next = self.addr_b.q.val() + bit_cast::<16, 8>(self.calc_sb.val());
+            self.half.d.next = !self.issue_last.val();
+            if self.issue_last.val() {
+                self.left.d.next = self.left.q.val() - 1;
+                self.addr_a.d.next = self.addr_a.q.val() + bit_cast::<16, 8>(self.calc_sa.val());
+                self.addr_b.d.next = self.addr_b.q.val() + bit_cast::<16, 8>(self.calc_sb.val());
+            }
         }
         self.finish.next = false;
         if self.stream_written.val() {
             self.wleft.d.next = self.wleft.q.val() - 1;
             self.addr_dst.d.next = self.addr_dst.q.val() + 1;
+            if self.is_loc.val() {
+                self.addr_dst.d.next = self.addr_dst.q.val() + 2;
+            }
             self.finish.next = self.wleft.q.val() == 1;
         }
         if self.element_done.val() {
@@ -599,7 +649,13 @@ mod tests {
         let ran = run(&mut c, &mut mem, &maxloc);
         assert_eq!(
             (ran.end, ran.go, ran.streamed),
-            (SeqState::Idle, true, false)
+            (SeqState::Idle, true, true)
+        );
+        // `CalcReadA`, 2 reads a pair, the last indices' arrival, operands, the ALU, and the
+        // last index's write.
+        assert_eq!(
+            ran.cycles,
+            1 + 2 * 3 + 2 + netcoll_models::reduce_alu::LATENCY + 1
         );
         for i in 0..3 {
             let (a, b) = (30 + 2 * i, 40 + 2 * i);
@@ -617,14 +673,12 @@ mod tests {
 
     /// Whether a SUM over the given arguments streams (else it goes element by element).
     fn streams(c: &mut Calc, count: u64, a: u64, sa: u64, b: u64, sb: u64, dst: u64) -> bool {
-        let wqe = Wqe::calc(
-            AluOp::Sum.code(),
-            Dtype::U64.code(),
-            count,
-            (a, sa),
-            (b, sb),
-            dst,
-        );
+        streams_op(c, AluOp::Sum, count, (a, sa), (b, sb), dst)
+    }
+
+    /// Whether `op` over the given arguments streams.
+    fn streams_op(c: &mut Calc, op: AluOp, n: u64, a: (u64, u64), b: (u64, u64), dst: u64) -> bool {
+        let wqe = Wqe::calc(op.code(), Dtype::U64.code(), n, a, b, dst);
         assert_eq!(first_read(c, wqe.encode()), None);
         c.next_state.val() == SeqState::CalcStream
     }
@@ -648,10 +702,15 @@ mod tests {
         assert!(!streams(&mut c, 8, 13, 0, 100, 1, 10));
         assert!(streams(&mut c, 8, 18, 0, 100, 1, 10));
         assert!(streams(&mut c, 8, 9, 0, 100, 1, 10));
-        // MAXLOC / MINLOC never stream.
-        let (w0, w1) = calc(AluOp::MaxLoc, 4, 0, 2, 100, 200);
-        assert_eq!(first_read(&mut c, (w0, w1)), None);
-        assert_eq!(c.next_state.val(), SeqState::CalcReadB);
+        // MAXLOC / MINLOC: pairs (value, index). Apart, and in place with stride 2, stream.
+        let max = AluOp::MaxLoc;
+        assert!(streams_op(&mut c, max, 4, (0, 2), (100, 2), 200));
+        assert!(streams_op(&mut c, max, 4, (40, 2), (100, 2), 40));
+        // Stride 1 over the result (pairs overlapping): element 1 reads element 0's index.
+        assert!(!streams_op(&mut c, max, 4, (40, 1), (100, 2), 40));
+        // A result pair inside `b`'s span: 100 + 3 × 2 + 1 = 107 is its last word.
+        assert!(!streams_op(&mut c, max, 4, (0, 2), (100, 2), 107));
+        assert!(streams_op(&mut c, max, 4, (0, 2), (100, 2), 108));
     }
 
     /// A CALC in place, which streams: every element is read before its result is written.

@@ -25,9 +25,9 @@
 //! decode (1), then: NOP → completion (1); SEND → handed over to the transmit engine, completed
 //! by a later visit once sent (a reliable QP's: once answered); WAIT → condition read (1);
 //! SEND_EN / RECV_EN → target context read (1); CALC → the address check (1), then one element
-//! a cycle plus the ALU's latency and 2 when it streams, else 10 cycles per element (13 for
-//! MAXLOC / MINLOC), `FP_LATENCY - LATENCY` more per element on a NIC with the floating-point
-//! types (see "CALC"); and the optional send. The completion cycle writes the CQE and the
+//! a cycle (MAXLOC / MINLOC: a pair every 2 cycles) plus the ALU's latency and 2 (3) when it
+//! streams, else 10 cycles per element (13 for MAXLOC / MINLOC), `FP_LATENCY - LATENCY` more
+//! per element on a NIC with the floating-point types (see "CALC"); and the optional send. The completion cycle writes the CQE and the
 //! queue context.
 //!
 //! ## The transmit engine
@@ -76,14 +76,18 @@
 //! `CalcReadA` checks the addresses, then the CALC runs one of two ways (the results are the
 //! same, those of the specification's element-by-element order):
 //!
-//! - **Streaming** (`CalcStream`), unless it is MAXLOC / MINLOC or some element would read a
-//!   word an earlier element writes (`stream_hazard`: the result starts inside an argument's
-//!   span, after its first word; or a repeated argument, stride 0, lies in the result). Every
-//!   cycle it reads the next element's `a` from data memory and its `b` from a second read port
-//!   (RTL: the copy `dmem_b`), while elements remain; the words arrive in the operand registers
-//!   a cycle later (`rd_valid`) and enter the ALU the cycle after (`op_valid`); and whenever the
-//!   ALU shows a result, it is written to the next result word. One element a cycle: `count +
-//!   2 + latency` cycles in `CalcStream`, where the last result is written.
+//! - **Streaming** (`CalcStream`), unless some element would read a word an earlier element
+//!   writes (`stream_hazard`: the result starts inside an argument's span, after its first
+//!   word; or a repeated argument lies in the result — stride 0, or for MAXLOC / MINLOC pairs
+//!   stride 1, pairs overlapping). Every cycle it reads the next element's `a` from data memory
+//!   and its `b` from a second read port (RTL: the copy `dmem_b`), while elements remain — for
+//!   MAXLOC / MINLOC the pairs' values, then their indices in the next cycle (`half`); the
+//!   words arrive in the operand registers a cycle later (`rd_valid`, `rd_index`) and, with an
+//!   element's last word, enter the ALU the cycle after (`op_valid`); and whenever the ALU shows
+//!   a result, it is written to the next result word — for a pair its value, and its index
+//!   (held in `ri_hold`) in the next cycle (`wr_index`). One element a cycle: `count + 2 +
+//!   latency` cycles in `CalcStream`, where the last result is written; a pair every 2 cycles:
+//!   `2 count + 3 + latency`.
 //! - **Element by element**: read `a` and `b` (and for LOC their indices) one after the other
 //!   from data memory, let the ALU compute (`CalcAlu`, then `CalcWait` for `latency - 2`
 //!   cycles, [`alu_wait`]), write the result (and its index), then the next element. The
@@ -130,7 +134,7 @@
 //! | `CalcWait` | the ALU computes; `wait -= 1` | `CalcWait`; `CalcWrite` when `wait` was 0 |
 //! | `CalcWrite` | writes the result | `CalcWriteIndex` (LOC); `CalcReadA` (next element), `Idle` (to a peer: the held message may go), `Complete` |
 //! | `CalcWriteIndex` | writes the result's index | as `CalcWrite` without LOC |
-//! | `CalcStream` | reads the next element's `a` and `b` (while `left > 0`); writes the result the ALU shows (if any), `wleft -= 1` | `CalcStream`; after the last result `Idle` (to a peer), `Complete` |
+//! | `CalcStream` | reads the next element's `a` and `b` (while `left > 0`; pairs: values, then indices); writes the result the ALU shows (pairs: value, then index), `wleft -= 1` per element | `CalcStream`; after the last result `Idle` (to a peer), `Complete` |
 //!
 //! ## Registers, by the RTL sub-block that holds them
 //!
@@ -155,7 +159,8 @@
 //!   beats from `addr`); the answer register (`ans`, the header and reason);
 //! - calc: `left` (elements; streaming: still to read), `wleft` (streaming: results still to
 //!   write), `addr_a`, `addr_b`, `addr_dst`, the operands `a`, `a_index`, `b`, `b_index`,
-//!   `rd_valid` and `op_valid` (streaming: the reads arrive, the operands enter the ALU), the
+//!   `rd_valid`, `rd_index`, `half` and `op_valid` (streaming: the reads arrive, the operands
+//!   enter the ALU), `wr_index` and `ri_hold` (streaming pairs: the index written next), the
 //!   `CalcWait` counter `wait`; `span_a`, `span_b` (`(count - 1) × stride`, for the bounds
 //!   check); the ALU's pipeline;
 //! - statistics: one 32-bit counter per [`Stat`].
@@ -538,8 +543,16 @@ struct Calc {
     wleft: u64,
     /// A streaming CALC read `a` and `b` in the previous cycle (they arrive now).
     rd_valid: bool,
+    /// ... and what it read were the index words of MAXLOC / MINLOC pairs.
+    rd_index: bool,
+    /// A streaming MAXLOC / MINLOC reads its pairs' index words next.
+    half: bool,
     /// The operand registers hold a streaming CALC's element (it enters the ALU now).
     op_valid: bool,
+    /// A streaming MAXLOC / MINLOC writes `ri_hold`, the index of the result value written in
+    /// the previous cycle.
+    wr_index: bool,
+    ri_hold: u64,
     /// The ALU's pipeline: `pipe[k]` is (valid, value, index) for the operand registers of
     /// `k + 1` cycles ago, valid if they entered it then; its result port shows
     /// `pipe[latency - 1]`.
@@ -691,12 +704,19 @@ impl NicModel {
         // (latched into the same registers; never the memory's output: see "Timing").
         let wqe = WqeWords::unpack(cur.queue.w0, cur.queue.w1);
         // A streaming CALC's reads arrive in the operand registers a cycle after they were
-        // issued, and enter the ALU the cycle after that.
+        // issued, and enter the ALU the cycle after the last of an element's words.
         n.calc.rd_valid = false;
-        n.calc.op_valid = cur.calc.rd_valid;
-        if cur.calc.rd_valid {
+        n.calc.rd_index = false;
+        n.calc.op_valid = false;
+        n.calc.wr_index = false;
+        if cur.calc.rd_valid && cur.calc.rd_index {
+            n.calc.a_index = self.dmem.rd_data;
+            n.calc.b_index = self.dmem.b_data;
+            n.calc.op_valid = true;
+        } else if cur.calc.rd_valid {
             n.calc.a = self.dmem.rd_data;
             n.calc.b = self.dmem.b_data;
+            n.calc.op_valid = !is_loc(&wqe);
         }
         let stat = self.cycle(i, &cur, &mut n, &wqe);
         self.transmit(i, &cur, &mut n);
@@ -1078,9 +1098,8 @@ impl NicModel {
                         n.tx.pend = false;
                     }
                     Self::complete_with(cur, n, wqe, Status::BadAddr);
-                } else if !loc
-                    && !stream_hazard(wqe.calc_a, a_end, wqe.calc_sa, wqe.calc_dst, dst_end)
-                    && !stream_hazard(wqe.calc_b, b_end, wqe.calc_sb, wqe.calc_dst, dst_end)
+                } else if !stream_hazard(wqe.calc_a, a_end, wqe.calc_sa, wqe.calc_dst, dst_end, loc)
+                    && !stream_hazard(wqe.calc_b, b_end, wqe.calc_sb, wqe.calc_dst, dst_end, loc)
                 {
                     n.seq.state = CalcStream;
                 } else {
@@ -1088,17 +1107,38 @@ impl NicModel {
                 }
             }
             CalcStream => {
+                // Reads: an element's words (for a pair, its values, then its indices).
                 if c.left != 0 {
-                    self.dmem.read(c.addr_a);
-                    self.dmem.read_b(c.addr_b);
+                    let word = c.half as u64;
+                    self.dmem.read((c.addr_a + word) & M16);
+                    self.dmem.read_b((c.addr_b + word) & M16);
                     n.calc.rd_valid = true;
-                    n.calc.left = c.left - 1;
-                    n.calc.addr_a = (c.addr_a + wqe.calc_sa) & M16;
-                    n.calc.addr_b = (c.addr_b + wqe.calc_sb) & M16;
+                    n.calc.rd_index = c.half;
+                    n.calc.half = loc && !c.half;
+                    if !n.calc.half {
+                        n.calc.left = c.left - 1;
+                        n.calc.addr_a = (c.addr_a + wqe.calc_sa) & M16;
+                        n.calc.addr_b = (c.addr_b + wqe.calc_sb) & M16;
+                    }
                 }
-                if let (true, r, _) = c.pipe[self.alu_latency - 1] {
+                // Writes: the result the ALU shows (for a pair, its value, then its index).
+                let (valid, r, ri) = c.pipe[self.alu_latency - 1];
+                let element_written = if c.wr_index {
+                    self.dmem.write((c.addr_dst + 1) & M16, c.ri_hold);
+                    n.calc.addr_dst = (c.addr_dst + 2) & M16;
+                    true
+                } else if valid {
                     self.dmem.write(c.addr_dst, r);
-                    n.calc.addr_dst = (c.addr_dst + 1) & M16;
+                    n.calc.wr_index = loc;
+                    n.calc.ri_hold = ri;
+                    if !loc {
+                        n.calc.addr_dst = (c.addr_dst + 1) & M16;
+                    }
+                    !loc
+                } else {
+                    false
+                };
+                if element_written {
                     n.calc.wleft = c.wleft - 1;
                     if c.wleft == 1 {
                         self.calc_done(cur, n, wqe);
@@ -1798,13 +1838,14 @@ fn is_loc(wqe: &WqeWords) -> bool {
 
 /// The ALU's combinational function on the CALC operand registers, with the operation and type
 /// of the current WQE (its reserved operations give zero; CALC never reaches it with one).
-/// Whether streaming a CALC could read a word of argument `base .. end` (stride `stride`,
-/// `end` its last word) after an earlier element wrote it as part of the result
-/// `dst .. dst_end` (`dst_end` one past its last word); see "CALC". Element `j` writes
-/// `dst + j` and element `i` reads `base + i × stride`: with `dst <= base` and a stride of at
-/// least 1 the two meet only for `j >= i`, which the element-by-element order has too.
-fn stream_hazard(base: u64, end: u64, stride: u64, dst: u64, dst_end: u64) -> bool {
-    (dst > base && dst <= end) || (stride == 0 && dst <= base && base < dst_end)
+/// Whether streaming a CALC could read a word of argument `base ..= end` (stride `stride`)
+/// after an earlier element wrote it as part of the result `dst .. dst_end`, elements being
+/// (value, index) pairs if `pair`; see "CALC". Element `j` writes `dst + j` (pairs:
+/// `dst + 2j + d`, `d` in 0..2) and element `i` reads `base + i × stride` (pairs: `+ e`): with
+/// `dst <= base` and a stride of at least 1 (pairs: 2) the two meet only for `j >= i`, which
+/// the element-by-element order has too.
+fn stream_hazard(base: u64, end: u64, stride: u64, dst: u64, dst_end: u64, pair: bool) -> bool {
+    (dst > base && dst <= end) || (stride <= pair as u64 && dst <= base && base < dst_end)
 }
 
 fn alu_eval(wqe: &WqeWords, c: &Calc) -> (u64, u64) {

@@ -1683,9 +1683,10 @@ mod tests {
         want.extend([(101, 6), (102, 8), (103, 11), (104, 15)]);
         want.extend([(131, 8), (132, 9), (133, 10), (134, 11)]);
         want.extend([(140, 101), (141, 102), (142, 103), (143, 107), (144, 108)]);
+        want.extend([(200, 6), (201, 7), (202, 7), (203, 1)]);
         assert_eq!(mem_reads(&ev), want);
         let statuses: Vec<&str> = cqes(&ev).iter().map(|c| c.1).collect();
-        assert_eq!(statuses, vec!["OK"; 4]);
+        assert_eq!(statuses, vec!["OK"; 5]);
     }
 
     /// Expected values by hand from IEEE 754; the f64 CALC refused without writing.
