@@ -82,6 +82,7 @@ module nic (
     wire [4:0] sequencer_execute_next;
     wire [4:0] sequencer_calc_next;
     wire [4:0] sequencer_receive_next;
+    wire [4:0] sequencer_pipe_next;
     wire sequencer_advance_visit;
     wire [4:0] sequencer_current;
     wire [4:0] sequencer_sweep_at;
@@ -101,6 +102,7 @@ module nic (
         .execute_next(sequencer_execute_next),
         .calc_next(sequencer_calc_next),
         .receive_next(sequencer_receive_next),
+        .pipe_next(sequencer_pipe_next),
         .advance_visit(sequencer_advance_visit),
         .current(sequencer_current),
         .sweep_at(sequencer_sweep_at),
@@ -377,6 +379,10 @@ module nic (
     wire [15:0] execute_calc_count;
     wire [15:0] execute_calc_dst;
     wire execute_calc_to_peer;
+    wire [7:0] execute_pipe_rq;
+    wire [15:0] execute_pipe_blen;
+    wire [7:0] execute_pipe_nbuf;
+    wire [15:0] execute_pipe_count;
     wire [31:0] execute_cq_produced;
     wire [31:0] execute_cnt_data;
     wire execute_tx_free;
@@ -398,6 +404,7 @@ module nic (
     wire execute_sent_taken;
     wire execute_await_answer;
     wire execute_calc_start;
+    wire execute_pipe_read;
     wire execute_read_enable;
     wire execute_read_wait_cq;
     wire [4:0] execute_cnt_rd_addr;
@@ -422,6 +429,10 @@ module nic (
         .calc_count(execute_calc_count),
         .calc_dst(execute_calc_dst),
         .calc_to_peer(execute_calc_to_peer),
+        .pipe_rq(execute_pipe_rq),
+        .pipe_blen(execute_pipe_blen),
+        .pipe_nbuf(execute_pipe_nbuf),
+        .pipe_count(execute_pipe_count),
         .cq_produced(execute_cq_produced),
         .cnt_data(execute_cnt_data),
         .tx_free(execute_tx_free),
@@ -443,6 +454,7 @@ module nic (
         .sent_taken(execute_sent_taken),
         .await_answer(execute_await_answer),
         .calc_start(execute_calc_start),
+        .pipe_read(execute_pipe_read),
         .read_enable(execute_read_enable),
         .read_wait_cq(execute_read_wait_cq),
         .cnt_rd_addr(execute_cnt_rd_addr),
@@ -542,11 +554,17 @@ module nic (
     wire receive_rc_read;
     wire receive_answered;
     wire receive_answer_discard;
+    wire receive_pipe_on;
+    wire receive_pipe_room;
+    wire [15:0] receive_pipe_wr_addr;
+    wire [15:0] receive_pipe_blen;
+    wire receive_pipe_last;
     wire [4:0] receive_next_state;
     wire receive_complete;
     wire [3:0] receive_complete_status;
     wire [15:0] receive_complete_len;
     wire receive_hold;
+    wire receive_chunk;
     wire receive_notify;
     wire receive_nak_send;
     wire [7:0] receive_msg_src;
@@ -593,11 +611,17 @@ module nic (
         .rc_read(receive_rc_read),
         .answered(receive_answered),
         .answer_discard(receive_answer_discard),
+        .pipe_on(receive_pipe_on),
+        .pipe_room(receive_pipe_room),
+        .pipe_wr_addr(receive_pipe_wr_addr),
+        .pipe_blen(receive_pipe_blen),
+        .pipe_last(receive_pipe_last),
         .next_state(receive_next_state),
         .complete(receive_complete),
         .complete_status(receive_complete_status),
         .complete_len(receive_complete_len),
         .hold(receive_hold),
+        .chunk(receive_chunk),
         .notify(receive_notify),
         .nak_send(receive_nak_send),
         .msg_src(receive_msg_src),
@@ -613,6 +637,72 @@ module nic (
         .cnt_wr_addr(receive_cnt_wr_addr),
         .cnt_wr_data(receive_cnt_wr_data),
         .stat_hits(receive_stat_hits)
+    );
+
+    // Instance `pipe`.
+    wire [4:0] pipe_state;
+    wire [3:0] pipe_sweep_qp;
+    wire pipe_take_rx;
+    wire [3:0] pipe_rx_qp;
+    wire pipe_pipe_read;
+    wire [3:0] pipe_pipe_rq;
+    wire [15:0] pipe_pipe_base;
+    wire [15:0] pipe_pipe_blen;
+    wire [7:0] pipe_pipe_nbuf;
+    wire [15:0] pipe_pipe_count;
+    wire [3:0] pipe_served_qp;
+    wire pipe_tx_free;
+    wire pipe_tx_sent_here;
+    wire pipe_chunk;
+    wire [3:0] pipe_chunk_status;
+    wire [15:0] pipe_chunk_len;
+    wire [3:0] pipe_msg_qp;
+    wire pipe_on;
+    wire pipe_room;
+    wire [15:0] pipe_wr_addr;
+    wire [15:0] pipe_blen;
+    wire pipe_last;
+    wire [4:0] pipe_next_state;
+    wire pipe_advance_visit;
+    wire pipe_complete;
+    wire [3:0] pipe_complete_status;
+    wire pipe_send;
+    wire [15:0] pipe_send_addr;
+    wire [15:0] pipe_send_len;
+    wire pipe_sent_taken;
+    nic_pipe pipe (
+        .clock(clock),
+        .reset(reset),
+        .state(pipe_state),
+        .sweep_qp(pipe_sweep_qp),
+        .take_rx(pipe_take_rx),
+        .rx_qp(pipe_rx_qp),
+        .pipe_read(pipe_pipe_read),
+        .pipe_rq(pipe_pipe_rq),
+        .pipe_base(pipe_pipe_base),
+        .pipe_blen(pipe_pipe_blen),
+        .pipe_nbuf(pipe_pipe_nbuf),
+        .pipe_count(pipe_pipe_count),
+        .served_qp(pipe_served_qp),
+        .tx_free(pipe_tx_free),
+        .tx_sent_here(pipe_tx_sent_here),
+        .chunk(pipe_chunk),
+        .chunk_status(pipe_chunk_status),
+        .chunk_len(pipe_chunk_len),
+        .msg_qp(pipe_msg_qp),
+        .on(pipe_on),
+        .room(pipe_room),
+        .wr_addr(pipe_wr_addr),
+        .blen(pipe_blen),
+        .last(pipe_last),
+        .next_state(pipe_next_state),
+        .advance_visit(pipe_advance_visit),
+        .complete(pipe_complete),
+        .complete_status(pipe_complete_status),
+        .send(pipe_send),
+        .send_addr(pipe_send_addr),
+        .send_len(pipe_send_len),
+        .sent_taken(pipe_sent_taken)
     );
 
     // Instance `transmit`.
@@ -782,6 +872,11 @@ module nic (
     wire [7:0] wqe_calc_sa;
     wire [7:0] wqe_calc_sb;
     wire [15:0] wqe_calc_dst;
+    wire [7:0] wqe_pipe_rq;
+    wire [15:0] wqe_pipe_blen;
+    wire [15:0] wqe_pipe_base;
+    wire [7:0] wqe_pipe_nbuf;
+    wire [15:0] wqe_pipe_count;
     nic_wqe_fields wqe (
         .w0(wqe_w0),
         .w1(wqe_w1),
@@ -812,7 +907,12 @@ module nic (
         .calc_b(wqe_calc_b),
         .calc_sa(wqe_calc_sa),
         .calc_sb(wqe_calc_sb),
-        .calc_dst(wqe_calc_dst)
+        .calc_dst(wqe_calc_dst),
+        .pipe_rq(wqe_pipe_rq),
+        .pipe_blen(wqe_pipe_blen),
+        .pipe_base(wqe_pipe_base),
+        .pipe_nbuf(wqe_pipe_nbuf),
+        .pipe_count(wqe_pipe_count)
     );
 
     always @(posedge clock) begin
@@ -849,7 +949,8 @@ module nic (
     assign sequencer_execute_next = execute_next_state;
     assign sequencer_calc_next = calc_next_state;
     assign sequencer_receive_next = receive_next_state;
-    assign sequencer_advance_visit = (execute_advance_visit | queues_advance_visit) | calc_advance_visit;
+    assign sequencer_pipe_next = pipe_next_state;
+    assign sequencer_advance_visit = ((execute_advance_visit | queues_advance_visit) | calc_advance_visit) | pipe_advance_visit;
     assign host_ready = sequencer_host_ready;
     assign rx_ready = sequencer_rx_ready;
     assign host_cmd_state = sequencer_current;
@@ -939,6 +1040,10 @@ module nic (
     assign execute_calc_count = wqe_calc_count;
     assign execute_calc_dst = wqe_calc_dst;
     assign execute_calc_to_peer = wqe_calc_to_peer;
+    assign execute_pipe_rq = wqe_pipe_rq;
+    assign execute_pipe_blen = wqe_pipe_blen;
+    assign execute_pipe_nbuf = wqe_pipe_nbuf;
+    assign execute_pipe_count = wqe_pipe_count;
     assign execute_cq_produced = queues_cq_produced;
     assign execute_cnt_data = cnt_rd_data;
     assign execute_tx_free = transmit_free;
@@ -993,14 +1098,36 @@ module nic (
     assign receive_cnt_data = cnt_rd_data;
     assign receive_pending = completion_pending;
     assign receive_ans_full = transmit_ans_full;
+    assign receive_pipe_on = pipe_on;
+    assign receive_pipe_room = pipe_room;
+    assign receive_pipe_wr_addr = pipe_wr_addr;
+    assign receive_pipe_blen = pipe_blen;
+    assign receive_pipe_last = pipe_last;
+    assign pipe_state = sequencer_current;
+    assign pipe_sweep_qp = sequencer_sweep_at[3:0];
+    assign pipe_take_rx = sequencer_take_rx;
+    assign pipe_rx_qp = rx_qp[3:0];
+    assign pipe_pipe_read = execute_pipe_read;
+    assign pipe_pipe_rq = wqe_pipe_rq[3:0];
+    assign pipe_pipe_base = wqe_pipe_base;
+    assign pipe_pipe_blen = wqe_pipe_blen;
+    assign pipe_pipe_nbuf = wqe_pipe_nbuf;
+    assign pipe_pipe_count = wqe_pipe_count;
+    assign pipe_served_qp = queues_wq[4:1];
+    assign pipe_tx_free = transmit_free;
+    assign pipe_tx_sent_here = transmit_sent_here;
+    assign pipe_chunk = receive_chunk;
+    assign pipe_chunk_status = receive_complete_status;
+    assign pipe_chunk_len = receive_complete_len;
+    assign pipe_msg_qp = receive_msg_qp[3:0];
     assign transmit_tx_ready = tx_ready;
-    assign transmit_send = execute_send;
+    assign transmit_send = execute_send | pipe_send;
     assign transmit_send_go = execute_send_go;
-    assign transmit_send_addr = execute_send_addr;
-    assign transmit_send_len = execute_send_len;
+    assign transmit_send_addr = execute_send_addr | pipe_send_addr;
+    assign transmit_send_len = execute_send_len | pipe_send_len;
     assign transmit_go = calc_go;
     assign transmit_cancel = calc_cancel;
-    assign transmit_sent_taken = execute_sent_taken;
+    assign transmit_sent_taken = execute_sent_taken | pipe_sent_taken;
     assign transmit_peer_node = wqe_peer_node;
     assign transmit_peer_qp = wqe_peer_qp;
     assign transmit_peer_cnt_en = wqe_peer_cnt_en;
@@ -1014,7 +1141,7 @@ module nic (
     assign transmit_nak_tag = receive_msg_tag;
     assign transmit_nak_reason = receive_nak_reason;
     assign transmit_dmem_data = dmem_tx_rd_data;
-    assign transmit_reliable = queues_reliable;
+    assign transmit_reliable = queues_reliable & (~pipe_send);
     assign tx_valid = transmit_tx_valid;
     assign tx_kind = transmit_tx_kind;
     assign tx_dst = transmit_tx_dst;
@@ -1028,8 +1155,8 @@ module nic (
     assign tx_last = transmit_tx_last;
     assign tx_data = transmit_tx_data;
     assign completion_state = sequencer_current;
-    assign completion_complete = (execute_complete | calc_complete) | receive_complete;
-    assign completion_complete_status = (execute_complete_status | calc_complete_status) | receive_complete_status;
+    assign completion_complete = ((execute_complete | calc_complete) | receive_complete) | pipe_complete;
+    assign completion_complete_status = ((execute_complete_status | calc_complete_status) | receive_complete_status) | pipe_complete_status;
     assign completion_complete_len = receive_complete_len;
     assign completion_opcode = wqe_opcode;
     assign completion_signaled = wqe_signaled;

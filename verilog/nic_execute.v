@@ -21,6 +21,10 @@ module nic_execute (
     input  wire [15:0]  calc_count,
     input  wire [15:0]  calc_dst,
     input  wire         calc_to_peer,
+    input  wire [7:0]   pipe_rq,
+    input  wire [15:0]  pipe_blen,
+    input  wire [7:0]   pipe_nbuf,
+    input  wire [15:0]  pipe_count,
     input  wire [31:0]  cq_produced,
     input  wire [31:0]  cnt_data,
     input  wire         tx_free,
@@ -42,6 +46,7 @@ module nic_execute (
     output reg          sent_taken,
     output reg          await_answer,
     output reg          calc_start,
+    output reg          pipe_read,
     output reg          read_enable,
     output reg          read_wait_cq,
     output reg  [4:0]   cnt_rd_addr,
@@ -66,6 +71,7 @@ module nic_execute (
     localparam [3:0] ok = 4'd0;
     localparam [3:0] op_calc = 4'd6;
     localparam [3:0] op_nop = 4'd0;
+    localparam [3:0] op_pipe = 4'd7;
     localparam [3:0] op_recv_en = 4'd5;
     localparam [3:0] op_send = 4'd1;
     localparam [3:0] op_send_en = 4'd4;
@@ -81,6 +87,7 @@ module nic_execute (
     localparam [4:0] SEQ_STATE_COMPLETE = 5'ha;
     localparam [4:0] SEQ_STATE_CALC_READ_A = 5'h13;
     localparam [4:0] SEQ_STATE_SQ_WQE = 5'h1c;
+    localparam [4:0] SEQ_STATE_PIPE_CHECK = 5'h1f;
 
     // Combinational signals.
     wire [16:0] buf_end;
@@ -90,12 +97,14 @@ module nic_execute (
     reg fail;
     reg [3:0] fail_status;
     wire calc_loc;
+    wire pipe_head;
 
     assign reserved = (rsvd0 != 3'd0) | (rsvd1 != 7'd0);
     assign buf_end = {1'b0, buf_addr} + {1'b0, buf_len};
     assign buf_outside = buf_end > dmem_words17;
     assign wait_lead = cq_produced - wait_count;
     assign calc_loc = (calc_op == alu_max_loc) | (calc_op == alu_min_loc);
+    assign pipe_head = (opcode == op_pipe) & (~reserved);
 
     always @(*) begin
         wait_index_ok = wait_index < cqs;
@@ -118,6 +127,7 @@ module nic_execute (
         sent_taken = 1'b0;
         await_answer = 1'b0;
         calc_start = 1'b0;
+        pipe_read = 1'b0;
         read_enable = 1'b0;
         read_wait_cq = 1'b0;
         cnt_rd_addr = 5'd0;
@@ -141,7 +151,7 @@ module nic_execute (
                     stat_hits = hit_cq_stall;
                     advance_visit = 1'b1;
                     next_state = SEQ_STATE_IDLE;
-                end else if (tx_sent_here) begin
+                end else if (tx_sent_here & (~pipe_head)) begin
                     sent_taken = 1'b1;
                     complete = 1'b1;
                 end else if (rc_state == st_answered) begin
@@ -204,6 +214,19 @@ module nic_execute (
                     end else if (~calc_to_peer) begin
                         complete = 1'b1;
                     end
+                end else if (pipe_head) begin
+                    pipe_read = 1'b1;
+                    next_state = SEQ_STATE_PIPE_CHECK;
+                    if (pipe_rq >= qps) begin
+                        fail = 1'b1;
+                        fail_status = bad_index;
+                    end else if ((pipe_blen == 16'd0) | (pipe_nbuf == 8'd0)) begin
+                        fail = 1'b1;
+                        fail_status = bad_arg;
+                    end else if (pipe_count == 16'd0) begin
+                        pipe_read = 1'b0;
+                        complete = 1'b1;
+                    end
                 end else begin
                     fail = 1'b1;
                     fail_status = bad_opcode;
@@ -227,6 +250,7 @@ module nic_execute (
             send = 1'b0;
             sent_taken = 1'b0;
             calc_start = 1'b0;
+            pipe_read = 1'b0;
             read_enable = 1'b0;
             read_wait_cq = 1'b0;
             cnt_rd_addr = 5'd0;

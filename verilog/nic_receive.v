@@ -34,11 +34,17 @@ module nic_receive (
     input  wire         rc_read,
     input  wire         answered,
     input  wire         answer_discard,
+    input  wire         pipe_on,
+    input  wire         pipe_room,
+    input  wire [15:0]  pipe_wr_addr,
+    input  wire [15:0]  pipe_blen,
+    input  wire         pipe_last,
     output reg  [4:0]   next_state,
     output reg          complete,
     output reg  [3:0]   complete_status,
     output reg  [15:0]  complete_len,
     output reg          hold,
+    output reg          chunk,
     output reg          notify,
     output reg          nak_send,
     output wire [7:0]   msg_src,
@@ -109,8 +115,11 @@ module nic_receive (
     reg [15:0] stored_d;
     reg [15:0] cap_q;
     reg [15:0] cap_d;
+    reg piped_q;
+    reg piped_d;
 
     // Combinational signals.
+    reg [15:0] stored_now;
     wire store;
     wire overflows;
     wire counter_ok;
@@ -132,6 +141,7 @@ module nic_receive (
             addr_q <= 16'd0;
             stored_q <= 16'd0;
             cap_q <= 16'd0;
+            piped_q <= 1'b0;
         end else begin
             src_q <= src_d;
             src_qp_q <= src_qp_d;
@@ -146,6 +156,7 @@ module nic_receive (
             addr_q <= addr_d;
             stored_q <= stored_d;
             cap_q <= cap_d;
+            piped_q <= piped_d;
         end
     end
 
@@ -172,11 +183,17 @@ module nic_receive (
         addr_d = addr_q;
         stored_d = stored_q;
         cap_d = cap_q;
+        piped_d = piped_q;
+        stored_now = stored_q;
+        if (store) begin
+            stored_now = stored_q + 16'd1;
+        end
         next_state = state;
         complete = 1'b0;
         complete_status = ok;
         complete_len = 16'd0;
         hold = 1'b0;
+        chunk = 1'b0;
         notify = 1'b0;
         nak_send = 1'b0;
         refuse = 1'b0;
@@ -200,6 +217,7 @@ module nic_receive (
             reason_d = ok;
             nak_d = 1'b0;
             overflow_d = 1'b0;
+            piped_d = 1'b0;
             if (rx_qp >= qps) begin
                 next_state = SEQ_STATE_RX_DROP;
                 if (rx_kind) begin
@@ -221,6 +239,15 @@ module nic_receive (
                     refuse_reason = rnr_nak;
                 end
                 next_state = SEQ_STATE_RX_WQE;
+                if (pipe_on) begin
+                    refuse = ~pipe_room;
+                    piped_d = pipe_room;
+                    stored_d = 16'd0;
+                    addr_d = pipe_wr_addr;
+                    cap_d = pipe_blen;
+                    overflow_d = 1'b0;
+                    next_state = SEQ_STATE_RX_DATA;
+                end
             end
             SEQ_STATE_RX_WQE: begin
                 next_state = SEQ_STATE_RX_CHECK;
@@ -256,23 +283,26 @@ module nic_receive (
                     end
                     overflow_d = overflows;
                     if (rx_last) begin
-                        complete = 1'b1;
+                        complete = ~piped_q;
+                        chunk = piped_q;
                         if (cnt_en_q & (~counter_ok)) begin
                             complete_status = bad_index;
                         end else if (overflows) begin
                             complete_status = len_err;
+                        end else if ((piped_q & (~pipe_last)) & (stored_now < cap_q)) begin
+                            complete_status = len_err;
                         end
-                        complete_len = stored_q;
-                        if (store) begin
-                            complete_len = stored_q + 16'd1;
-                        end
+                        complete_len = stored_now;
                         next_state = SEQ_STATE_COMPLETE;
+                        if (piped_q) begin
+                            next_state = SEQ_STATE_IDLE;
+                        end
                         if (cnt_en_q & counter_ok) begin
                             cnt_rd_addr = cnt_q[4:0];
                             next_state = SEQ_STATE_RX_COUNTER;
                         end else if (ack_q) begin
                             nak_send = ~ans_full;
-                            hold = 1'b1;
+                            hold = ~piped_q;
                             if (ans_full) begin
                                 next_state = SEQ_STATE_ANS_WAIT;
                             end
@@ -285,9 +315,12 @@ module nic_receive (
                 cnt_wr_addr = cnt_q[4:0];
                 cnt_wr_data = cnt_data + 32'd1;
                 next_state = SEQ_STATE_COMPLETE;
+                if (piped_q) begin
+                    next_state = SEQ_STATE_IDLE;
+                end
                 if (ack_q) begin
                     nak_send = ~ans_full;
-                    hold = 1'b1;
+                    hold = ~piped_q;
                     if (ans_full) begin
                         next_state = SEQ_STATE_ANS_WAIT;
                     end

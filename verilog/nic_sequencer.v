@@ -12,6 +12,7 @@ module nic_sequencer (
     input  wire [4:0]   execute_next,
     input  wire [4:0]   calc_next,
     input  wire [4:0]   receive_next,
+    input  wire [4:0]   pipe_next,
     input  wire         advance_visit,
     output wire [4:0]   current,
     output wire [4:0]   sweep_at,
@@ -56,6 +57,7 @@ module nic_sequencer (
     localparam [4:0] SEQ_STATE_SQ_WQE = 5'h1c;
     localparam [4:0] SEQ_STATE_RX_CHECK = 5'h1d;
     localparam [4:0] SEQ_STATE_CALC_STREAM = 5'h1e;
+    localparam [4:0] SEQ_STATE_PIPE_CHECK = 5'h1f;
 
     // Registers: `x_q` holds, `x_d` is its next value.
     reg [4:0] state_q;
@@ -201,6 +203,9 @@ module nic_sequencer (
             end
             SEQ_STATE_CALC_STREAM: begin
                 state_d = calc_next;
+            end
+            SEQ_STATE_PIPE_CHECK: begin
+                state_d = pipe_next;
             end
             default: begin
             end

@@ -33,7 +33,12 @@ module nic_wqe_fields (
     output wire [15:0]  calc_b,
     output wire [7:0]   calc_sa,
     output wire [7:0]   calc_sb,
-    output wire [15:0]  calc_dst
+    output wire [15:0]  calc_dst,
+    output wire [7:0]   pipe_rq,
+    output wire [15:0]  pipe_blen,
+    output wire [15:0]  pipe_base,
+    output wire [7:0]   pipe_nbuf,
+    output wire [15:0]  pipe_count
 );
 
     // Combinational signals.
@@ -67,6 +72,11 @@ module nic_wqe_fields (
     assign calc_sa = w1[39:32];
     assign calc_sb = w1[47:40];
     assign calc_dst = w1[63:48];
+    assign pipe_rq = w0[15:8];
+    assign pipe_blen = w0[31:16];
+    assign pipe_base = w0[47:32];
+    assign pipe_nbuf = w1[39:32];
+    assign pipe_count = w1[63:48];
     assign unused = (w0) | (w1);
 
 endmodule

@@ -5,14 +5,14 @@
 //! table of its `model`). In `SqDecode` it checks the head WQE latched in `SqWqe` — reserved
 //! bits, opcode, indices, buffer bounds, the CALC operation — and either completes it at once
 //! (NOP, or an error status) or starts its work: a transmission, a WAIT's read, an enable's
-//! read, the CALC loop (whose addresses the CALC unit checks in `CalcReadA`, from registered
+//! read, a PIPE's step, the CALC loop (whose addresses the CALC unit checks in `CalcReadA`, from registered
 //! spans). The bounds checks are also the receive unit's (`reserved`, `buf_outside`).
 //!
 //! # Inputs
 //! - `state`; `runnable` (the queues: the context just read), `cq_full` (the latched counts);
 //! - the current WQE's fields (from the WQE unpack): `opcode`, `rsvd0`, `rsvd1`, `buf_addr`,
 //!   `buf_len`, `wait_kind`, `wait_index`, `wait_count`, `en_qp`, `calc_op`, `calc_count`,
-//!   `calc_dst`, `calc_to_peer`;
+//!   `calc_dst`, `calc_to_peer`, `pipe_rq`, `pipe_blen`, `pipe_nbuf`, `pipe_count`;
 //! - `cq_produced` (the counts of a CQ WAIT's CQ), `cnt_data` (a counter WAIT's counter);
 //! - the transmit engine: `tx_free` (it can take a data message), `tx_busy_here` (it is
 //!   sending the served SQ's message: the visit is over), `tx_sent_here` (it has sent it: the
@@ -31,7 +31,8 @@
 //!   (SEND, a retry: `send_go`, and the visit is over; a CALC to a peer: held until its
 //!   result is computed, but for an empty CALC); `sent_taken`: the sent message's WQE
 //!   completes; `await_answer`: a reliable QP's message may go, its SQ awaits the answer;
-//! - `calc_start`: load the CALC loop;
+//! - `calc_start`: load the CALC loop; `pipe_read`: a PIPE's step, the pipe unit reads its
+//!   receive QP's context (`PipeCheck` is the pipe unit's, [`super::pipe`]);
 //! - `read_enable`, `read_wait_cq`: the queues read an enable's target context, a WAIT's CQ
 //!   counts; `cnt_rd_addr`: the counter a WAIT reads (zero otherwise);
 //! - `reserved`, `buf_outside`: the WQE sets a reserved bit; its buffer does not fit in data
@@ -70,6 +71,10 @@ crate::sub_block! {
         pub calc_count: Signal<In, Bits<16>>,
         pub calc_dst: Signal<In, Bits<16>>,
         pub calc_to_peer: Signal<In, bool>,
+        pub pipe_rq: Signal<In, Bits<8>>,
+        pub pipe_blen: Signal<In, Bits<16>>,
+        pub pipe_nbuf: Signal<In, Bits<8>>,
+        pub pipe_count: Signal<In, Bits<16>>,
         pub cq_produced: Signal<In, Bits<32>>,
         pub cnt_data: Signal<In, Bits<32>>,
         pub tx_free: Signal<In, bool>,
@@ -91,6 +96,7 @@ crate::sub_block! {
         pub sent_taken: Signal<Out, bool>,
         pub await_answer: Signal<Out, bool>,
         pub calc_start: Signal<Out, bool>,
+        pub pipe_read: Signal<Out, bool>,
         pub read_enable: Signal<Out, bool>,
         pub read_wait_cq: Signal<Out, bool>,
         pub cnt_rd_addr: Signal<Out, Bits<KB>>,
@@ -106,6 +112,9 @@ crate::sub_block! {
         fail_status: Signal<Local, Bits<STATUS_BITS>>,
         /// The CALC's operation is MAXLOC / MINLOC (two words an element).
         calc_loc: Signal<Local, bool>,
+        /// The head WQE is a PIPE (its sent chunks are freed in `PipeCheck`).
+        pipe_head: Signal<Local, bool>,
+        op_pipe: Constant<Bits<OPCODE_BITS>> = k(Opcode::Pipe.code()),
         st_retry: Constant<Bits<2>> = k(RcState::Retry.code()),
         st_answered: Constant<Bits<2>> = k(RcState::Answered.code()),
         alu_max_loc: Constant<Bits<ALU_OP_BITS>> = k(AluOp::MaxLoc.code()),
@@ -154,6 +163,8 @@ impl<const QB: usize, const CB: usize, const KB: usize, const DB: usize> Logic
             self.wait_met.next = self.cnt_data.val() >= self.wait_count.val();
         }
 
+        self.pipe_head.next = (self.opcode.val() == self.op_pipe.val()) & !self.reserved.val();
+
         // Defaults: nothing started.
         self.next_state.next = self.state.val();
         self.advance_visit.next = false;
@@ -167,6 +178,7 @@ impl<const QB: usize, const CB: usize, const KB: usize, const DB: usize> Logic
         self.sent_taken.next = false;
         self.await_answer.next = false;
         self.calc_start.next = false;
+        self.pipe_read.next = false;
         self.read_enable.next = false;
         self.read_wait_cq.next = false;
         self.cnt_rd_addr.next = 0.into();
@@ -190,7 +202,7 @@ impl<const QB: usize, const CB: usize, const KB: usize, const DB: usize> Logic
                     self.stat_hits.next = self.hit_cq_stall.val();
                     self.advance_visit.next = true;
                     self.next_state.next = SeqState::Idle;
-                } else if self.tx_sent_here.val() {
+                } else if self.tx_sent_here.val() & !self.pipe_head.val() {
                     // Its message has been sent.
                     self.sent_taken.next = true;
                     self.complete.next = true;
@@ -261,6 +273,20 @@ impl<const QB: usize, const CB: usize, const KB: usize, const DB: usize> Logic
                     } else if !self.calc_to_peer.val() {
                         self.complete.next = true;
                     }
+                } else if self.pipe_head.val() {
+                    // The pipe unit takes the step, from the receive QP's context.
+                    self.pipe_read.next = true;
+                    self.next_state.next = SeqState::PipeCheck;
+                    if self.pipe_rq.val() >= self.qps.val() {
+                        self.fail.next = true;
+                        self.fail_status.next = self.bad_index.val();
+                    } else if (self.pipe_blen.val() == 0) | (self.pipe_nbuf.val() == 0) {
+                        self.fail.next = true;
+                        self.fail_status.next = self.bad_arg.val();
+                    } else if self.pipe_count.val() == 0 {
+                        self.pipe_read.next = false;
+                        self.complete.next = true;
+                    }
                 } else {
                     // RECV on a send queue, or an unknown opcode.
                     self.fail.next = true;
@@ -283,6 +309,7 @@ impl<const QB: usize, const CB: usize, const KB: usize, const DB: usize> Logic
             self.send.next = false;
             self.sent_taken.next = false;
             self.calc_start.next = false;
+            self.pipe_read.next = false;
             self.read_enable.next = false;
             self.read_wait_cq.next = false;
             self.cnt_rd_addr.next = 0.into();
@@ -334,6 +361,10 @@ mod tests {
         e.calc_count.next = f.calc_count.into();
         e.calc_dst.next = f.calc_dst.into();
         e.calc_to_peer.next = f.calc_to_peer == 1;
+        e.pipe_rq.next = f.pipe_rq.into();
+        e.pipe_blen.next = f.pipe_blen.into();
+        e.pipe_nbuf.next = f.pipe_nbuf.into();
+        e.pipe_count.next = f.pipe_count.into();
         assert!(simulate(e, 1000));
     }
 
@@ -362,6 +393,44 @@ mod tests {
             ..Default::default()
         }
         .encode()
+    }
+
+    #[test]
+    fn a_pipe_is_checked_then_handed_to_the_pipe_unit() {
+        let mut e = Exec::default();
+        e.connect_all();
+        e.tx_free.next = true;
+        let pipe = |rq, blen, nbuf, count| Wqe::pipe(rq, (0x40, blen, nbuf), count, 1, 2, None);
+        assert_eq!(
+            decode(&mut e, pipe(3, 4, 2, 9).encode()),
+            (SeqState::PipeCheck, None)
+        );
+        assert!(e.pipe_read.val() && !e.send.val() && !e.advance_visit.val());
+        // 4 QPs: receive QP 4 does not exist.
+        assert_eq!(
+            decode(&mut e, pipe(4, 4, 2, 9).encode()),
+            (SeqState::Complete, Some(Status::BadIndex))
+        );
+        assert!(!e.pipe_read.val());
+        for (blen, nbuf) in [(0, 2), (4, 0)] {
+            assert_eq!(
+                decode(&mut e, pipe(3, blen, nbuf, 9).encode()),
+                (SeqState::Complete, Some(Status::BadArg))
+            );
+        }
+        assert_eq!(
+            decode(&mut e, pipe(3, 4, 2, 0).encode()),
+            (SeqState::Complete, Some(Status::Ok)),
+            "no messages"
+        );
+        assert!(!e.pipe_read.val());
+        // A PIPE's chunk the engine has sent is freed by the pipe unit, not completed here.
+        e.tx_sent_here.next = true;
+        assert_eq!(
+            decode(&mut e, pipe(3, 4, 2, 9).encode()),
+            (SeqState::PipeCheck, None)
+        );
+        assert!(!e.sent_taken.val());
     }
 
     #[test]

@@ -19,6 +19,7 @@
 //! | [`execute`] | `nic_execute` | WQE decode and dispatch: checks, NOP, SEND, WAIT, SEND_EN / RECV_EN, CALC start |
 //! | [`calc`] | `nic_calc` | the CALC address check, the streaming pipeline and the element loop, around the reduction ALU (`reduce_alu_l1`) |
 //! | [`receive`] | `nic_receive` | arriving messages and NAKs |
+//! | [`pipe`] | `nic_pipe` | the pipe contexts and the steps of a PIPE |
 //! | [`transmit`] | `nic_transmit` | the transmit engine: the `tx_*` registers, the beat loop, the held data message and the answer register |
 //! | [`completion`] | `nic_completion` | the pending completion (the CQE's fields) |
 //! | [`stats`] | `nic_stats` | the statistics counters |
@@ -49,6 +50,7 @@ pub mod completion;
 pub mod execute;
 pub mod host;
 pub mod layouts;
+pub mod pipe;
 pub mod queues;
 pub mod receive;
 pub mod sequencer;
@@ -86,6 +88,9 @@ const SUB_MODULES: &[(&str, &str)] = &[
     ("execute", "nic_execute"),
     ("calc", "nic_calc"),
     ("receive", "nic_receive"),
+    ("pipe", "nic_pipe"),
+    ("pipe_context", "nic_pipe_context_fields"),
+    ("pipe_context_word", "nic_pipe_context_word"),
     ("transmit", "nic_transmit"),
     ("completion", "nic_completion"),
     ("stats", "nic_stats"),
@@ -139,6 +144,7 @@ netcoll_models::nic_ports!(rtl_block! {
         execute: execute::NicExecute<QB, CB, KB, DB> = Default::default(),
         calc: calc::NicCalc<DB, FP, AX, AWB> = Default::default(),
         receive: receive::NicReceive<QB, KB, DB> = Default::default(),
+        pipe: pipe::NicPipe<QB, DB> = Default::default(),
         transmit: transmit::NicTransmit<QB, DB> = Default::default(),
         completion: completion::NicCompletion<QB, WB> = Default::default(),
         stats: stats::NicStats = Default::default(),
@@ -183,6 +189,8 @@ impl<
         self.calc.reset.next = self.reset.val();
         self.receive.clock.next = self.clock.val();
         self.receive.reset.next = self.reset.val();
+        self.pipe.clock.next = self.clock.val();
+        self.pipe.reset.next = self.reset.val();
         self.transmit.clock.next = self.clock.val();
         self.transmit.reset.next = self.reset.val();
         self.completion.clock.next = self.clock.val();
@@ -201,9 +209,11 @@ impl<
         self.sequencer.execute_next.next = self.execute.next_state.val();
         self.sequencer.calc_next.next = self.calc.next_state.val();
         self.sequencer.receive_next.next = self.receive.next_state.val();
+        self.sequencer.pipe_next.next = self.pipe.next_state.val();
         self.sequencer.advance_visit.next = self.execute.advance_visit.val()
             | self.queues.advance_visit.val()
-            | self.calc.advance_visit.val();
+            | self.calc.advance_visit.val()
+            | self.pipe.advance_visit.val();
         self.host_ready.next = self.sequencer.host_ready.val();
         self.rx_ready.next = self.sequencer.rx_ready.val();
 
@@ -300,6 +310,10 @@ impl<
         self.execute.calc_count.next = self.wqe.calc_count.val();
         self.execute.calc_dst.next = self.wqe.calc_dst.val();
         self.execute.calc_to_peer.next = self.wqe.calc_to_peer.val();
+        self.execute.pipe_rq.next = self.wqe.pipe_rq.val();
+        self.execute.pipe_blen.next = self.wqe.pipe_blen.val();
+        self.execute.pipe_nbuf.next = self.wqe.pipe_nbuf.val();
+        self.execute.pipe_count.next = self.wqe.pipe_count.val();
         self.execute.cq_produced.next = self.queues.cq_produced.val();
         self.execute.cnt_data.next = self.cnt.rd_data.val();
         self.execute.tx_free.next = self.transmit.free.val();
@@ -358,16 +372,40 @@ impl<
         self.receive.cnt_data.next = self.cnt.rd_data.val();
         self.receive.pending.next = self.completion.pending.val();
         self.receive.ans_full.next = self.transmit.ans_full.val();
+        self.receive.pipe_on.next = self.pipe.on.val();
+        self.receive.pipe_room.next = self.pipe.room.val();
+        self.receive.pipe_wr_addr.next = self.pipe.wr_addr.val();
+        self.receive.pipe_blen.next = self.pipe.blen.val();
+        self.receive.pipe_last.next = self.pipe.last.val();
+
+        // Pipes.
+        self.pipe.state.next = self.sequencer.current.val();
+        self.pipe.sweep_qp.next = self.sequencer.sweep_at.val().get_bits::<QB>(0);
+        self.pipe.take_rx.next = self.sequencer.take_rx.val();
+        self.pipe.rx_qp.next = self.rx_qp.val().get_bits::<QB>(0);
+        self.pipe.pipe_read.next = self.execute.pipe_read.val();
+        self.pipe.pipe_rq.next = self.wqe.pipe_rq.val().get_bits::<QB>(0);
+        self.pipe.pipe_base.next = self.wqe.pipe_base.val();
+        self.pipe.pipe_blen.next = self.wqe.pipe_blen.val();
+        self.pipe.pipe_nbuf.next = self.wqe.pipe_nbuf.val();
+        self.pipe.pipe_count.next = self.wqe.pipe_count.val();
+        self.pipe.served_qp.next = self.queues.wq.val().get_bits::<QB>(1);
+        self.pipe.tx_free.next = self.transmit.free.val();
+        self.pipe.tx_sent_here.next = self.transmit.sent_here.val();
+        self.pipe.chunk.next = self.receive.chunk.val();
+        self.pipe.chunk_status.next = self.receive.complete_status.val();
+        self.pipe.chunk_len.next = self.receive.complete_len.val();
+        self.pipe.msg_qp.next = self.receive.msg_qp.val().get_bits::<QB>(0);
 
         // Sending messages.
         self.transmit.tx_ready.next = self.tx_ready.val();
-        self.transmit.send.next = self.execute.send.val();
+        self.transmit.send.next = self.execute.send.val() | self.pipe.send.val();
         self.transmit.send_go.next = self.execute.send_go.val();
-        self.transmit.send_addr.next = self.execute.send_addr.val();
-        self.transmit.send_len.next = self.execute.send_len.val();
+        self.transmit.send_addr.next = self.execute.send_addr.val() | self.pipe.send_addr.val();
+        self.transmit.send_len.next = self.execute.send_len.val() | self.pipe.send_len.val();
         self.transmit.go.next = self.calc.go.val();
         self.transmit.cancel.next = self.calc.cancel.val();
-        self.transmit.sent_taken.next = self.execute.sent_taken.val();
+        self.transmit.sent_taken.next = self.execute.sent_taken.val() | self.pipe.sent_taken.val();
         self.transmit.peer_node.next = self.wqe.peer_node.val();
         self.transmit.peer_qp.next = self.wqe.peer_qp.val();
         self.transmit.peer_cnt_en.next = self.wqe.peer_cnt_en.val();
@@ -381,7 +419,8 @@ impl<
         self.transmit.nak_tag.next = self.receive.msg_tag.val();
         self.transmit.nak_reason.next = self.receive.nak_reason.val();
         self.transmit.dmem_data.next = self.dmem_tx.rd_data.val();
-        self.transmit.reliable.next = self.queues.reliable.val();
+        // A pipe's chunks ask for no answer, whatever the QP.
+        self.transmit.reliable.next = self.queues.reliable.val() & !self.pipe.send.val();
         self.tx_valid.next = self.transmit.tx_valid.val();
         self.tx_kind.next = self.transmit.tx_kind.val();
         self.tx_dst.next = self.transmit.tx_dst.val();
@@ -397,11 +436,14 @@ impl<
 
         // The pending completion.
         self.completion.state.next = self.sequencer.current.val();
-        self.completion.complete.next =
-            self.execute.complete.val() | self.calc.complete.val() | self.receive.complete.val();
+        self.completion.complete.next = self.execute.complete.val()
+            | self.calc.complete.val()
+            | self.receive.complete.val()
+            | self.pipe.complete.val();
         self.completion.complete_status.next = self.execute.complete_status.val()
             | self.calc.complete_status.val()
-            | self.receive.complete_status.val();
+            | self.receive.complete_status.val()
+            | self.pipe.complete_status.val();
         self.completion.complete_len.next = self.receive.complete_len.val();
         self.completion.opcode.next = self.wqe.opcode.val();
         self.completion.signaled.next = self.wqe.signaled.val();
@@ -590,8 +632,8 @@ mod tests {
         }
         // Same number of states, so the same width, and the last has the same code.
         assert_eq!(<SeqState as Synth>::BITS, M::BITS);
-        assert_eq!(SeqState::CalcStream as usize, M::ALL.len() - 1);
-        assert_eq!(M::CalcStream.code(), M::ALL.len() as u64 - 1);
+        assert_eq!(SeqState::PipeCheck as usize, M::ALL.len() - 1);
+        assert_eq!(M::PipeCheck.code(), M::ALL.len() as u64 - 1);
         use netcoll_models::nic::model::TxPhase as P;
         use sequencer::TxPhase;
         for (r, m) in [TxPhase::Idle, TxPhase::Beat, TxPhase::Hold]

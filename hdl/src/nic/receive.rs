@@ -6,7 +6,8 @@
 //! (`RxDrop`) and a NAK with the reason sent back (posted to [`super::transmit`]'s answer
 //! register, or from `AnsWait` once it is free); a stored
 //! message that asks for an answer (`rx_ack`) gets an ACK, and one a reliable QP is not ready
-//! for an RNR NAK. A NAK goes to the SQ of `rx_qp`: the answer its head awaits (the queues
+//! for an RNR NAK. A message for a QP whose receive side a PIPE owns goes to the pipe's next
+//! buffer instead (or is NAKed when none is free), and writes no CQE. A NAK goes to the SQ of `rx_qp`: the answer its head awaits (the queues
 //! record it), a stray ACK (dropped), or a `REMOTE_DISCARD` completion (`NakContext`,
 //! `NakCq`). See "Messages" and "Reliable QPs" in `netcoll_models::nic` and the state table
 //! of its `model`.
@@ -22,12 +23,16 @@
 //!   `read_cq_full` (the counts just read, for `NakCq`); the receive WQE's `opcode`,
 //!   `buf_addr`, `buf_len` and checks `reserved`, `buf_outside` (from [`super::execute`]);
 //! - `cnt_data`: the counter read; `pending`: a completion waits for the message's end;
-//! - `ans_full`: the transmit engine's answer register is taken.
+//! - `ans_full`: the transmit engine's answer register is taken;
+//! - the pipe context latched in `RxContext` ([`super::pipe`]): `pipe_on` (a PIPE owns the
+//!   receive side: the message goes to it), `pipe_room` (it has a free buffer), the buffer
+//!   `pipe_wr_addr` and its length `pipe_blen`; `pipe_last` (the chunk is the last).
 //!
 //! # Outputs
 //! - `next_state`: the next state when a slot takes a message and in the receive states;
 //! - `complete`, `complete_status`, `complete_len`, `hold`: the receive WQE completes (`hold`:
-//!   once the message is consumed);
+//!   once the message is consumed); `chunk`: instead, a pipe's chunk has arrived, with that
+//!   status and length;
 //! - `notify`: an arriving NAK's notification, for `msg_qp` and `msg_tag`;
 //! - `nak_send` and the NAK's header: `msg_src`, `msg_src_qp`, `msg_qp`, `msg_tag`,
 //!   `nak_reason` (registers);
@@ -79,11 +84,17 @@ crate::sub_block! {
         pub rc_read: Signal<In, bool>,
         pub answered: Signal<In, bool>,
         pub answer_discard: Signal<In, bool>,
+        pub pipe_on: Signal<In, bool>,
+        pub pipe_room: Signal<In, bool>,
+        pub pipe_wr_addr: Signal<In, Bits<16>>,
+        pub pipe_blen: Signal<In, Bits<16>>,
+        pub pipe_last: Signal<In, bool>,
         pub next_state: Signal<Out, SeqState>,
         pub complete: Signal<Out, bool>,
         pub complete_status: Signal<Out, Bits<STATUS_BITS>>,
         pub complete_len: Signal<Out, Bits<16>>,
         pub hold: Signal<Out, bool>,
+        pub chunk: Signal<Out, bool>,
         pub notify: Signal<Out, bool>,
         pub nak_send: Signal<Out, bool>,
         pub msg_src: Signal<Out, Bits<8>>,
@@ -117,6 +128,10 @@ crate::sub_block! {
         addr: Reg<Bits<16>>,
         stored: Reg<Bits<16>>,
         cap: Reg<Bits<16>>,
+        /// The message goes to the pipe that owns its QP's receive side.
+        piped: Reg<bool>,
+        /// The words stored with this beat's.
+        stored_now: Signal<Local, Bits<16>>,
         store: Signal<Local, bool>,
         overflows: Signal<Local, bool>,
         counter_ok: Signal<Local, bool>,
@@ -144,7 +159,7 @@ impl<const QB: usize, const KB: usize, const DB: usize> Logic for NicReceive<QB,
     fn update(&mut self) {
         dff_setup!(
             self, clock, src, src_qp, qp, cnt_en, cnt, tag, ack, nak, reason, overflow, addr,
-            stored, cap
+            stored, cap, piped
         );
         self.msg_src.next = self.src.q.val();
         self.msg_src_qp.next = self.src_qp.q.val();
@@ -155,12 +170,17 @@ impl<const QB: usize, const KB: usize, const DB: usize> Logic for NicReceive<QB,
         self.overflows.next = self.overflow.q.val()
             | (!self.rx_empty.val() & (self.stored.q.val() >= self.cap.q.val()));
         self.counter_ok.next = self.cnt.q.val() < self.counters.val();
+        self.stored_now.next = self.stored.q.val();
+        if self.store.val() {
+            self.stored_now.next = self.stored.q.val() + 1;
+        }
 
         self.next_state.next = self.state.val();
         self.complete.next = false;
         self.complete_status.next = self.ok.val();
         self.complete_len.next = 0.into();
         self.hold.next = false;
+        self.chunk.next = false;
         self.notify.next = false;
         self.nak_send.next = false;
         self.refuse.next = false;
@@ -187,6 +207,7 @@ impl<const QB: usize, const KB: usize, const DB: usize> Logic for NicReceive<QB,
             self.reason.d.next = self.ok.val();
             self.nak.d.next = false;
             self.overflow.d.next = false;
+            self.piped.d.next = false;
             if self.rx_qp.val() >= self.qps.val() {
                 // No such QP: a data message is NAKed, a NAK's notification dropped.
                 self.next_state.next = SeqState::RxDrop;
@@ -211,6 +232,16 @@ impl<const QB: usize, const KB: usize, const DB: usize> Logic for NicReceive<QB,
                     self.refuse_reason.next = self.rnr_nak.val();
                 }
                 self.next_state.next = SeqState::RxWqe;
+                if self.pipe_on.val() {
+                    // The pipe takes it into its next buffer, if it has one free.
+                    self.refuse.next = !self.pipe_room.val();
+                    self.piped.d.next = self.pipe_room.val();
+                    self.stored.d.next = 0.into();
+                    self.addr.d.next = self.pipe_wr_addr.val();
+                    self.cap.d.next = self.pipe_blen.val();
+                    self.overflow.d.next = false;
+                    self.next_state.next = SeqState::RxData;
+                }
             }
             SeqState::RxWqe => self.next_state.next = SeqState::RxCheck,
             SeqState::RxCheck => {
@@ -245,24 +276,32 @@ impl<const QB: usize, const KB: usize, const DB: usize> Logic for NicReceive<QB,
                     }
                     self.overflow.d.next = self.overflows.val();
                     if self.rx_last.val() {
-                        self.complete.next = true;
+                        // The receive WQE completes; a pipe's chunk writes no CQE.
+                        self.complete.next = !self.piped.q.val();
+                        self.chunk.next = self.piped.q.val();
                         if self.cnt_en.q.val() & !self.counter_ok.val() {
                             self.complete_status.next = self.bad_index.val();
                         } else if self.overflows.val() {
                             self.complete_status.next = self.len_err.val();
+                        } else if self.piped.q.val()
+                            & !self.pipe_last.val()
+                            & (self.stored_now.val() < self.cap.q.val())
+                        {
+                            // A short chunk before the last.
+                            self.complete_status.next = self.len_err.val();
                         }
-                        self.complete_len.next = self.stored.q.val();
-                        if self.store.val() {
-                            self.complete_len.next = self.stored.q.val() + 1;
-                        }
+                        self.complete_len.next = self.stored_now.val();
                         self.next_state.next = SeqState::Complete;
+                        if self.piped.q.val() {
+                            self.next_state.next = SeqState::Idle;
+                        }
                         if self.cnt_en.q.val() & self.counter_ok.val() {
                             self.cnt_rd_addr.next = self.cnt.q.val().get_bits::<KB>(0);
                             self.next_state.next = SeqState::RxCounter;
                         } else if self.ack.q.val() {
                             // The ACK (reason OK), then the completion.
                             self.nak_send.next = !self.ans_full.val();
-                            self.hold.next = true;
+                            self.hold.next = !self.piped.q.val();
                             if self.ans_full.val() {
                                 self.next_state.next = SeqState::AnsWait;
                             }
@@ -275,9 +314,12 @@ impl<const QB: usize, const KB: usize, const DB: usize> Logic for NicReceive<QB,
                 self.cnt_wr_addr.next = self.cnt.q.val().get_bits::<KB>(0);
                 self.cnt_wr_data.next = self.cnt_data.val() + 1;
                 self.next_state.next = SeqState::Complete;
+                if self.piped.q.val() {
+                    self.next_state.next = SeqState::Idle;
+                }
                 if self.ack.q.val() {
                     self.nak_send.next = !self.ans_full.val();
-                    self.hold.next = true;
+                    self.hold.next = !self.piped.q.val();
                     if self.ans_full.val() {
                         self.next_state.next = SeqState::AnsWait;
                     }

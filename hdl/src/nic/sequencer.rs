@@ -10,7 +10,7 @@
 //! # Inputs
 //! - `clock`, `reset` (synchronous: `Init`, sweep 0, pointer 0);
 //! - `host_valid`, `rx_valid`: a host command, a beat are offered;
-//! - `host_next`, `execute_next`, `calc_next`, `receive_next`: the next state
+//! - `host_next`, `execute_next`, `calc_next`, `receive_next`, `pipe_next`: the next state
 //!   the unit that runs the current state proposes (`receive_next` also when a slot takes a
 //!   message);
 //! - `advance_visit`: the visit of the current send queue is over (`visit_qp + 1`).
@@ -44,6 +44,7 @@ crate::sub_block! {
         pub execute_next: Signal<In, SeqState>,
         pub calc_next: Signal<In, SeqState>,
         pub receive_next: Signal<In, SeqState>,
+        pub pipe_next: Signal<In, SeqState>,
         pub advance_visit: Signal<In, bool>,
         pub current: Signal<Out, SeqState>,
         pub sweep_at: Signal<Out, Bits<SWB>>,
@@ -131,6 +132,7 @@ impl<const QB: usize, const SWB: usize> Logic for NicSequencer<QB, SWB> {
             SeqState::CalcWrite => self.state.d.next = self.calc_next.val(),
             SeqState::CalcWriteIndex => self.state.d.next = self.calc_next.val(),
             SeqState::CalcStream => self.state.d.next = self.calc_next.val(),
+            SeqState::PipeCheck => self.state.d.next = self.pipe_next.val(),
             _ => {}
         }
         if self.take_rx.val() {
@@ -181,6 +183,7 @@ mod tests {
             &mut s.execute_next,
             &mut s.calc_next,
             &mut s.receive_next,
+            &mut s.pipe_next,
         ] {
             p.next = SeqState::Idle;
         }

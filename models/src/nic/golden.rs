@@ -29,7 +29,8 @@
 //! queue does not start a WQE while its CQ is full; a message whose RQ's CQ is full is
 //! discarded), the CALC arithmetic through the ALU golden, messages sent (SEND, CALC to a peer,
 //! NAKs, ACKs), reliable QPs (answers awaited, RNR NAKs and the retries they cause, counted
-//! down), counters, data memory and the statistics counters.
+//! down), pipes (the receive side a PIPE owns, its buffers and chunks), counters, data memory
+//! and the statistics counters.
 //!
 //! ## What it does not model
 //!
@@ -96,6 +97,11 @@
 //!     in the next `run`, reading the buffer as it is then. A head awaiting its answer makes no
 //!     progress in `run`; an answered one completes like any WQE (after room in its CQ).
 //!     `RnrRetry` counts each message sent again.
+//! 13. Pipes: a visit of a PIPE that owns its receive side sends the oldest chunk held and
+//!     frees its buffer in one step (this side always accepts a message), and completes the
+//!     PIPE in the same step if that was the last chunk. In the hardware a buffer is free only
+//!     once its chunk has been sent, so a scenario that delivers a chunk before the one
+//!     `nbuf` chunks earlier has had time to go is racy.
 
 use super::{
     reserved_bits, Cqe, HostOp, HostStatus, NicParams, Opcode, Stat, Status, Wqe, CQ_DEPTH, STATS,
@@ -187,6 +193,35 @@ enum Answer {
     Answered(Status),
 }
 
+/// The receive side of the PIPE that owns a QP's receive queue (see "Pipes").
+#[derive(Clone, Debug)]
+struct Pipe {
+    /// The QP whose SQ runs the PIPE.
+    owner: usize,
+    base: u64,
+    blen: u64,
+    nbuf: u64,
+    /// Chunks still to receive.
+    rleft: u64,
+    /// The chunks received and not yet sent, oldest first: their buffer and the words their
+    /// message carries.
+    held: VecDeque<(u64, u64)>,
+    /// The buffer the next chunk fills.
+    wr_addr: u64,
+    /// The first status other than OK among the chunks.
+    status: Status,
+}
+
+/// What one visit of a PIPE did.
+enum PipeStep {
+    /// Nothing (no chunk to send, or another PIPE owns the receive side).
+    Wait,
+    /// Took the receive side or sent a chunk.
+    Progress,
+    /// Completes with this status.
+    Done(Status),
+}
+
 /// One queue pair.
 #[derive(Clone, Debug)]
 struct QueuePair {
@@ -200,6 +235,8 @@ struct QueuePair {
     rnr_retry: u8,
     /// The answer the SQ's head awaits.
     answer: Answer,
+    /// The PIPE that owns the receive queue, if one does.
+    pipe: Option<Pipe>,
 }
 
 /// The golden NIC. See the [module docs](self).
@@ -231,6 +268,7 @@ impl NicGolden {
                     rc: false,
                     rnr_retry: 0,
                     answer: Answer::None,
+                    pipe: None,
                 })
                 .collect(),
             cqs: vec![CompletionQueue::default(); p.cqs],
@@ -600,6 +638,9 @@ impl NicGolden {
         if qp >= self.p.qps {
             return Some(Status::BadIndex);
         }
+        if self.qps[qp].pipe.is_some() {
+            return self.receive_chunk(qp, m);
+        }
         let rq = &self.qps[qp].rq;
         let Some((w0, w1)) = rq.runnable_head() else {
             // No WQE posted, or the head not enabled in a managed RQ: a reliable QP makes a
@@ -638,6 +679,49 @@ impl NicGolden {
             }
         }
         self.complete(qp, true, w0, status, stored as u64);
+        None
+    }
+
+    /// Offers a data message to the PIPE that owns QP `qp`'s receive side. Returns the NAK
+    /// reason if it is discarded.
+    fn receive_chunk(&mut self, qp: usize, m: &Message) -> Option<Status> {
+        let words = self.p.dmem_words;
+        let rc = self.qps[qp].rc;
+        let p = self.qps[qp].pipe.as_mut()?;
+        if p.rleft == 0 || p.held.len() as u64 >= p.nbuf {
+            // No chunk expected or no buffer free: as for a receive WQE not enabled.
+            return Some(if m.ack && rc {
+                Status::RnrNak
+            } else {
+                Status::NotReady
+            });
+        }
+        let stored = m.data.len().min(p.blen as usize);
+        let base = p.wr_addr as usize;
+        self.dmem[base..base + stored].copy_from_slice(&m.data[..stored]);
+        let last = p.rleft == 1;
+        let mut status = if m.data.len() > stored || (!last && (stored as u64) < p.blen) {
+            Status::LenErr
+        } else {
+            Status::Ok
+        };
+        if let Some(c) = m.cnt {
+            match self.counters.get_mut((c & 0xFF) as usize) {
+                Some(v) => *v = v.wrapping_add(1),
+                None => status = Status::BadIndex,
+            }
+        }
+        p.held
+            .push_back((p.wr_addr, if last { stored as u64 } else { p.blen }));
+        p.wr_addr += p.blen;
+        if p.wr_addr == p.base + p.nbuf * p.blen {
+            p.wr_addr = p.base;
+        }
+        debug_assert!(p.wr_addr < words as u64);
+        p.rleft -= 1;
+        if p.status == Status::Ok {
+            p.status = status;
+        }
         None
     }
 
@@ -712,6 +796,15 @@ impl NicGolden {
             Some(Opcode::SendEn) => self.enable(false, &wqe),
             Some(Opcode::RecvEn) => self.enable(true, &wqe),
             Some(Opcode::Calc) => self.calc(qp, index, &wqe),
+            // A PIPE's chunks ask for no answer, whatever the QP: it completes here.
+            Some(Opcode::Pipe) => match self.pipe(qp, index, &wqe) {
+                PipeStep::Wait => return false,
+                PipeStep::Progress => return true,
+                PipeStep::Done(status) => {
+                    self.complete(qp, false, w0, status, 0);
+                    return true;
+                }
+            },
             // RECV on a send queue, or an unknown opcode.
             Some(Opcode::Recv) | None => Status::BadOpcode,
         };
@@ -764,6 +857,63 @@ impl NicGolden {
             ack,
             data,
         });
+    }
+
+    /// One visit of the PIPE `w` (index `index`) at the head of QP `qp`'s SQ. A chunk held is
+    /// sent at once (this side always accepts a message), so its buffer is free again.
+    fn pipe(&mut self, qp: usize, index: u64, w: &Wqe) -> PipeStep {
+        let rq = w.index as usize;
+        if rq >= self.p.qps {
+            return PipeStep::Done(Status::BadIndex);
+        }
+        let (base, blen, nbuf, count) = (w.addr, w.len, w.sa, w.value);
+        if blen == 0 || nbuf == 0 {
+            return PipeStep::Done(Status::BadArg);
+        }
+        if count == 0 {
+            return PipeStep::Done(Status::Ok);
+        }
+        let Some(p) = &mut self.qps[rq].pipe else {
+            if base + nbuf * blen > self.p.dmem_words as u64 {
+                return PipeStep::Done(Status::BadAddr);
+            }
+            self.qps[rq].pipe = Some(Pipe {
+                owner: qp,
+                base,
+                blen,
+                nbuf,
+                rleft: count,
+                held: VecDeque::new(),
+                wr_addr: base,
+                status: Status::Ok,
+            });
+            return PipeStep::Progress;
+        };
+        if p.owner != qp {
+            return PipeStep::Wait;
+        }
+        let Some((addr, len)) = p.held.pop_front() else {
+            return PipeStep::Wait;
+        };
+        let done = (p.rleft == 0 && p.held.is_empty()).then_some(p.status);
+        let data = self.dmem[addr as usize..(addr + len) as usize].to_vec();
+        self.sent.push(Message {
+            kind_nak: false,
+            node: w.dst,
+            src_qp: qp as u64,
+            qp: w.qp,
+            cnt: w.cnt_en.then_some(w.cnt),
+            tag: index,
+            ack: false,
+            data,
+        });
+        match done {
+            Some(status) => {
+                self.qps[rq].pipe = None;
+                PipeStep::Done(status)
+            }
+            None => PipeStep::Progress,
+        }
     }
 
     /// `None` if the WAIT names a CQ / counter out of range, else whether it may complete.
@@ -1910,5 +2060,114 @@ mod tests {
         // A QP that is not reliable: NOT_READY whether the message asks or not.
         n.deliver(&Message { qp: 2, ..msg(true) });
         assert_eq!(n.take_sent(), vec![nak(4, 2, 2, 7, NOT_READY)]);
+    }
+
+    const PIPE: u64 = 7;
+
+    #[test]
+    fn a_pipe_forwards_chunks_through_its_ring_of_buffers() {
+        let mut n = nic();
+        // QP 2's PIPE forwards 3 chunks arriving at QP 1 to QP 6 of node 5 (counter 4),
+        // through 2 buffers of 2 words at 0x10, 0x12.
+        let pipe = Wqe::pipe(1, (0x10, 2, 2), 3, 5, 6, Some(4));
+        // Before the PIPE runs, a message for QP 1 goes to its RQ (nothing posted).
+        n.deliver(&data_msg(1, 9, 3, None, 7, &[1]));
+        assert_eq!(n.take_sent(), vec![nak(9, 3, 1, 7, NOT_READY)]);
+        post(&mut n, false, 2, pipe, 0);
+        n.run();
+        assert_eq!(n.take_sent(), vec![]);
+        // Two chunks fill both buffers; with no `run` in between nothing is sent, so a third
+        // finds no free buffer: NOT_READY, or RNR_NAK on a reliable QP for a message that
+        // asks for an answer.
+        n.deliver(&data_msg(1, 9, 3, Some(0), 0, &[10, 11]));
+        n.deliver(&data_msg(1, 9, 3, Some(0), 1, &[12, 13, 99]));
+        n.deliver(&data_msg(1, 9, 3, None, 2, &[14]));
+        config_rc(&mut n, 1, 0, 0);
+        let mut asking = data_msg(1, 9, 3, None, 3, &[15]);
+        asking.ack = true;
+        n.deliver(&asking);
+        assert_eq!(
+            n.take_sent(),
+            vec![nak(9, 3, 1, 2, NOT_READY), nak(9, 3, 1, 3, RNR_NAK)]
+        );
+        assert_eq!(n.counter(0), 2);
+        assert_eq!(
+            (n.mem(0x10), n.mem(0x11), n.mem(0x12), n.mem(0x13)),
+            (10, 11, 12, 13)
+        );
+        // `run` sends both, oldest first, from the PIPE's QP with its index as the tag;
+        // the second was cut to its buffer.
+        n.run();
+        let chunk = |data: &[u64]| Message {
+            kind_nak: false,
+            node: 5,
+            src_qp: 2,
+            qp: 6,
+            cnt: Some(4),
+            tag: 0,
+            ack: false,
+            data: data.to_vec(),
+        };
+        assert_eq!(n.take_sent(), vec![chunk(&[10, 11]), chunk(&[12, 13])]);
+        assert_eq!(poll(&mut n, 0), vec![]);
+        // The last chunk is 1 word (not short: it is the last) and goes with 1 word, from
+        // the first buffer again; it asks for an answer and gets its ACK.
+        let mut last = data_msg(1, 9, 3, None, 4, &[16]);
+        last.ack = true;
+        n.deliver(&last);
+        assert_eq!(n.take_sent(), vec![nak(9, 3, 1, 4, OK)]);
+        n.run();
+        assert_eq!(n.take_sent(), vec![chunk(&[16])]);
+        assert_eq!(n.mem(0x10), 16);
+        // LEN_ERR: the second chunk was longer than its buffer.
+        assert_eq!(poll(&mut n, 0), vec![cqe(LEN_ERR, PIPE, 2, false, 0, 0)]);
+        // The receive side is released: QP 1's RQ takes messages again.
+        n.deliver(&data_msg(1, 9, 3, None, 5, &[17]));
+        assert_eq!(n.take_sent(), vec![nak(9, 3, 1, 5, NOT_READY)]);
+    }
+
+    #[test]
+    fn a_pipe_checks_its_request_and_waits_for_its_receive_queue() {
+        let mut n = nic();
+        // QP 0's PIPE owns QP 1's receive side; QP 3's, naming it too, waits.
+        post(&mut n, false, 0, Wqe::pipe(1, (0, 1, 1), 1, 5, 6, None), 0);
+        n.run();
+        post(&mut n, false, 3, Wqe::pipe(1, (8, 1, 1), 1, 5, 7, None), 0);
+        n.run();
+        n.deliver(&data_msg(1, 9, 3, None, 0, &[21]));
+        n.run();
+        assert_eq!(n.take_sent().len(), 1);
+        assert_eq!(poll(&mut n, 0), vec![cqe(OK, PIPE, 0, false, 0, 0)]);
+        assert_eq!(poll(&mut n, 0), vec![]);
+        // Now QP 3's has it: its chunk goes to QP 7 from its buffer at 8.
+        n.deliver(&data_msg(1, 9, 3, None, 1, &[22]));
+        n.run();
+        let sent = n.take_sent();
+        assert_eq!(
+            (sent.len(), sent[0].qp, sent[0].data.clone()),
+            (1, 7, vec![22])
+        );
+        assert_eq!(n.mem(8), 22);
+        assert_eq!(poll(&mut n, 0), vec![cqe(OK, PIPE, 3, false, 0, 0)]);
+        // The checks: receive QP out of range, no buffers, empty buffers, buffers past the
+        // end of data memory (1024 words: 1020 + 2 × 3 = 1026), no messages.
+        for (i, (w, status)) in [
+            (Wqe::pipe(4, (0, 1, 1), 1, 5, 6, None), BAD_INDEX),
+            (Wqe::pipe(1, (0, 1, 0), 1, 5, 6, None), BAD_ARG),
+            (Wqe::pipe(1, (0, 0, 1), 1, 5, 6, None), BAD_ARG),
+            (Wqe::pipe(1, (1020, 3, 2), 1, 5, 6, None), BAD_ADDR),
+            (Wqe::pipe(1, (1018, 3, 2), 0, 5, 6, None), OK),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            post(&mut n, false, 0, w, 1 + i as u64);
+            n.run();
+            assert_eq!(
+                poll(&mut n, 0),
+                vec![cqe(status, PIPE, 0, false, 1 + i as u64, 0)]
+            );
+        }
+        assert_eq!(n.take_sent(), vec![]);
     }
 }

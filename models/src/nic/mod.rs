@@ -138,7 +138,14 @@
 //!   need a NIC built with them ([`NicParams::fp`]); without them, or with LAND … BXOR on
 //!   them, the CALC completes with `BadArg` and computes nothing, as for a reserved `op`.
 //!
-//! An SQ WQE with opcode RECV or an unknown opcode (7..15) completes with `BadOpcode`, as does an
+//! - **PIPE** `rq, base, blen, nbuf, count, dst, dst_qp, cnt_en, cnt` (SQ only): the seed's
+//!   `PIPE(receive QP, send QP, intermediate buffer list, number of messages)`, the send QP
+//!   being the one it is posted on. It forwards `count` messages arriving at QP `rq` to QP
+//!   `dst_qp` of node `dst`, through a ring of `nbuf` buffers of `blen` words at `base`,
+//!   `base + blen`, …, so that a large message cut into `count` chunks passes through a small
+//!   staging area with one WQE (see "Pipes").
+//!
+//! An SQ WQE with opcode RECV or an unknown opcode (8..15) completes with `BadOpcode`, as does an
 //! RQ WQE that is not a RECV when a message consumes it, and any WQE with a reserved bit set
 //! (`w0[7:5]`, `w1[23:17]`: [`reserved_bits`]). A WQE never starts while its queue's
 //! CQ is full (see Errors).
@@ -172,6 +179,41 @@
 //! writes a CQE with status `RemoteDiscard` (opcode SEND, `index = rx_tag`) to that SQ's CQ,
 //! counted in `NakReceived`. If the QP is out of range or the CQ is full, the notification is
 //! dropped and counted in `CqOverrun`.
+//!
+//! ## Pipes
+//!
+//! A PIPE holds its SQ like a WAIT: every visit of the SQ does one step of it, and the queue
+//! runs nothing else until it completes. Each QP has a *pipe context* (memories `pipc0`,
+//! `pipc1`: [`PipeContext`]), the receive side of the PIPE that owns the QP's receive queue,
+//! if one does.
+//!
+//! 1. **Checks**, at every visit, in order: `rq` out of range → `BAD_INDEX`; `blen = 0` or
+//!    `nbuf = 0` → `BAD_ARG`; `count = 0` → completes `OK` (nothing received or sent).
+//! 2. **Start**: if no PIPE owns QP `rq`'s receive side, the buffers are checked (`base + nbuf ×
+//!    blen > dmem_words` → `BAD_ADDR`) and the PIPE takes it: `count` chunks expected, none
+//!    held, the first buffer next. That is the visit's step. If another SQ's PIPE owns it, the
+//!    visit ends and the PIPE waits.
+//! 3. **Receiving**: while a PIPE owns QP `rq`'s receive side, every data message arriving at
+//!    `rq` goes to it, not to the RQ's WQEs. It is taken if a chunk is still expected and a
+//!    buffer is free (fewer than `nbuf` chunks held); otherwise it is discarded and NAKed as
+//!    when no receive WQE is enabled (`NOT_READY`; `RNR_NAK` on a reliable QP for a message
+//!    that asks for an answer, so a reliable sender retries). A taken message fills the next
+//!    buffer (at most `blen` words; the rest is dropped), increments its counter, is answered
+//!    (ACK) if it asks, and writes no CQE. Its status is `BAD_INDEX` for a counter out of
+//!    range, else `LEN_ERR` if it was longer than `blen`, or shorter and not the last chunk,
+//!    else `OK`; the pipe keeps the first status that is not `OK`.
+//! 4. **Forwarding**: a visit of the owning PIPE's SQ, in order: frees the chunk whose message
+//!    the transmit engine has sent (its buffer takes a chunk again); else, if the engine holds
+//!    no message, hands it the oldest chunk held: `blen` words from its buffer — the last
+//!    chunk (the `count`-th) with the words stored — to `dst_qp` of `dst` with the counter,
+//!    tagged with the PIPE's index, without `ack` whatever the QP (a chunk the receiver
+//!    discards comes back as a NAK, a `REMOTE_DISCARD` CQE, as for a SEND of a QP that is not
+//!    reliable). Chunks are sent in the order they arrived.
+//! 5. **Completion**: once every chunk has been received and sent, the visit that frees the last
+//!    one releases the receive side and completes the PIPE with the pipe's status.
+//!
+//! `CONFIG_QP` leaves pipe contexts as they are. A short chunk before the last is forwarded
+//! with `blen` words, whatever its buffer held before.
 //!
 //! ## Reliable QPs: answers and receiver-not-ready retry
 //!
@@ -224,7 +266,7 @@
 //! | WAIT, SEND_EN, RECV_EN or CALC posted to a plain QP (not full); a mode 2 enable of an unmanaged queue or beyond what it has posted | response `Refused`, nothing changes | `HostRefused` |
 //! | WQE would complete into a full CQ | the SQ waits (back-pressure) until the host pops | `CqStall` (once per attempt) |
 //! | unknown opcode, index out of range, buffer outside memory, bad CALC op | error CQE, queue goes on | `ErrorCqe` |
-//! | message to a missing / disabled receive WQE or a full CQ | message discarded, NAK (or RNR NAK) sent | `RxDiscard` |
+//! | message to a missing / disabled receive WQE or a full CQ, or to a pipe with no free buffer | message discarded, NAK (or RNR NAK) sent | `RxDiscard` |
 //! | an ACK naming no awaiting WQE, on a reliable QP | dropped | `StrayAck` |
 //!
 //! ## Host commands
@@ -335,7 +377,7 @@ pub fn log2(n: usize) -> usize {
 }
 
 crate::codes! {
-    /// Work-request opcodes (`w0[3:0]`); 7..15 are unknown.
+    /// Work-request opcodes (`w0[3:0]`); 8..15 are unknown.
     pub enum Opcode: 4 {
         Nop = 0 => "NOP",
         Send = 1 => "SEND",
@@ -344,6 +386,7 @@ crate::codes! {
         SendEn = 4 => "SEND_EN",
         RecvEn = 5 => "RECV_EN",
         Calc = 6 => "CALC",
+        Pipe = 7 => "PIPE",
     }
 }
 
@@ -530,6 +573,45 @@ macro_rules! nic_layouts {
                 calc_sb: w1[40, 8],
                 /// CALC: result address.
                 calc_dst: w1[48, 16],
+                /// PIPE: the receive QP.
+                pipe_rq: w0[8, 8],
+                /// PIPE: words per buffer (chunk).
+                pipe_blen: w0[16, 16],
+                /// PIPE: the first buffer's address.
+                pipe_base: w0[32, 16],
+                /// PIPE: number of buffers.
+                pipe_nbuf: w1[32, 8],
+                /// PIPE: number of messages (chunks) to forward.
+                pipe_count: w1[48, 16],
+            }
+        }
+        $cb! { $args
+            /// A QP's pipe context (memories `pipc0`, `pipc1`, see "Pipes"): the receive side
+            /// of the PIPE that owns the QP's receive queue.
+            layout PipeContext (p0: 64, p1: 64) {
+                /// The first buffer.
+                base: p0[0, 16],
+                /// Words per buffer.
+                blen: p0[16, 16],
+                /// The address after the last buffer (`base + nbuf × blen`).
+                bound: p0[32, 16],
+                /// The buffer the next chunk fills; once every chunk has arrived, the number of
+                /// words the last one stored.
+                wr_addr: p0[48, 16],
+                /// A PIPE owns the receive side.
+                piped: p1[0, 1],
+                /// The first status that is not `OK` among the chunks (`Status` code).
+                status: p1[4, 4],
+                /// The QP whose SQ runs the owning PIPE.
+                owner: p1[8, 8],
+                /// Chunks received and not yet sent (freed).
+                held: p1[16, 8],
+                /// Number of buffers.
+                nbuf: p1[24, 8],
+                /// Chunks still to receive.
+                rleft: p1[32, 16],
+                /// The buffer of the oldest chunk held (the next to send).
+                rd_addr: p1[48, 16],
             }
         }
         $cb! { $args
@@ -650,30 +732,33 @@ pub struct Wqe {
     pub opcode: u64,
     /// `w0[4]`.
     pub signaled: bool,
-    /// SEND / RECV: buffer address `w0[23:8]`; CALC: argument `a` `w0[47:32]`.
+    /// SEND / RECV: buffer address `w0[23:8]`; CALC: argument `a`, PIPE: the first buffer,
+    /// `w0[47:32]`.
     pub addr: u64,
-    /// SEND / RECV: length in words `w0[39:24]`; CALC: element count `w0[31:16]`.
+    /// SEND / RECV: length in words `w0[39:24]`; CALC: element count, PIPE: words per buffer,
+    /// `w0[31:16]`.
     pub len: u64,
-    /// SEND, CALC to a peer: destination node `w1[7:0]`.
+    /// SEND, CALC to a peer, PIPE: destination node `w1[7:0]`.
     pub dst: u64,
-    /// SEND, CALC to a peer: destination QP `w1[15:8]`; SEND_EN / RECV_EN: target QP `w0[15:8]`.
+    /// SEND, CALC to a peer, PIPE: destination QP `w1[15:8]`; SEND_EN / RECV_EN: target QP
+    /// `w0[15:8]`.
     pub qp: u64,
-    /// SEND, CALC: `w1[16]`.
+    /// SEND, CALC, PIPE: `w1[16]`.
     pub cnt_en: bool,
-    /// SEND, CALC: counter id `w1[31:24]`.
+    /// SEND, CALC, PIPE: counter id `w1[31:24]`.
     pub cnt: u64,
     /// WAIT: 0 = CQ, 1 = counter (`w0[8]`); SEND_EN / RECV_EN: 0 = by n, 1 = up to index,
     /// 2 = from the enable head, 3 = up to, not including, index (`w0[17:16]`); CALC: target
     /// 0 = host memory, 1 = peer (`w0[14]`).
     pub mode: u64,
-    /// WAIT: CQ or counter index `w0[23:16]`.
+    /// WAIT: CQ or counter index `w0[23:16]`; PIPE: the receive QP `w0[15:8]`.
     pub index: u64,
     /// WAIT on a CQ: more WAITs of its group follow `w0[9]` (see WAIT); SEND_EN / RECV_EN
     /// in mode 2: more enables of its group follow `w0[18]`.
     pub more: bool,
     /// WAIT: count or threshold `w1[63:32]` (for a CQ WAIT, the NIC replaces it by the absolute
     /// target when posted); SEND_EN / RECV_EN: n or index `w1[47:32]` (in mode 2 replaced by
-    /// the absolute index when posted).
+    /// the absolute index when posted); PIPE: number of messages `w1[63:48]`.
     pub value: u64,
     /// CALC: ALU operation `w0[11:8]` ([`crate::reduce_alu::AluOp`] code).
     pub alu_op: u64,
@@ -684,7 +769,7 @@ pub struct Wqe {
     pub b: u64,
     /// CALC: result address `w1[63:48]`.
     pub dst_addr: u64,
-    /// CALC: stride of `a` in words `w1[39:32]`.
+    /// CALC: stride of `a` in words; PIPE: number of buffers; `w1[39:32]`.
     pub sa: u64,
     /// CALC: stride of `b` in words `w1[47:40]`.
     pub sb: u64,
@@ -737,6 +822,32 @@ impl Wqe {
             b: b.0,
             sb: b.1,
             dst_addr: dst,
+            ..Default::default()
+        }
+    }
+    /// A signaled PIPE: `count` messages arriving at QP `rq` forwarded to QP `dst_qp` of node
+    /// `dst` (with counter `cnt`) through `nbuf` buffers of `blen` words from `base`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn pipe(
+        rq: u64,
+        (base, blen, nbuf): (u64, u64, u64),
+        count: u64,
+        dst: u64,
+        dst_qp: u64,
+        cnt: Option<u64>,
+    ) -> Wqe {
+        Wqe {
+            opcode: Opcode::Pipe as u64,
+            signaled: true,
+            index: rq,
+            addr: base,
+            len: blen,
+            sa: nbuf,
+            value: count,
+            dst,
+            qp: dst_qp,
+            cnt_en: cnt.is_some(),
+            cnt: cnt.unwrap_or(0),
             ..Default::default()
         }
     }
@@ -831,6 +942,14 @@ impl Wqe {
                 f.calc_dst = self.dst_addr;
                 self.put_peer(&mut f);
             }
+            Some(Opcode::Pipe) => {
+                f.pipe_rq = self.index;
+                f.pipe_base = self.addr;
+                f.pipe_blen = self.len;
+                f.pipe_nbuf = self.sa;
+                f.pipe_count = self.value;
+                self.put_peer(&mut f);
+            }
             _ => {}
         }
         let [w0, w1] = f.pack();
@@ -888,6 +1007,14 @@ impl Wqe {
                 q.sa = f.calc_sa;
                 q.sb = f.calc_sb;
                 q.dst_addr = f.calc_dst;
+                peer(&mut q);
+            }
+            Some(Opcode::Pipe) => {
+                q.index = f.pipe_rq;
+                q.addr = f.pipe_base;
+                q.len = f.pipe_blen;
+                q.sa = f.pipe_nbuf;
+                q.value = f.pipe_count;
                 peer(&mut q);
             }
             _ => {}
@@ -1087,6 +1214,7 @@ mod tests {
             Wqe::wait_counter(31, 2, false),
             Wqe::enable(false, 15, true, 0xabcd, true),
             Wqe::enable(true, 2, false, 4, false),
+            Wqe::pipe(3, (0x100, 8, 4), 0x1234, 9, 2, Some(5)),
             Wqe {
                 opcode: Opcode::Calc as u64,
                 signaled: true,
@@ -1114,6 +1242,9 @@ mod tests {
         let (w0, w1) = Wqe::send(0x1234, 0x55, 7, 3, Some(9), true).encode();
         assert_eq!(w0, 0x0000_5512_3411);
         assert_eq!(w1, 0x0901_0307);
+        let (w0, w1) = Wqe::pipe(3, (0x100, 8, 4), 0x1234, 9, 2, Some(5)).encode();
+        assert_eq!(w0, 0x0100_0008_0317);
+        assert_eq!(w1, 0x1234_0004_0501_0209);
     }
 
     #[test]

@@ -27,8 +27,14 @@
 //! SEND_EN / RECV_EN → target context read (1); CALC → the address check (1), then one element
 //! a cycle (MAXLOC / MINLOC: a pair every 2 cycles) plus the ALU's latency and 2 (3) when it
 //! streams, else 10 cycles per element (13 for MAXLOC / MINLOC), `FP_LATENCY - LATENCY` more
-//! per element on a NIC with the floating-point types (see "CALC"); and the optional send. The completion cycle writes the CQE and the
-//! queue context.
+//! per element on a NIC with the floating-point types (see "CALC"); and the optional send;
+//! PIPE → the receive QP's pipe context read (1), one step (see "Pipes" in the
+//! [specification](super)). The completion cycle writes the CQE and the queue context.
+//!
+//! An arriving data message reads its QP's pipe context with the queue's context: if a PIPE
+//! owns the receive side, `RxContext` sends the message to `RxData` at once, into the pipe's
+//! next buffer (or refuses it), and its last beat updates the pipe context instead of
+//! completing a WQE.
 //!
 //! ## The transmit engine
 //!
@@ -112,16 +118,16 @@
 //! | `HostFinish` | the last step of `POLL_CQ` / `CONFIG_QP`, answers | `Background` |
 //! | `SqContext` | latches the SQ's context and reliability word; if its head WQE may run (and does not await an answer, and the engine is not sending its message), reads it and its CQ's counts | `SqWqe`; `Idle` (next SQ) |
 //! | `SqWqe` | latches the WQE and the counts; whether an RNR retry is due (`due`) | `SqDecode` |
-//! | `SqDecode` | a retry not due → next SQ; CQ full → stall; a head whose message the engine has sent completes; an answered head completes with the answer's status; a due retry hands the message over again; else decodes the WQE (a CALC's spans are registered; a SEND's or a CALC-to-peer's message is handed over, or the visit ends if the engine holds one) | `Idle` (not due, stall, engine taken, SEND / retry handed over), `Complete` (NOP, error, sent, answered), `WaitCheck`, `EnableWrite`, `CalcReadA`, `Idle` / `Complete` (empty CALC) |
+//! | `SqDecode` | a retry not due → next SQ; CQ full → stall; a head whose message the engine has sent completes (not a PIPE); an answered head completes with the answer's status; a due retry hands the message over again; else decodes the WQE (a CALC's spans are registered; a SEND's or a CALC-to-peer's message is handed over, or the visit ends if the engine holds one; a PIPE reads its receive QP's pipe context); registers `nbuf × blen` | `Idle` (not due, stall, engine taken, SEND / retry handed over), `Complete` (NOP, error, sent, answered, PIPE of no messages), `WaitCheck`, `EnableWrite`, `CalcReadA`, `PipeCheck`, `Idle` / `Complete` (empty CALC) |
 //! | `WaitCheck` | compares the CQ's produced count or the counter with the WQE's target | `Complete`; `Idle` (not yet, next SQ) |
 //! | `EnableWrite` | writes the target queue's new enable index | `Complete` |
 //! | `Complete` | writes the CQE (if signaled or failed) and the CQ's count, retires the WQE (context `ci + 1`) | `Idle` |
 //! | `AnsWait` | posts the answer once the answer register is free | `AnsWait`; `Complete` (pending), `Idle` |
-//! | `RxContext` | latches the RQ's context; if a WQE is enabled, reads it and its CQ's counts | `RxWqe`; `RxDrop` (NAK: not ready, or RNR NAK) |
+//! | `RxContext` | latches the RQ's context and the pipe context; a pipe with a free buffer takes the message (its store pointer and length); else, if no pipe owns the queue and a WQE is enabled, reads it and its CQ's counts | `RxData` (pipe), `RxWqe`; `RxDrop` (NAK: not ready, or RNR NAK) |
 //! | `RxWqe` | latches the WQE and counts | `RxCheck` |
 //! | `RxCheck` | checks the WQE and the CQ's room | `RxData`; `RxDrop` (NAK: CQ full, or the WQE fails) |
-//! | `RxData` | `rx_ready`: stores beats; at the last one completes (and reads the counter, or posts the ACK) | `RxData`, `Complete`, `RxCounter`, `AnsWait` (ACK, register taken) |
-//! | `RxCounter` | increments the counter (and posts the ACK) | `Complete`, `AnsWait` (ACK, register taken) |
+//! | `RxData` | `rx_ready`: stores beats; at the last one completes (a pipe's chunk: writes the pipe context instead), and reads the counter, or posts the ACK | `RxData`, `Complete`, `Idle` (pipe), `RxCounter`, `AnsWait` (ACK, register taken) |
+//! | `RxCounter` | increments the counter (and posts the ACK) | `Complete`, `Idle` (pipe), `AnsWait` (ACK, register taken) |
 //! | `RxDrop` | `rx_ready`: consumes beats; after the last one posts the NAK, or completes | `RxDrop`, `AnsWait` (NAK, register taken), `Complete`, `Idle` |
 //! | `NakContext` | latches the SQ's CQ, reads its counts; an answer the SQ's head awaits is written to its reliability word; a stray ACK is dropped | `NakCq`; `RxDrop` (answer, stray ACK) |
 //! | `NakCq` | sets up the `REMOTE_DISCARD` completion (or counts the overrun) | `RxDrop` |
@@ -135,6 +141,7 @@
 //! | `CalcWrite` | writes the result | `CalcWriteIndex` (LOC); `CalcReadA` (next element), `Idle` (to a peer: the held message may go), `Complete` |
 //! | `CalcWriteIndex` | writes the result's index | as `CalcWrite` without LOC |
 //! | `CalcStream` | reads the next element's `a` and `b` (while `left > 0`; pairs: values, then indices); writes the result the ALU shows (pairs: value, then index), `wleft -= 1` per element | `CalcStream`; after the last result `Idle` (to a peer), `Complete` |
+//! | `PipeCheck` | one step of the PIPE from the pipe context just read: takes the receive side (buffers beyond data memory: `BAD_ADDR`); another SQ's PIPE owns it: nothing; frees the chunk the engine has sent (after the last one releases the receive side and completes with the pipe's status); hands the oldest chunk held over (no `ack`, may go at once) | `Idle`; `Complete` |
 //!
 //! ## Registers, by the RTL sub-block that holds them
 //!
@@ -163,6 +170,9 @@
 //!   enter the ALU), `wr_index` and `ri_hold` (streaming pairs: the index written next), the
 //!   `CalcWait` counter `wait`; `span_a`, `span_b` (`(count - 1) × stride`, for the bounds
 //!   check); the ALU's pipeline;
+//! - pipe: `ctx`, the pipe context of the message being received (latched in `RxContext`),
+//!   and `size` (`nbuf × blen`, registered in `SqDecode`, so that `PipeCheck`'s bounds check
+//!   has no multiplier in front of it); receive: `pipe` (the message goes to the pipe);
 //! - statistics: one 32-bit counter per [`Stat`].
 //!
 //! ## Memories
@@ -181,8 +191,9 @@
 //! | `cqe` | `cqs × CQ_DEPTH` at `{cq, produced[4:0]}` | [`CqeWord`] |
 //! | `cnt` | `counters` | 32 bits |
 //! | `dmem` | `dmem_words` | 64 bits; a second read port for the transmit engine and a third for a streaming CALC's `b` (RTL: copies, `dmem_tx` and `dmem_b`, written with `dmem`) |
+//! | `pipc0`, `pipc1` | `qps` | the two words of a QP's [`PipeContext`] |
 //!
-//! After reset the sequencer writes zero to `wqc`, `cqp`, `cqw`, `wqen`, `rcc` and `cnt` at index `sweep` for
+//! After reset the sequencer writes zero to `wqc`, `cqp`, `cqw`, `wqen`, `rcc`, `cnt`, `pipc0` and `pipc1` at index `sweep` for
 //! `sweep = 0 .. 2^SWB - 1` (each memory at `sweep` modulo its size), `SWB` the widest of their
 //! index widths; the WQE, CQE and data memories are not cleared (nothing reads them before
 //! writing).
@@ -204,8 +215,8 @@
 
 use super::{
     log2, CqContext, CqWait, CqeWord, HostOp, HostStatus, NicIn, NicOut, NicParams, Opcode,
-    QpConfig, RcContext, RcState, Stat, Status, WqContext, WqEnable, WqeWords, CQ_DEPTH, STATS,
-    WQ_DEPTH,
+    PipeContext, QpConfig, RcContext, RcState, Stat, Status, WqContext, WqEnable, WqeWords,
+    CQ_DEPTH, STATS, WQ_DEPTH,
 };
 use crate::kit::layout::LayoutField;
 use crate::model_states;
@@ -282,6 +293,8 @@ macro_rules! nic_seq_states {
                 /// CALC, streaming: reads an element, writes the result the ALU shows (see
                 /// "CALC").
                 CalcStream,
+                /// PIPE: the receive QP's pipe context has been read; one step of the pipe.
+                PipeCheck,
             }
         }
     };
@@ -477,6 +490,8 @@ struct Receive {
     addr: u64,
     stored: u64,
     cap: u64,
+    /// The message goes to the pipe that owns its QP's receive side (see "Pipes").
+    pipe: bool,
 }
 
 /// A message's header as the `tx_*` ports show it (every beat repeats it).
@@ -566,6 +581,16 @@ const ALU_PIPE: usize = if crate::reduce_alu::FP_LATENCY > crate::reduce_alu::LA
     crate::reduce_alu::LATENCY
 };
 
+/// The pipe unit's registers (RTL `nic_pipe`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Pipe {
+    /// The pipe context of the message being received, latched in `RxContext`.
+    ctx: PipeContext,
+    /// `nbuf × blen` of the PIPE being decoded, registered in `SqDecode` (`PipeCheck`'s
+    /// bounds check has no multiplier in front of it).
+    size: u64,
+}
+
 /// Every register of the RTL (all reset to zero).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 struct Regs {
@@ -576,6 +601,7 @@ struct Regs {
     rx: Receive,
     tx: Transmit,
     calc: Calc,
+    pipe: Pipe,
     stats: [u64; STATS],
 }
 
@@ -598,6 +624,8 @@ pub struct NicModel {
     cqe: Ram,
     cnt: Ram,
     dmem: Ram,
+    pipc0: Ram,
+    pipc1: Ram,
 }
 
 /// `v` taken as a signed 16-bit number is positive.
@@ -638,6 +666,8 @@ impl NicModel {
             cqe: Ram::new(p.cqs * CQ_DEPTH),
             cnt: Ram::new(p.counters),
             dmem: Ram::new(p.dmem_words),
+            pipc0: Ram::new(p.qps),
+            pipc1: Ram::new(p.qps),
         }
     }
 
@@ -670,7 +700,7 @@ impl NicModel {
         }
     }
 
-    fn memories(&mut self) -> [&mut Ram; 10] {
+    fn memories(&mut self) -> [&mut Ram; 12] {
         [
             &mut self.wqc,
             &mut self.wqe0,
@@ -682,6 +712,8 @@ impl NicModel {
             &mut self.cqe,
             &mut self.cnt,
             &mut self.dmem,
+            &mut self.pipc0,
+            &mut self.pipc1,
         ]
     }
 
@@ -755,6 +787,10 @@ impl NicModel {
             Idle | Background => self.background(i, cur, n),
             HostDecode | HostAccess | HostFinish => self.host(cur, n, wqe),
             SqContext | SqWqe | SqDecode | WaitCheck | EnableWrite => self.execute(cur, n, wqe),
+            PipeCheck => {
+                self.pipe_check(cur, n, wqe);
+                None
+            }
             CalcReadA | CalcReadB | CalcReadAIndex | CalcReadBIndex | CalcOperands | CalcAlu
             | CalcWait | CalcWrite | CalcWriteIndex | CalcStream => {
                 self.calc(cur, n, wqe);
@@ -782,6 +818,8 @@ impl NicModel {
         self.wqen.write(s, 0);
         self.rcc.write(s, 0);
         self.cnt.write(s, 0);
+        self.pipc0.write(s, 0);
+        self.pipc1.write(s, 0);
         let last = (1u64 << self.swb) - 1;
         n.seq.sweep = (s + 1) & last;
         if s == last {
@@ -803,6 +841,8 @@ impl NicModel {
             n.queue.wq = wq & ((2 << self.qb) - 1);
             self.wqc.read(wq);
             self.rcc.read(wq);
+            self.pipc0.read(i.rx_qp & 0xFF);
+            self.pipc1.read(i.rx_qp & 0xFF);
             self.receive_start(i, n)
         } else {
             n.seq.last_slot_rx = false;
@@ -916,6 +956,8 @@ impl NicModel {
                 None
             }
             SqDecode => {
+                // (`PipeCheck`'s bounds check uses it; registered whatever the WQE.)
+                n.pipe.size = (wqe.pipe_blen * wqe.pipe_nbuf) & M32;
                 let rc = cur.queue.rc;
                 if rc.state == RC_RETRY && !cur.queue.due {
                     self.advance_visit(cur, n);
@@ -928,8 +970,9 @@ impl NicModel {
                     n.seq.state = Idle;
                     return Some(Stat::CqStall);
                 }
-                if cur.tx.sent && cur.tx.msg.src_qp == cur.queue.wq >> 1 {
-                    // Its message has been sent.
+                let pipe = wqe.opcode == Opcode::Pipe.code() && !reserved(wqe);
+                if cur.tx.sent && cur.tx.msg.src_qp == cur.queue.wq >> 1 && !pipe {
+                    // Its message has been sent (a PIPE's chunk is freed in `PipeCheck`).
                     n.tx.sent = false;
                     Self::complete_with(cur, n, wqe, Status::Ok);
                     return None;
@@ -1073,9 +1116,90 @@ impl NicModel {
                     }
                 }
             }
+            Some(Opcode::Pipe) => {
+                if wqe.pipe_rq >= qps {
+                    Self::complete_with(cur, n, wqe, Status::BadIndex);
+                } else if wqe.pipe_blen == 0 || wqe.pipe_nbuf == 0 {
+                    Self::complete_with(cur, n, wqe, Status::BadArg);
+                } else if wqe.pipe_count == 0 {
+                    Self::complete_with(cur, n, wqe, Status::Ok);
+                } else {
+                    self.pipc0.read(wqe.pipe_rq);
+                    self.pipc1.read(wqe.pipe_rq);
+                    n.seq.state = PipeCheck;
+                }
+            }
             // RECV on a send queue, or an unknown opcode.
             _ => Self::complete_with(cur, n, wqe, Status::BadOpcode),
         }
+    }
+
+    /// `PipeCheck`: one step of the PIPE at the head of the served SQ, from the receive QP's
+    /// pipe context just read (see "Pipes"): take the receive side; or free the chunk the
+    /// engine has sent (and complete after the last); or hand the oldest chunk held over.
+    fn pipe_check(&mut self, cur: &Regs, n: &mut Regs, wqe: &WqeWords) {
+        let pc = PipeContext::unpack(self.pipc0.rd_data, self.pipc1.rd_data);
+        let me = cur.queue.wq >> 1;
+        let rq = wqe.pipe_rq;
+        if pc.piped == 0 {
+            let end = wqe.pipe_base + cur.pipe.size;
+            if end > self.p.dmem_words as u64 {
+                return Self::complete_with(cur, n, wqe, Status::BadAddr);
+            }
+            let start = PipeContext {
+                base: wqe.pipe_base,
+                blen: wqe.pipe_blen,
+                bound: end,
+                wr_addr: wqe.pipe_base,
+                piped: 1,
+                status: Status::Ok.code(),
+                owner: me,
+                held: 0,
+                nbuf: wqe.pipe_nbuf,
+                rleft: wqe.pipe_count,
+                rd_addr: wqe.pipe_base,
+            };
+            let [p0, p1] = start.pack();
+            self.pipc0.write(rq, p0);
+            self.pipc1.write(rq, p1);
+        } else if pc.owner != me {
+            // Another SQ's PIPE owns the receive side: wait.
+        } else if cur.tx.sent && cur.tx.msg.src_qp == me {
+            // The chunk has been sent: its buffer is free.
+            n.tx.sent = false;
+            let next = (pc.rd_addr + pc.blen) & M16;
+            let freed = PipeContext {
+                held: (pc.held - 1) & 0xFF,
+                rd_addr: if next == pc.bound { pc.base } else { next },
+                piped: (pc.rleft != 0 || pc.held != 1) as u64,
+                ..pc
+            };
+            self.pipc1.write(rq, freed.pack()[1]);
+            if freed.piped == 0 {
+                let status = Status::from_code(pc.status).unwrap_or(Status::Ok);
+                return Self::complete_with(cur, n, wqe, status);
+            }
+        } else if !cur.tx.pend && !cur.tx.sent && pc.held != 0 {
+            // The oldest chunk: the last one with the words it stored.
+            let last = pc.rleft == 0 && pc.held == 1;
+            let t = &mut n.tx;
+            t.pend = true;
+            t.go = true;
+            t.msg = TxHeader {
+                kind: false,
+                dst: wqe.peer_node,
+                src_qp: me,
+                qp: wqe.peer_qp,
+                cnt_en: wqe.peer_cnt_en == 1,
+                cnt: wqe.peer_cnt,
+                tag: cur.queue.ctx.ci,
+                ack: false,
+            };
+            t.left = if last { pc.wr_addr } else { pc.blen };
+            t.addr = pc.rd_addr;
+        }
+        self.advance_visit(cur, n);
+        n.seq.state = Idle;
     }
 
     /// The CALC states.
@@ -1359,6 +1483,7 @@ impl NicModel {
         r.reason = Status::Ok.code();
         r.nak = false;
         r.overflow = false;
+        r.pipe = false;
         if r.qp < self.p.qps as u64 {
             n.seq.state = if i.rx_kind { NakContext } else { RxContext };
             return None;
@@ -1417,7 +1542,17 @@ impl NicModel {
         let (cnts, dmw) = (self.p.counters as u64, self.p.dmem_words as u64);
         match cur.seq.state {
             RxContext => {
-                if self.latch_context(cur, n) {
+                let pc = PipeContext::unpack(self.pipc0.rd_data, self.pipc1.rd_data);
+                n.pipe.ctx = pc;
+                let runnable = self.latch_context(cur, n);
+                if pc.piped == 1 && pc.rleft != 0 && pc.held < pc.nbuf {
+                    // The pipe takes it into its next buffer.
+                    n.rx.pipe = true;
+                    n.rx.stored = 0;
+                    n.rx.addr = pc.wr_addr;
+                    n.rx.cap = pc.blen;
+                    n.seq.state = RxData;
+                } else if runnable && pc.piped == 0 {
                     n.seq.state = RxWqe;
                 } else if r.ack && n.queue.rc.rc == 1 {
                     // A reliable QP makes the sender retry.
@@ -1459,7 +1594,9 @@ impl NicModel {
                         n.rx.addr = (r.addr + 1) & M16;
                     }
                     n.rx.overflow = overflow;
-                    if i.rx_last {
+                    if i.rx_last && r.pipe {
+                        self.chunk(cur, n);
+                    } else if i.rx_last {
                         let counter_ok = r.cnt < cnts;
                         let status = if r.cnt_en && !counter_ok {
                             Status::BadIndex
@@ -1483,10 +1620,10 @@ impl NicModel {
             }
             RxCounter => {
                 self.cnt.write(r.cnt, (self.cnt.rd_data + 1) & M32);
-                n.seq.state = Complete;
+                n.seq.state = if r.pipe { Idle } else { Complete };
                 if r.ack {
-                    n.cpl.pending = true;
-                    Self::answer(cur, true, n);
+                    n.cpl.pending = !r.pipe;
+                    Self::answer(cur, !r.pipe, n);
                 }
             }
             RxDrop => {
@@ -1565,6 +1702,51 @@ impl NicModel {
             }
         }
         None
+    }
+
+    /// The last beat of a chunk has arrived (`n.rx` holds the words stored): the pipe context
+    /// takes it (see "Pipes"), then its counter and its ACK; no completion.
+    fn chunk(&mut self, cur: &Regs, n: &mut Regs) {
+        let r = &cur.rx;
+        let pc = cur.pipe.ctx;
+        let counter_ok = r.cnt < self.p.counters as u64;
+        let last = pc.rleft == 1;
+        let status = if r.cnt_en && !counter_ok {
+            Status::BadIndex
+        } else if n.rx.overflow || (!last && n.rx.stored < r.cap) {
+            Status::LenErr
+        } else {
+            Status::Ok
+        };
+        let next = (pc.wr_addr + pc.blen) & M16;
+        let taken = PipeContext {
+            wr_addr: if last {
+                n.rx.stored
+            } else if next == pc.bound {
+                pc.base
+            } else {
+                next
+            },
+            status: if pc.status == 0 {
+                status.code()
+            } else {
+                pc.status
+            },
+            held: (pc.held + 1) & 0xFF,
+            rleft: (pc.rleft - 1) & M16,
+            ..pc
+        };
+        let [p0, p1] = taken.pack();
+        self.pipc0.write(r.qp, p0);
+        self.pipc1.write(r.qp, p1);
+        if r.cnt_en && counter_ok {
+            self.cnt.read(r.cnt);
+            n.seq.state = RxCounter;
+        } else if r.ack {
+            Self::answer(cur, false, n);
+        } else {
+            n.seq.state = Idle;
+        }
     }
 
     /// The host command states.
@@ -1892,7 +2074,8 @@ mod tests {
         assert_eq!(SeqState::SqWqe.code(), 28);
         assert_eq!(SeqState::RxCheck.code(), 29);
         assert_eq!(SeqState::CalcStream.code(), 30);
-        assert_eq!(SeqState::ALL.len(), 31);
+        assert_eq!(SeqState::PipeCheck.code(), 31);
+        assert_eq!(SeqState::ALL.len(), 32);
         assert_eq!(SeqState::BITS, 5);
         assert_eq!(TxPhase::Hold.code(), 2);
         assert_eq!(TxPhase::BITS, 2);

@@ -29,6 +29,10 @@ pub const EXAMPLES: &[(&str, &str)] = &[
     ),
     ("nop.toml", include_str!("../../../scenarios/nic/nop.toml")),
     (
+        "pipe.toml",
+        include_str!("../../../scenarios/nic/pipe.toml"),
+    ),
+    (
         "pipeline.toml",
         include_str!("../../../scenarios/nic/pipeline.toml"),
     ),

@@ -45,7 +45,7 @@ fn addr(r: &mut ChaCha8Rng, p: &NicParams) -> u64 {
 
 fn random_wqe(r: &mut ChaCha8Rng, p: &NicParams) -> Wqe {
     let signaled = r.gen_ratio(3, 4);
-    match r.gen_range(0..20) {
+    match r.gen_range(0..21) {
         0..=1 => Wqe::nop(signaled),
         2..=5 => Wqe::send(
             addr(r, p),
@@ -120,9 +120,25 @@ fn random_wqe(r: &mut ChaCha8Rng, p: &NicParams) -> Wqe {
             ..Default::default()
         },
         18 => Wqe::recv(addr(r, p), r.gen_range(0..4), signaled),
+        // A PIPE of a few short chunks (sometimes none, no buffers or empty ones).
+        19 => Wqe {
+            signaled,
+            ..Wqe::pipe(
+                index(r, p.qps),
+                (addr(r, p), r.gen_range(0..4), r.gen_range(0..4)),
+                r.gen_range(0..4),
+                r.gen_range(0..4),
+                r.gen_range(0..p.qps as u64),
+                if r.gen_bool(0.5) {
+                    Some(index(r, p.counters))
+                } else {
+                    None
+                },
+            )
+        },
         // An unknown opcode.
         _ => Wqe {
-            opcode: r.gen_range(7..16),
+            opcode: r.gen_range(8..16),
             signaled,
             ..Default::default()
         },

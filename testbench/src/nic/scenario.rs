@@ -88,10 +88,12 @@
 //! | `"WAIT_CQ"` | `signaled`, `cq`, `count` (32 bits), `last` (true; false: more WAITs of its group follow and the CQ's wait index stays, mlx5's `IBV_EXP_SEND_WAIT_EN_LAST` clear) |
 //! | `"WAIT_COUNTER"` | `signaled`, `counter`, `threshold` (32 bits) |
 //! | `"SEND_EN"`, `"RECV_EN"` | `signaled`, `target_qp`, and either `value` (16 bits), `up_to` (false: move the enable index by `value`; true: enable up to WQE index `value`), or `count` (16 bits: enable `count` WQEs from the queue's enable head, 0 = everything posted, refused if the queue is not managed or has not posted that many, as libmlx5's `IBV_EXP_WR_SEND_ENABLE` / `RECV_ENABLE`) and `last` (true; false: more enables of its group follow and the head stays) |
+//! | `"PIPE"` | `signaled`, `rq` (the receive QP), `base`, `blen` (words per buffer), `nbuf` (buffers), `count` (messages), `dst`, `dst_qp`, `counter` (none): forwards `count` messages arriving at QP `rq` through the buffers `base`, `base + blen`, … to `dst_qp` of node `dst` (see "Pipes" in `netcoll_models::nic`) |
 //! | `"CALC"` | `signaled`, `alu_op` (`"SUM"`, `"MAXLOC"`, … or a number 0..15), `dtype` (`"int32"`, `"uint32"`, `"int64"`, `"uint64"`, `"f16"`, `"bf16"`, `"f32"` / `"float"`, `"f64"` / `"double"` or 0..7; the floating-point types need `[nic] fp = 1`), `count`, `a`, `sa` (1), `b`, `sb` (1), `dst_addr`, `to_peer` (false), `dst` (0; required if `to_peer`), `dst_qp` (0; required if `to_peer`), `counter` (none) |
 //!
-//! Widths: `addr`, `len`, `count` (CALC, enable), `a`, `b`, `dst_addr`, `value` (enable) 16 bits;
-//! `dst`, `dst_qp`, `counter`, `cq`, `target_qp`, `sa`, `sb` 8 bits.
+//! Widths: `addr`, `len`, `count` (CALC, enable, PIPE), `a`, `b`, `dst_addr`, `value` (enable),
+//! `base`, `blen` 16 bits; `dst`, `dst_qp`, `counter`, `cq`, `target_qp`, `sa`, `sb`, `rq`,
+//! `nbuf` 8 bits.
 //!
 //! Every mistake is reported on one line naming the file, the line of the key, the step, its
 //! `op`, the key, the value (escaped and cut) and what is allowed, e.g.
@@ -290,7 +292,7 @@ const STEP_OPS: &[&str] = &[
 ];
 
 /// The `wqe` names and their fields (besides `op`, `qp`, `wqe`).
-const WQE_KINDS: [(&str, &[&str]); 8] = [
+const WQE_KINDS: [(&str, &[&str]); 9] = [
     ("NOP", &["signaled"]),
     (
         "SEND",
@@ -312,6 +314,12 @@ const WQE_KINDS: [(&str, &[&str]); 8] = [
         &[
             "signaled", "alu_op", "dtype", "count", "a", "sa", "b", "sb", "dst_addr", "to_peer",
             "dst", "dst_qp", "counter",
+        ],
+    ),
+    (
+        "PIPE",
+        &[
+            "signaled", "rq", "base", "blen", "nbuf", "count", "dst", "dst_qp", "counter",
         ],
     ),
 ];
@@ -675,6 +683,21 @@ fn parse_wqe(r: &StepReader) -> Result<(u64, u64), ScenarioError> {
                 signaled,
             )
         }
+        "PIPE" => Wqe {
+            signaled,
+            ..Wqe::pipe(
+                r.uint("rq", 8, &why)?,
+                (
+                    r.uint("base", 16, &why)?,
+                    r.uint("blen", 16, &why)?,
+                    r.uint("nbuf", 8, &why)?,
+                ),
+                r.uint("count", 16, &why)?,
+                r.uint("dst", 8, &why)?,
+                r.uint("dst_qp", 8, &why)?,
+                r.opt_uint("counter", 8)?,
+            )
+        },
         _ => {
             // CALC
             let ops: Vec<(&str, u64)> = AluOp::ALL.iter().map(|o| (o.name(), o.code())).collect();
@@ -1416,7 +1439,7 @@ mod tests {
     use std::path::PathBuf;
 
     /// The example scenarios, by file name.
-    const EXAMPLES: [&str; 16] = [
+    const EXAMPLES: [&str; 17] = [
         "nop.toml",
         "send.toml",
         "recv.toml",
@@ -1432,6 +1455,7 @@ mod tests {
         "reduce_tree.toml",
         "repro.toml",
         "pipeline.toml",
+        "pipe.toml",
         "errors.toml",
     ];
 
@@ -1970,6 +1994,60 @@ mod tests {
     }
 
     #[test]
+    fn pipe_example_results() {
+        // Expected by hand from the comments of `pipe.toml` and the rules of "Pipes".
+        let ev = run_golden(&example("pipe.toml")).expect("runs");
+        assert_eq!(
+            tx_data(&ev),
+            vec![
+                (7, 0, 2, Some(5), 0, vec![1, 2, 3, 4]),
+                (7, 0, 2, Some(5), 0, vec![5, 6, 7, 8]),
+                (7, 0, 2, Some(5), 0, vec![9, 10, 11, 12]),
+                // The last chunk with the 3 words it brought.
+                (7, 0, 2, Some(5), 0, vec![13, 14, 15]),
+                // A short chunk goes with its buffer's length: 77 was there before.
+                (7, 1, 2, None, 1, vec![21, 77]),
+                (7, 1, 2, None, 1, vec![22, 23]),
+                // QP 3's PIPE took QP 1 over once QP 2's was done; a long chunk is cut.
+                (8, 2, 3, None, 0, vec![31]),
+            ]
+        );
+        assert_eq!(
+            cqes(&ev),
+            vec![
+                (2, "OK", "PIPE", 2, false, 0, 0),
+                (2, "LEN_ERR", "PIPE", 2, false, 1, 0),
+                (3, "LEN_ERR", "PIPE", 3, false, 0, 0),
+                (2, "BAD_INDEX", "PIPE", 2, false, 2, 0),
+                (2, "BAD_ARG", "PIPE", 2, false, 3, 0),
+                (2, "BAD_ADDR", "PIPE", 2, false, 4, 0),
+                (2, "OK", "PIPE", 2, false, 5, 0),
+            ]
+        );
+        // Once the first PIPE is done, QP 1's RQ (nothing posted) NAKs the stray message.
+        let naks: Vec<(u64, Vec<u64>)> = ev
+            .iter()
+            .filter_map(|e| match e {
+                Event::Tx {
+                    nak: true,
+                    tag,
+                    data,
+                    ..
+                } => Some((*tag, data.clone())),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(naks, vec![(9, vec![7])]);
+        // Every chunk of the first PIPE counted on upstream's counter 1.
+        assert!(ev.contains(&Event::Counter {
+            step: 14,
+            counter: 1,
+            status: "OK".into(),
+            value: 4
+        }));
+    }
+
+    #[test]
     fn errors_example() {
         let ev = run_golden(&example("errors.toml")).expect("runs");
         let host: Vec<(usize, String, u64)> = ev
@@ -2231,7 +2309,7 @@ mod tests {
             .starts_with("scenario.toml: line 1: step 1: missing key `op`; allowed: config_qp, "));
         assert_eq!(
             msg("[[step]]\nop = \"post_rq\"\nqp = 1\nwqe = \"JUMP\"\n"),
-            "scenario.toml: line 4: step 1 (post_rq): `wqe` = \"JUMP\" is not a work request; allowed: \"NOP\", \"SEND\", \"RECV\", \"WAIT_CQ\", \"WAIT_COUNTER\", \"SEND_EN\", \"RECV_EN\", \"CALC\" (or raw `w0` / `w1`)"
+            "scenario.toml: line 4: step 1 (post_rq): `wqe` = \"JUMP\" is not a work request; allowed: \"NOP\", \"SEND\", \"RECV\", \"WAIT_CQ\", \"WAIT_COUNTER\", \"SEND_EN\", \"RECV_EN\", \"CALC\", \"PIPE\" (or raw `w0` / `w1`)"
         );
         assert_eq!(
             msg("[[step]]\nop = \"deliver\"\nqp = -1\nsrc = 0\nsrc_qp = 0\n"),

@@ -1,0 +1,260 @@
+//! # Pipes (module `nic_pipe`)
+//!
+//! The pipe contexts (memories `pipc0`, `pipc1`, one `PipeContext` of `netcoll_models::nic` per QP) and the steps of
+//! a PIPE (see "Pipes" in `netcoll_models::nic` and `PipeCheck` in the state table of its
+//! `model`):
+//!
+//! | state | reads | decides / writes |
+//! |---|---|---|
+//! | `Init` | | both memories at `sweep_qp`: zero |
+//! | `Background` (a message) | the context of `rx_qp` | |
+//! | `RxContext` | | latches it; tells the receive unit whether the pipe takes the message (`on`, `room`) and where (`wr_addr`, `blen`) |
+//! | `RxData`, at the last beat (`chunk`) | | the latched context with the chunk taken: held + 1, the next buffer (or, after the last chunk, its length `chunk_len`), the first status that is not OK |
+//! | `SqDecode` (`pipe_read`) | the context of `pipe_rq` | registers `nbuf × blen` (`size`) |
+//! | `PipeCheck` | | takes the receive side (or `BAD_ADDR`); frees the chunk sent (completes after the last); hands the oldest chunk held to the transmit engine |
+//!
+//! # Inputs
+//! - `clock`, `reset`; `state`, `sweep_qp` (the reset sweep's index), `take_rx` (this cycle's slot takes the message
+//!   on `rx_qp`);
+//! - from the decode: `pipe_read` (a PIPE reads its receive QP's context); the WQE's
+//!   `pipe_rq`, `pipe_base`, `pipe_blen`, `pipe_nbuf`, `pipe_count`; `served_qp` (whose SQ
+//!   runs it);
+//! - the transmit engine: `tx_free` (it holds no message), `tx_sent_here` (it has sent the
+//!   served SQ's);
+//! - the receive unit: `chunk` (the last beat of a chunk), `chunk_status`, `chunk_len` (the
+//!   words it stored), `msg_qp` (its QP).
+//!
+//! # Outputs
+//! - `on`, `room`, `wr_addr`, `blen`: the context latched in `RxContext` (read in the cycle
+//!   before): a PIPE owns the receive side; it takes a chunk (one is expected and a buffer is
+//!   free); the buffer and its length; `last`: the chunk being received is the last;
+//! - `next_state`, `advance_visit`, `complete`, `complete_status`: `PipeCheck`'s decision;
+//! - `send`, `send_addr`, `send_len`: a chunk handed to the transmit engine (it goes at once,
+//!   without `ack`); `sent_taken`: the sent chunk is freed.
+
+use super::k;
+use super::layouts::{pack, unpack};
+use super::sequencer::SeqState;
+use crate::dff_setup;
+use crate::prim::{Mem, Reg};
+use netcoll_models::nic::Status;
+use rust_hdl::prelude::*;
+
+const STATUS_BITS: usize = Status::BITS;
+
+crate::sub_block! {
+    /// Pipes (widths as in [`super::Nic`]).
+    pub struct NicPipe<const QB: usize, const DB: usize> {
+        pub clock: Signal<In, Clock>,
+        pub reset: Signal<In, bool>,
+        pub state: Signal<In, SeqState>,
+        pub sweep_qp: Signal<In, Bits<QB>>,
+        pub take_rx: Signal<In, bool>,
+        pub rx_qp: Signal<In, Bits<QB>>,
+        pub pipe_read: Signal<In, bool>,
+        pub pipe_rq: Signal<In, Bits<QB>>,
+        pub pipe_base: Signal<In, Bits<16>>,
+        pub pipe_blen: Signal<In, Bits<16>>,
+        pub pipe_nbuf: Signal<In, Bits<8>>,
+        pub pipe_count: Signal<In, Bits<16>>,
+        pub served_qp: Signal<In, Bits<QB>>,
+        pub tx_free: Signal<In, bool>,
+        pub tx_sent_here: Signal<In, bool>,
+        pub chunk: Signal<In, bool>,
+        pub chunk_status: Signal<In, Bits<STATUS_BITS>>,
+        pub chunk_len: Signal<In, Bits<16>>,
+        pub msg_qp: Signal<In, Bits<QB>>,
+        pub on: Signal<Out, bool>,
+        pub room: Signal<Out, bool>,
+        pub wr_addr: Signal<Out, Bits<16>>,
+        pub blen: Signal<Out, Bits<16>>,
+        pub last: Signal<Out, bool>,
+        pub next_state: Signal<Out, SeqState>,
+        pub advance_visit: Signal<Out, bool>,
+        pub complete: Signal<Out, bool>,
+        pub complete_status: Signal<Out, Bits<STATUS_BITS>>,
+        pub send: Signal<Out, bool>,
+        pub send_addr: Signal<Out, Bits<16>>,
+        pub send_len: Signal<Out, Bits<16>>,
+        pub sent_taken: Signal<Out, bool>,
+        pipc0: Mem<Bits<64>, QB>,
+        pipc1: Mem<Bits<64>, QB>,
+        // A context: the one just read, or in `RxData` the one latched (modules
+        // `nic_pipe_context_fields`, `nic_pipe_context_word`).
+        pipe_context: unpack::PipeContext,
+        pipe_context_word: pack::PipeContext,
+        /// The context of the message being received, latched in `RxContext`.
+        ctx0: Reg<Bits<64>>,
+        ctx1: Reg<Bits<64>>,
+        /// `nbuf × blen`, registered in `SqDecode`.
+        size: Reg<Bits<32>>,
+        /// The buffers' end (`base + size`), and whether it lies beyond data memory.
+        buf_end: Signal<Local, Bits<32>>,
+        /// The buffer after `wr_addr`, after `rd_addr` (wrapping at `end`).
+        wr_next: Signal<Local, Bits<16>>,
+        rd_next: Signal<Local, Bits<16>>,
+        /// The oldest chunk held is the last.
+        last_held: Signal<Local, bool>,
+        write: Signal<Local, bool>,
+        wr_qp: Signal<Local, Bits<QB>>,
+        dmem_words: Constant<Bits<32>> = k(1 << DB),
+        ok: Constant<Bits<STATUS_BITS>> = k(Status::Ok.code()),
+        bad_addr: Constant<Bits<STATUS_BITS>> = k(Status::BadAddr.code()),
+    }
+}
+
+impl<const QB: usize, const DB: usize> Logic for NicPipe<QB, DB> {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(self, clock, ctx0, ctx1, size);
+        self.pipc0.clock.next = self.clock.val();
+        self.pipc1.clock.next = self.clock.val();
+
+        // Reads: the message's QP, or the PIPE's receive QP.
+        self.pipc0.rd_addr.next = 0.into();
+        if self.take_rx.val() {
+            self.pipc0.rd_addr.next = self.rx_qp.val();
+        }
+        if self.pipe_read.val() {
+            self.pipc0.rd_addr.next = self.pipe_rq.val();
+        }
+        self.pipc1.rd_addr.next = self.pipc0.rd_addr.val();
+        if self.state.val() == SeqState::RxContext {
+            self.ctx0.d.next = self.pipc0.rd_data.val();
+            self.ctx1.d.next = self.pipc1.rd_data.val();
+        }
+        self.pipe_context.p0.next = self.pipc0.rd_data.val();
+        self.pipe_context.p1.next = self.pipc1.rd_data.val();
+        if self.state.val() == SeqState::RxData {
+            self.pipe_context.p0.next = self.ctx0.q.val();
+            self.pipe_context.p1.next = self.ctx1.q.val();
+        }
+        if self.state.val() == SeqState::SqDecode {
+            self.size.d.next = self.pipe_blen.val() * bit_cast::<16, 8>(self.pipe_nbuf.val());
+        }
+
+        // To the receive unit.
+        self.on.next = self.pipe_context.piped.val();
+        self.room.next = (self.pipe_context.rleft.val() != 0)
+            & (self.pipe_context.held.val() < self.pipe_context.nbuf.val());
+        self.wr_addr.next = self.pipe_context.wr_addr.val();
+        self.blen.next = self.pipe_context.blen.val();
+        self.last.next = self.pipe_context.rleft.val() == 1;
+
+        self.buf_end.next = bit_cast::<32, 16>(self.pipe_base.val()) + self.size.q.val();
+        self.wr_next.next = self.pipe_context.wr_addr.val() + self.pipe_context.blen.val();
+        if self.wr_next.val() == self.pipe_context.bound.val() {
+            self.wr_next.next = self.pipe_context.base.val();
+        }
+        self.rd_next.next = self.pipe_context.rd_addr.val() + self.pipe_context.blen.val();
+        if self.rd_next.val() == self.pipe_context.bound.val() {
+            self.rd_next.next = self.pipe_context.base.val();
+        }
+        self.last_held.next =
+            (self.pipe_context.rleft.val() == 0) & (self.pipe_context.held.val() == 1);
+
+        // The context written: as read, but for what changes.
+        self.pipe_context_word.base.next = self.pipe_context.base.val();
+        self.pipe_context_word.blen.next = self.pipe_context.blen.val();
+        self.pipe_context_word.bound.next = self.pipe_context.bound.val();
+        self.pipe_context_word.wr_addr.next = self.pipe_context.wr_addr.val();
+        self.pipe_context_word.piped.next = self.pipe_context.piped.val();
+        self.pipe_context_word.status.next = self.pipe_context.status.val();
+        self.pipe_context_word.owner.next = self.pipe_context.owner.val();
+        self.pipe_context_word.held.next = self.pipe_context.held.val();
+        self.pipe_context_word.nbuf.next = self.pipe_context.nbuf.val();
+        self.pipe_context_word.rleft.next = self.pipe_context.rleft.val();
+        self.pipe_context_word.rd_addr.next = self.pipe_context.rd_addr.val();
+        self.write.next = false;
+        self.wr_qp.next = self.pipe_rq.val();
+
+        self.next_state.next = self.state.val();
+        self.advance_visit.next = false;
+        self.complete.next = false;
+        self.complete_status.next = self.ok.val();
+        self.send.next = false;
+        self.send_addr.next = 0.into();
+        self.send_len.next = 0.into();
+        self.sent_taken.next = false;
+        if self.state.val() == SeqState::PipeCheck {
+            self.advance_visit.next = true;
+            self.next_state.next = SeqState::Idle;
+            if !self.pipe_context.piped.val() {
+                // Take the receive side, if the buffers fit.
+                if self.buf_end.val() > self.dmem_words.val() {
+                    self.complete.next = true;
+                    self.complete_status.next = self.bad_addr.val();
+                } else {
+                    self.write.next = true;
+                    self.pipe_context_word.base.next = self.pipe_base.val();
+                    self.pipe_context_word.blen.next = self.pipe_blen.val();
+                    self.pipe_context_word.bound.next = self.buf_end.val().get_bits::<16>(0);
+                    self.pipe_context_word.wr_addr.next = self.pipe_base.val();
+                    self.pipe_context_word.piped.next = true;
+                    self.pipe_context_word.status.next = self.ok.val();
+                    self.pipe_context_word.owner.next = bit_cast::<8, QB>(self.served_qp.val());
+                    self.pipe_context_word.held.next = 0.into();
+                    self.pipe_context_word.nbuf.next = self.pipe_nbuf.val();
+                    self.pipe_context_word.rleft.next = self.pipe_count.val();
+                    self.pipe_context_word.rd_addr.next = self.pipe_base.val();
+                }
+            } else if self.pipe_context.owner.val() != bit_cast::<8, QB>(self.served_qp.val()) {
+                // Another SQ's PIPE owns it: wait.
+            } else if self.tx_sent_here.val() {
+                // The chunk has been sent: its buffer is free; after the last, done.
+                self.sent_taken.next = true;
+                self.write.next = true;
+                self.pipe_context_word.held.next = self.pipe_context.held.val() - 1;
+                self.pipe_context_word.rd_addr.next = self.rd_next.val();
+                self.pipe_context_word.piped.next = !self.last_held.val();
+                if self.last_held.val() {
+                    self.complete.next = true;
+                    self.complete_status.next = self.pipe_context.status.val();
+                }
+            } else if self.tx_free.val() & (self.pipe_context.held.val() != 0) {
+                // The oldest chunk: the last one with the words it stored.
+                self.send.next = true;
+                self.send_addr.next = self.pipe_context.rd_addr.val();
+                self.send_len.next = self.pipe_context.blen.val();
+                if self.last_held.val() {
+                    self.send_len.next = self.pipe_context.wr_addr.val();
+                }
+            }
+        }
+        if self.complete.val() {
+            self.advance_visit.next = false;
+            self.next_state.next = SeqState::Complete;
+        }
+
+        // A chunk's last beat: the latched context takes it.
+        if self.chunk.val() {
+            self.write.next = true;
+            self.wr_qp.next = self.msg_qp.val();
+            self.pipe_context_word.wr_addr.next = self.wr_next.val();
+            if self.pipe_context.rleft.val() == 1 {
+                self.pipe_context_word.wr_addr.next = self.chunk_len.val();
+            }
+            if self.pipe_context.status.val() == self.ok.val() {
+                self.pipe_context_word.status.next = self.chunk_status.val();
+            }
+            self.pipe_context_word.held.next = self.pipe_context.held.val() + 1;
+            self.pipe_context_word.rleft.next = self.pipe_context.rleft.val() - 1;
+        }
+
+        if self.state.val() == SeqState::Init {
+            self.write.next = true;
+            self.wr_qp.next = self.sweep_qp.val();
+        }
+        self.pipc0.wr_addr.next = self.wr_qp.val();
+        self.pipc1.wr_addr.next = self.wr_qp.val();
+        self.pipc0.wr_data.next = self.pipe_context_word.p0.val();
+        self.pipc1.wr_data.next = self.pipe_context_word.p1.val();
+        if self.state.val() == SeqState::Init {
+            self.pipc0.wr_data.next = 0.into();
+            self.pipc1.wr_data.next = 0.into();
+        }
+        // Nothing is written in a reset cycle.
+        self.pipc0.wr_en.next = self.write.val() & !self.reset.val();
+        self.pipc1.wr_en.next = self.write.val() & !self.reset.val();
+    }
+}
