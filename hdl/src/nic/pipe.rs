@@ -258,3 +258,154 @@ impl<const QB: usize, const DB: usize> Logic for NicPipe<QB, DB> {
         self.pipc1.wr_en.next = self.write.val() & !self.reset.val();
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// 4 QPs, 1024 words of data memory.
+    type Pipe = NicPipe<2, 10>;
+
+    fn settle(p: &mut Pipe) {
+        p.clock.next = Clock { clk: false };
+        assert!(simulate(p, 1000));
+    }
+    fn edge(p: &mut Pipe) {
+        p.clock.next = Clock { clk: true };
+        assert!(simulate(p, 1000));
+        p.clock.next = Clock { clk: false };
+        assert!(simulate(p, 1000));
+    }
+
+    /// Shows `state` (and nothing else started), settles.
+    fn show(p: &mut Pipe, state: SeqState) {
+        p.state.next = state;
+        p.take_rx.next = false;
+        p.pipe_read.next = false;
+        p.chunk.next = false;
+        settle(p);
+    }
+
+    /// The decode reads receive QP `rq`'s context for a PIPE of `nbuf` buffers of `blen`
+    /// words from `base`, then `PipeCheck` shows its step.
+    fn visit(p: &mut Pipe, rq: u64, (base, blen, nbuf): (u64, u64, u64)) {
+        show(p, SeqState::SqDecode);
+        p.pipe_read.next = true;
+        p.pipe_rq.next = rq.into();
+        p.pipe_base.next = base.into();
+        p.pipe_blen.next = blen.into();
+        p.pipe_nbuf.next = nbuf.into();
+        settle(p);
+        edge(p);
+        show(p, SeqState::PipeCheck);
+    }
+
+    /// A message for QP `qp` is taken: its context is read, then shown in `RxContext`.
+    fn arrive(p: &mut Pipe, qp: u64) {
+        show(p, SeqState::Idle);
+        p.take_rx.next = true;
+        p.rx_qp.next = qp.into();
+        settle(p);
+        edge(p);
+        show(p, SeqState::RxContext);
+    }
+
+    /// The chunk's last beat, with `len` words stored and `status`.
+    fn chunk(p: &mut Pipe, qp: u64, len: u64, status: Status) {
+        edge(p);
+        show(p, SeqState::RxData);
+        p.chunk.next = true;
+        p.chunk_len.next = len.into();
+        p.chunk_status.next = status.code().into();
+        p.msg_qp.next = qp.into();
+        settle(p);
+        edge(p);
+    }
+
+    #[test]
+    fn a_pipe_takes_its_receive_side_then_forwards_and_frees_its_chunks() {
+        let mut p = Pipe::default();
+        p.connect_all();
+        p.reset.next = true;
+        edge(&mut p);
+        p.reset.next = false;
+        for q in 0..4u64 {
+            show(&mut p, SeqState::Init);
+            p.sweep_qp.next = q.into();
+            settle(&mut p);
+            edge(&mut p);
+        }
+        p.served_qp.next = 2.into();
+        p.pipe_count.next = 2.into();
+        p.tx_free.next = true;
+        p.tx_sent_here.next = false;
+        // Nobody owns QP 1's receive side: a message there goes to its RQ.
+        arrive(&mut p, 1);
+        assert!(!p.on.val());
+        // QP 2's PIPE takes it: 2 buffers of 4 words at 0x40.
+        visit(&mut p, 1, (0x40, 4, 2));
+        assert!(!p.complete.val() && p.advance_visit.val() && !p.send.val());
+        assert_eq!(p.next_state.val(), SeqState::Idle);
+        edge(&mut p);
+        // Nothing held: the next visit hands nothing over.
+        visit(&mut p, 1, (0x40, 4, 2));
+        assert!(!p.send.val() && !p.complete.val());
+        edge(&mut p);
+        // A chunk: room, into the first buffer, 4 words.
+        arrive(&mut p, 1);
+        assert!(p.on.val() && p.room.val() && !p.last.val());
+        assert_eq!((p.wr_addr.val().to_u64(), p.blen.val().to_u64()), (0x40, 4));
+        chunk(&mut p, 1, 4, Status::Ok);
+        // The visit hands it over from 0x40, 4 words.
+        visit(&mut p, 1, (0x40, 4, 2));
+        assert!(p.send.val() && !p.sent_taken.val() && p.advance_visit.val());
+        assert_eq!(
+            (p.send_addr.val().to_u64(), p.send_len.val().to_u64()),
+            (0x40, 4)
+        );
+        edge(&mut p);
+        // The last chunk, 3 words, into the second buffer; its status is kept.
+        arrive(&mut p, 1);
+        assert!(p.room.val() && p.last.val());
+        assert_eq!(p.wr_addr.val().to_u64(), 0x44);
+        chunk(&mut p, 1, 3, Status::LenErr);
+        // No chunk expected any more: a message finds no room.
+        arrive(&mut p, 1);
+        assert!(p.on.val() && !p.room.val());
+        // The engine has sent the first: freed, not done.
+        p.tx_sent_here.next = true;
+        visit(&mut p, 1, (0x40, 4, 2));
+        assert!(p.sent_taken.val() && !p.complete.val() && !p.send.val());
+        edge(&mut p);
+        // The last goes with its 3 words from 0x44.
+        p.tx_sent_here.next = false;
+        visit(&mut p, 1, (0x40, 4, 2));
+        assert!(p.send.val());
+        assert_eq!(
+            (p.send_addr.val().to_u64(), p.send_len.val().to_u64()),
+            (0x44, 3)
+        );
+        edge(&mut p);
+        // Freed: the PIPE completes with the kept status, and the receive side is released.
+        p.tx_sent_here.next = true;
+        visit(&mut p, 1, (0x40, 4, 2));
+        assert!(p.sent_taken.val() && p.complete.val());
+        assert_eq!(p.complete_status.val().to_u64(), Status::LenErr.code());
+        assert_eq!(p.next_state.val(), SeqState::Complete);
+        edge(&mut p);
+        arrive(&mut p, 1);
+        assert!(!p.on.val());
+        // Buffers past data memory: 1020 + 2 × 4 > 1024.
+        p.tx_sent_here.next = false;
+        visit(&mut p, 3, (1020, 4, 2));
+        assert!(p.complete.val());
+        assert_eq!(p.complete_status.val().to_u64(), Status::BadAddr.code());
+        // Another SQ's PIPE owns QP 1: QP 3's waits.
+        edge(&mut p);
+        visit(&mut p, 1, (0x40, 4, 2));
+        edge(&mut p);
+        p.served_qp.next = 3.into();
+        visit(&mut p, 1, (0x80, 4, 2));
+        assert!(!p.complete.val() && !p.send.val() && p.advance_visit.val());
+    }
+}

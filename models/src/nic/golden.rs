@@ -666,28 +666,38 @@ impl NicGolden {
         let stored = m.data.len().min(wqe.len as usize);
         let base = wqe.addr as usize;
         self.dmem[base..base + stored].copy_from_slice(&m.data[..stored]);
-        let mut status = if m.data.len() > stored {
+        let status = if !self.count_arrival(m) {
+            // The data is still delivered; the CQE reports the bad counter.
+            Status::BadIndex
+        } else if m.data.len() > stored {
             Status::LenErr
         } else {
             Status::Ok
         };
-        if let Some(c) = m.cnt {
-            match self.counters.get_mut((c & 0xFF) as usize) {
-                Some(v) => *v = v.wrapping_add(1),
-                // The data is still delivered; the CQE reports the bad counter.
-                None => status = Status::BadIndex,
-            }
-        }
         self.complete(qp, true, w0, status, stored as u64);
         None
+    }
+
+    /// Increments the counter an accepted message names, if any; false if it names one out
+    /// of range.
+    fn count_arrival(&mut self, m: &Message) -> bool {
+        let Some(c) = m.cnt else {
+            return true;
+        };
+        match self.counters.get_mut((c & 0xFF) as usize) {
+            Some(v) => {
+                *v = v.wrapping_add(1);
+                true
+            }
+            None => false,
+        }
     }
 
     /// Offers a data message to the PIPE that owns QP `qp`'s receive side. Returns the NAK
     /// reason if it is discarded.
     fn receive_chunk(&mut self, qp: usize, m: &Message) -> Option<Status> {
-        let words = self.p.dmem_words;
         let rc = self.qps[qp].rc;
-        let p = self.qps[qp].pipe.as_mut()?;
+        let p = self.qps[qp].pipe.as_ref()?;
         if p.rleft == 0 || p.held.len() as u64 >= p.nbuf {
             // No chunk expected or no buffer free: as for a receive WQE not enabled.
             return Some(if m.ack && rc {
@@ -696,28 +706,25 @@ impl NicGolden {
                 Status::NotReady
             });
         }
+        let counter_ok = self.count_arrival(m);
+        let p = self.qps[qp].pipe.as_mut()?;
         let stored = m.data.len().min(p.blen as usize);
         let base = p.wr_addr as usize;
         self.dmem[base..base + stored].copy_from_slice(&m.data[..stored]);
         let last = p.rleft == 1;
-        let mut status = if m.data.len() > stored || (!last && (stored as u64) < p.blen) {
+        let status = if !counter_ok {
+            Status::BadIndex
+        } else if m.data.len() > stored || (!last && (stored as u64) < p.blen) {
             Status::LenErr
         } else {
             Status::Ok
         };
-        if let Some(c) = m.cnt {
-            match self.counters.get_mut((c & 0xFF) as usize) {
-                Some(v) => *v = v.wrapping_add(1),
-                None => status = Status::BadIndex,
-            }
-        }
         p.held
             .push_back((p.wr_addr, if last { stored as u64 } else { p.blen }));
         p.wr_addr += p.blen;
         if p.wr_addr == p.base + p.nbuf * p.blen {
             p.wr_addr = p.base;
         }
-        debug_assert!(p.wr_addr < words as u64);
         p.rleft -= 1;
         if p.status == Status::Ok {
             p.status = status;
@@ -2124,6 +2131,25 @@ mod tests {
         // The receive side is released: QP 1's RQ takes messages again.
         n.deliver(&data_msg(1, 9, 3, None, 5, &[17]));
         assert_eq!(n.take_sent(), vec![nak(9, 3, 1, 5, NOT_READY)]);
+    }
+
+    #[test]
+    fn a_reliable_qps_pipe_asks_for_no_answer() {
+        // QP 0 is reliable: its SENDs await answers, its PIPE's chunks do not, and the PIPE
+        // completes with its last chunk.
+        let mut n = nic();
+        config_rc(&mut n, 0, 0, 0);
+        post(&mut n, false, 0, Wqe::pipe(1, (0, 2, 1), 1, 5, 6, None), 0);
+        n.run();
+        n.deliver(&data_msg(1, 9, 3, None, 0, &[31, 32]));
+        n.run();
+        let sent = n.take_sent();
+        assert_eq!(sent.len(), 1);
+        assert!(!sent[0].ack && sent[0].data == [31, 32]);
+        assert_eq!(poll(&mut n, 0), vec![cqe(OK, PIPE, 0, false, 0, 0)]);
+        post(&mut n, false, 0, Wqe::nop(true), 1);
+        n.run();
+        assert_eq!(poll(&mut n, 0), vec![cqe(OK, NOP, 0, false, 1, 0)]);
     }
 
     #[test]

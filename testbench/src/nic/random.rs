@@ -43,6 +43,15 @@ fn addr(r: &mut ChaCha8Rng, p: &NicParams) -> u64 {
     }
 }
 
+/// Half the time a counter (sometimes out of range).
+fn maybe_counter(r: &mut ChaCha8Rng, p: &NicParams) -> Option<u64> {
+    if r.gen_bool(0.5) {
+        Some(index(r, p.counters))
+    } else {
+        None
+    }
+}
+
 fn random_wqe(r: &mut ChaCha8Rng, p: &NicParams) -> Wqe {
     let signaled = r.gen_ratio(3, 4);
     match r.gen_range(0..21) {
@@ -52,11 +61,7 @@ fn random_wqe(r: &mut ChaCha8Rng, p: &NicParams) -> Wqe {
             r.gen_range(0..5),
             r.gen_range(0..4),
             r.gen_range(0..p.qps as u64),
-            if r.gen_bool(0.5) {
-                Some(index(r, p.counters))
-            } else {
-                None
-            },
+            maybe_counter(r, p),
             signaled,
         ),
         6..=7 => Wqe {
@@ -129,11 +134,7 @@ fn random_wqe(r: &mut ChaCha8Rng, p: &NicParams) -> Wqe {
                 r.gen_range(0..4),
                 r.gen_range(0..4),
                 r.gen_range(0..p.qps as u64),
-                if r.gen_bool(0.5) {
-                    Some(index(r, p.counters))
-                } else {
-                    None
-                },
+                maybe_counter(r, p),
             )
         },
         // An unknown opcode.
