@@ -15,43 +15,7 @@ use netcoll_models::kit::cycle::CycleSim;
 use netcoll_models::nic::{HostOp, HostStatus, NicIn, NicParams, Wqe};
 use netcoll_models::reduce_alu::{AluOp, Dtype};
 use netcoll_testbench::harness::Level;
-use netcoll_testbench::nic::{cycle_dut, NicDesign};
-
-/// Steps `d` until it takes host command `(op, arg, w0, w1)`, then until it answers: the cycle
-/// the command was taken and the response (status, data).
-fn command(
-    d: &mut NicDesign,
-    now: &mut u64,
-    op: HostOp,
-    arg: u64,
-    w: (u64, u64),
-) -> (u64, u64, u64) {
-    let i = NicIn {
-        host_valid: true,
-        host_op: op as u64,
-        host_arg: arg,
-        host_w0: w.0,
-        host_w1: w.1,
-        ..Default::default()
-    };
-    // The outputs are registered: `peek` shows this cycle's `host_ready` before the inputs.
-    while !d.peek().host_ready {
-        d.step(&NicIn::default());
-        *now += 1;
-        assert!(*now < 10_000_000, "{op:?} never taken");
-    }
-    let taken = *now;
-    d.step(&i);
-    *now += 1;
-    loop {
-        let o = d.step(&NicIn::default());
-        *now += 1;
-        if o.host_rsp_valid {
-            return (taken, o.host_rsp_status, o.host_rsp_data);
-        }
-        assert!(*now < 10_000_000, "no response to {op:?}");
-    }
-}
+use netcoll_testbench::nic::{cycle_dut, host_command as command};
 
 /// Cycles from posting `wqe` until a poll of CQ 0 returns its CQE.
 fn calc_cycles(level: Level, p: &NicParams, wqe: &Wqe) -> Result<u64, String> {
@@ -61,10 +25,10 @@ fn calc_cycles(level: Level, p: &NicParams, wqe: &Wqe) -> Result<u64, String> {
         reset: true,
         ..Default::default()
     });
-    let (posted, status, _) = command(&mut d, &mut now, HostOp::PostSq, 0, wqe.encode());
+    let (posted, status, _) = command(&mut d, &mut now, HostOp::PostSq, 0, wqe.encode())?;
     assert_eq!(status, HostStatus::Ok as u64, "posted");
     while now < 10_000_000 {
-        let (_, status, _) = command(&mut d, &mut now, HostOp::PollCq, 0, (0, 0));
+        let (_, status, _) = command(&mut d, &mut now, HostOp::PollCq, 0, (0, 0))?;
         if status == HostStatus::Ok as u64 {
             return Ok(now - posted);
         }

@@ -24,8 +24,9 @@ pub use random::{random_scenario, settled_random_scenario};
 use crate::harness::{cycle_sim, Knobs, Level, Lockstep, Sim};
 use netcoll_models::config::Config;
 use netcoll_models::kit::block::BlockSpec;
+use netcoll_models::kit::cycle::CycleSim;
 use netcoll_models::nic::model::NicModel;
-use netcoll_models::nic::{Nic, NicParams};
+use netcoll_models::nic::{HostOp, Nic, NicIn, NicParams};
 use scenario::{run_cycles_with, run_golden_with, CycleRun, Event, Scenario, Sink};
 
 /// The NIC at a cycle level.
@@ -186,4 +187,46 @@ pub fn check(level: Level, opts: &crate::check::CheckOptions) -> crate::check::R
         seed += 1;
     }
     row
+}
+
+/// Steps `d` until it takes host command `(op, arg, w0, w1)`, then until it answers: the cycle
+/// the command was taken and the response (status, data). `now` counts the cycles; an error
+/// if the command is not taken or not answered within 10 million of them.
+pub fn host_command(
+    d: &mut NicDesign,
+    now: &mut u64,
+    op: HostOp,
+    arg: u64,
+    w: (u64, u64),
+) -> Result<(u64, u64, u64), String> {
+    const LIMIT: u64 = 10_000_000;
+    let i = NicIn {
+        host_valid: true,
+        host_op: op as u64,
+        host_arg: arg,
+        host_w0: w.0,
+        host_w1: w.1,
+        ..Default::default()
+    };
+    // The outputs are registered: `peek` shows this cycle's `host_ready` before the inputs.
+    while !d.peek().host_ready {
+        d.step(&NicIn::default());
+        *now += 1;
+        if *now >= LIMIT {
+            return Err(format!("{op:?} never taken"));
+        }
+    }
+    let taken = *now;
+    d.step(&i);
+    *now += 1;
+    loop {
+        let o = d.step(&NicIn::default());
+        *now += 1;
+        if o.host_rsp_valid {
+            return Ok((taken, o.host_rsp_status, o.host_rsp_data));
+        }
+        if *now >= LIMIT {
+            return Err(format!("no response to {op:?}"));
+        }
+    }
 }
