@@ -839,7 +839,7 @@ impl NicGolden {
         } else {
             self.dmem[addr as usize..(addr + len) as usize].to_vec()
         };
-        self.send_message(qp, index, w, data);
+        self.send_message(qp, index, w, data, false);
     }
 
     fn send(&mut self, qp: usize, index: u64, w: &Wqe) -> Status {
@@ -847,13 +847,14 @@ impl NicGolden {
             return Status::BadAddr;
         }
         let data = self.dmem[w.addr as usize..(w.addr + w.len) as usize].to_vec();
-        self.send_message(qp, index, w, data);
+        self.send_message(qp, index, w, data, false);
         Status::Ok
     }
 
-    /// Sends `data` to `w.dst` / `w.qp` with the WQE's counter; the tag is the WQE index.
-    fn send_message(&mut self, qp: usize, index: u64, w: &Wqe, data: Vec<u64>) {
-        let ack = self.qps[qp].rc;
+    /// Sends `data` to `w.dst` / `w.qp` with the WQE's counter; the tag is the WQE index. It
+    /// asks for an answer if QP `qp` is reliable, but for a PIPE's chunk (`chunk`).
+    fn send_message(&mut self, qp: usize, index: u64, w: &Wqe, data: Vec<u64>, chunk: bool) {
+        let ack = self.qps[qp].rc && !chunk;
         self.sent.push(Message {
             kind_nak: false,
             node: w.dst,
@@ -904,16 +905,7 @@ impl NicGolden {
         };
         let done = (p.rleft == 0 && p.held.is_empty()).then_some(p.status);
         let data = self.dmem[addr as usize..(addr + len) as usize].to_vec();
-        self.sent.push(Message {
-            kind_nak: false,
-            node: w.dst,
-            src_qp: qp as u64,
-            qp: w.qp,
-            cnt: w.cnt_en.then_some(w.cnt),
-            tag: index,
-            ack: false,
-            data,
-        });
+        self.send_message(qp, index, w, data, true);
         match done {
             Some(status) => {
                 self.qps[rq].pipe = None;
@@ -1003,7 +995,7 @@ impl NicGolden {
                 let d = w.dst_addr as usize;
                 self.dmem[d..d + (n * width) as usize].to_vec()
             };
-            self.send_message(qp, index, w, data);
+            self.send_message(qp, index, w, data, false);
         }
         Status::Ok
     }
