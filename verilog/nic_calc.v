@@ -66,8 +66,6 @@ module nic_calc (
     reg [15:0] wleft_d;
     reg rd_valid_q;
     reg rd_valid_d;
-    reg rd_index_q;
-    reg rd_index_d;
     reg half_q;
     reg half_d;
     reg op_valid_q;
@@ -154,7 +152,6 @@ module nic_calc (
             left_q <= 16'd0;
             wleft_q <= 16'd0;
             rd_valid_q <= 1'b0;
-            rd_index_q <= 1'b0;
             half_q <= 1'b0;
             op_valid_q <= 1'b0;
             wr_index_q <= 1'b0;
@@ -173,7 +170,6 @@ module nic_calc (
             left_q <= left_d;
             wleft_q <= wleft_d;
             rd_valid_q <= rd_valid_d;
-            rd_index_q <= rd_index_d;
             half_q <= half_d;
             op_valid_q <= op_valid_d;
             wr_index_q <= wr_index_d;
@@ -210,7 +206,6 @@ module nic_calc (
         left_d = left_q;
         wleft_d = wleft_q;
         rd_valid_d = rd_valid_q;
-        rd_index_d = rd_index_q;
         half_d = half_q;
         op_valid_d = op_valid_q;
         wr_index_d = wr_index_q;
@@ -378,10 +373,9 @@ module nic_calc (
             next_state = SEQ_STATE_COMPLETE;
         end
         rd_valid_d = issue;
-        rd_index_d = issue & half_q;
         op_valid_d = 1'b0;
         if (rd_valid_q) begin
-            if (rd_index_q) begin
+            if (is_loc & (~half_q)) begin
                 a_index_d = dmem_data;
                 b_index_d = dmem_b_data;
                 op_valid_d = 1'b1;

@@ -7,8 +7,8 @@
 //! - **streaming** (`CalcStream`), when no element reads what an earlier one wrote: every cycle
 //!   reads the next element's `a` from data memory and `b` from its copy `dmem_b` (MAXLOC /
 //!   MINLOC: the pairs' values, then their indices, `half`), registers the words that arrived
-//!   (`rd_valid`, `rd_index`), feeds the ALU from those registers after an element's last word
-//!   (`op_valid`), and writes whatever result the ALU shows (`out_valid`) to the next result
+//!   (`rd_valid`; a pair's index words when `half` is clear again), feeds the ALU from those
+//!   registers after an element's last word (`op_valid`), and writes whatever result the ALU shows (`out_valid`) to the next result
 //!   word (a pair's index in the next cycle, from `ri_hold`) — one element a cycle, a pair
 //!   every 2 cycles;
 //! - **element by element**: read `a` (and `b`, and for MAXLOC / MINLOC both indices) into the
@@ -106,8 +106,6 @@ crate::sub_block! {
         wleft: Reg<Bits<16>>,
         /// Streaming: `a` and `b` were read in the previous cycle (they arrive now).
         rd_valid: Reg<bool>,
-        /// ... and they were the index words of MAXLOC / MINLOC pairs.
-        rd_index: Reg<bool>,
         /// Streaming MAXLOC / MINLOC: the pairs' index words are read next.
         half: Reg<bool>,
         /// Streaming: the operand registers hold an element (it enters the ALU now).
@@ -204,8 +202,8 @@ impl<const DB: usize, const FP: usize, const AX: usize, const AWB: usize> Logic
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, left, wleft, rd_valid, rd_index, half, op_valid, wr_index, ri_hold,
-            addr_a, addr_b, addr_dst, a, a_index, b, b_index, alu_wait, span_a, span_b
+            self, clock, left, wleft, rd_valid, half, op_valid, wr_index, ri_hold, addr_a, addr_b,
+            addr_dst, a, a_index, b, b_index, alu_wait, span_a, span_b
         );
         self.is_loc.next = (self.calc_op.val() == self.alu_max_loc.val())
             | (self.calc_op.val() == self.alu_min_loc.val());
@@ -402,10 +400,10 @@ impl<const DB: usize, const FP: usize, const AX: usize, const AWB: usize> Logic
         }
         // Streaming: the reads arrive, then (an element's last word) enter the ALU.
         self.rd_valid.d.next = self.issue.val();
-        self.rd_index.d.next = self.issue.val() & self.half.q.val();
         self.op_valid.d.next = false;
         if self.rd_valid.q.val() {
-            if self.rd_index.q.val() {
+            // A pair's index words were read the cycle `half` went back to the values.
+            if self.is_loc.val() & !self.half.q.val() {
                 self.a_index.d.next = self.dmem_data.val();
                 self.b_index.d.next = self.dmem_b_data.val();
                 self.op_valid.d.next = true;

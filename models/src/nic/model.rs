@@ -88,7 +88,8 @@
 //!   stride 1, pairs overlapping). Every cycle it reads the next element's `a` from data memory
 //!   and its `b` from a second read port (RTL: the copy `dmem_b`), while elements remain — for
 //!   MAXLOC / MINLOC the pairs' values, then their indices in the next cycle (`half`); the
-//!   words arrive in the operand registers a cycle later (`rd_valid`, `rd_index`) and, with an
+//!   words arrive in the operand registers a cycle later (`rd_valid`; the index words of a
+//!   pair when `half` is clear again) and, with an
 //!   element's last word, enter the ALU the cycle after (`op_valid`); and whenever the ALU shows
 //!   a result, it is written to the next result word — for a pair its value, and its index
 //!   (held in `ri_hold`) in the next cycle (`wr_index`). One element a cycle: `count + 2 +
@@ -166,7 +167,7 @@
 //!   beats from `addr`); the answer register (`ans`, the header and reason);
 //! - calc: `left` (elements; streaming: still to read), `wleft` (streaming: results still to
 //!   write), `addr_a`, `addr_b`, `addr_dst`, the operands `a`, `a_index`, `b`, `b_index`,
-//!   `rd_valid`, `rd_index`, `half` and `op_valid` (streaming: the reads arrive, the operands
+//!   `rd_valid`, `half` and `op_valid` (streaming: the reads arrive, the operands
 //!   enter the ALU), `wr_index` and `ri_hold` (streaming pairs: the index written next), the
 //!   `CalcWait` counter `wait`; `span_a`, `span_b` (`(count - 1) × stride`, for the bounds
 //!   check); the ALU's pipeline;
@@ -558,8 +559,6 @@ struct Calc {
     wleft: u64,
     /// A streaming CALC read `a` and `b` in the previous cycle (they arrive now).
     rd_valid: bool,
-    /// ... and what it read were the index words of MAXLOC / MINLOC pairs.
-    rd_index: bool,
     /// A streaming MAXLOC / MINLOC reads its pairs' index words next.
     half: bool,
     /// The operand registers hold a streaming CALC's element (it enters the ALU now).
@@ -738,10 +737,11 @@ impl NicModel {
         // A streaming CALC's reads arrive in the operand registers a cycle after they were
         // issued, and enter the ALU the cycle after the last of an element's words.
         n.calc.rd_valid = false;
-        n.calc.rd_index = false;
         n.calc.op_valid = false;
         n.calc.wr_index = false;
-        if cur.calc.rd_valid && cur.calc.rd_index {
+        // A pair's index words were read the cycle `half` went back to the values.
+        let rd_index = is_loc(&wqe) && !cur.calc.half;
+        if cur.calc.rd_valid && rd_index {
             n.calc.a_index = self.dmem.rd_data;
             n.calc.b_index = self.dmem.b_data;
             n.calc.op_valid = true;
@@ -1182,21 +1182,8 @@ impl NicModel {
         } else if !cur.tx.pend && !cur.tx.sent && pc.held != 0 {
             // The oldest chunk: the last one with the words it stored.
             let last = pc.rleft == 0 && pc.held == 1;
-            let t = &mut n.tx;
-            t.pend = true;
-            t.go = true;
-            t.msg = TxHeader {
-                kind: false,
-                dst: wqe.peer_node,
-                src_qp: me,
-                qp: wqe.peer_qp,
-                cnt_en: wqe.peer_cnt_en == 1,
-                cnt: wqe.peer_cnt,
-                tag: cur.queue.ctx.ci,
-                ack: false,
-            };
-            t.left = if last { pc.wr_addr } else { pc.blen };
-            t.addr = pc.rd_addr;
+            let len = if last { pc.wr_addr } else { pc.blen };
+            Self::load_message(cur, n, wqe, (pc.rd_addr, len), true, false);
         }
         self.advance_visit(cur, n);
         n.seq.state = Idle;
@@ -1237,7 +1224,6 @@ impl NicModel {
                     self.dmem.read((c.addr_a + word) & M16);
                     self.dmem.read_b((c.addr_b + word) & M16);
                     n.calc.rd_valid = true;
-                    n.calc.rd_index = c.half;
                     n.calc.half = loc && !c.half;
                     if !n.calc.half {
                         n.calc.left = c.left - 1;
@@ -1364,6 +1350,22 @@ impl NicModel {
         len: u64,
         go: bool,
     ) {
+        Self::load_message(cur, n, wqe, (addr, len), go, cur.queue.rc.rc == 1);
+        if go {
+            self.sent_by(cur, n);
+        }
+    }
+
+    /// The transmit engine takes a data message of `len` words from `addr` with the current
+    /// WQE's peer header and tag, asking for an answer if `ack`.
+    fn load_message(
+        cur: &Regs,
+        n: &mut Regs,
+        wqe: &WqeWords,
+        (addr, len): (u64, u64),
+        go: bool,
+        ack: bool,
+    ) {
         let t = &mut n.tx;
         t.pend = true;
         t.go = go;
@@ -1375,13 +1377,10 @@ impl NicModel {
             cnt_en: wqe.peer_cnt_en == 1,
             cnt: wqe.peer_cnt,
             tag: cur.queue.ctx.ci,
-            ack: cur.queue.rc.rc == 1,
+            ack,
         };
         t.left = len;
         t.addr = addr;
-        if go {
-            self.sent_by(cur, n);
-        }
     }
 
     /// The message of the SQ being served may go: a reliable QP's SQ awaits its answer from
