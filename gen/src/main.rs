@@ -15,6 +15,7 @@
 //! and what is allowed), or a file could not be read or written. Output that goes to a closed
 //! pipe (`netcoll gen | head -1`) ends the command quietly with status 0.
 
+mod collective;
 mod fabric;
 mod out;
 mod run;
@@ -118,7 +119,7 @@ enum Cmd {
     /// The NIC cross-channel controller.
     Nic {
         #[command(subcommand)]
-        cmd: BlockCmd,
+        cmd: NicCmd,
     },
     /// The switch collective engine.
     Switch {
@@ -139,6 +140,17 @@ enum FabricCmd {
     Run(fabric::RunArgs),
     /// Run fabric files at several node counts; write a CSV and an SVG plot of latency.
     Sweep(fabric::SweepArgs),
+}
+
+#[derive(Subcommand)]
+enum NicCmd {
+    /// Run a scenario at each level; print its events as JSON lines; exit 1 if two levels
+    /// differ.
+    Run(run::RunArgs),
+    /// Run a collective (barrier, allreduce, broadcast) offloaded to NICs that reach each
+    /// other: the host library's cross-channel schedules; a JSON line per node and a summary
+    /// per node count; exit 1 if a node fails or two levels differ.
+    Collective(collective::CollectiveArgs),
 }
 
 #[derive(Subcommand)]
@@ -334,8 +346,11 @@ fn dispatch(cli: Cli, out: &mut Out) -> Result<bool, CliError> {
         }
         Cmd::Synth { config, json, .. } => synth(&config, json, out),
         Cmd::Nic {
-            cmd: BlockCmd::Run(args),
+            cmd: NicCmd::Run(args),
         } => run::nic(&args, out),
+        Cmd::Nic {
+            cmd: NicCmd::Collective(args),
+        } => collective::run(&args, out),
         Cmd::Switch {
             cmd: BlockCmd::Run(args),
         } => run::switch(&args, out),

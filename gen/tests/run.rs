@@ -313,3 +313,105 @@ fn fabric_sweep_bytes_measures_reduction_bandwidth() {
     assert_eq!(err.lines().count(), 1, "{err}");
     assert!(err.contains("has no reduction group"), "{err}");
 }
+
+/// `nic collective`: every node's line, then the summary; RTL and Verilator nodes among
+/// models give the all-model run; the golden agrees; the allreduce is the sum of the seeded
+/// inputs, which the test draws again from the documented rule (ChaCha8, `--seed`).
+#[test]
+fn nic_collective_allreduce_runs_with_rtl_and_verilator_nodes() {
+    let o = run(&[
+        "nic",
+        "collective",
+        "allreduce",
+        "--nodes",
+        "5",
+        "--count",
+        "3",
+        "--rtl",
+        "2",
+        "--verilator",
+        "4",
+        "--golden",
+        "--seed",
+        "9",
+    ]);
+    let err = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    assert!(
+        err.contains("equals the all-model run, cycle for cycle"),
+        "{err}"
+    );
+    assert!(err.contains("the golden gives the same results"), "{err}");
+    let out = text(&o.stdout);
+    let lines: Vec<serde_json::Value> = out
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{l}: {e}")))
+        .collect();
+    assert_eq!(lines.len(), 6, "{out}");
+    let want: Vec<u64> = {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(9);
+        let inputs: Vec<Vec<u64>> = (0..5)
+            .map(|_| {
+                (0..3)
+                    .map(|_| rng.gen::<u64>() >> rng.gen_range(0..64))
+                    .collect()
+            })
+            .collect();
+        (0..3)
+            .map(|j| inputs.iter().fold(0u64, |s, v| s.wrapping_add(v[j])))
+            .collect()
+    };
+    for (k, l) in lines[..5].iter().enumerate() {
+        assert_eq!(l["node"], k as u64);
+        assert_eq!(l["status"], "OK", "{l}");
+        let result: Vec<u64> = serde_json::from_value(l["result"].clone()).expect("words");
+        assert_eq!(result, want, "node {k}");
+        let level = ["model", "model", "rtl", "model", "verilator"][k];
+        assert_eq!(l["level"], level);
+    }
+    let s = &lines[5];
+    assert_eq!(
+        (s["collective"].as_str(), s["nodes"].as_u64()),
+        (Some("allreduce"), Some(5))
+    );
+    // 5 nodes: the extra's vector and result, and two rounds among four: 10 messages.
+    assert_eq!(s["messages"], 10, "{s}");
+    assert!(s["latency"].as_u64().is_some_and(|l| l > 0), "{s}");
+}
+
+#[test]
+fn nic_collective_refuses_bad_values_naming_them() {
+    for (args, want) in [
+        (
+            &["allgather"][..],
+            "`allgather` is not a collective; allowed: barrier, allreduce, broadcast",
+        ),
+        (
+            &["allreduce", "--op", "AVG"],
+            "--op: `AVG` is not allowed; allowed: MAX, MIN",
+        ),
+        (&["barrier", "--nodes", "1"], "nodes = 1: 2 to 256 allowed"),
+        (
+            &["broadcast", "--nodes", "4", "--root", "4"],
+            "root = 4: 0 to 3 allowed (nodes = 4)",
+        ),
+        (
+            &["broadcast", "--nodes", "4", "--verilator", "7"],
+            "--verilator: node 7 does not exist (nodes = 4)",
+        ),
+        (
+            &["allreduce", "--dtype", "f32"],
+            "dtype = f32: the NIC is built without it",
+        ),
+    ] {
+        let mut a = vec!["nic", "collective"];
+        a.extend_from_slice(args);
+        let o = run(&a);
+        let err = text(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(want), "{args:?}: {err}");
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(o.stdout.is_empty());
+    }
+}

@@ -1089,3 +1089,285 @@ fn mutants_of_the_emitted_verilog_fail_the_examples() {
         assert!(caught, "mutant not caught: {what}");
     }
 }
+
+// -------------------------------------------------------------------------------------------
+// Collective schedules (`netcoll_models::nic::schedule`) on NICs on a network
+// -------------------------------------------------------------------------------------------
+
+mod collectives {
+    use super::*;
+    use netcoll_models::nic::schedule::{self, Collective, NodeProgram, ScheduleOptions};
+    use netcoll_models::reduce_alu::{AluOp, Dtype};
+    use netcoll_testbench::nic::network::{run_cycles, run_golden, NetworkOptions, NetworkRun};
+    use rand::{Rng, SeedableRng};
+
+    const SEED: u64 = 0x5eed_c011;
+
+    /// `programs` with each node's input vector written first (`words` words at `input`).
+    fn with_inputs(mut programs: Vec<NodeProgram>, inputs: &[Vec<u64>]) -> Vec<NodeProgram> {
+        let at = ScheduleOptions::default().input;
+        for (prog, input) in programs.iter_mut().zip(inputs) {
+            let writes = input
+                .iter()
+                .enumerate()
+                .map(|(j, &w)| schedule::HostCommand {
+                    op: HostOp::WriteMem,
+                    arg: at + j as u64,
+                    w0: w,
+                    w1: 0,
+                });
+            prog.commands.splice(0..0, writes);
+        }
+        programs
+    }
+
+    fn random_inputs(n: usize, words: usize, seed: u64) -> Vec<Vec<u64>> {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+        (0..n)
+            .map(|_| {
+                (0..words)
+                    .map(|_| rng.gen::<u64>() >> rng.gen_range(0..64))
+                    .collect()
+            })
+            .collect()
+    }
+
+    /// The naive reference: node 0's vector combined with node 1's, 2's, … in node order.
+    fn reference(op: AluOp, inputs: &[Vec<u64>]) -> Vec<u64> {
+        let combine = |a: &[u64], b: &[u64]| -> Vec<u64> {
+            match op {
+                AluOp::Sum => a.iter().zip(b).map(|(x, y)| x.wrapping_add(*y)).collect(),
+                AluOp::Max => a
+                    .iter()
+                    .zip(b)
+                    .map(|(&x, &y)| (x as i64).max(y as i64) as u64)
+                    .collect(),
+                AluOp::BXor => a.iter().zip(b).map(|(x, y)| x ^ y).collect(),
+                // Pairs (value, index): the smaller value, on a tie the smaller index.
+                AluOp::MinLoc => a
+                    .chunks(2)
+                    .zip(b.chunks(2))
+                    .flat_map(|(x, y)| {
+                        let (xv, yv) = (x[0] as i64, y[0] as i64);
+                        if xv < yv || (xv == yv && x[1] <= y[1]) {
+                            [x[0], x[1]]
+                        } else {
+                            [y[0], y[1]]
+                        }
+                    })
+                    .collect(),
+                _ => unreachable!("not used here"),
+            }
+        };
+        inputs[1..]
+            .iter()
+            .fold(inputs[0].clone(), |acc, v| combine(&acc, v))
+    }
+
+    fn all_ok(run: &NetworkRun, what: &str) {
+        for (k, node) in run.nodes.iter().enumerate() {
+            assert_eq!(
+                node.cqe.status,
+                Status::Ok.code(),
+                "{what}: node {k}: {:?}",
+                node.cqe
+            );
+        }
+    }
+
+    /// Levels with node 0 the rust-hdl RTL, node 1 the Verilog, the others the cycle model.
+    fn mixed(n: usize) -> Vec<Level> {
+        (0..n)
+            .map(|k| match k {
+                0 => Level::Rtl,
+                1 => Level::Verilator,
+                _ => Level::Model,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn allreduce_schedules_give_the_reduction_at_every_level() {
+        let p = NicParams::SMALL;
+        let cases = [
+            (2, AluOp::Sum, Dtype::I64, 5),
+            (5, AluOp::Max, Dtype::I64, 3),
+            (7, AluOp::BXor, Dtype::U64, 4),
+            (8, AluOp::Sum, Dtype::U64, 6),
+            (6, AluOp::MinLoc, Dtype::I64, 3),
+        ];
+        for (case, &(n, op, dtype, count)) in cases.iter().enumerate() {
+            let seed = SEED + case as u64;
+            let what = format!("{n} nodes, {} {}, seed {seed:#x}", op.name(), dtype.name());
+            let words = count * if op.is_loc() { 2 } else { 1 };
+            let mut inputs = random_inputs(n, words, seed);
+            if op.is_loc() {
+                // Indices: the node's rank; a few equal values, so ties are decided.
+                for (k, v) in inputs.iter_mut().enumerate() {
+                    for j in 0..count {
+                        v[2 * j + 1] = k as u64;
+                        if j == 0 {
+                            v[0] = 7;
+                        }
+                    }
+                }
+            }
+            let want = reference(op, &inputs);
+            let c = Collective::Allreduce {
+                op,
+                dtype,
+                count: count as u64,
+            };
+            let progs = schedule::build(&c, n, &p, &ScheduleOptions::default())
+                .unwrap_or_else(|e| panic!("{what}: {e}"));
+            let progs = with_inputs(progs, &inputs);
+            for order in 0..3 {
+                let g =
+                    run_golden(&progs, &p, seed + order).unwrap_or_else(|e| panic!("{what}: {e}"));
+                all_ok(&g, &what);
+                for (k, node) in g.nodes.iter().enumerate() {
+                    assert_eq!(node.result, want, "golden, order {order}, {what}: node {k}");
+                }
+            }
+            let o = NetworkOptions::default();
+            let model = run_cycles(&progs, &p, &vec![Level::Model; n], &o)
+                .unwrap_or_else(|e| panic!("{what}: {e}"));
+            all_ok(&model, &what);
+            for (k, node) in model.nodes.iter().enumerate() {
+                assert_eq!(node.result, want, "model, {what}: node {k}");
+            }
+            // Every level is cycle-equivalent to the model, so the whole run is the same.
+            let mix =
+                run_cycles(&progs, &p, &mixed(n), &o).unwrap_or_else(|e| panic!("{what}: {e}"));
+            assert_eq!(mix, model, "RTL and Verilator nodes among models, {what}");
+        }
+    }
+
+    #[test]
+    fn barrier_schedule_holds_every_node_until_the_last_enters() {
+        let p = NicParams::SMALL;
+        for n in [2, 3, 7] {
+            let progs = schedule::build(&Collective::Barrier, n, &p, &ScheduleOptions::default())
+                .expect("fits");
+            let g = run_golden(&progs, &p, SEED).expect("golden");
+            all_ok(&g, "golden");
+            // The last node enters long after the others: their messages to it find no
+            // receive buffer and are retried.
+            let late = n / 2;
+            let o = NetworkOptions {
+                start: (0..n).map(|k| if k == late { 3000 } else { 0 }).collect(),
+                ..Default::default()
+            };
+            let model = run_cycles(&progs, &p, &vec![Level::Model; n], &o).expect("model");
+            all_ok(&model, "model");
+            let entered = model.nodes[late].posted_at;
+            assert!(entered >= 3000);
+            for (k, node) in model.nodes.iter().enumerate() {
+                assert!(
+                    node.done_at > entered,
+                    "{n} nodes: node {k} done at {} before node {late} entered at {entered}",
+                    node.done_at
+                );
+            }
+            assert!(model.rnr_naks > 0, "{n} nodes: early messages were retried");
+            let mix = run_cycles(&progs, &p, &mixed(n), &o).expect("mixed");
+            assert_eq!(
+                mix, model,
+                "{n} nodes: RTL and Verilator nodes among models"
+            );
+        }
+    }
+
+    #[test]
+    fn broadcast_schedule_copies_the_root_buffer_to_every_node() {
+        let p = NicParams::SMALL;
+        for (n, root, radix, count) in [(9, 4, 3, 6), (6, 0, 2, 2), (5, 2, 4, 1)] {
+            let what = format!("{n} nodes, root {root}, radix {radix}");
+            let c = Collective::Broadcast { root, radix, count };
+            let progs = schedule::build(&c, n, &p, &ScheduleOptions::default()).expect("fits");
+            let data: Vec<u64> = (0..count)
+                .map(|j| 0xB0_0000 + j * 3 + root as u64)
+                .collect();
+            let out = ScheduleOptions::default().output;
+            let mut progs = progs;
+            for (j, &w) in data.iter().enumerate() {
+                progs[root].commands.insert(
+                    j,
+                    schedule::HostCommand {
+                        op: HostOp::WriteMem,
+                        arg: out + j as u64,
+                        w0: w,
+                        w1: 0,
+                    },
+                );
+            }
+            let g = run_golden(&progs, &p, SEED).expect("golden");
+            let model = run_cycles(
+                &progs,
+                &p,
+                &vec![Level::Model; n],
+                &NetworkOptions::default(),
+            )
+            .expect("model");
+            for run in [&g, &model] {
+                all_ok(run, &what);
+                for (k, node) in run.nodes.iter().enumerate() {
+                    assert_eq!(node.result, data, "{what}: node {k}");
+                }
+                // One message per node but the root, and its answer.
+                assert_eq!(
+                    (run.messages, run.answers),
+                    (n as u64 - 1, n as u64 - 1),
+                    "{what}"
+                );
+            }
+            let mix = run_cycles(&progs, &p, &mixed(n), &NetworkOptions::default()).expect("mixed");
+            assert_eq!(mix, model, "{what}: RTL and Verilator nodes among models");
+        }
+    }
+
+    /// Recursive doubling fixes the order of the floating-point additions, so every node ends
+    /// with the same bits: those of the sum in the schedule's tree, which differ from the sum
+    /// in node order for these inputs.
+    #[test]
+    fn floating_point_allreduce_gives_every_node_the_same_bits() {
+        let p = NicParams {
+            fp: 1,
+            ..NicParams::SMALL
+        };
+        let x: [f64; 6] = [1e16, 1.0, -1e16, 3.0, 1.0, 0.5];
+        let inputs: Vec<Vec<u64>> = x
+            .iter()
+            .map(|v| vec![v.to_bits(), (-v).to_bits()])
+            .collect();
+        let c = Collective::Allreduce {
+            op: AluOp::Sum,
+            dtype: Dtype::F64,
+            count: 2,
+        };
+        let progs = with_inputs(
+            schedule::build(&c, 6, &p, &ScheduleOptions::default()).expect("fits"),
+            &inputs,
+        );
+        // 6 nodes: the extras 4 and 5 fold into 0 and 1, then (0 + 1) + (2 + 3).
+        let tree = ((x[0] + x[4]) + (x[1] + x[5])) + (x[2] + x[3]);
+        let in_order = x.iter().fold(0.0, |a, v| a + v);
+        assert_ne!(
+            tree.to_bits(),
+            in_order.to_bits(),
+            "the inputs tell the orders apart"
+        );
+        let want = vec![tree.to_bits(), (-tree).to_bits()];
+        let g = run_golden(&progs, &p, SEED).expect("golden");
+        let levels: Vec<Level> = (0..6)
+            .map(|k| if k == 0 { Level::Rtl } else { Level::Model })
+            .collect();
+        let m = run_cycles(&progs, &p, &levels, &NetworkOptions::default()).expect("cycles");
+        for run in [&g, &m] {
+            all_ok(run, "f64");
+            for (k, node) in run.nodes.iter().enumerate() {
+                assert_eq!(node.result, want, "node {k}");
+            }
+        }
+    }
+}

@@ -285,6 +285,7 @@
 
 pub mod golden;
 pub mod model;
+pub mod schedule;
 
 use crate::kit::block::BlockSpec;
 pub use crate::net::Message;

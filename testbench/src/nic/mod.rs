@@ -16,6 +16,7 @@
 //!   error path and host command.
 
 pub mod examples;
+pub mod network;
 pub mod random;
 pub mod scenario;
 

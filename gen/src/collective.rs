@@ -1,0 +1,260 @@
+//! `netcoll nic collective`: a collective offloaded to the NICs, on `n` NICs that reach each
+//! other over bounded links (`netcoll_testbench::nic::network`), scheduled by the host library
+//! (`netcoll_models::nic::schedule`).
+//!
+//! For each node count: one JSON line per node (its CQE status, when it entered and finished,
+//! its result), then a summary line (latency once the last node entered, messages, answers,
+//! RNR NAKs). Every node runs the cycle model, except those `--rtl` and `--verilator` name;
+//! with any named, the all-model run is made too and the two must be identical, cycle for
+//! cycle (exit 1 otherwise). `--golden` also runs golden NICs in `--orders` arrival orders and
+//! requires the same results. Inputs are seeded: node `k`'s input word `j` is drawn from
+//! `--seed`.
+
+use crate::out::{CliError, Out};
+use netcoll_models::config::Config;
+use netcoll_models::nic::schedule::{self, Collective, HostCommand, ScheduleOptions};
+use netcoll_models::nic::{HostOp, NicParams, Status};
+use netcoll_models::reduce_alu::{AluOp, Dtype};
+use netcoll_testbench::harness::Level;
+use netcoll_testbench::nic::network::{run_cycles, run_golden, NetworkOptions, NetworkRun};
+use rand::{Rng, SeedableRng};
+use std::path::PathBuf;
+
+/// The arguments of `nic collective`.
+#[derive(clap::Args, Debug)]
+pub struct CollectiveArgs {
+    /// barrier, allreduce or broadcast.
+    pub algo: String,
+    /// Node counts, comma-separated (2 to 256 each).
+    #[arg(long, value_delimiter = ',', default_value = "8")]
+    pub nodes: Vec<usize>,
+    /// allreduce: the operation (MAX, MIN, MAXLOC, MINLOC, SUM, PROD, LAND, LOR, LXOR, BAND,
+    /// BOR, BXOR).
+    #[arg(long, default_value = "SUM")]
+    pub op: String,
+    /// allreduce: the element type (i32, u32, i64, u64, f16, bf16, f32, f64).
+    #[arg(long, default_value = "i64")]
+    pub dtype: String,
+    /// allreduce: elements; broadcast: words.
+    #[arg(long, default_value_t = 16)]
+    pub count: u64,
+    /// broadcast: the root node.
+    #[arg(long, default_value_t = 0)]
+    pub root: usize,
+    /// broadcast: the tree's radix (2: binomial).
+    #[arg(long, default_value_t = 2)]
+    pub radix: usize,
+    /// Nodes that run the rust-hdl RTL (comma-separated).
+    #[arg(long, value_delimiter = ',')]
+    pub rtl: Vec<usize>,
+    /// Nodes that run the emitted Verilog under Verilator (comma-separated).
+    #[arg(long, value_delimiter = ',')]
+    pub verilator: Vec<usize>,
+    /// Also run golden NICs and require the same results.
+    #[arg(long)]
+    pub golden: bool,
+    /// With --golden: arrival orders to try.
+    #[arg(long, default_value_t = 3)]
+    pub orders: u64,
+    /// Cycles a link takes.
+    #[arg(long, default_value_t = 8)]
+    pub latency: u64,
+    /// Beats a link holds.
+    #[arg(long, default_value_t = 16)]
+    pub room: usize,
+    /// Seed of the inputs (and of the golden's arrival orders).
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// The NICs of this parameter file's [nic] table [default: the built-in one].
+    #[arg(long)]
+    pub config: Option<PathBuf>,
+    /// Print only the summary lines.
+    #[arg(long)]
+    pub summary: bool,
+}
+
+fn by_name<T: Copy>(
+    all: &[T],
+    name: fn(T) -> &'static str,
+    key: &str,
+    v: &str,
+) -> Result<T, CliError> {
+    all.iter()
+        .copied()
+        .find(|&x| name(x).eq_ignore_ascii_case(v))
+        .ok_or_else(|| {
+            let names: Vec<&str> = all.iter().map(|&x| name(x)).collect();
+            CliError::Usage(format!(
+                "--{key}: `{v}` is not allowed; allowed: {}",
+                names.join(", ")
+            ))
+        })
+}
+
+fn collective(a: &CollectiveArgs) -> Result<Collective, CliError> {
+    match a.algo.as_str() {
+        "barrier" => Ok(Collective::Barrier),
+        "allreduce" => Ok(Collective::Allreduce {
+            op: by_name(AluOp::ALL, AluOp::name, "op", &a.op)?,
+            dtype: by_name(Dtype::ALL, Dtype::name, "dtype", &a.dtype)?,
+            count: a.count,
+        }),
+        "broadcast" => Ok(Collective::Broadcast {
+            root: a.root,
+            radix: a.radix,
+            count: a.count,
+        }),
+        other => Err(CliError::Usage(format!(
+            "`{other}` is not a collective; allowed: barrier, allreduce, broadcast"
+        ))),
+    }
+}
+
+/// Each node's input words: allreduce, its vector; broadcast, the root's buffer.
+fn inputs(c: &Collective, n: usize, seed: u64) -> Vec<Vec<u64>> {
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+    let words = match *c {
+        Collective::Barrier => 0,
+        Collective::Allreduce { op, count, .. } => count * if op.is_loc() { 2 } else { 1 },
+        Collective::Broadcast { count, .. } => count,
+    };
+    (0..n)
+        .map(|_| {
+            (0..words)
+                .map(|_| rng.gen::<u64>() >> rng.gen_range(0..64))
+                .collect()
+        })
+        .collect()
+}
+
+fn status_name(code: u64) -> &'static str {
+    Status::ALL
+        .iter()
+        .find(|s| s.code() == code)
+        .map_or("?", |s| s.name())
+}
+
+/// `netcoll nic collective`.
+pub fn run(a: &CollectiveArgs, out: &mut Out) -> Result<bool, CliError> {
+    let c = collective(a)?;
+    let p: NicParams = match &a.config {
+        Some(path) => {
+            Config::from_file(path)
+                .map_err(|e| CliError::Input(e.to_string()))?
+                .nic
+        }
+        None => NicParams::default(),
+    };
+    let opts = ScheduleOptions::default();
+    let mut ok = true;
+    for &n in &a.nodes {
+        for (flag, list) in [("rtl", &a.rtl), ("verilator", &a.verilator)] {
+            if let Some(k) = list.iter().find(|&&k| k >= n) {
+                return Err(CliError::Usage(format!(
+                    "--{flag}: node {k} does not exist (nodes = {n})"
+                )));
+            }
+        }
+        let mut progs =
+            schedule::build(&c, n, &p, &opts).map_err(|e| CliError::Input(e.to_string()))?;
+        let data = inputs(&c, n, a.seed);
+        let at = match c {
+            Collective::Broadcast { .. } => opts.output,
+            _ => opts.input,
+        };
+        for (k, prog) in progs.iter_mut().enumerate() {
+            if matches!(c, Collective::Broadcast { root, .. } if root != k) {
+                continue;
+            }
+            let writes = data[k].iter().enumerate().map(|(j, &w)| HostCommand {
+                op: HostOp::WriteMem,
+                arg: at + j as u64,
+                w0: w,
+                w1: 0,
+            });
+            prog.commands.splice(0..0, writes);
+        }
+        let net = NetworkOptions {
+            latency: a.latency,
+            room: a.room,
+            ..Default::default()
+        };
+        let levels: Vec<Level> = (0..n)
+            .map(|k| {
+                if a.verilator.contains(&k) {
+                    Level::Verilator
+                } else if a.rtl.contains(&k) {
+                    Level::Rtl
+                } else {
+                    Level::Model
+                }
+            })
+            .collect();
+        let fail = |e: String| CliError::Failed(format!("{} of {n} nodes: {e}", c.name()));
+        let run = run_cycles(&progs, &p, &levels, &net).map_err(fail)?;
+        if levels.iter().any(|&l| l != Level::Model) {
+            let model = run_cycles(&progs, &p, &vec![Level::Model; n], &net).map_err(fail)?;
+            if model != run {
+                eprintln!(
+                    "netcoll nic collective: {n} nodes: the run with RTL / Verilator nodes differs from the all-model run"
+                );
+                ok = false;
+            } else {
+                eprintln!(
+                    "netcoll nic collective: {n} nodes: the run with RTL / Verilator nodes equals the all-model run, cycle for cycle"
+                );
+            }
+        }
+        if a.golden {
+            let mut golden_ok = true;
+            for order in 0..a.orders {
+                let g = run_golden(&progs, &p, a.seed + order).map_err(fail)?;
+                let same = g
+                    .nodes
+                    .iter()
+                    .zip(&run.nodes)
+                    .all(|(x, y)| x.result == y.result && x.cqe.status == y.cqe.status);
+                if !same {
+                    eprintln!("netcoll nic collective: {n} nodes: the golden (order {order}) gives other results");
+                    golden_ok = false;
+                }
+            }
+            ok &= golden_ok;
+            if golden_ok {
+                eprintln!(
+                    "netcoll nic collective: {n} nodes: the golden gives the same results in {} arrival orders",
+                    a.orders
+                );
+            }
+        }
+        if !a.summary {
+            for (k, node) in run.nodes.iter().enumerate() {
+                let line = serde_json::json!({
+                    "node": k,
+                    "level": levels[k].name(),
+                    "status": status_name(node.cqe.status),
+                    "posted_at": node.posted_at,
+                    "done_at": node.done_at,
+                    "result": node.result,
+                });
+                out.line(&line.to_string())?;
+            }
+        }
+        ok &= run.nodes.iter().all(|x| x.cqe.status == Status::Ok.code());
+        out.line(&summary(&c, n, &run).to_string())?;
+    }
+    Ok(ok)
+}
+
+fn summary(c: &Collective, n: usize, run: &NetworkRun) -> serde_json::Value {
+    serde_json::json!({
+        "collective": c.name(),
+        "nodes": n,
+        "latency": run.latency(),
+        "cycles": run.cycles,
+        "messages": run.messages,
+        "answers": run.answers,
+        "rnr_naks": run.rnr_naks,
+        "all_ok": run.nodes.iter().all(|x| x.cqe.status == Status::Ok.code()),
+    })
+}
