@@ -16,7 +16,7 @@ use netcoll_models::nic::schedule::{self, Collective, HostCommand, ScheduleOptio
 use netcoll_models::nic::{HostOp, NicParams, Status};
 use netcoll_models::reduce_alu::{AluOp, Dtype};
 use netcoll_testbench::harness::Level;
-use netcoll_testbench::nic::network::{run_cycles, run_golden, NetworkOptions, NetworkRun};
+use netcoll_testbench::nic::network::{run_cycles, run_golden, NetworkOptions, Progress};
 use rand::{Rng, SeedableRng};
 use std::path::PathBuf;
 
@@ -71,6 +71,26 @@ pub struct CollectiveArgs {
     /// Print only the summary lines.
     #[arg(long)]
     pub summary: bool,
+    /// Who progresses the schedule, comma-separated: nic (the NIC runs the posted schedule:
+    /// offload), host (host software posts each step after polling the last).
+    #[arg(long, value_delimiter = ',', default_value = "nic")]
+    pub by: Vec<String>,
+    /// --by host: host cycles spent on each message (before sending one, after seeing one
+    /// arrive).
+    #[arg(long, default_value_t = 0)]
+    pub overhead: u64,
+    /// OS noise: the probability, before each host action, that the host is away.
+    #[arg(long, default_value_t = 0.0)]
+    pub noise_prob: f64,
+    /// OS noise: how many cycles the host is away.
+    #[arg(long, default_value_t = 0)]
+    pub noise_cycles: u64,
+    /// Write the summaries as CSV to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub csv: Option<PathBuf>,
+    /// Plot latency against node count, one line per progress mode, to FILE (SVG).
+    #[arg(long, value_name = "FILE")]
+    pub svg: Option<PathBuf>,
 }
 
 fn by_name<T: Copy>(
@@ -134,9 +154,35 @@ fn status_name(code: u64) -> &'static str {
         .map_or("?", |s| s.name())
 }
 
+fn progress_modes(a: &CollectiveArgs) -> Result<Vec<Progress>, CliError> {
+    let mut v = vec![];
+    for b in &a.by {
+        let m = match b.as_str() {
+            "nic" => Progress::Nic,
+            "host" => Progress::Host,
+            other => {
+                return Err(CliError::Usage(format!(
+                    "--by: `{other}` is not allowed; allowed: nic, host"
+                )))
+            }
+        };
+        if !v.contains(&m) {
+            v.push(m);
+        }
+    }
+    if !(0.0..=1.0).contains(&a.noise_prob) {
+        return Err(CliError::Usage(format!(
+            "--noise-prob: {} is not allowed; allowed: 0 to 1",
+            a.noise_prob
+        )));
+    }
+    Ok(v)
+}
+
 /// `netcoll nic collective`.
 pub fn run(a: &CollectiveArgs, out: &mut Out) -> Result<bool, CliError> {
     let c = collective(a)?;
+    let modes = progress_modes(a)?;
     let p: NicParams = match &a.config {
         Some(path) => {
             Config::from_file(path)
@@ -147,6 +193,7 @@ pub fn run(a: &CollectiveArgs, out: &mut Out) -> Result<bool, CliError> {
     };
     let opts = ScheduleOptions::default();
     let mut ok = true;
+    let mut points: Vec<Point> = vec![];
     for &n in &a.nodes {
         for (flag, list) in [("rtl", &a.rtl), ("verilator", &a.verilator)] {
             if let Some(k) = list.iter().find(|&&k| k >= n) {
@@ -174,11 +221,6 @@ pub fn run(a: &CollectiveArgs, out: &mut Out) -> Result<bool, CliError> {
             });
             prog.commands.splice(0..0, writes);
         }
-        let net = NetworkOptions {
-            latency: a.latency,
-            room: a.room,
-            ..Default::default()
-        };
         let levels: Vec<Level> = (0..n)
             .map(|k| {
                 if a.verilator.contains(&k) {
@@ -191,70 +233,172 @@ pub fn run(a: &CollectiveArgs, out: &mut Out) -> Result<bool, CliError> {
             })
             .collect();
         let fail = |e: String| CliError::Failed(format!("{} of {n} nodes: {e}", c.name()));
-        let run = run_cycles(&progs, &p, &levels, &net).map_err(fail)?;
-        if levels.iter().any(|&l| l != Level::Model) {
-            let model = run_cycles(&progs, &p, &vec![Level::Model; n], &net).map_err(fail)?;
-            if model != run {
-                eprintln!(
-                    "netcoll nic collective: {n} nodes: the run with RTL / Verilator nodes differs from the all-model run"
-                );
-                ok = false;
-            } else {
-                eprintln!(
-                    "netcoll nic collective: {n} nodes: the run with RTL / Verilator nodes equals the all-model run, cycle for cycle"
-                );
-            }
-        }
-        if a.golden {
-            let mut golden_ok = true;
-            for order in 0..a.orders {
-                let g = run_golden(&progs, &p, a.seed + order).map_err(fail)?;
-                let same = g
-                    .nodes
-                    .iter()
-                    .zip(&run.nodes)
-                    .all(|(x, y)| x.result == y.result && x.cqe.status == y.cqe.status);
-                if !same {
-                    eprintln!("netcoll nic collective: {n} nodes: the golden (order {order}) gives other results");
-                    golden_ok = false;
+        let mut golden_results = None;
+        for &mode in &modes {
+            let net = NetworkOptions {
+                latency: a.latency,
+                room: a.room,
+                progress: mode,
+                overhead: a.overhead,
+                noise_prob: a.noise_prob,
+                noise_cycles: a.noise_cycles,
+                seed: a.seed,
+                ..Default::default()
+            };
+            let tag = format!("{n} nodes, by {}", mode.name());
+            let run = run_cycles(&progs, &p, &levels, &net).map_err(fail)?;
+            if levels.iter().any(|&l| l != Level::Model) {
+                let model = run_cycles(&progs, &p, &vec![Level::Model; n], &net).map_err(fail)?;
+                if model != run {
+                    eprintln!(
+                        "netcoll nic collective: {tag}: the run with RTL / Verilator nodes differs from the all-model run"
+                    );
+                    ok = false;
+                } else {
+                    eprintln!(
+                        "netcoll nic collective: {tag}: the run with RTL / Verilator nodes equals the all-model run, cycle for cycle"
+                    );
                 }
             }
-            ok &= golden_ok;
-            if golden_ok {
+            if a.golden && golden_results.is_none() {
+                let mut results = vec![];
+                for order in 0..a.orders {
+                    let g = run_golden(&progs, &p, a.seed + order).map_err(fail)?;
+                    results.push(g);
+                }
+                golden_results = Some(results);
+            }
+            if let Some(gs) = &golden_results {
+                let same = gs.iter().all(|g| {
+                    g.nodes
+                        .iter()
+                        .zip(&run.nodes)
+                        .all(|(x, y)| x.result == y.result && x.status == y.status)
+                });
+                ok &= same;
                 eprintln!(
-                    "netcoll nic collective: {n} nodes: the golden gives the same results in {} arrival orders",
+                    "netcoll nic collective: {tag}: the golden gives {} results in {} arrival orders",
+                    if same { "the same" } else { "other" },
                     a.orders
                 );
             }
-        }
-        if !a.summary {
-            for (k, node) in run.nodes.iter().enumerate() {
-                let line = serde_json::json!({
-                    "node": k,
-                    "level": levels[k].name(),
-                    "status": status_name(node.cqe.status),
-                    "posted_at": node.posted_at,
-                    "done_at": node.done_at,
-                    "result": node.result,
-                });
-                out.line(&line.to_string())?;
+            if !a.summary {
+                for (k, node) in run.nodes.iter().enumerate() {
+                    let line = serde_json::json!({
+                        "node": k,
+                        "by": mode.name(),
+                        "level": levels[k].name(),
+                        "status": status_name(node.status),
+                        "entered_at": node.entered_at,
+                        "done_at": node.done_at,
+                        "result": node.result,
+                    });
+                    out.line(&line.to_string())?;
+                }
             }
+            ok &= run.nodes.iter().all(|x| x.status == Status::Ok.code());
+            let point = Point {
+                by: mode.name(),
+                nodes: n,
+                latency: run.latency(),
+                cycles: run.cycles,
+                messages: run.messages,
+                answers: run.answers,
+                rnr_naks: run.rnr_naks,
+                all_ok: run.nodes.iter().all(|x| x.status == Status::Ok.code()),
+            };
+            let mut line =
+                serde_json::to_value(&point).map_err(|e| CliError::Failed(e.to_string()))?;
+            line["collective"] = c.name().into();
+            out.line(&line.to_string())?;
+            points.push(point);
         }
-        ok &= run.nodes.iter().all(|x| x.cqe.status == Status::Ok.code());
-        out.line(&summary(&c, n, &run).to_string())?;
+    }
+    if let Some(path) = &a.csv {
+        std::fs::write(path, csv(c.name(), &points))
+            .map_err(|e| CliError::Input(format!("writing {}: {e}", path.display())))?;
+        eprintln!("netcoll nic collective: wrote {}", path.display());
+    }
+    if let Some(path) = &a.svg {
+        svg(c.name(), &points, path)
+            .map_err(|e| CliError::Input(format!("writing {}: {e}", path.display())))?;
+        eprintln!("netcoll nic collective: wrote {}", path.display());
     }
     Ok(ok)
 }
 
-fn summary(c: &Collective, n: usize, run: &NetworkRun) -> serde_json::Value {
-    serde_json::json!({
-        "collective": c.name(),
-        "nodes": n,
-        "latency": run.latency(),
-        "cycles": run.cycles,
-        "messages": run.messages,
-        "answers": run.answers,
-        "rnr_naks": run.rnr_naks,
-        "all_ok": run.nodes.iter().all(|x| x.cqe.status == Status::Ok.code()),
-    })
+/// One run's summary.
+#[derive(Clone, Debug, serde::Serialize)]
+struct Point {
+    by: &'static str,
+    nodes: usize,
+    /// Cycles from the last node's entry to the last node's completion.
+    latency: u64,
+    cycles: u64,
+    messages: u64,
+    answers: u64,
+    rnr_naks: u64,
+    all_ok: bool,
+}
+
+fn csv(collective: &str, points: &[Point]) -> String {
+    let mut s =
+        String::from("collective,by,nodes,latency_cycles,messages,answers,rnr_naks,all_ok\n");
+    for p in points {
+        s.push_str(&format!(
+            "{collective},{},{},{},{},{},{},{}\n",
+            p.by, p.nodes, p.latency, p.messages, p.answers, p.rnr_naks, p.all_ok
+        ));
+    }
+    s
+}
+
+fn svg(collective: &str, points: &[Point], path: &std::path::Path) -> Result<(), String> {
+    use plotters::prelude::*;
+    let xmax = points.iter().map(|p| p.nodes).max().unwrap_or(1) as f64;
+    let ymax = points.iter().map(|p| p.latency).max().unwrap_or(1) as f64;
+    let root = SVGBackend::new(path, (800, 500)).into_drawing_area();
+    root.fill(&WHITE).map_err(|e| e.to_string())?;
+    let mut chart = ChartBuilder::on(&root)
+        .caption(
+            format!("{collective} latency vs node count"),
+            ("sans-serif", 20),
+        )
+        .margin(12)
+        .x_label_area_size(40)
+        .y_label_area_size(60)
+        .build_cartesian_2d(0.0..xmax * 1.05, 0.0..ymax * 1.15)
+        .map_err(|e| e.to_string())?;
+    chart
+        .configure_mesh()
+        .x_desc("nodes")
+        .y_desc("latency (cycles)")
+        .draw()
+        .map_err(|e| e.to_string())?;
+    let mut names: Vec<&str> = points.iter().map(|p| p.by).collect();
+    names.sort_unstable();
+    names.dedup();
+    for (i, name) in names.iter().enumerate() {
+        let color = Palette99::pick(i).to_rgba();
+        let pts: Vec<(f64, f64)> = points
+            .iter()
+            .filter(|p| p.by == *name)
+            .map(|p| (p.nodes as f64, p.latency as f64))
+            .collect();
+        chart
+            .draw_series(LineSeries::new(pts.clone(), color.stroke_width(2)))
+            .map_err(|e| e.to_string())?
+            .label(format!("by {name}"))
+            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color));
+        chart
+            .draw_series(pts.into_iter().map(|p| Circle::new(p, 3, color.filled())))
+            .map_err(|e| e.to_string())?;
+    }
+    chart
+        .configure_series_labels()
+        .background_style(WHITE.mix(0.8))
+        .border_style(BLACK)
+        .draw()
+        .map_err(|e| e.to_string())?;
+    root.present().map_err(|e| e.to_string())
 }

@@ -142,6 +142,8 @@ enum FabricCmd {
     Sweep(fabric::SweepArgs),
 }
 
+// One value per run of the command line: its size does not matter.
+#[allow(clippy::large_enum_variant)]
 #[derive(Subcommand)]
 enum NicCmd {
     /// Run a scenario at each level; print its events as JSON lines; exit 1 if two levels

@@ -334,6 +334,10 @@ fn nic_collective_allreduce_runs_with_rtl_and_verilator_nodes() {
         "--golden",
         "--seed",
         "9",
+        "--by",
+        "nic,host",
+        "--overhead",
+        "100",
     ]);
     let err = text(&o.stderr);
     assert_eq!(o.status.code(), Some(0), "{err}");
@@ -347,7 +351,8 @@ fn nic_collective_allreduce_runs_with_rtl_and_verilator_nodes() {
         .lines()
         .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{l}: {e}")))
         .collect();
-    assert_eq!(lines.len(), 6, "{out}");
+    // Per progress mode: a line per node, then the summary.
+    assert_eq!(lines.len(), 12, "{out}");
     let want: Vec<u64> = {
         use rand::{Rng, SeedableRng};
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(9);
@@ -362,22 +367,35 @@ fn nic_collective_allreduce_runs_with_rtl_and_verilator_nodes() {
             .map(|j| inputs.iter().fold(0u64, |s, v| s.wrapping_add(v[j])))
             .collect()
     };
-    for (k, l) in lines[..5].iter().enumerate() {
-        assert_eq!(l["node"], k as u64);
-        assert_eq!(l["status"], "OK", "{l}");
-        let result: Vec<u64> = serde_json::from_value(l["result"].clone()).expect("words");
-        assert_eq!(result, want, "node {k}");
-        let level = ["model", "model", "rtl", "model", "verilator"][k];
-        assert_eq!(l["level"], level);
+    let mut latency = vec![];
+    for (m, by) in ["nic", "host"].iter().enumerate() {
+        let block = &lines[6 * m..6 * m + 6];
+        for (k, l) in block[..5].iter().enumerate() {
+            assert_eq!(
+                (l["node"].as_u64(), l["by"].as_str()),
+                (Some(k as u64), Some(*by))
+            );
+            assert_eq!(l["status"], "OK", "{l}");
+            let result: Vec<u64> = serde_json::from_value(l["result"].clone()).expect("words");
+            assert_eq!(result, want, "by {by}, node {k}");
+            let level = ["model", "model", "rtl", "model", "verilator"][k];
+            assert_eq!(l["level"], level);
+        }
+        let s = &block[5];
+        assert_eq!(
+            (
+                s["collective"].as_str(),
+                s["nodes"].as_u64(),
+                s["by"].as_str()
+            ),
+            (Some("allreduce"), Some(5), Some(*by))
+        );
+        // 5 nodes: the extra's vector and result, and two rounds among four: 10 messages.
+        assert_eq!(s["messages"], 10, "{s}");
+        latency.push(s["latency"].as_u64().expect("latency"));
     }
-    let s = &lines[5];
-    assert_eq!(
-        (s["collective"].as_str(), s["nodes"].as_u64()),
-        (Some("allreduce"), Some(5))
-    );
-    // 5 nodes: the extra's vector and result, and two rounds among four: 10 messages.
-    assert_eq!(s["messages"], 10, "{s}");
-    assert!(s["latency"].as_u64().is_some_and(|l| l > 0), "{s}");
+    // The software's 100 cycles a message make the host-progressed run the slower.
+    assert!(latency[1] > latency[0], "{latency:?}");
 }
 
 #[test]

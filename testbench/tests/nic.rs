@@ -1098,7 +1098,9 @@ mod collectives {
     use super::*;
     use netcoll_models::nic::schedule::{self, Collective, NodeProgram, ScheduleOptions};
     use netcoll_models::reduce_alu::{AluOp, Dtype};
-    use netcoll_testbench::nic::network::{run_cycles, run_golden, NetworkOptions, NetworkRun};
+    use netcoll_testbench::nic::network::{
+        run_cycles, run_golden, NetworkOptions, NetworkRun, Progress,
+    };
     use rand::{Rng, SeedableRng};
 
     const SEED: u64 = 0x5eed_c011;
@@ -1167,7 +1169,7 @@ mod collectives {
     fn all_ok(run: &NetworkRun, what: &str) {
         for (k, node) in run.nodes.iter().enumerate() {
             assert_eq!(
-                node.cqe.status,
+                node.status,
                 Status::Ok.code(),
                 "{what}: node {k}: {:?}",
                 node.cqe
@@ -1369,5 +1371,120 @@ mod collectives {
                 assert_eq!(node.result, want, "node {k}");
             }
         }
+    }
+
+    /// Host progress sends the same messages and runs the same CALCs, so it gives the same
+    /// results; every level agrees with the model under it too.
+    #[test]
+    fn host_progress_gives_the_offload_results_at_every_level() {
+        let p = NicParams::SMALL;
+        let host = NetworkOptions {
+            progress: Progress::Host,
+            overhead: 50,
+            ..Default::default()
+        };
+        let inputs = random_inputs(5, 3, SEED);
+        let cases: [(Collective, usize); 3] = [
+            (
+                Collective::Allreduce {
+                    op: AluOp::Max,
+                    dtype: Dtype::I64,
+                    count: 3,
+                },
+                5,
+            ),
+            (Collective::Barrier, 7),
+            (
+                Collective::Broadcast {
+                    root: 1,
+                    radix: 2,
+                    count: 3,
+                },
+                6,
+            ),
+        ];
+        for (c, n) in cases {
+            let progs = schedule::build(&c, n, &p, &ScheduleOptions::default()).expect("fits");
+            let progs = match c {
+                Collective::Allreduce { .. } => with_inputs(progs, &inputs),
+                _ => progs,
+            };
+            let nic = run_cycles(
+                &progs,
+                &p,
+                &vec![Level::Model; n],
+                &NetworkOptions::default(),
+            )
+            .expect("offload");
+            let by_host = run_cycles(&progs, &p, &vec![Level::Model; n], &host).expect("host");
+            all_ok(&by_host, c.name());
+            for (k, (a, b)) in nic.nodes.iter().zip(&by_host.nodes).enumerate() {
+                assert_eq!(a.result, b.result, "{}: node {k}", c.name());
+            }
+            if let Collective::Allreduce { .. } = c {
+                assert_eq!(by_host.nodes[0].result, reference(AluOp::Max, &inputs));
+            }
+            // The same messages, and no WAIT posted: the host polled the counters instead.
+            assert_eq!(by_host.messages, nic.messages, "{}", c.name());
+            let mix = run_cycles(&progs, &p, &mixed(n), &host).expect("mixed");
+            assert_eq!(
+                mix,
+                by_host,
+                "{}: RTL and Verilator nodes among models",
+                c.name()
+            );
+        }
+    }
+
+    /// The software's per-message overhead lies on the host-progressed collective's critical
+    /// path at every step, and OS noise delays it at every step; the offloaded schedule feels
+    /// neither once it is posted.
+    #[test]
+    fn overhead_and_noise_cost_host_progress_more_than_the_offload() {
+        let p = NicParams::default();
+        let n = 64;
+        let c = Collective::Allreduce {
+            op: AluOp::Sum,
+            dtype: Dtype::I64,
+            count: 8,
+        };
+        let progs = with_inputs(
+            schedule::build(&c, n, &p, &ScheduleOptions::default()).expect("fits"),
+            &random_inputs(n, 8, SEED),
+        );
+        let latency = |progress, overhead, noise_prob| {
+            let o = NetworkOptions {
+                progress,
+                overhead,
+                noise_prob,
+                noise_cycles: 5000,
+                seed: SEED,
+                ..Default::default()
+            };
+            let run = run_cycles(&progs, &p, &vec![Level::Model; n], &o).expect("runs");
+            all_ok(&run, "64 nodes");
+            run.latency()
+        };
+        let (nic, host) = (
+            latency(Progress::Nic, 0, 0.0),
+            latency(Progress::Host, 0, 0.0),
+        );
+        let host_o = latency(Progress::Host, 200, 0.0);
+        // Six rounds, each a send and an arrival: at least 12 overheads.
+        assert!(
+            host_o >= host + 12 * 200,
+            "host {host}, with overhead {host_o}"
+        );
+        assert_eq!(
+            latency(Progress::Nic, 200, 0.0),
+            nic,
+            "the offload has no overhead"
+        );
+        let nic_noisy = latency(Progress::Nic, 0, 0.02);
+        let host_noisy = latency(Progress::Host, 0, 0.02);
+        assert!(
+            host_noisy - host > nic_noisy - nic,
+            "noise: host {host} → {host_noisy}, offload {nic} → {nic_noisy}"
+        );
     }
 }

@@ -13,33 +13,54 @@
 //!   per (source, destination), `latency` cycles and room for `room` beats, so a full link
 //!   back-pressures its sender's `tx_ready`. Each receive port takes whole messages from its
 //!   links round robin (a message's beats are never interleaved with another's). Each node's
-//!   host issues its setup from cycle 1; once every node's setup is done, it issues its
-//!   commands from its start cycle on, one at a time, then polls its done CQ every
-//!   `poll_every` cycles until the CQE arrives, then reads its result. Empty setups or
-//!   programs are not allowed.
+//!   host issues its setup from cycle 1; once every node's setup is done and its start cycle
+//!   has come, it *enters* the collective and issues its commands one at a time. How the
+//!   schedule then progresses is [`Progress`]:
+//!   - [`Progress::Nic`] (offload): the host posts the whole program, then polls its done CQ
+//!     every `poll_every` cycles until the CQE arrives;
+//!   - [`Progress::Host`] (host software): the host posts the receive buffers, then walks the
+//!     schedule itself: each SEND or CALC is posted alone, signaled, and its CQE polled before
+//!     the next; a WAIT on a counter becomes polling that counter (`READ_CNT`). The messages,
+//!     the CALCs and so the results are the same; what differs is who decides when each step
+//!     starts.
 //!
-//! A node's [`NodeOutcome`] names the cycle its last command was answered (`posted_at`: the
-//! node has entered the collective) and the cycle its CQE was polled (`done_at`).
+//!   Under host progress, the host spends `overhead` cycles on each message (before posting
+//!   a SEND / CALC, after seeing one arrive: the software's per-message cost); under either,
+//!   before each action it may be away for `noise_cycles` cycles with probability
+//!   `noise_prob` (OS noise, seeded per node). Last, it reads its result.
+//!   Empty setups or programs are not allowed.
+//!
+//! A node's [`NodeOutcome`] names the cycle it entered (`entered_at`), the cycle its program's
+//! last command was answered (`posted_at`) and the cycle its last CQE was polled (`done_at`).
 
 use super::{cycle_dut, NicDesign};
 use crate::harness::Level;
 use netcoll_models::net::{Beat, Link};
 use netcoll_models::nic::golden::NicGolden;
 use netcoll_models::nic::schedule::{HostCommand, NodeProgram};
-use netcoll_models::nic::{Cqe, HostOp, HostStatus, Message, NicIn, NicOut, NicParams, Status};
+use netcoll_models::nic::{
+    Cqe, HostOp, HostStatus, Message, NicIn, NicOut, NicParams, Opcode, Status, Wqe,
+};
 use rand::{Rng, SeedableRng};
 use std::collections::VecDeque;
 
 /// What one node did.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct NodeOutcome {
-    /// The first CQE of the node's done CQ.
-    pub cqe: Cqe,
+    /// `OK`, or the status of the CQE that reported a failure (a [`Status`] code).
+    pub status: u64,
+    /// The last CQE polled: the done CQ's under the offload; under host progress, that of
+    /// the node's last SEND or CALC (none for a node that only receives).
+    pub cqe: Option<Cqe>,
     /// The words of its result (`NodeProgram::result`).
     pub result: Vec<u64>,
-    /// Cycle its last command was answered (0 for the golden).
+    /// Cycle it began the collective: its setup and every other node's were done and its
+    /// start cycle had come (0 for the golden).
+    pub entered_at: u64,
+    /// Cycle its program's last command was answered (0 for the golden).
     pub posted_at: u64,
-    /// Cycle its CQE was polled (0 for the golden).
+    /// Cycle its part was over: its last CQE polled, or (host progress) its last counter
+    /// seen to arrive (0 for the golden).
     pub done_at: u64,
 }
 
@@ -60,7 +81,7 @@ impl NetworkRun {
     /// The cycle the last node finished, minus the cycle the last node entered: the
     /// collective's latency once everyone is in.
     pub fn latency(&self) -> u64 {
-        let entered = self.nodes.iter().map(|n| n.posted_at).max().unwrap_or(0);
+        let entered = self.nodes.iter().map(|n| n.entered_at).max().unwrap_or(0);
         let done = self.nodes.iter().map(|n| n.done_at).max().unwrap_or(0);
         done.saturating_sub(entered)
     }
@@ -137,9 +158,12 @@ pub fn run_golden(
         }
         let (addr, len) = prog.result;
         let result = (addr..addr + len).map(|a| node.mem(a as usize)).collect();
+        let cqe = Cqe::decode(data);
         run.nodes.push(NodeOutcome {
-            cqe: Cqe::decode(data),
+            status: cqe.status,
+            cqe: Some(cqe),
             result,
+            entered_at: 0,
             posted_at: 0,
             done_at: 0,
         });
@@ -155,8 +179,28 @@ fn refused(node: usize, c: &HostCommand, status: u64) -> String {
     format!("node {node}: {} {} answered {name}", c.op.name(), c.arg)
 }
 
+/// Who progresses a node's schedule (see the module docs).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Progress {
+    /// The host posts the whole schedule; the NIC runs it (cross-channel offload).
+    #[default]
+    Nic,
+    /// The host runs the schedule in software: it posts each SEND / CALC alone (signaled) and
+    /// polls its completion, and polls the counter where the schedule has a WAIT.
+    Host,
+}
+
+impl Progress {
+    pub fn name(self) -> &'static str {
+        match self {
+            Progress::Nic => "nic",
+            Progress::Host => "host",
+        }
+    }
+}
+
 /// How [`run_cycles`] connects and drives the nodes.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct NetworkOptions {
     /// Cycles from a transmit port to the receive port at the other end of a link.
     pub latency: u64,
@@ -164,10 +208,20 @@ pub struct NetworkOptions {
     pub room: usize,
     /// The cycle each node's host starts (missing nodes start at 0).
     pub start: Vec<u64>,
-    /// Cycles between two polls of the done CQ.
+    /// Cycles between two polls (of a CQ or a counter).
     pub poll_every: u64,
     /// A run that has not ended by then is an error (a hang).
     pub max_cycles: u64,
+    pub progress: Progress,
+    /// Host progress only: host cycles spent on each message, before posting a SEND / CALC
+    /// and after seeing one arrive (the software's per-message cost, LogP's `o`). Posting an
+    /// offloaded schedule costs only the host port's cycles.
+    pub overhead: u64,
+    /// OS noise: before each host action, with this probability, the host is away for
+    /// `noise_cycles` cycles (drawn per node from `seed`).
+    pub noise_prob: f64,
+    pub noise_cycles: u64,
+    pub seed: u64,
 }
 
 impl Default for NetworkOptions {
@@ -178,34 +232,139 @@ impl Default for NetworkOptions {
             start: vec![],
             poll_every: 4,
             max_cycles: 2_000_000,
+            progress: Progress::Nic,
+            overhead: 0,
+            noise_prob: 0.0,
+            noise_cycles: 0,
+            seed: 0,
         }
     }
 }
 
-/// Where a node's host is in its program.
+/// One thing a node's host does.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Phase {
-    /// Issuing command `i` of the setup.
-    Setup(usize),
-    /// Setup done, waiting for the start cycle.
-    Ready,
-    /// Issuing command `i` of the program.
-    Post(usize),
-    /// Polling the done CQ, next at this cycle.
-    Poll(u64),
-    /// Reading result word `i`.
-    Read(u64),
-    Done,
+enum Action {
+    Command(HostCommand),
+    /// Poll counter `counter` until it reaches `at_least`.
+    WaitCounter {
+        counter: u64,
+        at_least: u64,
+    },
+    /// Poll CQ `cq` until it yields a CQE.
+    Complete {
+        cq: u64,
+    },
+    /// Read data-memory word `addr` into the result.
+    Read {
+        addr: u64,
+    },
+}
+
+/// The host's actions for `prog` under `progress`; the index of the first action after the
+/// setup, and of the last posting action (the program's last command).
+fn actions(prog: &NodeProgram, progress: Progress) -> Result<(Vec<Action>, usize, usize), String> {
+    let mut a: Vec<Action> = prog.setup.iter().map(|&c| Action::Command(c)).collect();
+    let first = a.len();
+    match progress {
+        Progress::Nic => {
+            a.extend(prog.commands.iter().map(|&c| Action::Command(c)));
+        }
+        Progress::Host => {
+            for &c in &prog.commands {
+                if c.op != HostOp::PostSq {
+                    a.push(Action::Command(c));
+                    continue;
+                }
+                let w = Wqe::decode(c.w0, c.w1);
+                if w.opcode == Opcode::Wait as u64 {
+                    if w.mode != 1 {
+                        return Err("the host progresses only WAITs on counters".into());
+                    }
+                    a.push(Action::WaitCounter {
+                        counter: w.index,
+                        at_least: w.value,
+                    });
+                } else {
+                    let (w0, w1) = Wqe {
+                        signaled: true,
+                        ..w
+                    }
+                    .encode();
+                    a.push(Action::Command(HostCommand { w0, w1, ..c }));
+                    a.push(Action::Complete { cq: prog.done_cq });
+                }
+            }
+        }
+    }
+    let last_post = a.len() - 1;
+    if progress == Progress::Nic {
+        a.push(Action::Complete { cq: prog.done_cq });
+    }
+    let (addr, len) = prog.result;
+    a.extend((addr..addr + len).map(|addr| Action::Read { addr }));
+    Ok((a, first, last_post))
 }
 
 struct Host {
-    phase: Phase,
-    /// A command was taken and its response is awaited.
+    actions: Vec<Action>,
+    /// The next action.
+    at: usize,
+    first: usize,
+    last_post: usize,
+    /// An action's command was taken and its response is awaited.
     pending: bool,
+    /// No action before this cycle (overhead, noise, the poll interval).
+    ready_at: u64,
+    rng: rand_chacha::ChaCha8Rng,
+    status: u64,
     cqe: Option<Cqe>,
     result: Vec<u64>,
+    entered_at: u64,
     posted_at: u64,
     done_at: u64,
+}
+
+impl Host {
+    fn done(&self) -> bool {
+        self.at == self.actions.len()
+    }
+
+    /// The command of the next action.
+    fn command(&self) -> Option<HostCommand> {
+        let c = |op, arg| HostCommand {
+            op,
+            arg,
+            w0: 0,
+            w1: 0,
+        };
+        match *self.actions.get(self.at)? {
+            Action::Command(cmd) => Some(cmd),
+            Action::WaitCounter { counter, .. } => Some(c(HostOp::ReadCnt, counter)),
+            Action::Complete { cq } => Some(c(HostOp::PollCq, cq)),
+            Action::Read { addr } => Some(c(HostOp::ReadMem, addr)),
+        }
+    }
+
+    /// Moves to the next action: in host progress, after the software's overhead for the
+    /// message it just saw arrive or is about to send; then perhaps after the noise.
+    fn advance(&mut self, cycle: u64, o: &NetworkOptions) {
+        let received = matches!(self.actions[self.at], Action::WaitCounter { .. });
+        self.at += 1;
+        self.ready_at = cycle + 1;
+        let sends = matches!(
+            self.actions.get(self.at),
+            Some(Action::Command(HostCommand {
+                op: HostOp::PostSq,
+                ..
+            }))
+        );
+        if o.progress == Progress::Host {
+            self.ready_at += o.overhead * (u64::from(received) + u64::from(sends));
+        }
+        if o.noise_prob > 0.0 && self.rng.gen_bool(o.noise_prob.min(1.0)) {
+            self.ready_at += o.noise_cycles;
+        }
+    }
 }
 
 /// Runs `programs` on NICs at `levels` (one per node) connected as in the module docs.
@@ -233,27 +392,39 @@ pub fn run_cycles(
     // The source whose message each receive port is taking, and where round robin resumes.
     let mut taking: Vec<Option<usize>> = vec![None; n];
     let mut next_src: Vec<usize> = vec![0; n];
-    let mut hosts: Vec<Host> = (0..n)
-        .map(|_| Host {
-            phase: Phase::Setup(0),
+    let mut hosts: Vec<Host> = vec![];
+    for (k, prog) in programs.iter().enumerate() {
+        let (actions, first, last_post) =
+            actions(prog, o.progress).map_err(|e| format!("node {k}: {e}"))?;
+        hosts.push(Host {
+            actions,
+            at: 0,
+            first,
+            last_post,
             pending: false,
+            ready_at: 1,
+            rng: rand_chacha::ChaCha8Rng::seed_from_u64(
+                o.seed ^ (k as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15),
+            ),
+            status: Status::Ok.code(),
             cqe: None,
             result: vec![],
+            entered_at: 0,
             posted_at: 0,
             done_at: 0,
-        })
-        .collect();
+        });
+    }
     let mut run = NetworkRun::default();
     let mut assemble: Vec<netcoll_models::net::Reassembler> =
         (0..n).map(|_| Default::default()).collect();
     let mut cycle = 0;
-    while hosts.iter().any(|h| h.phase != Phase::Done) {
+    while hosts.iter().any(|h| !h.done()) {
         if cycle >= o.max_cycles {
             let stuck: Vec<String> = hosts
                 .iter()
                 .enumerate()
-                .filter(|(_, h)| h.phase != Phase::Done)
-                .map(|(k, h)| format!("node {k} ({:?})", h.phase))
+                .filter(|(_, h)| !h.done())
+                .map(|(k, h)| format!("node {k} (at {:?})", h.actions[h.at]))
                 .collect();
             return Err(format!(
                 "not over after {} cycles: {}",
@@ -262,7 +433,7 @@ pub fn run_cycles(
             ));
         }
         // Every node's QPs are configured before any node posts (see `NodeProgram::setup`).
-        let setup_done = hosts.iter().all(|h| !matches!(h.phase, Phase::Setup(_)));
+        let setup_done = hosts.iter().all(|h| h.at >= h.first);
         for k in 0..n {
             let out: NicOut = if cycle == 0 {
                 NicOut::default()
@@ -294,33 +465,19 @@ pub fn run_cycles(
             }
             let h = &mut hosts[k];
             let start = o.start.get(k).copied().unwrap_or(0);
-            if h.phase == Phase::Ready && cycle >= start && setup_done {
-                h.phase = Phase::Post(0);
+            let gate = h.at == h.first && !(setup_done && cycle >= start);
+            if h.at == h.first && !gate && h.entered_at == 0 {
+                h.entered_at = cycle;
+                h.ready_at = h.ready_at.max(cycle);
             }
-            let offer: Option<HostCommand> = match h.phase {
-                _ if h.pending || cycle == 0 => None,
-                Phase::Setup(c) => Some(programs[k].setup[c]),
-                Phase::Post(c) => Some(programs[k].commands[c]),
-                Phase::Poll(at) if cycle >= at => Some(HostCommand {
-                    op: HostOp::PollCq,
-                    arg: programs[k].done_cq,
-                    w0: 0,
-                    w1: 0,
-                }),
-                Phase::Read(w) => Some(HostCommand {
-                    op: HostOp::ReadMem,
-                    arg: programs[k].result.0 + w,
-                    w0: 0,
-                    w1: 0,
-                }),
-                _ => None,
-            };
-            if let Some(c) = offer {
-                i.host_valid = true;
-                i.host_op = c.op as u64;
-                i.host_arg = c.arg;
-                i.host_w0 = c.w0;
-                i.host_w1 = c.w1;
+            if !h.pending && !gate && cycle >= h.ready_at {
+                if let Some(c) = h.command() {
+                    i.host_valid = true;
+                    i.host_op = c.op as u64;
+                    i.host_arg = c.arg;
+                    i.host_w0 = c.w0;
+                    i.host_w1 = c.w1;
+                }
             }
             if i.host_valid && out.host_ready {
                 h.pending = true;
@@ -351,50 +508,45 @@ pub fn run_cycles(
             if during.host_rsp_valid {
                 h.pending = false;
                 let (status, data) = (during.host_rsp_status, during.host_rsp_data);
-                h.phase = match h.phase {
-                    Phase::Setup(c) => {
-                        if status != HostStatus::Ok.code() {
-                            return Err(refused(k, &programs[k].setup[c], status));
+                let ok = status == HostStatus::Ok.code();
+                match h.actions[h.at] {
+                    Action::Command(c) => {
+                        if !ok {
+                            return Err(refused(k, &c, status));
                         }
-                        if c + 1 == programs[k].setup.len() {
-                            Phase::Ready
-                        } else {
-                            Phase::Setup(c + 1)
-                        }
-                    }
-                    Phase::Post(c) => {
-                        if status != HostStatus::Ok.code() {
-                            return Err(refused(k, &programs[k].commands[c], status));
-                        }
-                        if c + 1 == programs[k].commands.len() {
+                        if h.at == h.last_post {
                             h.posted_at = cycle;
-                            Phase::Poll(cycle + 1)
+                        }
+                        h.advance(cycle, o);
+                    }
+                    Action::WaitCounter { at_least, .. } => {
+                        if data >= at_least {
+                            h.done_at = cycle;
+                            h.advance(cycle, o);
                         } else {
-                            Phase::Post(c + 1)
+                            h.ready_at = cycle + o.poll_every;
                         }
                     }
-                    Phase::Poll(_) if status == HostStatus::Empty.code() => {
-                        Phase::Poll(cycle + o.poll_every)
+                    Action::Complete { .. } if status == HostStatus::Empty.code() => {
+                        h.ready_at = cycle + o.poll_every;
                     }
-                    Phase::Poll(_) => {
-                        h.cqe = Some(Cqe::decode(data));
+                    Action::Complete { .. } => {
+                        let cqe = Cqe::decode(data);
+                        h.cqe = Some(cqe);
                         h.done_at = cycle;
-                        if programs[k].result.1 == 0 {
-                            Phase::Done
+                        if cqe.status == Status::Ok.code() {
+                            h.advance(cycle, o);
                         } else {
-                            Phase::Read(0)
+                            // A failed work request: the node's part is over.
+                            h.status = cqe.status;
+                            h.at = h.actions.len();
                         }
                     }
-                    Phase::Read(w) => {
+                    Action::Read { .. } => {
                         h.result.push(data);
-                        if w + 1 == programs[k].result.1 {
-                            Phase::Done
-                        } else {
-                            Phase::Read(w + 1)
-                        }
+                        h.advance(cycle, o);
                     }
-                    Phase::Ready | Phase::Done => h.phase,
-                };
+                }
             }
         }
         for l in &mut links {
@@ -406,8 +558,10 @@ pub fn run_cycles(
     run.nodes = hosts
         .into_iter()
         .map(|h| NodeOutcome {
-            cqe: h.cqe.expect("polled before done"),
+            status: h.status,
+            cqe: h.cqe,
             result: h.result,
+            entered_at: h.entered_at,
             posted_at: h.posted_at,
             done_at: h.done_at,
         })
