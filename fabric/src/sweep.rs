@@ -122,12 +122,41 @@ pub fn csv(points: &[Point]) -> String {
 
 /// An SVG plot of median latency (ns) against node count, one line per series.
 pub fn svg(points: &[Point], path: &Path) -> Result<(), String> {
-    let xmax = points.iter().map(|p| p.hosts).max().unwrap_or(1) as f64;
-    let ymax = points.iter().map(|p| p.median_ns).fold(1.0, f64::max);
+    let mut names: Vec<&str> = points.iter().map(|p| p.series.as_str()).collect();
+    names.dedup();
+    let lines: Vec<(String, Vec<(f64, f64)>)> = names
+        .iter()
+        .map(|name| {
+            let pts = points
+                .iter()
+                .filter(|p| p.series == *name)
+                .map(|p| (p.hosts as f64, p.median_ns))
+                .collect();
+            (name.to_string(), pts)
+        })
+        .collect();
+    plot_lines(
+        "barrier latency vs node count",
+        ("nodes", "median barrier latency (ns)"),
+        &lines,
+        path,
+    )
+}
+
+/// An SVG plot of named lines of points `(x, y)`, both axes from 0, with a legend.
+pub fn plot_lines(
+    caption: &str,
+    (x_desc, y_desc): (&str, &str),
+    lines: &[(String, Vec<(f64, f64)>)],
+    path: &Path,
+) -> Result<(), String> {
+    let all = lines.iter().flat_map(|(_, pts)| pts);
+    let xmax = all.clone().map(|p| p.0).fold(1.0, f64::max);
+    let ymax = all.map(|p| p.1).fold(1.0, f64::max);
     let root = SVGBackend::new(path, (800, 500)).into_drawing_area();
     root.fill(&WHITE).map_err(|e| e.to_string())?;
     let mut chart = ChartBuilder::on(&root)
-        .caption("barrier latency vs node count", ("sans-serif", 20))
+        .caption(caption, ("sans-serif", 20))
         .margin(12)
         .x_label_area_size(40)
         .y_label_area_size(60)
@@ -135,26 +164,19 @@ pub fn svg(points: &[Point], path: &Path) -> Result<(), String> {
         .map_err(|e| e.to_string())?;
     chart
         .configure_mesh()
-        .x_desc("nodes")
-        .y_desc("median barrier latency (ns)")
+        .x_desc(x_desc)
+        .y_desc(y_desc)
         .draw()
         .map_err(|e| e.to_string())?;
-    let mut names: Vec<&str> = points.iter().map(|p| p.series.as_str()).collect();
-    names.dedup();
-    for (i, name) in names.iter().enumerate() {
+    for (i, (name, pts)) in lines.iter().enumerate() {
         let color = Palette99::pick(i).to_rgba();
-        let pts: Vec<(f64, f64)> = points
-            .iter()
-            .filter(|p| p.series == *name)
-            .map(|p| (p.hosts as f64, p.median_ns))
-            .collect();
         chart
             .draw_series(LineSeries::new(pts.clone(), color.stroke_width(2)))
             .map_err(|e| e.to_string())?
-            .label(name.to_string())
+            .label(name.clone())
             .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color));
         chart
-            .draw_series(pts.into_iter().map(|p| Circle::new(p, 3, color.filled())))
+            .draw_series(pts.iter().map(|&p| Circle::new(p, 3, color.filled())))
             .map_err(|e| e.to_string())?;
     }
     chart

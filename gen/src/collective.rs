@@ -16,8 +16,9 @@ use netcoll_models::nic::schedule::{self, Collective, HostCommand, ScheduleOptio
 use netcoll_models::nic::{HostOp, NicParams, Status};
 use netcoll_models::reduce_alu::{AluOp, Dtype};
 use netcoll_testbench::harness::Level;
-use netcoll_testbench::nic::network::{run_cycles, run_golden, NetworkOptions, Progress};
-use rand::{Rng, SeedableRng};
+use netcoll_testbench::nic::network::{
+    run_cycles, run_golden, seeded_words, NetworkOptions, Progress,
+};
 use std::path::PathBuf;
 
 /// The arguments of `nic collective`.
@@ -132,19 +133,12 @@ fn collective(a: &CollectiveArgs) -> Result<Collective, CliError> {
 
 /// Each node's input words: allreduce, its vector; broadcast, the root's buffer.
 fn inputs(c: &Collective, n: usize, seed: u64) -> Vec<Vec<u64>> {
-    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
     let words = match *c {
         Collective::Barrier => 0,
         Collective::Allreduce { op, count, .. } => count * if op.is_loc() { 2 } else { 1 },
         Collective::Broadcast { count, .. } => count,
     };
-    (0..n)
-        .map(|_| {
-            (0..words)
-                .map(|_| rng.gen::<u64>() >> rng.gen_range(0..64))
-                .collect()
-        })
-        .collect()
+    seeded_words(n, words as usize, seed)
 }
 
 fn status_name(code: u64) -> &'static str {
@@ -354,51 +348,24 @@ fn csv(collective: &str, points: &[Point]) -> String {
 }
 
 fn svg(collective: &str, points: &[Point], path: &std::path::Path) -> Result<(), String> {
-    use plotters::prelude::*;
-    let xmax = points.iter().map(|p| p.nodes).max().unwrap_or(1) as f64;
-    let ymax = points.iter().map(|p| p.latency).max().unwrap_or(1) as f64;
-    let root = SVGBackend::new(path, (800, 500)).into_drawing_area();
-    root.fill(&WHITE).map_err(|e| e.to_string())?;
-    let mut chart = ChartBuilder::on(&root)
-        .caption(
-            format!("{collective} latency vs node count"),
-            ("sans-serif", 20),
-        )
-        .margin(12)
-        .x_label_area_size(40)
-        .y_label_area_size(60)
-        .build_cartesian_2d(0.0..xmax * 1.05, 0.0..ymax * 1.15)
-        .map_err(|e| e.to_string())?;
-    chart
-        .configure_mesh()
-        .x_desc("nodes")
-        .y_desc("latency (cycles)")
-        .draw()
-        .map_err(|e| e.to_string())?;
-    let mut names: Vec<&str> = points.iter().map(|p| p.by).collect();
-    names.sort_unstable();
-    names.dedup();
-    for (i, name) in names.iter().enumerate() {
-        let color = Palette99::pick(i).to_rgba();
-        let pts: Vec<(f64, f64)> = points
-            .iter()
-            .filter(|p| p.by == *name)
-            .map(|p| (p.nodes as f64, p.latency as f64))
-            .collect();
-        chart
-            .draw_series(LineSeries::new(pts.clone(), color.stroke_width(2)))
-            .map_err(|e| e.to_string())?
-            .label(format!("by {name}"))
-            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color));
-        chart
-            .draw_series(pts.into_iter().map(|p| Circle::new(p, 3, color.filled())))
-            .map_err(|e| e.to_string())?;
-    }
-    chart
-        .configure_series_labels()
-        .background_style(WHITE.mix(0.8))
-        .border_style(BLACK)
-        .draw()
-        .map_err(|e| e.to_string())?;
-    root.present().map_err(|e| e.to_string())
+    let mut modes: Vec<&str> = points.iter().map(|p| p.by).collect();
+    modes.sort_unstable();
+    modes.dedup();
+    let lines: Vec<(String, Vec<(f64, f64)>)> = modes
+        .iter()
+        .map(|by| {
+            let pts = points
+                .iter()
+                .filter(|p| p.by == *by)
+                .map(|p| (p.nodes as f64, p.latency as f64))
+                .collect();
+            (format!("by {by}"), pts)
+        })
+        .collect();
+    netcoll_fabric::sweep::plot_lines(
+        &format!("{collective} latency vs node count"),
+        ("nodes", "latency (cycles)"),
+        &lines,
+        path,
+    )
 }

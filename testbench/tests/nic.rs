@@ -1099,9 +1099,8 @@ mod collectives {
     use netcoll_models::nic::schedule::{self, Collective, NodeProgram, ScheduleOptions};
     use netcoll_models::reduce_alu::{AluOp, Dtype};
     use netcoll_testbench::nic::network::{
-        run_cycles, run_golden, NetworkOptions, NetworkRun, Progress,
+        run_cycles, run_golden, seeded_words, NetworkOptions, NetworkRun, Progress,
     };
-    use rand::{Rng, SeedableRng};
 
     const SEED: u64 = 0x5eed_c011;
 
@@ -1121,17 +1120,6 @@ mod collectives {
             prog.commands.splice(0..0, writes);
         }
         programs
-    }
-
-    fn random_inputs(n: usize, words: usize, seed: u64) -> Vec<Vec<u64>> {
-        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
-        (0..n)
-            .map(|_| {
-                (0..words)
-                    .map(|_| rng.gen::<u64>() >> rng.gen_range(0..64))
-                    .collect()
-            })
-            .collect()
     }
 
     /// The naive reference: node 0's vector combined with node 1's, 2's, … in node order.
@@ -1202,7 +1190,7 @@ mod collectives {
             let seed = SEED + case as u64;
             let what = format!("{n} nodes, {} {}, seed {seed:#x}", op.name(), dtype.name());
             let words = count * if op.is_loc() { 2 } else { 1 };
-            let mut inputs = random_inputs(n, words, seed);
+            let mut inputs = seeded_words(n, words, seed);
             if op.is_loc() {
                 // Indices: the node's rank; a few equal values, so ties are decided.
                 for (k, v) in inputs.iter_mut().enumerate() {
@@ -1383,7 +1371,7 @@ mod collectives {
             overhead: 50,
             ..Default::default()
         };
-        let inputs = random_inputs(5, 3, SEED);
+        let inputs = seeded_words(5, 3, SEED);
         let cases: [(Collective, usize); 3] = [
             (
                 Collective::Allreduce {
@@ -1450,7 +1438,7 @@ mod collectives {
         };
         let progs = with_inputs(
             schedule::build(&c, n, &p, &ScheduleOptions::default()).expect("fits"),
-            &random_inputs(n, 8, SEED),
+            &seeded_words(n, 8, SEED),
         );
         let latency = |progress, overhead, noise_prob| {
             let o = NetworkOptions {

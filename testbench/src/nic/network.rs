@@ -87,6 +87,19 @@ impl NetworkRun {
     }
 }
 
+/// `n` vectors of `words` seeded words: ChaCha8 from `seed`, node by node, word by word, each
+/// a random `u64` shifted right by a random 0..64 (so small and large values both occur).
+pub fn seeded_words(n: usize, words: usize, seed: u64) -> Vec<Vec<u64>> {
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+    (0..n)
+        .map(|_| {
+            (0..words)
+                .map(|_| rng.gen::<u64>() >> rng.gen_range(0..64))
+                .collect()
+        })
+        .collect()
+}
+
 fn count(run: &mut NetworkRun, m: &Message) {
     if m.kind_nak {
         run.answers += 1;
