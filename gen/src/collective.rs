@@ -63,7 +63,7 @@ pub struct CollectiveArgs {
     /// Beats a link holds.
     #[arg(long, default_value_t = 16)]
     pub room: usize,
-    /// Seed of the inputs (and of the golden's arrival orders).
+    /// Seed of the inputs, of the golden's arrival orders and of the OS noise.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     /// The NICs of this parameter file's [nic] table [default: the built-in one].

@@ -1291,7 +1291,9 @@ mod collectives {
                     },
                 );
             }
-            let g = run_golden(&progs, &p, SEED).expect("golden");
+            let golden: Vec<NetworkRun> = (0..3)
+                .map(|order| run_golden(&progs, &p, SEED + order).expect("golden"))
+                .collect();
             let model = run_cycles(
                 &progs,
                 &p,
@@ -1299,7 +1301,7 @@ mod collectives {
                 &NetworkOptions::default(),
             )
             .expect("model");
-            for run in [&g, &model] {
+            for run in golden.iter().chain([&model]) {
                 all_ok(run, &what);
                 for (k, node) in run.nodes.iter().enumerate() {
                     assert_eq!(node.result, data, "{what}: node {k}");

@@ -2,9 +2,10 @@
 //!
 //! Turns a collective over `n` NICs (barrier, allreduce, broadcast) into one host program per
 //! node: the host commands that configure the QPs (once, when the nodes' communicator is
-//! made), then those that post the receive buffers and the *schedule*, a list of cross-channel work requests on one send queue that the NIC then runs
-//! with no host involvement (CORE-Direct's model, seed `004_…`). The host's only other work is
-//! to poll one completion queue for the schedule's single CQE. The programs are plain data
+//! made), then those that post the receive buffers and the *schedule*, a list of
+//! cross-channel work requests on one send queue that the NIC then runs with no host
+//! involvement (CORE-Direct's model, seed `004_…`). The host's only other work is to poll one
+//! completion queue for the schedule's single CQE. The programs are plain data
 //! ([`HostCommand`]s), so any driver can run them: the golden, the cycle model, the RTL or the
 //! Verilog, alone or in a network.
 //!
@@ -19,7 +20,9 @@
 //!    receiver, whose RQ holds that step's receive buffer (reporting to CQ 1, unsignaled), and
 //!    increments the receiver's counter `s`; the step's WAIT waits for that counter to reach 1.
 //!    So a node receives at most one message per QP and the receive buffers never depend on
-//!    the order in which messages from different senders arrive.
+//!    the order in which messages from different senders arrive. A program runs once, on NICs
+//!    whose counters `0 .. steps` are zero (as after reset): clearing them for the next
+//!    collective needs a quiet network, or the next collective takes other counters.
 //! 3. **Reliability.** Every QP is reliable with `rnr_retry = 7` (retry for ever) and
 //!    [`ScheduleOptions::rnr_delay`]: a message that arrives before its receive buffer is
 //!    posted (a node that started late) is NAKed `RNR_NAK` and sent again, never lost. Each
@@ -28,7 +31,7 @@
 //! 4. **Barrier** (dissemination, any `n`): `R = ⌈log2 n⌉` rounds; in round `r` node `i`
 //!    sends an empty message to node `(i + 2^r) mod n` and waits for the one from
 //!    `(i − 2^r) mod n`. The last WAIT is signaled. No node's CQE is written before every
-//!    node has posted its schedule.
+//!    node has started its schedule (each node hears, through ⌈log2 n⌉ relays, from all).
 //! 5. **Allreduce** (recursive doubling): `P` is the largest power of two ≤ `n`, `R =
 //!    log2 P`. A node `i ≥ P` (an *extra*) sends its input to node `i − P` (the pre step) and
 //!    waits for the result, which arrives in its `output` (the post step; its WAIT is
