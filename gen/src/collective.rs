@@ -12,13 +12,14 @@
 
 use crate::out::{CliError, Out};
 use netcoll_models::config::Config;
-use netcoll_models::nic::schedule::{self, Collective, HostCommand, ScheduleOptions};
-use netcoll_models::nic::{HostOp, NicParams, Status};
+use netcoll_models::nic::schedule::{self, Collective, ScheduleOptions};
+use netcoll_models::nic::{NicParams, Status};
 use netcoll_models::reduce_alu::{AluOp, Dtype};
 use netcoll_testbench::harness::Level;
 use netcoll_testbench::nic::network::{
     run_cycles, run_golden, seeded_words, NetworkOptions, Progress,
 };
+use netcoll_testbench::nic::scenario::status_name;
 use std::path::PathBuf;
 
 /// The arguments of `nic collective`.
@@ -131,23 +132,6 @@ fn collective(a: &CollectiveArgs) -> Result<Collective, CliError> {
     }
 }
 
-/// Each node's input words: allreduce, its vector; broadcast, the root's buffer.
-fn inputs(c: &Collective, n: usize, seed: u64) -> Vec<Vec<u64>> {
-    let words = match *c {
-        Collective::Barrier => 0,
-        Collective::Allreduce { op, count, .. } => count * if op.is_loc() { 2 } else { 1 },
-        Collective::Broadcast { count, .. } => count,
-    };
-    seeded_words(n, words as usize, seed)
-}
-
-fn status_name(code: u64) -> &'static str {
-    Status::ALL
-        .iter()
-        .find(|s| s.code() == code)
-        .map_or("?", |s| s.name())
-}
-
 fn progress_modes(a: &CollectiveArgs) -> Result<Vec<Progress>, CliError> {
     let mut v = vec![];
     for b in &a.by {
@@ -198,22 +182,16 @@ pub fn run(a: &CollectiveArgs, out: &mut Out) -> Result<bool, CliError> {
         }
         let mut progs =
             schedule::build(&c, n, &p, &opts).map_err(|e| CliError::Input(e.to_string()))?;
-        let data = inputs(&c, n, a.seed);
+        // Each node's input (allreduce) or the root's buffer (broadcast), seeded.
+        let data = seeded_words(n, c.words() as usize, a.seed);
         let at = match c {
             Collective::Broadcast { .. } => opts.output,
             _ => opts.input,
         };
         for (k, prog) in progs.iter_mut().enumerate() {
-            if matches!(c, Collective::Broadcast { root, .. } if root != k) {
-                continue;
+            if !matches!(c, Collective::Broadcast { root, .. } if root != k) {
+                prog.write_first(at, &data[k]);
             }
-            let writes = data[k].iter().enumerate().map(|(j, &w)| HostCommand {
-                op: HostOp::WriteMem,
-                arg: at + j as u64,
-                w0: w,
-                w1: 0,
-            });
-            prog.commands.splice(0..0, writes);
         }
         let levels: Vec<Level> = (0..n)
             .map(|k| {

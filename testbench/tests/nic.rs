@@ -1108,16 +1108,7 @@ mod collectives {
     fn with_inputs(mut programs: Vec<NodeProgram>, inputs: &[Vec<u64>]) -> Vec<NodeProgram> {
         let at = ScheduleOptions::default().input;
         for (prog, input) in programs.iter_mut().zip(inputs) {
-            let writes = input
-                .iter()
-                .enumerate()
-                .map(|(j, &w)| schedule::HostCommand {
-                    op: HostOp::WriteMem,
-                    arg: at + j as u64,
-                    w0: w,
-                    w1: 0,
-                });
-            prog.commands.splice(0..0, writes);
+            prog.write_first(at, input);
         }
         programs
     }
@@ -1280,17 +1271,7 @@ mod collectives {
                 .collect();
             let out = ScheduleOptions::default().output;
             let mut progs = progs;
-            for (j, &w) in data.iter().enumerate() {
-                progs[root].commands.insert(
-                    j,
-                    schedule::HostCommand {
-                        op: HostOp::WriteMem,
-                        arg: out + j as u64,
-                        w0: w,
-                        w1: 0,
-                    },
-                );
-            }
+            progs[root].write_first(out, &data);
             let golden: Vec<NetworkRun> = (0..3)
                 .map(|order| run_golden(&progs, &p, SEED + order).expect("golden"))
                 .collect();

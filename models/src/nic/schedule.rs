@@ -101,6 +101,16 @@ pub enum Collective {
 }
 
 impl Collective {
+    /// Words of a node's vector: allreduce's input and result (MAXLOC / MINLOC: pairs),
+    /// broadcast's buffer; none for a barrier.
+    pub fn words(&self) -> u64 {
+        match *self {
+            Collective::Barrier => 0,
+            Collective::Allreduce { op, count, .. } => count * if op.is_loc() { 2 } else { 1 },
+            Collective::Broadcast { count, .. } => count,
+        }
+    }
+
     /// The name used on the command line and in reports.
     pub fn name(&self) -> &'static str {
         match self {
@@ -154,6 +164,19 @@ pub struct NodeProgram {
     pub wqes: usize,
 }
 
+impl NodeProgram {
+    /// Writes `words` to data memory from `addr` first (a node's input, a root's buffer).
+    pub fn write_first(&mut self, addr: u64, words: &[u64]) {
+        let writes = words.iter().zip(addr..).map(|(&w, a)| HostCommand {
+            op: HostOp::WriteMem,
+            arg: a,
+            w0: w,
+            w1: 0,
+        });
+        self.commands.splice(0..0, writes);
+    }
+}
+
 /// A schedule that cannot be built, naming the value and what is allowed.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ScheduleError {
@@ -165,6 +188,8 @@ pub enum ScheduleError {
     Root { root: usize, nodes: usize },
     #[error("radix = {0}: 2 to 256 allowed")]
     Radix(usize),
+    #[error("rnr_delay = {0}: 0 to 65535 allowed")]
+    RnrDelay(u64),
     #[error("dtype = {0}: the NIC is built without it ([nic] fp = 1 and fp_types name it)")]
     Dtype(&'static str),
     #[error("op = {0}: not defined on {1} (MAX, MIN, MAXLOC, MINLOC, SUM, PROD allowed)")]
@@ -189,6 +214,11 @@ pub enum ScheduleError {
 /// What the steps of rule 2 are: the receive QP and counter of step `s`.
 fn step_qp(s: u64) -> u64 {
     1 + s
+}
+
+/// The largest power of two ≤ `n` (≥ 1): allreduce's `P`.
+fn largest_power_of_two(n: usize) -> usize {
+    1 << (usize::BITS - 1 - n.leading_zeros())
 }
 
 /// `⌈log2 n⌉`.
@@ -287,13 +317,16 @@ pub fn build(
     if !(2..=256).contains(&nodes) {
         return Err(ScheduleError::Nodes(nodes));
     }
+    if o.rnr_delay > 0xFFFF {
+        return Err(ScheduleError::RnrDelay(o.rnr_delay));
+    }
     const MAX_LEN: u64 = 0xFFFF;
     let steps = match *c {
         Collective::Barrier => ceil_log2(nodes),
         Collective::Allreduce { op, dtype, count } => {
-            let words = if op.is_loc() { 2 } else { 1 };
-            if count == 0 || count * words > MAX_LEN {
-                return Err(ScheduleError::Count(count, MAX_LEN / words));
+            let per_element = if op.is_loc() { 2 } else { 1 };
+            if count == 0 || c.words() > MAX_LEN {
+                return Err(ScheduleError::Count(count, MAX_LEN / per_element));
             }
             if !p.alu().builds(dtype) {
                 return Err(ScheduleError::Dtype(dtype.name()));
@@ -301,7 +334,7 @@ pub fn build(
             if !dtype.defines(op) {
                 return Err(ScheduleError::Op(op.name(), dtype.name()));
             }
-            let power = 1usize << (usize::BITS - 1 - nodes.leading_zeros());
+            let power = largest_power_of_two(nodes);
             ceil_log2(power) + u64::from(power < nodes)
         }
         Collective::Broadcast { root, radix, count } => {
@@ -362,8 +395,8 @@ pub fn build(
                 return Err(ScheduleError::Memory { what, end, have });
             }
         }
-        if let Collective::Allreduce { op, count, .. } = *c {
-            let end = o.input + count * if op.is_loc() { 2 } else { 1 };
+        if let Collective::Allreduce { .. } = c {
+            let end = o.input + c.words();
             if end > have {
                 return Err(ScheduleError::Memory {
                     what: "input",
@@ -372,9 +405,6 @@ pub fn build(
                 });
             }
         }
-    }
-    if o.rnr_delay > 0xFFFF {
-        return Err(ScheduleError::Count(o.rnr_delay, 0xFFFF));
     }
     Ok(programs)
 }
@@ -396,8 +426,8 @@ fn allreduce(
     (op, dtype, count): (AluOp, Dtype, u64),
     o: &ScheduleOptions,
 ) -> NodeProgram {
-    let words = count * if op.is_loc() { 2 } else { 1 };
-    let power = 1usize << (usize::BITS - 1 - n.leading_zeros());
+    let words = Collective::Allreduce { op, dtype, count }.words();
+    let power = largest_power_of_two(n);
     let rounds = ceil_log2(power);
     // Step `rounds` is the pre step (towards the extra's partner) and the post step (back).
     let extra_step = rounds;
@@ -639,6 +669,16 @@ mod tests {
         assert_eq!(
             build(&lxor_f64, 4, &fp, &o).unwrap_err().to_string(),
             "op = LXOR: not defined on f64 (MAX, MIN, MAXLOC, MINLOC, SUM, PROD allowed)"
+        );
+        let slow = ScheduleOptions {
+            rnr_delay: 70_000,
+            ..o
+        };
+        assert_eq!(
+            build(&Collective::Barrier, 4, &p, &slow)
+                .unwrap_err()
+                .to_string(),
+            "rnr_delay = 70000: 0 to 65535 allowed"
         );
         // A root of radix 256 over 256 nodes sends 255 messages from one queue.
         let wide = build(&bcast(0, 256), 256, &NicParams::default(), &o).unwrap_err();

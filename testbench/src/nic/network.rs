@@ -132,8 +132,12 @@ pub fn run_golden(
     let mut channels: Vec<VecDeque<Message>> = vec![VecDeque::new(); n * n];
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
     let mut run = NetworkRun::default();
+    // Only a node that was just given a message can have more to do: run every node once,
+    // then each receiver after its delivery.
+    let mut to_run: Vec<usize> = (0..n).collect();
     loop {
-        for (k, node) in nodes.iter_mut().enumerate() {
+        for k in to_run.drain(..) {
+            let node = &mut nodes[k];
             node.run();
             for m in node.take_sent() {
                 let dst = m.node as usize;
@@ -159,6 +163,7 @@ pub fn run_golden(
         let m = channels[c].pop_front().expect("non-empty");
         count(&mut run, &m);
         nodes[c % n].deliver(&m);
+        to_run.push(c % n);
     }
     for (k, prog) in programs.iter().enumerate() {
         let node = &mut nodes[k];
@@ -185,10 +190,7 @@ pub fn run_golden(
 }
 
 fn refused(node: usize, c: &HostCommand, status: u64) -> String {
-    let name = HostStatus::ALL
-        .iter()
-        .find(|s| s.code() == status)
-        .map_or("?", |s| s.name());
+    let name = super::scenario::host_status_name(status);
     format!("node {node}: {} {} answered {name}", c.op.name(), c.arg)
 }
 

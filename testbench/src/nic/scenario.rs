@@ -840,11 +840,13 @@ pub fn to_json_lines(events: &[Event]) -> String {
     events.iter().map(|e| e.to_json() + "\n").collect()
 }
 
-fn host_status_name(c: u64) -> String {
+/// A host response status's name (`HOST_STATUS_<code>` for an unknown one).
+pub fn host_status_name(c: u64) -> String {
     HostStatus::from_code(c).map_or_else(|| format!("HOST_STATUS_{c}"), |s| s.name().to_string())
 }
 
-fn status_name(c: u64) -> String {
+/// A completion status's name (`STATUS_<code>` for an unknown one).
+pub fn status_name(c: u64) -> String {
     Status::from_code(c).map_or_else(|| format!("STATUS_{c}"), |s| s.name().to_string())
 }
 
