@@ -9,10 +9,12 @@
 //! member has entered it, every barrier completes within `run.completion_bound` cycles of its
 //! last entry or the last fault, and every reduction result a member receives equals the
 //! checker's own fold; a run that does not finish by `run.max_cycles` is a hang. [`report`] is
-//! what it prints.
+//! what it prints. [`offload`] runs the same collectives by the members' NICs or by host
+//! software instead, the switches forwarding the NICs' unicast messages.
 
 pub mod collective;
 pub mod node;
+pub mod offload;
 pub mod report;
 pub mod sim;
 pub mod sm;
@@ -20,6 +22,7 @@ pub mod spec;
 pub mod sweep;
 pub mod topology;
 
+pub use offload::{Algo, OffloadOptions};
 pub use report::{Record, Report, Summary};
 pub use sim::{Fabric, RunOptions};
 pub use spec::FabricFile;

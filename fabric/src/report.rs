@@ -38,10 +38,29 @@ pub struct Record {
     pub latency_ns: f64,
 }
 
+/// Latency min, median, p99 and max of `records` (0 for none): the sorted latencies'
+/// elements at rank `round((len − 1) · q)`.
+pub fn latency_figures(records: &[Record]) -> [u64; 4] {
+    let mut lat: Vec<u64> = records.iter().map(|r| r.latency).collect();
+    lat.sort_unstable();
+    let pick = |q: f64| -> u64 {
+        if lat.is_empty() {
+            0
+        } else {
+            lat[(((lat.len() - 1) as f64) * q).round() as usize]
+        }
+    };
+    [pick(0.0), pick(0.5), pick(0.99), pick(1.0)]
+}
+
 /// The run as a whole.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Summary {
     pub name: String,
+    /// Who ran the collectives: empty for the switches (the default), `nic` (schedules
+    /// offloaded to the NICs) or `host` (the same schedules progressed by host software).
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub algo: String,
     /// The cycle the run ended.
     pub cycles: u64,
     pub barriers: u64,
@@ -84,6 +103,15 @@ pub struct Summary {
     /// Chunk results the SM handed to a member that missed them, during a rebuild.
     #[serde(skip_serializing_if = "is_zero")]
     pub results_relayed: u64,
+    /// `--algo nic` / `host`: data messages the NICs delivered, and answers (ACKs, NAKs) …
+    #[serde(skip_serializing_if = "is_zero")]
+    pub messages: u64,
+    #[serde(skip_serializing_if = "is_zero")]
+    pub answers: u64,
+    /// … of them receiver-not-ready NAKs (a message that came before its receive buffer was
+    /// posted, retried by its sender).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub rnr_naks: u64,
     /// Safety and liveness violations (empty when safe).
     pub violations: Vec<String>,
     pub safe: bool,
@@ -130,9 +158,14 @@ impl Report {
         let m = &self.summary;
         let ns = |c: u64| c as f64 * m.clock_ns;
         let mut s = String::new();
+        let by = match m.algo.as_str() {
+            "nic" => " (by the NICs)",
+            "host" => " (by host software)",
+            _ => "",
+        };
         let _ = writeln!(
             s,
-            "fabric {} — {} {} in {} cycles ({:.1} µs)",
+            "fabric {}{by} — {} {} in {} cycles ({:.1} µs)",
             m.name,
             m.barriers,
             if m.reductions {
@@ -160,6 +193,11 @@ impl Report {
             let _ = writeln!(s, "  {:<20} {:>12}", "checked", m.results_checked);
             let _ = writeln!(s, "  {:<20} {:>12}", "not checked", m.results_unchecked);
             let _ = writeln!(s, "  {:<20} {:>12}", "relayed by the SM", m.results_relayed);
+        }
+        if !m.algo.is_empty() {
+            let _ = writeln!(s, "{:<22} {:>12}", "messages", m.messages);
+            let _ = writeln!(s, "{:<22} {:>12}", "answers", m.answers);
+            let _ = writeln!(s, "  {:<20} {:>12}", "RNR NAKs", m.rnr_naks);
         }
         let _ = writeln!(s, "drops");
         if m.drops.is_empty() {

@@ -28,6 +28,18 @@
 //! finds its queue full is dropped and counted, and the CSM's retries recover it). So every
 //! wait ends at an engine that drains at one packet per cycle: no cycle of waits can form.
 //!
+//! ## Unicast routes
+//!
+//! 5. When the NICs run a group's collective themselves (`fabric run --algo nic` or `host`,
+//!    see [`crate::offload`]), their messages are unicast, and the SM writes each tree
+//!    switch's forwarding table for the group's members along the same tree
+//!    ([`tree_routes`]): at switch `s`, a message for member `m` leaves by the port of the
+//!    tree's one path from `s` to `m`. Every route goes up toward the root and then down, never
+//!    down then up, so no cycle of links waiting for each other can form, and every route
+//!    ends at a receive port that takes its messages whatever its own transmit port waits for
+//!    (the NIC is full duplex): the switches forward losslessly, with back-pressure, and
+//!    cannot deadlock.
+
 //! ## CGIDs
 //!
 //! A group's packets carry one CGID on every switch of its tree, so the SM allocates the
@@ -458,6 +470,44 @@ impl SubnetManager {
         }
         self.root_load[tree.root] = self.root_load[tree.root].saturating_sub(1);
     }
+}
+
+/// The unicast forwarding tables along `tree` (rule 5): `routes[s][j]` is the port by which
+/// switch `s` forwards a message for `hosts[j]`, for the switches of the tree (`None` at the
+/// others, and for a member the tree does not reach).
+pub fn tree_routes(topo: &Topology, tree: &Tree, hosts: &[usize]) -> Vec<Vec<Option<usize>>> {
+    let mut routes = vec![vec![None; hosts.len()]; topo.switch_names.len()];
+    // The tree's links at each end.
+    let mut at: BTreeMap<End, Vec<usize>> = BTreeMap::new();
+    for &l in &tree.links {
+        at.entry(topo.links[l].a).or_default().push(l);
+        at.entry(topo.links[l].b).or_default().push(l);
+    }
+    for (j, &h) in hosts.iter().enumerate() {
+        // Breadth first from the member: each switch reached through a port forwards there.
+        let mut queue = VecDeque::from([End::Node(h)]);
+        let mut seen = BTreeSet::from([End::Node(h)]);
+        while let Some(e) = queue.pop_front() {
+            let ends: Vec<End> = match e {
+                End::Node(_) => vec![e],
+                End::Switch(s, _) => (0..topo.switch_ports[s].len())
+                    .map(|p| End::Switch(s, p))
+                    .collect(),
+            };
+            for here in ends {
+                for &l in at.get(&here).map_or(&[][..], |v| &v[..]) {
+                    let there = topo.links[l].other(here);
+                    if let End::Switch(s, p) = there {
+                        if seen.insert(End::Switch(s, 0)) {
+                            routes[s][j] = Some(p);
+                            queue.push_back(End::Switch(s, 0));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    routes
 }
 
 #[cfg(test)]

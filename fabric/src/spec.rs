@@ -86,6 +86,10 @@ pub struct FabricSection {
     /// Depth of each egress queue, packets (a full queue drops the copy, counted).
     #[serde(default = "default_egress")]
     pub egress_depth: u64,
+    /// `--algo nic` / `host`: the input buffer at the end of each link for the NICs' unicast
+    /// messages, beats (64-bit words) beyond those in flight (see `crate::offload`).
+    #[serde(default = "default_unicast_buffer")]
+    pub unicast_buffer: u64,
 }
 
 /// One explicit link: `a` and `b` are `"switch:port"` or a node name.
@@ -256,6 +260,9 @@ fn default_replication() -> u64 {
 }
 fn default_egress() -> u64 {
     8
+}
+fn default_unicast_buffer() -> u64 {
+    16
 }
 fn default_overhead() -> u64 {
     10

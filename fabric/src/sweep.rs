@@ -3,7 +3,10 @@
 //! `netcoll fabric sweep` runs fabric files (each a series, e.g. one topology) at several node
 //! counts: for each count `n` the file's `fabric.hosts` is set to `n` and every group takes all
 //! nodes. A count the topology cannot hold is skipped (and listed). The points go to a CSV
-//! file and an SVG plot of the median barrier latency (ns) against the node count.
+//! file and an SVG plot of the median barrier latency (ns) against the node count. With more
+//! than one algorithm ([`How::algos`]: the switches, the NICs, host software, see
+//! [`crate::offload`]) each file is a series per algorithm, named `file (algo)`: the
+//! switch-versus-NIC-versus-host comparison on the same fabric.
 //!
 //! With `--bytes`, it runs files with reduction groups at several vector sizes instead
 //! ([`run_sizes`]): every reduction group's `words` is set to the size (its `window` cut to the
@@ -20,7 +23,7 @@
 
 use crate::collective::Kind;
 use crate::spec::{FabricFile, Members};
-use crate::{Fabric, FabricError, RunOptions};
+use crate::{Algo, Fabric, FabricError, OffloadOptions, RunOptions};
 use netcoll_models::config::Config;
 use plotters::prelude::*;
 use std::fmt::Write as _;
@@ -39,12 +42,35 @@ pub struct Point {
     pub safe: bool,
 }
 
+/// How a node-count sweep runs.
+#[derive(Clone, Debug)]
+pub struct How {
+    /// Who runs the collectives: a series per file and algorithm (named after the file alone
+    /// when there is one algorithm).
+    pub algos: Vec<Algo>,
+    pub seed: u64,
+    /// OS noise of the NICs' and hosts' runs ([`OffloadOptions`]).
+    pub noise_prob: f64,
+    pub noise_cycles: u64,
+}
+
+impl Default for How {
+    fn default() -> Self {
+        How {
+            algos: vec![Algo::Switch],
+            seed: 1,
+            noise_prob: 0.0,
+            noise_cycles: 0,
+        }
+    }
+}
+
 /// Runs every series at every node count; returns the points and the skipped runs.
 pub fn run(
     series: &[(String, FabricFile)],
     hosts: &[usize],
     config: &Config,
-    seed: u64,
+    how: &How,
     progress: &mut dyn FnMut(&str),
 ) -> Result<(Vec<Point>, Vec<String>), FabricError> {
     let mut points = vec![];
@@ -66,25 +92,35 @@ pub fn run(
                 }
                 Err(e) => return Err(e),
             };
-            progress(&format!("{name}: {n} nodes"));
-            let r = fabric.run(
-                &RunOptions {
-                    seed,
-                    ..Default::default()
-                },
-                &mut |_, _| {},
-            )?;
-            let s = &r.summary;
-            points.push(Point {
-                series: name.clone(),
-                hosts: n,
-                barriers: s.barriers,
-                median: s.latency_median,
-                p99: s.latency_p99,
-                max: s.latency_max,
-                median_ns: s.latency_median as f64 * s.clock_ns,
-                safe: s.safe,
-            });
+            for &algo in &how.algos {
+                let series = if how.algos.len() == 1 {
+                    name.clone()
+                } else {
+                    format!("{name} ({})", algo.name())
+                };
+                progress(&format!("{series}: {n} nodes"));
+                let r = fabric.run_offloaded(
+                    algo,
+                    &OffloadOptions {
+                        seed: how.seed,
+                        noise_prob: how.noise_prob,
+                        noise_cycles: how.noise_cycles,
+                        ..Default::default()
+                    },
+                    &mut |_, _| {},
+                )?;
+                let s = &r.summary;
+                points.push(Point {
+                    series,
+                    hosts: n,
+                    barriers: s.barriers,
+                    median: s.latency_median,
+                    p99: s.latency_p99,
+                    max: s.latency_max,
+                    median_ns: s.latency_median as f64 * s.clock_ns,
+                    safe: s.safe,
+                });
+            }
         }
     }
     Ok((points, skipped))

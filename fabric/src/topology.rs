@@ -353,6 +353,7 @@ impl Topology {
             ("fabric.credits", f.credits),
             ("fabric.replication", f.replication),
             ("fabric.egress_depth", f.egress_depth),
+            ("fabric.unicast_buffer", f.unicast_buffer),
         ] {
             if v == 0 {
                 return Err(invalid(key, v, "must be at least 1"));

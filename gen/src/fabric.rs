@@ -4,9 +4,11 @@
 //! `run` prints one JSON line per completed barrier, then the summary (a table, or one more
 //! JSON line with `--json`); it exits 1 when the safety checker found a violation (an early
 //! release, a barrier slower than its bound, a hang) and 2 for a bad file or command line.
+//! `--algo nic` / `host` runs the groups' collectives by the NICs or by host software instead
+//! of the switches (`netcoll_fabric::offload`); `sweep --algo switch,nic,host` plots the three.
 
 use crate::out::{CliError, Out};
-use netcoll_fabric::{sweep, Fabric, FabricFile, RunOptions};
+use netcoll_fabric::{sweep, Algo, Fabric, FabricFile, OffloadOptions, RunOptions};
 use netcoll_models::config::Config;
 use netcoll_testbench::harness::Level;
 use std::collections::BTreeMap;
@@ -17,14 +19,26 @@ use std::path::{Path, PathBuf};
 pub struct RunArgs {
     /// The fabric file (see `scenarios/fabric/` and the README's "Fabric files").
     pub fabric: PathBuf,
-    /// Seed of every random choice (loss, duplicates, compute times).
+    /// Seed of every random choice (loss, duplicates, compute times, contributions, noise).
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    /// Run switches at other levels than the default transaction-level model: `SWITCH=LEVEL`
-    /// pairs (levels: model, the cycle model; rtl; verilator), or one level for every switch,
-    /// e.g. `--levels spine0=verilator`. The output is the same at every level.
+    /// Who runs the collectives: `switch` (the switches' engines), `nic` (cross-channel
+    /// schedules offloaded to the NICs) or `host` (the same schedules progressed by host
+    /// software, `[node] overhead` cycles per message).
+    #[arg(long, default_value = "switch")]
+    pub algo: String,
+    /// Run switches (`--algo switch`) or NICs (`--algo nic` / `host`) at other levels than the
+    /// default: `NAME=LEVEL` pairs (levels: model, the cycle model; rtl; verilator), or one
+    /// level for every switch or NIC, e.g. `--levels spine0=verilator` or `--levels
+    /// h3=rtl`. The output is the same at every level.
     #[arg(long, value_delimiter = ',')]
     pub levels: Vec<String>,
+    /// `--algo nic` / `host`: before each host action, with this probability, the host is
+    /// away for `--noise-cycles` cycles (OS noise).
+    #[arg(long, default_value_t = 0.0)]
+    pub noise_prob: f64,
+    #[arg(long, default_value_t = 0)]
+    pub noise_cycles: u64,
     /// Threads: the fabric is cut into this many partitions, run in parallel in windows of
     /// the shortest link latency; the output is the same for any number.
     #[arg(long, default_value_t = 1)]
@@ -51,6 +65,15 @@ pub struct SweepArgs {
     /// Node counts to run each file at.
     #[arg(long, value_delimiter = ',', default_value = "8,16,32,64,128")]
     pub hosts: Vec<usize>,
+    /// Who runs the collectives, one series per file and algorithm: `switch`, `nic`, `host`
+    /// (see `fabric run --algo`).
+    #[arg(long, value_delimiter = ',', default_value = "switch")]
+    pub algo: Vec<String>,
+    /// `--algo nic` / `host`: OS noise, as `fabric run`'s.
+    #[arg(long, default_value_t = 0.0)]
+    pub noise_prob: f64,
+    #[arg(long, default_value_t = 0)]
+    pub noise_cycles: u64,
     /// Vector sizes, bytes per member: runs each file's reduction groups at these sizes
     /// (instead of node counts) and plots their bandwidth as a fraction of the link rate.
     #[arg(long, value_delimiter = ',')]
@@ -77,7 +100,16 @@ fn load(path: &Path) -> Result<FabricFile, CliError> {
     netcoll_fabric::parse(&text).map_err(|e| CliError::Input(format!("{}: {e}", path.display())))
 }
 
-fn levels(list: &[String], fabric: &Fabric) -> Result<BTreeMap<String, Level>, CliError> {
+/// `--levels` for `algo`: switch names for the switches, node names for the NICs.
+fn levels(
+    list: &[String],
+    fabric: &Fabric,
+    algo: Algo,
+) -> Result<BTreeMap<String, Level>, CliError> {
+    let (names, what) = match algo {
+        Algo::Switch => (&fabric.topo.switch_names, "switch"),
+        Algo::Nic | Algo::Host => (&fabric.topo.node_names, "node (--algo nic / host)"),
+    };
     let cycle = |s: &str| {
         Level::from_name(s.trim())
             .filter(|l| Level::CYCLE.contains(l))
@@ -92,18 +124,18 @@ fn levels(list: &[String], fabric: &Fabric) -> Result<BTreeMap<String, Level>, C
     for item in list {
         match item.split_once('=') {
             Some((sw, level)) => {
-                if fabric.topo.switch_by_name(sw.trim()).is_none() {
+                if !names.iter().any(|n| n == sw.trim()) {
                     return Err(CliError::Usage(format!(
-                        "--levels: `{}` is not a switch of the fabric (e.g. {})",
+                        "--levels: `{}` is not a {what} of the fabric (e.g. {})",
                         netcoll_models::kit::toml_text::escaped(sw),
-                        fabric.topo.switch_names[0]
+                        names[0]
                     )));
                 }
                 out.insert(sw.trim().to_string(), cycle(level)?);
             }
             None => {
                 let l = cycle(item)?;
-                for s in &fabric.topo.switch_names {
+                for s in names {
                     out.insert(s.clone(), l);
                 }
             }
@@ -119,9 +151,37 @@ pub fn run(args: &RunArgs, out: &mut Out) -> Result<bool, CliError> {
     if args.threads == 0 {
         return Err(CliError::Usage("--threads: give at least 1".to_string()));
     }
+    let algo = algo(&args.algo)?;
+    noise(args.noise_prob, args.noise_cycles, &[algo])?;
+    if algo != Algo::Switch {
+        if args.vcd.is_some() {
+            return Err(CliError::Usage(
+                "--vcd: records switches, with --algo switch".to_string(),
+            ));
+        }
+        let opts = OffloadOptions {
+            seed: args.seed,
+            levels: levels(&args.levels, &fabric, algo)?,
+            noise_prob: args.noise_prob,
+            noise_cycles: args.noise_cycles,
+            keep_results: false,
+        };
+        let bar = crate::progress_bar(0, "cycles");
+        let report = fabric
+            .run_offloaded(algo, &opts, &mut |cycle, _| bar.set_position(cycle))
+            .map_err(|e| CliError::Input(format!("{}: {e}", args.fabric.display())))?;
+        bar.finish_and_clear();
+        out.text(&report.json_lines())?;
+        if args.json {
+            out.line(&serde_json::to_string(&report.summary).unwrap_or_default())?;
+        } else {
+            out.text(&report.table())?;
+        }
+        return Ok(report.summary.safe);
+    }
     let opts = RunOptions {
         seed: args.seed,
-        levels: levels(&args.levels, &fabric)?,
+        levels: levels(&args.levels, &fabric, algo)?,
         threads: args.threads,
         ..Default::default()
     };
@@ -158,7 +218,39 @@ pub fn run(args: &RunArgs, out: &mut Out) -> Result<bool, CliError> {
     Ok(report.summary.safe)
 }
 
+fn algo(name: &str) -> Result<Algo, CliError> {
+    Algo::parse(name.trim()).ok_or_else(|| {
+        CliError::Usage(format!(
+            "--algo: `{}` is not an algorithm; allowed: switch, nic, host",
+            netcoll_models::kit::toml_text::escaped(name)
+        ))
+    })
+}
+
+/// Noise applies to the NICs' and hosts' runs only.
+fn noise(prob: f64, cycles: u64, algos: &[Algo]) -> Result<(), CliError> {
+    if !(0.0..=1.0).contains(&prob) {
+        return Err(CliError::Usage(format!(
+            "--noise-prob: {prob} is not a probability (0 to 1)"
+        )));
+    }
+    if (prob > 0.0 || cycles > 0) && algos.iter().all(|&a| a == Algo::Switch) {
+        return Err(CliError::Usage(
+            "--noise-prob / --noise-cycles: apply to --algo nic and host".to_string(),
+        ));
+    }
+    Ok(())
+}
+
 pub fn sweep(args: &SweepArgs, out: &mut Out) -> Result<bool, CliError> {
+    let mut algos: Vec<Algo> = vec![];
+    for a in &args.algo {
+        let a = algo(a)?;
+        if !algos.contains(&a) {
+            algos.push(a);
+        }
+    }
+    noise(args.noise_prob, args.noise_cycles, &algos)?;
     let config = load_config(&args.config)?;
     let mut series = vec![];
     for p in &args.fabrics {
@@ -174,9 +266,20 @@ pub fn sweep(args: &SweepArgs, out: &mut Out) -> Result<bool, CliError> {
         series.push((name, f));
     }
     if !args.bytes.is_empty() {
+        if algos != [Algo::Switch] {
+            return Err(CliError::Usage(
+                "--bytes: measures the switches' reductions, with --algo switch".to_string(),
+            ));
+        }
         return sweep_sizes(args, &series, &config, out);
     }
-    let (points, skipped) = sweep::run(&series, &args.hosts, &config, args.seed, &mut |what| {
+    let how = sweep::How {
+        algos,
+        seed: args.seed,
+        noise_prob: args.noise_prob,
+        noise_cycles: args.noise_cycles,
+    };
+    let (points, skipped) = sweep::run(&series, &args.hosts, &config, &how, &mut |what| {
         eprintln!("netcoll fabric sweep: {what}")
     })
     .map_err(|e| CliError::Input(e.to_string()))?;

@@ -8,7 +8,8 @@
 //! - `netcoll nic run SCENARIO` / `netcoll switch run SCENARIO`: a scenario on a block at
 //!   several levels, its events as JSON lines, any difference between levels an error;
 //! - `netcoll fabric run FABRIC` / `netcoll fabric sweep FABRIC…`: barriers across a fabric
-//!   of switch engines under faults, with a safety checker.
+//!   of switch engines under faults, with a safety checker; `--algo nic|host` runs them by
+//!   the NICs or by host software instead, and the sweep compares the three.
 //!
 //! Exit status: 0 success; 1 a check failed (a level differs, a test fails, a tool rejects the
 //! Verilog); 2 the command line or an input file is wrong (the message says which key, value
@@ -136,9 +137,10 @@ enum Cmd {
 #[derive(Subcommand)]
 enum FabricCmd {
     /// Run a fabric file: one JSON line per barrier, then a summary with the safety verdict;
-    /// exit 1 on a violation.
+    /// exit 1 on a violation. `--algo nic|host`: by the NICs or host software.
     Run(fabric::RunArgs),
-    /// Run fabric files at several node counts; write a CSV and an SVG plot of latency.
+    /// Run fabric files at several node counts (and algorithms); write a CSV and an SVG plot
+    /// of latency.
     Sweep(fabric::SweepArgs),
 }
 

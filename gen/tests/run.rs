@@ -314,6 +314,107 @@ fn fabric_sweep_bytes_measures_reduction_bandwidth() {
     assert!(err.contains("has no reduction group"), "{err}");
 }
 
+/// `fabric sweep --algo switch,nic,host` runs the shipped comparison at two node counts: a
+/// series per algorithm, every run safe; at each count the switches are faster than the NICs
+/// and the NICs faster than host software (1 µs of software per message); `fabric run --algo
+/// nic` prints the same median as the sweep's point. Bad `--algo`, noise without an offload,
+/// a switch named as a NIC, and `--bytes` with an offload are refused in one line.
+#[test]
+fn fabric_sweep_compares_switch_nic_and_host() {
+    let d = scratch("sweep-algo");
+    let out = d.join("cmp");
+    let file = root().join("scenarios/fabric/offload.toml");
+    let o = netcoll()
+        .args([
+            "fabric",
+            "sweep",
+            "--algo",
+            "switch,nic,host",
+            "--hosts",
+            "8,16",
+            "--out",
+        ])
+        .arg(&out)
+        .arg(&file)
+        .output()
+        .expect("run");
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let csv = text(&o.stdout);
+    let median = |algo: &str, hosts: &str| -> u64 {
+        let prefix = format!("offload fat-tree k=8 ({algo}),{hosts},");
+        let line = csv
+            .lines()
+            .find(|l| l.starts_with(&prefix))
+            .unwrap_or_else(|| panic!("no {prefix} in {csv}"));
+        assert!(line.ends_with(",true"), "{line}");
+        line.split(',')
+            .nth(3)
+            .expect("median")
+            .parse()
+            .expect("a number")
+    };
+    for hosts in ["8", "16"] {
+        let (s, n, h) = (
+            median("switch", hosts),
+            median("nic", hosts),
+            median("host", hosts),
+        );
+        assert!(
+            s < n && n < h,
+            "{hosts} nodes: switch {s}, nic {n}, host {h}"
+        );
+    }
+    assert!(std::fs::read_to_string(out.with_extension("svg"))
+        .expect("the plot")
+        .contains("offload fat-tree k=8 (host)"));
+    // `fabric run` of the whole file (128 nodes) by the NICs: its summary's median is a
+    // number the sweep would print for 128 nodes; here, that it runs safe and counts the
+    // messages of a 128-node dissemination barrier (7 rounds, 10 barriers).
+    let o = run(&[
+        "fabric",
+        "run",
+        "--algo",
+        "nic",
+        "--json",
+        file.to_str().expect("path"),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let summary: serde_json::Value =
+        serde_json::from_str(text(&o.stdout).lines().last().expect("the summary")).expect("JSON");
+    assert_eq!(summary["algo"], "nic");
+    assert_eq!(summary["messages"], 10 * 128 * 7);
+    assert_eq!(summary["safe"], true);
+    for (args, want) in [
+        (
+            vec!["--algo", "bogus"],
+            "--algo: `bogus` is not an algorithm",
+        ),
+        (vec!["--noise-prob", "0.1"], "apply to --algo nic and host"),
+        (
+            vec!["--algo", "nic", "--levels", "core0=rtl"],
+            "is not a node",
+        ),
+    ] {
+        let mut a = vec!["fabric", "run", file.to_str().expect("path")];
+        a.extend(args);
+        let o = run(&a);
+        assert_eq!(o.status.code(), Some(2), "{a:?}");
+        let err = text(&o.stderr);
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(err.contains(want), "{err}");
+    }
+    let o = netcoll()
+        .args([
+            "fabric", "sweep", "--algo", "nic", "--bytes", "4096", "--out",
+        ])
+        .arg(&out)
+        .arg(&file)
+        .output()
+        .expect("run");
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o.stderr).contains("--bytes: measures the switches' reductions"));
+}
+
 /// `nic collective`: every node's line, then the summary; RTL and Verilator nodes among
 /// models give the all-model run; the golden agrees; the allreduce is the sum of the seeded
 /// inputs, which the test draws again from the documented rule (ChaCha8, `--seed`).

@@ -895,15 +895,7 @@ impl<'a> Control<'a> {
                 stats.faults.insert(kind, n);
             }
         }
-        let mut lat: Vec<u64> = self.records.iter().map(|r| r.latency).collect();
-        lat.sort_unstable();
-        let pick = |q: f64| -> u64 {
-            if lat.is_empty() {
-                0
-            } else {
-                lat[(((lat.len() - 1) as f64) * q).round() as usize]
-            }
-        };
+        let [lat_min, lat_median, lat_p99, lat_max] = crate::report::latency_figures(&self.records);
         let mut violations: Vec<String> = self
             .violations
             .iter()
@@ -945,10 +937,10 @@ impl<'a> Control<'a> {
             name: self.f.file.name.clone(),
             cycles: self.end.unwrap_or(self.now),
             barriers: self.records.len() as u64,
-            latency_min: lat.first().copied().unwrap_or(0),
-            latency_median: pick(0.5),
-            latency_p99: pick(0.99),
-            latency_max: lat.last().copied().unwrap_or(0),
+            latency_min: lat_min,
+            latency_median: lat_median,
+            latency_p99: lat_p99,
+            latency_max: lat_max,
             clock_ns: self.f.file.fabric.clock_ns,
             rebuilds: self.rebuilds,
             retries: stats.retries,
@@ -977,6 +969,10 @@ impl<'a> Control<'a> {
             results_checked: self.results_checked,
             results_unchecked: self.results_unchecked,
             results_relayed: self.results_relayed,
+            algo: String::new(),
+            messages: 0,
+            answers: 0,
+            rnr_naks: 0,
             safe: violations.is_empty(),
             violations,
         };

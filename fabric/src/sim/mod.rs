@@ -943,6 +943,26 @@ impl Fabric {
     pub fn group_name(&self, g: usize) -> &str {
         &self.groups[g].name
     }
+
+    /// The number of groups.
+    pub fn groups(&self) -> usize {
+        self.groups.len()
+    }
+
+    /// The operations group `g` runs (barriers or reductions).
+    pub fn operations(&self, g: usize) -> u64 {
+        self.groups[g].barriers
+    }
+
+    /// Group `g`'s tree policy.
+    pub fn policy(&self, g: usize) -> Policy {
+        self.groups[g].policy
+    }
+
+    /// Whether the file injects faults.
+    pub fn has_faults(&self) -> bool {
+        !self.faults.is_empty()
+    }
 }
 
 /// Cycles to serialise `bytes` at `bw` bytes a cycle.

@@ -27,11 +27,15 @@
 //!   Under host progress, the host spends `overhead` cycles on each message (before posting
 //!   a SEND / CALC, after seeing one arrive: the software's per-message cost); under either,
 //!   before each action it may be away for `noise_cycles` cycles with probability
-//!   `noise_prob` (OS noise, seeded per node). Last, it reads its result.
+//!   `noise_prob` (OS noise, seeded per node). Under either it spends `call_overhead` cycles
+//!   entering the collective (before its first command after the setup) and leaving it (after
+//!   the CQE or counter that ends its part): the library call's own software cost. Last, it
+//!   reads its result.
 //!   Empty setups or programs are not allowed.
 //!
 //! A node's [`NodeOutcome`] names the cycle it entered (`entered_at`), the cycle its program's
-//! last command was answered (`posted_at`) and the cycle its last CQE was polled (`done_at`).
+//! last command was answered (`posted_at`) and the cycle its part was over (`done_at`: its
+//! last CQE or counter seen, plus the leaving `call_overhead`).
 
 use super::{cycle_dut, NicDesign};
 use crate::harness::Level;
@@ -73,7 +77,7 @@ pub struct NetworkRun {
     /// Answers delivered (ACKs and NAKs), and of them the RNR NAKs.
     pub answers: u64,
     pub rnr_naks: u64,
-    /// Cycles run (0 for the golden).
+    /// Cycles run, up to the last node's `done_at` (0 for the golden).
     pub cycles: u64,
 }
 
@@ -232,6 +236,9 @@ pub struct NetworkOptions {
     /// and after seeing one arrive (the software's per-message cost, LogP's `o`). Posting an
     /// offloaded schedule costs only the host port's cycles.
     pub overhead: u64,
+    /// Either progress: host cycles spent entering the collective and leaving it (see the
+    /// module docs).
+    pub call_overhead: u64,
     /// OS noise: before each host action, with this probability, the host is away for
     /// `noise_cycles` cycles (drawn per node from `seed`).
     pub noise_prob: f64,
@@ -249,6 +256,7 @@ impl Default for NetworkOptions {
             max_cycles: 2_000_000,
             progress: Progress::Nic,
             overhead: 0,
+            call_overhead: 0,
             noise_prob: 0.0,
             noise_cycles: 0,
             seed: 0,
@@ -360,6 +368,15 @@ impl Host {
         }
     }
 
+    /// After the action that ended the node's part (none but result reads follow): the
+    /// software leaves the call.
+    fn leave(&mut self, o: &NetworkOptions) {
+        if matches!(self.actions.get(self.at), None | Some(Action::Read { .. })) {
+            self.done_at += o.call_overhead;
+            self.ready_at += o.call_overhead;
+        }
+    }
+
     /// Moves to the next action: in host progress, after the software's overhead for the
     /// message it just saw arrive or is about to send; then perhaps after the noise.
     fn advance(&mut self, cycle: u64, o: &NetworkOptions) {
@@ -382,12 +399,26 @@ impl Host {
     }
 }
 
-/// Runs `programs` on NICs at `levels` (one per node) connected as in the module docs.
+/// Runs `programs` on NICs at `levels` (one per node) connected by a [`Crossbar`] of `o`'s
+/// links, as in the module docs.
 pub fn run_cycles(
     programs: &[NodeProgram],
     p: &NicParams,
     levels: &[Level],
     o: &NetworkOptions,
+) -> Result<NetworkRun, String> {
+    let mut net = Crossbar::new(programs.len(), o.latency, o.room);
+    run_cycles_on(programs, p, levels, o, &mut net)
+}
+
+/// Runs `programs` on NICs at `levels` (one per node) connected by `net` (`o.latency` and
+/// `o.room` are the crossbar's and not used here).
+pub fn run_cycles_on(
+    programs: &[NodeProgram],
+    p: &NicParams,
+    levels: &[Level],
+    o: &NetworkOptions,
+    net: &mut dyn Interconnect,
 ) -> Result<NetworkRun, String> {
     let n = programs.len();
     if levels.len() != n {
@@ -403,10 +434,6 @@ pub fn run_cycles(
         .iter()
         .map(|&l| cycle_dut(l, p)?.ok_or_else(|| format!("{l:?} is not a cycle level")))
         .collect::<Result<_, _>>()?;
-    let mut links: Vec<Link<Beat>> = (0..n * n).map(|_| Link::new(o.latency, o.room)).collect();
-    // The source whose message each receive port is taking, and where round robin resumes.
-    let mut taking: Vec<Option<usize>> = vec![None; n];
-    let mut next_src: Vec<usize> = vec![0; n];
     let mut hosts: Vec<Host> = vec![];
     for (k, prog) in programs.iter().enumerate() {
         let (actions, first, last_post) =
@@ -464,17 +491,10 @@ pub fn run_cycles(
             }
             let mut i = NicIn {
                 reset: cycle == 0,
-                tx_ready: dst.is_some_and(|d| links[k * n + d].can_push()),
+                tx_ready: dst.is_some_and(|d| net.can_send(k, d)),
                 ..Default::default()
             };
-            // The receive port: keep taking the message it has begun, else the next source
-            // (round robin) with a beat waiting.
-            if taking[k].is_none() {
-                taking[k] = (0..n)
-                    .map(|j| (next_src[k] + j) % n)
-                    .find(|&s| links[s * n + k].front().is_some());
-            }
-            let rx = taking[k].and_then(|s| links[s * n + k].front().copied());
+            let rx = net.offered(k);
             if let Some(b) = &rx {
                 i = i.with_rx(b);
             }
@@ -483,7 +503,7 @@ pub fn run_cycles(
             let gate = h.at == h.first && !(setup_done && cycle >= start);
             if h.at == h.first && !gate && h.entered_at == 0 {
                 h.entered_at = cycle;
-                h.ready_at = h.ready_at.max(cycle);
+                h.ready_at = h.ready_at.max(cycle) + o.call_overhead;
             }
             if !h.pending && !gate && cycle >= h.ready_at {
                 if let Some(c) = h.command() {
@@ -498,25 +518,14 @@ pub fn run_cycles(
                 h.pending = true;
             }
             if i.rx_valid && out.rx_ready {
-                let s = taking[k].expect("a source is offered");
-                let b = links[s * n + k].pop().expect("offered");
-                if b.last {
-                    taking[k] = None;
-                    next_src[k] = (s + 1) % n;
-                }
+                net.take(k);
             }
             if let (Some(b), Some(d)) = (beat, dst) {
                 if i.tx_ready {
                     if let Some(m) = assemble[k].push(&b)? {
                         count(&mut run, &m);
                     }
-                    let arriving = Beat {
-                        node: k as u64,
-                        ..b
-                    };
-                    if links[k * n + d].push(arriving).is_err() {
-                        return Err("a link took a beat it had no room for".into());
-                    }
+                    net.send(k, d, b)?;
                 }
             }
             let during = designs[k].step(&i);
@@ -538,6 +547,7 @@ pub fn run_cycles(
                         if data >= at_least {
                             h.done_at = cycle;
                             h.advance(cycle, o);
+                            h.leave(o);
                         } else {
                             h.ready_at = cycle + o.poll_every;
                         }
@@ -551,6 +561,7 @@ pub fn run_cycles(
                         h.done_at = cycle;
                         if cqe.status == Status::Ok.code() {
                             h.advance(cycle, o);
+                            h.leave(o);
                         } else {
                             // A failed work request: the node's part is over.
                             h.status = cqe.status;
@@ -564,12 +575,11 @@ pub fn run_cycles(
                 }
             }
         }
-        for l in &mut links {
-            l.tick();
-        }
+        net.tick();
         cycle += 1;
     }
-    run.cycles = cycle;
+    // A node whose part ends in the software's leaving overhead is done after its last command.
+    run.cycles = hosts.iter().map(|h| h.done_at + 1).fold(cycle, u64::max);
     run.nodes = hosts
         .into_iter()
         .map(|h| NodeOutcome {
@@ -582,4 +592,91 @@ pub fn run_cycles(
         })
         .collect();
     Ok(run)
+}
+
+/// What carries the NICs' beats in [`run_cycles_on`]. Nodes are numbered `0 .. n` as the
+/// programs are; a beat is sent with `node` = its destination and offered with `node` = its
+/// source. Within a cycle every node is offered, may take and may send (in node order), then
+/// [`Interconnect::tick`] moves the cycle on. A beat sent in a cycle is offered no earlier
+/// than the next, and the beats of two messages never interleave at a receive port.
+pub trait Interconnect {
+    /// Whether a beat from `src` to `dst` would be taken this cycle (`tx_ready`).
+    fn can_send(&self, src: usize, dst: usize) -> bool;
+    /// Takes a beat from `src` to `dst` (only after [`Interconnect::can_send`] said yes).
+    fn send(&mut self, src: usize, dst: usize, beat: Beat) -> Result<(), String>;
+    /// The beat offered to `dst`'s receive port this cycle, if any (`node` = its source).
+    fn offered(&mut self, dst: usize) -> Option<Beat>;
+    /// `dst` took the beat it was offered.
+    fn take(&mut self, dst: usize);
+    /// The cycle ends.
+    fn tick(&mut self);
+}
+
+/// Every node reaches every other over a link of its own (see the module docs): `latency`
+/// cycles, room for `room` beats (in flight and waiting), whole messages taken round robin
+/// at each receive port.
+pub struct Crossbar {
+    n: usize,
+    /// Link `src * n + dst`.
+    links: Vec<Link<Beat>>,
+    /// The source whose message each receive port is taking, and where round robin resumes.
+    taking: Vec<Option<usize>>,
+    next_src: Vec<usize>,
+}
+
+impl Crossbar {
+    pub fn new(n: usize, latency: u64, room: usize) -> Crossbar {
+        Crossbar {
+            n,
+            links: (0..n * n).map(|_| Link::new(latency, room)).collect(),
+            taking: vec![None; n],
+            next_src: vec![0; n],
+        }
+    }
+}
+
+impl Interconnect for Crossbar {
+    fn can_send(&self, src: usize, dst: usize) -> bool {
+        self.links[src * self.n + dst].can_push()
+    }
+
+    fn send(&mut self, src: usize, dst: usize, beat: Beat) -> Result<(), String> {
+        let arriving = Beat {
+            node: src as u64,
+            ..beat
+        };
+        self.links[src * self.n + dst]
+            .push(arriving)
+            .map_err(|_| "a link took a beat it had no room for".to_string())
+    }
+
+    fn offered(&mut self, dst: usize) -> Option<Beat> {
+        let n = self.n;
+        // Keep taking the message begun, else the next source (round robin) with a beat.
+        if self.taking[dst].is_none() {
+            self.taking[dst] = (0..n)
+                .map(|j| (self.next_src[dst] + j) % n)
+                .find(|&s| self.links[s * n + dst].front().is_some());
+        }
+        self.taking[dst].and_then(|s| self.links[s * n + dst].front().copied())
+    }
+
+    fn take(&mut self, dst: usize) {
+        let n = self.n;
+        let Some(s) = self.taking[dst] else {
+            return;
+        };
+        if let Some(b) = self.links[s * n + dst].pop() {
+            if b.last {
+                self.taking[dst] = None;
+                self.next_src[dst] = (s + 1) % n;
+            }
+        }
+    }
+
+    fn tick(&mut self) {
+        for l in &mut self.links {
+            l.tick();
+        }
+    }
 }
