@@ -105,7 +105,7 @@ impl Algo {
 pub struct OffloadOptions {
     pub seed: u64,
     /// Nodes (by name) whose NIC runs at another level than the cycle model (the rust-hdl RTL,
-    /// Verilator).
+    /// Verilator); for `Algo::Switch`, switches, as [`crate::RunOptions::levels`].
     pub levels: BTreeMap<String, Level>,
     /// OS noise: before each host action, with this probability, the host is away for
     /// `noise_cycles` cycles.
@@ -410,6 +410,7 @@ impl Fabric {
                 return self.run(
                     &crate::RunOptions {
                         seed: o.seed,
+                        levels: o.levels.clone(),
                         keep_results: o.keep_results,
                         ..Default::default()
                     },

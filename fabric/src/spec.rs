@@ -2,10 +2,10 @@
 //!
 //! A fabric file (TOML) says what to build and what to run on it: `[fabric]` the topology and
 //! its links, `[node]` the compute nodes' software, `[sm]` the subnet manager, `[[group]]` the
-//! collective groups and their barriers, `[[fault]]` the faults, `[run]` the bounds, and an
-//! optional `[switch]` table with the engine's parameters (the `[switch]` table of
-//! `netcoll.toml`). Every key is documented in the README ("Fabric files"); unknown keys are
-//! errors. This module only reads the text; [`crate::topology`] and [`crate::sim`] validate
+//! collective groups and their barriers, `[[fault]]` the faults, `[run]` the bounds, and
+//! optional `[switch]` and `[nic]` tables with the engine's and the NICs' parameters (as in
+//! `netcoll.toml`; the NICs' serve `--algo nic` / `host`). Every key is documented in the
+//! README ("Fabric files"); unknown keys are errors. This module only reads the text; [`crate::topology`] and [`crate::sim`] validate
 //! what the values mean and say which key is wrong.
 
 use serde::Deserialize;
@@ -34,6 +34,9 @@ pub struct FabricFile {
     /// The engine's parameters, as the `[switch]` table of `netcoll.toml`.
     #[serde(default)]
     pub switch: Option<toml::Table>,
+    /// The NICs' parameters (`--algo nic` / `host`), as the `[nic]` table of `netcoll.toml`.
+    #[serde(default)]
+    pub nic: Option<toml::Table>,
 }
 
 /// `[fabric]`: the topology and the defaults of its links.

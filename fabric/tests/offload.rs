@@ -251,6 +251,50 @@ fn rtl_and_verilator_nics_in_the_fabric_give_identical_output() {
     }
 }
 
+/// An f32 SUM allreduce, whose bits depend on the order of additions, by the switches and by
+/// NICs built with floating point (the fabric file's `[nic]` table): every member of a run
+/// gets the same bits and they lie within the error bound of any order, which the runs check
+/// (a result outside it, or two members apart, would be a violation). Without `[nic] fp` the
+/// NICs' run is refused, naming the group.
+#[test]
+fn floating_point_allreduce_by_nics_built_with_it() {
+    let group = "[[group]]\nname = 'f'\nmembers = 'all'\ncollective = 'allreduce'\n\
+                 op = 'SUM'\ndtype = 'f32'\nwords = 6\noperations = 2\n";
+    let base = FAT_TREE.replace("[switch]\n", "[switch]\nfp = 1\n");
+    let f = fabric(&format!("{base}[nic]\nfp = 1\n{group}"));
+    for algo in Algo::ALL {
+        let r = run(&f, algo, &kept(5));
+        assert!(
+            r.summary.safe,
+            "{}: {:?}",
+            algo.name(),
+            r.summary.violations
+        );
+        assert_eq!(r.summary.results_checked, 2 * 16, "{}", algo.name());
+        let res = results(&r);
+        for k in 0..2 {
+            let first = &res[&("f".into(), "h0".into(), k)];
+            for m in 1..16 {
+                assert_eq!(
+                    &res[&("f".into(), format!("h{m}"), k)],
+                    first,
+                    "{}",
+                    algo.name()
+                );
+            }
+        }
+    }
+    let err = fabric(&format!("{base}{group}"))
+        .run_offloaded(Algo::Nic, &OffloadOptions::default(), &mut |_, _| {})
+        .err()
+        .map(|e| e.to_string())
+        .unwrap_or_default();
+    assert!(
+        err.starts_with("group[0] = f (16 members): the host library cannot schedule it"),
+        "{err}"
+    );
+}
+
 /// What the NICs' runs refuse, with the key.
 #[test]
 fn what_the_nics_cannot_run_is_refused_naming_the_key() {

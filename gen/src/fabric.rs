@@ -46,8 +46,8 @@ pub struct RunArgs {
     /// Print the summary as a JSON line instead of a table.
     #[arg(long)]
     pub json: bool,
-    /// Engine parameters from this parameter file (the fabric file's `[switch]` table, if
-    /// any, overrides them).
+    /// Engine and NIC parameters from this parameter file (the fabric file's `[switch]` and
+    /// `[nic]` tables, if any, override them).
     #[arg(long)]
     pub config: Option<PathBuf>,
     /// Write the waveforms of the switches named in `--levels` (every cycle, one scope per
@@ -166,7 +166,7 @@ pub fn run(args: &RunArgs, out: &mut Out) -> Result<bool, CliError> {
             noise_cycles: args.noise_cycles,
             keep_results: false,
         };
-        let bar = crate::progress_bar(0, "cycles");
+        let bar = crate::progress_bar(fabric.file.run.max_cycles, "cycles");
         let report = fabric
             .run_offloaded(algo, &opts, &mut |cycle, _| bar.set_position(cycle))
             .map_err(|e| CliError::Input(format!("{}: {e}", args.fabric.display())))?;

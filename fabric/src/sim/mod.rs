@@ -614,6 +614,16 @@ impl Fabric {
                 .map_err(|e| FabricError::Config(e.to_string()))?;
             config.switch = parsed.switch;
         }
+        if let Some(t) = &file.nic {
+            let text = toml::to_string(&toml::Table::from_iter([(
+                "nic".to_string(),
+                toml::Value::Table(t.clone()),
+            )]))
+            .map_err(|e| invalid("nic", "(table)", e))?;
+            let parsed = Config::parse(&text, "the fabric file's [nic] table")
+                .map_err(|e| FabricError::Config(e.to_string()))?;
+            config.nic = parsed.nic;
+        }
         let topo = Arc::new(Topology::build(&file.fabric, config.switch.radix)?);
         let entities = topo.switch_names.len() + topo.node_names.len() + 1;
         if entities as u64 >= ORIGIN_FAULTS {
