@@ -7,6 +7,10 @@
 //! 2. **cost against size**: one 3-level fat tree of radix 26 populated with 512, 1024, 2048
 //!    and 4096 nodes, loss free, so that every node does the same work per barrier whatever
 //!    the size: a cost per node and barrier that stays flat is a cost linear in the nodes.
+//! 3. **who runs the barrier** (`fabric run --algo`): 128 nodes on a 3-level fat tree of radix
+//!    8, the same barriers by the switches, by the NICs (every NIC a cycle model, stepped every
+//!    cycle) and by host software over the NICs: wall time per node and barrier side by side,
+//!    and for the NICs' runs NIC cycles simulated per second (nodes × cycles / seconds).
 //!
 //! Columns, per second of wall time:
 //! - `packets/s`: packets delivered over a link (the strictest count: one per hop);
@@ -20,7 +24,7 @@
 //! case (default 1); `NETCOLL_BENCH_ONLY=4096` runs the cases whose name contains it (for
 //! profiling).
 
-use netcoll_fabric::{parse, Fabric, RunOptions};
+use netcoll_fabric::{parse, Algo, Fabric, OffloadOptions, RunOptions};
 use netcoll_models::config::Config;
 use std::time::Instant;
 
@@ -171,5 +175,77 @@ fn main() {
                 cost / base
             );
         }
+    }
+    by_algo(scale, &only);
+}
+
+/// Table 3: the barriers of `text` by `algo`, the fastest of three runs: (seconds, barriers,
+/// simulated cycles, nodes).
+fn measure_algo(text: &str, algo: Algo) -> (f64, u64, u64, f64) {
+    let file = parse(text).expect("bench fabric parses");
+    let fab = Fabric::new(file, Config::default()).expect("bench fabric is valid");
+    let mut best = f64::INFINITY;
+    let mut summary = None;
+    for _ in 0..3 {
+        let t0 = Instant::now();
+        let r = fab
+            .run_offloaded(
+                algo,
+                &OffloadOptions {
+                    seed: 1,
+                    ..Default::default()
+                },
+                &mut |_, _| {},
+            )
+            .expect("bench run");
+        best = best.min(t0.elapsed().as_secs_f64());
+        assert!(r.summary.safe, "{}", r.table());
+        summary = Some(r.summary);
+    }
+    let s = summary.expect("three runs");
+    (best, s.barriers, s.cycles, fab.topo.node_names.len() as f64)
+}
+
+fn by_algo(scale: u64, only: &str) {
+    let name = "who runs the barrier: fat tree k=8, 3 levels, 128 nodes";
+    if !name.contains(only) {
+        return;
+    }
+    println!();
+    println!("{name}");
+    println!(
+        "{:<8} {:>9} {:>10} {:>8} {:>18} {:>16}",
+        "algo", "barriers", "cycles", "seconds", "ns/(node·barrier)", "NIC cycles/s"
+    );
+    let text = format!(
+        "[fabric]\ntopology='fat_tree'\nk=8\nlevels=3\nlatency=20\n[node]\noverhead=50\n\
+         [[group]]\nmembers='all'\nbarriers={}\n",
+        10 * scale
+    );
+    let mut costs = vec![];
+    for algo in Algo::ALL {
+        let (seconds, barriers, cycles, nodes) = measure_algo(&text, algo);
+        let cost = seconds * 1e9 / (nodes * barriers as f64);
+        let nic_rate = match algo {
+            Algo::Switch => String::from("-"),
+            _ => format!("{:.3e}", nodes * cycles as f64 / seconds),
+        };
+        println!(
+            "{:<8} {:>9} {:>10} {:>8.3} {:>18.1} {:>16}",
+            algo.name(),
+            barriers,
+            cycles,
+            seconds,
+            cost,
+            nic_rate
+        );
+        costs.push((algo, cost));
+    }
+    for (algo, cost) in &costs[1..] {
+        println!(
+            "{}: cost per node and barrier {:.1} times the switches'",
+            algo.name(),
+            cost / costs[0].1
+        );
     }
 }
