@@ -146,6 +146,11 @@ pub struct Unicast {
     /// Per member: the direction from its NIC, and the one toward it.
     tx: Vec<usize>,
     rx: Vec<usize>,
+    /// Per direction: the switch at its far end (none for a node's).
+    far: Vec<Option<usize>>,
+    /// Per switch: beats in the directions arriving at it (a switch with none has nothing to
+    /// do in a cycle and is skipped).
+    pending: Vec<u32>,
     now: u64,
     /// Beats dropped at a switch with no route for them (never, if the routes cover the
     /// members).
@@ -181,6 +186,14 @@ impl Unicast {
                 .collect()
         };
         let switches = topo.switch_names.len();
+        let mut far = vec![None; dirs];
+        for (l, link) in topo.links.iter().enumerate() {
+            for end in [link.a, link.b] {
+                if let End::Switch(s, _) = end {
+                    far[arriving(l, end)] = Some(s);
+                }
+            }
+        }
         Unicast {
             wires,
             free_at: vec![0; dirs],
@@ -203,6 +216,8 @@ impl Unicast {
                 .iter()
                 .map(|&h| arriving(topo.node_link[h], End::Node(h)))
                 .collect(),
+            far,
+            pending: vec![0; switches],
             now: 0,
             unroutable: 0,
         }
@@ -243,8 +258,12 @@ impl Unicast {
             return;
         };
         let last = item.1.last;
+        self.pending[s] -= 1;
         if self.wires[out].push(item).is_ok() {
             self.free_at[out] = self.now + self.gap[out];
+            if let Some(t) = self.far[out] {
+                self.pending[t] += 1;
+            }
         }
         if last {
             self.owner[s][q] = None;
@@ -268,7 +287,11 @@ impl Interconnect for Unicast {
         self.free_at[dir] = self.now + self.gap[dir];
         self.wires[dir]
             .push((src, beat))
-            .map_err(|_| "a link took a beat it had no room for".to_string())
+            .map_err(|_| "a link took a beat it had no room for".to_string())?;
+        if let Some(s) = self.far[dir] {
+            self.pending[s] += 1;
+        }
+        Ok(())
     }
 
     fn offered(&mut self, dst: usize) -> Option<Beat> {
@@ -284,12 +307,15 @@ impl Interconnect for Unicast {
 
     fn tick(&mut self) {
         for s in 0..self.outputs.len() {
+            if self.pending[s] == 0 {
+                continue;
+            }
             // A head beat for a member this switch has no route to can never leave: drop it.
             for i in 0..self.inputs[s].len() {
                 let Some(d) = self.inputs[s][i] else {
                     continue;
                 };
-                if let Some((_, b)) = self.wires[d].front() {
+                if let Some(&(_, b)) = self.wires[d].front() {
                     if self.routes[s]
                         .get(b.node as usize)
                         .copied()
@@ -297,6 +323,7 @@ impl Interconnect for Unicast {
                         .is_none()
                     {
                         self.wires[d].pop();
+                        self.pending[s] -= 1;
                         self.unroutable += 1;
                     }
                 }
