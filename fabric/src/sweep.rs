@@ -1,12 +1,13 @@
-//! # Sweeps: barrier latency against node count, reduction bandwidth against vector size
+//! # Sweeps: latency against node count, reduction bandwidth against vector size
 //!
 //! `netcoll fabric sweep` runs fabric files (each a series, e.g. one topology) at several node
 //! counts: for each count `n` the file's `fabric.hosts` is set to `n` and every group takes all
 //! nodes. A count the topology cannot hold is skipped (and listed). The points go to a CSV
-//! file and an SVG plot of the median barrier latency (ns) against the node count. With more
-//! than one algorithm ([`How::algos`]: the switches, the NICs, host software, see
-//! [`crate::offload`]) each file is a series per algorithm, named `file (algo)`: the
-//! switch-versus-NIC-versus-host comparison on the same fabric.
+//! file and an SVG plot of the median latency (ns) of a barrier (or of a reduction's
+//! operation) against the node count. With more than one algorithm ([`How::algos`]: the
+//! switches, the NICs, host software, see [`crate::offload`]) each file is a series per
+//! algorithm, named `file (algo)`: the switch-versus-NIC-versus-host comparison on one
+//! fabric.
 //!
 //! With `--bytes`, it runs files with reduction groups at several vector sizes instead
 //! ([`run_sizes`]): every reduction group's `words` is set to the size (its `window` cut to the
@@ -158,8 +159,14 @@ pub fn csv(points: &[Point]) -> String {
 
 /// An SVG plot of median latency (ns) against node count, one line per series.
 pub fn svg(points: &[Point], path: &Path) -> Result<(), String> {
-    let mut names: Vec<&str> = points.iter().map(|p| p.series.as_str()).collect();
-    names.dedup();
+    // Each series once, in the order it first appears (the points of several algorithms
+    // alternate).
+    let mut names: Vec<&str> = vec![];
+    for p in points {
+        if !names.contains(&p.series.as_str()) {
+            names.push(&p.series);
+        }
+    }
     let lines: Vec<(String, Vec<(f64, f64)>)> = names
         .iter()
         .map(|name| {
@@ -172,8 +179,8 @@ pub fn svg(points: &[Point], path: &Path) -> Result<(), String> {
         })
         .collect();
     plot_lines(
-        "barrier latency vs node count",
-        ("nodes", "median barrier latency (ns)"),
+        "latency vs node count",
+        ("nodes", "median latency of a barrier or operation (ns)"),
         &lines,
         path,
     )
@@ -202,6 +209,8 @@ pub fn plot_lines(
         .configure_mesh()
         .x_desc(x_desc)
         .y_desc(y_desc)
+        .x_label_formatter(&|x| format!("{x:.0}"))
+        .y_label_formatter(&|y| format!("{y:.0}"))
         .draw()
         .map_err(|e| e.to_string())?;
     for (i, (name, pts)) in lines.iter().enumerate() {
@@ -215,8 +224,10 @@ pub fn plot_lines(
             .draw_series(pts.iter().map(|&p| Circle::new(p, 3, color.filled())))
             .map_err(|e| e.to_string())?;
     }
+    // Upper left: the lines rise with the node count, so that corner is the emptiest.
     chart
         .configure_series_labels()
+        .position(SeriesLabelPosition::UpperLeft)
         .background_style(WHITE.mix(0.8))
         .border_style(BLACK)
         .draw()
@@ -392,8 +403,14 @@ pub fn svg_sizes(points: &[SizePoint], path: &Path) -> Result<(), String> {
         .map_err(|e| e.to_string())?
         .label("0.99")
         .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], BLACK.mix(0.4)));
-    let mut names: Vec<&str> = points.iter().map(|p| p.series.as_str()).collect();
-    names.dedup();
+    // Each series once, in the order it first appears (the points of several algorithms
+    // alternate).
+    let mut names: Vec<&str> = vec![];
+    for p in points {
+        if !names.contains(&p.series.as_str()) {
+            names.push(&p.series);
+        }
+    }
     for (i, name) in names.iter().enumerate() {
         for (j, streaming) in [false, true].into_iter().enumerate() {
             let color = Palette99::pick(2 * i + j).to_rgba();

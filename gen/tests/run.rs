@@ -364,9 +364,12 @@ fn fabric_sweep_compares_switch_nic_and_host() {
             "{hosts} nodes: switch {s}, nic {n}, host {h}"
         );
     }
-    assert!(std::fs::read_to_string(out.with_extension("svg"))
-        .expect("the plot")
-        .contains("offload fat-tree k=8 (host)"));
+    // One line and one legend entry per series.
+    let svg = std::fs::read_to_string(out.with_extension("svg")).expect("the plot");
+    for algo in ["switch", "nic", "host"] {
+        let name = format!("offload fat-tree k=8 ({algo})");
+        assert_eq!(svg.matches(&name).count(), 1, "{name} in the legend");
+    }
     // `fabric run` of the whole file (128 nodes) by the NICs: its summary's median is a
     // number the sweep would print for 128 nodes; here, that it runs safe and counts the
     // messages of a 128-node dissemination barrier (7 rounds, 10 barriers).
