@@ -171,13 +171,7 @@ pub fn run(args: &RunArgs, out: &mut Out) -> Result<bool, CliError> {
             .run_offloaded(algo, &opts, &mut |cycle, _| bar.set_position(cycle))
             .map_err(|e| CliError::Input(format!("{}: {e}", args.fabric.display())))?;
         bar.finish_and_clear();
-        out.text(&report.json_lines())?;
-        if args.json {
-            out.line(&serde_json::to_string(&report.summary).unwrap_or_default())?;
-        } else {
-            out.text(&report.table())?;
-        }
-        return Ok(report.summary.safe);
+        return print(&report, args.json, out);
     }
     let opts = RunOptions {
         seed: args.seed,
@@ -209,8 +203,14 @@ pub fn run(args: &RunArgs, out: &mut Out) -> Result<bool, CliError> {
             path.display()
         );
     }
+    print(&report, args.json, out)
+}
+
+/// A run's records as JSON lines, then its summary (a JSON line or a table); whether it was
+/// safe.
+fn print(report: &netcoll_fabric::Report, json: bool, out: &mut Out) -> Result<bool, CliError> {
     out.text(&report.json_lines())?;
-    if args.json {
+    if json {
         out.line(&serde_json::to_string(&report.summary).unwrap_or_default())?;
     } else {
         out.text(&report.table())?;

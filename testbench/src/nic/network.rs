@@ -9,10 +9,12 @@
 //!   channels with a seeded random generator, so each seed is another arrival order (the order
 //!   between one sender and one receiver is kept, as on a real path).
 //! - [`run_cycles`]: `n` NICs at cycle levels chosen per node (cycle model, rust-hdl RTL,
-//!   Verilog under Verilator), connected by a crossbar of bounded links ([`Link`]): one link
-//!   per (source, destination), `latency` cycles and room for `room` beats, so a full link
-//!   back-pressures its sender's `tx_ready`. Each receive port takes whole messages from its
-//!   links round robin (a message's beats are never interleaved with another's). Each node's
+//!   Verilog under Verilator), connected by a crossbar of bounded links ([`Crossbar`]): one
+//!   link per (source, destination), `latency` cycles and room for `room` beats, so a full
+//!   link back-pressures its sender's `tx_ready`. Each receive port takes whole messages from
+//!   its links round robin (a message's beats are never interleaved with another's).
+//!   [`run_cycles_on`] is the same over any other [`Interconnect`] (the fabric's switches,
+//!   `netcoll_fabric::offload::Unicast`). Each node's
 //!   host issues its setup from cycle 1; once every node's setup is done and its start cycle
 //!   has come, it *enters* the collective and issues its commands one at a time. How the
 //!   schedule then progresses is [`Progress`]:
