@@ -24,7 +24,7 @@
 //! case (default 1); `NETCOLL_BENCH_ONLY=4096` runs the cases whose name contains it (for
 //! profiling).
 
-use netcoll_fabric::{parse, Algo, Fabric, OffloadOptions, RunOptions};
+use netcoll_fabric::{parse, Algo, Fabric, OffloadOptions, Summary};
 use netcoll_models::config::Config;
 use std::time::Instant;
 
@@ -43,8 +43,9 @@ impl Measured {
     }
 }
 
-/// Runs `text` three times (seed 1) and keeps the fastest.
-fn measure(text: &str) -> Measured {
+/// Runs `text`'s collectives by `algo` three times (seed 1): the fastest time, the summary and
+/// the number of nodes.
+fn best_of_three(text: &str, algo: Algo) -> (f64, Summary, f64) {
     let file = parse(text).expect("bench fabric parses");
     let fab = Fabric::new(file, Config::default()).expect("bench fabric is valid");
     let mut best = f64::INFINITY;
@@ -52,8 +53,9 @@ fn measure(text: &str) -> Measured {
     for _ in 0..3 {
         let t0 = Instant::now();
         let r = fab
-            .run(
-                &RunOptions {
+            .run_offloaded(
+                algo,
+                &OffloadOptions {
                     seed: 1,
                     ..Default::default()
                 },
@@ -64,13 +66,19 @@ fn measure(text: &str) -> Measured {
         assert!(r.summary.safe, "{}", r.table());
         summary = Some(r.summary);
     }
-    let s = summary.expect("three runs");
+    let nodes = fab.topo.node_names.len() as f64;
+    (best, summary.expect("three runs"), nodes)
+}
+
+/// Tables 1 and 2: the switches' barriers of `text`.
+fn measure(text: &str) -> Measured {
+    let (seconds, s, nodes) = best_of_three(text, Algo::Switch);
     Measured {
         barriers: s.barriers,
         packets: s.packets,
         events: s.events + s.steps,
-        seconds: best,
-        nodes: fab.topo.node_names.len() as f64,
+        seconds,
+        nodes,
     }
 }
 
@@ -179,33 +187,6 @@ fn main() {
     by_algo(scale, &only);
 }
 
-/// Table 3: the barriers of `text` by `algo`, the fastest of three runs: (seconds, barriers,
-/// simulated cycles, nodes).
-fn measure_algo(text: &str, algo: Algo) -> (f64, u64, u64, f64) {
-    let file = parse(text).expect("bench fabric parses");
-    let fab = Fabric::new(file, Config::default()).expect("bench fabric is valid");
-    let mut best = f64::INFINITY;
-    let mut summary = None;
-    for _ in 0..3 {
-        let t0 = Instant::now();
-        let r = fab
-            .run_offloaded(
-                algo,
-                &OffloadOptions {
-                    seed: 1,
-                    ..Default::default()
-                },
-                &mut |_, _| {},
-            )
-            .expect("bench run");
-        best = best.min(t0.elapsed().as_secs_f64());
-        assert!(r.summary.safe, "{}", r.table());
-        summary = Some(r.summary);
-    }
-    let s = summary.expect("three runs");
-    (best, s.barriers, s.cycles, fab.topo.node_names.len() as f64)
-}
-
 fn by_algo(scale: u64, only: &str) {
     let name = "who runs the barrier: fat tree k=8, 3 levels, 128 nodes";
     if !name.contains(only) {
@@ -224,7 +205,8 @@ fn by_algo(scale: u64, only: &str) {
     );
     let mut costs = vec![];
     for algo in Algo::ALL {
-        let (seconds, barriers, cycles, nodes) = measure_algo(&text, algo);
+        let (seconds, s, nodes) = best_of_three(&text, algo);
+        let (barriers, cycles) = (s.barriers, s.cycles);
         let cost = seconds * 1e9 / (nodes * barriers as f64);
         let nic_rate = match algo {
             Algo::Switch => String::from("-"),

@@ -295,7 +295,7 @@ fn floating_point_allreduce_by_nics_built_with_it() {
     );
 }
 
-/// What the NICs' runs refuse, with the key.
+/// What the NICs' runs refuse, with the key (and a bad `[nic]` table).
 #[test]
 fn what_the_nics_cannot_run_is_refused_naming_the_key() {
     let err = |text: &str| {
@@ -314,6 +314,15 @@ fn what_the_nics_cannot_run_is_refused_naming_the_key() {
         "{FAT_TREE}[[group]]\nname = 'one'\nmembers = [3]\nbarriers = 1\n"
     ))
     .starts_with("group[0] = one (1 members): the host library cannot schedule it"));
+    let bad_nic = format!("{FAT_TREE}[nic]\nqps = 5\n[[group]]\nmembers = 'all'\nbarriers = 1\n");
+    let file = parse(&bad_nic).expect("fabric file");
+    assert_eq!(
+        Fabric::new(file, Config::default())
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default(),
+        "the fabric file's [nic] table: line 2: `nic.qps` = 5 is not supported; allowed values: 4, 16"
+    );
     let levels = OffloadOptions {
         levels: BTreeMap::from([("core0".to_string(), Level::Rtl)]),
         ..Default::default()

@@ -599,30 +599,28 @@ fn opcode(key: &str, s: &str) -> Result<u64, FabricError> {
         })
 }
 
+/// A fabric file's own `[name]` table (`switch`, `nic`), read as that table of a parameter
+/// file.
+fn own_table(name: &str, t: &toml::Table) -> Result<Config, FabricError> {
+    let text = toml::to_string(&toml::Table::from_iter([(
+        name.to_string(),
+        toml::Value::Table(t.clone()),
+    )]))
+    .map_err(|e| invalid(name, "(table)", e))?;
+    Config::parse(&text, &format!("the fabric file's [{name}] table"))
+        .map_err(|e| FabricError::Config(e.to_string()))
+}
+
 impl Fabric {
-    /// Validates a fabric file against the engine parameters of `config` (the file's own
-    /// `[switch]` table, when present, overrides them).
+    /// Validates a fabric file against the engine and NIC parameters of `config` (the file's
+    /// own `[switch]` and `[nic]` tables, when present, override them).
     pub fn new(file: FabricFile, config: Config) -> Result<Fabric, FabricError> {
         let mut config = config;
         if let Some(t) = &file.switch {
-            let text = toml::to_string(&toml::Table::from_iter([(
-                "switch".to_string(),
-                toml::Value::Table(t.clone()),
-            )]))
-            .map_err(|e| invalid("switch", "(table)", e))?;
-            let parsed = Config::parse(&text, "the fabric file's [switch] table")
-                .map_err(|e| FabricError::Config(e.to_string()))?;
-            config.switch = parsed.switch;
+            config.switch = own_table("switch", t)?.switch;
         }
         if let Some(t) = &file.nic {
-            let text = toml::to_string(&toml::Table::from_iter([(
-                "nic".to_string(),
-                toml::Value::Table(t.clone()),
-            )]))
-            .map_err(|e| invalid("nic", "(table)", e))?;
-            let parsed = Config::parse(&text, "the fabric file's [nic] table")
-                .map_err(|e| FabricError::Config(e.to_string()))?;
-            config.nic = parsed.nic;
+            config.nic = own_table("nic", t)?.nic;
         }
         let topo = Arc::new(Topology::build(&file.fabric, config.switch.radix)?);
         let entities = topo.switch_names.len() + topo.node_names.len() + 1;
