@@ -18,8 +18,9 @@
 //!
 //! The NICs are the NIC's cycle model, or for the nodes named in [`OffloadOptions::levels`] its
 //! rust-hdl RTL or its Verilog under Verilator, with the same results and cycles. Their messages
-//! are unicast, carried by the fabric's switches (rule 5 of [`crate::sm`]: the SM routes each
-//! group's members along the group's tree, up then down, so the forwarding is deadlock free):
+//! are unicast, carried by the fabric's switches (rule 5 of [`crate::sm`]: the SM routes the
+//! members of the groups that run together along one tree of all of them, up then down, so the
+//! forwarding is deadlock free):
 //!
 //! 1. **Links.** Each direction of a topology link carries one beat (a 64-bit word with its
 //!    header as side band) every `ceil(8 / bandwidth)` cycles; a beat arrives `latency` cycles
@@ -31,12 +32,16 @@
 //!    forwards that message's beats, one a cycle as its link allows, until the last. So two
 //!    messages' beats never interleave, on a link or at a receive port; a beat that arrives in
 //!    one cycle can leave in the next (cut-through).
-//! 3. **Runs.** A group's operations run one after another, each on NICs fresh from reset
-//!    (a schedule runs once, on zeroed counters); the groups run one after another too, so
-//!    their traffic never meets. Every member's setup is done before any member enters (MPI
-//!    connects a communicator before using it); then every member enters in the same cycle.
-//!    A record's `start` is that cycle and `end` the cycle the last member was done, counted
-//!    from the run's beginning (the operations' cycles added up).
+//! 3. **Runs.** Consecutive groups of the file with no member in common form a *wave* and
+//!    run together: their operation `k` starts in the same cycle and their messages share the
+//!    switches and links. (A NIC runs one schedule at a time, so groups that share a member
+//!    are in different waves.) The waves run one after another, and within a wave the
+//!    operations do: operation `k` of every group of the wave that has one, on NICs fresh from
+//!    reset (a schedule runs once, on zeroed counters). Every member's setup is done before
+//!    any member enters (MPI connects a communicator before using it); then every member
+//!    enters in the same cycle. A record's `start` is that cycle and `end` the cycle the
+//!    group's last member was done, counted from the run's beginning (the cycles of the runs
+//!    before added up).
 //! 4. **Inputs and checks.** Member `m` contributes in operation `k` what it would to the
 //!    switches ([`Reduction::contribution_chunk`] of the whole vector, seeded by the run's
 //!    seed); a REDUCE runs as an allreduce (every member gets the root's result). Every
@@ -146,6 +151,10 @@ pub struct Unicast {
     /// Per member: the direction from its NIC, and the one toward it.
     tx: Vec<usize>,
     rx: Vec<usize>,
+    /// Per member: its group and its index in the group (the NICs' programs address the
+    /// members of their group by that index); per group, its members.
+    local: Vec<(usize, usize)>,
+    members: Vec<Vec<usize>>,
     /// Per direction: the switch at its far end (none for a node's).
     far: Vec<Option<usize>>,
     /// Per switch: beats in the directions arriving at it (a switch with none has nothing to
@@ -158,14 +167,23 @@ pub struct Unicast {
 }
 
 impl Unicast {
-    /// The network for `hosts` (node indices, in member order) routed by `routes`
-    /// ([`tree_routes`]), with input buffers of `buffer` beats.
+    /// The network for `groups` (each its members' node indices, in member order; the members
+    /// of all of them are numbered one after the other) routed by `routes` ([`tree_routes`]
+    /// of all the members in that order), with input buffers of `buffer` beats. A NIC
+    /// addresses the members of its own group only, by their index in the group.
     pub fn new(
         topo: &Topology,
-        hosts: &[usize],
+        groups: &[&[usize]],
         routes: Vec<Vec<Option<usize>>>,
         buffer: u64,
     ) -> Unicast {
+        let hosts: Vec<usize> = groups.concat();
+        let mut local = vec![];
+        let mut members = vec![];
+        for (g, m) in groups.iter().enumerate() {
+            members.push((local.len()..local.len() + m.len()).collect());
+            local.extend((0..m.len()).map(|j| (g, j)));
+        }
         let dirs = 2 * topo.links.len();
         let mut wires = Vec::with_capacity(dirs);
         let mut gap = Vec::with_capacity(dirs);
@@ -218,6 +236,8 @@ impl Unicast {
                 .collect(),
             far,
             pending: vec![0; switches],
+            local,
+            members,
             now: 0,
             unroutable: 0,
         }
@@ -278,15 +298,22 @@ impl Interconnect for Unicast {
     }
 
     fn send(&mut self, src: usize, dst: usize, beat: Beat) -> Result<(), String> {
-        if dst >= self.rx.len() {
+        let (g, j) = self.local[src];
+        let Some(&to) = self.members[g].get(dst) else {
             return Err(format!(
-                "member {src} sent to member {dst}, which does not exist"
+                "member {j} of group {g} sent to member {dst}, which does not exist"
             ));
-        }
+        };
         let dir = self.tx[src];
         self.free_at[dir] = self.now + self.gap[dir];
         self.wires[dir]
-            .push((src, beat))
+            .push((
+                src,
+                Beat {
+                    node: to as u64,
+                    ..beat
+                },
+            ))
             .map_err(|_| "a link took a beat it had no room for".to_string())?;
         if let Some(s) = self.far[dir] {
             self.pending[s] += 1;
@@ -296,7 +323,7 @@ impl Interconnect for Unicast {
 
     fn offered(&mut self, dst: usize) -> Option<Beat> {
         self.wires[self.rx[dst]].front().map(|&(src, b)| Beat {
-            node: src as u64,
+            node: self.local[src].1 as u64,
             ..b
         })
     }
@@ -489,43 +516,76 @@ impl Fabric {
                     format!("the host library cannot schedule it for the NICs: {e}"),
                 )
             })?;
-            let sm = SubnetManager::new(Arc::clone(&self.topo), self.config.switch.groups);
-            let tree = sm
-                .build_tree(members, self.policy(g))
-                .map_err(|e| invalid(&format!("group[{g}].members"), self.group_name(g), e))?;
-            let routes = tree_routes(&self.topo, &tree, members);
-            plans.push((c, r, opts, progs, routes));
+            plans.push((c, r, opts, progs));
         }
+        // Rule 3: waves of consecutive groups with no member in common.
+        let mut waves: Vec<Vec<usize>> = vec![];
+        for g in 0..self.groups() {
+            let disjoint = |h: &usize| {
+                self.members(*h)
+                    .iter()
+                    .all(|m| !self.members(g).contains(m))
+            };
+            match waves.last_mut() {
+                Some(w) if w.iter().all(disjoint) => w.push(g),
+                _ => waves.push(vec![g]),
+            }
+        }
+        let level_of = |m: &usize| {
+            o.levels
+                .get(&self.topo.node_names[*m])
+                .copied()
+                .unwrap_or(Level::Model)
+        };
         let mut records = vec![];
         let mut results = vec![];
         let mut violations = vec![];
         let (mut messages, mut answers, mut rnr_naks, mut checked) = (0, 0, 0, 0);
         let mut offset = 0u64;
-        for (g, (c, r, opts, progs, routes)) in plans.into_iter().enumerate() {
-            let members = self.members(g);
-            let name = self.group_name(g).to_string();
-            let levels: Vec<Level> = members
+        for wave in &waves {
+            // Rule 5: one tree over every member of the wave (a lone group's own tree).
+            let first = wave[0];
+            let everyone: Vec<usize> = wave
                 .iter()
-                .map(|&m| {
-                    o.levels
-                        .get(&self.topo.node_names[m])
-                        .copied()
-                        .unwrap_or(Level::Model)
-                })
+                .flat_map(|&g| self.members(g).iter().copied())
                 .collect();
-            for k in 0..self.operations(g) {
-                let mut progs = progs.clone();
-                if let Some(r) = &r {
-                    let at = match c {
-                        Collective::Broadcast { .. } => opts.output,
-                        _ => opts.input,
-                    };
-                    for (j, &m) in members.iter().enumerate() {
-                        if !matches!(c, Collective::Broadcast { root, .. } if root != j) {
-                            let words = r.contribution_chunk(o.seed, g, m, k, 0);
-                            progs[j].write_first(at, &nic_words(r, &words));
+            let sm = SubnetManager::new(Arc::clone(&self.topo), self.config.switch.groups);
+            let tree = sm.build_tree(&everyone, self.policy(first)).map_err(|e| {
+                invalid(
+                    &format!("group[{first}].members"),
+                    self.group_name(first),
+                    e,
+                )
+            })?;
+            let operations = wave.iter().map(|&g| self.operations(g)).max().unwrap_or(0);
+            for k in 0..operations {
+                let active: Vec<usize> = wave
+                    .iter()
+                    .copied()
+                    .filter(|&g| self.operations(g) > k)
+                    .collect();
+                let mut progs = vec![];
+                let mut levels = vec![];
+                let mut groups: Vec<&[usize]> = vec![];
+                for &g in &active {
+                    let (c, r, opts, base) = &plans[g];
+                    let members = self.members(g);
+                    let mut mine = base.clone();
+                    if let Some(r) = r {
+                        let at = match c {
+                            Collective::Broadcast { .. } => opts.output,
+                            _ => opts.input,
+                        };
+                        for (j, &m) in members.iter().enumerate() {
+                            if !matches!(c, Collective::Broadcast { root, .. } if *root != j) {
+                                let words = r.contribution_chunk(o.seed, g, m, k, 0);
+                                mine[j].write_first(at, &nic_words(r, &words));
+                            }
                         }
                     }
+                    progs.extend(mine);
+                    levels.extend(members.iter().map(level_of));
+                    groups.push(members);
                 }
                 let net_opts = NetworkOptions {
                     progress: progress_mode,
@@ -539,73 +599,81 @@ impl Fabric {
                     },
                     noise_prob: o.noise_prob,
                     noise_cycles: o.noise_cycles,
-                    seed: o.seed ^ ((g as u64) << 40) ^ k.wrapping_mul(0x9E37_79B9_7F4A_7C15),
+                    seed: o.seed ^ ((first as u64) << 40) ^ k.wrapping_mul(0x9E37_79B9_7F4A_7C15),
                     max_cycles: self.file.run.max_cycles.saturating_sub(offset),
                     ..Default::default()
                 };
-                let mut net = Unicast::new(
-                    &self.topo,
-                    members,
-                    routes.clone(),
-                    self.file.fabric.unicast_buffer,
-                );
+                let hosts = groups.concat();
+                let routes = tree_routes(&self.topo, &tree, &hosts);
+                let mut net =
+                    Unicast::new(&self.topo, &groups, routes, self.file.fabric.unicast_buffer);
                 let mut run = match run_cycles_on(&progs, &p, &levels, &net_opts, &mut net) {
                     Ok(run) => run,
                     Err(e) => {
-                        violations.push(format!("group {name} operation {k}: {e}"));
+                        let names: Vec<&str> = active.iter().map(|&g| self.group_name(g)).collect();
+                        violations
+                            .push(format!("group {} operation {k}: {e}", names.join(" and ")));
                         break;
                     }
                 };
                 messages += run.messages;
                 answers += run.answers;
                 rnr_naks += run.rnr_naks;
-                let entered = run.nodes.iter().map(|n| n.entered_at).max().unwrap_or(0);
-                let done = run.nodes.iter().map(|n| n.done_at).max().unwrap_or(0);
-                for (j, node) in run.nodes.iter().enumerate() {
-                    let who = &self.topo.node_names[members[j]];
-                    if node.status != Status::Ok.code() {
-                        violations.push(format!(
-                            "group {name} operation {k}: member {who} failed with status {}",
-                            netcoll_testbench::nic::scenario::status_name(node.status)
-                        ));
-                    } else if r.is_none() && node.done_at < entered {
-                        violations.push(format!(
-                            "group {name} barrier {k}: member {who} was done at cycle {} before the last member entered at {entered}",
-                            node.done_at
-                        ));
-                    }
-                }
-                if let Some(r) = &r {
-                    for node in &mut run.nodes {
-                        node.result = fabric_words(r, &node.result);
-                    }
-                    checked += members.len() as u64;
-                    violations.extend(check(r, o.seed, g, members, k, &run.nodes, &name));
-                    if o.keep_results {
-                        for (j, node) in run.nodes.iter().enumerate() {
-                            results.push(ResultRecord {
-                                group: name.clone(),
-                                node: self.topo.node_names[members[j]].clone(),
-                                op: k,
-                                chunk: 0,
-                                words: node.result.clone(),
-                                values: vec![],
-                            });
+                let mut at = 0;
+                for &g in &active {
+                    let members = self.members(g);
+                    let nodes = &mut run.nodes[at..at + members.len()];
+                    at += members.len();
+                    let name = self.group_name(g).to_string();
+                    let r = &plans[g].1;
+                    let entered = nodes.iter().map(|n| n.entered_at).max().unwrap_or(0);
+                    let done = nodes.iter().map(|n| n.done_at).max().unwrap_or(0);
+                    for (j, node) in nodes.iter().enumerate() {
+                        let who = &self.topo.node_names[members[j]];
+                        if node.status != Status::Ok.code() {
+                            violations.push(format!(
+                                "group {name} operation {k}: member {who} failed with status {}",
+                                netcoll_testbench::nic::scenario::status_name(node.status)
+                            ));
+                        } else if r.is_none() && node.done_at < entered {
+                            violations.push(format!(
+                                "group {name} barrier {k}: member {who} was done at cycle {} before the last member entered at {entered}",
+                                node.done_at
+                            ));
                         }
                     }
+                    if let Some(r) = r {
+                        for node in nodes.iter_mut() {
+                            node.result = fabric_words(r, &node.result);
+                        }
+                        checked += members.len() as u64;
+                        violations.extend(check(r, o.seed, g, members, k, nodes, &name));
+                        if o.keep_results {
+                            for (j, node) in nodes.iter().enumerate() {
+                                results.push(ResultRecord {
+                                    group: name.clone(),
+                                    node: self.topo.node_names[members[j]].clone(),
+                                    op: k,
+                                    chunk: 0,
+                                    words: node.result.clone(),
+                                    values: vec![],
+                                });
+                            }
+                        }
+                    }
+                    let latency = done.saturating_sub(entered);
+                    records.push(Record {
+                        group: name,
+                        cgid: 0,
+                        barrier: k,
+                        bytes: 8 * r.as_ref().map_or(0, |r| r.words),
+                        members: members.len() as u64,
+                        start: offset + entered,
+                        end: offset + done,
+                        latency,
+                        latency_ns: latency as f64 * self.file.fabric.clock_ns,
+                    });
                 }
-                let latency = done.saturating_sub(entered);
-                records.push(Record {
-                    group: name.clone(),
-                    cgid: 0,
-                    barrier: k,
-                    bytes: 8 * r.as_ref().map_or(0, |r| r.words),
-                    members: members.len() as u64,
-                    start: offset + entered,
-                    end: offset + done,
-                    latency,
-                    latency_ns: latency as f64 * self.file.fabric.clock_ns,
-                });
                 offset += run.cycles;
                 progress(offset, records.len() as u64);
             }
@@ -709,7 +777,7 @@ mod tests {
         let tree = SubnetManager::new(Arc::clone(&topo), 64)
             .build_tree(&hosts, Policy::Shortest)
             .expect("tree");
-        let mut net = Unicast::new(&topo, &hosts, tree_routes(&topo, &tree, &hosts), 1);
+        let mut net = Unicast::new(&topo, &[&hosts], tree_routes(&topo, &tree, &hosts), 1);
         let len = |s: usize, d: usize, m: usize| 1 + (s + d + m) % 5;
         // Each sender's messages: (destination, index), destinations rotating.
         let queues: Vec<Vec<(usize, usize)>> = (0..n)

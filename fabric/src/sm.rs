@@ -30,12 +30,14 @@
 //!
 //! ## Unicast routes
 //!
-//! 5. When the NICs run a group's collective themselves (`fabric run --algo nic` or `host`,
-//!    see [`crate::offload`]), their messages are unicast, and the SM writes each tree
-//!    switch's forwarding table for the group's members along the same tree
-//!    ([`tree_routes`]): at switch `s`, a message for member `m` leaves by the port of the
-//!    tree's one path from `s` to `m`. Every route goes up toward the root and then down, never
-//!    down then up, so no cycle of links waiting for each other can form, and every route
+//! 5. When the NICs run collectives themselves (`fabric run --algo nic` or `host`, see
+//!    [`crate::offload`]), their messages are unicast, and the SM writes each switch's
+//!    forwarding table for the members of the groups that run together along **one** tree
+//!    built by rules 1–3 over all of them (for a group alone, its own tree) ([`tree_routes`]):
+//!    at switch `s`, a message for member `m` leaves by the port of the tree's one path from
+//!    `s` to `m`. Every route goes up toward that tree's root and then down, never down then
+//!    up, so no cycle of links waiting for each other can form — one tree for every group,
+//!    since two groups' trees with different roots could together close one — and every route
 //!    ends at a receive port that takes its messages whatever its own transmit port waits for
 //!    (the NIC is full duplex): the switches forward losslessly, with back-pressure, and
 //!    cannot deadlock.

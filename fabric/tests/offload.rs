@@ -217,6 +217,74 @@ fn barriers_by_the_nics_send_what_dissemination_sends_and_host_progress_pays_its
     }
 }
 
+/// Two groups with no member in common (the even and the odd nodes, so that every leaf's
+/// links carry both) run together: their operations start in the same cycle, their results
+/// are the sums of their contributions, and each takes longer than it does alone, since their
+/// messages share the switches. A third group, which shares members with both, runs after
+/// them.
+#[test]
+fn disjoint_groups_run_together_and_share_the_switches() {
+    let even: Vec<String> = (0..16).step_by(2).map(|m| m.to_string()).collect();
+    let odd: Vec<String> = (1..16).step_by(2).map(|m| m.to_string()).collect();
+    let group = |name: &str, members: &[String]| {
+        format!(
+            "[[group]]\nname = '{name}'\nmembers = [{}]\ncollective = 'allreduce'\n\
+             op = 'SUM'\ndtype = 'u64'\nwords = 64\noperations = 2\n",
+            members.join(", ")
+        )
+    };
+    let both = format!(
+        "{FAT_TREE}{}{}[[group]]\nname = 'all'\nmembers = 'all'\nbarriers = 1\n",
+        group("even", &even),
+        group("odd", &odd)
+    );
+    let seed = 9;
+    let r = run(&fabric(&both), Algo::Nic, &kept(seed));
+    assert!(r.summary.safe, "{:?}", r.summary.violations);
+    let rec = |g: &str, k: u64| {
+        r.records
+            .iter()
+            .find(|x| x.group == g && x.barrier == k)
+            .unwrap_or_else(|| panic!("no record of {g} {k}: {:?}", r.records))
+            .clone()
+    };
+    for k in 0..2 {
+        assert_eq!(rec("even", k).start, rec("odd", k).start, "operation {k}");
+    }
+    assert!(rec("all", 0).start > rec("even", 1).end.max(rec("odd", 1).end));
+    let res = results(&r);
+    for (g, members) in [(0usize, &even), (1, &odd)] {
+        let name = if g == 0 { "even" } else { "odd" };
+        for k in 0..2 {
+            let sum: Vec<u64> = (0..64)
+                .map(|i| {
+                    members.iter().fold(0u64, |a, m| {
+                        a.wrapping_add(contribution(seed, g, m.parse().unwrap(), k, i))
+                    })
+                })
+                .collect();
+            for m in members.iter() {
+                assert_eq!(
+                    res[&(name.to_string(), format!("h{m}"), k)],
+                    sum,
+                    "{name} h{m} {k}"
+                );
+            }
+        }
+    }
+    let alone = run(
+        &fabric(&format!("{FAT_TREE}{}", group("even", &even))),
+        Algo::Nic,
+        &OffloadOptions::default(),
+    );
+    assert!(
+        rec("even", 0).latency > alone.records[0].latency,
+        "together {} alone {}",
+        rec("even", 0).latency,
+        alone.records[0].latency
+    );
+}
+
 /// Everything the run prints, as `fabric run --json` prints it.
 fn printed(r: &Report) -> String {
     format!(
