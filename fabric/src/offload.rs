@@ -161,9 +161,6 @@ pub struct Unicast {
     /// do in a cycle and is skipped).
     pending: Vec<u32>,
     now: u64,
-    /// Beats dropped at a switch with no route for them (never, if the routes cover the
-    /// members).
-    pub unroutable: u64,
 }
 
 impl Unicast {
@@ -239,7 +236,6 @@ impl Unicast {
             local,
             members,
             now: 0,
-            unroutable: 0,
         }
     }
 
@@ -336,24 +332,6 @@ impl Interconnect for Unicast {
         for s in 0..self.outputs.len() {
             if self.pending[s] == 0 {
                 continue;
-            }
-            // A head beat for a member this switch has no route to can never leave: drop it.
-            for i in 0..self.inputs[s].len() {
-                let Some(d) = self.inputs[s][i] else {
-                    continue;
-                };
-                if let Some(&(_, b)) = self.wires[d].front() {
-                    if self.routes[s]
-                        .get(b.node as usize)
-                        .copied()
-                        .flatten()
-                        .is_none()
-                    {
-                        self.wires[d].pop();
-                        self.pending[s] -= 1;
-                        self.unroutable += 1;
-                    }
-                }
             }
             for q in 0..self.outputs[s].len() {
                 self.forward(s, q);
@@ -841,7 +819,6 @@ mod tests {
             net.tick();
             cycle += 1;
         }
-        assert_eq!(net.unroutable, 0);
         for (d, beats) in got.iter().enumerate() {
             let mut next = vec![0usize; n]; // the next message expected from each source
             let mut k = 0;

@@ -85,7 +85,8 @@ pub struct Summary {
     /// Kernel events processed, credit returns excepted (most of them are no event: how many
     /// are depends on how the fabric is partitioned).
     pub events: u64,
-    /// Packets delivered to the end of a link (a switch port or a node).
+    /// Packets delivered to the end of a link (a switch port or a node); under `--algo nic` /
+    /// `host`, the messages and answers the NICs delivered.
     pub packets: u64,
     /// Switch clock cycles simulated one by one (an idle stretch skipped at once is not
     /// counted).

@@ -55,17 +55,6 @@ pub struct How {
     pub noise_cycles: u64,
 }
 
-impl Default for How {
-    fn default() -> Self {
-        How {
-            algos: vec![Algo::Switch],
-            seed: 1,
-            noise_prob: 0.0,
-            noise_cycles: 0,
-        }
-    }
-}
-
 /// Runs every series at every node count; returns the points and the skipped runs.
 pub fn run(
     series: &[(String, FabricFile)],
@@ -159,31 +148,29 @@ pub fn csv(points: &[Point]) -> String {
 
 /// An SVG plot of median latency (ns) against node count, one line per series.
 pub fn svg(points: &[Point], path: &Path) -> Result<(), String> {
-    // Each series once, in the order it first appears (the points of several algorithms
-    // alternate).
-    let mut names: Vec<&str> = vec![];
-    for p in points {
-        if !names.contains(&p.series.as_str()) {
-            names.push(&p.series);
-        }
-    }
-    let lines: Vec<(String, Vec<(f64, f64)>)> = names
+    let named: Vec<(&str, f64, f64)> = points
         .iter()
-        .map(|name| {
-            let pts = points
-                .iter()
-                .filter(|p| p.series == *name)
-                .map(|p| (p.hosts as f64, p.median_ns))
-                .collect();
-            (name.to_string(), pts)
-        })
+        .map(|p| (p.series.as_str(), p.hosts as f64, p.median_ns))
         .collect();
     plot_lines(
         "latency vs node count",
         ("nodes", "median latency of a barrier or operation (ns)"),
-        &lines,
+        &lines_by_name(&named),
         path,
     )
+}
+
+/// Points `(name, x, y)` as one line per name, the names in the order they first appear
+/// (points of several series may alternate).
+pub fn lines_by_name(points: &[(&str, f64, f64)]) -> Vec<(String, Vec<(f64, f64)>)> {
+    let mut lines: Vec<(String, Vec<(f64, f64)>)> = vec![];
+    for &(name, x, y) in points {
+        match lines.iter_mut().find(|(n, _)| n == name) {
+            Some((_, pts)) => pts.push((x, y)),
+            None => lines.push((name.to_string(), vec![(x, y)])),
+        }
+    }
+    lines
 }
 
 /// An SVG plot of named lines of points `(x, y)`, both axes from 0, with a legend.

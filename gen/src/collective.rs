@@ -326,24 +326,19 @@ fn csv(collective: &str, points: &[Point]) -> String {
 }
 
 fn svg(collective: &str, points: &[Point], path: &std::path::Path) -> Result<(), String> {
-    let mut modes: Vec<&str> = points.iter().map(|p| p.by).collect();
-    modes.sort_unstable();
-    modes.dedup();
-    let lines: Vec<(String, Vec<(f64, f64)>)> = modes
+    // One line per mode, the modes in alphabetical order.
+    let mut points: Vec<&Point> = points.iter().collect();
+    points.sort_by_key(|p| p.by);
+    let names: Vec<String> = points.iter().map(|p| format!("by {}", p.by)).collect();
+    let named: Vec<(&str, f64, f64)> = points
         .iter()
-        .map(|by| {
-            let pts = points
-                .iter()
-                .filter(|p| p.by == *by)
-                .map(|p| (p.nodes as f64, p.latency as f64))
-                .collect();
-            (format!("by {by}"), pts)
-        })
+        .zip(&names)
+        .map(|(p, name)| (name.as_str(), p.nodes as f64, p.latency as f64))
         .collect();
     netcoll_fabric::sweep::plot_lines(
         &format!("{collective} latency vs node count"),
         ("nodes", "latency (cycles)"),
-        &lines,
+        &netcoll_fabric::sweep::lines_by_name(&named),
         path,
     )
 }
