@@ -262,8 +262,8 @@ module switch_engine_outq (
     assign out_valid = busy_q | push;
     assign push_nz = 1'b0;
     assign go = ready;
-    assign taken = out_valid & go;
-    assign pop = taken & busy_q;
+    assign pop = busy_q & go;
+    assign taken = pop | ((((~busy_q) & push) & ready) & (~push_nz));
     assign enq = push & ((busy_q | (~ready)) | push_nz);
 
     always @(*) begin

@@ -53,8 +53,9 @@ fn switch_engine_reducing() {
     insta::assert_snapshot!("switch_engine_reducing", text);
 }
 
-/// The reducing switch engine with the floating-point types (its ALU has a `reduce_alu_fp`
-/// datapath per lane).
+/// The reducing switch engine with the floating-point types (its ALU has a floating-point
+/// datapath per lane: `reduce_alu_fp` for the even lanes, `reduce_alu_fp_f16_bf16_f32` for the
+/// odd ones, which see only the high halves of words).
 #[test]
 fn switch_engine_reducing_fp() {
     let cfg = Config {

@@ -122,12 +122,16 @@ impl Collect {
     }
 
     /// The module to instantiate for the sub-block `name`, and the field it was declared as
-    /// when `name` is an element of an array field (`f$k`, `f$k$j`…).
+    /// when `name` is an element of an array field (`f$k`, `f$k$j`…). An element may be
+    /// declared on its own (`f$1`), which takes precedence over its field's declaration, so
+    /// that the elements of one array can be different modules.
     fn instance_of(&self, name: &str) -> Option<(String, Option<String>)> {
+        let element = self.instances.iter().find(|(field, _)| field == name);
+        if let Some((field, module)) = element {
+            let array = field.split_once('$').map(|(f, _)| f.to_string());
+            return Some((module.clone(), array));
+        }
         self.instances.iter().find_map(|(field, module)| {
-            if name == field {
-                return Some((module.clone(), None));
-            }
             let rest = name.strip_prefix(field.as_str())?.strip_prefix('$')?;
             rest.split('$')
                 .all(is_index)
@@ -272,6 +276,18 @@ mod tests {
         assert_eq!(c.instance_of("accsx$2"), None, "a longer field name");
         assert_eq!(c.instance_of("accs$q"), None, "not an index");
         assert_eq!(c.instance_of("alu$"), None);
+    }
+
+    #[test]
+    fn an_element_declared_alone_is_its_own_module() {
+        // Declared after its field, so that order in the list is not what decides.
+        let c = Collect::new(&[("fpu", "wide"), ("fpu$1", "narrow"), ("fpu$3", "narrow")]);
+        let at = |name: &str| c.instance_of(name);
+        assert_eq!(at("fpu$0"), Some(("wide".into(), Some("fpu".into()))));
+        assert_eq!(at("fpu$1"), Some(("narrow".into(), Some("fpu".into()))));
+        assert_eq!(at("fpu$2"), Some(("wide".into(), Some("fpu".into()))));
+        assert_eq!(at("fpu$3"), Some(("narrow".into(), Some("fpu".into()))));
+        assert_eq!(at("fpu$13"), Some(("wide".into(), Some("fpu".into()))));
     }
 
     #[test]

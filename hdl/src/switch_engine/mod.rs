@@ -1165,6 +1165,9 @@ impl<
             self.pay[n].head_valid.next = self.outq.out_valid.val();
             self.pay[n].head_nz.next = self.outq.head_nz[n].val();
             self.pay[n].queued_plen.next = self.outq.held_plen[n].val();
+            self.pay[n].head_held.next = self.outq.head_held[n].val();
+            self.pay[n].head_held_nz.next = self.outq.head_held_nz[n].val();
+            self.pay[n].head_held_single.next = self.outq.head_held_single[n].val();
             self.pay[n].out_ready.next = self.out_ready.val();
             self.outq.gate[n].next = self.pay[n].leave_gate.val();
         }
@@ -1276,8 +1279,8 @@ impl<
 {
     fn verilog(&self, header: &[String]) -> Result<Module, EmitError> {
         let mask = self.pay.first().map_or(0, |p| p.fp_mask());
-        let alu = crate::reduce_alu::module_name(AL, mask);
-        let fp = crate::reduce_alu::fp_children(mask);
+        let alu = crate::reduce_alu::odd32_module_name(AL, mask);
+        let fp = crate::reduce_alu::odd32_fp_children(AL, mask);
         let mut children = vec![
             ("bypass", "switch_engine_bypass"),
             ("classify", "switch_engine_classify"),
@@ -1292,7 +1295,7 @@ impl<
             ("alu", alu.as_str()),
             ("lane", "reduce_alu_lane"),
         ];
-        children.extend(fp.iter().map(|(f, m)| (*f, m.as_str())));
+        children.extend(fp.iter().map(|(f, m)| (f.as_str(), m.as_str())));
         emit_with_children(self, "switch_engine", header, &children)
     }
     fn into_sim(self: Box<Self>) -> Box<dyn ValueSim> {
@@ -1349,6 +1352,7 @@ fn boxed_reducing<
     e.timer_on = Constant::new(p.retry_timer_on());
     e.epoch_at = k(p.epoch_shift() as u64);
     e.pay = [SwitchEnginePayload::new(p)];
+    e.outq.set_lanes(p.lanes);
     let l = p.state_layout();
     e.meta = [SwitchEngineMeta::new(&l)];
     e.s_acc_plen_at = at(&l, "acc_plen");

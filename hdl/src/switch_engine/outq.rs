@@ -16,7 +16,13 @@
 //! whether it has payload from a flag per slot (`q_nz`) rather than from its length: on the
 //! floating-point engine, whose datapaths spread the block over the chip, the head pointer's
 //! increment, its decode, the 8-way mux of the lengths and their OR were six LUTs deep (110.6
-//! MHz on seed 1).
+//! MHz on seed 1). For the same reason a held head's payload fitting in one beat is a flag too
+//! (`h_single`, `q_single`), and the held head leaves on `ready`, `busy` and `gate` alone,
+//! `gate` itself a function of registers: a packet with payload is never shown before it is
+//! held (the payload path has none of its beats before it arrives here, and its beats leave
+//! with it), so the packet shown from the output register leaves on `ready` if it has no
+//! payload, and the decision no longer runs through what is shown (`head_nz`, the payload
+//! path's `show`: `busy` → six LUTs → `h_meta`, 112.4 MHz on seed 2).
 //!
 //! # Inputs
 //! - `clock`, `reset` (synchronous; empties the queue);
@@ -26,8 +32,8 @@
 //! - `in_nz` (`N` = 1 on a reducing engine, else none): `in_meta`'s length is not zero (from
 //!   a register of its own);
 //! - `ready`: the consumer takes the packet shown (the engine's `out_ready`);
-//! - `gate` (`N` = 1 on a reducing engine, else none): the packet shown leaves only with its
-//!   last payload beat (the payload path's `leave_gate`).
+//! - `gate` (`N` = 1 on a reducing engine, else none): the held head (`busy`) may leave, for it
+//!   has no payload or its last beat is shown (the payload path's `leave_gate`, from registers).
 //!
 //! # Outputs
 //! - `out_valid`, `out_ports`, `out_cgid`, `out_tid`, `out_op`, `out_meta`: the head (all zero when
@@ -39,7 +45,15 @@
 //!   shown as it arrives), so `count` next cycle is `count + push - taken`;
 //! - `held_plen` (8, `N` = 1 on a reducing engine): the payload length of the oldest packet in
 //!   the slots, from its register (meaningless while `count` is zero); a packet with payload
-//!   is shown with its beats only from there.
+//!   is shown with its beats only from there;
+//! - `head_held` (`N` = 1): the slots hold a packet (`busy`), and `head_held_nz`,
+//!   `head_held_single`: the oldest has payload, and it fits in one beat (registers;
+//!   meaningless while `head_held` is low).
+//!
+//! # Parameters
+//! `R` the radix, `G` the CGID's bits, `N` 1 on a reducing engine (else 0); and, set by the
+//! engine's builder on a reducing engine ([`SwitchEngineOutq::set_lanes`]), its lanes (words a
+//! beat, a power of two), which decide `head_held_single`.
 
 use crate::dff_setup;
 use crate::prim::{DataReg, Reg};
@@ -80,6 +94,9 @@ pub struct SwitchEngineOutq<const R: usize, const G: usize, const N: usize> {
     pub count: Signal<Out, Bits<COUNT_BITS>>,
     pub taken: Signal<Out, bool>,
     pub held_plen: [Signal<Out, Bits<8>>; N],
+    pub head_held: [Signal<Out, bool>; N],
+    pub head_held_nz: [Signal<Out, bool>; N],
+    pub head_held_single: [Signal<Out, bool>; N],
 
     q_ports: [Reg<Bits<R>>; OUT_QUEUE],
     q_cgid: [Reg<Bits<G>>; OUT_QUEUE],
@@ -92,8 +109,11 @@ pub struct SwitchEngineOutq<const R: usize, const G: usize, const N: usize> {
     h_op: Reg<Bits<OP_BITS>>,
     h_meta: Reg<Bits<META_BITS>>,
     h_nz: [Reg<bool>; N],
-    /// Per slot, whether its packet has payload (bit `k` for slot `k`).
+    /// Per slot, whether its packet has payload (bit `k` for slot `k`) …
     q_nz: [Reg<Bits<OUT_QUEUE>>; N],
+    /// … and whether that payload fits in one beat; the head's, `h_single`.
+    q_single: [Reg<Bits<OUT_QUEUE>>; N],
+    h_single: [Reg<bool>; N],
     /// The slot after the head's, one-hot (slot 1's after `reset`; a pop rotates it one slot on).
     n_hot: DataReg<Bits<OUT_QUEUE>>,
     tail: Reg<Bits<SLOT_BITS>>,
@@ -107,8 +127,9 @@ pub struct SwitchEngineOutq<const R: usize, const G: usize, const N: usize> {
     pop: Signal<Local, bool>,
     /// the output register's packet goes into a slot.
     enq: Signal<Local, bool>,
-    /// The output register's packet has payload.
+    /// The output register's packet has payload; it fits in one beat.
     push_nz: Signal<Local, bool>,
+    push_single: [Signal<Local, bool>; N],
     /// The count and pointers moved on, worked out before `enq` and `pop` choose.
     held_inc: Signal<Local, Bits<COUNT_BITS>>,
     held_dec: Signal<Local, Bits<COUNT_BITS>>,
@@ -127,6 +148,10 @@ pub struct SwitchEngineOutq<const R: usize, const G: usize, const N: usize> {
     one_hot: Constant<Bits<OUT_QUEUE>>,
     slot_1_hot: Constant<Bits<OUT_QUEUE>>,
     last_slot: Constant<Bits<SLOT_BITS>>,
+    /// A length's bits above `2 lanes - 1`, the bit `lanes` and the bits below it.
+    above_two_lanes: Constant<Bits<8>>,
+    lanes_8: Constant<Bits<8>>,
+    below_lanes: Constant<Bits<8>>,
 }
 
 impl<const R: usize, const G: usize, const N: usize> Default for SwitchEngineOutq<R, G, N> {
@@ -153,6 +178,9 @@ impl<const R: usize, const G: usize, const N: usize> Default for SwitchEngineOut
             count: Default::default(),
             taken: Default::default(),
             held_plen: core::array::from_fn(|_| Default::default()),
+            head_held: core::array::from_fn(|_| Default::default()),
+            head_held_nz: core::array::from_fn(|_| Default::default()),
+            head_held_single: core::array::from_fn(|_| Default::default()),
             q_ports: Default::default(),
             q_cgid: Default::default(),
             q_tid: Default::default(),
@@ -165,6 +193,8 @@ impl<const R: usize, const G: usize, const N: usize> Default for SwitchEngineOut
             h_meta: Default::default(),
             h_nz: core::array::from_fn(|_| Default::default()),
             q_nz: core::array::from_fn(|_| Default::default()),
+            q_single: core::array::from_fn(|_| Default::default()),
+            h_single: core::array::from_fn(|_| Default::default()),
             n_hot: Default::default(),
             tail: Default::default(),
             held: Default::default(),
@@ -173,6 +203,7 @@ impl<const R: usize, const G: usize, const N: usize> Default for SwitchEngineOut
             pop: Default::default(),
             enq: Default::default(),
             push_nz: Default::default(),
+            push_single: core::array::from_fn(|_| Default::default()),
             held_inc: Default::default(),
             held_dec: Default::default(),
             tail_inc: Default::default(),
@@ -188,7 +219,21 @@ impl<const R: usize, const G: usize, const N: usize> Default for SwitchEngineOut
             one_hot: Constant::new(1.into()),
             slot_1_hot: Constant::new(SLOT_1_HOT.into()),
             last_slot: Constant::new(((OUT_QUEUE - 1) as u64).into()),
+            above_two_lanes: Constant::new(0xfe.into()),
+            lanes_8: Constant::new(1.into()),
+            below_lanes: Constant::new(0.into()),
         }
+    }
+}
+
+impl<const R: usize, const G: usize, const N: usize> SwitchEngineOutq<R, G, N> {
+    /// A reducing engine's lanes (words a beat, a power of two; 1 by default), which decide
+    /// whether a payload fits in one beat; before `connect_all`.
+    pub fn set_lanes(&mut self, lanes: usize) {
+        let l = lanes as u64;
+        self.above_two_lanes = Constant::new((!(2 * l - 1) & 0xff).into());
+        self.lanes_8 = Constant::new(l.into());
+        self.below_lanes = Constant::new((l - 1).into());
     }
 }
 
@@ -209,11 +254,26 @@ impl<const R: usize, const G: usize, const N: usize> Logic for SwitchEngineOutq<
             self.push_nz.next = self.in_nz[n].val();
         }
         for n in 0..N {
+            // `plen <= lanes`: below `2 lanes`, and not `lanes` plus something below it.
+            self.push_single[n].next =
+                !(self.in_meta.val().get_bits::<8>(0) & self.above_two_lanes.val()).any()
+                    & !((self.in_meta.val().get_bits::<8>(0) & self.lanes_8.val()).any()
+                        & (self.in_meta.val().get_bits::<8>(0) & self.below_lanes.val()).any());
+        }
+        for n in 0..N {
             self.h_nz[n].clock.next = self.clock.val();
             self.h_nz[n].reset.next = self.reset.val();
             self.h_nz[n].d.next = self.h_nz[n].q.val();
             self.q_nz[n].clock.next = self.clock.val();
             self.q_nz[n].reset.next = self.reset.val();
+            self.h_single[n].clock.next = self.clock.val();
+            self.h_single[n].reset.next = self.reset.val();
+            self.h_single[n].d.next = self.h_single[n].q.val();
+            self.q_single[n].clock.next = self.clock.val();
+            self.q_single[n].reset.next = self.reset.val();
+            self.head_held[n].next = self.busy.q.val();
+            self.head_held_nz[n].next = self.h_nz[n].q.val();
+            self.head_held_single[n].next = self.h_single[n].q.val();
             // (One assignment from inputs and registers: a continuous `assign`, outside the
             // `always` block that reads `gate`, which depends on it.)
             self.head_nz[n].next = (self.busy.q.val() & self.h_nz[n].q.val())
@@ -237,12 +297,15 @@ impl<const R: usize, const G: usize, const N: usize> Logic for SwitchEngineOutq<
             self.out_tid.next = self.in_tid.val();
             self.out_op.next = self.in_op.val();
         }
+        // The held head leaves on `ready` and `gate`; the output register's packet, shown
+        // when nothing is held, on `ready` if it has no payload.
         self.go.next = self.ready.val();
         for n in 0..N {
             self.go.next = self.ready.val() & self.gate[n].val();
         }
-        self.taken.next = self.out_valid.val() & self.go.val();
-        self.pop.next = self.taken.val() & self.busy.q.val();
+        self.pop.next = self.busy.q.val() & self.go.val();
+        self.taken.next = self.pop.val()
+            | (!self.busy.q.val() & self.push.val() & self.ready.val() & !self.push_nz.val());
         // Behind a waiting head, or shown and not taken; a packet with payload always (its
         // beats are still in the payload path, so it cannot leave in the cycle it arrives,
         // and the enqueue need not wait for the decision that says so).
@@ -296,6 +359,7 @@ impl<const R: usize, const G: usize, const N: usize> Logic for SwitchEngineOutq<
                 self.h_meta.d.next = self.n_meta.val();
                 for n in 0..N {
                     self.h_nz[n].d.next = (self.q_nz[n].q.val() & self.n_hot.q.val()).any();
+                    self.h_single[n].d.next = (self.q_single[n].q.val() & self.n_hot.q.val()).any();
                 }
             } else if self.enq.val() {
                 self.h_ports.d.next = self.in_ports.val();
@@ -305,6 +369,7 @@ impl<const R: usize, const G: usize, const N: usize> Logic for SwitchEngineOutq<
                 self.h_meta.d.next = self.in_meta.val();
                 for n in 0..N {
                     self.h_nz[n].d.next = self.push_nz.val();
+                    self.h_single[n].d.next = self.push_single[n].val();
                 }
             }
         } else if !self.busy.q.val() & self.enq.val() {
@@ -315,16 +380,22 @@ impl<const R: usize, const G: usize, const N: usize> Logic for SwitchEngineOutq<
             self.h_meta.d.next = self.in_meta.val();
             for n in 0..N {
                 self.h_nz[n].d.next = self.push_nz.val();
+                self.h_single[n].d.next = self.push_single[n].val();
             }
         }
         for n in 0..N {
             self.held_plen[n].next = self.h_meta.q.val().get_bits::<8>(0);
             // (After `enq` is worked out: read before it, `enq` would close a loop.)
             self.q_nz[n].d.next = self.q_nz[n].q.val();
+            self.q_single[n].d.next = self.q_single[n].q.val();
             if self.enq.val() {
                 self.q_nz[n].d.next = self.q_nz[n].q.val() & !self.tail_hot.val();
                 if self.in_nz[n].val() {
                     self.q_nz[n].d.next = self.q_nz[n].q.val() | self.tail_hot.val();
+                }
+                self.q_single[n].d.next = self.q_single[n].q.val() & !self.tail_hot.val();
+                if self.push_single[n].val() {
+                    self.q_single[n].d.next = self.q_single[n].q.val() | self.tail_hot.val();
                 }
             }
         }

@@ -30,14 +30,19 @@
 //!   (`acc`, `ret`: RAMs, one per lane, their read registered) and carries the input beat
 //!   along; the ALU's operands are chosen among them as they are registered again (`op_a`,
 //!   `op_b`); two cycles after the issue the reduction ALU (`alu`, module `reduce_alu_l<2L>`,
-//!   six cycles, or `FP_LATENCY` = `6 + X` with the floating-point types: `reduce_alu_l<2L>_fp`)
+//!   six cycles, or `FP_LATENCY` = `6 + X` with the floating-point types:
+//!   `reduce_alu_l<2L>_fp_odd32`)
 //!   combines them, or passes one through as BOR with zero; eight cycles after the issue (`8 +
 //!   X`) the result is written to the buffers and pushed into the output FIFO (`opf`, module
 //!   `switch_engine_opf`).
 //! - **Output.** The output queue's head (`head_valid`; `head_nz`, it has payload, from
 //!   registers) is shown (`show`) while its next beat is in `opf` (at once if it has no
 //!   payload), with the beat on `data`; the packet leaves with its last beat (`leave_gate`:
-//!   the output queue pops it if `out_ready`).
+//!   the output queue pops it if `out_ready`). A packet with payload is shown only once the
+//!   queue holds it (`head_held`; its beats come here after it arrives there), so the beat
+//!   shown, the pop and the beat count are functions of the queue's registers for the held
+//!   head (`head_held_nz`, `head_held_single`), `opf`'s and `out_ready`, and none runs
+//!   through `show`.
 //!
 //! ## The ALU's lanes
 //! A beat's word `k` is ALU lanes `2k` (its low half, or the whole word for a 64-bit type) and
@@ -45,6 +50,9 @@
 //! words pair up (value word `k`, index word `k + 1`, `k` even): lanes `2k`, `2k + 1` take the
 //! index halves from word `k + 1`, and word `k + 1` of the result is their index outputs. The
 //! index outputs are zero for every other operation, so the other words are value | index.
+//! The odd lanes' results are read only for a type of 32 bits or fewer, so with the
+//! floating-point types their datapaths are built without fp64 (module
+//! `reduce_alu_l<2L>_fp_odd32`, see `ReduceAlu::set_fp_types_odd32`).
 //!
 //! # Parameters
 //! `L` lanes (words a beat), `AL` = `2 L` ALU lanes, `B` = log2(max beats a packet), `S` slot
@@ -148,6 +156,10 @@ pub struct SwitchEnginePayload<
     pub head_nz: Signal<In, bool>,
     /// The queued head's length, from a register: a packet shown with a beat is queued.
     pub queued_plen: Signal<In, Bits<8>>,
+    /// The queue holds a packet; the oldest has payload; it fits in one beat (registers).
+    pub head_held: Signal<In, bool>,
+    pub head_held_nz: Signal<In, bool>,
+    pub head_held_single: Signal<In, bool>,
     pub out_ready: Signal<In, bool>,
     pub show: Signal<Out, bool>,
     pub leave_gate: Signal<Out, bool>,
@@ -260,7 +272,7 @@ pub struct SwitchEnginePayload<
     out_words: Reg<Bits<12>>,
     /// The head has had a beat taken, and then whether its next beat is its last (worked out
     /// as the beat before was taken; before any, the head's length alone decides:
-    /// `head_single`, so that `last` is a function of registers without a carry chain).
+    /// `head_held_single`, so that `last` is a function of registers without a carry chain).
     out_mid: Reg<bool>,
     out_mid_last: Reg<bool>,
     /// `ipf` has no room for a whole packet more (its count is above `room_max`; a register,
@@ -330,8 +342,8 @@ pub struct SwitchEnginePayload<
     words_next: Signal<Local, Bits<12>>,
     beat_out: Signal<Local, bool>,
     last: Signal<Local, bool>,
-    /// The head's payload fits in one beat (`plen <= lanes`, lanes a power of two).
-    head_single: Signal<Local, bool>,
+    /// The held head has payload and its next beat is in `opf`.
+    beat_shown: Signal<Local, bool>,
     leave: Signal<Local, bool>,
 
     /// Set by the engine's builder: `max_plen`, `slots`, `lanes == 1`, `lanes - 1`,
@@ -362,10 +374,6 @@ pub struct SwitchEnginePayload<
     zero_count: Constant<Bits<COUNT_BITS>>,
     /// `lanes`.
     lanes_12: Constant<Bits<12>>,
-    /// The bits of a length above `2 lanes - 1`, the bit `lanes` and the bits below it.
-    above_two_lanes: Constant<Bits<8>>,
-    lanes_8: Constant<Bits<8>>,
-    below_lanes: Constant<Bits<8>>,
     /// Every bit of a count but its lowest.
     above_one_9: Constant<Bits<9>>,
     one_9: Constant<Bits<9>>,
@@ -409,7 +417,8 @@ impl<
         if FL > 0 {
             let mask = p.alu().fp_mask();
             s.fp_types = k(mask as u64);
-            s.alu.set_fp_types(mask);
+            // The odd lanes only ever reduce a word's high half, a type of 32 bits or fewer.
+            s.alu.set_fp_types_odd32(mask);
         }
         s
     }
@@ -455,6 +464,9 @@ impl<
             head_valid: Default::default(),
             head_nz: Default::default(),
             queued_plen: Default::default(),
+            head_held: Default::default(),
+            head_held_nz: Default::default(),
+            head_held_single: Default::default(),
             out_ready: Default::default(),
             show: Default::default(),
             leave_gate: Default::default(),
@@ -584,7 +596,7 @@ impl<
             wv: Default::default(),
             o_nz: Default::default(),
             words_next: Default::default(),
-            head_single: Default::default(),
+            beat_shown: Default::default(),
             beat_out: Default::default(),
             last: Default::default(),
             max_plen: k(max_plen as u64),
@@ -607,9 +619,6 @@ impl<
             op_status_req: k(Opcode::StatusReq.code()),
             zero_count: k(0),
             lanes_12: k(L as u64),
-            above_two_lanes: k(!(2 * L as u64 - 1) & 0xff),
-            lanes_8: k(L as u64),
-            below_lanes: k(L as u64 - 1),
             above_one_9: k(0x1fe),
             one_9: k(1),
             one_b: k(1),
@@ -1182,20 +1191,20 @@ impl<
         // ---- Output: the head is shown while its next beat is in `opf`.
         self.o_nz.next = self.head_nz.val();
         self.show.next = self.head_valid.val() & (!self.o_nz.val() | self.opf.nonempty.val());
-        // (`show && o_nz`, spelled out so that it is one function of registers before `out_ready`.)
-        self.beat_out.next = self.o_nz.val() & self.opf.nonempty.val() & self.out_ready.val();
+        // (`show && o_nz`: a beat is shown only for a held head.)
+        self.beat_shown.next =
+            self.head_held.val() & self.head_held_nz.val() & self.opf.nonempty.val();
+        self.beat_out.next = self.beat_shown.val() & self.out_ready.val();
         self.opf.pop.next = self.beat_out.val();
         self.words_next.next = self.out_words.q.val() ^ self.lanes_12.val();
         // The last beat: `sent + 1 == beats(plen)`, as `(sent + 1) * lanes >= plen`.
-        self.head_single.next = !(self.queued_plen.val() & self.above_two_lanes.val()).any()
-            & !((self.queued_plen.val() & self.lanes_8.val()).any()
-                & (self.queued_plen.val() & self.below_lanes.val()).any());
-        self.last.next = self.head_single.val();
+        self.last.next = self.head_held_single.val();
         if self.out_mid.q.val() {
             self.last.next = self.out_mid_last.q.val();
         }
-        self.leave_gate.next = self.show.val() & (!self.o_nz.val() | self.last.val());
-        self.leave.next = self.leave_gate.val() & self.out_ready.val();
+        self.leave_gate.next =
+            !self.head_held_nz.val() | (self.opf.nonempty.val() & self.last.val());
+        self.leave.next = self.head_held.val() & self.leave_gate.val() & self.out_ready.val();
         if self.beat_out.val() {
             self.out_words.d.next =
                 (self.words_next.val() + self.lanes_12.val()) ^ self.lanes_12.val();
@@ -1209,7 +1218,7 @@ impl<
         }
         for n in 0..L {
             self.data[n].next = 0.into();
-            if self.o_nz.val() & self.opf.nonempty.val() {
+            if self.beat_shown.val() {
                 self.data[n].next = self.opf.head[n].val();
             }
         }

@@ -594,7 +594,8 @@ fn reduction_at_a_root() -> Case {
 }
 
 /// The floating-point types at a root with two children (`fp = 1`; values by hand from IEEE
-/// 754): SUM over F32 (two a word; `2.25 + -2.25 = +0`), MAX over F64 (a NaN loses to a
+/// 754): SUM over F32 (two a word; `2.25 + -2.25 = +0` in the low half, `1.5 + 0.25` in the
+/// high half, which the switch's ALU reduces in a lane built without fp64), MAX over F64 (a NaN loses to a
 /// number, `-0 < +0`), SUM over F16 in 32-bit slots (the upper 16 bits of a slot ignored and
 /// zero in the result; `65504 + 1` rounds back to 65504), and LAND on F32 refused.
 fn fp_reduction_at_a_root() -> Case {
@@ -602,13 +603,13 @@ fn fp_reduction_at_a_root() -> Case {
     use Dtype::{F16, F32, F64};
     let steps = vec![
         (t(write_entry(2, 0, 0b0011, true)), written(0, 0b0011, true)),
-        // 1.5 and 2.25, 0.25 and -2.25.
+        // Low halves 2.25 and -2.25, high halves 1.5 and 0.25 (an odd lane of the ALU).
         (
-            t(data(0, 2, 0, F, Sum, F32, &[0x4010_0000_3FC0_0000])),
+            t(data(0, 2, 0, F, Sum, F32, &[0x3FC0_0000_4010_0000])),
             ok(Filling, 0, None),
         ),
         (
-            t(data(1, 2, 0, F, Sum, F32, &[0xC010_0000_3E80_0000])),
+            t(data(1, 2, 0, F, Sum, F32, &[0x3E80_0000_C010_0000])),
             ok(Idle, 1, Some((0b0011, 0, Exit))),
         ),
         // (NaN, -0) and (1.0, +0).
@@ -649,7 +650,7 @@ fn fp_reduction_at_a_root() -> Case {
         },
         steps,
         payloads: vec![
-            (shape(1, Sum, F32), vec![0x0000_0000_3FE0_0000]),
+            (shape(1, Sum, F32), vec![0x3FE0_0000_0000_0000]),
             (shape(2, Max, F64), vec![0x3FF0_0000_0000_0000, 0]),
             (shape(1, Sum, F16), vec![0x0000_4000_0000_7BFF]),
         ],
