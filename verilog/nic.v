@@ -169,8 +169,11 @@ module nic (
     wire host_cmd_dmem_wr_en;
     wire [11:0] host_cmd_dmem_wr_addr;
     wire [63:0] host_cmd_dmem_wr_data;
-    wire [10:0] host_cmd_stat_hits;
+    wire [11:0] host_cmd_stat_hits;
     wire [3:0] host_cmd_stat_sel;
+    wire host_cmd_chan_set;
+    wire [4:0] host_cmd_chan_set_index;
+    wire [47:0] host_cmd_chan_set_word;
     nic_host host_cmd (
         .clock(clock),
         .reset(reset),
@@ -228,7 +231,10 @@ module nic (
         .dmem_wr_addr(host_cmd_dmem_wr_addr),
         .dmem_wr_data(host_cmd_dmem_wr_data),
         .stat_hits(host_cmd_stat_hits),
-        .stat_sel(host_cmd_stat_sel)
+        .stat_sel(host_cmd_stat_sel),
+        .chan_set(host_cmd_chan_set),
+        .chan_set_index(host_cmd_chan_set_index),
+        .chan_set_word(host_cmd_chan_set_word)
     );
 
     // Instance `queues`.
@@ -410,7 +416,7 @@ module nic (
     wire [4:0] execute_cnt_rd_addr;
     wire execute_reserved;
     wire execute_buf_outside;
-    wire [10:0] execute_stat_hits;
+    wire [11:0] execute_stat_hits;
     nic_execute execute (
         .state(execute_state),
         .runnable(execute_runnable),
@@ -559,6 +565,10 @@ module nic (
     wire [15:0] receive_pipe_wr_addr;
     wire [15:0] receive_pipe_blen;
     wire receive_pipe_last;
+    wire [4:0] receive_sweep_at;
+    wire receive_chan_set;
+    wire [4:0] receive_chan_set_index;
+    wire [47:0] receive_chan_set_word;
     wire [4:0] receive_next_state;
     wire receive_complete;
     wire [3:0] receive_complete_status;
@@ -579,7 +589,7 @@ module nic (
     wire receive_cnt_wr_en;
     wire [4:0] receive_cnt_wr_addr;
     wire [31:0] receive_cnt_wr_data;
-    wire [10:0] receive_stat_hits;
+    wire [11:0] receive_stat_hits;
     nic_receive receive (
         .clock(clock),
         .reset(reset),
@@ -616,6 +626,10 @@ module nic (
         .pipe_wr_addr(receive_pipe_wr_addr),
         .pipe_blen(receive_pipe_blen),
         .pipe_last(receive_pipe_last),
+        .sweep_at(receive_sweep_at),
+        .chan_set(receive_chan_set),
+        .chan_set_index(receive_chan_set_index),
+        .chan_set_word(receive_chan_set_word),
         .next_state(receive_next_state),
         .complete(receive_complete),
         .complete_status(receive_complete_status),
@@ -806,7 +820,7 @@ module nic (
     wire completion_write_cqe;
     wire completion_retire;
     wire completion_pending;
-    wire [10:0] completion_stat_hits;
+    wire [11:0] completion_stat_hits;
     nic_completion completion (
         .clock(clock),
         .reset(reset),
@@ -830,7 +844,7 @@ module nic (
     );
 
     // Instance `stats`.
-    wire [10:0] stats_hits;
+    wire [11:0] stats_hits;
     wire [3:0] stats_sel;
     wire [31:0] stats_value;
     nic_stats stats (
@@ -1103,6 +1117,10 @@ module nic (
     assign receive_pipe_wr_addr = pipe_wr_addr;
     assign receive_pipe_blen = pipe_blen;
     assign receive_pipe_last = pipe_last;
+    assign receive_sweep_at = sequencer_sweep_at[4:0];
+    assign receive_chan_set = host_cmd_chan_set;
+    assign receive_chan_set_index = host_cmd_chan_set_index;
+    assign receive_chan_set_word = host_cmd_chan_set_word;
     assign pipe_state = sequencer_current;
     assign pipe_sweep_qp = sequencer_sweep_at[3:0];
     assign pipe_take_rx = sequencer_take_rx;

@@ -22,10 +22,10 @@ module nic_completion (
     output wire         write_cqe,
     output wire         retire,
     output wire         pending,
-    output reg  [10:0]  stat_hits
+    output reg  [11:0]  stat_hits
 );
 
-    localparam [10:0] hit_error_cqe = 11'h10;
+    localparam [11:0] hit_error_cqe = 12'h10;
     localparam [3:0] ok = 4'd0;
     localparam [3:0] remote_discard = 4'd5;
     localparam [3:0] send = 4'd1;
@@ -138,7 +138,7 @@ module nic_completion (
             retires_d = 1'b0;
             waits_d = 1'b1;
         end
-        stat_hits = 11'd0;
+        stat_hits = 12'd0;
         if (state == SEQ_STATE_COMPLETE) begin
             waits_d = 1'b0;
             if (writes_q & (status_q != ok)) begin

@@ -52,7 +52,7 @@ module nic_execute (
     output reg  [4:0]   cnt_rd_addr,
     output wire         reserved,
     output wire         buf_outside,
-    output reg  [10:0]  stat_hits
+    output reg  [11:0]  stat_hits
 );
 
     localparam [3:0] alu_max_loc = 4'd2;
@@ -66,8 +66,8 @@ module nic_execute (
     localparam [7:0] cqs = 8'h10;
     localparam [16:0] dmem_words17 = 17'h1000;
     localparam [31:0] half32 = 32'h80000000;
-    localparam [10:0] hit_cq_stall = 11'd8;
-    localparam [10:0] hit_rnr_retry = 11'h200;
+    localparam [11:0] hit_cq_stall = 12'd8;
+    localparam [11:0] hit_rnr_retry = 12'h200;
     localparam [3:0] ok = 4'd0;
     localparam [3:0] op_calc = 4'd6;
     localparam [3:0] op_nop = 4'd0;
@@ -131,7 +131,7 @@ module nic_execute (
         read_enable = 1'b0;
         read_wait_cq = 1'b0;
         cnt_rd_addr = 5'd0;
-        stat_hits = 11'd0;
+        stat_hits = 12'd0;
         case (state)
             SEQ_STATE_SQ_CONTEXT: begin
                 next_state = SEQ_STATE_SQ_WQE;
@@ -160,7 +160,7 @@ module nic_execute (
                 end else if (rc_state == st_retry) begin
                     stat_hits = hit_rnr_retry;
                     if (~tx_free) begin
-                        stat_hits = 11'd0;
+                        stat_hits = 12'd0;
                     end
                     send = 1'b1;
                     send_addr = buf_addr;

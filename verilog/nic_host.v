@@ -59,27 +59,32 @@ module nic_host (
     output reg          dmem_wr_en,
     output reg  [11:0]  dmem_wr_addr,
     output reg  [63:0]  dmem_wr_data,
-    output reg  [10:0]  stat_hits,
-    output wire [3:0]   stat_sel
+    output reg  [11:0]  stat_hits,
+    output wire [3:0]   stat_sel,
+    output reg          chan_set,
+    output wire [4:0]   chan_set_index,
+    output wire [47:0]  chan_set_word
 );
 
     localparam [2:0] bad_index = 3'd2;
     localparam [2:0] bad_op = 3'd1;
+    localparam [47:0] chan_fields = 48'h1ffffffffff;
     localparam [15:0] counters = 16'h20;
     localparam [15:0] cqs = 16'h10;
     localparam [7:0] cqs8 = 8'h10;
     localparam [15:0] dmem_words = 16'h1000;
+    localparam [16:0] dmem_words17 = 17'h1000;
     localparam [2:0] empty = 3'd4;
     localparam [63:0] en_mode_three = 64'h30000;
     localparam [7:0] en_value_at = 8'h20;
     localparam [63:0] en_value_keep = 64'hffff0000ffffffff;
     localparam [2:0] full = 3'd3;
     localparam [15:0] half = 16'h8000;
-    localparam [10:0] hit_bad_index = 11'd2;
-    localparam [10:0] hit_bad_op = 11'd1;
-    localparam [10:0] hit_refused = 11'h100;
-    localparam [10:0] hit_wq_full = 11'd4;
-    localparam [3:0] last_op = 4'd9;
+    localparam [11:0] hit_bad_index = 12'd2;
+    localparam [11:0] hit_bad_op = 12'd1;
+    localparam [11:0] hit_refused = 12'h100;
+    localparam [11:0] hit_wq_full = 12'd4;
+    localparam [3:0] last_op = 4'ha;
     localparam [2:0] ok = 3'd0;
     localparam [3:0] op_config_qp = 4'd8;
     localparam [3:0] op_nop = 4'd0;
@@ -88,12 +93,13 @@ module nic_host (
     localparam [3:0] op_post_sq = 4'd1;
     localparam [3:0] op_read_cnt = 4'd7;
     localparam [3:0] op_read_mem = 4'd5;
+    localparam [3:0] op_read_stat = 4'd9;
     localparam [3:0] op_write_cnt = 4'd6;
     localparam [3:0] op_write_mem = 4'd4;
     localparam [15:0] qps = 16'h10;
     localparam [7:0] qps8 = 8'h10;
     localparam [2:0] refused = 3'd5;
-    localparam [15:0] stats = 16'hb;
+    localparam [15:0] stats = 16'hc;
     localparam [7:0] wait_count_at = 8'h20;
     localparam [63:0] wait_count_keep = 64'hffffffff;
     localparam [15:0] wq_depth = 16'h10;
@@ -127,6 +133,8 @@ module nic_host (
     reg [15:0] en_pi_d;
     reg en_managed_q;
     reg en_managed_d;
+    reg chan_bad_q;
+    reg chan_bad_d;
 
     // Memory `cq_waits`: 16 words, registered read.
     reg [63:0] cq_waits_words [0:15];
@@ -206,7 +214,22 @@ module nic_host (
         .rnr_delay(qp_config_rnr_delay)
     );
 
+    // Instance `rx_channel`.
+    wire [47:0] rx_channel_chan;
+    wire [15:0] rx_channel_addr;
+    wire [15:0] rx_channel_len;
+    wire [7:0] rx_channel_qp;
+    wire rx_channel_armed;
+    nic_rx_channel_fields rx_channel (
+        .chan(rx_channel_chan),
+        .addr(rx_channel_addr),
+        .len(rx_channel_len),
+        .qp(rx_channel_qp),
+        .armed(rx_channel_armed)
+    );
+
     // Combinational signals.
+    wire chan_outside;
     wire running;
     wire first;
     reg answer;
@@ -238,6 +261,7 @@ module nic_host (
             response_data_q <= 64'd0;
             en_pi_q <= 16'd0;
             en_managed_q <= 1'b0;
+            chan_bad_q <= 1'b0;
         end else begin
             cmd_op_q <= cmd_op_d;
             cmd_arg_q <= cmd_arg_d;
@@ -248,6 +272,7 @@ module nic_host (
             response_data_q <= response_data_d;
             en_pi_q <= en_pi_d;
             en_managed_q <= en_managed_d;
+            chan_bad_q <= chan_bad_d;
         end
     end
 
@@ -271,6 +296,10 @@ module nic_host (
     assign rsp_status = response_status_q;
     assign rsp_data = response_data_q;
     assign qp_config_w0 = cmd_w0_q;
+    assign rx_channel_chan = w0[47:0];
+    assign chan_outside = ({1'b0, rx_channel_addr} + {1'b0, rx_channel_len}) > dmem_words17;
+    assign chan_set_index = cmd_arg_q[4:0];
+    assign chan_set_word = cmd_w0_q[47:0] & chan_fields;
     assign stat_sel = cmd_arg_q[3:0];
     assign to_rq = (cmd_op_q == op_post_rq) | ((cmd_op_q == op_config_qp) & (state == SEQ_STATE_HOST_FINISH));
     assign en_post = ((((cmd_op_q == op_post_sq) | (cmd_op_q == op_post_rq)) & ((opcode == wqe_send_en) | (opcode == wqe_recv_en))) & (en_mode == 2'd2)) & (en_qp < qps8);
@@ -301,6 +330,7 @@ module nic_host (
         response_data_d = response_data_q;
         en_pi_d = en_pi_q;
         en_managed_d = en_managed_q;
+        chan_bad_d = chan_bad_q;
         command_w0 = cmd_w0_q;
         if (en_post) begin
             command_w0 = cmd_w0_q | en_mode_three;
@@ -311,6 +341,7 @@ module nic_host (
             cmd_arg_d = arg;
             cmd_w0_d = w0;
             cmd_w1_d = w1;
+            chan_bad_d = rx_channel_armed & ((rx_channel_qp >= qps8) | chan_outside);
         end
         wq_sel = ({1'b0, cmd_arg_q[3:0]} << 1'b1) | {{4{1'b0}}, to_rq};
         if (en_post & (state == SEQ_STATE_HOST_DECODE)) begin
@@ -357,7 +388,8 @@ module nic_host (
         dmem_wr_en = 1'b0;
         dmem_wr_addr = 12'd0;
         dmem_wr_data = 64'd0;
-        stat_hits = 11'd0;
+        stat_hits = 12'd0;
+        chan_set = 1'b0;
         wait_write = 1'b0;
         en_write = 1'b0;
         answer = 1'b0;
@@ -461,16 +493,21 @@ module nic_host (
                 answer = state == SEQ_STATE_HOST_FINISH;
                 next_state = SEQ_STATE_HOST_FINISH;
             end
-        end else begin
+        end else if (cmd_op_q == op_read_stat) begin
             refuse_index = cmd_arg_q >= stats;
             answer = 1'b1;
             answer_data = {{32{1'b0}}, stat_value};
+        end else begin
+            refuse_index = (cmd_arg_q >= counters) | chan_bad_q;
+            chan_set = 1'b1;
+            answer = 1'b1;
         end
         if (refuse_index) begin
             read_wq = 1'b0;
             read_cq = 1'b0;
             cnt_wr_en = 1'b0;
             dmem_wr_en = 1'b0;
+            chan_set = 1'b0;
             stat_hits = hit_bad_index;
             answer = 1'b1;
             answer_status = bad_index;

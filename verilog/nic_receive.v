@@ -39,6 +39,10 @@ module nic_receive (
     input  wire [15:0]  pipe_wr_addr,
     input  wire [15:0]  pipe_blen,
     input  wire         pipe_last,
+    input  wire [4:0]   sweep_at,
+    input  wire         chan_set,
+    input  wire [4:0]   chan_set_index,
+    input  wire [47:0]  chan_set_word,
     output reg  [4:0]   next_state,
     output reg          complete,
     output reg  [3:0]   complete_status,
@@ -59,23 +63,26 @@ module nic_receive (
     output reg          cnt_wr_en,
     output reg  [4:0]   cnt_wr_addr,
     output reg  [31:0]  cnt_wr_data,
-    output reg  [10:0]  stat_hits
+    output reg  [11:0]  stat_hits
 );
 
     localparam [3:0] bad_addr = 4'd3;
     localparam [3:0] bad_index = 4'd2;
     localparam [3:0] bad_opcode = 4'd1;
+    localparam [47:0] chan_disarm = 48'hfeffffffffff;
     localparam [7:0] counters = 8'h20;
-    localparam [10:0] hit_cq_overrun = 11'h80;
-    localparam [10:0] hit_nak_received = 11'h40;
-    localparam [10:0] hit_rx_discard = 11'h20;
-    localparam [10:0] hit_stray_ack = 11'h400;
+    localparam [11:0] hit_chan_overrun = 12'h800;
+    localparam [11:0] hit_cq_overrun = 12'h80;
+    localparam [11:0] hit_nak_received = 12'h40;
+    localparam [11:0] hit_rx_discard = 12'h20;
+    localparam [11:0] hit_stray_ack = 12'h400;
     localparam [3:0] len_err = 4'd4;
     localparam [3:0] not_ready = 4'd7;
     localparam [3:0] ok = 4'd0;
     localparam [3:0] op_recv = 4'd2;
     localparam [7:0] qps = 8'h10;
     localparam [3:0] rnr_nak = 4'd8;
+    localparam [4:0] SEQ_STATE_INIT = 5'd0;
     localparam [4:0] SEQ_STATE_IDLE = 5'd1;
     localparam [4:0] SEQ_STATE_COMPLETE = 5'ha;
     localparam [4:0] SEQ_STATE_ANS_WAIT = 5'hb;
@@ -117,8 +124,35 @@ module nic_receive (
     reg [15:0] cap_d;
     reg piped_q;
     reg piped_d;
+    reg channeled_q;
+    reg channeled_d;
+
+    // Memory `chan`: 32 words, registered read.
+    (* ram_style = "distributed" *)
+    reg [47:0] chan_words [0:31];
+    reg [4:0] chan_rd_addr;
+    reg [47:0] chan_rd_data;
+    reg chan_wr_en;
+    reg [4:0] chan_wr_addr;
+    reg [47:0] chan_wr_data;
+
+    // Instance `rx_channel`.
+    wire [47:0] rx_channel_chan;
+    wire [15:0] rx_channel_addr;
+    wire [15:0] rx_channel_len;
+    wire [7:0] rx_channel_qp;
+    wire rx_channel_armed;
+    nic_rx_channel_fields rx_channel (
+        .chan(rx_channel_chan),
+        .addr(rx_channel_addr),
+        .len(rx_channel_len),
+        .qp(rx_channel_qp),
+        .armed(rx_channel_armed)
+    );
 
     // Combinational signals.
+    wire chan_hit;
+    wire no_cqe;
     reg [15:0] stored_now;
     wire store;
     wire overflows;
@@ -142,6 +176,7 @@ module nic_receive (
             stored_q <= 16'd0;
             cap_q <= 16'd0;
             piped_q <= 1'b0;
+            channeled_q <= 1'b0;
         end else begin
             src_q <= src_d;
             src_qp_q <= src_qp_d;
@@ -157,9 +192,19 @@ module nic_receive (
             stored_q <= stored_d;
             cap_q <= cap_d;
             piped_q <= piped_d;
+            channeled_q <= channeled_d;
         end
     end
 
+    always @(posedge clock) begin
+        chan_rd_data <= chan_words[chan_rd_addr];
+        if (chan_wr_en) begin
+            chan_words[chan_wr_addr] <= chan_wr_data;
+        end
+    end
+
+    assign rx_channel_chan = chan_rd_data;
+    assign no_cqe = piped_q | channeled_q;
     assign msg_src = src_q;
     assign msg_src_qp = src_qp_q;
     assign msg_qp = qp_q;
@@ -168,6 +213,7 @@ module nic_receive (
     assign store = (~rx_empty) & (stored_q < cap_q);
     assign overflows = overflow_q | ((~rx_empty) & (stored_q >= cap_q));
     assign counter_ok = cnt_q < counters;
+    assign chan_hit = ((cnt_en_q & counter_ok) & rx_channel_armed) & (rx_channel_qp == qp_q);
 
     always @(*) begin
         src_d = src_q;
@@ -184,6 +230,18 @@ module nic_receive (
         stored_d = stored_q;
         cap_d = cap_q;
         piped_d = piped_q;
+        channeled_d = channeled_q;
+        chan_rd_addr = 5'd0;
+        if (take_rx) begin
+            chan_rd_addr = rx_cnt[4:0];
+        end
+        chan_wr_en = chan_set | (state == SEQ_STATE_INIT);
+        chan_wr_addr = chan_set_index;
+        chan_wr_data = chan_set_word;
+        if (state == SEQ_STATE_INIT) begin
+            chan_wr_addr = sweep_at;
+            chan_wr_data = 48'd0;
+        end
         stored_now = stored_q;
         if (store) begin
             stored_now = stored_q + 16'd1;
@@ -205,7 +263,7 @@ module nic_receive (
         cnt_wr_en = 1'b0;
         cnt_wr_addr = 5'd0;
         cnt_wr_data = 32'd0;
-        stat_hits = 11'd0;
+        stat_hits = 12'd0;
         if (take_rx) begin
             src_d = rx_src;
             src_qp_d = rx_src_qp;
@@ -218,6 +276,7 @@ module nic_receive (
             nak_d = 1'b0;
             overflow_d = 1'b0;
             piped_d = 1'b0;
+            channeled_d = 1'b0;
             if (rx_qp >= qps) begin
                 next_state = SEQ_STATE_RX_DROP;
                 if (rx_kind) begin
@@ -247,6 +306,17 @@ module nic_receive (
                     cap_d = pipe_blen;
                     overflow_d = 1'b0;
                     next_state = SEQ_STATE_RX_DATA;
+                end else if (chan_hit) begin
+                    refuse = 1'b0;
+                    channeled_d = 1'b1;
+                    stored_d = 16'd0;
+                    addr_d = rx_channel_addr;
+                    cap_d = rx_channel_len;
+                    overflow_d = 1'b0;
+                    next_state = SEQ_STATE_RX_DATA;
+                    chan_wr_en = 1'b1;
+                    chan_wr_addr = cnt_q[4:0];
+                    chan_wr_data = chan_rd_data & chan_disarm;
                 end
             end
             SEQ_STATE_RX_WQE: begin
@@ -283,8 +353,11 @@ module nic_receive (
                     end
                     overflow_d = overflows;
                     if (rx_last) begin
-                        complete = ~piped_q;
+                        complete = ~no_cqe;
                         chunk = piped_q;
+                        if (channeled_q & overflows) begin
+                            stat_hits = hit_chan_overrun;
+                        end
                         if (cnt_en_q & (~counter_ok)) begin
                             complete_status = bad_index;
                         end else if (overflows) begin
@@ -294,7 +367,7 @@ module nic_receive (
                         end
                         complete_len = stored_now;
                         next_state = SEQ_STATE_COMPLETE;
-                        if (piped_q) begin
+                        if (no_cqe) begin
                             next_state = SEQ_STATE_IDLE;
                         end
                         if (cnt_en_q & counter_ok) begin
@@ -302,7 +375,7 @@ module nic_receive (
                             next_state = SEQ_STATE_RX_COUNTER;
                         end else if (ack_q) begin
                             nak_send = ~ans_full;
-                            hold = ~piped_q;
+                            hold = ~no_cqe;
                             if (ans_full) begin
                                 next_state = SEQ_STATE_ANS_WAIT;
                             end
@@ -315,12 +388,12 @@ module nic_receive (
                 cnt_wr_addr = cnt_q[4:0];
                 cnt_wr_data = cnt_data + 32'd1;
                 next_state = SEQ_STATE_COMPLETE;
-                if (piped_q) begin
+                if (no_cqe) begin
                     next_state = SEQ_STATE_IDLE;
                 end
                 if (ack_q) begin
                     nak_send = ~ans_full;
-                    hold = ~piped_q;
+                    hold = ~no_cqe;
                     if (ans_full) begin
                         next_state = SEQ_STATE_ANS_WAIT;
                     end

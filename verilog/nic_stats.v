@@ -6,12 +6,12 @@
 module nic_stats (
     input  wire         clock,
     input  wire         reset,
-    input  wire [10:0]  hits,
+    input  wire [11:0]  hits,
     input  wire [3:0]   sel,
     output reg  [31:0]  value
 );
 
-    localparam [10:0] one = 11'd1;
+    localparam [11:0] one = 12'd1;
 
     // Registers: `x_q` holds, `x_d` is its next value.
     reg [31:0] counters_0_q;
@@ -36,9 +36,11 @@ module nic_stats (
     reg [31:0] counters_9_d;
     reg [31:0] counters_10_q;
     reg [31:0] counters_10_d;
+    reg [31:0] counters_11_q;
+    reg [31:0] counters_11_d;
 
     // Combinational signals.
-    wire [10:0] sel_hot;
+    wire [11:0] sel_hot;
 
     always @(posedge clock) begin
         if (reset) begin
@@ -53,6 +55,7 @@ module nic_stats (
             counters_8_q <= 32'd0;
             counters_9_q <= 32'd0;
             counters_10_q <= 32'd0;
+            counters_11_q <= 32'd0;
         end else begin
             counters_0_q <= counters_0_d;
             counters_1_q <= counters_1_d;
@@ -65,6 +68,7 @@ module nic_stats (
             counters_8_q <= counters_8_d;
             counters_9_q <= counters_9_d;
             counters_10_q <= counters_10_d;
+            counters_11_q <= counters_11_d;
         end
     end
 
@@ -148,6 +152,13 @@ module nic_stats (
         end
         if (sel_hot[10]) begin
             value = counters_10_q;
+        end
+        counters_11_d = counters_11_q;
+        if (hits[11]) begin
+            counters_11_d = counters_11_q + 32'd1;
+        end
+        if (sel_hot[11]) begin
+            value = counters_11_q;
         end
     end
 

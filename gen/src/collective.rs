@@ -12,7 +12,7 @@
 
 use crate::out::{CliError, Out};
 use netcoll_models::config::Config;
-use netcoll_models::nic::schedule::{self, Collective, ScheduleOptions};
+use netcoll_models::nic::schedule::{self, Collective, ScheduleOptions, Transport};
 use netcoll_models::nic::{NicParams, Status};
 use netcoll_models::reduce_alu::{AluOp, Dtype};
 use netcoll_testbench::harness::Level;
@@ -93,6 +93,11 @@ pub struct CollectiveArgs {
     /// Plot latency against node count, one line per progress mode, to FILE (SVG).
     #[arg(long, value_name = "FILE")]
     pub svg: Option<PathBuf>,
+    /// How a node keeps its steps' receive buffers apart: qp (a QP per step) or channels
+    /// (one QP for every step, DCT-like: each step's buffer is its counter's receive
+    /// channel).
+    #[arg(long, default_value = "qp")]
+    pub transport: String,
 }
 
 fn by_name<T: Copy>(
@@ -169,7 +174,15 @@ pub fn run(a: &CollectiveArgs, out: &mut Out) -> Result<bool, CliError> {
         }
         None => NicParams::default(),
     };
-    let opts = ScheduleOptions::default();
+    let opts = ScheduleOptions {
+        transport: by_name(
+            &[Transport::QpPerStep, Transport::Channels],
+            |t| t.name(),
+            "transport",
+            &a.transport,
+        )?,
+        ..Default::default()
+    };
     let mut ok = true;
     let mut points: Vec<Point> = vec![];
     for &n in &a.nodes {

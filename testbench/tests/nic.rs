@@ -71,8 +71,11 @@ fn random_programs_golden_agrees_with_the_model() {
     // NAKs sent, SENDs failed by spent retries, messages sent again (the same QP and tag
     // asking twice).
     let (mut asking, mut acks, mut rnr_naks, mut spent, mut again) = (0, 0, 0, 0, 0);
+    // And receive channels: reads of a nonzero CHAN_OVERRUN, which only a message a channel
+    // took can count.
+    let mut overruns = 0;
     for p in [NicParams::SMALL, NicParams::default(), small_fp] {
-        for seed in 1..=16u64 {
+        for seed in 1..=20u64 {
             let s = settled_random_scenario(&p, seed, 300, 400);
             let g = run_level(&s, Level::Golden).unwrap_or_else(|e| panic!("seed {seed}: {e}"));
             let m = run_level(&s, Level::Model).unwrap_or_else(|e| panic!("seed {seed}: {e}"));
@@ -100,16 +103,27 @@ fn random_programs_golden_agrees_with_the_model() {
                         nak: true, data, ..
                     } if data == &[8] => rnr_naks += 1,
                     Event::Cqe { status, .. } if status == "RNR_RETRY_EXC" => spent += 1,
+                    Event::Stat { stat, value, .. } if stat == "CHAN_OVERRUN" && *value > 0 => {
+                        overruns += 1
+                    }
                     _ => {}
                 }
             }
         }
     }
-    eprintln!("{asking} asking, {acks} ACKs, {rnr_naks} RNR NAKs, {spent} spent, {again} again");
+    eprintln!(
+        "{asking} asking, {acks} ACKs, {rnr_naks} RNR NAKs, {spent} spent, {again} again, \
+         {overruns} channel overruns read"
+    );
     assert!(
         asking > 20 && acks > 20 && rnr_naks > 10 && spent > 3 && again > 10,
         "the random programs must exercise reliable QPs: {asking} messages asking for an \
          answer, {acks} ACKs, {rnr_naks} RNR NAKs, {spent} RNR_RETRY_EXC, {again} sent again"
+    );
+    assert!(
+        overruns > 5,
+        "the random programs must exercise receive channels: {overruns} reads of a nonzero \
+         CHAN_OVERRUN"
     );
 }
 
@@ -1218,6 +1232,85 @@ mod collectives {
                 assert_eq!(node.result, want, "model, {what}: node {k}");
             }
             // Every level is cycle-equivalent to the model, so the whole run is the same.
+            let mix =
+                run_cycles(&progs, &p, &mixed(n), &o).unwrap_or_else(|e| panic!("{what}: {e}"));
+            assert_eq!(mix, model, "RTL and Verilator nodes among models, {what}");
+        }
+    }
+
+    /// The DCT-like transport (one QP, steps kept apart by their counters' receive
+    /// channels) where the QP-per-step one runs out of QPs: the same reduction, at every level,
+    /// with a late node whose peers are refused and retry until it has armed its channels.
+    #[test]
+    fn channel_schedules_run_on_one_qp_whatever_the_steps() {
+        use schedule::{ScheduleError, Transport};
+        let p = NicParams::SMALL; // 4 QPs: a QP per step serves at most 3 steps
+        let channels = ScheduleOptions {
+            transport: Transport::Channels,
+            ..Default::default()
+        };
+        for (case, &(n, op, count)) in [
+            (16, AluOp::Sum, 4),
+            (11, AluOp::Max, 3),
+            (9, AluOp::MinLoc, 2),
+        ]
+        .iter()
+        .enumerate()
+        {
+            let seed = SEED + 100 + case as u64;
+            let what = format!("{n} nodes, {}, seed {seed:#x}", op.name());
+            let words = count * if op.is_loc() { 2 } else { 1 };
+            let mut inputs = seeded_words(n, words, seed);
+            if op.is_loc() {
+                for (k, v) in inputs.iter_mut().enumerate() {
+                    for j in 0..count {
+                        v[2 * j + 1] = k as u64;
+                    }
+                }
+            }
+            let want = reference(op, &inputs);
+            let c = Collective::Allreduce {
+                op,
+                dtype: Dtype::I64,
+                count: count as u64,
+            };
+            assert!(
+                matches!(
+                    schedule::build(&c, n, &p, &ScheduleOptions::default()),
+                    Err(ScheduleError::Resource { what: "QPs", .. })
+                ),
+                "{what}: a QP per step does not fit 4 QPs"
+            );
+            let progs =
+                schedule::build(&c, n, &p, &channels).unwrap_or_else(|e| panic!("{what}: {e}"));
+            for prog in &progs {
+                assert_eq!(prog.setup.len(), 1, "{what}: one QP configured");
+                assert!(prog.commands.iter().all(|c| c.op != HostOp::PostRq));
+            }
+            let progs = with_inputs(progs, &inputs);
+            for order in 0..3 {
+                let g =
+                    run_golden(&progs, &p, seed + order).unwrap_or_else(|e| panic!("{what}: {e}"));
+                all_ok(&g, &what);
+                for (k, node) in g.nodes.iter().enumerate() {
+                    assert_eq!(node.result, want, "golden, order {order}, {what}: node {k}");
+                }
+            }
+            let late = n / 2;
+            let o = NetworkOptions {
+                start: (0..n).map(|k| if k == late { 2000 } else { 0 }).collect(),
+                ..Default::default()
+            };
+            let model = run_cycles(&progs, &p, &vec![Level::Model; n], &o)
+                .unwrap_or_else(|e| panic!("{what}: {e}"));
+            all_ok(&model, &what);
+            for (k, node) in model.nodes.iter().enumerate() {
+                assert_eq!(node.result, want, "model, {what}: node {k}");
+            }
+            assert!(
+                model.rnr_naks > 0,
+                "{what}: the late node's peers were refused"
+            );
             let mix =
                 run_cycles(&progs, &p, &mixed(n), &o).unwrap_or_else(|e| panic!("{what}: {e}"));
             assert_eq!(mix, model, "RTL and Verilator nodes among models, {what}");

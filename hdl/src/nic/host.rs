@@ -33,9 +33,11 @@
 //!   `cfg_rnr_delay`);
 //! - requests: `cnt_rd_addr`, `cnt_wr_en`, `cnt_wr_addr`, `cnt_wr_data`, `dmem_rd_addr`,
 //!   `dmem_wr_en`, `dmem_wr_addr`, `dmem_wr_data`;
-//! - `stat_hits` (one-hot, see [`super::stats`]), `stat_sel` (the statistic `READ_STAT` reads).
+//! - `stat_hits` (one-hot, see [`super::stats`]), `stat_sel` (the statistic `READ_STAT` reads);
+//! - `chan_set`, `chan_set_index`, `chan_set_word`: `SET_CHANNEL`'s write of a receive
+//!   channel (the memory is [`super::receive`]'s), its word cut to the `RxChannel` fields.
 
-use super::layouts::{pack, unpack, unpack::QpConfig};
+use super::layouts::{pack, unpack, unpack::QpConfig, unpack::RxChannel};
 use super::sequencer::SeqState;
 use super::stats::{hit, STAT_BITS};
 use super::{k, EN_MODE, EN_VALUE, WAIT_COUNT};
@@ -49,6 +51,15 @@ const STATUS_BITS: usize = HostStatus::BITS;
 const OPCODE_BITS: usize = Opcode::BITS;
 const WAIT_BITS: usize = WAIT_COUNT.width;
 const STAT_SEL_BITS: usize = Stat::BITS;
+/// Bits of a receive channel's word (the `chan` memory's width, in the receive unit).
+pub(crate) const CHAN_BITS: usize = netcoll_models::nic::RxChannel::WORDS[0].1;
+
+/// The bits of a receive channel's word its fields cover (`SET_CHANNEL` stores only those).
+fn rx_channel_mask() -> u64 {
+    netcoll_models::nic::RxChannel::FIELDS
+        .iter()
+        .fold(0, |m, f| m | f.put(0, u64::MAX))
+}
 
 crate::sub_block! {
     /// The host command unit (widths as in [`super::Nic`]).
@@ -117,6 +128,9 @@ crate::sub_block! {
         pub dmem_wr_data: Signal<Out, Bits<64>>,
         pub stat_hits: Signal<Out, Bits<STATS>>,
         pub stat_sel: Signal<Out, Bits<STAT_SEL_BITS>>,
+        pub chan_set: Signal<Out, bool>,
+        pub chan_set_index: Signal<Out, Bits<KB>>,
+        pub chan_set_word: Signal<Out, Bits<CHAN_BITS>>,
         // The command and the response.
         cmd_op: Reg<Bits<OP_BITS>>,
         cmd_arg: Reg<Bits<16>>,
@@ -140,6 +154,14 @@ crate::sub_block! {
         en_managed: Reg<bool>,
         /// `CONFIG_QP`'s word, split (module `nic_qp_config_fields`).
         qp_config: QpConfig,
+        /// `SET_CHANNEL`'s word as it is taken, split (module `nic_rx_channel_fields`).
+        rx_channel: RxChannel,
+        /// `SET_CHANNEL`'s buffer ends beyond data memory.
+        chan_outside: Signal<Local, bool>,
+        /// The command's word, taken as `SET_CHANNEL`'s, arms a channel whose QP or buffer
+        /// does not exist: decided as the command is taken, so that `HostDecode` reads a
+        /// register, not a 17-bit sum.
+        chan_bad: Reg<bool>,
         // Decisions of this cycle, carried out once.
         running: Signal<Local, bool>,
         first: Signal<Local, bool>,
@@ -173,6 +195,8 @@ crate::sub_block! {
         cqs8: Constant<Bits<8>> = k(1 << CB),
         counters: Constant<Bits<16>> = k(1 << KB),
         dmem_words: Constant<Bits<16>> = k(1 << DB),
+        dmem_words17: Constant<Bits<17>> = k(1 << DB),
+        chan_fields: Constant<Bits<CHAN_BITS>> = k(rx_channel_mask()),
         stats: Constant<Bits<16>> = k(STATS as u64),
         wq_depth: Constant<Bits<16>> = k(WQ_DEPTH as u64),
         wait_count_at: Constant<Bits<8>> = k(WAIT_COUNT.lsb as u64),
@@ -181,7 +205,7 @@ crate::sub_block! {
         en_value_keep: Constant<Bits<64>> = k(!EN_VALUE.put(0, u64::MAX)),
         en_mode_three: Constant<Bits<64>> = k(EN_MODE.put(0, 3)),
         half: Constant<Bits<16>> = k(0x8000),
-        last_op: Constant<Bits<OP_BITS>> = k(HostOp::ReadStat.code()),
+        last_op: Constant<Bits<OP_BITS>> = k(HostOp::SetChannel.code()),
         op_nop: Constant<Bits<OP_BITS>> = k(HostOp::Nop.code()),
         op_post_sq: Constant<Bits<OP_BITS>> = k(HostOp::PostSq.code()),
         op_post_rq: Constant<Bits<OP_BITS>> = k(HostOp::PostRq.code()),
@@ -191,6 +215,7 @@ crate::sub_block! {
         op_write_cnt: Constant<Bits<OP_BITS>> = k(HostOp::WriteCnt.code()),
         op_read_cnt: Constant<Bits<OP_BITS>> = k(HostOp::ReadCnt.code()),
         op_config_qp: Constant<Bits<OP_BITS>> = k(HostOp::ConfigQp.code()),
+        op_read_stat: Constant<Bits<OP_BITS>> = k(HostOp::ReadStat.code()),
         wqe_wait: Constant<Bits<OPCODE_BITS>> = k(Opcode::Wait.code()),
         wqe_send_en: Constant<Bits<OPCODE_BITS>> = k(Opcode::SendEn.code()),
         wqe_recv_en: Constant<Bits<OPCODE_BITS>> = k(Opcode::RecvEn.code()),
@@ -230,7 +255,8 @@ impl<
             response_status,
             response_data,
             en_pi,
-            en_managed
+            en_managed,
+            chan_bad
         );
         self.cq_waits.clock.next = self.clock.val();
         self.cq_wait_now.cqw.next = self.cq_waits.rd_data.val();
@@ -244,6 +270,13 @@ impl<
             self.command_w0.next = self.cmd_w0.q.val() | self.en_mode_three.val();
         }
         self.qp_config.w0.next = self.cmd_w0.q.val();
+        self.rx_channel.chan.next = self.w0.val().get_bits::<CHAN_BITS>(0);
+        self.chan_outside.next = (bit_cast::<17, 16>(self.rx_channel.addr.val())
+            + bit_cast::<17, 16>(self.rx_channel.len.val()))
+            > self.dmem_words17.val();
+        self.chan_set_index.next = self.cmd_arg.q.val().get_bits::<KB>(0);
+        self.chan_set_word.next =
+            self.cmd_w0.q.val().get_bits::<CHAN_BITS>(0) & self.chan_fields.val();
         self.stat_sel.next = self.cmd_arg.q.val().get_bits::<STAT_SEL_BITS>(0);
         self.response_valid.d.next = false;
         if (self.state.val() == SeqState::Idle) & self.valid.val() {
@@ -251,6 +284,8 @@ impl<
             self.cmd_arg.d.next = self.arg.val();
             self.cmd_w0.d.next = self.w0.val();
             self.cmd_w1.d.next = self.w1.val();
+            self.chan_bad.d.next = self.rx_channel.armed.val()
+                & ((self.rx_channel.qp.val() >= self.qps8.val()) | self.chan_outside.val());
         }
 
         // What the command names, and the WQE a post writes.
@@ -334,6 +369,7 @@ impl<
         self.dmem_wr_addr.next = 0.into();
         self.dmem_wr_data.next = 0.into();
         self.stat_hits.next = 0.into();
+        self.chan_set.next = false;
         self.wait_write.next = false;
         self.en_write.next = false;
         self.answer.next = false;
@@ -453,11 +489,16 @@ impl<
                 self.answer.next = self.state.val() == SeqState::HostFinish;
                 self.next_state.next = SeqState::HostFinish;
             }
-        } else {
-            // ReadStat.
+        } else if self.cmd_op.q.val() == self.op_read_stat.val() {
             self.refuse_index.next = self.cmd_arg.q.val() >= self.stats.val();
             self.answer.next = true;
             self.answer_data.next = bit_cast::<64, STAT_BITS>(self.stat_value.val());
+        } else {
+            // SetChannel: an armed channel's QP and buffer must exist.
+            self.refuse_index.next =
+                (self.cmd_arg.q.val() >= self.counters.val()) | self.chan_bad.q.val();
+            self.chan_set.next = true;
+            self.answer.next = true;
         }
 
         // A refused index changes nothing; every answer ends the command.
@@ -466,6 +507,7 @@ impl<
             self.read_cq.next = false;
             self.cnt_wr_en.next = false;
             self.dmem_wr_en.next = false;
+            self.chan_set.next = false;
             self.stat_hits.next = self.hit_bad_index.val();
             self.answer.next = true;
             self.answer_status.next = self.bad_index.val();
@@ -806,6 +848,36 @@ mod tests {
         (h.rsp_status.val().to_u64(), h.rsp_data.val().to_u64(), s)
     }
 
+    /// `SET_CHANNEL`: an armed channel's QP and buffer are checked (4 QPs, 1024 words), a
+    /// disarmed one is written as given; only the `RxChannel` fields are written.
+    #[test]
+    fn set_channel_checks_an_armed_channel() {
+        let mut h = new_host();
+        let armed = 1u64 << 40;
+        for (w0, ok) in [
+            (1000 | 24 << 16 | 3 << 32 | armed, true), // ends at 1024
+            (1000 | 25 << 16 | 3 << 32 | armed, false),
+            (4 << 32 | armed, false),
+            (1000 | 25 << 16 | 9 << 32, true),
+            (!armed, true),
+        ] {
+            take(&mut h, HostOp::SetChannel, 7, w0, 0);
+            h.state.next = SeqState::HostDecode;
+            low(&mut h);
+            assert_eq!(h.chan_set.val(), ok, "{w0:#x}");
+            if ok {
+                assert_eq!(h.chan_set_index.val().to_u64(), 7);
+                assert_eq!(h.chan_set_word.val().to_u64(), w0 & ((1 << 41) - 1));
+            }
+            let status = if ok {
+                HostStatus::Ok
+            } else {
+                HostStatus::BadIndex
+            };
+            assert_eq!(answer(&mut h).0, status.code(), "{w0:#x}");
+        }
+    }
+
     #[test]
     fn refused_commands_answer_and_count() {
         let mut h = new_host();
@@ -823,11 +895,13 @@ mod tests {
         assert!(!h.post.val());
         let full = (HostStatus::Full.code(), 0, hit(Stat::WqFull));
         assert_eq!(answer(&mut h), full);
-        // A QP out of range, an unknown command, a statistic out of range.
+        // A QP out of range, an unknown command, a statistic out of range, a channel of a
+        // counter out of range (8 counters).
         for (op, arg) in [
             (HostOp::PostSq.code(), 4),
             (12, 0),
-            (HostOp::ReadStat.code(), 11),
+            (HostOp::ReadStat.code(), 12),
+            (HostOp::SetChannel.code(), 8),
         ] {
             h.state.next = SeqState::Idle;
             h.valid.next = true;
@@ -838,7 +912,7 @@ mod tests {
             h.valid.next = false;
             h.state.next = SeqState::HostDecode;
             low(&mut h);
-            assert!(!h.read_wq.val());
+            assert!(!h.read_wq.val() && !h.chan_set.val());
             let want = if op == 12 {
                 (HostStatus::BadOp.code(), 0, hit(Stat::HostBadOp))
             } else {

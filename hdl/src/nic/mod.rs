@@ -18,7 +18,7 @@
 //! | [`queues`] | `nic_queues` | the WQ and CQ memories, the served queue's context, counts and WQE |
 //! | [`execute`] | `nic_execute` | WQE decode and dispatch: checks, NOP, SEND, WAIT, SEND_EN / RECV_EN, CALC start |
 //! | [`calc`] | `nic_calc` | the CALC address check, the streaming pipeline and the element loop, around the reduction ALU (`reduce_alu_l1`) |
-//! | [`receive`] | `nic_receive` | arriving messages and NAKs |
+//! | [`receive`] | `nic_receive` | arriving messages and NAKs; the receive channels (memory `chan`) |
 //! | [`pipe`] | `nic_pipe` | the pipe contexts and the steps of a PIPE |
 //! | [`transmit`] | `nic_transmit` | the transmit engine: the `tx_*` registers, the beat loop, the held data message and the answer register |
 //! | [`completion`] | `nic_completion` | the pending completion (the CQE's fields) |
@@ -99,6 +99,7 @@ const SUB_MODULES: &[(&str, &str)] = &[
     ("wq_context", "nic_wq_context_fields"),
     ("cq_counts", "nic_cq_counts_fields"),
     ("qp_config", "nic_qp_config_fields"),
+    ("rx_channel", "nic_rx_channel_fields"),
     ("wq_context_word", "nic_wq_context_word"),
     ("cq_counts_word", "nic_cq_counts_word"),
     ("rc_context", "nic_rc_context_fields"),
@@ -377,6 +378,10 @@ impl<
         self.receive.pipe_wr_addr.next = self.pipe.wr_addr.val();
         self.receive.pipe_blen.next = self.pipe.blen.val();
         self.receive.pipe_last.next = self.pipe.last.val();
+        self.receive.sweep_at.next = self.sequencer.sweep_at.val().get_bits::<KB>(0);
+        self.receive.chan_set.next = self.host_cmd.chan_set.val();
+        self.receive.chan_set_index.next = self.host_cmd.chan_set_index.val();
+        self.receive.chan_set_word.next = self.host_cmd.chan_set_word.val();
 
         // Pipes.
         self.pipe.state.next = self.sequencer.current.val();

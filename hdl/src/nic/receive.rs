@@ -7,7 +7,10 @@
 //! register, or from `AnsWait` once it is free); a stored
 //! message that asks for an answer (`rx_ack`) gets an ACK, and one a reliable QP is not ready
 //! for an RNR NAK. A message for a QP whose receive side a PIPE owns goes to the pipe's next
-//! buffer instead (or is NAKed when none is free), and writes no CQE. A NAK goes to the SQ of `rx_qp`: the answer its head awaits (the queues
+//! buffer instead (or is NAKed when none is free), and writes no CQE; else one that names a
+//! counter whose receive channel (memory `chan`, owned here: an `RxChannel` word per
+//! counter) is armed for its QP goes to that channel's buffer, disarms it, and writes no
+//! CQE either. A NAK goes to the SQ of `rx_qp`: the answer its head awaits (the queues
 //! record it), a stray ACK (dropped), or a `REMOTE_DISCARD` completion (`NakContext`,
 //! `NakCq`). See "Messages" and "Reliable QPs" in `netcoll_models::nic` and the state table
 //! of its `model`.
@@ -26,7 +29,9 @@
 //! - `ans_full`: the transmit engine's answer register is taken;
 //! - the pipe context latched in `RxContext` ([`super::pipe`]): `pipe_on` (a PIPE owns the
 //!   receive side: the message goes to it), `pipe_room` (it has a free buffer), the buffer
-//!   `pipe_wr_addr` and its length `pipe_blen`; `pipe_last` (the chunk is the last).
+//!   `pipe_wr_addr` and its length `pipe_blen`; `pipe_last` (the chunk is the last);
+//! - the channel memory's writes: `sweep_at` (the reset sweep clears it in `Init`),
+//!   `chan_set`, `chan_set_index`, `chan_set_word` (`SET_CHANNEL`, from [`super::host`]).
 //!
 //! # Outputs
 //! - `next_state`: the next state when a slot takes a message and in the receive states;
@@ -38,18 +43,24 @@
 //!   `nak_reason` (registers);
 //! - `dmem_wr_en`, `dmem_wr_addr`, `dmem_wr_data`, `cnt_rd_addr`, `cnt_wr_en`, `cnt_wr_addr`,
 //!   `cnt_wr_data`: memory requests (zero outside the receive states);
-//! - `stat_hits`: `RxDiscard`, `NakReceived`, `CqOverrun`, `StrayAck`.
+//! - `stat_hits`: `RxDiscard`, `NakReceived`, `CqOverrun`, `StrayAck`, `ChanOverrun`.
 
+use super::host::CHAN_BITS;
 use super::k;
+use super::layouts::unpack::RxChannel;
 use super::sequencer::SeqState;
 use super::stats::hit;
 use crate::dff_setup;
-use crate::prim::Reg;
+use crate::prim::{Mem, Reg};
+use netcoll_models::kit::layout::LayoutField;
 use netcoll_models::nic::{Opcode, Stat, Status, STATS};
 use rust_hdl::prelude::*;
 
 const STATUS_BITS: usize = Status::BITS;
 const OPCODE_BITS: usize = Opcode::BITS;
+/// A receive channel's `armed` bit, cleared when the channel takes a message.
+const ARMED: LayoutField =
+    crate::kit::layout::field_named(netcoll_models::nic::RxChannel::FIELDS, "armed");
 
 crate::sub_block! {
     /// Arriving messages (widths as in [`super::Nic`]).
@@ -89,6 +100,10 @@ crate::sub_block! {
         pub pipe_wr_addr: Signal<In, Bits<16>>,
         pub pipe_blen: Signal<In, Bits<16>>,
         pub pipe_last: Signal<In, bool>,
+        pub sweep_at: Signal<In, Bits<KB>>,
+        pub chan_set: Signal<In, bool>,
+        pub chan_set_index: Signal<In, Bits<KB>>,
+        pub chan_set_word: Signal<In, Bits<CHAN_BITS>>,
         pub next_state: Signal<Out, SeqState>,
         pub complete: Signal<Out, bool>,
         pub complete_status: Signal<Out, Bits<STATUS_BITS>>,
@@ -130,6 +145,18 @@ crate::sub_block! {
         cap: Reg<Bits<16>>,
         /// The message goes to the pipe that owns its QP's receive side.
         piped: Reg<bool>,
+        /// The message goes to the receive channel of its counter.
+        channeled: Reg<bool>,
+        /// Per counter, its receive channel (an `RxChannel` word; module
+        /// `nic_rx_channel_fields` splits the one read). LUT RAM: `RxContext` decides on
+        /// the word read, which a block RAM would deliver late in the cycle.
+        chan: Mem<Bits<CHAN_BITS>, KB> = Mem::distributed(),
+        rx_channel: RxChannel,
+        /// The channel just read takes the message.
+        chan_hit: Signal<Local, bool>,
+        /// The message writes no CQE (a pipe's or a channel's).
+        no_cqe: Signal<Local, bool>,
+        chan_disarm: Constant<Bits<CHAN_BITS>> = k(!ARMED.put(0, u64::MAX)),
         /// The words stored with this beat's.
         stored_now: Signal<Local, Bits<16>>,
         store: Signal<Local, bool>,
@@ -151,6 +178,7 @@ crate::sub_block! {
         hit_rx_discard: Constant<Bits<STATS>> = hit(Stat::RxDiscard),
         hit_nak_received: Constant<Bits<STATS>> = hit(Stat::NakReceived),
         hit_cq_overrun: Constant<Bits<STATS>> = hit(Stat::CqOverrun),
+        hit_chan_overrun: Constant<Bits<STATS>> = hit(Stat::ChanOverrun),
     }
 }
 
@@ -159,8 +187,24 @@ impl<const QB: usize, const KB: usize, const DB: usize> Logic for NicReceive<QB,
     fn update(&mut self) {
         dff_setup!(
             self, clock, src, src_qp, qp, cnt_en, cnt, tag, ack, nak, reason, overflow, addr,
-            stored, cap, piped
+            stored, cap, piped, channeled
         );
+        // The channel memory: read at the arriving counter when a slot takes a message;
+        // written by the reset sweep, `SET_CHANNEL`, and the message a channel takes.
+        self.chan.clock.next = self.clock.val();
+        self.chan.rd_addr.next = 0.into();
+        if self.take_rx.val() {
+            self.chan.rd_addr.next = self.rx_cnt.val().get_bits::<KB>(0);
+        }
+        self.rx_channel.chan.next = self.chan.rd_data.val();
+        self.chan.wr_en.next = self.chan_set.val() | (self.state.val() == SeqState::Init);
+        self.chan.wr_addr.next = self.chan_set_index.val();
+        self.chan.wr_data.next = self.chan_set_word.val();
+        if self.state.val() == SeqState::Init {
+            self.chan.wr_addr.next = self.sweep_at.val();
+            self.chan.wr_data.next = 0.into();
+        }
+        self.no_cqe.next = self.piped.q.val() | self.channeled.q.val();
         self.msg_src.next = self.src.q.val();
         self.msg_src_qp.next = self.src_qp.q.val();
         self.msg_qp.next = self.qp.q.val();
@@ -170,6 +214,10 @@ impl<const QB: usize, const KB: usize, const DB: usize> Logic for NicReceive<QB,
         self.overflows.next = self.overflow.q.val()
             | (!self.rx_empty.val() & (self.stored.q.val() >= self.cap.q.val()));
         self.counter_ok.next = self.cnt.q.val() < self.counters.val();
+        self.chan_hit.next = self.cnt_en.q.val()
+            & self.counter_ok.val()
+            & self.rx_channel.armed.val()
+            & (self.rx_channel.qp.val() == self.qp.q.val());
         self.stored_now.next = self.stored.q.val();
         if self.store.val() {
             self.stored_now.next = self.stored.q.val() + 1;
@@ -208,6 +256,7 @@ impl<const QB: usize, const KB: usize, const DB: usize> Logic for NicReceive<QB,
             self.nak.d.next = false;
             self.overflow.d.next = false;
             self.piped.d.next = false;
+            self.channeled.d.next = false;
             if self.rx_qp.val() >= self.qps.val() {
                 // No such QP: a data message is NAKed, a NAK's notification dropped.
                 self.next_state.next = SeqState::RxDrop;
@@ -241,6 +290,18 @@ impl<const QB: usize, const KB: usize, const DB: usize> Logic for NicReceive<QB,
                     self.cap.d.next = self.pipe_blen.val();
                     self.overflow.d.next = false;
                     self.next_state.next = SeqState::RxData;
+                } else if self.chan_hit.val() {
+                    // The counter's channel takes it, once.
+                    self.refuse.next = false;
+                    self.channeled.d.next = true;
+                    self.stored.d.next = 0.into();
+                    self.addr.d.next = self.rx_channel.addr.val();
+                    self.cap.d.next = self.rx_channel.len.val();
+                    self.overflow.d.next = false;
+                    self.next_state.next = SeqState::RxData;
+                    self.chan.wr_en.next = true;
+                    self.chan.wr_addr.next = self.cnt.q.val().get_bits::<KB>(0);
+                    self.chan.wr_data.next = self.chan.rd_data.val() & self.chan_disarm.val();
                 }
             }
             SeqState::RxWqe => self.next_state.next = SeqState::RxCheck,
@@ -276,9 +337,13 @@ impl<const QB: usize, const KB: usize, const DB: usize> Logic for NicReceive<QB,
                     }
                     self.overflow.d.next = self.overflows.val();
                     if self.rx_last.val() {
-                        // The receive WQE completes; a pipe's chunk writes no CQE.
-                        self.complete.next = !self.piped.q.val();
+                        // The receive WQE completes; a pipe's chunk or a channel's message
+                        // writes no CQE.
+                        self.complete.next = !self.no_cqe.val();
                         self.chunk.next = self.piped.q.val();
+                        if self.channeled.q.val() & self.overflows.val() {
+                            self.stat_hits.next = self.hit_chan_overrun.val();
+                        }
                         if self.cnt_en.q.val() & !self.counter_ok.val() {
                             self.complete_status.next = self.bad_index.val();
                         } else if self.overflows.val() {
@@ -292,7 +357,7 @@ impl<const QB: usize, const KB: usize, const DB: usize> Logic for NicReceive<QB,
                         }
                         self.complete_len.next = self.stored_now.val();
                         self.next_state.next = SeqState::Complete;
-                        if self.piped.q.val() {
+                        if self.no_cqe.val() {
                             self.next_state.next = SeqState::Idle;
                         }
                         if self.cnt_en.q.val() & self.counter_ok.val() {
@@ -301,7 +366,7 @@ impl<const QB: usize, const KB: usize, const DB: usize> Logic for NicReceive<QB,
                         } else if self.ack.q.val() {
                             // The ACK (reason OK), then the completion.
                             self.nak_send.next = !self.ans_full.val();
-                            self.hold.next = !self.piped.q.val();
+                            self.hold.next = !self.no_cqe.val();
                             if self.ans_full.val() {
                                 self.next_state.next = SeqState::AnsWait;
                             }
@@ -314,12 +379,12 @@ impl<const QB: usize, const KB: usize, const DB: usize> Logic for NicReceive<QB,
                 self.cnt_wr_addr.next = self.cnt.q.val().get_bits::<KB>(0);
                 self.cnt_wr_data.next = self.cnt_data.val() + 1;
                 self.next_state.next = SeqState::Complete;
-                if self.piped.q.val() {
+                if self.no_cqe.val() {
                     self.next_state.next = SeqState::Idle;
                 }
                 if self.ack.q.val() {
                     self.nak_send.next = !self.ans_full.val();
-                    self.hold.next = !self.piped.q.val();
+                    self.hold.next = !self.no_cqe.val();
                     if self.ans_full.val() {
                         self.next_state.next = SeqState::AnsWait;
                     }
@@ -507,6 +572,53 @@ mod tests {
             (seen.stored.len(), seen.completed),
             (0, Some((Status::Ok, 0)))
         );
+    }
+
+    /// One clock edge with `SET_CHANNEL`'s write of counter `c`'s channel.
+    fn set_channel(r: &mut Rx, c: u64, word: u64) {
+        r.state.next = SeqState::HostDecode;
+        r.chan_set.next = true;
+        r.chan_set_index.next = c.into();
+        r.chan_set_word.next = word.into();
+        r.clock.next = Clock { clk: false };
+        assert!(simulate(r, 1000));
+        r.clock.next = Clock { clk: true };
+        assert!(simulate(r, 1000));
+        r.chan_set.next = false;
+    }
+
+    #[test]
+    fn an_armed_channel_takes_its_counters_message_once() {
+        let mut r = new_rx();
+        // Counter 5's channel: buffer 300, 2 words, armed for QP 1 (`RxChannel`, written out).
+        set_channel(&mut r, 5, 300 | 2 << 16 | 1 << 32 | 1 << 40);
+        r.rx_cnt_en.next = true;
+        r.rx_cnt.next = 5.into();
+        let recv = Wqe::recv(100, 4, true);
+        let beats = [(1, false), (2, false), (3, false)];
+        // No receive WQE runnable: the channel takes it all the same, and writes no CQE; the
+        // third word does not fit.
+        let seen = deliver(&mut r, 1, false, &recv, &beats);
+        assert_eq!(seen.stored, vec![(300, 1), (301, 2)]);
+        assert_eq!((seen.completed, seen.nak), (None, None));
+        assert_eq!(seen.stats, 1 << Stat::ChanOverrun.code());
+        assert_eq!(seen.states.last(), Some(&SeqState::RxCounter));
+        // It is disarmed now: the next message goes to the RQ, which is not ready.
+        let seen = deliver(&mut r, 1, false, &recv, &beats);
+        assert_eq!((seen.stored.len(), seen.nak), (0, Some(Status::NotReady)));
+        // Armed for QP 1, a message to QP 2 with the same counter goes to QP 2's RQ.
+        set_channel(&mut r, 5, 300 | 2 << 16 | 1 << 32 | 1 << 40);
+        let seen = deliver(&mut r, 2, true, &recv, &beats[..1]);
+        assert_eq!(seen.stored, vec![(100, 1)]);
+        assert_eq!(seen.completed, Some((Status::Ok, 1)));
+        // Without `cnt_en` the counter names no channel either.
+        r.rx_cnt_en.next = false;
+        let seen = deliver(&mut r, 1, true, &recv, &beats[..1]);
+        assert_eq!(seen.stored, vec![(100, 1)]);
+        // With it, QP 1: the channel (still armed) takes it.
+        r.rx_cnt_en.next = true;
+        let seen = deliver(&mut r, 1, true, &recv, &beats[..1]);
+        assert_eq!((seen.stored, seen.completed), (vec![(300, 1)], None));
     }
 
     #[test]

@@ -102,6 +102,9 @@
 //!     PIPE in the same step if that was the last chunk. In the hardware a buffer is free only
 //!     once its chunk has been sent, so a scenario that delivers a chunk before the one
 //!     `nbuf` chunks earlier has had time to go is racy.
+//! 14. Receive channels: a PIPE owning the receive side comes first, then the channel, then
+//!     the RQ (the specification lists them in that order). A channel's message is never
+//!     refused (its buffer was checked when it was armed), so it counts no `RxDiscard`.
 
 use super::{
     reserved_bits, Cqe, HostOp, HostStatus, NicParams, Opcode, Stat, Status, Wqe, CQ_DEPTH, STATS,
@@ -246,9 +249,19 @@ pub struct NicGolden {
     qps: Vec<QueuePair>,
     cqs: Vec<CompletionQueue>,
     counters: Vec<u32>,
+    /// Each counter's receive channel (see "Receive channels"), `None` while disarmed.
+    channels: Vec<Option<Channel>>,
     dmem: Vec<u64>,
     stats: [u32; STATS],
     sent: Vec<Message>,
+}
+
+/// An armed receive channel: the QP whose next message it takes, and its buffer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Channel {
+    qp: usize,
+    addr: usize,
+    len: usize,
 }
 
 const M16: u64 = 0xFFFF;
@@ -273,6 +286,7 @@ impl NicGolden {
                 .collect(),
             cqs: vec![CompletionQueue::default(); p.cqs],
             counters: vec![0; p.counters],
+            channels: vec![None; p.counters],
             dmem: vec![0; p.dmem_words],
             stats: [0; STATS],
             sent: vec![],
@@ -546,6 +560,15 @@ impl NicGolden {
                 }
                 (Ok, self.stats[arg] as u64)
             }
+            HostOp::SetChannel => {
+                let (addr, len) = ((w0 & M16) as usize, ((w0 >> 16) & M16) as usize);
+                let (qp, armed) = (((w0 >> 32) & 0xFF) as usize, (w0 >> 40) & 1 == 1);
+                if arg >= p.counters || (armed && (qp >= p.qps || addr + len > p.dmem_words)) {
+                    return (BadIndex, 0);
+                }
+                self.channels[arg] = armed.then_some(Channel { qp, addr, len });
+                (Ok, 0)
+            }
         }
     }
 
@@ -640,6 +663,21 @@ impl NicGolden {
         }
         if self.qps[qp].pipe.is_some() {
             return self.receive_chunk(qp, m);
+        }
+        // A counter whose channel is armed for this QP takes the message, once, whatever the
+        // receive queue holds.
+        let counter = m.cnt.map(|c| (c & 0xFF) as usize);
+        if let Some((c, Some(ch))) = counter.and_then(|c| Some((c, *self.channels.get(c)?))) {
+            if ch.qp == qp {
+                self.channels[c] = None;
+                let stored = m.data.len().min(ch.len);
+                self.dmem[ch.addr..ch.addr + stored].copy_from_slice(&m.data[..stored]);
+                if m.data.len() > stored {
+                    self.count(Stat::ChanOverrun);
+                }
+                self.counters[c] = self.counters[c].wrapping_add(1);
+                return None;
+            }
         }
         let rq = &self.qps[qp].rq;
         let Some((w0, w1)) = rq.runnable_head() else {
@@ -1783,9 +1821,9 @@ mod tests {
     fn host_command_errors() {
         let mut n = nic();
         assert_eq!(n.host(0, 0, 0, 0), (0, 0));
-        assert_eq!(n.host(10, 0, 0, 0), (1, 0));
+        assert_eq!(n.host(11, 0, 0, 0), (1, 0));
         assert_eq!(n.host(15, 0, 0, 0), (1, 0));
-        // Out of range: QP 4, CQ 4, address 1024, counter 8, stat 11, CONFIG_QP with CQ 4.
+        // Out of range: QP 4, CQ 4, address 1024, counter 8, stat 12, CONFIG_QP with CQ 4.
         let (w0, w1) = Wqe::nop(true).encode();
         assert_eq!(n.host(1, 4, w0, w1), (2, 0));
         assert_eq!(n.host(2, 4, w0, w1), (2, 0));
@@ -1796,7 +1834,7 @@ mod tests {
         assert_eq!(n.host(7, 8, 0, 0), (2, 0));
         assert_eq!(n.host(8, 0, 0x0004, 0), (2, 0));
         assert_eq!(n.host(8, 0, 0x0400, 0), (2, 0));
-        assert_eq!(n.host(9, 11, 0, 0), (2, 0));
+        assert_eq!(n.host(9, 12, 0, 0), (2, 0));
         // `arg` is 16 bits: 0x1_0001 is QP 1.
         assert_eq!(n.host(1, 0x1_0001, w0, w1), (0, 0));
         // Full WQ: 16 WQEs posted to an RQ nothing consumes.
@@ -2062,6 +2100,69 @@ mod tests {
     }
 
     const PIPE: u64 = 7;
+
+    /// `SET_CHANNEL` (10) of counter `c`: armed for QP `qp`, buffer `addr`, `len` (host status
+    /// `BAD_INDEX` is 2 as well).
+    fn arm(n: &mut NicGolden, c: u64, qp: u64, addr: u64, len: u64) -> (u64, u64) {
+        n.host(10, c, addr | len << 16 | qp << 32 | 1 << 40, 0)
+    }
+
+    #[test]
+    fn receive_channels_take_messages_by_counter_in_any_order() {
+        let mut n = nic();
+        config_rc(&mut n, 1, 7, 10);
+        // Counters 2 and 5 armed for QP 1, 3 for QP 2: buffers at 100, 200, 300.
+        assert_eq!(arm(&mut n, 2, 1, 100, 2), (0, 0));
+        assert_eq!(arm(&mut n, 5, 1, 200, 3), (0, 0));
+        assert_eq!(arm(&mut n, 3, 2, 300, 1), (0, 0));
+        // Step 5's message arrives first, then step 2's: each in its own buffer.
+        n.deliver(&data_msg(1, 7, 0, Some(5), 1, &[50, 51, 52]));
+        n.deliver(&data_msg(1, 6, 0, Some(2), 0, &[20, 21]));
+        assert_eq!(mem(&n, 100, 2), vec![20, 21]);
+        assert_eq!(mem(&n, 200, 3), vec![50, 51, 52]);
+        assert_eq!((n.counter(2), n.counter(5)), (1, 1));
+        // No receive WQE consumed, no CQE, nothing discarded.
+        assert_eq!(n.wq_indices(1, true), (0, 0, 0));
+        assert_eq!(poll(&mut n, 0), vec![]);
+        assert_eq!(n.take_sent(), vec![]);
+        // Counter 3's channel is for QP 2: a message to QP 1 with it goes to QP 1's RQ,
+        // which has nothing posted: NOT_READY, and on a reliable QP, asked, RNR NAK.
+        n.deliver(&data_msg(1, 6, 4, Some(3), 9, &[1]));
+        let mut asked = data_msg(1, 6, 4, Some(2), 8, &[1]);
+        asked.ack = true;
+        // Counter 2's channel took its message and is disarmed: the sender must retry.
+        n.deliver(&asked);
+        assert_eq!(
+            n.take_sent(),
+            vec![nak(6, 4, 1, 9, NOT_READY), nak(6, 4, 1, 8, RNR_NAK)]
+        );
+        assert_eq!((n.counter(2), n.counter(3)), (1, 0));
+        assert_eq!(n.stat(Stat::RxDiscard), 2);
+        // Armed again, with a shorter buffer: the retry fills it and is answered; the rest
+        // is counted as an overrun.
+        assert_eq!(arm(&mut n, 2, 1, 110, 1), (0, 0));
+        let mut retry = data_msg(1, 6, 4, Some(2), 8, &[30, 31]);
+        retry.ack = true;
+        n.deliver(&retry);
+        assert_eq!(n.take_sent(), vec![nak(6, 4, 1, 8, OK)]);
+        assert_eq!((mem(&n, 110, 2), n.counter(2)), (vec![30, 0], 2));
+        assert_eq!(n.stat(Stat::ChanOverrun), 1);
+        // A message without a counter goes to the RQ as always.
+        post(&mut n, true, 2, Wqe::recv(400, 1, true), 0);
+        n.deliver(&data_msg(2, 6, 4, None, 3, &[44]));
+        assert_eq!(poll(&mut n, 0), vec![cqe(OK, RECV, 2, true, 0, 1)]);
+        // Disarming (armed clear) is written unchecked; the next message goes to the RQ.
+        assert_eq!(n.host(10, 3, 0xFFFF_FFFF, 0), (0, 0));
+        n.deliver(&data_msg(2, 6, 4, Some(3), 4, &[1]));
+        assert_eq!(n.take_sent(), vec![nak(6, 4, 2, 4, NOT_READY)]);
+        // Refused arms change nothing: counter, QP or buffer out of range.
+        for (c, qp, addr, len) in [(8, 1, 0, 1), (2, 4, 0, 1), (2, 1, 1020, 5)] {
+            assert_eq!(arm(&mut n, c, qp, addr, len), (BAD_INDEX, 0));
+        }
+        assert_eq!(n.stat(Stat::HostBadIndex), 3);
+        n.deliver(&data_msg(1, 6, 4, Some(2), 5, &[1]));
+        assert_eq!(n.take_sent(), vec![nak(6, 4, 1, 5, NOT_READY)]);
+    }
 
     #[test]
     fn a_pipe_forwards_chunks_through_its_ring_of_buffers() {

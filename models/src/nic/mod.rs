@@ -215,6 +215,37 @@
 //! `CONFIG_QP` leaves pipe contexts as they are. A short chunk before the last is forwarded
 //! with `blen` words, whatever its buffer held before.
 //!
+//! ## Receive channels: one QP for many peers (DCT-like)
+//!
+//! The seed's "extreme case" of dynamically connected transport: one QP, its SQ and RQ and one
+//! CQ, carry every transport channel of a node's collectives, and "the only resource that
+//! scales ... is the number of counters". Sending already works that way: every SEND and
+//! CALC to a peer names its destination node and QP in the WQE, so one SQ serves any number of
+//! peers, one message after the other (as a DC initiator). Receiving needs the buffer chosen by
+//! the message, not by the order messages arrive in (an RQ's WQEs are taken in arrival
+//! order, and messages from different peers race): each counter `c` has a *receive channel*
+//! (memory `chan`, an [`RxChannel`] word: a buffer `addr`, `len`, a QP, `armed`), all
+//! disarmed after reset.
+//!
+//! - `SET_CHANNEL` (host command 10) writes counter `arg`'s channel from `w0`. `arg` out of
+//!   range, or an armed channel whose QP is out of range or whose buffer does not fit in data
+//!   memory (`addr + len > dmem_words`) → `BAD_INDEX`, nothing changes. A disarmed channel
+//!   (`armed` clear) is written as given, unchecked.
+//! - An arriving data message that no PIPE takes (see "Pipes") and that names counter `c`
+//!   (`rx_cnt_en`, `c < counters`) whose channel is armed for its QP (`qp = rx_qp`) goes to
+//!   the channel instead of the RQ: it disarms the channel, fills its buffer (at most `len`
+//!   words; the rest is dropped and counted in `ChanOverrun`), increments counter `c` and is
+//!   answered (ACK) if it asks; it consumes no receive WQE and writes no CQE (the counter is
+//!   its completion, as the WAIT on it that a schedule posts).
+//! - Any other data message goes to the RQ as before: so a message for a disarmed channel
+//!   whose QP has no receive WQE posted is refused — on a reliable QP with `RNR_NAK`, and the
+//!   sender retries until the host has armed the channel again (flow control per channel).
+//! - `CONFIG_QP` leaves the channels as they are; a NAK (an answer) never goes to one.
+//!
+//! So a schedule whose step `s` sends with counter `c_s` to QP `q` of its peer, the peer
+//! having armed channel `c_s` for `q`, needs one QP and one CQ whatever the number of steps
+//! or of concurrent collectives; messages of different steps may arrive in any order.
+//!
 //! ## Reliable QPs: answers and receiver-not-ready retry
 //!
 //! What a message for a missing or disabled receive WQE does is a choice per QP, set by
@@ -261,12 +292,13 @@
 //! | refused or failed work | what happens | counted in |
 //! |---|---|---|
 //! | unknown host command | response `BadOp` | `HostBadOp` |
-//! | QP / CQ / counter / stat / address index out of range in a host command | response `BadIndex`, nothing changes | `HostBadIndex` |
+//! | QP / CQ / counter / stat / address index out of range in a host command (an armed channel's QP or buffer included) | response `BadIndex`, nothing changes | `HostBadIndex` |
 //! | post to a full WQ | response `Full`, nothing changes | `WqFull` |
 //! | WAIT, SEND_EN, RECV_EN or CALC posted to a plain QP (not full); a mode 2 enable of an unmanaged queue or beyond what it has posted | response `Refused`, nothing changes | `HostRefused` |
 //! | WQE would complete into a full CQ | the SQ waits (back-pressure) until the host pops | `CqStall` (once per attempt) |
 //! | unknown opcode, index out of range, buffer outside memory, bad CALC op | error CQE, queue goes on | `ErrorCqe` |
 //! | message to a missing / disabled receive WQE or a full CQ, or to a pipe with no free buffer | message discarded, NAK (or RNR NAK) sent | `RxDiscard` |
+//! | message longer than the receive channel that takes it | its first words stored | `ChanOverrun` |
 //! | an ACK naming no awaiting WQE, on a reliable QP | dropped | `StrayAck` |
 //!
 //! ## Host commands
@@ -443,7 +475,7 @@ crate::codes! {
 }
 
 crate::codes! {
-    /// Host commands (`host_op`, 4 bits); 10..15 are unknown (`BadOp`).
+    /// Host commands (`host_op`, 4 bits); 11..15 are unknown (`BadOp`).
     pub enum HostOp: 4 {
         /// Does nothing, answers `Ok`.
         Nop = 0 => "NOP",
@@ -466,6 +498,9 @@ crate::codes! {
         ConfigQp = 8 => "CONFIG_QP",
         /// Answer statistics counter `arg` ([`Stat`]).
         ReadStat = 9 => "READ_STAT",
+        /// Counter `arg`'s receive channel: `w0` is an [`RxChannel`] (its buffer, its QP,
+        /// armed or not), see "Receive channels".
+        SetChannel = 10 => "SET_CHANNEL",
     }
 }
 
@@ -501,6 +536,9 @@ crate::codes! {
         RnrRetry = 9 => "RNR_RETRY",
         /// An ACK that named no WQE awaiting an answer, dropped.
         StrayAck = 10 => "STRAY_ACK",
+        /// A message longer than the receive channel's buffer that took it (the buffer holds
+        /// its first words).
+        ChanOverrun = 11 => "CHAN_OVERRUN",
     }
 }
 
@@ -695,6 +733,20 @@ macro_rules! nic_layouts {
                 delay: rcc[16, 16],
                 /// SQ: when the retry is due (`now` + `delay` when the RNR NAK was taken).
                 at: rcc[32, 32],
+            }
+        }
+        $cb! { $args
+            /// A counter's receive channel (memory `chan`, `SET_CHANNEL`'s `w0`), see
+            /// "Receive channels".
+            layout RxChannel (chan: 48) {
+                /// The buffer's address.
+                addr: chan[0, 16],
+                /// The buffer's length in words.
+                len: chan[16, 16],
+                /// The QP whose messages it takes.
+                qp: chan[32, 8],
+                /// The channel takes the next message (cleared when it does).
+                armed: chan[40, 1],
             }
         }
         $cb! { $args

@@ -124,11 +124,11 @@
 //! | `EnableWrite` | writes the target queue's new enable index | `Complete` |
 //! | `Complete` | writes the CQE (if signaled or failed) and the CQ's count, retires the WQE (context `ci + 1`) | `Idle` |
 //! | `AnsWait` | posts the answer once the answer register is free | `AnsWait`; `Complete` (pending), `Idle` |
-//! | `RxContext` | latches the RQ's context and the pipe context; a pipe with a free buffer takes the message (its store pointer and length); else, if no pipe owns the queue and a WQE is enabled, reads it and its CQ's counts | `RxData` (pipe), `RxWqe`; `RxDrop` (NAK: not ready, or RNR NAK) |
+//! | `RxContext` | latches the RQ's context and the pipe context; a pipe with a free buffer takes the message (its store pointer and length); else, if no pipe owns the queue, the counter's receive channel (read with them) if it is armed for the QP (and is disarmed); else, if a WQE is enabled, reads it and its CQ's counts | `RxData` (pipe, channel), `RxWqe`; `RxDrop` (NAK: not ready, or RNR NAK) |
 //! | `RxWqe` | latches the WQE and counts | `RxCheck` |
 //! | `RxCheck` | checks the WQE and the CQ's room | `RxData`; `RxDrop` (NAK: CQ full, or the WQE fails) |
-//! | `RxData` | `rx_ready`: stores beats; at the last one completes (a pipe's chunk: writes the pipe context instead), and reads the counter, or posts the ACK | `RxData`, `Complete`, `Idle` (pipe), `RxCounter`, `AnsWait` (ACK, register taken) |
-//! | `RxCounter` | increments the counter (and posts the ACK) | `Complete`, `Idle` (pipe), `AnsWait` (ACK, register taken) |
+//! | `RxData` | `rx_ready`: stores beats; at the last one completes (a pipe's chunk: writes the pipe context instead; a channel's message: nothing, `ChanOverrun` if it overflowed), and reads the counter, or posts the ACK | `RxData`, `Complete`, `Idle` (pipe), `RxCounter`, `AnsWait` (ACK, register taken) |
+//! | `RxCounter` | increments the counter (and posts the ACK) | `Complete`, `Idle` (pipe, channel), `AnsWait` (ACK, register taken) |
 //! | `RxDrop` | `rx_ready`: consumes beats; after the last one posts the NAK, or completes | `RxDrop`, `AnsWait` (NAK, register taken), `Complete`, `Idle` |
 //! | `NakContext` | latches the SQ's CQ, reads its counts; an answer the SQ's head awaits is written to its reliability word; a stray ACK is dropped | `NakCq`; `RxDrop` (answer, stray ACK) |
 //! | `NakCq` | sets up the `REMOTE_DISCARD` completion (or counts the overrun) | `RxDrop` |
@@ -173,7 +173,8 @@
 //!   check); the ALU's pipeline;
 //! - pipe: `ctx`, the pipe context of the message being received (latched in `RxContext`),
 //!   and `size` (`nbuf × blen`, registered in `SqDecode`, so that `PipeCheck`'s bounds check
-//!   has no multiplier in front of it); receive: `pipe` (the message goes to the pipe);
+//!   has no multiplier in front of it); receive: `pipe` (the message goes to the pipe),
+//!   `chan` (to its counter's receive channel);
 //! - statistics: one 32-bit counter per [`Stat`].
 //!
 //! ## Memories
@@ -193,8 +194,9 @@
 //! | `cnt` | `counters` | 32 bits |
 //! | `dmem` | `dmem_words` | 64 bits; a second read port for the transmit engine and a third for a streaming CALC's `b` (RTL: copies, `dmem_tx` and `dmem_b`, written with `dmem`) |
 //! | `pipc0`, `pipc1` | `qps` | the two words of a QP's [`PipeContext`] |
+//! | `chan` | `counters` | [`RxChannel`]: a counter's receive channel, read at `rx_cnt` with the message's queue context (RTL: in `nic_receive`) |
 //!
-//! After reset the sequencer writes zero to `wqc`, `cqp`, `cqw`, `wqen`, `rcc`, `cnt`, `pipc0` and `pipc1` at index `sweep` for
+//! After reset the sequencer writes zero to `wqc`, `cqp`, `cqw`, `wqen`, `rcc`, `cnt`, `pipc0`, `pipc1` and `chan` at index `sweep` for
 //! `sweep = 0 .. 2^SWB - 1` (each memory at `sweep` modulo its size), `SWB` the widest of their
 //! index widths; the WQE, CQE and data memories are not cleared (nothing reads them before
 //! writing).
@@ -216,8 +218,8 @@
 
 use super::{
     log2, CqContext, CqWait, CqeWord, HostOp, HostStatus, NicIn, NicOut, NicParams, Opcode,
-    PipeContext, QpConfig, RcContext, RcState, Stat, Status, WqContext, WqEnable, WqeWords,
-    CQ_DEPTH, STATS, WQ_DEPTH,
+    PipeContext, QpConfig, RcContext, RcState, RxChannel, Stat, Status, WqContext, WqEnable,
+    WqeWords, CQ_DEPTH, STATS, WQ_DEPTH,
 };
 use crate::kit::layout::LayoutField;
 use crate::model_states;
@@ -493,6 +495,8 @@ struct Receive {
     cap: u64,
     /// The message goes to the pipe that owns its QP's receive side (see "Pipes").
     pipe: bool,
+    /// The message goes to the receive channel of its counter (see "Receive channels").
+    chan: bool,
 }
 
 /// A message's header as the `tx_*` ports show it (every beat repeats it).
@@ -625,6 +629,7 @@ pub struct NicModel {
     dmem: Ram,
     pipc0: Ram,
     pipc1: Ram,
+    chan: Ram,
 }
 
 /// `v` taken as a signed 16-bit number is positive.
@@ -667,6 +672,7 @@ impl NicModel {
             dmem: Ram::new(p.dmem_words),
             pipc0: Ram::new(p.qps),
             pipc1: Ram::new(p.qps),
+            chan: Ram::new(p.counters),
         }
     }
 
@@ -699,7 +705,7 @@ impl NicModel {
         }
     }
 
-    fn memories(&mut self) -> [&mut Ram; 12] {
+    fn memories(&mut self) -> [&mut Ram; 13] {
         [
             &mut self.wqc,
             &mut self.wqe0,
@@ -713,6 +719,7 @@ impl NicModel {
             &mut self.dmem,
             &mut self.pipc0,
             &mut self.pipc1,
+            &mut self.chan,
         ]
     }
 
@@ -820,6 +827,7 @@ impl NicModel {
         self.cnt.write(s, 0);
         self.pipc0.write(s, 0);
         self.pipc1.write(s, 0);
+        self.chan.write(s, 0);
         let last = (1u64 << self.swb) - 1;
         n.seq.sweep = (s + 1) & last;
         if s == last {
@@ -843,6 +851,7 @@ impl NicModel {
             self.rcc.read(wq);
             self.pipc0.read(i.rx_qp & 0xFF);
             self.pipc1.read(i.rx_qp & 0xFF);
+            self.chan.read(i.rx_cnt & 0xFF);
             self.receive_start(i, n)
         } else {
             n.seq.last_slot_rx = false;
@@ -1483,6 +1492,7 @@ impl NicModel {
         r.nak = false;
         r.overflow = false;
         r.pipe = false;
+        r.chan = false;
         if r.qp < self.p.qps as u64 {
             n.seq.state = if i.rx_kind { NakContext } else { RxContext };
             return None;
@@ -1544,6 +1554,8 @@ impl NicModel {
                 let pc = PipeContext::unpack(self.pipc0.rd_data, self.pipc1.rd_data);
                 n.pipe.ctx = pc;
                 let runnable = self.latch_context(cur, n);
+                let ch = RxChannel::unpack(self.chan.rd_data);
+                let channel = r.cnt_en && r.cnt < cnts && ch.armed == 1 && ch.qp == r.qp;
                 if pc.piped == 1 && pc.rleft != 0 && pc.held < pc.nbuf {
                     // The pipe takes it into its next buffer.
                     n.rx.pipe = true;
@@ -1551,6 +1563,15 @@ impl NicModel {
                     n.rx.addr = pc.wr_addr;
                     n.rx.cap = pc.blen;
                     n.seq.state = RxData;
+                } else if channel && pc.piped == 0 {
+                    // The counter's channel takes it, once.
+                    n.rx.chan = true;
+                    n.rx.stored = 0;
+                    n.rx.addr = ch.addr;
+                    n.rx.cap = ch.len;
+                    n.seq.state = RxData;
+                    let disarmed = RxChannel { armed: 0, ..ch };
+                    self.chan.write(r.cnt, disarmed.pack()[0]);
                 } else if runnable && pc.piped == 0 {
                     n.seq.state = RxWqe;
                 } else if r.ack && n.queue.rc.rc == 1 {
@@ -1595,6 +1616,13 @@ impl NicModel {
                     n.rx.overflow = overflow;
                     if i.rx_last && r.pipe {
                         self.chunk(cur, n);
+                    } else if i.rx_last && r.chan {
+                        // A channel's message: its counter (in range), no completion.
+                        self.cnt.read(r.cnt);
+                        n.seq.state = RxCounter;
+                        if overflow {
+                            return Some(Stat::ChanOverrun);
+                        }
                     } else if i.rx_last {
                         let counter_ok = r.cnt < cnts;
                         let status = if r.cnt_en && !counter_ok {
@@ -1619,10 +1647,11 @@ impl NicModel {
             }
             RxCounter => {
                 self.cnt.write(r.cnt, (self.cnt.rd_data + 1) & M32);
-                n.seq.state = if r.pipe { Idle } else { Complete };
+                let no_cqe = r.pipe || r.chan;
+                n.seq.state = if no_cqe { Idle } else { Complete };
                 if r.ack {
-                    n.cpl.pending = !r.pipe;
-                    Self::answer(cur, !r.pipe, n);
+                    n.cpl.pending = !no_cqe;
+                    Self::answer(cur, !no_cqe, n);
                 }
             }
             RxDrop => {
@@ -1976,6 +2005,14 @@ impl NicModel {
                     return bad_index(n);
                 }
                 respond(n, HostStatus::Ok, cur.stats[arg as usize]);
+            }
+            HostOp::SetChannel => {
+                let ch = RxChannel::unpack(h.w0);
+                if arg >= cnts || (ch.armed == 1 && (ch.qp >= qps || ch.addr + ch.len > dmw)) {
+                    return bad_index(n);
+                }
+                self.chan.write(arg, ch.pack()[0]);
+                respond(n, HostStatus::Ok, 0);
             }
         }
         None

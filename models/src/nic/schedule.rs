@@ -20,7 +20,11 @@
 //!    receiver, whose RQ holds that step's receive buffer (reporting to CQ 1, unsignaled), and
 //!    increments the receiver's counter `s`; the step's WAIT waits for that counter to reach 1.
 //!    So a node receives at most one message per QP and the receive buffers never depend on
-//!    the order in which messages from different senders arrive. A program runs once, on NICs
+//!    the order in which messages from different senders arrive. With
+//!    [`Transport::Channels`] (the seed's DCT-like single QP) every message goes to QP 0
+//!    instead, and step `s`'s buffer is the receive channel of counter `s`, armed for QP 0
+//!    where this rule posts the RECV: the same independence of arrival order, with one QP
+//!    and one CQ (the schedule's) whatever the number of steps; only counters scale. A program runs once, on NICs
 //!    whose counters `0 .. steps` are zero (as after reset): clearing them for the next
 //!    collective needs a quiet network, or the next collective takes other counters.
 //! 3. **Reliability.** Every QP is reliable with `rnr_retry = 7` (retry for ever) and
@@ -64,7 +68,7 @@
 //! - One QP per step, not one per peer: a node talks to one peer per step in these
 //!   algorithms, so the QPs needed grow with the number of steps (`log2 n`), not with `n`.
 
-use super::{HostOp, NicParams, QpConfig, Wqe, WQ_DEPTH};
+use super::{HostOp, NicParams, QpConfig, RxChannel, Wqe, WQ_DEPTH};
 use crate::reduce_alu::{AluOp, Dtype};
 
 /// One host command: `op` with its argument and words, as on the `host_*` ports.
@@ -132,6 +136,29 @@ pub struct ScheduleOptions {
     pub scratch: u64,
     /// Cycles between an RNR NAK and the retry (16 bits).
     pub rnr_delay: u64,
+    /// How the steps' messages reach their receive buffers (rule 2).
+    pub transport: Transport,
+}
+
+/// Rule 2's two ways of keeping a node's receive buffers apart.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Transport {
+    /// A QP per step, whose RQ holds the step's buffer: `1 + steps` QPs, 2 CQs.
+    #[default]
+    QpPerStep,
+    /// One QP for everything (DCT-like): the step's buffer is the receive channel of its
+    /// counter, armed for QP 0 (see "Receive channels" in [`super`]): 1 QP, 1 CQ.
+    Channels,
+}
+
+impl Transport {
+    /// The name used on the command line.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Transport::QpPerStep => "qp",
+            Transport::Channels => "channels",
+        }
+    }
 }
 
 impl Default for ScheduleOptions {
@@ -141,6 +168,7 @@ impl Default for ScheduleOptions {
             output: 0x100,
             scratch: 0x200,
             rnr_delay: 32,
+            transport: Transport::QpPerStep,
         }
     }
 }
@@ -231,10 +259,14 @@ struct Builder {
     setup: Vec<HostCommand>,
     commands: Vec<HostCommand>,
     sq: Vec<Wqe>,
+    /// Rule 2 with [`Transport::Channels`].
+    channels: bool,
 }
 
 impl Builder {
-    fn new(qps: u64, rnr_delay: u64) -> Builder {
+    fn new(qps: u64, o: &ScheduleOptions) -> Builder {
+        let (rnr_delay, channels) = (o.rnr_delay, o.transport == Transport::Channels);
+        let qps = if channels { 1 } else { qps };
         let cfg = |rq_cq| {
             QpConfig {
                 sq_cq: 0,
@@ -255,10 +287,34 @@ impl Builder {
             setup,
             commands: vec![],
             sq: vec![],
+            channels,
+        }
+    }
+
+    /// The QP step `step`'s message goes to.
+    fn step_qp(&self, step: u64) -> u64 {
+        if self.channels {
+            0
+        } else {
+            step_qp(step)
         }
     }
 
     fn recv(&mut self, step: u64, addr: u64, len: u64) {
+        if self.channels {
+            let chan = RxChannel {
+                addr,
+                len,
+                qp: 0,
+                armed: 1,
+            };
+            self.commands.push(HostCommand::new(
+                HostOp::SetChannel,
+                step,
+                (chan.pack()[0], 0),
+            ));
+            return;
+        }
         let w = Wqe::recv(addr, len, false).encode();
         self.commands
             .push(HostCommand::new(HostOp::PostRq, step_qp(step), w));
@@ -267,7 +323,7 @@ impl Builder {
     /// Sends `(addr, len)` to node `dst` as step `step`'s message: the CALC that just
     /// computed that buffer sends it, or a SEND.
     fn send(&mut self, (addr, len): (u64, u64), dst: usize, step: u64) {
-        let (dst, qp) = (dst as u64, step_qp(step));
+        let (dst, qp) = (dst as u64, self.step_qp(step));
         if let Some(last) = self.sq.last_mut() {
             if last.opcode == super::Opcode::Calc as u64 && last.mode == 0 && last.dst_addr == addr
             {
@@ -362,9 +418,10 @@ pub fn build(
             Ok(())
         }
     };
-    need("QPs", "qps", 1 + steps, p.qps)?;
+    let channels = o.transport == Transport::Channels;
+    need("QPs", "qps", if channels { 1 } else { 1 + steps }, p.qps)?;
     need("counters", "counters", steps, p.counters)?;
-    need("CQs", "cqs", 2, p.cqs)?;
+    need("CQs", "cqs", if channels { 1 } else { 2 }, p.cqs)?;
     let qps = 1 + steps;
     let programs: Vec<NodeProgram> = (0..nodes)
         .map(|i| match *c {
@@ -410,7 +467,7 @@ pub fn build(
 }
 
 fn barrier(i: usize, n: usize, qps: u64, o: &ScheduleOptions) -> NodeProgram {
-    let mut b = Builder::new(qps, o.rnr_delay);
+    let mut b = Builder::new(qps, o);
     for r in 0..ceil_log2(n) {
         b.recv(r, o.scratch, 0);
         b.send((o.scratch, 0), (i + (1 << r)) % n, r);
@@ -431,7 +488,7 @@ fn allreduce(
     let rounds = ceil_log2(power);
     // Step `rounds` is the pre step (towards the extra's partner) and the post step (back).
     let extra_step = rounds;
-    let mut b = Builder::new(qps, o.rnr_delay);
+    let mut b = Builder::new(qps, o);
     if i >= power {
         b.recv(extra_step, o.output, words);
         b.send((o.input, words), i - power, extra_step);
@@ -498,7 +555,7 @@ fn broadcast(
         span = span.saturating_mul(radix);
         positions += 1;
     }
-    let mut b = Builder::new(qps, o.rnr_delay);
+    let mut b = Builder::new(qps, o);
     if v != 0 {
         b.recv(0, o.output, count);
         b.wait(0);

@@ -20,6 +20,10 @@ pub const EXAMPLES: &[(&str, &str)] = &[
         include_str!("../../../scenarios/nic/calc_overlap.toml"),
     ),
     (
+        "channels.toml",
+        include_str!("../../../scenarios/nic/channels.toml"),
+    ),
+    (
         "enable_group.toml",
         include_str!("../../../scenarios/nic/enable_group.toml"),
     ),

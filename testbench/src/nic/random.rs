@@ -9,7 +9,7 @@
 
 use crate::nic::scenario::{HostCmd, Scenario, Step};
 use netcoll_models::nic::Message;
-use netcoll_models::nic::{HostOp, NicParams, Opcode, QpConfig, Status, Wqe};
+use netcoll_models::nic::{HostOp, NicParams, Opcode, QpConfig, RxChannel, Status, Wqe, STATS};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
@@ -163,6 +163,8 @@ pub fn random_scenario(p: &NicParams, seed: u64, steps: usize) -> Scenario {
     let mut reliable = vec![false; p.qps];
     let mut posted = vec![0u64; p.qps];
     let mut awaiting: Vec<(u64, u64)> = vec![];
+    // The receive channels armed (counter, QP), which many data messages delivered name.
+    let mut armed: Vec<(u64, u64)> = vec![];
     for qp in 0..p.qps as u64 {
         if r.gen_bool(0.7) {
             let c = QpConfig {
@@ -241,12 +243,20 @@ pub fn random_scenario(p: &NicParams, seed: u64, steps: usize) -> Scenario {
                 let named = (nak && !awaiting.is_empty() && r.gen_bool(0.7))
                     .then(|| awaiting[r.gen_range(0..awaiting.len())]);
                 let tag = named.map_or_else(|| r.gen_range(0..32), |(_, t)| t);
+                let channel = (!nak && !armed.is_empty() && r.gen_bool(0.25))
+                    .then(|| armed.swap_remove(r.gen_range(0..armed.len())));
+                let qp = match (named, channel) {
+                    (Some((q, _)), _) | (_, Some((_, q))) => q,
+                    _ => index(&mut r, p.qps),
+                };
                 Step::Deliver(Message {
                     kind_nak: nak,
                     node: r.gen_range(0..4),
                     src_qp: r.gen_range(0..16),
-                    qp: named.map_or_else(|| index(&mut r, p.qps), |(q, _)| q),
-                    cnt: if r.gen_bool(0.4) {
+                    qp,
+                    cnt: if let Some((c, _)) = channel {
+                        Some(c)
+                    } else if r.gen_bool(0.4) {
                         Some(index(&mut r, p.counters))
                     } else {
                         None
@@ -274,9 +284,24 @@ pub fn random_scenario(p: &NicParams, seed: u64, steps: usize) -> Scenario {
                 counter: index(&mut r, p.counters),
             },
             88..=89 => Step::ReadStat {
-                stat: r.gen_range(0..12),
+                stat: r.gen_range(0..STATS as u64 + 1),
             },
-            90..=92 => host("write_mem", HostOp::WriteMem, addr(&mut r, p), r.gen(), 0),
+            90 => host("write_mem", HostOp::WriteMem, addr(&mut r, p), r.gen(), 0),
+            91..=92 => {
+                // A receive channel: mostly armed for a QP that exists, with a buffer in
+                // data memory; sometimes disarmed, sometimes refused.
+                let c = index(&mut r, p.counters);
+                let ch = RxChannel {
+                    addr: addr(&mut r, p),
+                    len: r.gen_range(0..5),
+                    qp: index(&mut r, p.qps),
+                    armed: r.gen_ratio(5, 6) as u64,
+                };
+                if ch.armed == 1 && (c as usize) < p.counters && (ch.qp as usize) < p.qps {
+                    armed.push((c, ch.qp));
+                }
+                host("set_channel", HostOp::SetChannel, c, ch.pack()[0], 0)
+            }
             93..=94 => host(
                 "write_counter",
                 HostOp::WriteCnt,

@@ -61,6 +61,7 @@
 //! | `config_qp` | `qp`, `sq_cq` (0), `rq_cq` (0), `sq_managed` (false), `rq_managed` (false), `cross_channel` (true; false: a plain QP, which refuses WAIT, SEND_EN, RECV_EN and CALC posts), `rc` (false; true: a reliable QP, whose messages are answered and whose RQ answers RNR NAK when not ready), `rnr_retry` (0; 0..7 retries after RNR NAKs per WQE, 7 for ever), `rnr_delay` (0; 16 bits, cycles before a retry) | `CONFIG_QP` |
 //! | `write_mem` | `addr`, `data` = `[words]` | one `WRITE_MEM` per word, at `addr`, `addr + 1`, … |
 //! | `write_counter` | `counter`, `value` (32 bits) | `WRITE_CNT` |
+//! | `set_channel` | `counter`, `qp`, `addr`, `len` (the buffer), `armed` (true; false: disarms, and the other keys may be left out) | `SET_CHANNEL` (see "Receive channels") |
 //! | `post_sq`, `post_rq` | `qp` and a WQE (below) | `POST_SQ` / `POST_RQ` |
 //! | `deliver` | `qp`, `src`, `src_qp`, `counter` (none), `tag` (0), `data` ([]), `nak` (false), `ack` (false; true: the data message asks for an answer, as a reliable QP's do) | a message from a peer arrives |
 //! | `run` | `cycles` (1000) | cycle level: that many clock cycles; golden: run to quiescence |
@@ -115,7 +116,7 @@
 //! {"event":"stat","step":7,"stat":"ERROR_CQE","status":"OK","value":0}
 //! ```
 //!
-//! - `host`: the response to each host command of `config_qp`, `write_mem`, `write_counter`,
+//! - `host`: the response to each host command of `config_qp`, `write_mem`, `write_counter`, `set_channel`,
 //!   `post_sq`, `post_rq` and `host` steps (`op` is the step's `op`), and the response that
 //!   ends a `poll` (normally `EMPTY`).
 //! - `cqe`: each CQE a `poll` popped, decoded (an unknown opcode shows as `"OP_9"`).
@@ -180,7 +181,8 @@ use netcoll_models::kit::ports::mask;
 use netcoll_models::net::Reassembler;
 use netcoll_models::nic::golden::NicGolden;
 use netcoll_models::nic::{
-    Cqe, HostOp, HostStatus, Message, NicIn, NicOut, NicParams, Opcode, QpConfig, Status, Wqe,
+    Cqe, HostOp, HostStatus, Message, NicIn, NicOut, NicParams, Opcode, QpConfig, RxChannel,
+    Status, Wqe,
 };
 use netcoll_models::reduce_alu::{AluOp, Dtype};
 use serde::Serialize;
@@ -288,6 +290,7 @@ const STEP_OPS: &[&str] = &[
     "read_mem",
     "read_counter",
     "read_stat",
+    "set_channel",
     "host",
 ];
 
@@ -467,6 +470,25 @@ fn parse_step(r: &StepReader) -> Result<Step, ScenarioError> {
             let c = r.uint("counter", 16, "")?;
             let v = r.uint("value", 32, "")?;
             Ok(host(label, HostOp::WriteCnt, c, v, 0))
+        }
+        "set_channel" => {
+            r.only(&["counter", "qp", "addr", "len", "armed"], &for_op)?;
+            let c = r.uint("counter", 16, "")?;
+            let armed = r.flag("armed", true)?;
+            // An armed channel needs its buffer and QP; a disarmed one may leave them out.
+            let field = |key: &str, bits: usize| match r.opt_uint(key, bits)? {
+                Some(v) => Ok(v),
+                None if armed => Err(r.missing(key, " (or `armed = false`)")),
+                None => Ok(0),
+            };
+            let w0 = RxChannel {
+                addr: field("addr", 16)?,
+                len: field("len", 16)?,
+                qp: field("qp", 8)?,
+                armed: armed as u64,
+            }
+            .pack()[0];
+            Ok(host(label, HostOp::SetChannel, c, w0, 0))
         }
         "post_sq" | "post_rq" => {
             let qp_op = if label == "post_sq" {
@@ -2341,7 +2363,7 @@ mod tests {
         );
         assert_eq!(
             msg("[[step]]\nop = \"read_stat\"\nstat = \"FOO\"\n"),
-            "scenario.toml: line 3: step 1 (read_stat): `stat` = \"FOO\" is not a known name; allowed: \"HOST_BAD_OP\", \"HOST_BAD_INDEX\", \"WQ_FULL\", \"CQ_STALL\", \"ERROR_CQE\", \"RX_DISCARD\", \"NAK_RECEIVED\", \"CQ_OVERRUN\", \"HOST_REFUSED\", \"RNR_RETRY\", \"STRAY_ACK\" or a number 0..=65535"
+            "scenario.toml: line 3: step 1 (read_stat): `stat` = \"FOO\" is not a known name; allowed: \"HOST_BAD_OP\", \"HOST_BAD_INDEX\", \"WQ_FULL\", \"CQ_STALL\", \"ERROR_CQE\", \"RX_DISCARD\", \"NAK_RECEIVED\", \"CQ_OVERRUN\", \"HOST_REFUSED\", \"RNR_RETRY\", \"STRAY_ACK\", \"CHAN_OVERRUN\" or a number 0..=65535"
         );
         assert_eq!(
             msg("[[step]]\nop = \"deliver\"\nqp = 1\nsrc = 0\nsrc_qp = 0\nnak = true\nack = true\n"),
@@ -2366,6 +2388,14 @@ mod tests {
         assert_eq!(
             msg("[[step]]\nop = \"post_sq\"\nqp = 0\nsignaled = true\n"),
             "scenario.toml: line 4: step 1 (post_sq): unknown key `signaled`; allowed keys for a raw WQE (no `wqe`): qp, w0, w1"
+        );
+        assert_eq!(
+            msg("[[step]]\nop = \"set_channel\"\ncounter = 1\nqp = 0\nlen = 2\n"),
+            "scenario.toml: line 1: step 1 (set_channel): missing key `addr` (or `armed = false`)"
+        );
+        assert_eq!(
+            msg("[[step]]\nop = \"set_channel\"\ncounter = 1\nqp = 256\naddr = 0\nlen = 2\n"),
+            "scenario.toml: line 4: step 1 (set_channel): `qp` = 256 is out of range; allowed: 0..=255 (8 bits)"
         );
     }
 
@@ -2443,6 +2473,7 @@ mod tests {
             "read_mem",
             "read_counter",
             "read_stat",
+            "set_channel",
             "host",
         ];
         for op in ops {
