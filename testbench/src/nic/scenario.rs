@@ -2327,7 +2327,7 @@ mod tests {
         );
         assert_eq!(
             msg("[[step]]\nop = \"fly\"\n"),
-            "scenario.toml: line 2: step 1: `op` = \"fly\" is not a step kind; allowed: config_qp, write_mem, write_counter, post_sq, post_rq, deliver, run, poll, read_mem, read_counter, read_stat, host"
+            "scenario.toml: line 2: step 1: `op` = \"fly\" is not a step kind; allowed: config_qp, write_mem, write_counter, post_sq, post_rq, deliver, run, poll, read_mem, read_counter, read_stat, set_channel, host"
         );
         assert!(msg("[[step]]\nqp = 1\n")
             .starts_with("scenario.toml: line 1: step 1: missing key `op`; allowed: config_qp, "));
