@@ -174,6 +174,11 @@ module nic (
     wire host_cmd_chan_set;
     wire [4:0] host_cmd_chan_set_index;
     wire [47:0] host_cmd_chan_set_word;
+    wire host_cmd_shape_set;
+    wire [2:0] host_cmd_shape_set_index;
+    wire [63:0] host_cmd_shape_set_dim1;
+    wire [63:0] host_cmd_shape_set_dim2;
+    wire [50:0] host_cmd_shape_set_ext;
     nic_host host_cmd (
         .clock(clock),
         .reset(reset),
@@ -234,7 +239,12 @@ module nic (
         .stat_sel(host_cmd_stat_sel),
         .chan_set(host_cmd_chan_set),
         .chan_set_index(host_cmd_chan_set_index),
-        .chan_set_word(host_cmd_chan_set_word)
+        .chan_set_word(host_cmd_chan_set_word),
+        .shape_set(host_cmd_shape_set),
+        .shape_set_index(host_cmd_shape_set_index),
+        .shape_set_dim1(host_cmd_shape_set_dim1),
+        .shape_set_dim2(host_cmd_shape_set_dim2),
+        .shape_set_ext(host_cmd_shape_set_ext)
     );
 
     // Instance `queues`.
@@ -286,6 +296,7 @@ module nic (
     wire [63:0] queues_cqe_data;
     wire [63:0] queues_cur_w0;
     wire [63:0] queues_cur_w1;
+    wire [2:0] queues_head_shape;
     wire [4:0] queues_wq;
     wire [15:0] queues_ctx_ci;
     wire queues_runnable;
@@ -351,6 +362,7 @@ module nic (
         .cqe_data(queues_cqe_data),
         .cur_w0(queues_cur_w0),
         .cur_w1(queues_cur_w1),
+        .head_shape(queues_head_shape),
         .wq(queues_wq),
         .ctx_ci(queues_ctx_ci),
         .runnable(queues_runnable),
@@ -373,7 +385,9 @@ module nic (
     wire execute_cq_full;
     wire [3:0] execute_opcode;
     wire [2:0] execute_rsvd0;
-    wire [6:0] execute_rsvd1;
+    wire [3:0] execute_rsvd1;
+    wire [2:0] execute_rsvd2;
+    wire [15:0] execute_calc_ext_d;
     wire [15:0] execute_buf_addr;
     wire [15:0] execute_buf_len;
     wire execute_wait_kind;
@@ -424,6 +438,8 @@ module nic (
         .opcode(execute_opcode),
         .rsvd0(execute_rsvd0),
         .rsvd1(execute_rsvd1),
+        .rsvd2(execute_rsvd2),
+        .calc_ext_d(execute_calc_ext_d),
         .buf_addr(execute_buf_addr),
         .buf_len(execute_buf_len),
         .wait_kind(execute_wait_kind),
@@ -482,6 +498,15 @@ module nic (
     wire [7:0] calc_calc_sb;
     wire [15:0] calc_calc_dst;
     wire calc_calc_to_peer;
+    wire [2:0] calc_calc_shape;
+    wire [2:0] calc_shape_rd;
+    wire calc_shape_set;
+    wire [2:0] calc_shape_set_index;
+    wire [63:0] calc_shape_set_dim1;
+    wire [63:0] calc_shape_set_dim2;
+    wire [50:0] calc_shape_set_ext;
+    wire [2:0] calc_sweep_at;
+    wire [15:0] calc_shape_ext_d;
     wire [63:0] calc_dmem_data;
     wire [63:0] calc_dmem_b_data;
     wire [4:0] calc_next_state;
@@ -513,6 +538,15 @@ module nic (
         .calc_sb(calc_calc_sb),
         .calc_dst(calc_calc_dst),
         .calc_to_peer(calc_calc_to_peer),
+        .calc_shape(calc_calc_shape),
+        .shape_rd(calc_shape_rd),
+        .shape_set(calc_shape_set),
+        .shape_set_index(calc_shape_set_index),
+        .shape_set_dim1(calc_shape_set_dim1),
+        .shape_set_dim2(calc_shape_set_dim2),
+        .shape_set_ext(calc_shape_set_ext),
+        .sweep_at(calc_sweep_at),
+        .shape_ext_d(calc_shape_ext_d),
         .dmem_data(calc_dmem_data),
         .dmem_b_data(calc_dmem_b_data),
         .next_state(calc_next_state),
@@ -866,7 +900,8 @@ module nic (
     wire [7:0] wqe_peer_node;
     wire [7:0] wqe_peer_qp;
     wire wqe_peer_cnt_en;
-    wire [6:0] wqe_rsvd1;
+    wire [2:0] wqe_rsvd2;
+    wire [3:0] wqe_rsvd1;
     wire [7:0] wqe_peer_cnt;
     wire wqe_wait_kind;
     wire wqe_wait_more;
@@ -886,6 +921,7 @@ module nic (
     wire [7:0] wqe_calc_sa;
     wire [7:0] wqe_calc_sb;
     wire [15:0] wqe_calc_dst;
+    wire [2:0] wqe_calc_shape;
     wire [7:0] wqe_pipe_rq;
     wire [15:0] wqe_pipe_blen;
     wire [15:0] wqe_pipe_base;
@@ -902,6 +938,7 @@ module nic (
         .peer_node(wqe_peer_node),
         .peer_qp(wqe_peer_qp),
         .peer_cnt_en(wqe_peer_cnt_en),
+        .rsvd2(wqe_rsvd2),
         .rsvd1(wqe_rsvd1),
         .peer_cnt(wqe_peer_cnt),
         .wait_kind(wqe_wait_kind),
@@ -922,6 +959,7 @@ module nic (
         .calc_sa(wqe_calc_sa),
         .calc_sb(wqe_calc_sb),
         .calc_dst(wqe_calc_dst),
+        .calc_shape(wqe_calc_shape),
         .pipe_rq(wqe_pipe_rq),
         .pipe_blen(wqe_pipe_blen),
         .pipe_base(wqe_pipe_base),
@@ -1044,6 +1082,8 @@ module nic (
     assign execute_opcode = wqe_opcode;
     assign execute_rsvd0 = wqe_rsvd0;
     assign execute_rsvd1 = wqe_rsvd1;
+    assign execute_rsvd2 = wqe_rsvd2;
+    assign execute_calc_ext_d = calc_shape_ext_d;
     assign execute_buf_addr = wqe_buf_addr;
     assign execute_buf_len = wqe_buf_len;
     assign execute_wait_kind = wqe_wait_kind;
@@ -1081,6 +1121,14 @@ module nic (
     assign calc_calc_sb = wqe_calc_sb;
     assign calc_calc_dst = wqe_calc_dst;
     assign calc_calc_to_peer = wqe_calc_to_peer;
+    assign calc_calc_shape = wqe_calc_shape;
+    assign calc_shape_rd = queues_head_shape;
+    assign calc_shape_set = host_cmd_shape_set;
+    assign calc_shape_set_index = host_cmd_shape_set_index;
+    assign calc_shape_set_dim1 = host_cmd_shape_set_dim1;
+    assign calc_shape_set_dim2 = host_cmd_shape_set_dim2;
+    assign calc_shape_set_ext = host_cmd_shape_set_ext;
+    assign calc_sweep_at = sequencer_sweep_at[2:0];
     assign calc_dmem_data = dmem_rd_data;
     assign calc_dmem_b_data = dmem_b_rd_data;
     assign calc_reliable = queues_reliable;

@@ -18,6 +18,15 @@ module nic_calc (
     input  wire [7:0]   calc_sb,
     input  wire [15:0]  calc_dst,
     input  wire         calc_to_peer,
+    input  wire [2:0]   calc_shape,
+    input  wire [2:0]   shape_rd,
+    input  wire         shape_set,
+    input  wire [2:0]   shape_set_index,
+    input  wire [63:0]  shape_set_dim1,
+    input  wire [63:0]  shape_set_dim2,
+    input  wire [50:0]  shape_set_ext,
+    input  wire [2:0]   sweep_at,
+    output wire [15:0]  shape_ext_d,
     input  wire [63:0]  dmem_data,
     input  wire [63:0]  dmem_b_data,
     output reg  [4:0]   next_state,
@@ -41,11 +50,13 @@ module nic_calc (
     localparam [3:0] alu_prod = 4'd5;
     localparam [2:0] alu_wait_start = 3'd4;
     localparam [3:0] bad_addr = 4'd3;
-    localparam [17:0] dmem_words_dst = 18'h1000;
+    localparam [19:0] dmem_words_dst = 20'h1000;
     localparam [32:0] dmem_words_end = 33'h1000;
     localparam [2:0] dtype_fp = 3'd4;
     localparam [3:0] fp_types = 4'd0;
     localparam [3:0] ok = 4'd0;
+    localparam [15:0] one16 = 16'd1;
+    localparam [4:0] SEQ_STATE_INIT = 5'd0;
     localparam [4:0] SEQ_STATE_IDLE = 5'd1;
     localparam [4:0] SEQ_STATE_COMPLETE = 5'ha;
     localparam [4:0] SEQ_STATE_CALC_READ_A = 5'h13;
@@ -60,10 +71,24 @@ module nic_calc (
     localparam [4:0] SEQ_STATE_CALC_STREAM = 5'h1e;
 
     // Registers: `x_q` holds, `x_d` is its next value.
-    reg [15:0] left_q;
-    reg [15:0] left_d;
-    reg [15:0] wleft_q;
-    reg [15:0] wleft_d;
+    reg rd_more_q;
+    reg rd_more_d;
+    reg [15:0] n1_q;
+    reg [15:0] n1_d;
+    reg [15:0] n2_q;
+    reg [15:0] n2_d;
+    reg [15:0] sa1_q;
+    reg [15:0] sa1_d;
+    reg [15:0] sb1_q;
+    reg [15:0] sb1_d;
+    reg [15:0] sd1_q;
+    reg [15:0] sd1_d;
+    reg [15:0] sa2_q;
+    reg [15:0] sa2_d;
+    reg [15:0] sb2_q;
+    reg [15:0] sb2_d;
+    reg [15:0] sd2_q;
+    reg [15:0] sd2_d;
     reg rd_valid_q;
     reg rd_valid_d;
     reg half_q;
@@ -74,12 +99,6 @@ module nic_calc (
     reg wr_index_d;
     reg [63:0] ri_hold_q;
     reg [63:0] ri_hold_d;
-    reg [15:0] addr_a_q;
-    reg [15:0] addr_a_d;
-    reg [15:0] addr_b_q;
-    reg [15:0] addr_b_d;
-    reg [15:0] addr_dst_q;
-    reg [15:0] addr_dst_d;
     reg [63:0] a_q;
     reg [63:0] a_d;
     reg [63:0] a_index_q;
@@ -94,6 +113,159 @@ module nic_calc (
     reg [31:0] span_a_d;
     reg [31:0] span_b_q;
     reg [31:0] span_b_d;
+    reg [18:0] span_d_q;
+    reg [18:0] span_d_d;
+
+    // Memory `shape_dim1`: 8 words, registered read.
+    (* ram_style = "distributed" *)
+    reg [63:0] shape_dim1_words [0:7];
+    wire [2:0] shape_dim1_rd_addr;
+    reg [63:0] shape_dim1_rd_data;
+    wire shape_dim1_wr_en;
+    reg [2:0] shape_dim1_wr_addr;
+    reg [63:0] shape_dim1_wr_data;
+
+    // Memory `shape_dim2`: 8 words, registered read.
+    (* ram_style = "distributed" *)
+    reg [63:0] shape_dim2_words [0:7];
+    wire [2:0] shape_dim2_rd_addr;
+    reg [63:0] shape_dim2_rd_data;
+    wire shape_dim2_wr_en;
+    reg [2:0] shape_dim2_wr_addr;
+    reg [63:0] shape_dim2_wr_data;
+
+    // Memory `shape_ext`: 8 words, registered read.
+    (* ram_style = "distributed" *)
+    reg [50:0] shape_ext_words [0:7];
+    wire [2:0] shape_ext_rd_addr;
+    reg [50:0] shape_ext_rd_data;
+    wire shape_ext_wr_en;
+    reg [2:0] shape_ext_wr_addr;
+    reg [50:0] shape_ext_wr_data;
+
+    // Instance `walk_0`.
+    wire walk_0_load;
+    reg walk_0_step;
+    wire [15:0] walk_0_base;
+    wire [15:0] walk_0_s0;
+    wire [15:0] walk_0_s1;
+    wire [15:0] walk_0_s2;
+    wire [15:0] walk_0_n0;
+    reg [15:0] walk_0_n1;
+    reg [15:0] walk_0_n2;
+    wire [11:0] walk_0_addr;
+    wire walk_0_last;
+    nic_calc_walk walk_0 (
+        .clock(clock),
+        .reset(reset),
+        .load(walk_0_load),
+        .step(walk_0_step),
+        .base(walk_0_base),
+        .s0(walk_0_s0),
+        .s1(walk_0_s1),
+        .s2(walk_0_s2),
+        .n0(walk_0_n0),
+        .n1(walk_0_n1),
+        .n2(walk_0_n2),
+        .addr(walk_0_addr),
+        .last(walk_0_last)
+    );
+
+    // Instance `walk_1`.
+    wire walk_1_load;
+    reg walk_1_step;
+    wire [15:0] walk_1_base;
+    wire [15:0] walk_1_s0;
+    wire [15:0] walk_1_s1;
+    wire [15:0] walk_1_s2;
+    wire [15:0] walk_1_n0;
+    reg [15:0] walk_1_n1;
+    reg [15:0] walk_1_n2;
+    wire [11:0] walk_1_addr;
+    wire walk_1_last;
+    nic_calc_walk walk_1 (
+        .clock(clock),
+        .reset(reset),
+        .load(walk_1_load),
+        .step(walk_1_step),
+        .base(walk_1_base),
+        .s0(walk_1_s0),
+        .s1(walk_1_s1),
+        .s2(walk_1_s2),
+        .n0(walk_1_n0),
+        .n1(walk_1_n1),
+        .n2(walk_1_n2),
+        .addr(walk_1_addr),
+        .last(walk_1_last)
+    );
+
+    // Instance `walk_2`.
+    wire walk_2_load;
+    reg walk_2_step;
+    wire [15:0] walk_2_base;
+    reg [15:0] walk_2_s0;
+    wire [15:0] walk_2_s1;
+    wire [15:0] walk_2_s2;
+    wire [15:0] walk_2_n0;
+    reg [15:0] walk_2_n1;
+    reg [15:0] walk_2_n2;
+    wire [11:0] walk_2_addr;
+    wire walk_2_last;
+    nic_calc_walk walk_2 (
+        .clock(clock),
+        .reset(reset),
+        .load(walk_2_load),
+        .step(walk_2_step),
+        .base(walk_2_base),
+        .s0(walk_2_s0),
+        .s1(walk_2_s1),
+        .s2(walk_2_s2),
+        .n0(walk_2_n0),
+        .n1(walk_2_n1),
+        .n2(walk_2_n2),
+        .addr(walk_2_addr),
+        .last(walk_2_last)
+    );
+
+    // Instance `dim_read_0`.
+    wire [63:0] dim_read_0_dim;
+    wire [15:0] dim_read_0_count;
+    wire [15:0] dim_read_0_sa;
+    wire [15:0] dim_read_0_sb;
+    wire [15:0] dim_read_0_sd;
+    nic_shape_dim_fields dim_read_0 (
+        .dim(dim_read_0_dim),
+        .count(dim_read_0_count),
+        .sa(dim_read_0_sa),
+        .sb(dim_read_0_sb),
+        .sd(dim_read_0_sd)
+    );
+
+    // Instance `dim_read_1`.
+    wire [63:0] dim_read_1_dim;
+    wire [15:0] dim_read_1_count;
+    wire [15:0] dim_read_1_sa;
+    wire [15:0] dim_read_1_sb;
+    wire [15:0] dim_read_1_sd;
+    nic_shape_dim_fields dim_read_1 (
+        .dim(dim_read_1_dim),
+        .count(dim_read_1_count),
+        .sa(dim_read_1_sa),
+        .sb(dim_read_1_sb),
+        .sd(dim_read_1_sd)
+    );
+
+    // Instance `ext_read`.
+    wire [50:0] ext_read_ext;
+    wire [16:0] ext_read_a;
+    wire [16:0] ext_read_b;
+    wire [16:0] ext_read_d;
+    nic_shape_extent_fields ext_read (
+        .ext(ext_read_ext),
+        .a(ext_read_a),
+        .b(ext_read_b),
+        .d(ext_read_d)
+    );
 
     // Instance `alu`.
     wire alu_in_valid;
@@ -124,6 +296,13 @@ module nic_calc (
     );
 
     // Combinational signals.
+    wire args_last;
+    reg [15:0] n1_read;
+    reg [15:0] n2_read;
+    reg [15:0] n1_now;
+    reg [15:0] n2_now;
+    reg [15:0] elem_words;
+    wire shaped;
     reg [2:0] dtype3;
     reg type_built;
     wire is_loc;
@@ -138,27 +317,31 @@ module nic_calc (
     wire short_a;
     wire short_b;
     wire [32:0] dst_wide;
-    wire [17:0] a_wide;
-    wire [17:0] b_wide;
+    wire [19:0] a_wide;
+    wire [19:0] b_wide;
     wire [15:0] last;
     reg [32:0] pair;
     reg [32:0] end_a;
     reg [32:0] end_b;
-    reg [17:0] end_dst;
+    wire [19:0] end_dst;
     reg outside;
 
     always @(posedge clock) begin
         if (reset) begin
-            left_q <= 16'd0;
-            wleft_q <= 16'd0;
+            rd_more_q <= 1'b0;
+            n1_q <= 16'd0;
+            n2_q <= 16'd0;
+            sa1_q <= 16'd0;
+            sb1_q <= 16'd0;
+            sd1_q <= 16'd0;
+            sa2_q <= 16'd0;
+            sb2_q <= 16'd0;
+            sd2_q <= 16'd0;
             rd_valid_q <= 1'b0;
             half_q <= 1'b0;
             op_valid_q <= 1'b0;
             wr_index_q <= 1'b0;
             ri_hold_q <= 64'd0;
-            addr_a_q <= 16'd0;
-            addr_b_q <= 16'd0;
-            addr_dst_q <= 16'd0;
             a_q <= 64'd0;
             a_index_q <= 64'd0;
             b_q <= 64'd0;
@@ -166,17 +349,22 @@ module nic_calc (
             alu_wait_q <= 3'd0;
             span_a_q <= 32'd0;
             span_b_q <= 32'd0;
+            span_d_q <= 19'd0;
         end else begin
-            left_q <= left_d;
-            wleft_q <= wleft_d;
+            rd_more_q <= rd_more_d;
+            n1_q <= n1_d;
+            n2_q <= n2_d;
+            sa1_q <= sa1_d;
+            sb1_q <= sb1_d;
+            sd1_q <= sd1_d;
+            sa2_q <= sa2_d;
+            sb2_q <= sb2_d;
+            sd2_q <= sd2_d;
             rd_valid_q <= rd_valid_d;
             half_q <= half_d;
             op_valid_q <= op_valid_d;
             wr_index_q <= wr_index_d;
             ri_hold_q <= ri_hold_d;
-            addr_a_q <= addr_a_d;
-            addr_b_q <= addr_b_d;
-            addr_dst_q <= addr_dst_d;
             a_q <= a_d;
             a_index_q <= a_index_d;
             b_q <= b_d;
@@ -184,9 +372,42 @@ module nic_calc (
             alu_wait_q <= alu_wait_d;
             span_a_q <= span_a_d;
             span_b_q <= span_b_d;
+            span_d_q <= span_d_d;
         end
     end
 
+    always @(posedge clock) begin
+        shape_dim1_rd_data <= shape_dim1_words[shape_dim1_rd_addr];
+        if (shape_dim1_wr_en) begin
+            shape_dim1_words[shape_dim1_wr_addr] <= shape_dim1_wr_data;
+        end
+    end
+
+    always @(posedge clock) begin
+        shape_dim2_rd_data <= shape_dim2_words[shape_dim2_rd_addr];
+        if (shape_dim2_wr_en) begin
+            shape_dim2_words[shape_dim2_wr_addr] <= shape_dim2_wr_data;
+        end
+    end
+
+    always @(posedge clock) begin
+        shape_ext_rd_data <= shape_ext_words[shape_ext_rd_addr];
+        if (shape_ext_wr_en) begin
+            shape_ext_words[shape_ext_wr_addr] <= shape_ext_wr_data;
+        end
+    end
+
+    assign shape_dim1_rd_addr = shape_rd;
+    assign shape_dim2_rd_addr = shape_rd;
+    assign shape_ext_rd_addr = shape_rd;
+    assign shape_dim1_wr_en = shape_set | (state == SEQ_STATE_INIT);
+    assign shape_dim2_wr_en = shape_set | (state == SEQ_STATE_INIT);
+    assign shape_ext_wr_en = shape_set | (state == SEQ_STATE_INIT);
+    assign dim_read_0_dim = shape_dim1_rd_data;
+    assign dim_read_1_dim = shape_dim2_rd_data;
+    assign ext_read_ext = shape_ext_rd_data;
+    assign shape_ext_d = ext_read_d[15:0];
+    assign shaped = |calc_shape;
     assign is_loc = (calc_op == alu_max_loc) | (calc_op == alu_min_loc);
     assign alu_in_valid = (state == SEQ_STATE_CALC_ALU) | op_valid_q;
     assign alu_op = calc_op;
@@ -195,24 +416,39 @@ module nic_calc (
     assign alu_b_0 = b_q;
     assign alu_bi_0 = b_index_q;
     assign last = calc_count - 16'd1;
+    assign end_dst = {{4{1'b0}}, calc_dst} + {1'b0, span_d_q};
     assign dst_wide = {{17{1'b0}}, calc_dst};
-    assign a_wide = {{2{1'b0}}, calc_a};
-    assign b_wide = {{2{1'b0}}, calc_b};
-    assign short_a = (~(|calc_sa)) | (is_loc & (calc_sa == 8'd1));
-    assign short_b = (~(|calc_sb)) | (is_loc & (calc_sb == 8'd1));
+    assign a_wide = {{4{1'b0}}, calc_a};
+    assign b_wide = {{4{1'b0}}, calc_b};
+    assign short_a = ((~(|calc_sa)) | (is_loc & (calc_sa == 8'd1))) | shaped;
+    assign short_b = ((~(|calc_sb)) | (is_loc & (calc_sb == 8'd1))) | shaped;
+    assign walk_0_load = start;
+    assign walk_1_load = start;
+    assign walk_2_load = start;
+    assign walk_0_base = calc_a;
+    assign walk_1_base = calc_b;
+    assign walk_2_base = calc_dst;
+    assign walk_0_s0 = {{8{1'b0}}, calc_sa};
+    assign walk_1_s0 = {{8{1'b0}}, calc_sb};
+    assign walk_0_s1 = sa1_q;
+    assign walk_1_s1 = sb1_q;
+    assign walk_2_s1 = sd1_q;
+    assign walk_0_s2 = sa2_q;
+    assign walk_1_s2 = sb2_q;
+    assign walk_2_s2 = sd2_q;
+    assign walk_0_n0 = calc_count;
+    assign walk_1_n0 = calc_count;
+    assign walk_2_n0 = calc_count;
+    assign args_last = walk_0_last & walk_1_last;
     assign issue_last = (~is_loc) | half_q;
 
     always @(*) begin
-        left_d = left_q;
-        wleft_d = wleft_q;
+        rd_more_d = rd_more_q;
         rd_valid_d = rd_valid_q;
         half_d = half_q;
         op_valid_d = op_valid_q;
         wr_index_d = wr_index_q;
         ri_hold_d = ri_hold_q;
-        addr_a_d = addr_a_q;
-        addr_b_d = addr_b_q;
-        addr_dst_d = addr_dst_q;
         a_d = a_q;
         a_index_d = a_index_q;
         b_d = b_q;
@@ -220,6 +456,51 @@ module nic_calc (
         alu_wait_d = alu_wait_q;
         span_a_d = span_a_q;
         span_b_d = span_b_q;
+        span_d_d = span_d_q;
+        n1_d = n1_q;
+        n2_d = n2_q;
+        sa1_d = sa1_q;
+        sb1_d = sb1_q;
+        sd1_d = sd1_q;
+        sa2_d = sa2_q;
+        sb2_d = sb2_q;
+        sd2_d = sd2_q;
+        shape_dim1_wr_addr = shape_set_index;
+        shape_dim2_wr_addr = shape_set_index;
+        shape_ext_wr_addr = shape_set_index;
+        shape_dim1_wr_data = shape_set_dim1;
+        shape_dim2_wr_data = shape_set_dim2;
+        shape_ext_wr_data = shape_set_ext;
+        if (state == SEQ_STATE_INIT) begin
+            shape_dim1_wr_addr = sweep_at;
+            shape_dim2_wr_addr = sweep_at;
+            shape_ext_wr_addr = sweep_at;
+            shape_dim1_wr_data = 64'd0;
+            shape_dim2_wr_data = 64'd0;
+            shape_ext_wr_data = 51'd0;
+        end
+        n1_read = dim_read_0_count;
+        if (~(|dim_read_0_count)) begin
+            n1_read = one16;
+        end
+        n2_read = dim_read_1_count;
+        if (~(|dim_read_1_count)) begin
+            n2_read = one16;
+        end
+        n1_now = n1_q;
+        n2_now = n2_q;
+        if (start) begin
+            n1_now = n1_read;
+            n2_now = n2_read;
+            n1_d = n1_read;
+            n2_d = n2_read;
+            sa1_d = dim_read_0_sa;
+            sb1_d = dim_read_0_sb;
+            sd1_d = dim_read_0_sd;
+            sa2_d = dim_read_1_sa;
+            sb2_d = dim_read_1_sb;
+            sd2_d = dim_read_1_sd;
+        end
         dtype3 = {1'b0, calc_dtype};
         if (calc_fp) begin
             dtype3 = {1'b0, calc_dtype} | dtype_fp;
@@ -241,10 +522,10 @@ module nic_calc (
         endcase
         fp_refused = calc_fp & ((~type_built) | (calc_op > alu_prod));
         pair = 33'd0;
-        end_dst = {{2{1'b0}}, calc_dst} + {{2{1'b0}}, calc_count};
+        elem_words = 16'd1;
         if (is_loc) begin
             pair = 33'd1;
-            end_dst = {{2{1'b0}}, calc_dst} + ({{2{1'b0}}, calc_count} << 1'b1);
+            elem_words = 16'd2;
         end
         end_a = ({{17{1'b0}}, calc_a} + {1'b0, span_a_q}) + pair;
         end_b = ({{17{1'b0}}, calc_b} + {1'b0, span_b_q}) + pair;
@@ -253,14 +534,24 @@ module nic_calc (
         hazard_b = ((calc_dst > calc_b) & (dst_wide <= end_b)) | ((short_b & (calc_dst <= calc_b)) & (b_wide < end_dst));
         stream = (~hazard_a) & (~hazard_b);
         if (start) begin
-            span_a_d = {{16{1'b0}}, last} * {{16{1'b0}}, {{8{1'b0}}, calc_sa}};
-            span_b_d = {{16{1'b0}}, last} * {{16{1'b0}}, {{8{1'b0}}, calc_sb}};
-            left_d = calc_count;
-            wleft_d = calc_count;
-            addr_a_d = calc_a;
-            addr_b_d = calc_b;
-            addr_dst_d = calc_dst;
+            span_a_d = ({{16{1'b0}}, last} * {{16{1'b0}}, {{8{1'b0}}, calc_sa}}) + {{15{1'b0}}, ext_read_a};
+            span_b_d = ({{16{1'b0}}, last} * {{16{1'b0}}, {{8{1'b0}}, calc_sb}}) + {{15{1'b0}}, ext_read_b};
+            span_d_d = {{3{1'b0}}, calc_count} + {{2{1'b0}}, ext_read_d};
+            if (is_loc) begin
+                span_d_d = ({{3{1'b0}}, calc_count} << 1'b1) + {{2{1'b0}}, ext_read_d};
+            end
+            rd_more_d = |calc_count;
         end
+        walk_2_s0 = elem_words;
+        walk_0_n1 = n1_now;
+        walk_1_n1 = n1_now;
+        walk_2_n1 = n1_now;
+        walk_0_n2 = n2_now;
+        walk_1_n2 = n2_now;
+        walk_2_n2 = n2_now;
+        walk_0_step = 1'b0;
+        walk_1_step = 1'b0;
+        walk_2_step = 1'b0;
         next_state = state;
         dmem_rd_addr = 12'd0;
         dmem_b_rd_addr = 12'd0;
@@ -273,26 +564,26 @@ module nic_calc (
         wr_index_d = 1'b0;
         case (state)
             SEQ_STATE_CALC_READ_A: begin
-                dmem_rd_addr = addr_a_q[11:0];
+                dmem_rd_addr = walk_0_addr;
                 next_state = SEQ_STATE_CALC_READ_B;
                 if (stream) begin
                     next_state = SEQ_STATE_CALC_STREAM;
                 end
             end
             SEQ_STATE_CALC_STREAM: begin
-                if (|left_q) begin
+                if (rd_more_q) begin
                     issue = 1'b1;
-                    dmem_rd_addr = addr_a_q[11:0];
-                    dmem_b_rd_addr = addr_b_q[11:0];
+                    dmem_rd_addr = walk_0_addr;
+                    dmem_b_rd_addr = walk_1_addr;
                     if (half_q) begin
-                        dmem_rd_addr = addr_a_q[11:0] + 12'd1;
-                        dmem_b_rd_addr = addr_b_q[11:0] + 12'd1;
+                        dmem_rd_addr = walk_0_addr + 12'd1;
+                        dmem_b_rd_addr = walk_1_addr + 12'd1;
                     end
                 end
                 if (wr_index_q) begin
                     stream_written = 1'b1;
                     dmem_wr_en = 1'b1;
-                    dmem_wr_addr = addr_dst_q[11:0] + 12'd1;
+                    dmem_wr_addr = walk_2_addr + 12'd1;
                     dmem_wr_data = ri_hold_q;
                 end else begin
                     if (alu_out_valid) begin
@@ -300,14 +591,14 @@ module nic_calc (
                         wr_index_d = is_loc;
                         ri_hold_d = alu_ri_0;
                         dmem_wr_en = 1'b1;
-                        dmem_wr_addr = addr_dst_q[11:0];
+                        dmem_wr_addr = walk_2_addr;
                         dmem_wr_data = alu_r_0;
                     end
                 end
             end
             SEQ_STATE_CALC_READ_B: begin
                 a_d = dmem_data;
-                dmem_rd_addr = addr_b_q[11:0];
+                dmem_rd_addr = walk_1_addr;
                 next_state = SEQ_STATE_CALC_OPERANDS;
                 if (is_loc) begin
                     next_state = SEQ_STATE_CALC_READ_A_INDEX;
@@ -315,12 +606,12 @@ module nic_calc (
             end
             SEQ_STATE_CALC_READ_A_INDEX: begin
                 b_d = dmem_data;
-                dmem_rd_addr = addr_a_q[11:0] + 12'd1;
+                dmem_rd_addr = walk_0_addr + 12'd1;
                 next_state = SEQ_STATE_CALC_READ_B_INDEX;
             end
             SEQ_STATE_CALC_READ_B_INDEX: begin
                 a_index_d = dmem_data;
-                dmem_rd_addr = addr_b_q[11:0] + 12'd1;
+                dmem_rd_addr = walk_1_addr + 12'd1;
                 next_state = SEQ_STATE_CALC_OPERANDS;
             end
             SEQ_STATE_CALC_OPERANDS: begin
@@ -346,14 +637,14 @@ module nic_calc (
             end
             SEQ_STATE_CALC_WRITE: begin
                 dmem_wr_en = alu_out_valid & (~alu_err);
-                dmem_wr_addr = addr_dst_q[11:0];
+                dmem_wr_addr = walk_2_addr;
                 dmem_wr_data = alu_r_0;
                 element_done = ~is_loc;
                 next_state = SEQ_STATE_CALC_WRITE_INDEX;
             end
             SEQ_STATE_CALC_WRITE_INDEX: begin
                 dmem_wr_en = 1'b1;
-                dmem_wr_addr = addr_dst_q[11:0] + 12'd1;
+                dmem_wr_addr = walk_2_addr + 12'd1;
                 dmem_wr_data = alu_ri_0;
                 element_done = 1'b1;
             end
@@ -388,30 +679,22 @@ module nic_calc (
         if (issue) begin
             half_d = ~issue_last;
             if (issue_last) begin
-                left_d = left_q - 16'd1;
-                addr_a_d = addr_a_q + {{8{1'b0}}, calc_sa};
-                addr_b_d = addr_b_q + {{8{1'b0}}, calc_sb};
+                rd_more_d = ~args_last;
+                walk_0_step = 1'b1;
+                walk_1_step = 1'b1;
             end
         end
         finish = 1'b0;
         if (stream_written) begin
-            wleft_d = wleft_q - 16'd1;
-            addr_dst_d = addr_dst_q + 16'd1;
-            if (is_loc) begin
-                addr_dst_d = addr_dst_q + 16'd2;
-            end
-            finish = wleft_q == 16'd1;
+            walk_2_step = 1'b1;
+            finish = walk_2_last;
         end
         if (element_done) begin
-            left_d = left_q - 16'd1;
-            addr_a_d = addr_a_q + {{8{1'b0}}, calc_sa};
-            addr_b_d = addr_b_q + {{8{1'b0}}, calc_sb};
-            addr_dst_d = addr_dst_q + 16'd1;
-            if (is_loc) begin
-                addr_dst_d = addr_dst_q + 16'd2;
-            end
+            walk_0_step = 1'b1;
+            walk_1_step = 1'b1;
+            walk_2_step = 1'b1;
             next_state = SEQ_STATE_CALC_READ_A;
-            finish = left_q == 16'd1;
+            finish = args_last;
         end
         if (finish) begin
             complete = ~calc_to_peer;

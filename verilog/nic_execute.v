@@ -9,7 +9,9 @@ module nic_execute (
     input  wire         cq_full,
     input  wire [3:0]   opcode,
     input  wire [2:0]   rsvd0,
-    input  wire [6:0]   rsvd1,
+    input  wire [3:0]   rsvd1,
+    input  wire [2:0]   rsvd2,
+    input  wire [15:0]  calc_ext_d,
     input  wire [15:0]  buf_addr,
     input  wire [15:0]  buf_len,
     input  wire         wait_kind,
@@ -97,9 +99,10 @@ module nic_execute (
     reg fail;
     reg [3:0] fail_status;
     wire calc_loc;
+    reg [15:0] calc_len;
     wire pipe_head;
 
-    assign reserved = (rsvd0 != 3'd0) | (rsvd1 != 7'd0);
+    assign reserved = ((rsvd0 != 3'd0) | (rsvd1 != 4'd0)) | ((rsvd2 != 3'd0) & (opcode != op_calc));
     assign buf_end = {1'b0, buf_addr} + {1'b0, buf_len};
     assign buf_outside = buf_end > dmem_words17;
     assign wait_lead = cq_produced - wait_count;
@@ -114,6 +117,13 @@ module nic_execute (
         wait_met = wait_lead < half32;
         if (wait_kind) begin
             wait_met = cnt_data >= wait_count;
+        end
+        calc_len = calc_count + calc_ext_d;
+        if (calc_loc) begin
+            calc_len = (calc_count + calc_count) + calc_ext_d;
+        end
+        if (~(|calc_count)) begin
+            calc_len = 16'd0;
         end
         next_state = state;
         advance_visit = 1'b0;
@@ -167,10 +177,7 @@ module nic_execute (
                     send_len = buf_len;
                     if (opcode != op_send) begin
                         send_addr = calc_dst;
-                        send_len = calc_count;
-                        if (calc_loc) begin
-                            send_len = calc_count + calc_count;
-                        end
+                        send_len = calc_len;
                     end
                 end else if (reserved) begin
                     fail = 1'b1;
@@ -204,10 +211,7 @@ module nic_execute (
                         send = 1'b1;
                         send_go = calc_count == 16'd0;
                         send_addr = calc_dst;
-                        send_len = calc_count;
-                        if (calc_loc) begin
-                            send_len = calc_count + calc_count;
-                        end
+                        send_len = calc_len;
                     end
                     if (calc_count != 16'd0) begin
                         next_state = SEQ_STATE_CALC_READ_A;

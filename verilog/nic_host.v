@@ -63,7 +63,12 @@ module nic_host (
     output wire [3:0]   stat_sel,
     output reg          chan_set,
     output wire [4:0]   chan_set_index,
-    output wire [47:0]  chan_set_word
+    output wire [47:0]  chan_set_word,
+    output reg          shape_set,
+    output wire [2:0]   shape_set_index,
+    output wire [63:0]  shape_set_dim1,
+    output wire [63:0]  shape_set_dim2,
+    output wire [50:0]  shape_set_ext
 );
 
     localparam [2:0] bad_index = 3'd2;
@@ -78,13 +83,14 @@ module nic_host (
     localparam [63:0] en_mode_three = 64'h30000;
     localparam [7:0] en_value_at = 8'h20;
     localparam [63:0] en_value_keep = 64'hffff0000ffffffff;
+    localparam [32:0] ext_max = 33'h1ffff;
     localparam [2:0] full = 3'd3;
     localparam [15:0] half = 16'h8000;
     localparam [11:0] hit_bad_index = 12'd2;
     localparam [11:0] hit_bad_op = 12'd1;
     localparam [11:0] hit_refused = 12'h100;
     localparam [11:0] hit_wq_full = 12'd4;
-    localparam [3:0] last_op = 4'ha;
+    localparam [3:0] last_op = 4'hb;
     localparam [2:0] ok = 3'd0;
     localparam [3:0] op_config_qp = 4'd8;
     localparam [3:0] op_nop = 4'd0;
@@ -94,11 +100,13 @@ module nic_host (
     localparam [3:0] op_read_cnt = 4'd7;
     localparam [3:0] op_read_mem = 4'd5;
     localparam [3:0] op_read_stat = 4'd9;
+    localparam [3:0] op_set_channel = 4'ha;
     localparam [3:0] op_write_cnt = 4'd6;
     localparam [3:0] op_write_mem = 4'd4;
     localparam [15:0] qps = 16'h10;
     localparam [7:0] qps8 = 8'h10;
     localparam [2:0] refused = 3'd5;
+    localparam [15:0] shapes = 16'd8;
     localparam [15:0] stats = 16'hc;
     localparam [7:0] wait_count_at = 8'h20;
     localparam [63:0] wait_count_keep = 64'hffffffff;
@@ -135,6 +143,8 @@ module nic_host (
     reg en_managed_d;
     reg chan_bad_q;
     reg chan_bad_d;
+    reg [50:0] shape_ext_q;
+    reg [50:0] shape_ext_d;
 
     // Memory `cq_waits`: 16 words, registered read.
     reg [63:0] cq_waits_words [0:15];
@@ -228,8 +238,59 @@ module nic_host (
         .armed(rx_channel_armed)
     );
 
+    // Instance `dim_taken_0`.
+    wire [63:0] dim_taken_0_dim;
+    wire [15:0] dim_taken_0_count;
+    wire [15:0] dim_taken_0_sa;
+    wire [15:0] dim_taken_0_sb;
+    wire [15:0] dim_taken_0_sd;
+    nic_shape_dim_fields dim_taken_0 (
+        .dim(dim_taken_0_dim),
+        .count(dim_taken_0_count),
+        .sa(dim_taken_0_sa),
+        .sb(dim_taken_0_sb),
+        .sd(dim_taken_0_sd)
+    );
+
+    // Instance `dim_taken_1`.
+    wire [63:0] dim_taken_1_dim;
+    wire [15:0] dim_taken_1_count;
+    wire [15:0] dim_taken_1_sa;
+    wire [15:0] dim_taken_1_sb;
+    wire [15:0] dim_taken_1_sd;
+    nic_shape_dim_fields dim_taken_1 (
+        .dim(dim_taken_1_dim),
+        .count(dim_taken_1_count),
+        .sa(dim_taken_1_sa),
+        .sb(dim_taken_1_sb),
+        .sd(dim_taken_1_sd)
+    );
+
+    // Instance `ext_taken`.
+    reg [16:0] ext_taken_a;
+    reg [16:0] ext_taken_b;
+    reg [16:0] ext_taken_d;
+    wire [50:0] ext_taken_ext;
+    nic_shape_extent_word ext_taken (
+        .a(ext_taken_a),
+        .b(ext_taken_b),
+        .d(ext_taken_d),
+        .ext(ext_taken_ext)
+    );
+
     // Combinational signals.
     wire chan_outside;
+    reg [15:0] n1_less;
+    reg [15:0] n2_less;
+    reg [31:0] pa1;
+    reg [31:0] pa2;
+    reg [31:0] pb1;
+    reg [31:0] pb2;
+    reg [31:0] pd1;
+    reg [31:0] pd2;
+    reg [32:0] sum_a;
+    reg [32:0] sum_b;
+    reg [32:0] sum_d;
     wire running;
     wire first;
     reg answer;
@@ -262,6 +323,7 @@ module nic_host (
             en_pi_q <= 16'd0;
             en_managed_q <= 1'b0;
             chan_bad_q <= 1'b0;
+            shape_ext_q <= 51'd0;
         end else begin
             cmd_op_q <= cmd_op_d;
             cmd_arg_q <= cmd_arg_d;
@@ -273,6 +335,7 @@ module nic_host (
             en_pi_q <= en_pi_d;
             en_managed_q <= en_managed_d;
             chan_bad_q <= chan_bad_d;
+            shape_ext_q <= shape_ext_d;
         end
     end
 
@@ -301,6 +364,12 @@ module nic_host (
     assign chan_set_index = cmd_arg_q[4:0];
     assign chan_set_word = cmd_w0_q[47:0] & chan_fields;
     assign stat_sel = cmd_arg_q[3:0];
+    assign dim_taken_0_dim = w0;
+    assign dim_taken_1_dim = w1;
+    assign shape_set_index = cmd_arg_q[2:0];
+    assign shape_set_dim1 = cmd_w0_q;
+    assign shape_set_dim2 = cmd_w1_q;
+    assign shape_set_ext = shape_ext_q;
     assign to_rq = (cmd_op_q == op_post_rq) | ((cmd_op_q == op_config_qp) & (state == SEQ_STATE_HOST_FINISH));
     assign en_post = ((((cmd_op_q == op_post_sq) | (cmd_op_q == op_post_rq)) & ((opcode == wqe_send_en) | (opcode == wqe_recv_en))) & (en_mode == 2'd2)) & (en_qp < qps8);
     assign en_target = ({1'b0, en_qp[3:0]} << 1'b1) | {{4{1'b0}}, opcode == wqe_recv_en};
@@ -331,9 +400,39 @@ module nic_host (
         en_pi_d = en_pi_q;
         en_managed_d = en_managed_q;
         chan_bad_d = chan_bad_q;
+        shape_ext_d = shape_ext_q;
         command_w0 = cmd_w0_q;
         if (en_post) begin
             command_w0 = cmd_w0_q | en_mode_three;
+        end
+        n1_less = 16'd0;
+        if (|dim_taken_0_count) begin
+            n1_less = dim_taken_0_count - 16'd1;
+        end
+        n2_less = 16'd0;
+        if (|dim_taken_1_count) begin
+            n2_less = dim_taken_1_count - 16'd1;
+        end
+        pa1 = {{16{1'b0}}, n1_less} * {{16{1'b0}}, dim_taken_0_sa};
+        pa2 = {{16{1'b0}}, n2_less} * {{16{1'b0}}, dim_taken_1_sa};
+        pb1 = {{16{1'b0}}, n1_less} * {{16{1'b0}}, dim_taken_0_sb};
+        pb2 = {{16{1'b0}}, n2_less} * {{16{1'b0}}, dim_taken_1_sb};
+        pd1 = {{16{1'b0}}, n1_less} * {{16{1'b0}}, dim_taken_0_sd};
+        pd2 = {{16{1'b0}}, n2_less} * {{16{1'b0}}, dim_taken_1_sd};
+        sum_a = {1'b0, pa1} + {1'b0, pa2};
+        sum_b = {1'b0, pb1} + {1'b0, pb2};
+        sum_d = {1'b0, pd1} + {1'b0, pd2};
+        ext_taken_a = sum_a[16:0];
+        if (sum_a > ext_max) begin
+            ext_taken_a = ext_max[16:0];
+        end
+        ext_taken_b = sum_b[16:0];
+        if (sum_b > ext_max) begin
+            ext_taken_b = ext_max[16:0];
+        end
+        ext_taken_d = sum_d[16:0];
+        if (sum_d > ext_max) begin
+            ext_taken_d = ext_max[16:0];
         end
         response_valid_d = 1'b0;
         if ((state == SEQ_STATE_IDLE) & valid) begin
@@ -342,6 +441,7 @@ module nic_host (
             cmd_w0_d = w0;
             cmd_w1_d = w1;
             chan_bad_d = rx_channel_armed & ((rx_channel_qp >= qps8) | chan_outside);
+            shape_ext_d = ext_taken_ext;
         end
         wq_sel = ({1'b0, cmd_arg_q[3:0]} << 1'b1) | {{4{1'b0}}, to_rq};
         if (en_post & (state == SEQ_STATE_HOST_DECODE)) begin
@@ -390,6 +490,7 @@ module nic_host (
         dmem_wr_data = 64'd0;
         stat_hits = 12'd0;
         chan_set = 1'b0;
+        shape_set = 1'b0;
         wait_write = 1'b0;
         en_write = 1'b0;
         answer = 1'b0;
@@ -497,9 +598,13 @@ module nic_host (
             refuse_index = cmd_arg_q >= stats;
             answer = 1'b1;
             answer_data = {{32{1'b0}}, stat_value};
-        end else begin
+        end else if (cmd_op_q == op_set_channel) begin
             refuse_index = (cmd_arg_q >= counters) | chan_bad_q;
             chan_set = 1'b1;
+            answer = 1'b1;
+        end else begin
+            refuse_index = (~(|cmd_arg_q)) | (cmd_arg_q >= shapes);
+            shape_set = 1'b1;
             answer = 1'b1;
         end
         if (refuse_index) begin
@@ -508,6 +613,7 @@ module nic_host (
             cnt_wr_en = 1'b0;
             dmem_wr_en = 1'b0;
             chan_set = 1'b0;
+            shape_set = 1'b0;
             stat_hits = hit_bad_index;
             answer = 1'b1;
             answer_status = bad_index;

@@ -54,6 +54,7 @@ module nic_queues (
     output wire [63:0]  cqe_data,
     output wire [63:0]  cur_w0,
     output wire [63:0]  cur_w1,
+    output wire [2:0]   head_shape,
     output wire [4:0]   wq,
     output wire [15:0]  ctx_ci,
     output wire         runnable,
@@ -406,6 +407,7 @@ module nic_queues (
     assign cq_full = full_q;
     assign cur_w0 = w0_q;
     assign cur_w1 = w1_q;
+    assign head_shape = wqe1_rd_data[19:17];
     assign latch_wqe = (state == SEQ_STATE_SQ_WQE) | (state == SEQ_STATE_RX_WQE);
     assign enable_target = ({1'b0, en_qp} << 1'b1) | {{4{1'b0}}, opcode == recv_en};
     assign up_to = en_value + {{15{1'b0}}, en_mode == 2'd1};

@@ -14,7 +14,8 @@ module nic_wqe_fields (
     output wire [7:0]   peer_node,
     output wire [7:0]   peer_qp,
     output wire         peer_cnt_en,
-    output wire [6:0]   rsvd1,
+    output wire [2:0]   rsvd2,
+    output wire [3:0]   rsvd1,
     output wire [7:0]   peer_cnt,
     output wire         wait_kind,
     output wire         wait_more,
@@ -34,6 +35,7 @@ module nic_wqe_fields (
     output wire [7:0]   calc_sa,
     output wire [7:0]   calc_sb,
     output wire [15:0]  calc_dst,
+    output wire [2:0]   calc_shape,
     output wire [7:0]   pipe_rq,
     output wire [15:0]  pipe_blen,
     output wire [15:0]  pipe_base,
@@ -52,7 +54,8 @@ module nic_wqe_fields (
     assign peer_node = w1[7:0];
     assign peer_qp = w1[15:8];
     assign peer_cnt_en = w1[16];
-    assign rsvd1 = w1[23:17];
+    assign rsvd2 = w1[19:17];
+    assign rsvd1 = w1[23:20];
     assign peer_cnt = w1[31:24];
     assign wait_kind = w0[8];
     assign wait_more = w0[9];
@@ -72,6 +75,7 @@ module nic_wqe_fields (
     assign calc_sa = w1[39:32];
     assign calc_sb = w1[47:40];
     assign calc_dst = w1[63:48];
+    assign calc_shape = w1[19:17];
     assign pipe_rq = w0[15:8];
     assign pipe_blen = w0[31:16];
     assign pipe_base = w0[47:32];

@@ -46,6 +46,61 @@ fn design(level: Level, p: &NicParams) -> NicDesign {
         .unwrap_or_else(|| panic!("{level} has no cycles"))
 }
 
+/// How often random programs ran multi-dimensional CALCs: the CQEs of CALCs whose WQE named
+/// a shape (`calc_shape`) that an accepted `SET_SHAPE` had given more than one row (count 1
+/// or 2 above 1), with `count` > 0: (status `OK`, status `BAD_ADDR`). A CQE names its QP and
+/// WQE index; the WQE is the one the SQ's accepted posts (host response `OK` to a `POST_SQ`,
+/// from any step) put at that index.
+fn shaped_calc_cqes(s: &Scenario, events: &[Event]) -> (usize, usize) {
+    use std::collections::BTreeMap;
+    let mut posted: BTreeMap<u64, Vec<Wqe>> = BTreeMap::new();
+    // Elements a shape adds (n1 × n2), of the shapes set.
+    let mut rows: BTreeMap<u64, u64> = BTreeMap::new();
+    let (mut ok, mut bad_addr) = (0, 0);
+    for e in events {
+        match e {
+            Event::Host { step, status, .. } if status == "OK" => {
+                let Step::Host { cmds, .. } = &s.steps[step - 1] else {
+                    continue;
+                };
+                let [c] = cmds.as_slice() else { continue };
+                if c.op == HostOp::PostSq as u64 {
+                    posted
+                        .entry(c.arg)
+                        .or_default()
+                        .push(Wqe::decode(c.w0, c.w1));
+                } else if c.op == HostOp::SetShape as u64 {
+                    let n = |w: u64| (w & 0xFFFF).max(1);
+                    rows.insert(c.arg, n(c.w0) * n(c.w1));
+                }
+            }
+            Event::Cqe {
+                opcode,
+                qp,
+                recv: false,
+                index,
+                status,
+                ..
+            } if opcode == "CALC" => {
+                let w = posted
+                    .get(qp)
+                    .and_then(|v| v.get(*index as usize))
+                    .unwrap_or_else(|| panic!("{}: no WQE {index} posted to SQ {qp}", s.file));
+                assert_eq!(w.opcode, Opcode::Calc as u64, "{}", s.file);
+                if w.len > 0 && rows.get(&w.index).is_some_and(|&n| n > 1) {
+                    match status.as_str() {
+                        "OK" => ok += 1,
+                        "BAD_ADDR" => bad_addr += 1,
+                        _ => {}
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    (ok, bad_addr)
+}
+
 #[test]
 fn examples_model_agrees_with_the_golden() {
     for s in examples() {
@@ -74,6 +129,8 @@ fn random_programs_golden_agrees_with_the_model() {
     // And receive channels: reads of a nonzero CHAN_OVERRUN, which only a message a channel
     // took can count.
     let mut overruns = 0;
+    // And shapes: CQEs of multi-dimensional CALCs, OK and BAD_ADDR.
+    let (mut shaped_ok, mut shaped_bad_addr) = (0, 0);
     for p in [NicParams::SMALL, NicParams::default(), small_fp] {
         for seed in 1..=20u64 {
             let s = settled_random_scenario(&p, seed, 300, 400);
@@ -82,6 +139,9 @@ fn random_programs_golden_agrees_with_the_model() {
             if let Err(e) = compare_normalised(&g, &m) {
                 panic!("{p:?} seed {seed}: {e}");
             }
+            let (ok, bad_addr) = shaped_calc_cqes(&s, &m);
+            shaped_ok += ok;
+            shaped_bad_addr += bad_addr;
             let mut seen = std::collections::BTreeSet::new();
             for e in &m {
                 match e {
@@ -113,7 +173,8 @@ fn random_programs_golden_agrees_with_the_model() {
     }
     eprintln!(
         "{asking} asking, {acks} ACKs, {rnr_naks} RNR NAKs, {spent} spent, {again} again, \
-         {overruns} channel overruns read"
+         {overruns} channel overruns read, multi-dimensional CALCs: {shaped_ok} OK, \
+         {shaped_bad_addr} BAD_ADDR"
     );
     assert!(
         asking > 20 && acks > 20 && rnr_naks > 10 && spent > 3 && again > 10,
@@ -124,6 +185,11 @@ fn random_programs_golden_agrees_with_the_model() {
         overruns > 5,
         "the random programs must exercise receive channels: {overruns} reads of a nonzero \
          CHAN_OVERRUN"
+    );
+    assert!(
+        shaped_ok > 40 && shaped_bad_addr > 10,
+        "the random programs must exercise CALC shapes: {shaped_ok} CQEs OK and \
+         {shaped_bad_addr} BAD_ADDR of CALCs that named a shape of more than one row"
     );
 }
 
@@ -1049,8 +1115,18 @@ fn mutants_of_the_emitted_verilog_fail_the_examples() {
             "stream = ~hazard_a;",
         ),
         (
-            "MAXLOC pairs with stride 1 stream over their own result",
+            "a shaped CALC streams over its own result",
+            "assign short_a = ((~(|calc_sa)) | (is_loc & (calc_sa == 8'd1))) | shaped;",
             "assign short_a = (~(|calc_sa)) | (is_loc & (calc_sa == 8'd1));",
+        ),
+        (
+            "a walk's next row starts where the last row ended",
+            "cur_d = row_q + s1;",
+            "cur_d = cur_q + s1;",
+        ),
+        (
+            "MAXLOC pairs with stride 1 stream over their own result",
+            "assign short_a = ((~(|calc_sa)) | (is_loc & (calc_sa == 8'd1))) | shaped;",
             "assign short_a = ~(|calc_sa);",
         ),
         (

@@ -19,17 +19,28 @@
 //! After the last result the result goes to a peer (a transmission of the result buffer) or the
 //! WQE completes.
 //!
+//! The addresses come from three walks (`walk`: `a`, `b`, the result; module
+//! `nic_calc_walk`) over the CALC's up to three dimensions ("Multi-dimensional arguments"):
+//! `a`'s and `b`'s step as their element is read, the result's as it is written. The unit owns
+//! the shape memories (`shape_dim1`, `shape_dim2`, `shape_ext`, LUT RAM, written by
+//! `SET_SHAPE` and the reset sweep), read at the head WQE's shape in `SqWqe`; `start` latches
+//! the shape's dimensions (`n1` … `sd2`) so that a `SET_SHAPE` does not change a running CALC.
+//!
 //! The unit also checks the CALC's addresses: `start` registers the spans `(count - 1) ×
-//! stride` (the multiplier then has a cycle to itself), and `CalcReadA` compares the last
-//! element of `a`, `b` and the result with the data memory's size (outside, the WQE completes
-//! with `BAD_ADDR` before anything is written) and with each other (`hazard_a`, `hazard_b`:
-//! whether the CALC streams).
+//! stride` plus the shape's outer spans, which `SET_SHAPE` computed (the multiplier then has a
+//! cycle to itself), and `CalcReadA` compares the last element of `a`, `b` and the result
+//! with the data memory's size (outside, the WQE completes with `BAD_ADDR` before anything is
+//! written) and with each other (`hazard_a`, `hazard_b`: whether the CALC streams; with a
+//! shape, any overlap is a hazard).
 //!
 //! # Inputs
 //! - `clock`, `reset`; `state`;
 //! - `start`: load the loop from the WQE (`SqDecode`);
 //! - the current WQE's `calc_op`, `calc_dtype`, `calc_count`, `calc_a`, `calc_b`, `calc_sa`,
-//!   `calc_sb`, `calc_dst`, `calc_to_peer`;
+//!   `calc_sb`, `calc_dst`, `calc_to_peer`, `calc_shape`;
+//! - `shape_rd`: the shape of the WQE being latched (`SqWqe`), where the shape memories read;
+//! - `shape_set`, `shape_set_index`, `shape_set_dim1`, `shape_set_dim2`, `shape_set_ext`:
+//!   `SET_SHAPE`'s write (from the host unit); `sweep_at`: the reset sweep's index (`Init`);
 //! - `dmem_data`: what data memory returned; `dmem_b_data`: what its copy `dmem_b` returned.
 //!
 //! # Outputs
@@ -40,12 +51,16 @@
 //! - `go`: the result buffer is computed, the message the transmit engine holds for it may go
 //!   (`advance_visit`: the visit is over; `await_answer`: a reliable QP's SQ awaits the
 //!   answer); `cancel`: the engine drops it (`BAD_ADDR`); `complete`, `complete_status`: the
-//!   WQE completes (`BAD_ADDR`, or `OK` = 0).
+//!   WQE completes (`BAD_ADDR`, or `OK` = 0);
+//! - `shape_ext_d`: the result's outer span of the shape read, its low 16 bits (`SqDecode`:
+//!   the message's length is `count` elements plus it).
 
+use super::calc_walk::NicCalcWalk;
 use super::k;
+use super::layouts::unpack;
 use super::sequencer::SeqState;
 use crate::dff_setup;
-use crate::prim::Reg;
+use crate::prim::{Mem, Reg};
 use crate::reduce_alu::ReduceAlu;
 use netcoll_models::nic::model::alu_wait_count;
 use netcoll_models::nic::Status;
@@ -60,6 +75,16 @@ const STATUS_BITS: usize = Status::BITS;
 const SPAN_BITS: usize = 32;
 /// Bits of the last address of `a` or `b`: 16-bit base, a span and one more for a pair.
 const END_BITS: usize = SPAN_BITS + 1;
+/// Bits of a shape's outer span (`ShapeExtent`'s fields).
+const EXT_BITS: usize = 17;
+/// Bits of the shape memories' `ShapeExtent` word.
+pub const SHAPE_EXT_BITS: usize = 3 * EXT_BITS;
+/// Bits of a shape index (`calc_shape`).
+pub const SHAPE_BITS: usize = 3;
+/// Bits of the result's span: `count` pairs and an outer span.
+const SPAN_D_BITS: usize = 19;
+/// Bits of the result's end: a 16-bit base and its span.
+const END_D_BITS: usize = 20;
 
 crate::sub_block! {
     /// The CALC loop over a data memory of `2^DB` words, with (`FP = 1`) or without the
@@ -80,6 +105,15 @@ crate::sub_block! {
         pub calc_sb: Signal<In, Bits<8>>,
         pub calc_dst: Signal<In, Bits<16>>,
         pub calc_to_peer: Signal<In, bool>,
+        pub calc_shape: Signal<In, Bits<SHAPE_BITS>>,
+        pub shape_rd: Signal<In, Bits<SHAPE_BITS>>,
+        pub shape_set: Signal<In, bool>,
+        pub shape_set_index: Signal<In, Bits<SHAPE_BITS>>,
+        pub shape_set_dim1: Signal<In, Bits<64>>,
+        pub shape_set_dim2: Signal<In, Bits<64>>,
+        pub shape_set_ext: Signal<In, Bits<SHAPE_EXT_BITS>>,
+        pub sweep_at: Signal<In, Bits<SHAPE_BITS>>,
+        pub shape_ext_d: Signal<Out, Bits<16>>,
         pub dmem_data: Signal<In, Bits<64>>,
         /// What the copy `dmem_b` returned (a streaming CALC's `b`).
         pub dmem_b_data: Signal<In, Bits<64>>,
@@ -100,10 +134,39 @@ crate::sub_block! {
         /// The WQE names a floating-point type this NIC is built without, or an operation the
         /// floating-point types do not define: the sequencer completes it with `BadArg`.
         pub fp_refused: Signal<Out, bool>,
-        /// Elements still to compute, the current one included (streaming: still to read).
-        left: Reg<Bits<16>>,
-        /// Streaming: results still to write, the next one included.
-        wleft: Reg<Bits<16>>,
+        /// Streaming: elements still to read.
+        rd_more: Reg<bool>,
+        /// The walks of `a`, `b` and the result, 0, 1, 2 (`a`'s ends with the last element read, or
+        /// computed element by element; the result's with the last written).
+        walk: [NicCalcWalk<DB>; 3] = core::array::from_fn(|_| Default::default()),
+        /// The walks of `a` and `b` are at their last element (they count alike).
+        args_last: Signal<Local, bool>,
+        /// The shapes (see "Multi-dimensional arguments"): dimensions 1 and 2 and the outer
+        /// spans, read at `shape_rd`, split by `dim_read` and `ext_read`.
+        shape_dim1: Mem<Bits<64>, SHAPE_BITS> = Mem::distributed(),
+        shape_dim2: Mem<Bits<64>, SHAPE_BITS> = Mem::distributed(),
+        shape_ext: Mem<Bits<SHAPE_EXT_BITS>, SHAPE_BITS> = Mem::distributed(),
+        dim_read: [unpack::ShapeDim; 2] = core::array::from_fn(|_| Default::default()),
+        ext_read: unpack::ShapeExtent,
+        /// The shape read, its counts 0 taken as 1.
+        n1_read: Signal<Local, Bits<16>>,
+        n2_read: Signal<Local, Bits<16>>,
+        /// The running CALC's shape, latched at `start`.
+        n1: Reg<Bits<16>>,
+        n2: Reg<Bits<16>>,
+        sa1: Reg<Bits<16>>,
+        sb1: Reg<Bits<16>>,
+        sd1: Reg<Bits<16>>,
+        sa2: Reg<Bits<16>>,
+        sb2: Reg<Bits<16>>,
+        sd2: Reg<Bits<16>>,
+        /// The walks' dimension 1 and 2 counts: the shape read at `start`, else the latched.
+        n1_now: Signal<Local, Bits<16>>,
+        n2_now: Signal<Local, Bits<16>>,
+        /// The result's inner stride: an element's words.
+        elem_words: Signal<Local, Bits<16>>,
+        /// The CALC has a shape: an argument's walk may fall behind the result's.
+        shaped: Signal<Local, bool>,
         /// Streaming: `a` and `b` were read in the previous cycle (they arrive now).
         rd_valid: Reg<bool>,
         /// Streaming MAXLOC / MINLOC: the pairs' index words are read next.
@@ -114,18 +177,17 @@ crate::sub_block! {
         /// previous cycle.
         wr_index: Reg<bool>,
         ri_hold: Reg<Bits<64>>,
-        addr_a: Reg<Bits<16>>,
-        addr_b: Reg<Bits<16>>,
-        addr_dst: Reg<Bits<16>>,
         a: Reg<Bits<64>>,
         a_index: Reg<Bits<64>>,
         b: Reg<Bits<64>>,
         b_index: Reg<Bits<64>>,
         /// `CalcWait` cycles still to go after this one.
         alu_wait: Reg<Bits<AWB>>,
-        /// `(count - 1) × calc_sa` and `× calc_sb`, registered at `start`.
+        /// `(count - 1) × calc_sa` and `× calc_sb` plus the shape's outer spans, and the
+        /// result's span, registered at `start`.
         span_a: Reg<Bits<SPAN_BITS>>,
         span_b: Reg<Bits<SPAN_BITS>>,
+        span_d: Reg<Bits<SPAN_D_BITS>>,
         /// The reduction ALU (one lane): its inputs are the operand registers, its result is
         /// registered.
         alu: ReduceAlu<1, FP, AX>,
@@ -160,18 +222,19 @@ crate::sub_block! {
         short_b: Signal<Local, bool>,
         /// `calc_dst`, `calc_a` and `calc_b` as wide as the ends they are compared with.
         dst_wide: Signal<Local, Bits<END_BITS>>,
-        a_wide: Signal<Local, Bits<18>>,
-        b_wide: Signal<Local, Bits<18>>,
+        a_wide: Signal<Local, Bits<END_D_BITS>>,
+        b_wide: Signal<Local, Bits<END_D_BITS>>,
         // The bounds check: the last words of `a`, `b` and the result.
         last: Signal<Local, Bits<16>>,
         pair: Signal<Local, Bits<END_BITS>>,
         end_a: Signal<Local, Bits<END_BITS>>,
         end_b: Signal<Local, Bits<END_BITS>>,
-        /// The result's end (one past its last word): 16-bit base plus up to 2 × 65535 words.
-        end_dst: Signal<Local, Bits<18>>,
+        /// The result's end (one past its last word): 16-bit base plus its span.
+        end_dst: Signal<Local, Bits<END_D_BITS>>,
         outside: Signal<Local, bool>,
         dmem_words_end: Constant<Bits<END_BITS>> = k(1 << DB),
-        dmem_words_dst: Constant<Bits<18>> = k(1 << DB),
+        dmem_words_dst: Constant<Bits<END_D_BITS>> = k(1 << DB),
+        one16: Constant<Bits<16>> = k(1),
         ok: Constant<Bits<STATUS_BITS>> = k(Status::Ok.code()),
         bad_addr: Constant<Bits<STATUS_BITS>> = k(Status::BadAddr.code()),
         alu_max_loc: Constant<Bits<ALU_OP_BITS>> = k(AluOp::MaxLoc.code()),
@@ -202,9 +265,61 @@ impl<const DB: usize, const FP: usize, const AX: usize, const AWB: usize> Logic
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, left, wleft, rd_valid, half, op_valid, wr_index, ri_hold, addr_a, addr_b,
-            addr_dst, a, a_index, b, b_index, alu_wait, span_a, span_b
+            self, clock, rd_more, rd_valid, half, op_valid, wr_index, ri_hold, a, a_index, b,
+            b_index, alu_wait, span_a, span_b, span_d, n1, n2, sa1, sb1, sd1, sa2, sb2, sd2
         );
+        // The shapes: written by `SET_SHAPE` and the reset sweep, read at the WQE being
+        // latched.
+        self.shape_dim1.clock.next = self.clock.val();
+        self.shape_dim2.clock.next = self.clock.val();
+        self.shape_ext.clock.next = self.clock.val();
+        self.shape_dim1.rd_addr.next = self.shape_rd.val();
+        self.shape_dim2.rd_addr.next = self.shape_rd.val();
+        self.shape_ext.rd_addr.next = self.shape_rd.val();
+        self.shape_dim1.wr_en.next = self.shape_set.val() | (self.state.val() == SeqState::Init);
+        self.shape_dim2.wr_en.next = self.shape_set.val() | (self.state.val() == SeqState::Init);
+        self.shape_ext.wr_en.next = self.shape_set.val() | (self.state.val() == SeqState::Init);
+        self.shape_dim1.wr_addr.next = self.shape_set_index.val();
+        self.shape_dim2.wr_addr.next = self.shape_set_index.val();
+        self.shape_ext.wr_addr.next = self.shape_set_index.val();
+        self.shape_dim1.wr_data.next = self.shape_set_dim1.val();
+        self.shape_dim2.wr_data.next = self.shape_set_dim2.val();
+        self.shape_ext.wr_data.next = self.shape_set_ext.val();
+        if self.state.val() == SeqState::Init {
+            self.shape_dim1.wr_addr.next = self.sweep_at.val();
+            self.shape_dim2.wr_addr.next = self.sweep_at.val();
+            self.shape_ext.wr_addr.next = self.sweep_at.val();
+            self.shape_dim1.wr_data.next = 0.into();
+            self.shape_dim2.wr_data.next = 0.into();
+            self.shape_ext.wr_data.next = 0.into();
+        }
+        self.dim_read[0].dim.next = self.shape_dim1.rd_data.val();
+        self.dim_read[1].dim.next = self.shape_dim2.rd_data.val();
+        self.ext_read.ext.next = self.shape_ext.rd_data.val();
+        self.shape_ext_d.next = self.ext_read.d.val().get_bits::<16>(0);
+        self.n1_read.next = self.dim_read[0].count.val();
+        if !self.dim_read[0].count.val().any() {
+            self.n1_read.next = self.one16.val();
+        }
+        self.n2_read.next = self.dim_read[1].count.val();
+        if !self.dim_read[1].count.val().any() {
+            self.n2_read.next = self.one16.val();
+        }
+        self.n1_now.next = self.n1.q.val();
+        self.n2_now.next = self.n2.q.val();
+        if self.start.val() {
+            self.n1_now.next = self.n1_read.val();
+            self.n2_now.next = self.n2_read.val();
+            self.n1.d.next = self.n1_read.val();
+            self.n2.d.next = self.n2_read.val();
+            self.sa1.d.next = self.dim_read[0].sa.val();
+            self.sb1.d.next = self.dim_read[0].sb.val();
+            self.sd1.d.next = self.dim_read[0].sd.val();
+            self.sa2.d.next = self.dim_read[1].sa.val();
+            self.sb2.d.next = self.dim_read[1].sb.val();
+            self.sd2.d.next = self.dim_read[1].sd.val();
+        }
+        self.shaped.next = self.calc_shape.val().any();
         self.is_loc.next = (self.calc_op.val() == self.alu_max_loc.val())
             | (self.calc_op.val() == self.alu_min_loc.val());
         self.alu.clock.next = self.clock.val();
@@ -239,13 +354,13 @@ impl<const DB: usize, const FP: usize, const AX: usize, const AWB: usize> Logic
         // rust-hdl multiplies only 16 x 16: the strides are widened to 16 bits.
         self.last.next = self.calc_count.val() - 1;
         self.pair.next = 0.into();
-        self.end_dst.next =
-            bit_cast::<18, 16>(self.calc_dst.val()) + bit_cast::<18, 16>(self.calc_count.val());
+        self.elem_words.next = 1.into();
         if self.is_loc.val() {
             self.pair.next = 1.into();
-            self.end_dst.next = bit_cast::<18, 16>(self.calc_dst.val())
-                + (bit_cast::<18, 16>(self.calc_count.val()) << 1);
+            self.elem_words.next = 2.into();
         }
+        self.end_dst.next = bit_cast::<END_D_BITS, 16>(self.calc_dst.val())
+            + bit_cast::<END_D_BITS, SPAN_D_BITS>(self.span_d.q.val());
         self.end_a.next = bit_cast::<END_BITS, 16>(self.calc_a.val())
             + bit_cast::<END_BITS, SPAN_BITS>(self.span_a.q.val())
             + self.pair.val();
@@ -256,12 +371,14 @@ impl<const DB: usize, const FP: usize, const AX: usize, const AWB: usize> Logic
             | (self.end_b.val() >= self.dmem_words_end.val())
             | (self.end_dst.val() > self.dmem_words_dst.val());
         self.dst_wide.next = bit_cast::<END_BITS, 16>(self.calc_dst.val());
-        self.a_wide.next = bit_cast::<18, 16>(self.calc_a.val());
-        self.b_wide.next = bit_cast::<18, 16>(self.calc_b.val());
-        self.short_a.next =
-            !self.calc_sa.val().any() | (self.is_loc.val() & (self.calc_sa.val() == 1));
-        self.short_b.next =
-            !self.calc_sb.val().any() | (self.is_loc.val() & (self.calc_sb.val() == 1));
+        self.a_wide.next = bit_cast::<END_D_BITS, 16>(self.calc_a.val());
+        self.b_wide.next = bit_cast::<END_D_BITS, 16>(self.calc_b.val());
+        self.short_a.next = !self.calc_sa.val().any()
+            | (self.is_loc.val() & (self.calc_sa.val() == 1))
+            | self.shaped.val();
+        self.short_b.next = !self.calc_sb.val().any()
+            | (self.is_loc.val() & (self.calc_sb.val() == 1))
+            | self.shaped.val();
         self.hazard_a.next = ((self.calc_dst.val() > self.calc_a.val())
             & (self.dst_wide.val() <= self.end_a.val()))
             | (self.short_a.val()
@@ -274,14 +391,53 @@ impl<const DB: usize, const FP: usize, const AX: usize, const AWB: usize> Logic
                 & (self.b_wide.val() < self.end_dst.val()));
         self.stream.next = !self.hazard_a.val() & !self.hazard_b.val();
         if self.start.val() {
-            self.span_a.d.next = self.last.val() * bit_cast::<16, 8>(self.calc_sa.val());
-            self.span_b.d.next = self.last.val() * bit_cast::<16, 8>(self.calc_sb.val());
-            self.left.d.next = self.calc_count.val();
-            self.wleft.d.next = self.calc_count.val();
-            self.addr_a.d.next = self.calc_a.val();
-            self.addr_b.d.next = self.calc_b.val();
-            self.addr_dst.d.next = self.calc_dst.val();
+            self.span_a.d.next = self.last.val() * bit_cast::<16, 8>(self.calc_sa.val())
+                + bit_cast::<SPAN_BITS, EXT_BITS>(self.ext_read.a.val());
+            self.span_b.d.next = self.last.val() * bit_cast::<16, 8>(self.calc_sb.val())
+                + bit_cast::<SPAN_BITS, EXT_BITS>(self.ext_read.b.val());
+            self.span_d.d.next = bit_cast::<SPAN_D_BITS, 16>(self.calc_count.val())
+                + bit_cast::<SPAN_D_BITS, EXT_BITS>(self.ext_read.d.val());
+            if self.is_loc.val() {
+                self.span_d.d.next = (bit_cast::<SPAN_D_BITS, 16>(self.calc_count.val()) << 1)
+                    + bit_cast::<SPAN_D_BITS, EXT_BITS>(self.ext_read.d.val());
+            }
+            self.rd_more.d.next = self.calc_count.val().any();
         }
+        // The walks: loaded at `start`; `a` and `b` step below, as does the result.
+        self.walk[0].clock.next = self.clock.val();
+        self.walk[1].clock.next = self.clock.val();
+        self.walk[2].clock.next = self.clock.val();
+        self.walk[0].reset.next = self.reset.val();
+        self.walk[1].reset.next = self.reset.val();
+        self.walk[2].reset.next = self.reset.val();
+        self.walk[0].load.next = self.start.val();
+        self.walk[1].load.next = self.start.val();
+        self.walk[2].load.next = self.start.val();
+        self.walk[0].base.next = self.calc_a.val();
+        self.walk[1].base.next = self.calc_b.val();
+        self.walk[2].base.next = self.calc_dst.val();
+        self.walk[0].s0.next = bit_cast::<16, 8>(self.calc_sa.val());
+        self.walk[1].s0.next = bit_cast::<16, 8>(self.calc_sb.val());
+        self.walk[2].s0.next = self.elem_words.val();
+        self.walk[0].s1.next = self.sa1.q.val();
+        self.walk[1].s1.next = self.sb1.q.val();
+        self.walk[2].s1.next = self.sd1.q.val();
+        self.walk[0].s2.next = self.sa2.q.val();
+        self.walk[1].s2.next = self.sb2.q.val();
+        self.walk[2].s2.next = self.sd2.q.val();
+        self.walk[0].n0.next = self.calc_count.val();
+        self.walk[1].n0.next = self.calc_count.val();
+        self.walk[2].n0.next = self.calc_count.val();
+        self.walk[0].n1.next = self.n1_now.val();
+        self.walk[1].n1.next = self.n1_now.val();
+        self.walk[2].n1.next = self.n1_now.val();
+        self.walk[0].n2.next = self.n2_now.val();
+        self.walk[1].n2.next = self.n2_now.val();
+        self.walk[2].n2.next = self.n2_now.val();
+        self.args_last.next = self.walk[0].last.val() & self.walk[1].last.val();
+        self.walk[0].step.next = false;
+        self.walk[1].step.next = false;
+        self.walk[2].step.next = false;
 
         self.next_state.next = self.state.val();
         self.dmem_rd_addr.next = 0.into();
@@ -295,7 +451,7 @@ impl<const DB: usize, const FP: usize, const AX: usize, const AWB: usize> Logic
         self.wr_index.d.next = false;
         match self.state.val() {
             SeqState::CalcReadA => {
-                self.dmem_rd_addr.next = self.addr_a.q.val().get_bits::<DB>(0);
+                self.dmem_rd_addr.next = self.walk[0].addr.val();
                 self.next_state.next = SeqState::CalcReadB;
                 if self.stream.val() {
                     self.next_state.next = SeqState::CalcStream;
@@ -303,20 +459,20 @@ impl<const DB: usize, const FP: usize, const AX: usize, const AWB: usize> Logic
             }
             SeqState::CalcStream => {
                 // Reads: an element's words (for a pair, its values, then its indices).
-                if self.left.q.val().any() {
+                if self.rd_more.q.val() {
                     self.issue.next = true;
-                    self.dmem_rd_addr.next = self.addr_a.q.val().get_bits::<DB>(0);
-                    self.dmem_b_rd_addr.next = self.addr_b.q.val().get_bits::<DB>(0);
+                    self.dmem_rd_addr.next = self.walk[0].addr.val();
+                    self.dmem_b_rd_addr.next = self.walk[1].addr.val();
                     if self.half.q.val() {
-                        self.dmem_rd_addr.next = self.addr_a.q.val().get_bits::<DB>(0) + 1;
-                        self.dmem_b_rd_addr.next = self.addr_b.q.val().get_bits::<DB>(0) + 1;
+                        self.dmem_rd_addr.next = self.walk[0].addr.val() + 1;
+                        self.dmem_b_rd_addr.next = self.walk[1].addr.val() + 1;
                     }
                 }
                 // Writes: the result the ALU shows (for a pair, its value, then its index).
                 if self.wr_index.q.val() {
                     self.stream_written.next = true;
                     self.dmem_wr_en.next = true;
-                    self.dmem_wr_addr.next = self.addr_dst.q.val().get_bits::<DB>(0) + 1;
+                    self.dmem_wr_addr.next = self.walk[2].addr.val() + 1;
                     self.dmem_wr_data.next = self.ri_hold.q.val();
                 } else {
                     if self.alu.out_valid.val() {
@@ -324,14 +480,14 @@ impl<const DB: usize, const FP: usize, const AX: usize, const AWB: usize> Logic
                         self.wr_index.d.next = self.is_loc.val();
                         self.ri_hold.d.next = self.alu.ri[0].val();
                         self.dmem_wr_en.next = true;
-                        self.dmem_wr_addr.next = self.addr_dst.q.val().get_bits::<DB>(0);
+                        self.dmem_wr_addr.next = self.walk[2].addr.val();
                         self.dmem_wr_data.next = self.alu.r[0].val();
                     }
                 }
             }
             SeqState::CalcReadB => {
                 self.a.d.next = self.dmem_data.val();
-                self.dmem_rd_addr.next = self.addr_b.q.val().get_bits::<DB>(0);
+                self.dmem_rd_addr.next = self.walk[1].addr.val();
                 self.next_state.next = SeqState::CalcOperands;
                 if self.is_loc.val() {
                     self.next_state.next = SeqState::CalcReadAIndex;
@@ -339,12 +495,12 @@ impl<const DB: usize, const FP: usize, const AX: usize, const AWB: usize> Logic
             }
             SeqState::CalcReadAIndex => {
                 self.b.d.next = self.dmem_data.val();
-                self.dmem_rd_addr.next = self.addr_a.q.val().get_bits::<DB>(0) + 1;
+                self.dmem_rd_addr.next = self.walk[0].addr.val() + 1;
                 self.next_state.next = SeqState::CalcReadBIndex;
             }
             SeqState::CalcReadBIndex => {
                 self.a_index.d.next = self.dmem_data.val();
-                self.dmem_rd_addr.next = self.addr_b.q.val().get_bits::<DB>(0) + 1;
+                self.dmem_rd_addr.next = self.walk[1].addr.val() + 1;
                 self.next_state.next = SeqState::CalcOperands;
             }
             SeqState::CalcOperands => {
@@ -371,14 +527,14 @@ impl<const DB: usize, const FP: usize, const AX: usize, const AWB: usize> Logic
             SeqState::CalcWrite => {
                 // The ALU answers the operands of CalcAlu (CALC never passes a reserved op).
                 self.dmem_wr_en.next = self.alu.out_valid.val() & !self.alu.err.val();
-                self.dmem_wr_addr.next = self.addr_dst.q.val().get_bits::<DB>(0);
+                self.dmem_wr_addr.next = self.walk[2].addr.val();
                 self.dmem_wr_data.next = self.alu.r[0].val();
                 self.element_done.next = !self.is_loc.val();
                 self.next_state.next = SeqState::CalcWriteIndex;
             }
             SeqState::CalcWriteIndex => {
                 self.dmem_wr_en.next = true;
-                self.dmem_wr_addr.next = self.addr_dst.q.val().get_bits::<DB>(0) + 1;
+                self.dmem_wr_addr.next = self.walk[2].addr.val() + 1;
                 self.dmem_wr_data.next = self.alu.ri[0].val();
                 self.element_done.next = true;
             }
@@ -417,30 +573,22 @@ impl<const DB: usize, const FP: usize, const AX: usize, const AWB: usize> Logic
         if self.issue.val() {
             self.half.d.next = !self.issue_last.val();
             if self.issue_last.val() {
-                self.left.d.next = self.left.q.val() - 1;
-                self.addr_a.d.next = self.addr_a.q.val() + bit_cast::<16, 8>(self.calc_sa.val());
-                self.addr_b.d.next = self.addr_b.q.val() + bit_cast::<16, 8>(self.calc_sb.val());
+                self.rd_more.d.next = !self.args_last.val();
+                self.walk[0].step.next = true;
+                self.walk[1].step.next = true;
             }
         }
         self.finish.next = false;
         if self.stream_written.val() {
-            self.wleft.d.next = self.wleft.q.val() - 1;
-            self.addr_dst.d.next = self.addr_dst.q.val() + 1;
-            if self.is_loc.val() {
-                self.addr_dst.d.next = self.addr_dst.q.val() + 2;
-            }
-            self.finish.next = self.wleft.q.val() == 1;
+            self.walk[2].step.next = true;
+            self.finish.next = self.walk[2].last.val();
         }
         if self.element_done.val() {
-            self.left.d.next = self.left.q.val() - 1;
-            self.addr_a.d.next = self.addr_a.q.val() + bit_cast::<16, 8>(self.calc_sa.val());
-            self.addr_b.d.next = self.addr_b.q.val() + bit_cast::<16, 8>(self.calc_sb.val());
-            self.addr_dst.d.next = self.addr_dst.q.val() + 1;
-            if self.is_loc.val() {
-                self.addr_dst.d.next = self.addr_dst.q.val() + 2;
-            }
+            self.walk[0].step.next = true;
+            self.walk[1].step.next = true;
+            self.walk[2].step.next = true;
             self.next_state.next = SeqState::CalcReadA;
-            self.finish.next = self.left.q.val() == 1;
+            self.finish.next = self.args_last.val();
         }
         if self.finish.val() {
             self.complete.next = !self.calc_to_peer.val();

@@ -10,9 +10,10 @@
 //!
 //! # Inputs
 //! - `state`; `runnable` (the queues: the context just read), `cq_full` (the latched counts);
-//! - the current WQE's fields (from the WQE unpack): `opcode`, `rsvd0`, `rsvd1`, `buf_addr`,
-//!   `buf_len`, `wait_kind`, `wait_index`, `wait_count`, `en_qp`, `calc_op`, `calc_count`,
-//!   `calc_dst`, `calc_to_peer`, `pipe_rq`, `pipe_blen`, `pipe_nbuf`, `pipe_count`;
+//! - the current WQE's fields (from the WQE unpack): `opcode`, `rsvd0`, `rsvd1`, `rsvd2`,
+//!   `buf_addr`, `buf_len`, `wait_kind`, `wait_index`, `wait_count`, `en_qp`, `calc_op`,
+//!   `calc_count`, `calc_dst`, `calc_to_peer`, `pipe_rq`, `pipe_blen`, `pipe_nbuf`,
+//!   `pipe_count`; `calc_ext_d`, the result's outer span of the CALC's shape (calc unit);
 //! - `cq_produced` (the counts of a CQ WAIT's CQ), `cnt_data` (a counter WAIT's counter);
 //! - the transmit engine: `tx_free` (it can take a data message), `tx_busy_here` (it is
 //!   sending the served SQ's message: the visit is over), `tx_sent_here` (it has sent it: the
@@ -58,7 +59,12 @@ crate::sub_block! {
         pub cq_full: Signal<In, bool>,
         pub opcode: Signal<In, Bits<OPCODE_BITS>>,
         pub rsvd0: Signal<In, Bits<3>>,
-        pub rsvd1: Signal<In, Bits<7>>,
+        pub rsvd1: Signal<In, Bits<4>>,
+        /// Reserved but in a CALC (its `calc_shape`).
+        pub rsvd2: Signal<In, Bits<3>>,
+        /// The result's outer span of the WQE's shape, low 16 bits (the calc unit's
+        /// `shape_ext_d`).
+        pub calc_ext_d: Signal<In, Bits<16>>,
         pub buf_addr: Signal<In, Bits<16>>,
         pub buf_len: Signal<In, Bits<16>>,
         pub wait_kind: Signal<In, bool>,
@@ -112,6 +118,8 @@ crate::sub_block! {
         fail_status: Signal<Local, Bits<STATUS_BITS>>,
         /// The CALC's operation is MAXLOC / MINLOC (two words an element).
         calc_loc: Signal<Local, bool>,
+        /// The words a CALC sends: its result's span (0 for `count = 0`).
+        calc_len: Signal<Local, Bits<16>>,
         /// The head WQE is a PIPE (its sent chunks are freed in `PipeCheck`).
         pipe_head: Signal<Local, bool>,
         op_pipe: Constant<Bits<OPCODE_BITS>> = k(Opcode::Pipe.code()),
@@ -147,7 +155,9 @@ impl<const QB: usize, const CB: usize, const KB: usize, const DB: usize> Logic
     #[hdl_gen]
     fn update(&mut self) {
         // Checks of the WQE.
-        self.reserved.next = (self.rsvd0.val() != 0) | (self.rsvd1.val() != 0);
+        self.reserved.next = (self.rsvd0.val() != 0)
+            | (self.rsvd1.val() != 0)
+            | ((self.rsvd2.val() != 0) & (self.opcode.val() != self.op_calc.val()));
         self.buf_end.next =
             bit_cast::<17, 16>(self.buf_addr.val()) + bit_cast::<17, 16>(self.buf_len.val());
         self.buf_outside.next = self.buf_end.val() > self.dmem_words17.val();
@@ -161,6 +171,14 @@ impl<const QB: usize, const CB: usize, const KB: usize, const DB: usize> Logic
             | (self.calc_op.val() == self.alu_min_loc.val());
         if self.wait_kind.val() {
             self.wait_met.next = self.cnt_data.val() >= self.wait_count.val();
+        }
+        self.calc_len.next = self.calc_count.val() + self.calc_ext_d.val();
+        if self.calc_loc.val() {
+            self.calc_len.next =
+                self.calc_count.val() + self.calc_count.val() + self.calc_ext_d.val();
+        }
+        if !self.calc_count.val().any() {
+            self.calc_len.next = 0.into();
         }
 
         self.pipe_head.next = (self.opcode.val() == self.op_pipe.val()) & !self.reserved.val();
@@ -221,10 +239,7 @@ impl<const QB: usize, const CB: usize, const KB: usize, const DB: usize> Logic
                     self.send_len.next = self.buf_len.val();
                     if self.opcode.val() != self.op_send.val() {
                         self.send_addr.next = self.calc_dst.val();
-                        self.send_len.next = self.calc_count.val();
-                        if self.calc_loc.val() {
-                            self.send_len.next = self.calc_count.val() + self.calc_count.val();
-                        }
+                        self.send_len.next = self.calc_len.val();
                     }
                 } else if self.reserved.val() {
                     self.fail.next = true;
@@ -263,10 +278,7 @@ impl<const QB: usize, const CB: usize, const KB: usize, const DB: usize> Logic
                         self.send.next = true;
                         self.send_go.next = self.calc_count.val() == 0;
                         self.send_addr.next = self.calc_dst.val();
-                        self.send_len.next = self.calc_count.val();
-                        if self.calc_loc.val() {
-                            self.send_len.next = self.calc_count.val() + self.calc_count.val();
-                        }
+                        self.send_len.next = self.calc_len.val();
                     }
                     if self.calc_count.val() != 0 {
                         self.next_state.next = SeqState::CalcReadA;
@@ -351,6 +363,7 @@ mod tests {
         e.opcode.next = f.opcode.into();
         e.rsvd0.next = f.rsvd0.into();
         e.rsvd1.next = f.rsvd1.into();
+        e.rsvd2.next = f.rsvd2.into();
         e.buf_addr.next = f.buf_addr.into();
         e.buf_len.next = f.buf_len.into();
         e.wait_kind.next = f.wait_kind == 1;

@@ -35,15 +35,20 @@
 //!   `dmem_wr_en`, `dmem_wr_addr`, `dmem_wr_data`;
 //! - `stat_hits` (one-hot, see [`super::stats`]), `stat_sel` (the statistic `READ_STAT` reads);
 //! - `chan_set`, `chan_set_index`, `chan_set_word`: `SET_CHANNEL`'s write of a receive
-//!   channel (the memory is [`super::receive`]'s), its word cut to the `RxChannel` fields.
+//!   channel (the memory is [`super::receive`]'s), its word cut to the `RxChannel` fields;
+//! - `shape_set`, `shape_set_index`, `shape_set_dim1`, `shape_set_dim2`, `shape_set_ext`:
+//!   `SET_SHAPE`'s write of a CALC shape (the memories are [`super::calc`]'s): its two
+//!   dimensions and their outer spans (a `ShapeExtent`), multiplied out as the command is
+//!   taken, so that a CALC needs no multiplier for them.
 
+use super::calc::{SHAPE_BITS, SHAPE_EXT_BITS};
 use super::layouts::{pack, unpack, unpack::QpConfig, unpack::RxChannel};
 use super::sequencer::SeqState;
 use super::stats::{hit, STAT_BITS};
 use super::{k, EN_MODE, EN_VALUE, WAIT_COUNT};
 use crate::dff_setup;
 use crate::prim::{Mem, Reg};
-use netcoll_models::nic::{HostOp, HostStatus, Opcode, Stat, STATS, WQ_DEPTH};
+use netcoll_models::nic::{HostOp, HostStatus, Opcode, Stat, SHAPES, STATS, WQ_DEPTH};
 use rust_hdl::prelude::*;
 
 const OP_BITS: usize = HostOp::BITS;
@@ -131,6 +136,11 @@ crate::sub_block! {
         pub chan_set: Signal<Out, bool>,
         pub chan_set_index: Signal<Out, Bits<KB>>,
         pub chan_set_word: Signal<Out, Bits<CHAN_BITS>>,
+        pub shape_set: Signal<Out, bool>,
+        pub shape_set_index: Signal<Out, Bits<SHAPE_BITS>>,
+        pub shape_set_dim1: Signal<Out, Bits<64>>,
+        pub shape_set_dim2: Signal<Out, Bits<64>>,
+        pub shape_set_ext: Signal<Out, Bits<SHAPE_EXT_BITS>>,
         // The command and the response.
         cmd_op: Reg<Bits<OP_BITS>>,
         cmd_arg: Reg<Bits<16>>,
@@ -162,6 +172,28 @@ crate::sub_block! {
         /// does not exist: decided as the command is taken, so that `HostDecode` reads a
         /// register, not a 17-bit sum.
         chan_bad: Reg<bool>,
+        /// `SET_SHAPE`'s words as they are taken, split (module `nic_shape_dim_fields`).
+        dim_taken: [unpack::ShapeDim; 2] = core::array::from_fn(|_| Default::default()),
+        /// Their counts less one (0 for an absent dimension), the six products `(n - 1) × s`
+        /// and their sums per argument, capped at `EXT_MAX`.
+        n1_less: Signal<Local, Bits<16>>,
+        n2_less: Signal<Local, Bits<16>>,
+        pa1: Signal<Local, Bits<32>>,
+        pa2: Signal<Local, Bits<32>>,
+        pb1: Signal<Local, Bits<32>>,
+        pb2: Signal<Local, Bits<32>>,
+        pd1: Signal<Local, Bits<32>>,
+        pd2: Signal<Local, Bits<32>>,
+        sum_a: Signal<Local, Bits<33>>,
+        sum_b: Signal<Local, Bits<33>>,
+        sum_d: Signal<Local, Bits<33>>,
+        /// The outer spans as a `ShapeExtent` word (module `nic_shape_extent_word`),
+        /// registered as the command is taken.
+        ext_taken: pack::ShapeExtent,
+        shape_ext: Reg<Bits<SHAPE_EXT_BITS>>,
+        ext_max: Constant<Bits<33>> = k((1 << 17) - 1),
+        shapes: Constant<Bits<16>> = k(SHAPES as u64),
+        op_set_channel: Constant<Bits<OP_BITS>> = k(HostOp::SetChannel.code()),
         // Decisions of this cycle, carried out once.
         running: Signal<Local, bool>,
         first: Signal<Local, bool>,
@@ -205,7 +237,7 @@ crate::sub_block! {
         en_value_keep: Constant<Bits<64>> = k(!EN_VALUE.put(0, u64::MAX)),
         en_mode_three: Constant<Bits<64>> = k(EN_MODE.put(0, 3)),
         half: Constant<Bits<16>> = k(0x8000),
-        last_op: Constant<Bits<OP_BITS>> = k(HostOp::SetChannel.code()),
+        last_op: Constant<Bits<OP_BITS>> = k(HostOp::SetShape.code()),
         op_nop: Constant<Bits<OP_BITS>> = k(HostOp::Nop.code()),
         op_post_sq: Constant<Bits<OP_BITS>> = k(HostOp::PostSq.code()),
         op_post_rq: Constant<Bits<OP_BITS>> = k(HostOp::PostRq.code()),
@@ -256,7 +288,8 @@ impl<
             response_data,
             en_pi,
             en_managed,
-            chan_bad
+            chan_bad,
+            shape_ext
         );
         self.cq_waits.clock.next = self.clock.val();
         self.cq_wait_now.cqw.next = self.cq_waits.rd_data.val();
@@ -278,6 +311,42 @@ impl<
         self.chan_set_word.next =
             self.cmd_w0.q.val().get_bits::<CHAN_BITS>(0) & self.chan_fields.val();
         self.stat_sel.next = self.cmd_arg.q.val().get_bits::<STAT_SEL_BITS>(0);
+        // SET_SHAPE's outer spans, from the words at the port.
+        self.dim_taken[0].dim.next = self.w0.val();
+        self.dim_taken[1].dim.next = self.w1.val();
+        self.n1_less.next = 0.into();
+        if self.dim_taken[0].count.val().any() {
+            self.n1_less.next = self.dim_taken[0].count.val() - 1;
+        }
+        self.n2_less.next = 0.into();
+        if self.dim_taken[1].count.val().any() {
+            self.n2_less.next = self.dim_taken[1].count.val() - 1;
+        }
+        self.pa1.next = self.n1_less.val() * self.dim_taken[0].sa.val();
+        self.pa2.next = self.n2_less.val() * self.dim_taken[1].sa.val();
+        self.pb1.next = self.n1_less.val() * self.dim_taken[0].sb.val();
+        self.pb2.next = self.n2_less.val() * self.dim_taken[1].sb.val();
+        self.pd1.next = self.n1_less.val() * self.dim_taken[0].sd.val();
+        self.pd2.next = self.n2_less.val() * self.dim_taken[1].sd.val();
+        self.sum_a.next = bit_cast::<33, 32>(self.pa1.val()) + bit_cast::<33, 32>(self.pa2.val());
+        self.sum_b.next = bit_cast::<33, 32>(self.pb1.val()) + bit_cast::<33, 32>(self.pb2.val());
+        self.sum_d.next = bit_cast::<33, 32>(self.pd1.val()) + bit_cast::<33, 32>(self.pd2.val());
+        self.ext_taken.a.next = self.sum_a.val().get_bits::<17>(0);
+        if self.sum_a.val() > self.ext_max.val() {
+            self.ext_taken.a.next = self.ext_max.val().get_bits::<17>(0);
+        }
+        self.ext_taken.b.next = self.sum_b.val().get_bits::<17>(0);
+        if self.sum_b.val() > self.ext_max.val() {
+            self.ext_taken.b.next = self.ext_max.val().get_bits::<17>(0);
+        }
+        self.ext_taken.d.next = self.sum_d.val().get_bits::<17>(0);
+        if self.sum_d.val() > self.ext_max.val() {
+            self.ext_taken.d.next = self.ext_max.val().get_bits::<17>(0);
+        }
+        self.shape_set_index.next = self.cmd_arg.q.val().get_bits::<SHAPE_BITS>(0);
+        self.shape_set_dim1.next = self.cmd_w0.q.val();
+        self.shape_set_dim2.next = self.cmd_w1.q.val();
+        self.shape_set_ext.next = self.shape_ext.q.val();
         self.response_valid.d.next = false;
         if (self.state.val() == SeqState::Idle) & self.valid.val() {
             self.cmd_op.d.next = self.op.val();
@@ -286,6 +355,7 @@ impl<
             self.cmd_w1.d.next = self.w1.val();
             self.chan_bad.d.next = self.rx_channel.armed.val()
                 & ((self.rx_channel.qp.val() >= self.qps8.val()) | self.chan_outside.val());
+            self.shape_ext.d.next = self.ext_taken.ext.val();
         }
 
         // What the command names, and the WQE a post writes.
@@ -370,6 +440,7 @@ impl<
         self.dmem_wr_data.next = 0.into();
         self.stat_hits.next = 0.into();
         self.chan_set.next = false;
+        self.shape_set.next = false;
         self.wait_write.next = false;
         self.en_write.next = false;
         self.answer.next = false;
@@ -493,11 +564,17 @@ impl<
             self.refuse_index.next = self.cmd_arg.q.val() >= self.stats.val();
             self.answer.next = true;
             self.answer_data.next = bit_cast::<64, STAT_BITS>(self.stat_value.val());
-        } else {
-            // SetChannel: an armed channel's QP and buffer must exist.
+        } else if self.cmd_op.q.val() == self.op_set_channel.val() {
+            // An armed channel's QP and buffer must exist.
             self.refuse_index.next =
                 (self.cmd_arg.q.val() >= self.counters.val()) | self.chan_bad.q.val();
             self.chan_set.next = true;
+            self.answer.next = true;
+        } else {
+            // SetShape: shape 0 is the one-dimensional CALC, fixed.
+            self.refuse_index.next =
+                !self.cmd_arg.q.val().any() | (self.cmd_arg.q.val() >= self.shapes.val());
+            self.shape_set.next = true;
             self.answer.next = true;
         }
 
@@ -508,6 +585,7 @@ impl<
             self.cnt_wr_en.next = false;
             self.dmem_wr_en.next = false;
             self.chan_set.next = false;
+            self.shape_set.next = false;
             self.stat_hits.next = self.hit_bad_index.val();
             self.answer.next = true;
             self.answer_status.next = self.bad_index.val();

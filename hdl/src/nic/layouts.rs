@@ -17,6 +17,8 @@
 //! | [`unpack::WqEnable`], [`pack::WqEnable`] | `nic_wq_enable_fields`, `nic_wq_enable_word` | a work queue's enable head, read and written (the host unit) |
 //! | [`pack::CqeWord`] | `nic_cqe_word` | the CQE written |
 //! | [`unpack::RcContext`], [`pack::RcContext`] | `nic_rc_context_fields`, `nic_rc_context_word` | a work queue's reliability word, read and written (the queues) |
+//! | [`unpack::ShapeDim`] | `nic_shape_dim_fields` | a CALC shape's dimension, as `SET_SHAPE` takes it (the host unit) and as the shape memories hold it (the calc unit) |
+//! | [`unpack::ShapeExtent`], [`pack::ShapeExtent`] | `nic_shape_extent_fields`, `nic_shape_extent_word` | a shape's outer spans, read (the calc unit) and written (the host unit) |
 
 /// Words in, one output per field.
 pub mod unpack {
@@ -87,9 +89,9 @@ mod tests {
                 };
             }
             check!(
-                opcode, rsvd0, buf_addr, buf_len, peer_node, peer_qp, rsvd1, peer_cnt, wait_index,
-                wait_count, en_qp, en_mode, en_value, calc_op, calc_dtype, calc_count, calc_a,
-                calc_b, calc_sa, calc_sb, calc_dst
+                opcode, rsvd0, buf_addr, buf_len, peer_node, peer_qp, rsvd1, rsvd2, peer_cnt,
+                wait_index, wait_count, en_qp, en_mode, en_value, calc_op, calc_dtype, calc_count,
+                calc_a, calc_b, calc_sa, calc_sb, calc_dst, calc_shape
             );
             check_bool!(
                 signaled,

@@ -17,7 +17,8 @@
 //! | [`host`] | `nic_host` | host commands and their responses; the CQ wait indices |
 //! | [`queues`] | `nic_queues` | the WQ and CQ memories, the served queue's context, counts and WQE |
 //! | [`execute`] | `nic_execute` | WQE decode and dispatch: checks, NOP, SEND, WAIT, SEND_EN / RECV_EN, CALC start |
-//! | [`calc`] | `nic_calc` | the CALC address check, the streaming pipeline and the element loop, around the reduction ALU (`reduce_alu_l1`) |
+//! | [`calc`] | `nic_calc` | the CALC address check, the streaming pipeline and the element loop, around the reduction ALU (`reduce_alu_l1`); the shape memories |
+//! | [`calc_walk`] | `nic_calc_walk` | one CALC argument's address over up to three dimensions (`a`, `b`, the result) |
 //! | [`receive`] | `nic_receive` | arriving messages and NAKs; the receive channels (memory `chan`) |
 //! | [`pipe`] | `nic_pipe` | the pipe contexts and the steps of a PIPE |
 //! | [`transmit`] | `nic_transmit` | the transmit engine: the `tx_*` registers, the beat loop, the held data message and the answer register |
@@ -46,6 +47,7 @@ use netcoll_models::nic::{NicParams, WqeWords};
 use rust_hdl::prelude::*;
 
 pub mod calc;
+pub mod calc_walk;
 pub mod completion;
 pub mod execute;
 pub mod host;
@@ -68,6 +70,9 @@ const STATUS_BITS: usize = netcoll_models::nic::Status::BITS;
 /// The WQE field a posted CQ WAIT's absolute target replaces (its count).
 pub(crate) const WAIT_COUNT: LayoutField =
     crate::kit::layout::field_named(WqeWords::FIELDS, "wait_count");
+/// The WQE field of a CALC's shape (the shape memories read it from the WQE memory).
+pub(crate) const CALC_SHAPE: LayoutField =
+    crate::kit::layout::field_named(WqeWords::FIELDS, "calc_shape");
 /// The WQE fields a posted mode 2 enable's mode and absolute index replace.
 pub(crate) const EN_MODE: LayoutField =
     crate::kit::layout::field_named(WqeWords::FIELDS, "en_mode");
@@ -87,6 +92,11 @@ const SUB_MODULES: &[(&str, &str)] = &[
     ("queues", "nic_queues"),
     ("execute", "nic_execute"),
     ("calc", "nic_calc"),
+    ("walk", "nic_calc_walk"),
+    ("dim_read", "nic_shape_dim_fields"),
+    ("ext_read", "nic_shape_extent_fields"),
+    ("dim_taken", "nic_shape_dim_fields"),
+    ("ext_taken", "nic_shape_extent_word"),
     ("receive", "nic_receive"),
     ("pipe", "nic_pipe"),
     ("pipe_context", "nic_pipe_context_fields"),
@@ -301,6 +311,8 @@ impl<
         self.execute.opcode.next = self.wqe.opcode.val();
         self.execute.rsvd0.next = self.wqe.rsvd0.val();
         self.execute.rsvd1.next = self.wqe.rsvd1.val();
+        self.execute.rsvd2.next = self.wqe.rsvd2.val();
+        self.execute.calc_ext_d.next = self.calc.shape_ext_d.val();
         self.execute.buf_addr.next = self.wqe.buf_addr.val();
         self.execute.buf_len.next = self.wqe.buf_len.val();
         self.execute.wait_kind.next = self.wqe.wait_kind.val();
@@ -340,6 +352,14 @@ impl<
         self.calc.calc_sb.next = self.wqe.calc_sb.val();
         self.calc.calc_dst.next = self.wqe.calc_dst.val();
         self.calc.calc_to_peer.next = self.wqe.calc_to_peer.val();
+        self.calc.calc_shape.next = self.wqe.calc_shape.val();
+        self.calc.shape_rd.next = self.queues.head_shape.val();
+        self.calc.shape_set.next = self.host_cmd.shape_set.val();
+        self.calc.shape_set_index.next = self.host_cmd.shape_set_index.val();
+        self.calc.shape_set_dim1.next = self.host_cmd.shape_set_dim1.val();
+        self.calc.shape_set_dim2.next = self.host_cmd.shape_set_dim2.val();
+        self.calc.shape_set_ext.next = self.host_cmd.shape_set_ext.val();
+        self.calc.sweep_at.next = self.sequencer.sweep_at.val().get_bits::<3>(0);
         self.calc.dmem_data.next = self.dmem.rd_data.val();
         self.calc.dmem_b_data.next = self.dmem_b.rd_data.val();
         self.calc.reliable.next = self.queues.reliable.val();

@@ -45,6 +45,8 @@
 //! - `cur_w0`, `cur_w1`: the latched WQE, or the host's command while one runs (latched on
 //!   `take_host` into the same registers, so no mux stands between them and the decoders; never
 //!   the memory's output, which comes late in the cycle);
+//! - `head_shape`: the `calc_shape` of the WQE being read (the calc unit's shape memories
+//!   read it in `SqWqe`, so that the shape is there in `SqDecode`);
 //! - the served queue: `wq`, `ctx_ci`; `runnable` (the context just read has a WQE that may
 //!   run), `cq_full` (registered when the counts were latched with the WQE: `SqDecode`,
 //!   `RxCheck`), `read_cq_full` (the counts just read: `NakCq`);
@@ -54,6 +56,7 @@
 //! - `answered` (`NakContext`: the NAK is the answer the SQ's head awaits), `answer_discard`
 //!   (that answer makes it complete with `REMOTE_DISCARD`).
 
+use super::calc::SHAPE_BITS;
 use super::k;
 use super::layouts::{pack, unpack};
 use super::sequencer::SeqState;
@@ -129,6 +132,7 @@ crate::sub_block! {
         pub cqe_data: Signal<Out, Bits<64>>,
         pub cur_w0: Signal<Out, Bits<64>>,
         pub cur_w1: Signal<Out, Bits<64>>,
+        pub head_shape: Signal<Out, Bits<SHAPE_BITS>>,
         pub wq: Signal<Out, Bits<WB>>,
         pub ctx_ci: Signal<Out, Bits<16>>,
         pub runnable: Signal<Out, bool>,
@@ -201,6 +205,7 @@ crate::sub_block! {
         /// `NakContext`: the answer's new state for the awaiting SQ, and its retry time.
         retry_at: Signal<Local, Bits<32>>,
         half: Constant<Bits<16>> = k(0x8000),
+        calc_shape_at: Constant<Bits<8>> = k(super::CALC_SHAPE.lsb as u64),
         half32: Constant<Bits<32>> = k(1 << 31),
         st_await: Constant<Bits<2>> = k(RcState::Await.code()),
         st_retry: Constant<Bits<2>> = k(RcState::Retry.code()),
@@ -267,6 +272,11 @@ impl<
         self.cq_full.next = self.full.q.val();
         self.cur_w0.next = self.w0.q.val();
         self.cur_w1.next = self.w1.q.val();
+        self.head_shape.next = self
+            .wqe1
+            .rd_data
+            .val()
+            .get_bits::<SHAPE_BITS>(self.calc_shape_at.val().index());
         self.latch_wqe.next =
             (self.state.val() == SeqState::SqWqe) | (self.state.val() == SeqState::RxWqe);
         if self.take_host.val() {

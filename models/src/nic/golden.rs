@@ -105,10 +105,15 @@
 //! 14. Receive channels: a PIPE owning the receive side comes first, then the channel, then
 //!     the RQ (the specification lists them in that order). A channel's message is never
 //!     refused (its buffer was checked when it was armed), so it counts no `RxDiscard`.
+//! 15. Shapes: a CALC reads its shape when it runs (here: atomically), so a `SET_SHAPE` racing
+//!     a CALC that names the shape is racy. The bounds are those of the last element, as the
+//!     strides are never negative. A retried CALC sends the span of its shape as it is at the
+//!     retry; a shape changed since the CALC ran may make that span leave data memory, whose
+//!     addresses are then taken modulo its size (as the hardware's address bits do).
 
 use super::{
-    reserved_bits, Cqe, HostOp, HostStatus, NicParams, Opcode, Stat, Status, Wqe, CQ_DEPTH, STATS,
-    WQ_DEPTH,
+    reserved_bits, Cqe, HostOp, HostStatus, NicParams, Opcode, Stat, Status, Wqe, CQ_DEPTH, SHAPES,
+    STATS, WQ_DEPTH,
 };
 use crate::net::Message;
 use crate::reduce_alu::{golden::golden, AluOp, Dtype};
@@ -251,9 +256,42 @@ pub struct NicGolden {
     counters: Vec<u32>,
     /// Each counter's receive channel (see "Receive channels"), `None` while disarmed.
     channels: Vec<Option<Channel>>,
+    /// Each CALC shape's outer dimensions (see "Multi-dimensional arguments"), 1 and 2.
+    shapes: [[Dim; 2]; SHAPES],
     dmem: Vec<u64>,
     stats: [u32; STATS],
     sent: Vec<Message>,
+}
+
+/// One outer dimension of a CALC shape: its element count (at least 1) and the strides of
+/// `a`, `b` and the result.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Dim {
+    n: u64,
+    sa: u64,
+    sb: u64,
+    sd: u64,
+}
+
+impl Dim {
+    /// The absent dimension (a shape never set).
+    const NONE: Dim = Dim {
+        n: 1,
+        sa: 0,
+        sb: 0,
+        sd: 0,
+    };
+
+    /// `SET_SHAPE`'s word: count `[15:0]` (0 is absent, as 1), then the strides of `a`, `b`
+    /// and the result, 16 bits each.
+    fn from_word(w: u64) -> Dim {
+        Dim {
+            n: (w & M16).max(1),
+            sa: (w >> 16) & M16,
+            sb: (w >> 32) & M16,
+            sd: (w >> 48) & M16,
+        }
+    }
 }
 
 /// An armed receive channel: the QP whose next message it takes, and its buffer.
@@ -287,6 +325,7 @@ impl NicGolden {
             cqs: vec![CompletionQueue::default(); p.cqs],
             counters: vec![0; p.counters],
             channels: vec![None; p.counters],
+            shapes: [[Dim::NONE; 2]; SHAPES],
             dmem: vec![0; p.dmem_words],
             stats: [0; STATS],
             sent: vec![],
@@ -567,6 +606,14 @@ impl NicGolden {
                     return (BadIndex, 0);
                 }
                 self.channels[arg] = armed.then_some(Channel { qp, addr, len });
+                (Ok, 0)
+            }
+            HostOp::SetShape => {
+                // Shape 0 is the one-dimensional CALC, fixed.
+                if arg == 0 || arg >= SHAPES {
+                    return (BadIndex, 0);
+                }
+                self.shapes[arg] = [Dim::from_word(w0), Dim::from_word(w1)];
                 (Ok, 0)
             }
         }
@@ -870,13 +917,16 @@ impl NicGolden {
             (w.addr, w.len)
         } else {
             let loc = AluOp::from_code(w.alu_op).is_some_and(|op| op.is_loc());
-            (w.dst_addr, w.len << loc as u64)
+            let [d1, d2] = self.shape(w);
+            let span = (w.len << loc as u64) + (d1.n - 1) * d1.sd + (d2.n - 1) * d2.sd;
+            (w.dst_addr, if w.len == 0 { 0 } else { span & M16 })
         };
-        let data = if len == 0 {
-            vec![]
-        } else {
-            self.dmem[addr as usize..(addr + len) as usize].to_vec()
-        };
+        // Addresses modulo the memory: only a shape changed since the CALC ran (reading 15)
+        // makes a span leave it.
+        let words = self.p.dmem_words as u64;
+        let data = (addr..addr + len)
+            .map(|a| self.dmem[(a % words) as usize])
+            .collect();
         self.send_message(qp, index, w, data, false);
     }
 
@@ -998,44 +1048,58 @@ impl NicGolden {
         }
         // Words per element: MAXLOC / MINLOC elements are (value, index) pairs.
         let width: u64 = if op.is_loc() { 2 } else { 1 };
-        let n = w.len;
+        let n0 = w.len;
+        let [d1, d2] = self.shape(w);
         let words = self.p.dmem_words as u64;
-        if n > 0 {
-            let a_last = w.addr + (n - 1) * w.sa + width - 1;
-            let b_last = w.b + (n - 1) * w.sb + width - 1;
-            if a_last >= words || b_last >= words || w.dst_addr + n * width > words {
+        // The result's span: its words from `dst_addr`, gaps between rows included.
+        let span = n0 * width + (d1.n - 1) * d1.sd + (d2.n - 1) * d2.sd;
+        if n0 > 0 {
+            // The last element has the highest addresses (no stride is negative).
+            let a_last = w.addr + (n0 - 1) * w.sa + (d1.n - 1) * d1.sa + (d2.n - 1) * d2.sa;
+            let b_last = w.b + (n0 - 1) * w.sb + (d1.n - 1) * d1.sb + (d2.n - 1) * d2.sb;
+            if a_last + width > words || b_last + width > words || w.dst_addr + span > words {
                 return Status::BadAddr;
             }
         }
-        for i in 0..n {
-            let a = (w.addr + i * w.sa) as usize;
-            let b = (w.b + i * w.sb) as usize;
-            let d = (w.dst_addr + i * width) as usize;
-            // Element i is read before it is written (arguments may overlap the result).
-            let (ai, bi) = if op.is_loc() {
-                (self.dmem[a + 1], self.dmem[b + 1])
-            } else {
-                (0, 0)
-            };
-            let (value, idx) =
-                golden(op, dtype, self.dmem[a], ai, self.dmem[b], bi).unwrap_or((0, 0));
-            self.dmem[d] = value;
-            if op.is_loc() {
-                self.dmem[d + 1] = idx;
+        for i2 in 0..d2.n {
+            for i1 in 0..d1.n {
+                for i0 in 0..n0 {
+                    let a = (w.addr + i0 * w.sa + i1 * d1.sa + i2 * d2.sa) as usize;
+                    let b = (w.b + i0 * w.sb + i1 * d1.sb + i2 * d2.sb) as usize;
+                    let d = (w.dst_addr + i0 * width + i1 * d1.sd + i2 * d2.sd) as usize;
+                    // An element is read before it is written (arguments may overlap the
+                    // result).
+                    let (ai, bi) = if op.is_loc() {
+                        (self.dmem[a + 1], self.dmem[b + 1])
+                    } else {
+                        (0, 0)
+                    };
+                    let (value, idx) =
+                        golden(op, dtype, self.dmem[a], ai, self.dmem[b], bi).unwrap_or((0, 0));
+                    self.dmem[d] = value;
+                    if op.is_loc() {
+                        self.dmem[d + 1] = idx;
+                    }
+                }
             }
         }
         if w.mode == 1 {
             // With `count = 0` nothing was checked or written (reading 8): the message is
             // empty, whatever `dst_addr` says.
-            let data = if n == 0 {
+            let data = if n0 == 0 {
                 vec![]
             } else {
                 let d = w.dst_addr as usize;
-                self.dmem[d..d + (n * width) as usize].to_vec()
+                self.dmem[d..d + span as usize].to_vec()
             };
             self.send_message(qp, index, w, data, false);
         }
         Status::Ok
+    }
+
+    /// The outer dimensions of the shape a CALC names (shape 0: none).
+    fn shape(&self, w: &Wqe) -> [Dim; 2] {
+        self.shapes[w.index as usize % SHAPES]
     }
 }
 
@@ -1729,6 +1793,137 @@ mod tests {
         );
     }
 
+    /// `SET_SHAPE`'s word for one dimension: count, then the strides of `a`, `b`, the result.
+    fn dim(count: u64, sa: u64, sb: u64, sd: u64) -> u64 {
+        count | sa << 16 | sb << 32 | sd << 48
+    }
+
+    #[test]
+    fn calc_with_shapes() {
+        let mut n = nic();
+        // Shape 1: rows of a 2 x 3 block of a 4-column matrix `a`, `b` and the result
+        // contiguous 2 x 3 (row strides 4, 3, 3).
+        assert_eq!(n.host(11, 1, dim(2, 4, 3, 3), 0), (OK, 0));
+        write(&mut n, 200, &[1, 2, 3, 100, 5, 6, 7, 100]);
+        write(&mut n, 300, &[10, 20, 30, 40, 50, 60]);
+        post(
+            &mut n,
+            false,
+            0,
+            Wqe {
+                index: 1,
+                ..calc(4, 2, 3, 200, 1, 300, 1, 400)
+            },
+            0,
+        );
+        // Shape 2 (reading 2): the rows of `b` folded into `dst`, which is also `a`.
+        assert_eq!(n.host(11, 2, dim(3, 0, 2, 0), 0), (OK, 0));
+        write(&mut n, 500, &[1, 1]);
+        write(&mut n, 510, &[1, 2, 10, 20, 100, 200]);
+        post(
+            &mut n,
+            false,
+            0,
+            Wqe {
+                index: 2,
+                ..calc(4, 2, 2, 500, 1, 510, 1, 500)
+            },
+            1,
+        );
+        // Shape 3, three dimensions of MINLOC pairs (`count` 1, 2 x 2 outer): `a` and `b`
+        // contiguous pairs, the result with gaps (row stride 3, plane stride 7), sent to node 9
+        // QP 3 with counter 4: the message is the span, gaps included.
+        assert_eq!(n.host(11, 3, dim(2, 2, 2, 3), dim(2, 4, 4, 7)), (OK, 0));
+        write(&mut n, 600, &[5, 0, 3, 1, 8, 2, -1i64 as u64, 3]);
+        write(&mut n, 700, &[4, 9, 3, 0, 9, 9, -1i64 as u64, 1]);
+        write(&mut n, 800, &[0xEE; 12]);
+        let to_peer = Wqe {
+            index: 3,
+            mode: 1,
+            dst: 9,
+            qp: 3,
+            cnt_en: true,
+            cnt: 4,
+            ..calc(3, 2, 1, 600, 2, 700, 2, 800)
+        };
+        post(&mut n, false, 0, to_peer, 2);
+        // Shape 6 was never set: one-dimensional.
+        write(&mut n, 900, &[1, 2]);
+        post(
+            &mut n,
+            false,
+            0,
+            Wqe {
+                index: 6,
+                ..calc(4, 2, 2, 900, 1, 900, 1, 902)
+            },
+            3,
+        );
+        n.run();
+        assert_eq!(mem(&n, 400, 7), vec![11, 22, 33, 45, 56, 67, 0]);
+        assert_eq!(mem(&n, 500, 2), vec![112, 223]);
+        let m1 = -1i64 as u64;
+        let span = vec![4, 9, 0xEE, 3, 0, 0xEE, 0xEE, 8, 2, 0xEE, m1, 1];
+        assert_eq!(mem(&n, 800, 13), [span.clone(), vec![0]].concat());
+        assert_eq!(mem(&n, 902, 3), vec![2, 4, 0]);
+        assert_eq!(
+            n.take_sent(),
+            vec![Message {
+                kind_nak: false,
+                node: 9,
+                src_qp: 0,
+                qp: 3,
+                cnt: Some(4),
+                tag: 2,
+                ack: false,
+                data: span,
+            }]
+        );
+        assert_eq!(
+            poll(&mut n, 0),
+            (0..4)
+                .map(|i| cqe(OK, CALC, 0, false, i, 0))
+                .collect::<Vec<_>>()
+        );
+    }
+
+    #[test]
+    fn calc_shape_bounds_and_set_shape_errors() {
+        let mut n = nic();
+        // Shape 0 is fixed and shape 8 does not exist.
+        assert_eq!(n.host(11, 0, dim(2, 1, 1, 1), 0), (BAD_INDEX, 0));
+        assert_eq!(n.host(11, 8, dim(2, 1, 1, 1), 0), (BAD_INDEX, 0));
+        // `a`'s last element at 100 + 1000 (1024 words): outside; the same for `b` through
+        // dimension 2; the result's end 100 + 1 + 923 = 1024 fits, 1025 does not.
+        assert_eq!(n.host(11, 1, dim(2, 1000, 0, 0), 0), (OK, 0));
+        assert_eq!(n.host(11, 2, 0, dim(3, 0, 462, 0)), (OK, 0));
+        assert_eq!(n.host(11, 3, dim(2, 0, 0, 923), 0), (OK, 0));
+        assert_eq!(n.host(11, 4, dim(2, 0, 0, 924), 0), (OK, 0));
+        write(&mut n, 100, &[7]);
+        let shaped = |shape, dst| Wqe {
+            index: shape,
+            ..calc(4, 2, 1, 100, 1, 100, 1, dst)
+        };
+        for (i, (shape, dst)) in [(1, 200), (2, 201), (3, 100), (4, 300)]
+            .into_iter()
+            .enumerate()
+        {
+            post(&mut n, false, 0, shaped(shape, dst), i as u64);
+        }
+        n.run();
+        let status = [BAD_ADDR, BAD_ADDR, OK, BAD_ADDR];
+        let cqes: Vec<_> = (0..4)
+            .map(|i| cqe(status[i], CALC, 0, false, i as u64, 0))
+            .collect();
+        assert_eq!(poll(&mut n, 0), cqes);
+        // Only shape 3's CALC wrote: its first element 7 + 7 at 100; its second reads `a` and
+        // `b` at 100 again (strides 0), after the first wrote there, and writes 1023.
+        assert_eq!(
+            (n.mem(100), n.mem(1023), n.mem(200), n.mem(300)),
+            (14, 28, 0, 0)
+        );
+    }
+
     #[test]
     fn calc_errors_and_empty() {
         let mut n = nic();
@@ -1821,7 +2016,10 @@ mod tests {
     fn host_command_errors() {
         let mut n = nic();
         assert_eq!(n.host(0, 0, 0, 0), (0, 0));
-        assert_eq!(n.host(11, 0, 0, 0), (1, 0));
+        // 11 is SET_SHAPE, whose shape 0 is fixed; 12 is unknown.
+        assert_eq!(n.host(11, 0, 0, 0), (2, 0));
+        assert_eq!(n.host(11, 8, 0, 0), (2, 0));
+        assert_eq!(n.host(12, 0, 0, 0), (1, 0));
         assert_eq!(n.host(15, 0, 0, 0), (1, 0));
         // Out of range: QP 4, CQ 4, address 1024, counter 8, stat 12, CONFIG_QP with CQ 4.
         let (w0, w1) = Wqe::nop(true).encode();
@@ -1846,7 +2044,7 @@ mod tests {
         // Poll of an empty CQ.
         assert_eq!(n.host(3, 0, 0, 0), (4, 0));
         assert_eq!(n.host(9, 0, 0, 0), (0, 2)); // HostBadOp
-        assert_eq!(n.host(9, 1, 0, 0), (0, 10)); // HostBadIndex
+        assert_eq!(n.host(9, 1, 0, 0), (0, 12)); // HostBadIndex (2 of them SET_SHAPE's)
         assert_eq!(n.host(9, 2, 0, 0), (0, 1)); // WqFull
         for s in 3..8 {
             assert_eq!(n.host(9, s, 0, 0), (0, 0));
@@ -1856,7 +2054,7 @@ mod tests {
         assert_eq!(n.host(5, 1023, 0, 0), (0, u64::MAX));
         assert_eq!(n.host(6, 7, 0x1_2345_6789, 0), (0, 0));
         assert_eq!(n.host(7, 7, 0, 0), (0, 0x2345_6789));
-        assert_eq!(n.host(9, 1, 0, 0), (0, 10));
+        assert_eq!(n.host(9, 1, 0, 0), (0, 12));
     }
 
     #[test]

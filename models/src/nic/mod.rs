@@ -122,8 +122,8 @@
 //! - **SEND_EN** / **RECV_EN** `qp, mode, more, value`: move the enable index of QP `qp`'s
 //!   SQ / RQ (see above; mode 2 has become mode 3 when posted), then complete. An RQ's newly enabled WQEs accept messages from then on; a
 //!   message that arrived earlier for a disabled WQE was discarded (below) and is not replayed.
-//! - **CALC** `op, dtype, count, a, sa, b, sb, dst, target, dst node, dst_qp, cnt_en, cnt`:
-//!   for `i in 0..count`, `dst[i] = a[i*sa] op b[i*sb]` through the reduction ALU
+//! - **CALC** `op, dtype, count, a, sa, b, sb, dst, target, dst node, dst_qp, cnt_en, cnt,
+//!   shape`: for `i in 0..count`, `dst[i] = a[i*sa] op b[i*sb]` through the reduction ALU
 //!   ([`crate::reduce_alu`]). For MAXLOC / MINLOC an element is a (value, index) pair in two
 //!   consecutive words, value first, at `a + i*sa` and `a + i*sa + 1` (likewise for `b`), and
 //!   the result pair goes to `dst + 2i`, `dst + 2i + 1`; for the other operations the result
@@ -137,6 +137,8 @@
 //!   [`crate::reduce_alu::Dtype`] code, `{calc_fp, calc_dtype}`: the floating-point types (4..7)
 //!   need a NIC built with them ([`NicParams::fp`]); without them, or with LAND … BXOR on
 //!   them, the CALC completes with `BadArg` and computes nothing, as for a reserved `op`.
+//!   `shape` 0 is this one-dimensional CALC; shapes 1..7 add two outer dimensions, each with
+//!   a stride for `a`, `b` and the result (see "Multi-dimensional arguments").
 //!
 //! - **PIPE** `rq, base, blen, nbuf, count, dst, dst_qp, cnt_en, cnt` (SQ only): the seed's
 //!   `PIPE(receive QP, send QP, intermediate buffer list, number of messages)`, the send QP
@@ -147,7 +149,7 @@
 //!
 //! An SQ WQE with opcode RECV or an unknown opcode (8..15) completes with `BadOpcode`, as does an
 //! RQ WQE that is not a RECV when a message consumes it, and any WQE with a reserved bit set
-//! (`w0[7:5]`, `w1[23:17]`: [`reserved_bits`]). A WQE never starts while its queue's
+//! (`w0[7:5]`, `w1[23:20]`, and `w1[19:17]` except in a CALC: [`reserved_bits`]). A WQE never starts while its queue's
 //! CQ is full (see Errors).
 //!
 //! ## Messages
@@ -287,6 +289,47 @@
 //! Each work queue has a reliability word (memory `rcc`, [`RcContext`]): the QP's settings in
 //! both, the answer state in the SQ's.
 //!
+//! ## Multi-dimensional arguments (shapes)
+//!
+//! The seed's CALC takes "a vector that is contiguously organized in memory, a vector that is
+//! non contiguously organized in memory and a multidimensional vector", and "V(N) and R(N) may
+//! be of any dimension". A CALC's `count`, `sa` and `sb` describe one dimension; a *shape*
+//! adds two outer ones, as an mlx5 strided memory key describes a layout once for many work
+//! requests. The NIC holds [`SHAPES`] shapes (memory `shape`); shape 0 is the one-dimensional
+//! CALC and cannot be set, shapes `1 .. SHAPES` are all zero after reset.
+//!
+//! - `SET_SHAPE` (host command 11) writes shape `arg` from `w0` (its dimension 1) and `w1`
+//!   (dimension 2), each a [`ShapeDim`]: `count`, and the strides `sa`, `sb`, `sd` (16 bits
+//!   each, in words) of `a`, `b` and the result. `arg` = 0 or ≥ [`SHAPES`] → `BAD_INDEX`,
+//!   nothing changes. A dimension whose `count` is 0 is absent (as `count` 1), so a shape never
+//!   set is one-dimensional.
+//! - A CALC with `shape = s` (`w1[19:17]`, `calc_shape`), `s`'s dimensions `(n1, sa1, sb1, sd1)`
+//!   and `(n2, sa2, sb2, sd2)` (counts 0 read as 1), `n0 = count` and `e` the words of an
+//!   element (2 for MAXLOC / MINLOC pairs, else 1), computes `n0 × n1 × n2` elements, `i2` the
+//!   outermost index and `i0` the innermost: element `(i2, i1, i0)` is
+//!   `dst + i0·e + i1·sd1 + i2·sd2  ←  a + i0·sa + i1·sa1 + i2·sa2  op  b + i0·sb + i1·sb1 +
+//!   i2·sb2`, one after the other in that order, each reading its arguments after the earlier
+//!   elements wrote their results (as in one dimension). Addresses are exact sums: the last
+//!   element's words must lie in data memory (`a + (n0-1)·sa + (n1-1)·sa1 + (n2-1)·sa2 + e - 1 <
+//!   dmem_words`, likewise `b`, and the result's end `dst + n0·e + (n1-1)·sd1 + (n2-1)·sd2 ≤
+//!   dmem_words`), else `BAD_ADDR` before anything is written; `count = 0` computes nothing
+//!   and checks nothing.
+//! - To a peer, the message is the result's span, `dst .. dst + n0·e + (n1-1)·sd1 +
+//!   (n2-1)·sd2` as data memory holds it after the CALC, gaps included (`sd1 = n0·e`, `sd2 =
+//!   n1·sd1` make the result contiguous); empty for `count = 0`.
+//!
+//! Readings of the specification:
+//! 1. The shape is read when the CALC starts: a `SET_SHAPE` while it runs does not change it.
+//!    A reliable QP's retry of a CALC sends the span of the shape as it is at the retry (as a
+//!    SEND's retry sends its buffer as it is then), its addresses modulo the data memory's
+//!    size; so a `SET_SHAPE` of a shape that a posted CALC names, before the CALC completes,
+//!    races it.
+//! 2. A stride of 0 repeats: `sd1 = 0` with `a = dst`, `sa1 = 0` folds the rows of `b` into
+//!    one row (`dst[i0] = dst[i0] op b[i1][i0]`), since each element reads what the previous
+//!    row wrote.
+//! 3. The result is not bounded by the message length: a span beyond data memory is
+//!    `BAD_ADDR`, so a message is never longer than `dmem_words`.
+//!
 //! ## Errors
 //!
 //! | refused or failed work | what happens | counted in |
@@ -327,6 +370,9 @@ use crate::{model_layout, model_ports};
 pub const WQ_DEPTH: usize = 16;
 /// Ring size of every completion queue.
 pub const CQ_DEPTH: usize = 32;
+/// Number of CALC shapes (`SET_SHAPE`'s `arg`; shape 0 is the one-dimensional CALC, see
+/// "Multi-dimensional arguments").
+pub const SHAPES: usize = 8;
 /// Number of statistics counters.
 pub const STATS: usize = Stat::ALL.len();
 
@@ -475,7 +521,7 @@ crate::codes! {
 }
 
 crate::codes! {
-    /// Host commands (`host_op`, 4 bits); 11..15 are unknown (`BadOp`).
+    /// Host commands (`host_op`, 4 bits); 12..15 are unknown (`BadOp`).
     pub enum HostOp: 4 {
         /// Does nothing, answers `Ok`.
         Nop = 0 => "NOP",
@@ -501,6 +547,9 @@ crate::codes! {
         /// Counter `arg`'s receive channel: `w0` is an [`RxChannel`] (its buffer, its QP,
         /// armed or not), see "Receive channels".
         SetChannel = 10 => "SET_CHANNEL",
+        /// CALC shape `arg` (1 .. [`SHAPES`]): `w0` and `w1` are its dimensions 1 and 2, each a
+        /// [`ShapeDim`], see "Multi-dimensional arguments".
+        SetShape = 11 => "SET_SHAPE",
     }
 }
 
@@ -568,8 +617,10 @@ macro_rules! nic_layouts {
                 peer_qp: w1[8, 8],
                 /// SEND, CALC to a peer: the receiver increments counter `peer_cnt`.
                 peer_cnt_en: w1[16, 1],
+                /// Reserved except in a CALC (its `calc_shape`), must be 0.
+                rsvd2: w1[17, 3],
                 /// Reserved, must be 0.
-                rsvd1: w1[17, 7],
+                rsvd1: w1[20, 4],
                 /// SEND, CALC to a peer: counter id.
                 peer_cnt: w1[24, 8],
                 /// WAIT: 0 = on a CQ, 1 = on a counter.
@@ -612,6 +663,8 @@ macro_rules! nic_layouts {
                 calc_sb: w1[40, 8],
                 /// CALC: result address.
                 calc_dst: w1[48, 16],
+                /// CALC: its shape, 0 = one-dimensional (see "Multi-dimensional arguments").
+                calc_shape: w1[17, 3],
                 /// PIPE: the receive QP.
                 pipe_rq: w0[8, 8],
                 /// PIPE: words per buffer (chunk).
@@ -736,6 +789,34 @@ macro_rules! nic_layouts {
             }
         }
         $cb! { $args
+            /// One outer dimension of a CALC shape (`SET_SHAPE`'s `w0` and `w1`, memories
+            /// `shape_dim1`, `shape_dim2`), see "Multi-dimensional arguments".
+            layout ShapeDim (dim: 64) {
+                /// Elements along the dimension (0: absent, as 1).
+                count: dim[0, 16],
+                /// Stride of `a` in words.
+                sa: dim[16, 16],
+                /// Stride of `b` in words.
+                sb: dim[32, 16],
+                /// Stride of the result in words.
+                sd: dim[48, 16],
+            }
+        }
+        $cb! { $args
+            /// What `SET_SHAPE` derives from a shape's dimensions (memory `shape_ext`): the
+            /// outer span `(n1 - 1)·s1 + (n2 - 1)·s2` of `a`, `b` and the result, each capped at
+            /// `2^17 - 1` (already beyond any data memory), so that a CALC's address check and
+            /// its message length need no multiplier for them.
+            layout ShapeExtent (ext: 51) {
+                /// `a`'s outer span.
+                a: ext[0, 17],
+                /// `b`'s outer span.
+                b: ext[17, 17],
+                /// The result's outer span.
+                d: ext[34, 17],
+            }
+        }
+        $cb! { $args
             /// A counter's receive channel (memory `chan`, `SET_CHANNEL`'s `w0`), see
             /// "Receive channels".
             layout RxChannel (chan: 48) {
@@ -770,11 +851,25 @@ macro_rules! nic_layouts {
 }
 crate::nic_layouts!(model_layout! {});
 
-/// Whether a WQE sets a bit that is reserved in every WQE (`rsvd0`, `rsvd1`). Such a WQE
-/// completes with [`Status::BadOpcode`] (on an RQ, when a message consumes it).
+/// Whether a WQE sets a reserved bit (`rsvd0`, `rsvd1`, and `rsvd2` unless it is a CALC, whose
+/// `calc_shape` it is). Such a WQE completes with [`Status::BadOpcode`] (on an RQ, when a
+/// message consumes it).
 pub fn reserved_bits(w0: u64, w1: u64) -> bool {
     let f = WqeWords::unpack(w0, w1);
-    f.rsvd0 != 0 || f.rsvd1 != 0
+    f.rsvd0 != 0 || f.rsvd1 != 0 || (f.rsvd2 != 0 && f.opcode != Opcode::Calc.code())
+}
+
+/// A shape's outer spans as `SET_SHAPE` stores them ([`ShapeExtent`]), from its dimensions.
+pub fn shape_extent(d1: &ShapeDim, d2: &ShapeDim) -> ShapeExtent {
+    let span = |s1: u64, s2: u64| {
+        let sum = d1.count.saturating_sub(1) * s1 + d2.count.saturating_sub(1) * s2;
+        sum.min((1 << 17) - 1)
+    };
+    ShapeExtent {
+        a: span(d1.sa, d2.sa),
+        b: span(d1.sb, d2.sb),
+        d: span(d1.sd, d2.sd),
+    }
 }
 
 /// A decoded work-queue entry. Field positions (`w0` / `w1` bit ranges) are listed per field;
@@ -804,7 +899,8 @@ pub struct Wqe {
     /// 2 = from the enable head, 3 = up to, not including, index (`w0[17:16]`); CALC: target
     /// 0 = host memory, 1 = peer (`w0[14]`).
     pub mode: u64,
-    /// WAIT: CQ or counter index `w0[23:16]`; PIPE: the receive QP `w0[15:8]`.
+    /// WAIT: CQ or counter index `w0[23:16]`; PIPE: the receive QP `w0[15:8]`; CALC: its shape
+    /// `w1[19:17]` (0: one-dimensional).
     pub index: u64,
     /// WAIT on a CQ: more WAITs of its group follow `w0[9]` (see WAIT); SEND_EN / RECV_EN
     /// in mode 2: more enables of its group follow `w0[18]`.
@@ -993,6 +1089,7 @@ impl Wqe {
                 f.calc_sa = self.sa;
                 f.calc_sb = self.sb;
                 f.calc_dst = self.dst_addr;
+                f.calc_shape = self.index;
                 self.put_peer(&mut f);
             }
             Some(Opcode::Pipe) => {
@@ -1060,6 +1157,7 @@ impl Wqe {
                 q.sa = f.calc_sa;
                 q.sb = f.calc_sb;
                 q.dst_addr = f.calc_dst;
+                q.index = f.calc_shape;
                 peer(&mut q);
             }
             Some(Opcode::Pipe) => {

@@ -141,7 +141,7 @@
 //! | `CalcWait` | the ALU computes; `wait -= 1` | `CalcWait`; `CalcWrite` when `wait` was 0 |
 //! | `CalcWrite` | writes the result | `CalcWriteIndex` (LOC); `CalcReadA` (next element), `Idle` (to a peer: the held message may go), `Complete` |
 //! | `CalcWriteIndex` | writes the result's index | as `CalcWrite` without LOC |
-//! | `CalcStream` | reads the next element's `a` and `b` (while `left > 0`; pairs: values, then indices); writes the result the ALU shows (pairs: value, then index), `wleft -= 1` per element | `CalcStream`; after the last result `Idle` (to a peer), `Complete` |
+//! | `CalcStream` | reads the next element's `a` and `b` (while `rd_more`; pairs: values, then indices), the walk `rd` steps; writes the result the ALU shows (pairs: value, then index), the walk `wr` steps per element | `CalcStream`; after the last result `Idle` (to a peer), `Complete` |
 //! | `PipeCheck` | one step of the PIPE from the pipe context just read: takes the receive side (buffers beyond data memory: `BAD_ADDR`); another SQ's PIPE owns it: nothing; frees the chunk the engine has sent (after the last one releases the receive side and completes with the pipe's status); hands the oldest chunk held over (no `ack`, may go at once) | `Idle`; `Complete` |
 //!
 //! ## Registers, by the RTL sub-block that holds them
@@ -165,12 +165,14 @@
 //! - transmit engine: `phase`, the `tx_*` output registers; the held data message (`pend`,
 //!   `go`, `sent`, its header — whose `src_qp` is the handing SQ's QP, RTL `sq` — and `left`
 //!   beats from `addr`); the answer register (`ans`, the header and reason);
-//! - calc: `left` (elements; streaming: still to read), `wleft` (streaming: results still to
-//!   write), `addr_a`, `addr_b`, `addr_dst`, the operands `a`, `a_index`, `b`, `b_index`,
+//! - calc: the walks of `a`, `b` and the result (`rd`, `wr`: each its counters of the three
+//!   dimensions, current address and row and plane starts; `rd` ends with the last element
+//!   read, `wr` with the last written), `rd_more` (streaming: elements still to read), the
+//!   shape's dimensions (latched in `SqDecode`), the operands `a`, `a_index`, `b`, `b_index`,
 //!   `rd_valid`, `half` and `op_valid` (streaming: the reads arrive, the operands
 //!   enter the ALU), `wr_index` and `ri_hold` (streaming pairs: the index written next), the
-//!   `CalcWait` counter `wait`; `span_a`, `span_b` (`(count - 1) × stride`, for the bounds
-//!   check); the ALU's pipeline;
+//!   `CalcWait` counter `wait`; `span_a`, `span_b` (`(count - 1) × stride` plus the shape's
+//!   outer span), `span_d` (the result's span), for the bounds check; the ALU's pipeline;
 //! - pipe: `ctx`, the pipe context of the message being received (latched in `RxContext`),
 //!   and `size` (`nbuf × blen`, registered in `SqDecode`, so that `PipeCheck`'s bounds check
 //!   has no multiplier in front of it); receive: `pipe` (the message goes to the pipe),
@@ -195,8 +197,9 @@
 //! | `dmem` | `dmem_words` | 64 bits; a second read port for the transmit engine and a third for a streaming CALC's `b` (RTL: copies, `dmem_tx` and `dmem_b`, written with `dmem`) |
 //! | `pipc0`, `pipc1` | `qps` | the two words of a QP's [`PipeContext`] |
 //! | `chan` | `counters` | [`RxChannel`]: a counter's receive channel, read at `rx_cnt` with the message's queue context (RTL: in `nic_receive`) |
+//! | `shape_dim1`, `shape_dim2`, `shape_ext` | [`SHAPES`] | a CALC shape's dimensions ([`ShapeDim`]) and outer spans ([`ShapeExtent`]); distributed RAM, read without a register (at the WQE's `calc_shape` in `SqDecode`; RTL: in `nic_calc`) |
 //!
-//! After reset the sequencer writes zero to `wqc`, `cqp`, `cqw`, `wqen`, `rcc`, `cnt`, `pipc0`, `pipc1` and `chan` at index `sweep` for
+//! After reset the sequencer writes zero to `wqc`, `cqp`, `cqw`, `wqen`, `rcc`, `cnt`, `pipc0`, `pipc1`, `chan` and the shape memories at index `sweep` for
 //! `sweep = 0 .. 2^SWB - 1` (each memory at `sweep` modulo its size), `SWB` the widest of their
 //! index widths; the WQE, CQE and data memories are not cleared (nothing reads them before
 //! writing).
@@ -218,8 +221,8 @@
 
 use super::{
     log2, CqContext, CqWait, CqeWord, HostOp, HostStatus, NicIn, NicOut, NicParams, Opcode,
-    PipeContext, QpConfig, RcContext, RcState, RxChannel, Stat, Status, WqContext, WqEnable,
-    WqeWords, CQ_DEPTH, STATS, WQ_DEPTH,
+    PipeContext, QpConfig, RcContext, RcState, RxChannel, ShapeDim, ShapeExtent, Stat, Status,
+    WqContext, WqEnable, WqeWords, CQ_DEPTH, SHAPES, STATS, WQ_DEPTH,
 };
 use crate::kit::layout::LayoutField;
 use crate::model_states;
@@ -401,6 +404,10 @@ impl Ram {
     fn read_b(&mut self, a: u64) {
         self.b_addr = a as usize % self.words.len();
     }
+    /// A distributed RAM's read, without a register: the word as it is this cycle.
+    fn peek(&self, a: u64) -> u64 {
+        self.words[a as usize % self.words.len()]
+    }
     fn write(&mut self, a: u64, d: u64) {
         self.wr = Some((a as usize % self.words.len(), d));
     }
@@ -544,23 +551,26 @@ struct Transmit {
 /// The CALC loop (RTL `nic_calc`) and the ALU's result registers.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 struct Calc {
-    /// Elements still to compute (the current one included).
-    left: u64,
-    addr_a: u64,
-    addr_b: u64,
-    addr_dst: u64,
+    /// The walk of `a` and `b`: the next element to read (element by element: to compute).
+    rd: Walk,
+    /// Streaming: elements still to read.
+    rd_more: bool,
+    /// The walk of the result: the next element to write.
+    wr: Walk,
+    /// The shape's dimensions 1 and 2 (latched in `SqDecode`, counts 0 read as 1).
+    dims: [ShapeDim; 2],
+    /// `(count - 1) × calc_sa` and `× calc_sb` plus the shape's outer spans, the result's span:
+    /// registered in `SqDecode` so that `CalcReadA`'s bounds check has no multiplier in front
+    /// of it.
+    span_a: u64,
+    span_b: u64,
+    span_d: u64,
     a: u64,
     a_index: u64,
     b: u64,
     b_index: u64,
     /// `CalcWait` cycles still to go after this one.
     wait: u64,
-    /// `(count - 1) × calc_sa`, `(count - 1) × calc_sb`: registered in `SqDecode` so that
-    /// `CalcReadA`'s bounds check has no multiplier in front of it.
-    span_a: u64,
-    span_b: u64,
-    /// A streaming CALC: results still to write (the next one included).
-    wleft: u64,
     /// A streaming CALC read `a` and `b` in the previous cycle (they arrive now).
     rd_valid: bool,
     /// A streaming MAXLOC / MINLOC reads its pairs' index words next.
@@ -575,6 +585,64 @@ struct Calc {
     /// `k + 1` cycles ago, valid if they entered it then; its result port shows
     /// `pipe[latency - 1]`.
     pipe: [(bool, u64, u64); ALU_PIPE],
+}
+
+/// A walk over a CALC's elements in the order of "Multi-dimensional arguments" (RTL
+/// `nic_calc_walk`, one per address): elements still to go in each dimension (the current
+/// one included), and for `a`, `b` and the result the current address and the starts of the
+/// current row (dimension 1) and plane (dimension 2).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Walk {
+    left: [u64; 3],
+    addr: [u64; 3],
+    row: [u64; 3],
+    plane: [u64; 3],
+}
+
+impl Walk {
+    /// At the first element of `count × n1 × n2`, from `base`.
+    fn start(count: u64, dims: &[ShapeDim; 2], base: [u64; 3]) -> Walk {
+        Walk {
+            left: [count, dims[0].count, dims[1].count],
+            addr: base,
+            row: base,
+            plane: base,
+        }
+    }
+
+    /// The current element is the last (no dimension has more than it).
+    fn last(&self) -> bool {
+        self.left.iter().all(|&l| l <= 1)
+    }
+
+    /// To the next element; `s0` the inner strides, `dims` the outer dimensions (the last
+    /// element stays where it is).
+    fn step(&self, count: u64, s0: [u64; 3], dims: &[ShapeDim; 2]) -> Walk {
+        let mut w = *self;
+        let stride = |d: &ShapeDim| [d.sa, d.sb, d.sd];
+        if self.left[0] > 1 {
+            w.left[0] -= 1;
+            for k in 0..3 {
+                w.addr[k] = (self.addr[k] + s0[k]) & M16;
+            }
+        } else if self.left[1] > 1 {
+            w.left = [count, self.left[1] - 1, self.left[2]];
+            let s1 = stride(&dims[0]);
+            for k in 0..3 {
+                w.row[k] = (self.row[k] + s1[k]) & M16;
+                w.addr[k] = w.row[k];
+            }
+        } else if self.left[2] > 1 {
+            w.left = [count, dims[0].count, self.left[2] - 1];
+            let s2 = stride(&dims[1]);
+            for k in 0..3 {
+                w.plane[k] = (self.plane[k] + s2[k]) & M16;
+                w.row[k] = w.plane[k];
+                w.addr[k] = w.plane[k];
+            }
+        }
+        w
+    }
 }
 
 /// The deepest ALU pipeline a NIC has.
@@ -630,6 +698,9 @@ pub struct NicModel {
     pipc0: Ram,
     pipc1: Ram,
     chan: Ram,
+    shape_dim1: Ram,
+    shape_dim2: Ram,
+    shape_ext: Ram,
 }
 
 /// `v` taken as a signed 16-bit number is positive.
@@ -673,6 +744,9 @@ impl NicModel {
             pipc0: Ram::new(p.qps),
             pipc1: Ram::new(p.qps),
             chan: Ram::new(p.counters),
+            shape_dim1: Ram::new(SHAPES),
+            shape_dim2: Ram::new(SHAPES),
+            shape_ext: Ram::new(SHAPES),
         }
     }
 
@@ -705,7 +779,7 @@ impl NicModel {
         }
     }
 
-    fn memories(&mut self) -> [&mut Ram; 13] {
+    fn memories(&mut self) -> [&mut Ram; 16] {
         [
             &mut self.wqc,
             &mut self.wqe0,
@@ -720,6 +794,9 @@ impl NicModel {
             &mut self.pipc0,
             &mut self.pipc1,
             &mut self.chan,
+            &mut self.shape_dim1,
+            &mut self.shape_dim2,
+            &mut self.shape_ext,
         ]
     }
 
@@ -828,6 +905,9 @@ impl NicModel {
         self.pipc0.write(s, 0);
         self.pipc1.write(s, 0);
         self.chan.write(s, 0);
+        self.shape_dim1.write(s, 0);
+        self.shape_dim2.write(s, 0);
+        self.shape_ext.write(s, 0);
         let last = (1u64 << self.swb) - 1;
         n.seq.sweep = (s + 1) & last;
         if s == last {
@@ -999,7 +1079,7 @@ impl NicModel {
                     let (addr, len) = if wqe.opcode == Opcode::Send.code() {
                         (wqe.buf_addr, wqe.buf_len)
                     } else {
-                        (wqe.calc_dst, (wqe.calc_count << is_loc(wqe) as u64) & M16)
+                        (wqe.calc_dst, self.calc_message_len(wqe))
                     };
                     self.hand_over(cur, n, wqe, addr, len, true);
                     return Some(Stat::RnrRetry);
@@ -1106,18 +1186,21 @@ impl NicModel {
                 } else {
                     if wqe.calc_to_peer == 1 {
                         // The engine holds the message until the result is computed.
-                        let words = (count << is_loc(wqe) as u64) & M16;
+                        let words = self.calc_message_len(wqe);
                         self.hand_over(cur, n, wqe, wqe.calc_dst, words, false);
                     }
-                    // `CalcReadA` checks the addresses with these.
+                    // The shape, read once; `CalcReadA` checks the addresses with the spans.
+                    let dims = self.shape_dims(wqe);
+                    let ext = ShapeExtent::unpack(self.shape_ext.peek(wqe.calc_shape));
                     let last = count.wrapping_sub(1) & M16;
-                    n.calc.span_a = last * wqe.calc_sa;
-                    n.calc.span_b = last * wqe.calc_sb;
-                    n.calc.left = count;
-                    n.calc.wleft = count;
-                    n.calc.addr_a = wqe.calc_a;
-                    n.calc.addr_b = wqe.calc_b;
-                    n.calc.addr_dst = wqe.calc_dst;
+                    n.calc.span_a = last * wqe.calc_sa + ext.a;
+                    n.calc.span_b = last * wqe.calc_sb + ext.b;
+                    n.calc.span_d = (count << is_loc(wqe) as u64) + ext.d;
+                    n.calc.dims = dims;
+                    let base = [wqe.calc_a, wqe.calc_b, wqe.calc_dst];
+                    n.calc.rd = Walk::start(count, &dims, base);
+                    n.calc.wr = Walk::start(count, &dims, base);
+                    n.calc.rd_more = count != 0;
                     if count != 0 {
                         n.seq.state = CalcReadA;
                     } else {
@@ -1204,22 +1287,22 @@ impl NicModel {
         let loc = is_loc(wqe);
         match cur.seq.state {
             CalcReadA => {
-                self.dmem.read(c.addr_a);
+                self.dmem.read(c.rd.addr[0]);
                 // The whole CALC's addresses (the same answer for every element): a bad one
                 // fails the WQE before its first write.
                 let dmw = self.p.dmem_words as u64;
                 let pair = loc as u64;
                 let a_end = wqe.calc_a + c.span_a + pair;
                 let b_end = wqe.calc_b + c.span_b + pair;
-                let dst_end = wqe.calc_dst + (wqe.calc_count << pair);
+                let dst_end = wqe.calc_dst + c.span_d;
                 if a_end >= dmw || b_end >= dmw || dst_end > dmw {
                     // Nothing to send: the engine drops the message it holds for the result.
                     if wqe.calc_to_peer == 1 {
                         n.tx.pend = false;
                     }
                     Self::complete_with(cur, n, wqe, Status::BadAddr);
-                } else if !stream_hazard(wqe.calc_a, a_end, wqe.calc_sa, wqe.calc_dst, dst_end, loc)
-                    && !stream_hazard(wqe.calc_b, b_end, wqe.calc_sb, wqe.calc_dst, dst_end, loc)
+                } else if !stream_hazard(wqe.calc_a, a_end, short(wqe, wqe.calc_sa), wqe, dst_end)
+                    && !stream_hazard(wqe.calc_b, b_end, short(wqe, wqe.calc_sb), wqe, dst_end)
                 {
                     n.seq.state = CalcStream;
                 } else {
@@ -1228,55 +1311,51 @@ impl NicModel {
             }
             CalcStream => {
                 // Reads: an element's words (for a pair, its values, then its indices).
-                if c.left != 0 {
+                if c.rd_more {
                     let word = c.half as u64;
-                    self.dmem.read((c.addr_a + word) & M16);
-                    self.dmem.read_b((c.addr_b + word) & M16);
+                    self.dmem.read((c.rd.addr[0] + word) & M16);
+                    self.dmem.read_b((c.rd.addr[1] + word) & M16);
                     n.calc.rd_valid = true;
                     n.calc.half = loc && !c.half;
                     if !n.calc.half {
-                        n.calc.left = c.left - 1;
-                        n.calc.addr_a = (c.addr_a + wqe.calc_sa) & M16;
-                        n.calc.addr_b = (c.addr_b + wqe.calc_sb) & M16;
+                        n.calc.rd_more = !c.rd.last();
+                        n.calc.rd = c.rd.step(wqe.calc_count, strides(wqe), &c.dims);
                     }
                 }
                 // Writes: the result the ALU shows (for a pair, its value, then its index).
                 let (valid, r, ri) = c.pipe[self.alu_latency - 1];
+                let dst = c.wr.addr[2];
                 let element_written = if c.wr_index {
-                    self.dmem.write((c.addr_dst + 1) & M16, c.ri_hold);
-                    n.calc.addr_dst = (c.addr_dst + 2) & M16;
+                    self.dmem.write((dst + 1) & M16, c.ri_hold);
                     true
                 } else if valid {
-                    self.dmem.write(c.addr_dst, r);
+                    self.dmem.write(dst, r);
                     n.calc.wr_index = loc;
                     n.calc.ri_hold = ri;
-                    if !loc {
-                        n.calc.addr_dst = (c.addr_dst + 1) & M16;
-                    }
                     !loc
                 } else {
                     false
                 };
                 if element_written {
-                    n.calc.wleft = c.wleft - 1;
-                    if c.wleft == 1 {
+                    n.calc.wr = c.wr.step(wqe.calc_count, strides(wqe), &c.dims);
+                    if c.wr.last() {
                         self.calc_done(cur, n, wqe);
                     }
                 }
             }
             CalcReadB => {
                 n.calc.a = self.dmem.rd_data;
-                self.dmem.read(c.addr_b);
+                self.dmem.read(c.rd.addr[1]);
                 n.seq.state = if loc { CalcReadAIndex } else { CalcOperands };
             }
             CalcReadAIndex => {
                 n.calc.b = self.dmem.rd_data;
-                self.dmem.read((c.addr_a + 1) & M16);
+                self.dmem.read((c.rd.addr[0] + 1) & M16);
                 n.seq.state = CalcReadBIndex;
             }
             CalcReadBIndex => {
                 n.calc.a_index = self.dmem.rd_data;
-                self.dmem.read((c.addr_b + 1) & M16);
+                self.dmem.read((c.rd.addr[1] + 1) & M16);
                 n.seq.state = CalcOperands;
             }
             CalcOperands => {
@@ -1297,7 +1376,7 @@ impl NicModel {
             CalcWait => n.calc.wait = c.wait - 1,
             CalcWrite => {
                 let (_, result, _) = c.pipe[self.alu_latency - 1];
-                self.dmem.write(c.addr_dst, result);
+                self.dmem.write(c.rd.addr[2], result);
                 if loc {
                     n.seq.state = CalcWriteIndex;
                 } else {
@@ -1307,7 +1386,7 @@ impl NicModel {
             _ => {
                 // CalcWriteIndex: the operands have not changed since `CalcAlu`.
                 let (_, _, index) = c.pipe[self.alu_latency - 1];
-                self.dmem.write((c.addr_dst + 1) & M16, index);
+                self.dmem.write((c.rd.addr[2] + 1) & M16, index);
                 self.calc_next(cur, n, wqe);
             }
         }
@@ -1316,15 +1395,30 @@ impl NicModel {
     /// After one CALC element: the next one, or the send of the result, or the completion.
     fn calc_next(&mut self, cur: &Regs, n: &mut Regs, wqe: &WqeWords) {
         let c = &cur.calc;
-        n.calc.left = (c.left - 1) & M16;
-        n.calc.addr_a = (c.addr_a + wqe.calc_sa) & M16;
-        n.calc.addr_b = (c.addr_b + wqe.calc_sb) & M16;
-        n.calc.addr_dst = (c.addr_dst + if is_loc(wqe) { 2 } else { 1 }) & M16;
-        if c.left == 1 {
+        n.calc.rd = c.rd.step(wqe.calc_count, strides(wqe), &c.dims);
+        if c.rd.last() {
             self.calc_done(cur, n, wqe);
         } else {
             n.seq.state = CalcReadA;
         }
+    }
+
+    /// A CALC's shape dimensions (distributed RAM, read now), counts 0 read as 1.
+    fn shape_dims(&self, wqe: &WqeWords) -> [ShapeDim; 2] {
+        [&self.shape_dim1, &self.shape_dim2].map(|m| {
+            let mut d = ShapeDim::unpack(m.peek(wqe.calc_shape));
+            d.count = d.count.max(1);
+            d
+        })
+    }
+
+    /// The words a CALC sends to a peer: its result's span (0 for `count = 0`).
+    fn calc_message_len(&self, wqe: &WqeWords) -> u64 {
+        if wqe.calc_count == 0 {
+            return 0;
+        }
+        let ext = ShapeExtent::unpack(self.shape_ext.peek(wqe.calc_shape));
+        ((wqe.calc_count << is_loc(wqe) as u64) + ext.d) & M16
     }
 
     /// The CALC loop is over: the engine may send the result to the peer, or the WQE completes.
@@ -2014,6 +2108,17 @@ impl NicModel {
                 self.chan.write(arg, ch.pack()[0]);
                 respond(n, HostStatus::Ok, 0);
             }
+            HostOp::SetShape => {
+                if arg == 0 || arg >= SHAPES as u64 {
+                    return bad_index(n);
+                }
+                let (d1, d2) = (ShapeDim::unpack(h.w0), ShapeDim::unpack(h.w1));
+                self.shape_dim1.write(arg, h.w0);
+                self.shape_dim2.write(arg, h.w1);
+                self.shape_ext
+                    .write(arg, super::shape_extent(&d1, &d2).pack()[0]);
+                respond(n, HostStatus::Ok, 0);
+            }
         }
         None
     }
@@ -2044,9 +2149,9 @@ fn enable_target(wqe: &WqeWords) -> u64 {
     2 * wqe.en_qp + (wqe.opcode == Opcode::RecvEn.code()) as u64
 }
 
-/// A reserved bit of the WQE is set.
+/// A reserved bit of the WQE is set (`rsvd2` is a CALC's `calc_shape`).
 fn reserved(wqe: &WqeWords) -> bool {
-    wqe.rsvd0 != 0 || wqe.rsvd1 != 0
+    wqe.rsvd0 != 0 || wqe.rsvd1 != 0 || (wqe.rsvd2 != 0 && wqe.opcode != Opcode::Calc.code())
 }
 
 /// The WQE's CALC operation takes (value, index) pairs.
@@ -2062,8 +2167,23 @@ fn is_loc(wqe: &WqeWords) -> bool {
 /// `dst + 2j + d`, `d` in 0..2) and element `i` reads `base + i × stride` (pairs: `+ e`): with
 /// `dst <= base` and a stride of at least 1 (pairs: 2) the two meet only for `j >= i`, which
 /// the element-by-element order has too.
-fn stream_hazard(base: u64, end: u64, stride: u64, dst: u64, dst_end: u64, pair: bool) -> bool {
-    (dst > base && dst <= end) || (stride <= pair as u64 && dst <= base && base < dst_end)
+///
+/// With a shape (`calc_shape ≠ 0`) the walk of an argument may fall behind the result's
+/// (a row repeated, a stride 0), so `short` is set and any overlap is a hazard.
+fn stream_hazard(base: u64, end: u64, short: bool, wqe: &WqeWords, dst_end: u64) -> bool {
+    let dst = wqe.calc_dst;
+    (dst > base && dst <= end) || (short && dst <= base && base < dst_end)
+}
+
+/// An argument of stride `stride` may be passed by the result written in place: its stride is
+/// under an element's words, or the CALC has a shape.
+fn short(wqe: &WqeWords, stride: u64) -> bool {
+    stride <= is_loc(wqe) as u64 || wqe.calc_shape != 0
+}
+
+/// The inner strides of `a`, `b` and the result (an element's words).
+fn strides(wqe: &WqeWords) -> [u64; 3] {
+    [wqe.calc_sa, wqe.calc_sb, 1 + is_loc(wqe) as u64]
 }
 
 fn alu_eval(wqe: &WqeWords, c: &Calc) -> (u64, u64) {

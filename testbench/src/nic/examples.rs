@@ -69,6 +69,10 @@ pub const EXAMPLES: &[(&str, &str)] = &[
         include_str!("../../../scenarios/nic/send_en.toml"),
     ),
     (
+        "shapes.toml",
+        include_str!("../../../scenarios/nic/shapes.toml"),
+    ),
+    (
         "wait_counter.toml",
         include_str!("../../../scenarios/nic/wait_counter.toml"),
     ),

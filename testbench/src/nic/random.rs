@@ -3,13 +3,18 @@
 //! A program mixes every host command, every work request (valid ones and each kind of bad
 //! one: unknown opcode, reserved bits, out-of-range QP / CQ / counter, buffers outside memory,
 //! reserved ALU operation, full queues, cross-channel work posted to a plain QP), arriving messages (to posted, missing and disabled
-//! receive WQEs, longer than their buffer, naming counters, NAKs) and idle stretches. It is not
-//! meant to compute anything: the point is that two implementations do exactly the same thing
+//! receive WQEs, longer than their buffer, naming counters, NAKs) and idle stretches. CALCs
+//! often name a shape (multi-dimensional arguments), set by `SET_SHAPE` at the start of the
+//! program, before any WQE is posted: a `SET_SHAPE` of a shape that a posted CALC names races
+//! it (the golden's reading 15), so later `SET_SHAPE`s only name shapes that do not exist.
+//! It is not meant to compute anything: the point is that two implementations do exactly the same thing
 //! cycle by cycle, including on the error paths.
 
 use crate::nic::scenario::{HostCmd, Scenario, Step};
 use netcoll_models::nic::Message;
-use netcoll_models::nic::{HostOp, NicParams, Opcode, QpConfig, RxChannel, Status, Wqe, STATS};
+use netcoll_models::nic::{
+    HostOp, NicParams, Opcode, QpConfig, RxChannel, ShapeDim, Status, Wqe, SHAPES, STATS,
+};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
@@ -52,7 +57,54 @@ fn maybe_counter(r: &mut ChaCha8Rng, p: &NicParams) -> Option<u64> {
     }
 }
 
-fn random_wqe(r: &mut ChaCha8Rng, p: &NicParams) -> Wqe {
+/// A stride of a shape's dimension: often 0 (the dimension repeats), mostly short, sometimes
+/// long enough to leave data memory (`BAD_ADDR`).
+fn shape_stride(r: &mut ChaCha8Rng) -> u64 {
+    match r.gen_range(0..32) {
+        0..=7 => 0,
+        31 => r.gen_range(100..1500),
+        _ => r.gen_range(1..9),
+    }
+}
+
+/// One outer dimension of a shape: mostly 2 to `max` elements, sometimes absent (count 0) or
+/// of one element.
+fn shape_dim(r: &mut ChaCha8Rng, max: u64) -> ShapeDim {
+    ShapeDim {
+        count: if r.gen_ratio(1, 4) {
+            r.gen_range(0..2)
+        } else {
+            r.gen_range(2..=max)
+        },
+        sa: shape_stride(r),
+        sb: shape_stride(r),
+        sd: shape_stride(r),
+    }
+}
+
+/// The CALC shapes of a program: the shapes it set and their own random stream, apart from
+/// the program's, so that a program is the one it was before shapes existed but for its
+/// `SET_SHAPE`s and its CALCs' shapes and counts.
+struct Shapes {
+    r: ChaCha8Rng,
+    set: Vec<u64>,
+}
+
+impl Shapes {
+    /// A CALC's shape: half the time 0 (one-dimensional), mostly one the program set,
+    /// sometimes any (one never set is one-dimensional).
+    fn calc(&mut self) -> u64 {
+        let r = &mut self.r;
+        match r.gen_range(0..8) {
+            0..=3 => 0,
+            4..=6 if !self.set.is_empty() => self.set[r.gen_range(0..self.set.len())],
+            _ => r.gen_range(1..SHAPES as u64),
+        }
+    }
+}
+
+/// A random work request; a CALC's shape comes from `shapes`.
+fn random_wqe(r: &mut ChaCha8Rng, p: &NicParams, shapes: &mut Shapes) -> Wqe {
     let signaled = r.gen_ratio(3, 4);
     match r.gen_range(0..21) {
         0..=1 => Wqe::nop(signaled),
@@ -94,36 +146,51 @@ fn random_wqe(r: &mut ChaCha8Rng, p: &NicParams) -> Wqe {
                 )
             },
         },
-        13..=17 => Wqe {
-            opcode: Opcode::Calc as u64,
-            signaled,
-            alu_op: if r.gen_ratio(1, 10) {
-                r.gen_range(12..16)
-            } else {
-                r.gen_range(0..12)
-            },
-            // Every element type, the floating-point ones too (refused with `BadArg` by a
-            // NIC built without them).
-            dtype: r.gen_range(0..8),
-            mode: r.gen_bool(0.3) as u64,
-            // Mostly short (the arguments then overlap the result in every way), sometimes
-            // longer than the ALU's pipeline.
-            len: if r.gen_ratio(1, 5) {
-                r.gen_range(4..24)
-            } else {
-                r.gen_range(0..4)
-            },
-            addr: addr(r, p),
-            b: addr(r, p),
-            sa: r.gen_range(0..3),
-            sb: r.gen_range(0..3),
-            dst_addr: addr(r, p),
-            dst: r.gen_range(0..4),
-            qp: r.gen_range(0..p.qps as u64),
-            cnt_en: r.gen_bool(0.3),
-            cnt: index(r, p.counters),
-            ..Default::default()
-        },
+        13..=17 => {
+            let shape = shapes.calc();
+            let mut q = Wqe {
+                opcode: Opcode::Calc as u64,
+                signaled,
+                alu_op: if r.gen_ratio(1, 10) {
+                    r.gen_range(12..16)
+                } else {
+                    r.gen_range(0..12)
+                },
+                // Every element type, the floating-point ones too (refused with `BadArg` by a
+                // NIC built without them).
+                dtype: r.gen_range(0..8),
+                mode: r.gen_bool(0.3) as u64,
+                // Mostly short (the arguments then overlap the result in every way), sometimes
+                // longer than the ALU's pipeline.
+                len: if r.gen_ratio(1, 5) {
+                    r.gen_range(4..24)
+                } else {
+                    r.gen_range(0..4)
+                },
+                index: shape,
+                addr: addr(r, p),
+                b: addr(r, p),
+                sa: r.gen_range(0..3),
+                sb: r.gen_range(0..3),
+                dst_addr: addr(r, p),
+                dst: r.gen_range(0..4),
+                qp: r.gen_range(0..p.qps as u64),
+                cnt_en: r.gen_bool(0.3),
+                cnt: index(r, p.counters),
+                ..Default::default()
+            };
+            // With a shape (up to 3 x 2 rows of it), at most 4 elements a row, so that the
+            // CALC ends within the settled programs' runs, and mostly an integer type, so
+            // that most such CALCs compute (a floating-point one is refused by a NIC built
+            // without them).
+            if shape != 0 {
+                q.len = shapes.r.gen_range(0..5);
+                if shapes.r.gen_ratio(3, 4) {
+                    q.dtype = shapes.r.gen_range(0..4);
+                }
+            }
+            q
+        }
         18 => Wqe::recv(addr(r, p), r.gen_range(0..4), signaled),
         // A PIPE of a few short chunks (sometimes none, no buffers or empty ones).
         19 => Wqe {
@@ -189,10 +256,35 @@ pub fn random_scenario(p: &NicParams, seed: u64, steps: usize) -> Scenario {
     for a in 0..16u64 {
         out.push(host("write_mem", HostOp::WriteMem, a * 3, r.gen(), 0));
     }
+    // CALC shapes, before any WQE is posted (see the module docs): short dimensions (2 of up
+    // to 3 x 2 rows, or absent), strides often 0; sometimes a shape that cannot be set.
+    let mut shapes = Shapes {
+        r: ChaCha8Rng::seed_from_u64(seed ^ 0x5348_4150_4553), // "SHAPES"
+        set: vec![],
+    };
+    for _ in 0..shapes.r.gen_range(2..=5) {
+        let rs = &mut shapes.r;
+        let s = if rs.gen_ratio(1, 8) {
+            [0, SHAPES as u64 + rs.gen_range(0..4)][rs.gen_range(0..2)]
+        } else {
+            rs.gen_range(1..SHAPES as u64)
+        };
+        let (d1, d2) = (shape_dim(rs, 3), shape_dim(rs, 2));
+        if (1..SHAPES as u64).contains(&s) && !shapes.set.contains(&s) {
+            shapes.set.push(s);
+        }
+        out.push(host(
+            "set_shape",
+            HostOp::SetShape,
+            s,
+            d1.pack()[0],
+            d2.pack()[0],
+        ));
+    }
     while out.len() < steps {
         let step = match r.gen_range(0..100) {
             0..=29 => {
-                let mut q = random_wqe(&mut r, p);
+                let mut q = random_wqe(&mut r, p, &mut shapes);
                 // Most enables counted from the head name a managed queue, so that they are
                 // accepted and move its head (random targets are mostly refused), and often
                 // the queue the previous one named, so that groups form.
@@ -222,7 +314,7 @@ pub fn random_scenario(p: &NicParams, seed: u64, steps: usize) -> Scenario {
             }
             30..=44 => {
                 let q = if r.gen_ratio(1, 10) {
-                    random_wqe(&mut r, p)
+                    random_wqe(&mut r, p, &mut shapes)
                 } else {
                     Wqe::recv(addr(&mut r, p), r.gen_range(0..5), r.gen_ratio(4, 5))
                 };
@@ -325,15 +417,23 @@ pub fn random_scenario(p: &NicParams, seed: u64, steps: usize) -> Scenario {
                     | r.gen_range(0..40) << 32;
                 host("config_qp", HostOp::ConfigQp, qp, w0, 0)
             }
-            _ => Step::Host {
-                label: "host",
-                cmds: vec![HostCmd {
+            _ => {
+                let mut c = HostCmd {
                     op: r.gen_range(0..16),
                     arg: r.gen_range(0..40),
                     w0: r.gen(),
                     w1: r.gen(),
-                }],
-            },
+                };
+                // Once WQEs may be posted, a SET_SHAPE only of a shape that cannot be set
+                // (one that exists would race the CALCs naming it).
+                if c.op == HostOp::SetShape as u64 && (1..SHAPES as u64).contains(&c.arg) {
+                    c.arg = 0;
+                }
+                Step::Host {
+                    label: "host",
+                    cmds: vec![c],
+                }
+            }
         };
         out.push(step);
     }

@@ -62,6 +62,7 @@
 //! | `write_mem` | `addr`, `data` = `[words]` | one `WRITE_MEM` per word, at `addr`, `addr + 1`, … |
 //! | `write_counter` | `counter`, `value` (32 bits) | `WRITE_CNT` |
 //! | `set_channel` | `counter`, `qp`, `addr`, `len` (the buffer), `armed` (true; false: disarms, and the other keys may be left out) | `SET_CHANNEL` (see "Receive channels") |
+//! | `set_shape` | `shape` (1..7; 0 and 8.. are answered `BAD_INDEX`), dimension 1: `count1`, `sa1`, `sb1`, `sd1`, dimension 2: `count2`, `sa2`, `sb2`, `sd2` (each 0; 16 bits; `count` 0 = the dimension is absent, `sa`, `sb`, `sd` the strides of `a`, `b` and the result in words) | `SET_SHAPE` (see "Multi-dimensional arguments") |
 //! | `post_sq`, `post_rq` | `qp` and a WQE (below) | `POST_SQ` / `POST_RQ` |
 //! | `deliver` | `qp`, `src`, `src_qp`, `counter` (none), `tag` (0), `data` ([]), `nak` (false), `ack` (false; true: the data message asks for an answer, as a reliable QP's do) | a message from a peer arrives |
 //! | `run` | `cycles` (1000) | cycle level: that many clock cycles; golden: run to quiescence |
@@ -71,9 +72,10 @@
 //! | `read_stat` | `stat`: a name (`"ERROR_CQE"`, `"ErrorCqe"`, `"error_cqe"`) or a number | `READ_STAT` |
 //! | `host` | `host_op` (4 bits), `arg` (16 bits), `w0` (0), `w1` (0) | any raw host command |
 //!
-//! Host-command indices (`qp` of `config_qp` / `post_*`, `counter` of `*_counter`, `cq` of
-//! `poll`, addresses) are 16-bit fields and are *not* checked against the NIC's sizes: an
-//! out-of-range one is answered `BAD_INDEX` by the NIC, which is how errors are tested.
+//! Host-command indices (`qp` of `config_qp` / `post_*`, `counter` of `*_counter` and
+//! `set_channel`, `shape` of `set_shape`, `cq` of `poll`, addresses) are 16-bit fields and
+//! are *not* checked against the NIC's sizes: an out-of-range one is answered `BAD_INDEX` by
+//! the NIC, which is how errors are tested.
 //! `deliver`'s `qp`, `src`, `src_qp`, `counter` are 8 bits, `tag` 16. A delivered NAK
 //! (`nak = true`) is one empty beat; its `data` holds at most one word, the reason (default 0).
 //!
@@ -90,11 +92,11 @@
 //! | `"WAIT_COUNTER"` | `signaled`, `counter`, `threshold` (32 bits) |
 //! | `"SEND_EN"`, `"RECV_EN"` | `signaled`, `target_qp`, and either `value` (16 bits), `up_to` (false: move the enable index by `value`; true: enable up to WQE index `value`), or `count` (16 bits: enable `count` WQEs from the queue's enable head, 0 = everything posted, refused if the queue is not managed or has not posted that many, as libmlx5's `IBV_EXP_WR_SEND_ENABLE` / `RECV_ENABLE`) and `last` (true; false: more enables of its group follow and the head stays) |
 //! | `"PIPE"` | `signaled`, `rq` (the receive QP), `base`, `blen` (words per buffer), `nbuf` (buffers), `count` (messages), `dst`, `dst_qp`, `counter` (none): forwards `count` messages arriving at QP `rq` through the buffers `base`, `base + blen`, … to `dst_qp` of node `dst` (see "Pipes" in `netcoll_models::nic`) |
-//! | `"CALC"` | `signaled`, `alu_op` (`"SUM"`, `"MAXLOC"`, … or a number 0..15), `dtype` (`"int32"`, `"uint32"`, `"int64"`, `"uint64"`, `"f16"`, `"bf16"`, `"f32"` / `"float"`, `"f64"` / `"double"` or 0..7; the floating-point types need `[nic] fp = 1`), `count`, `a`, `sa` (1), `b`, `sb` (1), `dst_addr`, `to_peer` (false), `dst` (0; required if `to_peer`), `dst_qp` (0; required if `to_peer`), `counter` (none) |
+//! | `"CALC"` | `signaled`, `alu_op` (`"SUM"`, `"MAXLOC"`, … or a number 0..15), `dtype` (`"int32"`, `"uint32"`, `"int64"`, `"uint64"`, `"f16"`, `"bf16"`, `"f32"` / `"float"`, `"f64"` / `"double"` or 0..7; the floating-point types need `[nic] fp = 1`), `count`, `a`, `sa` (1), `b`, `sb` (1), `dst_addr`, `to_peer` (false), `dst` (0; required if `to_peer`), `dst_qp` (0; required if `to_peer`), `counter` (none), `shape` (0: one-dimensional; 1..7: the shape `set_shape` set, whose two outer dimensions repeat the CALC, see "Multi-dimensional arguments" in `netcoll_models::nic`) |
 //!
 //! Widths: `addr`, `len`, `count` (CALC, enable, PIPE), `a`, `b`, `dst_addr`, `value` (enable),
 //! `base`, `blen` 16 bits; `dst`, `dst_qp`, `counter`, `cq`, `target_qp`, `sa`, `sb`, `rq`,
-//! `nbuf` 8 bits.
+//! `nbuf` 8 bits; `shape` (CALC) 3 bits.
 //!
 //! Every mistake is reported on one line naming the file, the line of the key, the step, its
 //! `op`, the key, the value (escaped and cut) and what is allowed, e.g.
@@ -116,8 +118,8 @@
 //! {"event":"stat","step":7,"stat":"ERROR_CQE","status":"OK","value":0}
 //! ```
 //!
-//! - `host`: the response to each host command of `config_qp`, `write_mem`, `write_counter`, `set_channel`,
-//!   `post_sq`, `post_rq` and `host` steps (`op` is the step's `op`), and the response that
+//! - `host`: the response to each host command of `config_qp`, `write_mem`, `write_counter`,
+//!   `set_channel`, `set_shape`, `post_sq`, `post_rq` and `host` steps (`op` is the step's `op`), and the response that
 //!   ends a `poll` (normally `EMPTY`).
 //! - `cqe`: each CQE a `poll` popped, decoded (an unknown opcode shows as `"OP_9"`).
 //! - `tx`: each message the NIC sent, in the order sent, after the event of the host command
@@ -182,7 +184,7 @@ use netcoll_models::net::Reassembler;
 use netcoll_models::nic::golden::NicGolden;
 use netcoll_models::nic::{
     Cqe, HostOp, HostStatus, Message, NicIn, NicOut, NicParams, Opcode, QpConfig, RxChannel,
-    Status, Wqe,
+    ShapeDim, Status, Wqe,
 };
 use netcoll_models::reduce_alu::{AluOp, Dtype};
 use serde::Serialize;
@@ -223,7 +225,7 @@ pub struct HostCmd {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Step {
     /// Host commands issued one after another (`config_qp`, `write_mem`, `write_counter`,
-    /// `post_sq`, `post_rq`, `host`); `label` is the step's `op`.
+    /// `set_channel`, `set_shape`, `post_sq`, `post_rq`, `host`); `label` is the step's `op`.
     Host {
         label: &'static str,
         cmds: Vec<HostCmd>,
@@ -291,6 +293,7 @@ const STEP_OPS: &[&str] = &[
     "read_counter",
     "read_stat",
     "set_channel",
+    "set_shape",
     "host",
 ];
 
@@ -316,7 +319,7 @@ const WQE_KINDS: [(&str, &[&str]); 9] = [
         "CALC",
         &[
             "signaled", "alu_op", "dtype", "count", "a", "sa", "b", "sb", "dst_addr", "to_peer",
-            "dst", "dst_qp", "counter",
+            "dst", "dst_qp", "counter", "shape",
         ],
     ),
     (
@@ -489,6 +492,27 @@ fn parse_step(r: &StepReader) -> Result<Step, ScenarioError> {
             }
             .pack()[0];
             Ok(host(label, HostOp::SetChannel, c, w0, 0))
+        }
+        "set_shape" => {
+            r.only(
+                &[
+                    "shape", "count1", "sa1", "sb1", "sd1", "count2", "sa2", "sb2", "sd2",
+                ],
+                &for_op,
+            )?;
+            let shape = r.uint("shape", 16, "")?;
+            // Dimension `k`'s word; a key left out is 0 (a count of 0: the dimension is absent).
+            let dim = |k: usize| -> Result<u64, ScenarioError> {
+                let field = |name: &str| r.opt_uint(&format!("{name}{k}"), 16);
+                Ok(ShapeDim {
+                    count: field("count")?.unwrap_or(0),
+                    sa: field("sa")?.unwrap_or(0),
+                    sb: field("sb")?.unwrap_or(0),
+                    sd: field("sd")?.unwrap_or(0),
+                }
+                .pack()[0])
+            };
+            Ok(host(label, HostOp::SetShape, shape, dim(1)?, dim(2)?))
         }
         "post_sq" | "post_rq" => {
             let qp_op = if label == "post_sq" {
@@ -766,6 +790,8 @@ fn parse_wqe(r: &StepReader) -> Result<(u64, u64), ScenarioError> {
                 qp: dst_qp,
                 cnt_en: cnt.is_some(),
                 cnt: cnt.unwrap_or(0),
+                // The shape (`calc_shape`): 0 is the one-dimensional CALC.
+                index: r.opt_uint("shape", 3)?.unwrap_or(0),
                 ..Default::default()
             }
         }
@@ -1463,7 +1489,7 @@ mod tests {
     use std::path::PathBuf;
 
     /// The example scenarios, by file name.
-    const EXAMPLES: [&str; 17] = [
+    const EXAMPLES: [&str; 18] = [
         "nop.toml",
         "send.toml",
         "recv.toml",
@@ -1476,6 +1502,7 @@ mod tests {
         "calc.toml",
         "calc_fp.toml",
         "calc_fp_types.toml",
+        "shapes.toml",
         "reduce_tree.toml",
         "repro.toml",
         "pipeline.toml",
@@ -1735,6 +1762,57 @@ mod tests {
         assert_eq!(mem_reads(&ev), want);
         let statuses: Vec<&str> = cqes(&ev).iter().map(|c| c.1).collect();
         assert_eq!(statuses, vec!["OK"; 5]);
+    }
+
+    /// Expected values by hand (see the scenario's comments): a 2-D sub-block, a row fold, a
+    /// 3-D MAXLOC whose gapped span is sent, a result beyond memory, shape 0 left alone.
+    #[test]
+    fn shapes_example_results() {
+        let ev = run_golden(&example("shapes.toml")).expect("runs");
+        let shape_rsp: Vec<&str> = ev
+            .iter()
+            .filter_map(|e| match e {
+                Event::Host { op, status, .. } if op == "set_shape" => Some(status.as_str()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            shape_rsp,
+            ["OK", "OK", "OK", "OK", "BAD_INDEX", "BAD_INDEX"]
+        );
+        let m4 = (-4i64) as u64;
+        let span = vec![
+            5, 2, 9, 1, 0xEE, m4, 2, 6, 1, 0xEE, 0xEE, 3, 1, 9, 1, 0xEE, 8, 2, 7, 2,
+        ];
+        let mut want: Vec<(u64, u64)> = [111, 212, 313, 7, 421, 522, 623, 7]
+            .into_iter()
+            .zip(384..)
+            .map(|(v, a)| (a, v))
+            .collect();
+        want.extend([(420, 1111), (421, 2222), (422, 3333), (423, 4444)]);
+        want.extend(span.iter().zip(512..).map(|(&v, a)| (a, v)));
+        want.extend([(540, 0), (541, 0), (560, 11), (561, 0)]);
+        assert_eq!(mem_reads(&ev), want);
+        assert_eq!(tx_data(&ev), vec![(9, 3, 0, Some(4), 2, span)]);
+        let calc = |status, index| (0, status, "CALC", 0, false, index, 0);
+        assert_eq!(
+            cqes(&ev),
+            vec![
+                calc("OK", 0),
+                calc("OK", 1),
+                calc("OK", 2),
+                calc("BAD_ADDR", 3),
+                calc("OK", 4)
+            ]
+        );
+        let stats: Vec<(&str, u64)> = ev
+            .iter()
+            .filter_map(|e| match e {
+                Event::Stat { stat, value, .. } => Some((stat.as_str(), *value)),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(stats, [("HOST_BAD_INDEX", 2), ("ERROR_CQE", 1)]);
     }
 
     /// Expected values by hand from IEEE 754; the f64 CALC refused without writing.
@@ -2327,7 +2405,7 @@ mod tests {
         );
         assert_eq!(
             msg("[[step]]\nop = \"fly\"\n"),
-            "scenario.toml: line 2: step 1: `op` = \"fly\" is not a step kind; allowed: config_qp, write_mem, write_counter, post_sq, post_rq, deliver, run, poll, read_mem, read_counter, read_stat, set_channel, host"
+            "scenario.toml: line 2: step 1: `op` = \"fly\" is not a step kind; allowed: config_qp, write_mem, write_counter, post_sq, post_rq, deliver, run, poll, read_mem, read_counter, read_stat, set_channel, set_shape, host"
         );
         assert!(msg("[[step]]\nqp = 1\n")
             .starts_with("scenario.toml: line 1: step 1: missing key `op`; allowed: config_qp, "));
@@ -2397,6 +2475,58 @@ mod tests {
             msg("[[step]]\nop = \"set_channel\"\ncounter = 1\nqp = 256\naddr = 0\nlen = 2\n"),
             "scenario.toml: line 4: step 1 (set_channel): `qp` = 256 is out of range; allowed: 0..=255 (8 bits)"
         );
+        assert_eq!(
+            msg("[[step]]\nop = \"set_shape\"\ncount1 = 2\n"),
+            "scenario.toml: line 1: step 1 (set_shape): missing key `shape`"
+        );
+        assert_eq!(
+            msg("[[step]]\nop = \"set_shape\"\nshape = 1\nsd2 = 65536\n"),
+            "scenario.toml: line 4: step 1 (set_shape): `sd2` = 65536 is out of range; allowed: 0..=65535 (16 bits)"
+        );
+        assert_eq!(
+            msg("[[step]]\nop = \"set_shape\"\nshape = 70000\n"),
+            "scenario.toml: line 3: step 1 (set_shape): `shape` = 70000 is out of range; allowed: 0..=65535 (16 bits)"
+        );
+        assert_eq!(
+            msg("[[step]]\nop = \"set_shape\"\nshape = 1\ncount3 = 1\n"),
+            "scenario.toml: line 4: step 1 (set_shape): unknown key `count3`; allowed keys for op = \"set_shape\": shape, count1, sa1, sb1, sd1, count2, sa2, sb2, sd2"
+        );
+        assert_eq!(
+            msg("[[step]]\nop = \"post_sq\"\nqp = 0\nwqe = \"CALC\"\nalu_op = 4\ndtype = 0\ncount = 1\na = 0\nb = 0\ndst_addr = 0\nshape = 8\n"),
+            "scenario.toml: line 11: step 1 (post_sq): `shape` = 8 is out of range; allowed: 0..=7 (3 bits)"
+        );
+    }
+
+    /// `set_shape` is host command 11 with shape `arg` and a [`ShapeDim`] word per dimension
+    /// (keys left out are 0, so an absent dimension); a CALC's `shape` is `w1[19:17]`, and a
+    /// CALC without one is encoded as before shapes existed.
+    #[test]
+    fn set_shape_and_calc_shape_encode() {
+        let s = Scenario::from_toml_str(
+            "[[step]]\nop = \"set_shape\"\nshape = 3\ncount1 = 2\nsa1 = 4\nsb1 = 5\nsd1 = \"0xffff\"\nsa2 = 7\n\
+             [[step]]\nop = \"set_shape\"\nshape = 9\n\
+             [[step]]\nop = \"post_sq\"\nqp = 1\nwqe = \"CALC\"\nalu_op = \"maxloc\"\ndtype = \"u32\"\ncount = 2\na = 1\nb = 2\ndst_addr = 3\nsignaled = false\nshape = 5\n",
+        )
+        .expect("valid");
+        let cmd = |op, arg, w0, w1| Step::Host {
+            label: if op == HostOp::SetShape as u64 {
+                "set_shape"
+            } else {
+                "post_sq"
+            },
+            cmds: vec![HostCmd { op, arg, w0, w1 }],
+        };
+        assert_eq!(
+            s.steps,
+            vec![
+                cmd(11, 3, 0xFFFF_0005_0004_0002, 0x0000_0000_0007_0000),
+                cmd(11, 9, 0, 0),
+                // As in `numbers_and_names`, with 5 at w1[19:17].
+                cmd(1, 1, 0x0002_0001_0002_1206, 0x0003_0101_000A_0000),
+            ]
+        );
+        let q = Wqe::decode(0x0002_0001_0002_1206, 0x0003_0101_000A_0000);
+        assert_eq!((q.opcode, q.index), (Opcode::Calc as u64, 5));
     }
 
     #[test]
@@ -2459,7 +2589,8 @@ mod tests {
         ];
         let keys = [
             "op", "qp", "wqe", "addr", "len", "data", "cycles", "cq", "stat", "alu_op", "dtype",
-            "signaled", "nak", "counter", "w0", "value", "up_to", "to_peer",
+            "signaled", "nak", "counter", "w0", "value", "up_to", "to_peer", "shape", "count1",
+            "sd2",
         ];
         let ops = [
             "config_qp",
@@ -2474,6 +2605,7 @@ mod tests {
             "read_counter",
             "read_stat",
             "set_channel",
+            "set_shape",
             "host",
         ];
         for op in ops {
