@@ -620,26 +620,21 @@ impl Walk {
     fn step(&self, count: u64, s0: [u64; 3], dims: &[ShapeDim; 2]) -> Walk {
         let mut w = *self;
         let stride = |d: &ShapeDim| [d.sa, d.sb, d.sd];
+        let add = |from: [u64; 3], s: [u64; 3]| -> [u64; 3] {
+            std::array::from_fn(|k| (from[k] + s[k]) & M16)
+        };
         if self.left[0] > 1 {
             w.left[0] -= 1;
-            for k in 0..3 {
-                w.addr[k] = (self.addr[k] + s0[k]) & M16;
-            }
+            w.addr = add(self.addr, s0);
         } else if self.left[1] > 1 {
             w.left = [count, self.left[1] - 1, self.left[2]];
-            let s1 = stride(&dims[0]);
-            for k in 0..3 {
-                w.row[k] = (self.row[k] + s1[k]) & M16;
-                w.addr[k] = w.row[k];
-            }
+            w.row = add(self.row, stride(&dims[0]));
+            w.addr = w.row;
         } else if self.left[2] > 1 {
             w.left = [count, dims[0].count, self.left[2] - 1];
-            let s2 = stride(&dims[1]);
-            for k in 0..3 {
-                w.plane[k] = (self.plane[k] + s2[k]) & M16;
-                w.row[k] = w.plane[k];
-                w.addr[k] = w.plane[k];
-            }
+            w.plane = add(self.plane, stride(&dims[1]));
+            w.row = w.plane;
+            w.addr = w.plane;
         }
         w
     }
