@@ -197,7 +197,7 @@
 //! | `dmem` | `dmem_words` | 64 bits; a second read port for the transmit engine and a third for a streaming CALC's `b` (RTL: copies, `dmem_tx` and `dmem_b`, written with `dmem`) |
 //! | `pipc0`, `pipc1` | `qps` | the two words of a QP's [`PipeContext`] |
 //! | `chan` | `counters` | [`RxChannel`]: a counter's receive channel, read at `rx_cnt` with the message's queue context (RTL: in `nic_receive`) |
-//! | `shape_dim1`, `shape_dim2`, `shape_ext` | [`SHAPES`] | a CALC shape's dimensions ([`ShapeDim`]) and outer spans ([`ShapeExtent`]); distributed RAM, read without a register (at the WQE's `calc_shape` in `SqDecode`; RTL: in `nic_calc`) |
+//! | `shape_dim1`, `shape_dim2`, `shape_ext` | [`SHAPES`] | a CALC shape's dimensions ([`ShapeDim`]) and outer spans ([`ShapeExtent`]); LUT RAM in the RTL (in `nic_calc`), read at the head WQE's `calc_shape` as it is latched (`SqWqe`) and used in `SqDecode`; no host command runs in between, so this model reads them in `SqDecode` (`peek`) |
 //!
 //! After reset the sequencer writes zero to `wqc`, `cqp`, `cqw`, `wqen`, `rcc`, `cnt`, `pipc0`, `pipc1`, `chan` and the shape memories at index `sweep` for
 //! `sweep = 0 .. 2^SWB - 1` (each memory at `sweep` modulo its size), `SWB` the widest of their
