@@ -51,30 +51,6 @@ module nic (
     wire [4:0] cnt_wr_addr;
     wire [31:0] cnt_wr_data;
 
-    // Memory `dmem`: 4096 words, registered read.
-    reg [63:0] dmem_words [0:4095];
-    wire [11:0] dmem_rd_addr;
-    reg [63:0] dmem_rd_data;
-    wire dmem_wr_en;
-    wire [11:0] dmem_wr_addr;
-    wire [63:0] dmem_wr_data;
-
-    // Memory `dmem_tx`: 4096 words, registered read.
-    reg [63:0] dmem_tx_words [0:4095];
-    wire [11:0] dmem_tx_rd_addr;
-    reg [63:0] dmem_tx_rd_data;
-    wire dmem_tx_wr_en;
-    wire [11:0] dmem_tx_wr_addr;
-    wire [63:0] dmem_tx_wr_data;
-
-    // Memory `dmem_b`: 4096 words, registered read.
-    reg [63:0] dmem_b_words [0:4095];
-    wire [11:0] dmem_b_rd_addr;
-    reg [63:0] dmem_b_rd_data;
-    wire dmem_b_wr_en;
-    wire [11:0] dmem_b_wr_addr;
-    wire [63:0] dmem_b_wr_data;
-
     // Instance `sequencer`.
     wire sequencer_host_valid;
     wire sequencer_rx_valid;
@@ -507,14 +483,15 @@ module nic (
     wire [50:0] calc_shape_set_ext;
     wire [2:0] calc_sweep_at;
     wire [15:0] calc_shape_ext_d;
-    wire [63:0] calc_dmem_data;
-    wire [63:0] calc_dmem_b_data;
+    wire [63:0] calc_dmem_data_0;
+    wire [63:0] calc_dmem_b_data_0;
     wire [4:0] calc_next_state;
-    wire [11:0] calc_dmem_rd_addr;
-    wire [11:0] calc_dmem_b_rd_addr;
-    wire calc_dmem_wr_en;
-    wire [11:0] calc_dmem_wr_addr;
-    wire [63:0] calc_dmem_wr_data;
+    wire [11:0] calc_dmem_rd_addr_0;
+    wire [11:0] calc_dmem_b_rd_addr_0;
+    wire calc_lane_on_0;
+    wire calc_dmem_wr_en_0;
+    wire [11:0] calc_dmem_wr_addr_0;
+    wire [63:0] calc_dmem_wr_data_0;
     wire calc_reliable;
     wire calc_go;
     wire calc_cancel;
@@ -547,14 +524,15 @@ module nic (
         .shape_set_ext(calc_shape_set_ext),
         .sweep_at(calc_sweep_at),
         .shape_ext_d(calc_shape_ext_d),
-        .dmem_data(calc_dmem_data),
-        .dmem_b_data(calc_dmem_b_data),
+        .dmem_data_0(calc_dmem_data_0),
+        .dmem_b_data_0(calc_dmem_b_data_0),
         .next_state(calc_next_state),
-        .dmem_rd_addr(calc_dmem_rd_addr),
-        .dmem_b_rd_addr(calc_dmem_b_rd_addr),
-        .dmem_wr_en(calc_dmem_wr_en),
-        .dmem_wr_addr(calc_dmem_wr_addr),
-        .dmem_wr_data(calc_dmem_wr_data),
+        .dmem_rd_addr_0(calc_dmem_rd_addr_0),
+        .dmem_b_rd_addr_0(calc_dmem_b_rd_addr_0),
+        .lane_on_0(calc_lane_on_0),
+        .dmem_wr_en_0(calc_dmem_wr_en_0),
+        .dmem_wr_addr_0(calc_dmem_wr_addr_0),
+        .dmem_wr_data_0(calc_dmem_wr_data_0),
         .reliable(calc_reliable),
         .go(calc_go),
         .cancel(calc_cancel),
@@ -967,31 +945,38 @@ module nic (
         .pipe_count(wqe_pipe_count)
     );
 
+    // Instance `dmem`.
+    wire [11:0] dmem_a_addr_0;
+    wire dmem_a_on_0;
+    wire [11:0] dmem_b_addr_0;
+    wire dmem_b_on_0;
+    wire [11:0] dmem_tx_addr;
+    wire dmem_wr_en_0;
+    wire [11:0] dmem_wr_addr_0;
+    wire [63:0] dmem_wr_data_0;
+    wire [63:0] dmem_a_data_0;
+    wire [63:0] dmem_b_data_0;
+    wire [63:0] dmem_tx_data;
+    nic_dmem dmem (
+        .clock(clock),
+        .reset(reset),
+        .a_addr_0(dmem_a_addr_0),
+        .a_on_0(dmem_a_on_0),
+        .b_addr_0(dmem_b_addr_0),
+        .b_on_0(dmem_b_on_0),
+        .tx_addr(dmem_tx_addr),
+        .wr_en_0(dmem_wr_en_0),
+        .wr_addr_0(dmem_wr_addr_0),
+        .wr_data_0(dmem_wr_data_0),
+        .a_data_0(dmem_a_data_0),
+        .b_data_0(dmem_b_data_0),
+        .tx_data(dmem_tx_data)
+    );
+
     always @(posedge clock) begin
         cnt_rd_data <= cnt_words[cnt_rd_addr];
         if (cnt_wr_en) begin
             cnt_words[cnt_wr_addr] <= cnt_wr_data;
-        end
-    end
-
-    always @(posedge clock) begin
-        dmem_rd_data <= dmem_words[dmem_rd_addr];
-        if (dmem_wr_en) begin
-            dmem_words[dmem_wr_addr] <= dmem_wr_data;
-        end
-    end
-
-    always @(posedge clock) begin
-        dmem_tx_rd_data <= dmem_tx_words[dmem_tx_rd_addr];
-        if (dmem_tx_wr_en) begin
-            dmem_tx_words[dmem_tx_wr_addr] <= dmem_tx_wr_data;
-        end
-    end
-
-    always @(posedge clock) begin
-        dmem_b_rd_data <= dmem_b_words[dmem_b_rd_addr];
-        if (dmem_b_wr_en) begin
-            dmem_b_words[dmem_b_wr_addr] <= dmem_b_wr_data;
         end
     end
 
@@ -1028,7 +1013,7 @@ module nic (
     assign host_cmd_cq_produced = queues_cq_produced;
     assign host_cmd_cq_consumed = queues_cq_consumed;
     assign host_cmd_cqe_data = queues_cqe_data;
-    assign host_cmd_dmem_data = dmem_rd_data;
+    assign host_cmd_dmem_data = dmem_a_data_0;
     assign host_cmd_cnt_data = cnt_rd_data;
     assign host_cmd_stat_value = stats_value;
     assign stats_sel = host_cmd_stat_sel;
@@ -1129,8 +1114,8 @@ module nic (
     assign calc_shape_set_dim2 = host_cmd_shape_set_dim2;
     assign calc_shape_set_ext = host_cmd_shape_set_ext;
     assign calc_sweep_at = sequencer_sweep_at[2:0];
-    assign calc_dmem_data = dmem_rd_data;
-    assign calc_dmem_b_data = dmem_b_rd_data;
+    assign calc_dmem_data_0 = dmem_a_data_0;
+    assign calc_dmem_b_data_0 = dmem_b_data_0;
     assign calc_reliable = queues_reliable;
     assign receive_state = sequencer_current;
     assign receive_take_rx = sequencer_take_rx;
@@ -1206,7 +1191,7 @@ module nic (
     assign transmit_nak_src_qp = receive_msg_qp;
     assign transmit_nak_tag = receive_msg_tag;
     assign transmit_nak_reason = receive_nak_reason;
-    assign transmit_dmem_data = dmem_tx_rd_data;
+    assign transmit_dmem_data = dmem_tx_data;
     assign transmit_reliable = queues_reliable & (~pipe_send);
     assign tx_valid = transmit_tx_valid;
     assign tx_kind = transmit_tx_kind;
@@ -1237,18 +1222,14 @@ module nic (
     assign cnt_wr_en = (host_cmd_cnt_wr_en | receive_cnt_wr_en) & (~reset);
     assign cnt_wr_addr = host_cmd_cnt_wr_addr | receive_cnt_wr_addr;
     assign cnt_wr_data = host_cmd_cnt_wr_data | receive_cnt_wr_data;
-    assign dmem_rd_addr = host_cmd_dmem_rd_addr | calc_dmem_rd_addr;
-    assign dmem_tx_rd_addr = transmit_dmem_rd_addr;
-    assign dmem_wr_en = ((host_cmd_dmem_wr_en | calc_dmem_wr_en) | receive_dmem_wr_en) & (~reset);
-    assign dmem_wr_addr = (host_cmd_dmem_wr_addr | calc_dmem_wr_addr) | receive_dmem_wr_addr;
-    assign dmem_wr_data = (host_cmd_dmem_wr_data | calc_dmem_wr_data) | receive_dmem_wr_data;
-    assign dmem_tx_wr_en = dmem_wr_en;
-    assign dmem_tx_wr_addr = dmem_wr_addr;
-    assign dmem_tx_wr_data = dmem_wr_data;
-    assign dmem_b_rd_addr = calc_dmem_b_rd_addr;
-    assign dmem_b_wr_en = dmem_wr_en;
-    assign dmem_b_wr_addr = dmem_wr_addr;
-    assign dmem_b_wr_data = dmem_wr_data;
+    assign dmem_tx_addr = transmit_dmem_rd_addr;
+    assign dmem_a_on_0 = calc_lane_on_0;
+    assign dmem_b_on_0 = calc_lane_on_0;
+    assign dmem_b_addr_0 = calc_dmem_b_rd_addr_0;
+    assign dmem_a_addr_0 = host_cmd_dmem_rd_addr | calc_dmem_rd_addr_0;
+    assign dmem_wr_en_0 = ((host_cmd_dmem_wr_en | calc_dmem_wr_en_0) | receive_dmem_wr_en) & (~reset);
+    assign dmem_wr_addr_0 = (host_cmd_dmem_wr_addr | calc_dmem_wr_addr_0) | receive_dmem_wr_addr;
+    assign dmem_wr_data_0 = (host_cmd_dmem_wr_data | calc_dmem_wr_data_0) | receive_dmem_wr_data;
 
 endmodule
 

@@ -27,14 +27,15 @@ module nic_calc (
     input  wire [50:0]  shape_set_ext,
     input  wire [2:0]   sweep_at,
     output wire [15:0]  shape_ext_d,
-    input  wire [63:0]  dmem_data,
-    input  wire [63:0]  dmem_b_data,
+    input  wire [63:0]  dmem_data_0,
+    input  wire [63:0]  dmem_b_data_0,
     output reg  [4:0]   next_state,
-    output reg  [11:0]  dmem_rd_addr,
-    output reg  [11:0]  dmem_b_rd_addr,
-    output reg          dmem_wr_en,
-    output reg  [11:0]  dmem_wr_addr,
-    output reg  [63:0]  dmem_wr_data,
+    output reg  [11:0]  dmem_rd_addr_0,
+    output reg  [11:0]  dmem_b_rd_addr_0,
+    output reg          lane_on_0,
+    output reg          dmem_wr_en_0,
+    output reg  [11:0]  dmem_wr_addr_0,
+    output reg  [63:0]  dmem_wr_data_0,
     input  wire         reliable,
     output reg          go,
     output reg          cancel,
@@ -54,6 +55,11 @@ module nic_calc (
     localparam [32:0] dmem_words_end = 33'h1000;
     localparam [2:0] dtype_fp = 3'd4;
     localparam [3:0] fp_types = 4'd0;
+    localparam [15:0] lane_count_0 = 16'd0;
+    localparam [3:0] lane_shift = 4'd0;
+    localparam [11:0] lane_word_0 = 12'd0;
+    localparam [15:0] lanes = 16'd1;
+    localparam multi_lane = 1'b0;
     localparam [3:0] ok = 4'd0;
     localparam [15:0] one16 = 16'd1;
     localparam [4:0] SEQ_STATE_INIT = 5'd0;
@@ -99,12 +105,12 @@ module nic_calc (
     reg wr_index_d;
     reg [63:0] ri_hold_q;
     reg [63:0] ri_hold_d;
-    reg [63:0] a_q;
-    reg [63:0] a_d;
+    reg [63:0] a_0_q;
+    reg [63:0] a_0_d;
     reg [63:0] a_index_q;
     reg [63:0] a_index_d;
-    reg [63:0] b_q;
-    reg [63:0] b_d;
+    reg [63:0] b_0_q;
+    reg [63:0] b_0_d;
     reg [63:0] b_index_q;
     reg [63:0] b_index_d;
     reg [2:0] alu_wait_q;
@@ -147,84 +153,96 @@ module nic_calc (
     wire walk_0_load;
     reg walk_0_step;
     wire [15:0] walk_0_base;
-    wire [15:0] walk_0_s0;
     wire [15:0] walk_0_s1;
     wire [15:0] walk_0_s2;
     wire [15:0] walk_0_n0;
     reg [15:0] walk_0_n1;
     reg [15:0] walk_0_n2;
+    reg [15:0] walk_0_g;
+    reg [15:0] walk_0_s0g;
     wire [11:0] walk_0_addr;
     wire walk_0_last;
+    wire [15:0] walk_0_left;
     nic_calc_walk walk_0 (
         .clock(clock),
         .reset(reset),
         .load(walk_0_load),
         .step(walk_0_step),
         .base(walk_0_base),
-        .s0(walk_0_s0),
         .s1(walk_0_s1),
         .s2(walk_0_s2),
         .n0(walk_0_n0),
         .n1(walk_0_n1),
         .n2(walk_0_n2),
+        .g(walk_0_g),
+        .s0g(walk_0_s0g),
         .addr(walk_0_addr),
-        .last(walk_0_last)
+        .last(walk_0_last),
+        .left(walk_0_left)
     );
 
     // Instance `walk_1`.
     wire walk_1_load;
     reg walk_1_step;
     wire [15:0] walk_1_base;
-    wire [15:0] walk_1_s0;
     wire [15:0] walk_1_s1;
     wire [15:0] walk_1_s2;
     wire [15:0] walk_1_n0;
     reg [15:0] walk_1_n1;
     reg [15:0] walk_1_n2;
+    reg [15:0] walk_1_g;
+    reg [15:0] walk_1_s0g;
     wire [11:0] walk_1_addr;
     wire walk_1_last;
+    wire [15:0] walk_1_left;
     nic_calc_walk walk_1 (
         .clock(clock),
         .reset(reset),
         .load(walk_1_load),
         .step(walk_1_step),
         .base(walk_1_base),
-        .s0(walk_1_s0),
         .s1(walk_1_s1),
         .s2(walk_1_s2),
         .n0(walk_1_n0),
         .n1(walk_1_n1),
         .n2(walk_1_n2),
+        .g(walk_1_g),
+        .s0g(walk_1_s0g),
         .addr(walk_1_addr),
-        .last(walk_1_last)
+        .last(walk_1_last),
+        .left(walk_1_left)
     );
 
     // Instance `walk_2`.
     wire walk_2_load;
     reg walk_2_step;
     wire [15:0] walk_2_base;
-    reg [15:0] walk_2_s0;
     wire [15:0] walk_2_s1;
     wire [15:0] walk_2_s2;
     wire [15:0] walk_2_n0;
     reg [15:0] walk_2_n1;
     reg [15:0] walk_2_n2;
+    reg [15:0] walk_2_g;
+    reg [15:0] walk_2_s0g;
     wire [11:0] walk_2_addr;
     wire walk_2_last;
+    wire [15:0] walk_2_left;
     nic_calc_walk walk_2 (
         .clock(clock),
         .reset(reset),
         .load(walk_2_load),
         .step(walk_2_step),
         .base(walk_2_base),
-        .s0(walk_2_s0),
         .s1(walk_2_s1),
         .s2(walk_2_s2),
         .n0(walk_2_n0),
         .n1(walk_2_n1),
         .n2(walk_2_n2),
+        .g(walk_2_g),
+        .s0g(walk_2_s0g),
         .addr(walk_2_addr),
-        .last(walk_2_last)
+        .last(walk_2_last),
+        .left(walk_2_left)
     );
 
     // Instance `dim_read_0`.
@@ -303,6 +321,17 @@ module nic_calc (
     reg [15:0] n2_now;
     reg [15:0] elem_words;
     wire shaped;
+    reg wide;
+    reg [15:0] group;
+    wire spread_a;
+    wire spread_b;
+    reg [15:0] sa_group;
+    reg [15:0] sb_group;
+    reg [15:0] sd_group;
+    wire [11:0] off_a_0;
+    wire [11:0] off_b_0;
+    wire rd_lane_0;
+    wire wr_lane_0;
     reg [2:0] dtype3;
     reg type_built;
     wire is_loc;
@@ -342,9 +371,9 @@ module nic_calc (
             op_valid_q <= 1'b0;
             wr_index_q <= 1'b0;
             ri_hold_q <= 64'd0;
-            a_q <= 64'd0;
+            a_0_q <= 64'd0;
             a_index_q <= 64'd0;
-            b_q <= 64'd0;
+            b_0_q <= 64'd0;
             b_index_q <= 64'd0;
             alu_wait_q <= 3'd0;
             span_a_q <= 32'd0;
@@ -365,9 +394,9 @@ module nic_calc (
             op_valid_q <= op_valid_d;
             wr_index_q <= wr_index_d;
             ri_hold_q <= ri_hold_d;
-            a_q <= a_d;
+            a_0_q <= a_0_d;
             a_index_q <= a_index_d;
-            b_q <= b_d;
+            b_0_q <= b_0_d;
             b_index_q <= b_index_d;
             alu_wait_q <= alu_wait_d;
             span_a_q <= span_a_d;
@@ -411,9 +440,9 @@ module nic_calc (
     assign is_loc = (calc_op == alu_max_loc) | (calc_op == alu_min_loc);
     assign alu_in_valid = (state == SEQ_STATE_CALC_ALU) | op_valid_q;
     assign alu_op = calc_op;
-    assign alu_a_0 = a_q;
+    assign alu_a_0 = a_0_q;
+    assign alu_b_0 = b_0_q;
     assign alu_ai_0 = a_index_q;
-    assign alu_b_0 = b_q;
     assign alu_bi_0 = b_index_q;
     assign last = calc_count - 16'd1;
     assign end_dst = {{4{1'b0}}, calc_dst} + {1'b0, span_d_q};
@@ -428,8 +457,12 @@ module nic_calc (
     assign walk_0_base = calc_a;
     assign walk_1_base = calc_b;
     assign walk_2_base = calc_dst;
-    assign walk_0_s0 = {{8{1'b0}}, calc_sa};
-    assign walk_1_s0 = {{8{1'b0}}, calc_sb};
+    assign spread_a = (~(|calc_sa)) | calc_sa[0];
+    assign spread_b = (~(|calc_sb)) | calc_sb[0];
+    assign off_a_0 = 12'd0;
+    assign off_b_0 = 12'd0;
+    assign rd_lane_0 = (walk_0_left > lane_count_0) & (walk_1_left > lane_count_0);
+    assign wr_lane_0 = walk_2_left > lane_count_0;
     assign walk_0_s1 = sa1_q;
     assign walk_1_s1 = sb1_q;
     assign walk_2_s1 = sd1_q;
@@ -449,9 +482,7 @@ module nic_calc (
         op_valid_d = op_valid_q;
         wr_index_d = wr_index_q;
         ri_hold_d = ri_hold_q;
-        a_d = a_q;
         a_index_d = a_index_q;
-        b_d = b_q;
         b_index_d = b_index_q;
         alu_wait_d = alu_wait_q;
         span_a_d = span_a_q;
@@ -465,6 +496,8 @@ module nic_calc (
         sa2_d = sa2_q;
         sb2_d = sb2_q;
         sd2_d = sd2_q;
+        a_0_d = a_0_q;
+        b_0_d = b_0_q;
         shape_dim1_wr_addr = shape_set_index;
         shape_dim2_wr_addr = shape_set_index;
         shape_ext_wr_addr = shape_set_index;
@@ -542,7 +575,23 @@ module nic_calc (
             end
             rd_more_d = |calc_count;
         end
-        walk_2_s0 = elem_words;
+        wide = (((multi_lane & stream) & (~is_loc)) & spread_a) & spread_b;
+        group = one16;
+        sa_group = {{8{1'b0}}, calc_sa};
+        sb_group = {{8{1'b0}}, calc_sb};
+        sd_group = elem_words;
+        if (wide) begin
+            group = lanes;
+            sa_group = {{8{1'b0}}, calc_sa} << lane_shift;
+            sb_group = {{8{1'b0}}, calc_sb} << lane_shift;
+            sd_group = lanes;
+        end
+        walk_0_g = group;
+        walk_1_g = group;
+        walk_2_g = group;
+        walk_0_s0g = sa_group;
+        walk_1_s0g = sb_group;
+        walk_2_s0g = sd_group;
         walk_0_n1 = n1_now;
         walk_1_n1 = n1_now;
         walk_2_n1 = n1_now;
@@ -553,18 +602,19 @@ module nic_calc (
         walk_1_step = 1'b0;
         walk_2_step = 1'b0;
         next_state = state;
-        dmem_rd_addr = 12'd0;
-        dmem_b_rd_addr = 12'd0;
-        dmem_wr_en = 1'b0;
-        dmem_wr_addr = 12'd0;
-        dmem_wr_data = 64'd0;
+        dmem_rd_addr_0 = 12'd0;
+        dmem_b_rd_addr_0 = 12'd0;
+        lane_on_0 = 32'd0 == 32'd0;
+        dmem_wr_en_0 = 1'b0;
+        dmem_wr_addr_0 = 12'd0;
+        dmem_wr_data_0 = 64'd0;
         element_done = 1'b0;
         issue = 1'b0;
         stream_written = 1'b0;
         wr_index_d = 1'b0;
         case (state)
             SEQ_STATE_CALC_READ_A: begin
-                dmem_rd_addr = walk_0_addr;
+                dmem_rd_addr_0 = walk_0_addr;
                 next_state = SEQ_STATE_CALC_READ_B;
                 if (stream) begin
                     next_state = SEQ_STATE_CALC_STREAM;
@@ -573,52 +623,57 @@ module nic_calc (
             SEQ_STATE_CALC_STREAM: begin
                 if (rd_more_q) begin
                     issue = 1'b1;
-                    dmem_rd_addr = walk_0_addr;
-                    dmem_b_rd_addr = walk_1_addr;
+                    if (rd_lane_0) begin
+                        lane_on_0 = 1'b1;
+                        dmem_rd_addr_0 = walk_0_addr + off_a_0;
+                        dmem_b_rd_addr_0 = walk_1_addr + off_b_0;
+                    end
                     if (half_q) begin
-                        dmem_rd_addr = walk_0_addr + 12'd1;
-                        dmem_b_rd_addr = walk_1_addr + 12'd1;
+                        dmem_rd_addr_0 = walk_0_addr + 12'd1;
+                        dmem_b_rd_addr_0 = walk_1_addr + 12'd1;
                     end
                 end
                 if (wr_index_q) begin
                     stream_written = 1'b1;
-                    dmem_wr_en = 1'b1;
-                    dmem_wr_addr = walk_2_addr + 12'd1;
-                    dmem_wr_data = ri_hold_q;
+                    dmem_wr_en_0 = 1'b1;
+                    dmem_wr_addr_0 = walk_2_addr + 12'd1;
+                    dmem_wr_data_0 = ri_hold_q;
                 end else begin
                     if (alu_out_valid) begin
                         stream_written = ~is_loc;
                         wr_index_d = is_loc;
                         ri_hold_d = alu_ri_0;
-                        dmem_wr_en = 1'b1;
-                        dmem_wr_addr = walk_2_addr;
-                        dmem_wr_data = alu_r_0;
+                        if (wr_lane_0) begin
+                            dmem_wr_en_0 = 1'b1;
+                            dmem_wr_addr_0 = walk_2_addr + lane_word_0;
+                            dmem_wr_data_0 = alu_r_0;
+                        end
                     end
                 end
             end
             SEQ_STATE_CALC_READ_B: begin
-                a_d = dmem_data;
-                dmem_rd_addr = walk_1_addr;
+                a_0_d = dmem_data_0;
+                dmem_rd_addr_0 = walk_1_addr;
                 next_state = SEQ_STATE_CALC_OPERANDS;
                 if (is_loc) begin
                     next_state = SEQ_STATE_CALC_READ_A_INDEX;
                 end
             end
             SEQ_STATE_CALC_READ_A_INDEX: begin
-                b_d = dmem_data;
-                dmem_rd_addr = walk_0_addr + 12'd1;
+                b_0_d = dmem_data_0;
+                dmem_rd_addr_0 = walk_0_addr + 12'd1;
                 next_state = SEQ_STATE_CALC_READ_B_INDEX;
             end
             SEQ_STATE_CALC_READ_B_INDEX: begin
-                a_index_d = dmem_data;
-                dmem_rd_addr = walk_1_addr + 12'd1;
+                a_index_d = dmem_data_0;
+                dmem_rd_addr_0 = walk_1_addr + 12'd1;
                 next_state = SEQ_STATE_CALC_OPERANDS;
             end
             SEQ_STATE_CALC_OPERANDS: begin
                 if (is_loc) begin
-                    b_index_d = dmem_data;
+                    b_index_d = dmem_data_0;
                 end else begin
-                    b_d = dmem_data;
+                    b_0_d = dmem_data_0;
                     a_index_d = 64'd0;
                     b_index_d = 64'd0;
                 end
@@ -636,16 +691,16 @@ module nic_calc (
                 end
             end
             SEQ_STATE_CALC_WRITE: begin
-                dmem_wr_en = alu_out_valid & (~alu_err);
-                dmem_wr_addr = walk_2_addr;
-                dmem_wr_data = alu_r_0;
+                dmem_wr_en_0 = alu_out_valid & (~alu_err);
+                dmem_wr_addr_0 = walk_2_addr;
+                dmem_wr_data_0 = alu_r_0;
                 element_done = ~is_loc;
                 next_state = SEQ_STATE_CALC_WRITE_INDEX;
             end
             SEQ_STATE_CALC_WRITE_INDEX: begin
-                dmem_wr_en = 1'b1;
-                dmem_wr_addr = walk_2_addr + 12'd1;
-                dmem_wr_data = alu_ri_0;
+                dmem_wr_en_0 = 1'b1;
+                dmem_wr_addr_0 = walk_2_addr + 12'd1;
+                dmem_wr_data_0 = alu_ri_0;
                 element_done = 1'b1;
             end
             default: begin
@@ -667,12 +722,12 @@ module nic_calc (
         op_valid_d = 1'b0;
         if (rd_valid_q) begin
             if (is_loc & (~half_q)) begin
-                a_index_d = dmem_data;
-                b_index_d = dmem_b_data;
+                a_index_d = dmem_data_0;
+                b_index_d = dmem_b_data_0;
                 op_valid_d = 1'b1;
             end else begin
-                a_d = dmem_data;
-                b_d = dmem_b_data;
+                a_0_d = dmem_data_0;
+                b_0_d = dmem_b_data_0;
                 op_valid_d = ~is_loc;
             end
         end

@@ -9,14 +9,16 @@ module nic_calc_walk (
     input  wire         load,
     input  wire         step,
     input  wire [15:0]  base,
-    input  wire [15:0]  s0,
     input  wire [15:0]  s1,
     input  wire [15:0]  s2,
     input  wire [15:0]  n0,
     input  wire [15:0]  n1,
     input  wire [15:0]  n2,
+    input  wire [15:0]  g,
+    input  wire [15:0]  s0g,
     output wire [11:0]  addr,
-    output wire         last
+    output wire         last,
+    output wire [15:0]  left
 );
 
     localparam [15:0] one = 16'd1;
@@ -58,11 +60,12 @@ module nic_calc_walk (
         end
     end
 
-    assign more0 = left0_q > one;
+    assign more0 = left0_q > g;
     assign more1 = left1_q > one;
     assign more2 = left2_q > one;
     assign addr = cur_q[11:0];
     assign last = ((~more0) & (~more1)) & (~more2);
+    assign left = left0_q;
 
     always @(*) begin
         left0_d = left0_q;
@@ -80,8 +83,8 @@ module nic_calc_walk (
             plane_d = base;
         end else if (step) begin
             if (more0) begin
-                left0_d = left0_q - 16'd1;
-                cur_d = cur_q + s0;
+                left0_d = left0_q - g;
+                cur_d = cur_q + s0g;
             end else if (more1) begin
                 left0_d = n0;
                 left1_d = left1_q - 16'd1;

@@ -48,7 +48,8 @@
 //!
 //! Keys added to a table after its lines were fixed (today `switch.retry_timer`,
 //! `switch.epoch_cycles`, `switch.max_plen`, `switch.lanes`, `switch.slots`, `switch.fp`,
-//! `alu.fp`, `nic.fp`, `switch.fp_types`, `alu.fp_types` and `nic.fp_types`, [`LATE_KEYS`])
+//! `alu.fp`, `nic.fp`, `switch.fp_types`, `alu.fp_types`, `nic.fp_types` and `nic.lanes`,
+//! [`LATE_KEYS`])
 //! are left out of their table's lines and appended at the end, in that order, only when they
 //! differ from their defaults: the hash of every configuration that leaves them at their
 //! defaults is unchanged. A set of names (`fp_types`) appears there as its bit mask in decimal
@@ -89,7 +90,7 @@ const HASH_GROUPS: [usize; 3] = [0, 1, 1];
 
 /// Keys added to a table after its hash lines were fixed, `table.key` in the order they are
 /// appended (see the module docs).
-pub const LATE_KEYS: [&str; 11] = [
+pub const LATE_KEYS: [&str; 12] = [
     "switch.retry_timer",
     "switch.epoch_cycles",
     "switch.max_plen",
@@ -101,6 +102,7 @@ pub const LATE_KEYS: [&str; 11] = [
     "switch.fp_types",
     "alu.fp_types",
     "nic.fp_types",
+    "nic.lanes",
 ];
 
 impl Config {
@@ -814,7 +816,7 @@ mod tests {
         );
         assert_eq!(
             msg("[nic]\nwq_depth = 8\n"),
-            "netcoll.toml: line 2: unknown key `nic.wq_depth`; allowed keys in [nic]: qps, cqs, counters, dmem_words, fp, fp_types"
+            "netcoll.toml: line 2: unknown key `nic.wq_depth`; allowed keys in [nic]: qps, cqs, counters, dmem_words, fp, fp_types, lanes"
         );
         assert_eq!(
             msg("nic = 3\n"),

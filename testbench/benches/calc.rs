@@ -1,15 +1,17 @@
-//! CALC's throughput: elements per cycle of a long CALC, by argument layout, at every cycle
-//! level, side by side in one run.
+//! CALC's throughput: elements per cycle of a long CALC, by argument layout and number of
+//! lanes, at every cycle level, side by side in one run.
 //!
 //! `cargo bench -p netcoll-testbench --bench calc`
 //!
-//! Each row posts a CALC of `N1` and of `N2` elements to a fresh NIC (default configuration,
-//! and the same with the floating-point types) and polls its CQ until the CQE comes; the rate
-//! is `(N2 - N1) / (cycles(N2) - cycles(N1))`, so the cycles of the post, the poll and the
-//! CALC's start and end cancel out. Layouts: apart and in place stream (one element a cycle),
-//! as do MAXLOC's pairs apart (a pair every 2 cycles); a result one word after `a` (each
-//! element reads the one before) and MAXLOC pairs with stride 1 in place (overlapping) go
-//! element by element.
+//! Each row posts a CALC of `N1` and of `N2` elements to a fresh NIC (default configuration
+//! with `lanes` 1, 2 and 4, and with the floating-point types) and polls its CQ until the CQE
+//! comes; the rate is `(N2 - N1) / (cycles(N2) - cycles(N1))`, so the cycles of the post, the
+//! poll and the CALC's start and end cancel out. Layouts: apart, in place and `b` with stride 3
+//! stream in lane groups (`lanes` elements a cycle); `a` with stride 2 and MAXLOC's pairs
+//! apart stream in one lane (an element a cycle, a pair every 2 cycles); a result one word
+//! after `a` (each element reads the one before) and MAXLOC pairs with stride 1 in place
+//! (overlapping) go element by element. The last columns: the rate over that of `dst = a + 1`
+//! in the same build, and over the same layout's with one lane.
 
 use netcoll_models::kit::cycle::CycleSim;
 use netcoll_models::nic::{HostOp, HostStatus, NicIn, NicParams, Wqe};
@@ -45,9 +47,11 @@ type Layout = (&'static str, fn(u64) -> Wqe);
 
 fn main() {
     let (n1, n2) = (64u64, 1024u64);
-    let layouts: [Layout; 5] = [
+    let layouts: [Layout; 7] = [
         ("apart", |n| calc(AluOp::Sum, n, 0, 1, 1024, 1, 2048)),
         ("in place", |n| calc(AluOp::Sum, n, 0, 1, 1024, 1, 0)),
+        ("b stride 3", |n| calc(AluOp::Sum, n, 0, 1, 1024, 3, 0)),
+        ("a stride 2", |n| calc(AluOp::Sum, n, 0, 2, 2048, 1, 3072)),
         ("dst = a + 1", |n| calc(AluOp::Sum, n, 0, 1, 1024, 1, 1)),
         ("MAXLOC pairs", |n| {
             calc(AluOp::MaxLoc, n / 2, 0, 2, 1024, 2, 2048)
@@ -56,16 +60,32 @@ fn main() {
             calc(AluOp::MaxLoc, n / 2, 0, 1, 1024, 2, 0)
         }),
     ];
-    let fp = NicParams {
-        fp: 1,
+    let build = |fp, lanes| NicParams {
+        fp,
+        lanes,
         ..NicParams::default()
     };
+    let builds = [
+        ("lanes 1", build(0, 1)),
+        ("lanes 2", build(0, 2)),
+        ("lanes 4", build(0, 4)),
+        ("fp, 1 lane", build(1, 1)),
+    ];
     println!("CALC elements per cycle ({n1} and {n2} elements; MAXLOC half as many pairs)");
     println!(
-        "{:<8} {:<14} {:<10} {:>10} {:>10} {:>14} {:>16}",
-        "fp", "layout", "level", "cycles n1", "cycles n2", "elements/cycle", "vs dst = a + 1"
+        "{:<11} {:<14} {:<10} {:>10} {:>10} {:>14} {:>16} {:>11}",
+        "build",
+        "layout",
+        "level",
+        "cycles n1",
+        "cycles n2",
+        "elements/cycle",
+        "vs dst = a + 1",
+        "vs lanes 1"
     );
-    for (tag, p) in [("fp = 0", NicParams::default()), ("fp = 1", fp)] {
+    // The one-lane rates, by (level, layout), for the last column.
+    let mut one_lane = std::collections::BTreeMap::new();
+    for (tag, p) in builds {
         for level in [Level::Model, Level::Rtl, Level::Verilator] {
             let mut rows = vec![];
             for (name, mk) in layouts {
@@ -77,7 +97,9 @@ fn main() {
                         let elements = (w2.len - w1.len) as f64;
                         rows.push((name, c1, c2, elements / (c2 - c1) as f64));
                     }
-                    Err(e) => println!("{tag:<8} {name:<14} {:<10} unavailable: {e}", level.name()),
+                    Err(e) => {
+                        println!("{tag:<11} {name:<14} {:<10} unavailable: {e}", level.name())
+                    }
                 }
             }
             let base = rows
@@ -85,8 +107,14 @@ fn main() {
                 .find(|r| r.0 == "dst = a + 1")
                 .map_or(f64::NAN, |r| r.3);
             for (name, c1, c2, rate) in rows {
+                if p.lanes == 1 && p.fp == 0 {
+                    one_lane.insert((level.name(), name), rate);
+                }
+                let vs_one = one_lane
+                    .get(&(level.name(), name))
+                    .map_or(f64::NAN, |r| rate / r);
                 println!(
-                    "{tag:<8} {name:<14} {:<10} {c1:>10} {c2:>10} {rate:>14.4} {:>15.2}x",
+                    "{tag:<11} {name:<14} {:<10} {c1:>10} {c2:>10} {rate:>14.4} {:>15.2}x {vs_one:>10.2}x",
                     level.name(),
                     rate / base
                 );

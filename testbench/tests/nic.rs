@@ -8,7 +8,7 @@ use netcoll_models::config::Config;
 use netcoll_models::kit::cycle::{CycleSim, Typed};
 use netcoll_models::kit::ports::PortValues;
 use netcoll_models::net::{Beat, Link, Message, Reassembler};
-use netcoll_models::nic::model::NicModel;
+use netcoll_models::nic::model::{lane_group, NicModel};
 use netcoll_models::nic::{
     Cqe, HostOp, HostStatus, NicIn, NicOut, NicParams, Opcode, Stat, Status, Wqe,
 };
@@ -46,17 +46,15 @@ fn design(level: Level, p: &NicParams) -> NicDesign {
         .unwrap_or_else(|| panic!("{level} has no cycles"))
 }
 
-/// How often random programs ran multi-dimensional CALCs: the CQEs of CALCs whose WQE named
-/// a shape (`calc_shape`) that an accepted `SET_SHAPE` had given more than one row (count 1
-/// or 2 above 1), with `count` > 0: (status `OK`, status `BAD_ADDR`). A CQE names its QP and
-/// WQE index; the WQE is the one the SQ's accepted posts (host response `OK` to a `POST_SQ`,
-/// from any step) put at that index.
-fn shaped_calc_cqes(s: &Scenario, events: &[Event]) -> (usize, usize) {
+/// The CQEs of CALCs in `events` of `s`, each with its WQE and the elements its shape adds
+/// (`n1 × n2` of the shape an accepted `SET_SHAPE` set last, 1 for none). A CQE names its QP
+/// and WQE index; the WQE is the one the SQ's accepted posts (host response `OK` to a
+/// `POST_SQ`, from any step) put at that index.
+fn calc_cqes(s: &Scenario, events: &[Event]) -> Vec<(Wqe, String, u64)> {
     use std::collections::BTreeMap;
     let mut posted: BTreeMap<u64, Vec<Wqe>> = BTreeMap::new();
-    // Elements a shape adds (n1 × n2), of the shapes set.
     let mut rows: BTreeMap<u64, u64> = BTreeMap::new();
-    let (mut ok, mut bad_addr) = (0, 0);
+    let mut out = vec![];
     for e in events {
         match e {
             Event::Host { step, status, .. } if status == "OK" => {
@@ -87,18 +85,43 @@ fn shaped_calc_cqes(s: &Scenario, events: &[Event]) -> (usize, usize) {
                     .and_then(|v| v.get(*index as usize))
                     .unwrap_or_else(|| panic!("{}: no WQE {index} posted to SQ {qp}", s.file));
                 assert_eq!(w.opcode, Opcode::Calc as u64, "{}", s.file);
-                if w.len > 0 && rows.get(&w.index).is_some_and(|&n| n > 1) {
-                    match status.as_str() {
-                        "OK" => ok += 1,
-                        "BAD_ADDR" => bad_addr += 1,
-                        _ => {}
-                    }
-                }
+                let n = rows.get(&w.index).copied().unwrap_or(1);
+                out.push((*w, status.clone(), n));
             }
             _ => {}
         }
     }
+    out
+}
+
+/// How often random programs ran multi-dimensional CALCs: the CQEs of CALCs whose WQE named
+/// a shape that had more than one row, with `count` > 0: (status `OK`, status `BAD_ADDR`).
+fn shaped_calc_cqes(s: &Scenario, events: &[Event]) -> (usize, usize) {
+    let (mut ok, mut bad_addr) = (0, 0);
+    for (w, status, rows) in calc_cqes(s, events) {
+        if w.len > 0 && rows > 1 {
+            match status.as_str() {
+                "OK" => ok += 1,
+                "BAD_ADDR" => bad_addr += 1,
+                _ => {}
+            }
+        }
+    }
     (ok, bad_addr)
+}
+
+/// How often random programs ran CALCs that go in lane groups on a NIC of `lanes` lanes when
+/// they stream: CQEs `OK` of CALCs of more than one element whose lane group
+/// (`lane_group`) is `lanes`.
+fn lane_calc_cqes(s: &Scenario, events: &[Event], lanes: usize) -> usize {
+    calc_cqes(s, events)
+        .iter()
+        .filter(|(w, status, _)| {
+            let (w0, w1) = w.encode();
+            let f = netcoll_models::nic::WqeWords::unpack(w0, w1);
+            status == "OK" && w.len > 1 && lane_group(lanes, &f) == lanes as u64
+        })
+        .count()
 }
 
 #[test]
@@ -131,7 +154,23 @@ fn random_programs_golden_agrees_with_the_model() {
     let mut overruns = 0;
     // And shapes: CQEs of multi-dimensional CALCs, OK and BAD_ADDR.
     let (mut shaped_ok, mut shaped_bad_addr) = (0, 0);
-    for p in [NicParams::SMALL, NicParams::default(), small_fp] {
+    // And lanes: CQEs OK of CALCs in lane groups.
+    let mut lane_groups = 0;
+    let small_lanes = NicParams {
+        lanes: 4,
+        ..NicParams::SMALL
+    };
+    let default_lanes = NicParams {
+        lanes: 2,
+        ..NicParams::default()
+    };
+    for p in [
+        NicParams::SMALL,
+        NicParams::default(),
+        small_fp,
+        small_lanes,
+        default_lanes,
+    ] {
         for seed in 1..=20u64 {
             let s = settled_random_scenario(&p, seed, 300, 400);
             let g = run_level(&s, Level::Golden).unwrap_or_else(|e| panic!("seed {seed}: {e}"));
@@ -142,6 +181,9 @@ fn random_programs_golden_agrees_with_the_model() {
             let (ok, bad_addr) = shaped_calc_cqes(&s, &m);
             shaped_ok += ok;
             shaped_bad_addr += bad_addr;
+            if p.lanes > 1 {
+                lane_groups += lane_calc_cqes(&s, &m, p.lanes);
+            }
             let mut seen = std::collections::BTreeSet::new();
             for e in &m {
                 match e {
@@ -174,7 +216,7 @@ fn random_programs_golden_agrees_with_the_model() {
     eprintln!(
         "{asking} asking, {acks} ACKs, {rnr_naks} RNR NAKs, {spent} spent, {again} again, \
          {overruns} channel overruns read, multi-dimensional CALCs: {shaped_ok} OK, \
-         {shaped_bad_addr} BAD_ADDR"
+         {shaped_bad_addr} BAD_ADDR, {lane_groups} CALCs in lane groups OK"
     );
     assert!(
         asking > 20 && acks > 20 && rnr_naks > 10 && spent > 3 && again > 10,
@@ -185,6 +227,10 @@ fn random_programs_golden_agrees_with_the_model() {
         overruns > 5,
         "the random programs must exercise receive channels: {overruns} reads of a nonzero \
          CHAN_OVERRUN"
+    );
+    assert!(
+        lane_groups > 40,
+        "the random programs must exercise CALCs in lane groups: {lane_groups} CQEs OK"
     );
     assert!(
         shaped_ok > 40 && shaped_bad_addr > 10,
@@ -502,10 +548,11 @@ fn bad_requests_get_error_cqes_and_later_work_completes() {
 #[test]
 fn random_programs_rtl_lockstep_with_model() {
     let mut held = 0;
-    for seed in 1..=4u64 {
-        // The last seed on a NIC with the floating-point types.
+    for seed in 1..=6u64 {
+        // Seed 4 on a NIC with the floating-point types, 5 and 6 with 4 and 2 lanes.
         let p = NicParams {
             fp: (seed == 4) as usize,
+            lanes: [1, 4, 2][seed.saturating_sub(4) as usize % 3],
             ..NicParams::SMALL
         };
         let s = random_scenario(&p, seed, 400);
@@ -552,14 +599,22 @@ fn random_programs_verilator_lockstep_10m_cycles() {
     let mut held = 0u64;
     let mut refused = 0u64;
     while total < 10_000_000 {
-        // The two extreme parameter sets in turn, and the small one with the floating-point
-        // types.
-        let p = match seed % 3 {
+        // The two extreme parameter sets in turn, the small one with the floating-point
+        // types, the small one with 4 lanes and the default one with 2.
+        let p = match seed % 5 {
             0 => NicParams::SMALL,
             1 => NicParams::default(),
-            _ => NicParams {
+            2 => NicParams {
                 fp: 1,
                 ..NicParams::SMALL
+            },
+            3 => NicParams {
+                lanes: 4,
+                ..NicParams::SMALL
+            },
+            _ => NicParams {
+                lanes: 2,
+                ..NicParams::default()
             },
         };
         let s = random_scenario(&p, seed, 4000);

@@ -1,6 +1,7 @@
 //! # The CALC loop (module `nic_calc`)
 //!
-//! Runs CALC's elements through the reduction ALU (its instance `alu`, module `reduce_alu_l1`),
+//! Runs CALC's elements through the reduction ALU (its instance `alu`, module
+//! `reduce_alu_l<L>`, `L` the NIC's lanes),
 //! one of two ways ("CALC" in `netcoll_models::nic::model`, whose state table has
 //! `CalcReadA` … `CalcWriteIndex`, `CalcWait` and `CalcStream`):
 //!
@@ -10,7 +11,10 @@
 //!   (`rd_valid`; a pair's index words when `half` is clear again), feeds the ALU from those
 //!   registers after an element's last word (`op_valid`), and writes whatever result the ALU shows (`out_valid`) to the next result
 //!   word (a pair's index in the next cycle, from `ri_hold`) — one element a cycle, a pair
-//!   every 2 cycles;
+//!   every 2 cycles; or, in lane groups (`wide`: `L > 1`, not MAXLOC / MINLOC, the strides of
+//!   `a` and `b` odd or 0; "Lanes" in the model), `L` elements of a row a cycle, lane `j`
+//!   reading `a` and `b` at the walks' addresses plus `j` strides (`off_a`, `off_b`) and
+//!   writing its result at the result's address plus `j`;
 //! - **element by element**: read `a` (and `b`, and for MAXLOC / MINLOC both indices) into the
 //!   operand registers, let the ALU compute (`LATENCY` cycles, or `FP_LATENCY` with the
 //!   floating-point types: `CalcAlu`, then `CalcWait` counting down `alu_wait` from
@@ -41,13 +45,15 @@
 //! - `shape_rd`: the shape of the WQE being latched (`SqWqe`), where the shape memories read;
 //! - `shape_set`, `shape_set_index`, `shape_set_dim1`, `shape_set_dim2`, `shape_set_ext`:
 //!   `SET_SHAPE`'s write (from the host unit); `sweep_at`: the reset sweep's index (`Init`);
-//! - `dmem_data`: what data memory returned; `dmem_b_data`: what its copy `dmem_b` returned.
+//! - `dmem_data`: what data memory returned, a word a lane (lane 0 the element-by-element
+//!   reads); `dmem_b_data`: what its copy for `b` returned.
 //!
 //! # Outputs
 //! - `next_state`: the next state in the CALC states;
-//! - `dmem_rd_addr`, `dmem_wr_en`, `dmem_wr_addr`, `dmem_wr_data`: data memory requests (zero
-//!   outside the CALC states); `dmem_b_rd_addr`: the read address of `dmem_b` (zero outside
-//!   `CalcStream`);
+//! - `dmem_rd_addr`, `dmem_wr_en`, `dmem_wr_addr`, `dmem_wr_data`: data memory requests, a
+//!   lane each (zero outside the CALC states); `dmem_b_rd_addr`: the read addresses of the copy
+//!   for `b` (zero outside `CalcStream`); `lane_on`: the lanes that read (lane 0 always, lanes
+//!   1 .. while a lane group is read);
 //! - `go`: the result buffer is computed, the message the transmit engine holds for it may go
 //!   (`advance_visit`: the visit is over; `await_answer`: a reliable QP's SQ awaits the
 //!   answer); `cancel`: the engine drops it (`BAD_ADDR`); `complete`, `complete_status`: the
@@ -87,10 +93,17 @@ const SPAN_D_BITS: usize = 19;
 const END_D_BITS: usize = 20;
 
 crate::sub_block! {
-    /// The CALC loop over a data memory of `2^DB` words, with (`FP = 1`) or without the
-    /// floating-point types in its ALU, whose tail has `AX` stages (`FP_TAIL` or 0); the wait
-    /// counter has `AWB` bits (`alu_wait_bits(FP > 0)`).
-    pub struct NicCalc<const DB: usize, const FP: usize, const AX: usize, const AWB: usize> {
+    /// The CALC loop over a data memory of `2^DB` words in `L = 2^LB` banks, with `L` ALU
+    /// lanes, with (`FP = 1`) or without the floating-point types in its ALU, whose tail has
+    /// `AX` stages (`FP_TAIL` or 0); the wait counter has `AWB` bits (`alu_wait_bits(FP > 0)`).
+    pub struct NicCalc<
+        const DB: usize,
+        const L: usize,
+        const LB: usize,
+        const FP: usize,
+        const AX: usize,
+        const AWB: usize,
+    > {
         pub clock: Signal<In, Clock>,
         pub reset: Signal<In, bool>,
         pub state: Signal<In, SeqState>,
@@ -114,16 +127,18 @@ crate::sub_block! {
         pub shape_set_ext: Signal<In, Bits<SHAPE_EXT_BITS>>,
         pub sweep_at: Signal<In, Bits<SHAPE_BITS>>,
         pub shape_ext_d: Signal<Out, Bits<16>>,
-        pub dmem_data: Signal<In, Bits<64>>,
-        /// What the copy `dmem_b` returned (a streaming CALC's `b`).
-        pub dmem_b_data: Signal<In, Bits<64>>,
+        pub dmem_data: [Signal<In, Bits<64>>; L] = core::array::from_fn(|_| Default::default()),
+        /// What the copy for `b` returned (a streaming CALC's `b`).
+        pub dmem_b_data: [Signal<In, Bits<64>>; L] = core::array::from_fn(|_| Default::default()),
         pub next_state: Signal<Out, SeqState>,
-        pub dmem_rd_addr: Signal<Out, Bits<DB>>,
-        /// The read address of the copy `dmem_b` (zero outside `CalcStream`).
-        pub dmem_b_rd_addr: Signal<Out, Bits<DB>>,
-        pub dmem_wr_en: Signal<Out, bool>,
-        pub dmem_wr_addr: Signal<Out, Bits<DB>>,
-        pub dmem_wr_data: Signal<Out, Bits<64>>,
+        pub dmem_rd_addr: [Signal<Out, Bits<DB>>; L] = core::array::from_fn(|_| Default::default()),
+        /// The read addresses of the copy for `b` (zero outside `CalcStream`).
+        pub dmem_b_rd_addr: [Signal<Out, Bits<DB>>; L] =
+            core::array::from_fn(|_| Default::default()),
+        pub lane_on: [Signal<Out, bool>; L] = core::array::from_fn(|_| Default::default()),
+        pub dmem_wr_en: [Signal<Out, bool>; L] = core::array::from_fn(|_| Default::default()),
+        pub dmem_wr_addr: [Signal<Out, Bits<DB>>; L] = core::array::from_fn(|_| Default::default()),
+        pub dmem_wr_data: [Signal<Out, Bits<64>>; L] = core::array::from_fn(|_| Default::default()),
         pub reliable: Signal<In, bool>,
         pub go: Signal<Out, bool>,
         pub cancel: Signal<Out, bool>,
@@ -177,10 +192,34 @@ crate::sub_block! {
         /// previous cycle.
         wr_index: Reg<bool>,
         ri_hold: Reg<Bits<64>>,
-        a: Reg<Bits<64>>,
+        /// The operands, a lane each (element by element: lane 0).
+        a: [Reg<Bits<64>>; L] = core::array::from_fn(|_| Default::default()),
         a_index: Reg<Bits<64>>,
-        b: Reg<Bits<64>>,
+        b: [Reg<Bits<64>>; L] = core::array::from_fn(|_| Default::default()),
         b_index: Reg<Bits<64>>,
+        /// The CALC goes in lane groups of `L` (see the module docs); `group`: its elements.
+        wide: Signal<Local, bool>,
+        group: Signal<Local, Bits<16>>,
+        /// The strides of `a` and `b` odd or 0.
+        spread_a: Signal<Local, bool>,
+        spread_b: Signal<Local, bool>,
+        /// The inner strides of `a`, `b` and the result, times the group's elements.
+        sa_group: Signal<Local, Bits<16>>,
+        sb_group: Signal<Local, Bits<16>>,
+        sd_group: Signal<Local, Bits<16>>,
+        /// Lane `j`'s offsets from the walks' addresses: `j` strides of `a` and `b`.
+        off_a: [Signal<Local, Bits<DB>>; L] = core::array::from_fn(|_| Default::default()),
+        off_b: [Signal<Local, Bits<DB>>; L] = core::array::from_fn(|_| Default::default()),
+        /// Lane `j` has an element of the group being read, or of the one being written.
+        rd_lane: [Signal<Local, bool>; L] = core::array::from_fn(|_| Default::default()),
+        wr_lane: [Signal<Local, bool>; L] = core::array::from_fn(|_| Default::default()),
+        /// `j` for lane `j`, as the walks count and as an address offset.
+        lane_count: [Constant<Bits<16>>; L] = core::array::from_fn(|j| k(j as u64)),
+        lane_word: [Constant<Bits<DB>>; L] = core::array::from_fn(|j| k(j as u64)),
+        lanes: Constant<Bits<16>> = k(L as u64),
+        multi_lane: Constant<bool> = Constant::new(L > 1),
+        lane_shift: Constant<Bits<4>> = k(LB as u64),
+        zero64: Constant<Bits<64>> = k(0),
         /// `CalcWait` cycles still to go after this one.
         alu_wait: Reg<Bits<AWB>>,
         /// `(count - 1) × calc_sa` and `× calc_sb` plus the shape's outer spans, and the
@@ -188,9 +227,9 @@ crate::sub_block! {
         span_a: Reg<Bits<SPAN_BITS>>,
         span_b: Reg<Bits<SPAN_BITS>>,
         span_d: Reg<Bits<SPAN_D_BITS>>,
-        /// The reduction ALU (one lane): its inputs are the operand registers, its result is
+        /// The reduction ALU (`L` lanes): its inputs are the operand registers, its result is
         /// registered.
-        alu: ReduceAlu<1, FP, AX>,
+        alu: ReduceAlu<L, FP, AX>,
         /// The element type as the ALU takes it, `{calc_fp, calc_dtype}`.
         dtype3: Signal<Local, Bits<3>>,
         /// The floating-point types CALC's ALU has, bit `t` for `FpType::ALL[t]` (none when
@@ -243,7 +282,15 @@ crate::sub_block! {
     }
 }
 
-impl<const DB: usize, const FP: usize, const AX: usize, const AWB: usize> NicCalc<DB, FP, AX, AWB> {
+impl<
+        const DB: usize,
+        const L: usize,
+        const LB: usize,
+        const FP: usize,
+        const AX: usize,
+        const AWB: usize,
+    > NicCalc<DB, L, LB, FP, AX, AWB>
+{
     /// Builds in only the floating-point types of `fp_mask` (the configuration's
     /// `nic.fp_types`), here and in the ALU; before `connect_all`. No effect when `FP = 0`.
     pub fn set_fp_types(&mut self, fp_mask: usize) {
@@ -259,15 +306,29 @@ impl<const DB: usize, const FP: usize, const AX: usize, const AWB: usize> NicCal
     }
 }
 
-impl<const DB: usize, const FP: usize, const AX: usize, const AWB: usize> Logic
-    for NicCalc<DB, FP, AX, AWB>
+impl<
+        const DB: usize,
+        const L: usize,
+        const LB: usize,
+        const FP: usize,
+        const AX: usize,
+        const AWB: usize,
+    > Logic for NicCalc<DB, L, LB, FP, AX, AWB>
 {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, rd_more, rd_valid, half, op_valid, wr_index, ri_hold, a, a_index, b,
-            b_index, alu_wait, span_a, span_b, span_d, n1, n2, sa1, sb1, sd1, sa2, sb2, sd2
+            self, clock, rd_more, rd_valid, half, op_valid, wr_index, ri_hold, a_index, b_index,
+            alu_wait, span_a, span_b, span_d, n1, n2, sa1, sb1, sd1, sa2, sb2, sd2
         );
+        for j in 0..L {
+            self.a[j].clock.next = self.clock.val();
+            self.a[j].reset.next = self.reset.val();
+            self.b[j].clock.next = self.clock.val();
+            self.b[j].reset.next = self.reset.val();
+            self.a[j].d.next = self.a[j].q.val();
+            self.b[j].d.next = self.b[j].q.val();
+        }
         // The shapes: written by `SET_SHAPE` and the reset sweep, read at the WQE being
         // latched.
         self.shape_dim1.clock.next = self.clock.val();
@@ -347,10 +408,17 @@ impl<const DB: usize, const FP: usize, const AX: usize, const AWB: usize> Logic
         }
         self.fp_refused.next = self.calc_fp.val()
             & (!self.type_built.val() | (self.calc_op.val() > self.alu_prod.val()));
-        self.alu.a[0].next = self.a.q.val();
-        self.alu.ai[0].next = self.a_index.q.val();
-        self.alu.b[0].next = self.b.q.val();
-        self.alu.bi[0].next = self.b_index.q.val();
+        for j in 0..L {
+            self.alu.a[j].next = self.a[j].q.val();
+            self.alu.b[j].next = self.b[j].q.val();
+            if j == 0 {
+                self.alu.ai[0].next = self.a_index.q.val();
+                self.alu.bi[0].next = self.b_index.q.val();
+            } else {
+                self.alu.ai[j].next = self.zero64.val();
+                self.alu.bi[j].next = self.zero64.val();
+            }
+        }
         // rust-hdl multiplies only 16 x 16: the strides are widened to 16 bits.
         self.last.next = self.calc_count.val() - 1;
         self.pair.next = 0.into();
@@ -416,9 +484,51 @@ impl<const DB: usize, const FP: usize, const AX: usize, const AWB: usize> Logic
         self.walk[0].base.next = self.calc_a.val();
         self.walk[1].base.next = self.calc_b.val();
         self.walk[2].base.next = self.calc_dst.val();
-        self.walk[0].s0.next = bit_cast::<16, 8>(self.calc_sa.val());
-        self.walk[1].s0.next = bit_cast::<16, 8>(self.calc_sb.val());
-        self.walk[2].s0.next = self.elem_words.val();
+        // Lane groups: `L` elements a step where the banks allow it (see the module docs).
+        self.spread_a.next = !self.calc_sa.val().any() | self.calc_sa.val().get_bit(0);
+        self.spread_b.next = !self.calc_sb.val().any() | self.calc_sb.val().get_bit(0);
+        // (Element by element, lane 0 alone.)
+        self.wide.next = self.multi_lane.val()
+            & self.stream.val()
+            & !self.is_loc.val()
+            & self.spread_a.val()
+            & self.spread_b.val();
+        self.group.next = self.one16.val();
+        self.sa_group.next = bit_cast::<16, 8>(self.calc_sa.val());
+        self.sb_group.next = bit_cast::<16, 8>(self.calc_sb.val());
+        self.sd_group.next = self.elem_words.val();
+        if self.wide.val() {
+            self.group.next = self.lanes.val();
+            self.sa_group.next = bit_cast::<16, 8>(self.calc_sa.val()) << self.lane_shift.val();
+            self.sb_group.next = bit_cast::<16, 8>(self.calc_sb.val()) << self.lane_shift.val();
+            self.sd_group.next = self.lanes.val();
+        }
+        self.walk[0].g.next = self.group.val();
+        self.walk[1].g.next = self.group.val();
+        self.walk[2].g.next = self.group.val();
+        self.walk[0].s0g.next = self.sa_group.val();
+        self.walk[1].s0g.next = self.sb_group.val();
+        self.walk[2].s0g.next = self.sd_group.val();
+        for j in 0..L {
+            // Lane 0 has an element while the walks have one (always, in `CalcStream`).
+            if j == 0 {
+                self.off_a[0].next = 0.into();
+                self.off_b[0].next = 0.into();
+                self.rd_lane[0].next = (self.walk[0].left.val() > self.lane_count[0].val())
+                    & (self.walk[1].left.val() > self.lane_count[0].val());
+                self.wr_lane[0].next = self.walk[2].left.val() > self.lane_count[0].val();
+            } else {
+                self.off_a[j].next =
+                    self.off_a[j - 1].val() + bit_cast::<DB, 8>(self.calc_sa.val());
+                self.off_b[j].next =
+                    self.off_b[j - 1].val() + bit_cast::<DB, 8>(self.calc_sb.val());
+                self.rd_lane[j].next = self.wide.val()
+                    & (self.walk[0].left.val() > self.lane_count[j].val())
+                    & (self.walk[1].left.val() > self.lane_count[j].val());
+                self.wr_lane[j].next =
+                    self.wide.val() & (self.walk[2].left.val() > self.lane_count[j].val());
+            }
+        }
         self.walk[0].s1.next = self.sa1.q.val();
         self.walk[1].s1.next = self.sb1.q.val();
         self.walk[2].s1.next = self.sd1.q.val();
@@ -440,18 +550,22 @@ impl<const DB: usize, const FP: usize, const AX: usize, const AWB: usize> Logic
         self.walk[2].step.next = false;
 
         self.next_state.next = self.state.val();
-        self.dmem_rd_addr.next = 0.into();
-        self.dmem_b_rd_addr.next = 0.into();
-        self.dmem_wr_en.next = false;
-        self.dmem_wr_addr.next = 0.into();
-        self.dmem_wr_data.next = 0.into();
+        for j in 0..L {
+            self.dmem_rd_addr[j].next = 0.into();
+            self.dmem_b_rd_addr[j].next = 0.into();
+            // Lane 0 always reads (the host's reads share it); lanes 1 .. in a lane group.
+            self.lane_on[j].next = j == 0;
+            self.dmem_wr_en[j].next = false;
+            self.dmem_wr_addr[j].next = 0.into();
+            self.dmem_wr_data[j].next = 0.into();
+        }
         self.element_done.next = false;
         self.issue.next = false;
         self.stream_written.next = false;
         self.wr_index.d.next = false;
         match self.state.val() {
             SeqState::CalcReadA => {
-                self.dmem_rd_addr.next = self.walk[0].addr.val();
+                self.dmem_rd_addr[0].next = self.walk[0].addr.val();
                 self.next_state.next = SeqState::CalcReadB;
                 if self.stream.val() {
                     self.next_state.next = SeqState::CalcStream;
@@ -461,53 +575,72 @@ impl<const DB: usize, const FP: usize, const AX: usize, const AWB: usize> Logic
                 // Reads: an element's words (for a pair, its values, then its indices).
                 if self.rd_more.q.val() {
                     self.issue.next = true;
-                    self.dmem_rd_addr.next = self.walk[0].addr.val();
-                    self.dmem_b_rd_addr.next = self.walk[1].addr.val();
+                    for j in 0..L {
+                        if self.rd_lane[j].val() {
+                            self.lane_on[j].next = true;
+                            self.dmem_rd_addr[j].next =
+                                self.walk[0].addr.val() + self.off_a[j].val();
+                            self.dmem_b_rd_addr[j].next =
+                                self.walk[1].addr.val() + self.off_b[j].val();
+                        }
+                    }
                     if self.half.q.val() {
-                        self.dmem_rd_addr.next = self.walk[0].addr.val() + 1;
-                        self.dmem_b_rd_addr.next = self.walk[1].addr.val() + 1;
+                        self.dmem_rd_addr[0].next = self.walk[0].addr.val() + 1;
+                        self.dmem_b_rd_addr[0].next = self.walk[1].addr.val() + 1;
                     }
                 }
                 // Writes: the result the ALU shows (for a pair, its value, then its index).
                 if self.wr_index.q.val() {
                     self.stream_written.next = true;
-                    self.dmem_wr_en.next = true;
-                    self.dmem_wr_addr.next = self.walk[2].addr.val() + 1;
-                    self.dmem_wr_data.next = self.ri_hold.q.val();
+                    self.dmem_wr_en[0].next = true;
+                    self.dmem_wr_addr[0].next = self.walk[2].addr.val() + 1;
+                    self.dmem_wr_data[0].next = self.ri_hold.q.val();
                 } else {
                     if self.alu.out_valid.val() {
                         self.stream_written.next = !self.is_loc.val();
                         self.wr_index.d.next = self.is_loc.val();
                         self.ri_hold.d.next = self.alu.ri[0].val();
-                        self.dmem_wr_en.next = true;
-                        self.dmem_wr_addr.next = self.walk[2].addr.val();
-                        self.dmem_wr_data.next = self.alu.r[0].val();
+                        for j in 0..L {
+                            if self.wr_lane[j].val() {
+                                self.dmem_wr_en[j].next = true;
+                                self.dmem_wr_addr[j].next =
+                                    self.walk[2].addr.val() + self.lane_word[j].val();
+                                self.dmem_wr_data[j].next = self.alu.r[j].val();
+                                if j > 0 {
+                                    // Lanes 1 .. compute no index (their CALC is never
+                                    // MAXLOC / MINLOC, so it is 0): OR-ed in, it changes no
+                                    // word and synthesis removes it with the constant.
+                                    self.dmem_wr_data[j].next =
+                                        self.alu.r[j].val() | self.alu.ri[j].val();
+                                }
+                            }
+                        }
                     }
                 }
             }
             SeqState::CalcReadB => {
-                self.a.d.next = self.dmem_data.val();
-                self.dmem_rd_addr.next = self.walk[1].addr.val();
+                self.a[0].d.next = self.dmem_data[0].val();
+                self.dmem_rd_addr[0].next = self.walk[1].addr.val();
                 self.next_state.next = SeqState::CalcOperands;
                 if self.is_loc.val() {
                     self.next_state.next = SeqState::CalcReadAIndex;
                 }
             }
             SeqState::CalcReadAIndex => {
-                self.b.d.next = self.dmem_data.val();
-                self.dmem_rd_addr.next = self.walk[0].addr.val() + 1;
+                self.b[0].d.next = self.dmem_data[0].val();
+                self.dmem_rd_addr[0].next = self.walk[0].addr.val() + 1;
                 self.next_state.next = SeqState::CalcReadBIndex;
             }
             SeqState::CalcReadBIndex => {
-                self.a_index.d.next = self.dmem_data.val();
-                self.dmem_rd_addr.next = self.walk[1].addr.val() + 1;
+                self.a_index.d.next = self.dmem_data[0].val();
+                self.dmem_rd_addr[0].next = self.walk[1].addr.val() + 1;
                 self.next_state.next = SeqState::CalcOperands;
             }
             SeqState::CalcOperands => {
                 if self.is_loc.val() {
-                    self.b_index.d.next = self.dmem_data.val();
+                    self.b_index.d.next = self.dmem_data[0].val();
                 } else {
-                    self.b.d.next = self.dmem_data.val();
+                    self.b[0].d.next = self.dmem_data[0].val();
                     self.a_index.d.next = 0.into();
                     self.b_index.d.next = 0.into();
                 }
@@ -526,16 +659,16 @@ impl<const DB: usize, const FP: usize, const AX: usize, const AWB: usize> Logic
             }
             SeqState::CalcWrite => {
                 // The ALU answers the operands of CalcAlu (CALC never passes a reserved op).
-                self.dmem_wr_en.next = self.alu.out_valid.val() & !self.alu.err.val();
-                self.dmem_wr_addr.next = self.walk[2].addr.val();
-                self.dmem_wr_data.next = self.alu.r[0].val();
+                self.dmem_wr_en[0].next = self.alu.out_valid.val() & !self.alu.err.val();
+                self.dmem_wr_addr[0].next = self.walk[2].addr.val();
+                self.dmem_wr_data[0].next = self.alu.r[0].val();
                 self.element_done.next = !self.is_loc.val();
                 self.next_state.next = SeqState::CalcWriteIndex;
             }
             SeqState::CalcWriteIndex => {
-                self.dmem_wr_en.next = true;
-                self.dmem_wr_addr.next = self.walk[2].addr.val() + 1;
-                self.dmem_wr_data.next = self.alu.ri[0].val();
+                self.dmem_wr_en[0].next = true;
+                self.dmem_wr_addr[0].next = self.walk[2].addr.val() + 1;
+                self.dmem_wr_data[0].next = self.alu.ri[0].val();
                 self.element_done.next = true;
             }
             _ => {}
@@ -560,12 +693,14 @@ impl<const DB: usize, const FP: usize, const AX: usize, const AWB: usize> Logic
         if self.rd_valid.q.val() {
             // A pair's index words were read the cycle `half` went back to the values.
             if self.is_loc.val() & !self.half.q.val() {
-                self.a_index.d.next = self.dmem_data.val();
-                self.b_index.d.next = self.dmem_b_data.val();
+                self.a_index.d.next = self.dmem_data[0].val();
+                self.b_index.d.next = self.dmem_b_data[0].val();
                 self.op_valid.d.next = true;
             } else {
-                self.a.d.next = self.dmem_data.val();
-                self.b.d.next = self.dmem_b_data.val();
+                for j in 0..L {
+                    self.a[j].d.next = self.dmem_data[j].val();
+                    self.b[j].d.next = self.dmem_b_data[j].val();
+                }
                 self.op_valid.d.next = !self.is_loc.val();
             }
         }
@@ -610,10 +745,13 @@ mod tests {
     use netcoll_models::reduce_alu::golden::golden_int as golden;
     use netcoll_models::reduce_alu::Dtype;
 
-    type Calc = NicCalc<10, 0, 0, { netcoll_models::nic::model::alu_wait_bits(false) }>;
+    const AWB: usize = netcoll_models::nic::model::alu_wait_bits(false);
+    /// The unit over 1024 words, `L` lanes (`2^LB`).
+    type Lanes<const L: usize, const LB: usize> = NicCalc<10, L, LB, 0, 0, AWB>;
+    type Calc = Lanes<1, 0>;
 
     /// Shows the CALC WQE `(w0, w1)` to the unit as `SqDecode` starting it.
-    fn start(c: &mut Calc, (w0, w1): (u64, u64)) {
+    fn start<const L: usize, const LB: usize>(c: &mut Lanes<L, LB>, (w0, w1): (u64, u64)) {
         let f = WqeWords::unpack(w0, w1);
         c.calc_op.next = f.calc_op.into();
         c.calc_dtype.next = f.calc_dtype.into();
@@ -640,30 +778,52 @@ mod tests {
 
     /// Runs a CALC from `SqDecode` to its end with `mem` as data memory (the unit plays its
     /// part, this test the sequencer's and the memory's, both of its copies).
-    fn run(c: &mut Calc, mem: &mut [u64], wqe: &Wqe) -> Ran {
+    fn run<const L: usize, const LB: usize>(
+        c: &mut Lanes<L, LB>,
+        mem: &mut [u64],
+        wqe: &Wqe,
+    ) -> Ran {
         start(c, wqe.encode());
-        let (mut read, mut read_b) = (0usize, 0usize);
+        let (mut read, mut read_b) = ([0usize; L], [0usize; L]);
         let (mut streamed, mut cycles) = (false, 0);
         for _ in 0..200 {
-            c.dmem_data.next = mem[read].into();
-            c.dmem_b_data.next = mem[read_b].into();
+            for j in 0..L {
+                c.dmem_data[j].next = mem[read[j]].into();
+                c.dmem_b_data[j].next = mem[read_b[j]].into();
+            }
             c.clock.next = Clock { clk: false };
             assert!(simulate(c, 1000));
             streamed |= c.state.val() == SeqState::CalcStream;
             if c.state.val() != SeqState::SqDecode {
                 cycles += 1;
             }
-            read = c.dmem_rd_addr.val().index();
-            read_b = c.dmem_b_rd_addr.val().index();
-            let write = c
-                .dmem_wr_en
-                .val()
-                .then(|| (c.dmem_wr_addr.val().index(), c.dmem_wr_data.val().to_u64()));
+            // The banks: lanes that read get their words; no two lanes write one word.
+            let mut writes = vec![];
+            for j in 0..L {
+                read[j] = c.dmem_rd_addr[j].val().index();
+                read_b[j] = c.dmem_b_rd_addr[j].val().index();
+                assert!(
+                    c.lane_on[j].val() || (read[j], read_b[j]) == (0, 0),
+                    "lane {j}"
+                );
+                if c.dmem_wr_en[j].val() {
+                    writes.push((
+                        c.dmem_wr_addr[j].val().index(),
+                        c.dmem_wr_data[j].val().to_u64(),
+                    ));
+                }
+            }
+            let banks: std::collections::BTreeSet<usize> = writes.iter().map(|w| w.0 % L).collect();
+            assert_eq!(
+                banks.len(),
+                writes.len(),
+                "two writes in one bank: {writes:?}"
+            );
             let (go, complete, next) = (c.go.val(), c.complete.val(), c.next_state.val());
             assert_eq!(c.advance_visit.val(), go);
             c.clock.next = Clock { clk: true };
             assert!(simulate(c, 1000));
-            if let Some((a, d)) = write {
+            for (a, d) in writes {
                 mem[a] = d;
             }
             c.start.next = false;
@@ -687,7 +847,10 @@ mod tests {
 
     /// What `CalcReadA` does with the CALC `wqe` loaded in `SqDecode`: `Some(BAD_ADDR)` if it
     /// fails the WQE, `None` if it reads `a`.
-    fn first_read(c: &mut Calc, wqe: (u64, u64)) -> Option<Status> {
+    fn first_read<const L: usize, const LB: usize>(
+        c: &mut Lanes<L, LB>,
+        wqe: (u64, u64),
+    ) -> Option<Status> {
         start(c, wqe);
         c.clock.next = Clock { clk: false };
         assert!(simulate(c, 1000));
@@ -897,5 +1060,82 @@ mod tests {
             assert_eq!(mem[300 + i], r, "element {i}");
         }
         assert_eq!(mem[300 + n as usize], expect[300 + n as usize]);
+    }
+
+    /// With 4 lanes: a SUM in place with an odd stride of `b` goes in groups of 4 (the last
+    /// one short), the results those of the one-lane order; MAXLOC, and an even stride, go
+    /// one element a cycle as with one lane.
+    #[test]
+    fn four_lanes_stream_four_elements_a_cycle() {
+        let mut c = Lanes::<4, 2>::default();
+        c.connect_all();
+        let mut mem: Vec<u64> = (0..1024u64).map(|k| k * 0x1_0003 + 11).collect();
+        let expect = mem.clone();
+        let n = 42;
+        let sum = Wqe {
+            opcode: Opcode::Calc.code(),
+            alu_op: AluOp::Sum.code(),
+            dtype: Dtype::U64.code(),
+            len: n,
+            addr: 301,
+            sa: 1,
+            b: 500,
+            sb: 3,
+            dst_addr: 301,
+            ..Default::default()
+        };
+        let ran = run(&mut c, &mut mem, &sum);
+        assert!(ran.streamed);
+        // `CalcReadA`, ⌈42 / 4⌉ = 11 groups, the last one's arrival, operands and the ALU.
+        assert_eq!(ran.cycles, 1 + 11 + 2 + netcoll_models::reduce_alu::LATENCY);
+        for i in 0..n as usize {
+            let (r, _) = golden(
+                AluOp::Sum,
+                Dtype::U64,
+                expect[301 + i],
+                0,
+                expect[500 + 3 * i],
+                0,
+            );
+            assert_eq!(mem[301 + i], r, "element {i}");
+        }
+        assert_eq!(mem[301 + n as usize], expect[301 + n as usize]);
+        assert_eq!(mem[300], expect[300]);
+        // Stride 0 for `b`: one word for every lane.
+        let mut mem = expect.clone();
+        let repeat = Wqe {
+            sb: 0,
+            dst_addr: 700,
+            ..sum
+        };
+        let ran = run(&mut c, &mut mem, &repeat);
+        assert_eq!(ran.cycles, 1 + 11 + 2 + netcoll_models::reduce_alu::LATENCY);
+        for i in 0..n as usize {
+            let (r, _) = golden(AluOp::Sum, Dtype::U64, expect[301 + i], 0, expect[500], 0);
+            assert_eq!(mem[700 + i], r, "element {i}");
+        }
+        // An even stride: one element a cycle.
+        let mut mem = expect.clone();
+        let even = Wqe {
+            sb: 2,
+            dst_addr: 700,
+            ..sum
+        };
+        let ran = run(&mut c, &mut mem, &even);
+        assert_eq!(
+            ran.cycles,
+            1 + n as usize + 2 + netcoll_models::reduce_alu::LATENCY
+        );
+        for i in 0..n as usize {
+            let (r, _) = golden(
+                AluOp::Sum,
+                Dtype::U64,
+                expect[301 + i],
+                0,
+                expect[500 + 2 * i],
+                0,
+            );
+            assert_eq!(mem[700 + i], r, "element {i}");
+        }
     }
 }

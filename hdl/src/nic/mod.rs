@@ -17,8 +17,9 @@
 //! | [`host`] | `nic_host` | host commands and their responses; the CQ wait indices |
 //! | [`queues`] | `nic_queues` | the WQ and CQ memories, the served queue's context, counts and WQE |
 //! | [`execute`] | `nic_execute` | WQE decode and dispatch: checks, NOP, SEND, WAIT, SEND_EN / RECV_EN, CALC start |
-//! | [`calc`] | `nic_calc` | the CALC address check, the streaming pipeline and the element loop, around the reduction ALU (`reduce_alu_l1`); the shape memories |
+//! | [`calc`] | `nic_calc` | the CALC address check, the streaming pipeline (in lane groups) and the element loop, around the reduction ALU (`reduce_alu_l<lanes>`); the shape memories |
 //! | [`calc_walk`] | `nic_calc_walk` | one CALC argument's address over up to three dimensions (`a`, `b`, the result) |
+//! | [`dmem`] | `nic_dmem` | data memory: three copies (the sequencer's, a streaming CALC's `b`, the transmit engine's) in `lanes` banks |
 //! | [`receive`] | `nic_receive` | arriving messages and NAKs; the receive channels (memory `chan`) |
 //! | [`pipe`] | `nic_pipe` | the pipe contexts and the steps of a PIPE |
 //! | [`transmit`] | `nic_transmit` | the transmit engine: the `tx_*` registers, the beat loop, the held data message and the answer register |
@@ -28,15 +29,16 @@
 //!
 //! The units that use the counter and data memories (here) drive their requests to zero
 //! outside their states; the top ORs them (the sequencer runs one unit at a time; the transmit
-//! engine reads its own copy, `dmem_tx`, and a streaming CALC reads `b` from another,
-//! `dmem_b`). Every output
+//! engine reads its own copy of data memory, and a streaming CALC reads `b` from another;
+//! `nic_dmem` holds the copies, in banks). Every output
 //! comes from a register or from the state alone, so a NIC can be wired to another (or to a
 //! link model) without combinational paths between them.
 //!
 //! Generic widths (stable Rust cannot derive them, so [`build`] passes them): `QB` =
 //! log2(qps), `WB` = QB + 1 (work-queue index), `WEB` = WB + 4 (WQE slot), `CB` = log2(cqs),
 //! `CEB` = CB + 5 (CQE slot), `KB` = log2(counters), `DB` = log2(dmem_words), `SWB` =
-//! max(WB, CB, KB) (reset sweep).
+//! max(WB, CB, KB) (reset sweep), `L` = lanes, `LB` = log2(lanes), `RB` = DB - LB (a data
+//! memory bank's rows).
 
 use crate::emit::{emit_with_children, EmitError, Module};
 use crate::prim::Mem;
@@ -49,6 +51,7 @@ use rust_hdl::prelude::*;
 pub mod calc;
 pub mod calc_walk;
 pub mod completion;
+pub mod dmem;
 pub mod execute;
 pub mod host;
 pub mod layouts;
@@ -93,6 +96,7 @@ const SUB_MODULES: &[(&str, &str)] = &[
     ("execute", "nic_execute"),
     ("calc", "nic_calc"),
     ("walk", "nic_calc_walk"),
+    ("dmem", "nic_dmem"),
     ("dim_read", "nic_shape_dim_fields"),
     ("ext_read", "nic_shape_extent_fields"),
     ("dim_taken", "nic_shape_dim_fields"),
@@ -121,15 +125,15 @@ const SUB_MODULES: &[(&str, &str)] = &[
     ("cqe_word", "nic_cqe_word"),
 ];
 
-/// Every sub-block (field, module): [`SUB_MODULES`] and the one-lane ALU for the
-/// floating-point types `fp_mask` (`reduce_alu_l1` without them, `reduce_alu_l1_fp` with all
-/// four), with its datapath's modules.
-fn sub_modules(fp_mask: usize) -> Vec<(&'static str, String)> {
+/// Every sub-block (field, module): [`SUB_MODULES`] and the `lanes`-lane ALU for the
+/// floating-point types `fp_mask` (`reduce_alu_l<lanes>` without them, `reduce_alu_l<lanes>_fp`
+/// with all four), with its datapath's modules.
+fn sub_modules(lanes: usize, fp_mask: usize) -> Vec<(&'static str, String)> {
     let mut v: Vec<(&'static str, String)> = SUB_MODULES
         .iter()
         .map(|&(f, m)| (f, m.to_string()))
         .collect();
-    v.push(("alu", crate::reduce_alu::module_name(1, fp_mask)));
+    v.push(("alu", crate::reduce_alu::module_name(lanes, fp_mask)));
     v.extend(crate::reduce_alu::fp_children(fp_mask));
     v
 }
@@ -148,12 +152,15 @@ netcoll_models::nic_ports!(rtl_block! {
         const FP: usize,
         const AX: usize,
         const AWB: usize,
+        const L: usize,
+        const LB: usize,
+        const RB: usize,
     > {
         sequencer: sequencer::NicSequencer<QB, SWB> = Default::default(),
         host_cmd: host::NicHost<QB, WB, CB, KB, DB, SWB> = Default::default(),
         queues: queues::NicQueues<QB, WB, WEB, CB, CEB, SWB> = Default::default(),
         execute: execute::NicExecute<QB, CB, KB, DB> = Default::default(),
-        calc: calc::NicCalc<DB, FP, AX, AWB> = Default::default(),
+        calc: calc::NicCalc<DB, L, LB, FP, AX, AWB> = Default::default(),
         receive: receive::NicReceive<QB, KB, DB> = Default::default(),
         pipe: pipe::NicPipe<QB, DB> = Default::default(),
         transmit: transmit::NicTransmit<QB, DB> = Default::default(),
@@ -163,14 +170,10 @@ netcoll_models::nic_ports!(rtl_block! {
         wqe: layouts::unpack::WqeWords = Default::default(),
         /// The counters incremented by arriving messages.
         cnt: Mem<Bits<32>, KB> = Default::default(),
-        /// Data memory.
-        dmem: Mem<Bits<64>, DB> = Default::default(),
-        /// The transmit engine's copy of data memory: written with `dmem`, read by the engine
-        /// alone, so that it sends while the sequencer reads.
-        dmem_tx: Mem<Bits<64>, DB> = Default::default(),
-        /// CALC's copy of data memory for `b`: written with `dmem`, read while a CALC streams
-        /// (it reads `a` from `dmem` in the same cycle).
-        dmem_b: Mem<Bits<64>, DB> = Default::default(),
+        /// Data memory, its three copies in `L` banks: the sequencer's units read lane 0 of
+        /// port `a` (a streaming CALC every lane of `a` and `b`), the transmit engine its own
+        /// copy, so that it sends while the sequencer reads.
+        dmem: dmem::NicDmem<DB, L, LB, RB> = Default::default(),
     }
 });
 
@@ -186,7 +189,10 @@ impl<
         const FP: usize,
         const AX: usize,
         const AWB: usize,
-    > Logic for Nic<QB, WB, WEB, CB, CEB, KB, DB, SWB, FP, AX, AWB>
+        const L: usize,
+        const LB: usize,
+        const RB: usize,
+    > Logic for Nic<QB, WB, WEB, CB, CEB, KB, DB, SWB, FP, AX, AWB, L, LB, RB>
 {
     #[hdl_gen]
     fn update(&mut self) {
@@ -210,8 +216,7 @@ impl<
         self.stats.reset.next = self.reset.val();
         self.cnt.clock.next = self.clock.val();
         self.dmem.clock.next = self.clock.val();
-        self.dmem_tx.clock.next = self.clock.val();
-        self.dmem_b.clock.next = self.clock.val();
+        self.dmem.reset.next = self.reset.val();
 
         // The sequencer: the next state from the unit running the current one.
         self.sequencer.host_valid.next = self.host_valid.val();
@@ -252,7 +257,7 @@ impl<
         self.host_cmd.cq_produced.next = self.queues.cq_produced.val();
         self.host_cmd.cq_consumed.next = self.queues.cq_consumed.val();
         self.host_cmd.cqe_data.next = self.queues.cqe_data.val();
-        self.host_cmd.dmem_data.next = self.dmem.rd_data.val();
+        self.host_cmd.dmem_data.next = self.dmem.a_data[0].val();
         self.host_cmd.cnt_data.next = self.cnt.rd_data.val();
         self.host_cmd.stat_value.next = self.stats.value.val();
         self.stats.sel.next = self.host_cmd.stat_sel.val();
@@ -360,8 +365,10 @@ impl<
         self.calc.shape_set_dim2.next = self.host_cmd.shape_set_dim2.val();
         self.calc.shape_set_ext.next = self.host_cmd.shape_set_ext.val();
         self.calc.sweep_at.next = self.sequencer.sweep_at.val().get_bits::<3>(0);
-        self.calc.dmem_data.next = self.dmem.rd_data.val();
-        self.calc.dmem_b_data.next = self.dmem_b.rd_data.val();
+        for j in 0..L {
+            self.calc.dmem_data[j].next = self.dmem.a_data[j].val();
+            self.calc.dmem_b_data[j].next = self.dmem.b_data[j].val();
+        }
         self.calc.reliable.next = self.queues.reliable.val();
 
         // Arriving messages.
@@ -443,7 +450,7 @@ impl<
         self.transmit.nak_src_qp.next = self.receive.msg_qp.val();
         self.transmit.nak_tag.next = self.receive.msg_tag.val();
         self.transmit.nak_reason.next = self.receive.nak_reason.val();
-        self.transmit.dmem_data.next = self.dmem_tx.rd_data.val();
+        self.transmit.dmem_data.next = self.dmem.tx_data.val();
         // A pipe's chunks ask for no answer, whatever the QP.
         self.transmit.reliable.next = self.queues.reliable.val() & !self.pipe.send.val();
         self.tx_valid.next = self.transmit.tx_valid.val();
@@ -491,25 +498,32 @@ impl<
             (self.host_cmd.cnt_wr_en.val() | self.receive.cnt_wr_en.val()) & !self.reset.val();
         self.cnt.wr_addr.next = self.host_cmd.cnt_wr_addr.val() | self.receive.cnt_wr_addr.val();
         self.cnt.wr_data.next = self.host_cmd.cnt_wr_data.val() | self.receive.cnt_wr_data.val();
-        self.dmem.rd_addr.next = self.host_cmd.dmem_rd_addr.val() | self.calc.dmem_rd_addr.val();
-        self.dmem_tx.rd_addr.next = self.transmit.dmem_rd_addr.val();
-        self.dmem.wr_en.next = (self.host_cmd.dmem_wr_en.val()
-            | self.calc.dmem_wr_en.val()
-            | self.receive.dmem_wr_en.val())
-            & !self.reset.val();
-        self.dmem.wr_addr.next = self.host_cmd.dmem_wr_addr.val()
-            | self.calc.dmem_wr_addr.val()
-            | self.receive.dmem_wr_addr.val();
-        self.dmem.wr_data.next = self.host_cmd.dmem_wr_data.val()
-            | self.calc.dmem_wr_data.val()
-            | self.receive.dmem_wr_data.val();
-        self.dmem_tx.wr_en.next = self.dmem.wr_en.val();
-        self.dmem_tx.wr_addr.next = self.dmem.wr_addr.val();
-        self.dmem_tx.wr_data.next = self.dmem.wr_data.val();
-        self.dmem_b.rd_addr.next = self.calc.dmem_b_rd_addr.val();
-        self.dmem_b.wr_en.next = self.dmem.wr_en.val();
-        self.dmem_b.wr_addr.next = self.dmem.wr_addr.val();
-        self.dmem_b.wr_data.next = self.dmem.wr_data.val();
+        // Data memory: lane 0 is every unit's, lanes 1 .. a streaming CALC's alone.
+        self.dmem.tx_addr.next = self.transmit.dmem_rd_addr.val();
+        for j in 0..L {
+            self.dmem.a_on[j].next = self.calc.lane_on[j].val();
+            self.dmem.b_on[j].next = self.calc.lane_on[j].val();
+            self.dmem.b_addr[j].next = self.calc.dmem_b_rd_addr[j].val();
+            if j == 0 {
+                self.dmem.a_addr[0].next =
+                    self.host_cmd.dmem_rd_addr.val() | self.calc.dmem_rd_addr[0].val();
+                self.dmem.wr_en[0].next = (self.host_cmd.dmem_wr_en.val()
+                    | self.calc.dmem_wr_en[0].val()
+                    | self.receive.dmem_wr_en.val())
+                    & !self.reset.val();
+                self.dmem.wr_addr[0].next = self.host_cmd.dmem_wr_addr.val()
+                    | self.calc.dmem_wr_addr[0].val()
+                    | self.receive.dmem_wr_addr.val();
+                self.dmem.wr_data[0].next = self.host_cmd.dmem_wr_data.val()
+                    | self.calc.dmem_wr_data[0].val()
+                    | self.receive.dmem_wr_data.val();
+            } else {
+                self.dmem.a_addr[j].next = self.calc.dmem_rd_addr[j].val();
+                self.dmem.wr_en[j].next = self.calc.dmem_wr_en[j].val() & !self.reset.val();
+                self.dmem.wr_addr[j].next = self.calc.dmem_wr_addr[j].val();
+                self.dmem.wr_data[j].next = self.calc.dmem_wr_data[j].val();
+            }
+        }
     }
 }
 
@@ -533,10 +547,13 @@ impl<
         const FP: usize,
         const AX: usize,
         const AWB: usize,
-    > NicRtl for Nic<QB, WB, WEB, CB, CEB, KB, DB, SWB, FP, AX, AWB>
+        const L: usize,
+        const LB: usize,
+        const RB: usize,
+    > NicRtl for Nic<QB, WB, WEB, CB, CEB, KB, DB, SWB, FP, AX, AWB, L, LB, RB>
 {
     fn verilog(&self, header: &[String]) -> Result<Module, EmitError> {
-        let owned = sub_modules(self.calc.fp_mask());
+        let owned = sub_modules(L, self.calc.fp_mask());
         let children: Vec<(&str, &str)> = owned.iter().map(|(f, m)| (*f, m.as_str())).collect();
         emit_with_children(self, TOP, header, &children)
     }
@@ -557,10 +574,13 @@ fn boxed<
     const FP: usize,
     const AX: usize,
     const AWB: usize,
+    const L: usize,
+    const LB: usize,
+    const RB: usize,
 >(
     fp_mask: usize,
 ) -> Box<dyn NicRtl> {
-    let mut n = Nic::<QB, WB, WEB, CB, CEB, KB, DB, SWB, FP, AX, AWB>::default();
+    let mut n = Nic::<QB, WB, WEB, CB, CEB, KB, DB, SWB, FP, AX, AWB, L, LB, RB>::default();
     n.calc.set_fp_types(fp_mask);
     n.connect_all();
     Box::new(n)
@@ -579,24 +599,211 @@ pub fn build(p: &NicParams) -> Option<Box<dyn NicRtl>> {
         return None;
     }
     let m = p.alu().fp_mask();
+    // The data memory's sizes and the ALU's: (dmem_words, fp, lanes) → DB, FP, AX, AWB, L,
+    // LB, RB.
+    macro_rules! memory {
+        ($qb:literal, $wb:literal, $web:literal, $cb:literal, $ceb:literal, $kb:literal, $swb:literal) => {
+            match (p.dmem_words, p.fp, p.lanes) {
+                (1024, 0, 1) => Some(boxed::<
+                    $qb,
+                    $wb,
+                    $web,
+                    $cb,
+                    $ceb,
+                    $kb,
+                    10,
+                    $swb,
+                    0,
+                    0,
+                    AWB0,
+                    1,
+                    0,
+                    10,
+                >(m)),
+                (1024, 1, 1) => Some(boxed::<
+                    $qb,
+                    $wb,
+                    $web,
+                    $cb,
+                    $ceb,
+                    $kb,
+                    10,
+                    $swb,
+                    1,
+                    TAIL,
+                    AWB1,
+                    1,
+                    0,
+                    10,
+                >(m)),
+                (1024, 0, 2) => Some(boxed::<
+                    $qb,
+                    $wb,
+                    $web,
+                    $cb,
+                    $ceb,
+                    $kb,
+                    10,
+                    $swb,
+                    0,
+                    0,
+                    AWB0,
+                    2,
+                    1,
+                    9,
+                >(m)),
+                (1024, 0, 4) => Some(boxed::<
+                    $qb,
+                    $wb,
+                    $web,
+                    $cb,
+                    $ceb,
+                    $kb,
+                    10,
+                    $swb,
+                    0,
+                    0,
+                    AWB0,
+                    4,
+                    2,
+                    8,
+                >(m)),
+                (1024, 1, 2) => Some(boxed::<
+                    $qb,
+                    $wb,
+                    $web,
+                    $cb,
+                    $ceb,
+                    $kb,
+                    10,
+                    $swb,
+                    1,
+                    TAIL,
+                    AWB1,
+                    2,
+                    1,
+                    9,
+                >(m)),
+                (1024, 1, 4) => Some(boxed::<
+                    $qb,
+                    $wb,
+                    $web,
+                    $cb,
+                    $ceb,
+                    $kb,
+                    10,
+                    $swb,
+                    1,
+                    TAIL,
+                    AWB1,
+                    4,
+                    2,
+                    8,
+                >(m)),
+                (4096, 0, 1) => Some(boxed::<
+                    $qb,
+                    $wb,
+                    $web,
+                    $cb,
+                    $ceb,
+                    $kb,
+                    12,
+                    $swb,
+                    0,
+                    0,
+                    AWB0,
+                    1,
+                    0,
+                    12,
+                >(m)),
+                (4096, 1, 1) => Some(boxed::<
+                    $qb,
+                    $wb,
+                    $web,
+                    $cb,
+                    $ceb,
+                    $kb,
+                    12,
+                    $swb,
+                    1,
+                    TAIL,
+                    AWB1,
+                    1,
+                    0,
+                    12,
+                >(m)),
+                (4096, 0, 2) => Some(boxed::<
+                    $qb,
+                    $wb,
+                    $web,
+                    $cb,
+                    $ceb,
+                    $kb,
+                    12,
+                    $swb,
+                    0,
+                    0,
+                    AWB0,
+                    2,
+                    1,
+                    11,
+                >(m)),
+                (4096, 0, 4) => Some(boxed::<
+                    $qb,
+                    $wb,
+                    $web,
+                    $cb,
+                    $ceb,
+                    $kb,
+                    12,
+                    $swb,
+                    0,
+                    0,
+                    AWB0,
+                    4,
+                    2,
+                    10,
+                >(m)),
+                (4096, 1, 2) => Some(boxed::<
+                    $qb,
+                    $wb,
+                    $web,
+                    $cb,
+                    $ceb,
+                    $kb,
+                    12,
+                    $swb,
+                    1,
+                    TAIL,
+                    AWB1,
+                    2,
+                    1,
+                    11,
+                >(m)),
+                (4096, 1, 4) => Some(boxed::<
+                    $qb,
+                    $wb,
+                    $web,
+                    $cb,
+                    $ceb,
+                    $kb,
+                    12,
+                    $swb,
+                    1,
+                    TAIL,
+                    AWB1,
+                    4,
+                    2,
+                    10,
+                >(m)),
+                _ => None,
+            }
+        };
+    }
     macro_rules! pick {
         ($(($q:literal, $c:literal, $k:literal, $qb:literal, $wb:literal, $web:literal, $cb:literal, $ceb:literal, $kb:literal, $swb:literal)),*) => {
             $( if (p.qps, p.cqs, p.counters) == ($q, $c, $k) {
-                return match (p.dmem_words, p.fp) {
-                    (1024, 0) => {
-                        Some(boxed::<$qb, $wb, $web, $cb, $ceb, $kb, 10, $swb, 0, 0, AWB0>(m))
-                    }
-                    (4096, 0) => {
-                        Some(boxed::<$qb, $wb, $web, $cb, $ceb, $kb, 12, $swb, 0, 0, AWB0>(m))
-                    }
-                    (1024, 1) => {
-                        Some(boxed::<$qb, $wb, $web, $cb, $ceb, $kb, 10, $swb, 1, TAIL, AWB1>(m))
-                    }
-                    (4096, 1) => {
-                        Some(boxed::<$qb, $wb, $web, $cb, $ceb, $kb, 12, $swb, 1, TAIL, AWB1>(m))
-                    }
-                    _ => None,
-                };
+                return memory!($qb, $wb, $web, $cb, $ceb, $kb, $swb);
             } )*
         };
     }

@@ -394,6 +394,10 @@ crate::param_table! {
         /// completes with `BadArg`); see `[alu] fp_types`.
         fp_types: 15 in [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15]
             names ["f16", "bf16", "f32", "f64"],
+        /// Lanes of CALC's ALU and banks of data memory: a streaming CALC whose `a` and `b`
+        /// strides are odd or 0 computes `lanes` elements a cycle (see "Lanes" in
+        /// [`model`]); results are the same for every value.
+        lanes: 1 in [1, 2, 4],
     }
 }
 
@@ -406,6 +410,7 @@ impl NicParams {
         dmem_words: 1024,
         fp: 0,
         fp_types: crate::reduce_alu::ALL_FP_TYPES,
+        lanes: 1,
     };
 
     /// Every supported parameter set, the floating-point types all four or none (a subset
@@ -418,14 +423,17 @@ impl NicParams {
                 for &counters in k[2].allowed {
                     for &dmem_words in k[3].allowed {
                         for &fp in k[4].allowed {
-                            v.push(NicParams {
-                                qps,
-                                cqs,
-                                counters,
-                                dmem_words,
-                                fp,
-                                fp_types: crate::reduce_alu::ALL_FP_TYPES,
-                            });
+                            for &lanes in k[6].allowed {
+                                v.push(NicParams {
+                                    qps,
+                                    cqs,
+                                    counters,
+                                    dmem_words,
+                                    fp,
+                                    fp_types: crate::reduce_alu::ALL_FP_TYPES,
+                                    lanes,
+                                });
+                            }
                         }
                     }
                 }
@@ -439,11 +447,11 @@ impl NicParams {
         crate::kit::params::ParamTable::is_supported(self)
     }
 
-    /// The parameters of CALC's ALU: one lane, with the floating-point types if `fp = 1`
+    /// The parameters of CALC's ALU: `lanes` lanes, with the floating-point types if `fp = 1`
     /// (its latency is the CALC wait's, see `model::alu_wait`).
     pub fn alu(&self) -> crate::reduce_alu::ReduceAluParams {
         crate::reduce_alu::ReduceAluParams {
-            lanes: 1,
+            lanes: self.lanes,
             fp: self.fp,
             fp_types: self.fp_types,
         }

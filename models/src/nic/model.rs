@@ -102,6 +102,24 @@
 //!   `CalcWriteIndex` is still theirs. 10 cycles an element (13 for LOC), `FP_LATENCY -
 //!   LATENCY` more with the floating-point types.
 //!
+//! ## Lanes
+//!
+//! A NIC built with `lanes` = 2 or 4 has that many ALU lanes and its data memory in as many
+//! banks (RTL `nic_dmem`: word `w` in bank `w mod lanes`, at row `w / lanes`; each of the three
+//! copies banked alike). A streaming CALC that is not MAXLOC / MINLOC and whose `a` and `b`
+//! strides are odd or 0 ([`lane_group`]) goes in **lane groups**: every cycle it reads the next
+//! `lanes` elements of the current row of `a` and `b` (fewer at a row's end: a group never
+//! leaves its row), computes them in the ALU's lanes side by side, and writes their results,
+//! which are consecutive words. `lanes` consecutive multiples of an odd stride fall in
+//! `lanes` different banks, and a stride 0 reads one word for every lane, so no bank is asked
+//! for two words in a cycle; the result's stride is 1. The walks step a group at a time
+//! (`Walk::step` with the group's size), so a streaming CALC of `n1 × n2` rows of `count`
+//! elements takes `n1 n2 ⌈count / lanes⌉ + 2 + latency` cycles in `CalcStream`. The order
+//! argument of "CALC" still holds: an element reads a word only the same or a later element
+//! writes (else the CALC does not stream), and a group's words are all read before its
+//! results are written. Every other CALC runs as with one lane, in lane 0, and the host, the
+//! receive side and the transmit engine use one word a cycle, in the bank of its address.
+//!
 //! ## The sequencer's states
 //!
 //! Declared once, in [`nic_seq_states!`](crate::nic_seq_states), for this model ([`SeqState`])
@@ -226,7 +244,7 @@ use super::{
 };
 use crate::kit::layout::LayoutField;
 use crate::model_states;
-use crate::reduce_alu::{golden::golden, AluOp, Dtype, FIRST_RESERVED_OP};
+use crate::reduce_alu::{golden::golden, AluOp, Dtype, FIRST_RESERVED_OP, MAX_LANES};
 
 /// The sequencer's states, declared once for the model and the RTL (the RTL's `LogicState`
 /// enum is generated from the same list, so the encodings — the positions — agree).
@@ -379,7 +397,12 @@ struct Ram {
     /// Data memory's read port for a streaming CALC's `b` (RTL: a copy, `dmem_b`).
     b_addr: usize,
     b_data: u64,
+    /// A streaming CALC's other lanes (1, 2, 3) of `a` and `b` (RTL: the banks; see "Lanes").
+    lane_addr: [(usize, usize); MAX_LANES - 1],
+    lane_data: [(u64, u64); MAX_LANES - 1],
     wr: Option<(usize, u64)>,
+    /// The other lanes' result words (a streaming CALC writes up to `lanes` words a cycle).
+    lane_wr: [Option<(usize, u64)>; MAX_LANES - 1],
 }
 
 impl Ram {
@@ -392,7 +415,10 @@ impl Ram {
             tx_data: 0,
             b_addr: 0,
             b_data: 0,
+            lane_addr: [(0, 0); MAX_LANES - 1],
+            lane_data: [(0, 0); MAX_LANES - 1],
             wr: None,
+            lane_wr: [None; MAX_LANES - 1],
         }
     }
     fn read(&mut self, a: u64) {
@@ -403,6 +429,15 @@ impl Ram {
     }
     fn read_b(&mut self, a: u64) {
         self.b_addr = a as usize % self.words.len();
+    }
+    /// Lane `lane` (1 ..) of a streaming CALC reads `a` at `a`, `b` at `b`.
+    fn read_lane(&mut self, lane: usize, a: u64, b: u64) {
+        let n = self.words.len();
+        self.lane_addr[lane - 1] = (a as usize % n, b as usize % n);
+    }
+    /// Lane `lane` (1 ..) of a streaming CALC writes its result `d` at `a`.
+    fn write_lane(&mut self, lane: usize, a: u64, d: u64) {
+        self.lane_wr[lane - 1] = Some((a as usize % self.words.len(), d));
     }
     /// A distributed RAM's read, without a register: the word as it is this cycle.
     fn peek(&self, a: u64) -> u64 {
@@ -415,12 +450,21 @@ impl Ram {
         self.rd_data = self.words[self.rd_addr];
         self.tx_data = self.words[self.tx_addr];
         self.b_data = self.words[self.b_addr];
-        if let Some((a, d)) = self.wr.take() {
+        for (d, (a, b)) in self.lane_data.iter_mut().zip(self.lane_addr) {
+            *d = (self.words[a], self.words[b]);
+        }
+        for (a, d) in self
+            .wr
+            .take()
+            .into_iter()
+            .chain(self.lane_wr.iter_mut().flat_map(Option::take))
+        {
             self.words[a] = d;
         }
         self.rd_addr = 0;
         self.tx_addr = 0;
         self.b_addr = 0;
+        self.lane_addr = [(0, 0); MAX_LANES - 1];
     }
 }
 
@@ -569,6 +613,8 @@ struct Calc {
     a_index: u64,
     b: u64,
     b_index: u64,
+    /// The other lanes' operands (lanes 1, 2, 3: `a`, `b`), for a CALC in lane groups.
+    lane_ops: [(u64, u64); MAX_LANES - 1],
     /// `CalcWait` cycles still to go after this one.
     wait: u64,
     /// A streaming CALC read `a` and `b` in the previous cycle (they arrive now).
@@ -581,10 +627,10 @@ struct Calc {
     /// the previous cycle.
     wr_index: bool,
     ri_hold: u64,
-    /// The ALU's pipeline: `pipe[k]` is (valid, value, index) for the operand registers of
-    /// `k + 1` cycles ago, valid if they entered it then; its result port shows
-    /// `pipe[latency - 1]`.
-    pipe: [(bool, u64, u64); ALU_PIPE],
+    /// The ALU's pipeline: `pipe[k]` is (valid, the lanes' values, lane 0's index) for the
+    /// operand registers of `k + 1` cycles ago, valid if they entered it then; its result port
+    /// shows `pipe[latency - 1]`.
+    pipe: [(bool, [u64; MAX_LANES], u64); ALU_PIPE],
 }
 
 /// A walk over a CALC's elements in the order of "Multi-dimensional arguments" (RTL
@@ -610,22 +656,29 @@ impl Walk {
         }
     }
 
-    /// The current element is the last (no dimension has more than it).
-    fn last(&self) -> bool {
-        self.left.iter().all(|&l| l <= 1)
+    /// The current group of `g` elements (the rest of the row if fewer) is the last (no
+    /// dimension has more than it).
+    fn last(&self, g: u64) -> bool {
+        self.left[0] <= g && self.left[1] <= 1 && self.left[2] <= 1
     }
 
-    /// To the next element; `s0` the inner strides, `dims` the outer dimensions (the last
-    /// element stays where it is).
-    fn step(&self, count: u64, s0: [u64; 3], dims: &[ShapeDim; 2]) -> Walk {
+    /// The elements of the current group of `g`: `g`, or the rest of the row if fewer.
+    fn take(&self, g: u64) -> u64 {
+        self.left[0].min(g)
+    }
+
+    /// To the next group of `g` elements (1: the next element; a group never leaves its
+    /// row); `s0` the inner strides, `dims` the outer dimensions (the last group stays where
+    /// it is).
+    fn step(&self, g: u64, count: u64, s0: [u64; 3], dims: &[ShapeDim; 2]) -> Walk {
         let mut w = *self;
         let stride = |d: &ShapeDim| [d.sa, d.sb, d.sd];
         let add = |from: [u64; 3], s: [u64; 3]| -> [u64; 3] {
             std::array::from_fn(|k| (from[k] + s[k]) & M16)
         };
-        if self.left[0] > 1 {
-            w.left[0] -= 1;
-            w.addr = add(self.addr, s0);
+        if self.left[0] > g {
+            w.left[0] -= g;
+            w.addr = add(self.addr, s0.map(|s| s * g));
         } else if self.left[1] > 1 {
             w.left = [count, self.left[1] - 1, self.left[2]];
             w.row = add(self.row, stride(&dims[0]));
@@ -827,6 +880,7 @@ impl NicModel {
         } else if cur.calc.rd_valid {
             n.calc.a = self.dmem.rd_data;
             n.calc.b = self.dmem.b_data;
+            n.calc.lane_ops = self.dmem.lane_data;
             n.calc.op_valid = !is_loc(&wqe);
         }
         let stat = self.cycle(i, &cur, &mut n, &wqe);
@@ -837,8 +891,7 @@ impl NicModel {
         // The ALU's pipeline moves on; operands enter it in `CalcAlu`, and while a CALC
         // streams (see "CALC").
         let alu_in = cur.seq.state == CalcAlu || cur.calc.op_valid;
-        let (r, ri) = alu_eval(&wqe, &cur.calc);
-        n.calc.pipe[0] = (alu_in, r, ri);
+        n.calc.pipe[0] = alu_eval(&wqe, &cur.calc, alu_in);
         n.calc.pipe[1..].copy_from_slice(&cur.calc.pipe[..ALU_PIPE - 1]);
         self.r = n;
         for m in self.memories() {
@@ -1305,26 +1358,36 @@ impl NicModel {
                 }
             }
             CalcStream => {
-                // Reads: an element's words (for a pair, its values, then its indices).
+                // Reads: a group's words (for a pair, its values, then its indices).
+                let g = self.group(wqe);
                 if c.rd_more {
                     let word = c.half as u64;
                     self.dmem.read((c.rd.addr[0] + word) & M16);
                     self.dmem.read_b((c.rd.addr[1] + word) & M16);
+                    for lane in 1..c.rd.take(g) {
+                        let a = (c.rd.addr[0] + lane * wqe.calc_sa) & M16;
+                        let b = (c.rd.addr[1] + lane * wqe.calc_sb) & M16;
+                        self.dmem.read_lane(lane as usize, a, b);
+                    }
                     n.calc.rd_valid = true;
                     n.calc.half = loc && !c.half;
                     if !n.calc.half {
-                        n.calc.rd_more = !c.rd.last();
-                        n.calc.rd = c.rd.step(wqe.calc_count, strides(wqe), &c.dims);
+                        n.calc.rd_more = !c.rd.last(g);
+                        n.calc.rd = c.rd.step(g, wqe.calc_count, strides(wqe), &c.dims);
                     }
                 }
-                // Writes: the result the ALU shows (for a pair, its value, then its index).
+                // Writes: the results the ALU shows (for a pair, its value, then its index).
                 let (valid, r, ri) = c.pipe[self.alu_latency - 1];
                 let dst = c.wr.addr[2];
                 let element_written = if c.wr_index {
                     self.dmem.write((dst + 1) & M16, c.ri_hold);
                     true
                 } else if valid {
-                    self.dmem.write(dst, r);
+                    self.dmem.write(dst, r[0]);
+                    for lane in 1..c.wr.take(g) {
+                        self.dmem
+                            .write_lane(lane as usize, (dst + lane) & M16, r[lane as usize]);
+                    }
                     n.calc.wr_index = loc;
                     n.calc.ri_hold = ri;
                     !loc
@@ -1332,8 +1395,8 @@ impl NicModel {
                     false
                 };
                 if element_written {
-                    n.calc.wr = c.wr.step(wqe.calc_count, strides(wqe), &c.dims);
-                    if c.wr.last() {
+                    n.calc.wr = c.wr.step(g, wqe.calc_count, strides(wqe), &c.dims);
+                    if c.wr.last(g) {
                         self.calc_done(cur, n, wqe);
                     }
                 }
@@ -1371,7 +1434,7 @@ impl NicModel {
             CalcWait => n.calc.wait = c.wait - 1,
             CalcWrite => {
                 let (_, result, _) = c.pipe[self.alu_latency - 1];
-                self.dmem.write(c.rd.addr[2], result);
+                self.dmem.write(c.rd.addr[2], result[0]);
                 if loc {
                     n.seq.state = CalcWriteIndex;
                 } else {
@@ -1390,8 +1453,8 @@ impl NicModel {
     /// After one CALC element: the next one, or the send of the result, or the completion.
     fn calc_next(&mut self, cur: &Regs, n: &mut Regs, wqe: &WqeWords) {
         let c = &cur.calc;
-        n.calc.rd = c.rd.step(wqe.calc_count, strides(wqe), &c.dims);
-        if c.rd.last() {
+        n.calc.rd = c.rd.step(1, wqe.calc_count, strides(wqe), &c.dims);
+        if c.rd.last(1) {
             self.calc_done(cur, n, wqe);
         } else {
             n.seq.state = CalcReadA;
@@ -1414,6 +1477,11 @@ impl NicModel {
         }
         let ext = ShapeExtent::unpack(self.shape_ext.peek(wqe.calc_shape));
         ((wqe.calc_count << is_loc(wqe) as u64) + ext.d) & M16
+    }
+
+    /// The running CALC's lane group ([`lane_group`]).
+    fn group(&self, wqe: &WqeWords) -> u64 {
+        lane_group(self.p.lanes, wqe)
     }
 
     /// The CALC loop is over: the engine may send the result to the peer, or the WQE completes.
@@ -2176,19 +2244,40 @@ fn short(wqe: &WqeWords, stride: u64) -> bool {
     stride <= is_loc(wqe) as u64 || wqe.calc_shape != 0
 }
 
+/// A CALC's lane group: `lanes` elements read, computed and written a cycle when it streams
+/// (see "Lanes"), if it is not MAXLOC / MINLOC and the strides of `a` and `b` are odd or 0
+/// (`lanes` consecutive elements then lie in `lanes` different banks, or all in one word);
+/// else 1.
+pub fn lane_group(lanes: usize, wqe: &WqeWords) -> u64 {
+    let spread = |s: u64| s == 0 || s & 1 == 1;
+    if lanes > 1 && !is_loc(wqe) && spread(wqe.calc_sa) && spread(wqe.calc_sb) {
+        lanes as u64
+    } else {
+        1
+    }
+}
+
 /// The inner strides of `a`, `b` and the result (an element's words).
 fn strides(wqe: &WqeWords) -> [u64; 3] {
     [wqe.calc_sa, wqe.calc_sb, 1 + is_loc(wqe) as u64]
 }
 
-fn alu_eval(wqe: &WqeWords, c: &Calc) -> (u64, u64) {
-    match (
+/// `valid`: the operands enter the ALU. Lanes 1 .. have no index words (a CALC in lane
+/// groups is never MAXLOC / MINLOC).
+fn alu_eval(wqe: &WqeWords, c: &Calc, valid: bool) -> (bool, [u64; MAX_LANES], u64) {
+    let lane = |a, ai, b, bi| match (
         AluOp::from_code(wqe.calc_op),
         Dtype::from_code(wqe.calc_fp << 2 | wqe.calc_dtype),
     ) {
-        (Some(op), Some(dt)) => golden(op, dt, c.a, c.a_index, c.b, c.b_index).unwrap_or((0, 0)),
+        (Some(op), Some(dt)) => golden(op, dt, a, ai, b, bi).unwrap_or((0, 0)),
         _ => (0, 0),
+    };
+    let (r, ri) = lane(c.a, c.a_index, c.b, c.b_index);
+    let mut rs = [r; MAX_LANES];
+    for (r, &(a, b)) in rs[1..].iter_mut().zip(&c.lane_ops) {
+        *r = lane(a, 0, b, 0).0;
     }
+    (valid, rs, ri)
 }
 
 impl crate::kit::cycle::CycleSim for NicModel {

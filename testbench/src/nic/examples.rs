@@ -31,6 +31,10 @@ pub const EXAMPLES: &[(&str, &str)] = &[
         "errors.toml",
         include_str!("../../../scenarios/nic/errors.toml"),
     ),
+    (
+        "lanes.toml",
+        include_str!("../../../scenarios/nic/lanes.toml"),
+    ),
     ("nop.toml", include_str!("../../../scenarios/nic/nop.toml")),
     (
         "pipe.toml",

@@ -170,8 +170,10 @@ fn random_wqe(r: &mut ChaCha8Rng, p: &NicParams, shapes: &mut Shapes) -> Wqe {
                 index: shape,
                 addr: addr(r, p),
                 b: addr(r, p),
-                sa: r.gen_range(0..3),
-                sb: r.gen_range(0..3),
+                // Strides 0 to 3: with lanes, 1 and 3 spread a group over the banks
+                // differently, 0 repeats a word, 2 keeps the CALC in one lane.
+                sa: r.gen_range(0..4),
+                sb: r.gen_range(0..4),
                 dst_addr: addr(r, p),
                 dst: r.gen_range(0..4),
                 qp: r.gen_range(0..p.qps as u64),

@@ -2537,7 +2537,11 @@ mod tests {
         );
         assert_eq!(
             msg("[nic]\nlanes = 5\n"),
-            "scenario.toml: line 2: unknown key `nic.lanes`; allowed keys in [nic]: qps, cqs, counters, dmem_words, fp, fp_types"
+            "scenario.toml: line 2: `nic.lanes` = 5 is not supported; allowed values: 1, 2, 4"
+        );
+        assert_eq!(
+            msg("[nic]\nwidth = 5\n"),
+            "scenario.toml: line 2: unknown key `nic.width`; allowed keys in [nic]: qps, cqs, counters, dmem_words, fp, fp_types, lanes"
         );
         assert_eq!(
             msg("steps = []\n"),
