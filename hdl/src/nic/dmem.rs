@@ -174,8 +174,9 @@ mod tests {
         d.reset.next = true;
         cycle(&mut d);
         d.reset.next = false;
-        // Lane 0 writes the even words, then lanes 0..4 write four odd words a cycle.
-        for w in (0..64u64).step_by(2) {
+        // Lane 0 writes words 0..32 one a cycle, then lanes 0..4 write four consecutive words
+        // a cycle (one in each bank), from 33 on and around to 32.
+        for w in 0..32u64 {
             d.wr_en[0].next = true;
             d.wr_addr[0].next = w.into();
             d.wr_data[0].next = (1000 + w).into();
@@ -183,9 +184,9 @@ mod tests {
             cycle(&mut d);
         }
         d.wr_en[0].next = false;
-        for base in (1..64u64).step_by(8) {
+        for base in (33..65u64).step_by(4) {
             for j in 0..4u64 {
-                let w = base + 2 * j;
+                let w = (base + j) % 64;
                 d.wr_en[j as usize].next = true;
                 d.wr_addr[j as usize].next = w.into();
                 d.wr_data[j as usize].next = (5000 + w).into();
