@@ -154,6 +154,8 @@ module nic (
     wire [2:0] host_cmd_shape_set_index;
     wire [63:0] host_cmd_shape_set_dim1;
     wire [63:0] host_cmd_shape_set_dim2;
+    wire host_cmd_shape_ext_set;
+    wire [2:0] host_cmd_shape_ext_index;
     wire [50:0] host_cmd_shape_set_ext;
     nic_host host_cmd (
         .clock(clock),
@@ -220,6 +222,8 @@ module nic (
         .shape_set_index(host_cmd_shape_set_index),
         .shape_set_dim1(host_cmd_shape_set_dim1),
         .shape_set_dim2(host_cmd_shape_set_dim2),
+        .shape_ext_set(host_cmd_shape_ext_set),
+        .shape_ext_index(host_cmd_shape_ext_index),
         .shape_set_ext(host_cmd_shape_set_ext)
     );
 
@@ -480,6 +484,8 @@ module nic (
     wire [2:0] calc_shape_set_index;
     wire [63:0] calc_shape_set_dim1;
     wire [63:0] calc_shape_set_dim2;
+    wire calc_shape_ext_set;
+    wire [2:0] calc_shape_ext_index;
     wire [50:0] calc_shape_set_ext;
     wire [2:0] calc_sweep_at;
     wire [15:0] calc_shape_ext_d;
@@ -521,6 +527,8 @@ module nic (
         .shape_set_index(calc_shape_set_index),
         .shape_set_dim1(calc_shape_set_dim1),
         .shape_set_dim2(calc_shape_set_dim2),
+        .shape_ext_set(calc_shape_ext_set),
+        .shape_ext_index(calc_shape_ext_index),
         .shape_set_ext(calc_shape_set_ext),
         .sweep_at(calc_sweep_at),
         .shape_ext_d(calc_shape_ext_d),
@@ -1113,6 +1121,8 @@ module nic (
     assign calc_shape_set_dim1 = host_cmd_shape_set_dim1;
     assign calc_shape_set_dim2 = host_cmd_shape_set_dim2;
     assign calc_shape_set_ext = host_cmd_shape_set_ext;
+    assign calc_shape_ext_set = host_cmd_shape_ext_set;
+    assign calc_shape_ext_index = host_cmd_shape_ext_index;
     assign calc_sweep_at = sequencer_sweep_at[2:0];
     assign calc_dmem_data_0 = dmem_a_data_0;
     assign calc_dmem_b_data_0 = dmem_b_data_0;

@@ -24,6 +24,8 @@ module nic_calc (
     input  wire [2:0]   shape_set_index,
     input  wire [63:0]  shape_set_dim1,
     input  wire [63:0]  shape_set_dim2,
+    input  wire         shape_ext_set,
+    input  wire [2:0]   shape_ext_index,
     input  wire [50:0]  shape_set_ext,
     input  wire [2:0]   sweep_at,
     output wire [15:0]  shape_ext_d,
@@ -431,7 +433,7 @@ module nic_calc (
     assign shape_ext_rd_addr = shape_rd;
     assign shape_dim1_wr_en = shape_set | (state == SEQ_STATE_INIT);
     assign shape_dim2_wr_en = shape_set | (state == SEQ_STATE_INIT);
-    assign shape_ext_wr_en = shape_set | (state == SEQ_STATE_INIT);
+    assign shape_ext_wr_en = shape_ext_set | (state == SEQ_STATE_INIT);
     assign dim_read_0_dim = shape_dim1_rd_data;
     assign dim_read_1_dim = shape_dim2_rd_data;
     assign ext_read_ext = shape_ext_rd_data;
@@ -500,7 +502,7 @@ module nic_calc (
         b_0_d = b_0_q;
         shape_dim1_wr_addr = shape_set_index;
         shape_dim2_wr_addr = shape_set_index;
-        shape_ext_wr_addr = shape_set_index;
+        shape_ext_wr_addr = shape_ext_index;
         shape_dim1_wr_data = shape_set_dim1;
         shape_dim2_wr_data = shape_set_dim2;
         shape_ext_wr_data = shape_set_ext;

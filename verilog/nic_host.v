@@ -68,6 +68,8 @@ module nic_host (
     output wire [2:0]   shape_set_index,
     output wire [63:0]  shape_set_dim1,
     output wire [63:0]  shape_set_dim2,
+    output wire         shape_ext_set,
+    output wire [2:0]   shape_ext_index,
     output wire [50:0]  shape_set_ext
 );
 
@@ -83,7 +85,7 @@ module nic_host (
     localparam [63:0] en_mode_three = 64'h30000;
     localparam [7:0] en_value_at = 8'h20;
     localparam [63:0] en_value_keep = 64'hffff0000ffffffff;
-    localparam [32:0] ext_max = 33'h1ffff;
+    localparam [16:0] ext_max = 17'h1ffff;
     localparam [2:0] full = 3'd3;
     localparam [15:0] half = 16'h8000;
     localparam [11:0] hit_bad_index = 12'd2;
@@ -145,6 +147,12 @@ module nic_host (
     reg chan_bad_d;
     reg [50:0] shape_ext_q;
     reg [50:0] shape_ext_d;
+    reg ext_pending_q;
+    reg ext_pending_d;
+    reg ext_write_q;
+    reg ext_write_d;
+    reg [2:0] ext_index_q;
+    reg [2:0] ext_index_d;
 
     // Memory `cq_waits`: 16 words, registered read.
     reg [63:0] cq_waits_words [0:15];
@@ -266,6 +274,78 @@ module nic_host (
         .sd(dim_taken_1_sd)
     );
 
+    // Instance `mul_a1`.
+    reg [15:0] mul_a1_a;
+    wire [15:0] mul_a1_b;
+    wire [31:0] mul_a1_p;
+    reduce_alu_mul16 mul_a1 (
+        .clock(clock),
+        .reset(reset),
+        .a(mul_a1_a),
+        .b(mul_a1_b),
+        .p(mul_a1_p)
+    );
+
+    // Instance `mul_a2`.
+    reg [15:0] mul_a2_a;
+    wire [15:0] mul_a2_b;
+    wire [31:0] mul_a2_p;
+    reduce_alu_mul16 mul_a2 (
+        .clock(clock),
+        .reset(reset),
+        .a(mul_a2_a),
+        .b(mul_a2_b),
+        .p(mul_a2_p)
+    );
+
+    // Instance `mul_b1`.
+    reg [15:0] mul_b1_a;
+    wire [15:0] mul_b1_b;
+    wire [31:0] mul_b1_p;
+    reduce_alu_mul16 mul_b1 (
+        .clock(clock),
+        .reset(reset),
+        .a(mul_b1_a),
+        .b(mul_b1_b),
+        .p(mul_b1_p)
+    );
+
+    // Instance `mul_b2`.
+    reg [15:0] mul_b2_a;
+    wire [15:0] mul_b2_b;
+    wire [31:0] mul_b2_p;
+    reduce_alu_mul16 mul_b2 (
+        .clock(clock),
+        .reset(reset),
+        .a(mul_b2_a),
+        .b(mul_b2_b),
+        .p(mul_b2_p)
+    );
+
+    // Instance `mul_d1`.
+    reg [15:0] mul_d1_a;
+    wire [15:0] mul_d1_b;
+    wire [31:0] mul_d1_p;
+    reduce_alu_mul16 mul_d1 (
+        .clock(clock),
+        .reset(reset),
+        .a(mul_d1_a),
+        .b(mul_d1_b),
+        .p(mul_d1_p)
+    );
+
+    // Instance `mul_d2`.
+    reg [15:0] mul_d2_a;
+    wire [15:0] mul_d2_b;
+    wire [31:0] mul_d2_p;
+    reduce_alu_mul16 mul_d2 (
+        .clock(clock),
+        .reset(reset),
+        .a(mul_d2_a),
+        .b(mul_d2_b),
+        .p(mul_d2_p)
+    );
+
     // Instance `ext_taken`.
     reg [16:0] ext_taken_a;
     reg [16:0] ext_taken_b;
@@ -282,15 +362,12 @@ module nic_host (
     wire chan_outside;
     reg [15:0] n1_less;
     reg [15:0] n2_less;
-    reg [31:0] pa1;
-    reg [31:0] pa2;
-    reg [31:0] pb1;
-    reg [31:0] pb2;
-    reg [31:0] pd1;
-    reg [31:0] pd2;
-    reg [32:0] sum_a;
-    reg [32:0] sum_b;
-    reg [32:0] sum_d;
+    wire [17:0] low_a;
+    wire [17:0] low_b;
+    wire [17:0] low_d;
+    reg [16:0] span_a;
+    reg [16:0] span_b;
+    reg [16:0] span_d;
     wire running;
     wire first;
     reg answer;
@@ -324,6 +401,9 @@ module nic_host (
             en_managed_q <= 1'b0;
             chan_bad_q <= 1'b0;
             shape_ext_q <= 51'd0;
+            ext_pending_q <= 1'b0;
+            ext_write_q <= 1'b0;
+            ext_index_q <= 3'd0;
         end else begin
             cmd_op_q <= cmd_op_d;
             cmd_arg_q <= cmd_arg_d;
@@ -336,6 +416,9 @@ module nic_host (
             en_managed_q <= en_managed_d;
             chan_bad_q <= chan_bad_d;
             shape_ext_q <= shape_ext_d;
+            ext_pending_q <= ext_pending_d;
+            ext_write_q <= ext_write_d;
+            ext_index_q <= ext_index_d;
         end
     end
 
@@ -366,6 +449,17 @@ module nic_host (
     assign stat_sel = cmd_arg_q[3:0];
     assign dim_taken_0_dim = w0;
     assign dim_taken_1_dim = w1;
+    assign mul_a1_b = dim_taken_0_sa;
+    assign mul_a2_b = dim_taken_1_sa;
+    assign low_a = {1'b0, mul_a1_p[16:0]} + {1'b0, mul_a2_p[16:0]};
+    assign mul_b1_b = dim_taken_0_sb;
+    assign mul_b2_b = dim_taken_1_sb;
+    assign low_b = {1'b0, mul_b1_p[16:0]} + {1'b0, mul_b2_p[16:0]};
+    assign mul_d1_b = dim_taken_0_sd;
+    assign mul_d2_b = dim_taken_1_sd;
+    assign low_d = {1'b0, mul_d1_p[16:0]} + {1'b0, mul_d2_p[16:0]};
+    assign shape_ext_set = ext_write_q;
+    assign shape_ext_index = ext_index_q;
     assign shape_set_index = cmd_arg_q[2:0];
     assign shape_set_dim1 = cmd_w0_q;
     assign shape_set_dim2 = cmd_w1_q;
@@ -401,6 +495,9 @@ module nic_host (
         en_managed_d = en_managed_q;
         chan_bad_d = chan_bad_q;
         shape_ext_d = shape_ext_q;
+        ext_pending_d = ext_pending_q;
+        ext_write_d = ext_write_q;
+        ext_index_d = ext_index_q;
         command_w0 = cmd_w0_q;
         if (en_post) begin
             command_w0 = cmd_w0_q | en_mode_three;
@@ -413,27 +510,31 @@ module nic_host (
         if (|dim_taken_1_count) begin
             n2_less = dim_taken_1_count - 16'd1;
         end
-        pa1 = {{16{1'b0}}, n1_less} * {{16{1'b0}}, dim_taken_0_sa};
-        pa2 = {{16{1'b0}}, n2_less} * {{16{1'b0}}, dim_taken_1_sa};
-        pb1 = {{16{1'b0}}, n1_less} * {{16{1'b0}}, dim_taken_0_sb};
-        pb2 = {{16{1'b0}}, n2_less} * {{16{1'b0}}, dim_taken_1_sb};
-        pd1 = {{16{1'b0}}, n1_less} * {{16{1'b0}}, dim_taken_0_sd};
-        pd2 = {{16{1'b0}}, n2_less} * {{16{1'b0}}, dim_taken_1_sd};
-        sum_a = {1'b0, pa1} + {1'b0, pa2};
-        sum_b = {1'b0, pb1} + {1'b0, pb2};
-        sum_d = {1'b0, pd1} + {1'b0, pd2};
-        ext_taken_a = sum_a[16:0];
-        if (sum_a > ext_max) begin
-            ext_taken_a = ext_max[16:0];
+        mul_a1_a = n1_less;
+        mul_a2_a = n2_less;
+        span_a = low_a[16:0];
+        if (((|mul_a1_p[31:17]) | (|mul_a2_p[31:17])) | low_a[17]) begin
+            span_a = ext_max;
         end
-        ext_taken_b = sum_b[16:0];
-        if (sum_b > ext_max) begin
-            ext_taken_b = ext_max[16:0];
+        mul_b1_a = n1_less;
+        mul_b2_a = n2_less;
+        span_b = low_b[16:0];
+        if (((|mul_b1_p[31:17]) | (|mul_b2_p[31:17])) | low_b[17]) begin
+            span_b = ext_max;
         end
-        ext_taken_d = sum_d[16:0];
-        if (sum_d > ext_max) begin
-            ext_taken_d = ext_max[16:0];
+        mul_d1_a = n1_less;
+        mul_d2_a = n2_less;
+        span_d = low_d[16:0];
+        if (((|mul_d1_p[31:17]) | (|mul_d2_p[31:17])) | low_d[17]) begin
+            span_d = ext_max;
         end
+        ext_taken_a = span_a;
+        ext_taken_b = span_b;
+        ext_taken_d = span_d;
+        if (ext_pending_q) begin
+            shape_ext_d = ext_taken_ext;
+        end
+        ext_write_d = ext_pending_q;
         response_valid_d = 1'b0;
         if ((state == SEQ_STATE_IDLE) & valid) begin
             cmd_op_d = op;
@@ -441,7 +542,6 @@ module nic_host (
             cmd_w0_d = w0;
             cmd_w1_d = w1;
             chan_bad_d = rx_channel_armed & ((rx_channel_qp >= qps8) | chan_outside);
-            shape_ext_d = ext_taken_ext;
         end
         wq_sel = ({1'b0, cmd_arg_q[3:0]} << 1'b1) | {{4{1'b0}}, to_rq};
         if (en_post & (state == SEQ_STATE_HOST_DECODE)) begin
@@ -624,6 +724,10 @@ module nic_host (
             response_status_d = answer_status;
             response_data_d = answer_data;
             next_state = SEQ_STATE_BACKGROUND;
+        end
+        ext_pending_d = shape_set;
+        if (shape_set) begin
+            ext_index_d = shape_set_index;
         end
         cq_waits_wr_en = (wait_write | (state == SEQ_STATE_INIT)) & (~reset);
         cq_waits_wr_addr = wait_index[3:0];

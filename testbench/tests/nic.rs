@@ -543,6 +543,99 @@ fn bad_requests_get_error_cqes_and_later_work_completes() {
     }
 }
 
+/// The scenario of [`a_shape_set_just_before_its_calc_runs_is_seen_whole_at_every_level`]:
+/// a CALC naming shape 1 posted on `qp`, then `SET_SHAPE` 1, then its completion polled.
+fn shape_race(qp: u64) -> Scenario {
+    let text = format!(
+        r#"
+name = "shape_race_qp{qp}"
+[[step]]
+op = "post_sq"
+qp = {qp}
+wqe = "CALC"
+alu_op = "SUM"
+dtype = "uint64"
+count = 2
+a = 0
+b = 8
+dst_addr = 16
+shape = 1
+[[step]]
+op = "set_shape"
+shape = 1
+count1 = 2
+sd1 = 1020
+[[step]]
+op = "run"
+cycles = 200
+[[step]]
+op = "poll"
+cq = 0
+"#
+    );
+    Scenario::from_toml_str(&text).expect("valid scenario")
+}
+
+/// A `SET_SHAPE` taken while a CALC naming the shape waits for its queue's visit: a CALC that
+/// runs after it sees the whole new shape, its dimensions and its outer spans, which the RTL
+/// writes two cycles after the dimensions (`nic_host`'s pipelined multipliers). One run per
+/// QP: the round-robin visits make one of them visit the CALC's queue in the very first slot
+/// after the `SET_SHAPE`. The new shape's result ends beyond data memory (`16 + 1 + 1020 >
+/// 1024`), so a CALC that saw the new dimensions with the old spans (zero) would write there
+/// instead of completing with `BAD_ADDR`. A mutant of the Verilog that writes the spans one
+/// cycle later is caught.
+#[test]
+fn a_shape_set_just_before_its_calc_runs_is_seen_whole_at_every_level() {
+    let p = NicParams::SMALL;
+    let runs: Vec<(Scenario, Vec<Event>)> = (0..p.qps as u64)
+        .map(|qp| {
+            let s = shape_race(qp);
+            let m = run_level(&s, Level::Model).expect("model runs");
+            (s, m)
+        })
+        .collect();
+    let mut bad_addr = 0;
+    for (s, m) in &runs {
+        let cqes: Vec<&str> = m
+            .iter()
+            .filter_map(|e| match e {
+                Event::Cqe { status, .. } => Some(status.as_str()),
+                _ => None,
+            })
+            .collect();
+        // Run before the SET_SHAPE, the CALC is one-dimensional (OK); after it, BAD_ADDR.
+        assert!(
+            cqes == ["OK"] || cqes == ["BAD_ADDR"],
+            "{}: CQEs {cqes:?}",
+            s.name
+        );
+        bad_addr += (cqes == ["BAD_ADDR"]) as usize;
+        for level in [Level::Rtl, Level::Verilator] {
+            let d = run_level(s, level).expect("runs");
+            if let Err(e) = compare_events(m, &d) {
+                panic!("{} at {level}: {e}", s.name);
+            }
+        }
+    }
+    assert!(bad_addr > 0, "no CALC ran after its SET_SHAPE");
+    // The spans written a cycle late (the data register holds them until the next SET_SHAPE).
+    let good = nic_verilog(&p);
+    let from = "assign shape_ext_set = ext_write_q;";
+    assert_eq!(good.matches(from).count(), 1, "mutation site `{from}`");
+    let late = good.replace(
+        from,
+        "reg late_q;\n    always @(posedge clock) late_q <= ext_write_q;\n    assign shape_ext_set = late_q;",
+    );
+    let caught = runs.iter().any(|(s, m)| {
+        let mut v = verilated(&late, &p);
+        match run_cycles(s, &mut v, "mutant") {
+            Ok(ev) => compare_events(m, &ev).is_err(),
+            Err(_) => true,
+        }
+    });
+    assert!(caught, "the spans written a cycle late are not caught");
+}
+
 /// Random host programs on the rust-hdl RTL and the cycle model in lockstep (every output,
 /// every cycle), the driver inserting idle gaps and holding `tx_ready` low at random.
 #[test]

@@ -43,8 +43,10 @@
 //! - the current WQE's `calc_op`, `calc_dtype`, `calc_count`, `calc_a`, `calc_b`, `calc_sa`,
 //!   `calc_sb`, `calc_dst`, `calc_to_peer`, `calc_shape`;
 //! - `shape_rd`: the shape of the WQE being latched (`SqWqe`), where the shape memories read;
-//! - `shape_set`, `shape_set_index`, `shape_set_dim1`, `shape_set_dim2`, `shape_set_ext`:
-//!   `SET_SHAPE`'s write (from the host unit); `sweep_at`: the reset sweep's index (`Init`);
+//! - `shape_set`, `shape_set_index`, `shape_set_dim1`, `shape_set_dim2`: `SET_SHAPE`'s write
+//!   of the dimensions (from the host unit); `shape_ext_set`, `shape_ext_index`,
+//!   `shape_set_ext`: its write of their outer spans, two cycles later (see
+//!   [`super::host`]); `sweep_at`: the reset sweep's index (`Init`);
 //! - `dmem_data`: what data memory returned, a word a lane (lane 0 the element-by-element
 //!   reads); `dmem_b_data`: what its copy for `b` returned.
 //!
@@ -124,6 +126,8 @@ crate::sub_block! {
         pub shape_set_index: Signal<In, Bits<SHAPE_BITS>>,
         pub shape_set_dim1: Signal<In, Bits<64>>,
         pub shape_set_dim2: Signal<In, Bits<64>>,
+        pub shape_ext_set: Signal<In, bool>,
+        pub shape_ext_index: Signal<In, Bits<SHAPE_BITS>>,
         pub shape_set_ext: Signal<In, Bits<SHAPE_EXT_BITS>>,
         pub sweep_at: Signal<In, Bits<SHAPE_BITS>>,
         pub shape_ext_d: Signal<Out, Bits<16>>,
@@ -339,10 +343,10 @@ impl<
         self.shape_ext.rd_addr.next = self.shape_rd.val();
         self.shape_dim1.wr_en.next = self.shape_set.val() | (self.state.val() == SeqState::Init);
         self.shape_dim2.wr_en.next = self.shape_set.val() | (self.state.val() == SeqState::Init);
-        self.shape_ext.wr_en.next = self.shape_set.val() | (self.state.val() == SeqState::Init);
+        self.shape_ext.wr_en.next = self.shape_ext_set.val() | (self.state.val() == SeqState::Init);
         self.shape_dim1.wr_addr.next = self.shape_set_index.val();
         self.shape_dim2.wr_addr.next = self.shape_set_index.val();
-        self.shape_ext.wr_addr.next = self.shape_set_index.val();
+        self.shape_ext.wr_addr.next = self.shape_ext_index.val();
         self.shape_dim1.wr_data.next = self.shape_set_dim1.val();
         self.shape_dim2.wr_data.next = self.shape_set_dim2.val();
         self.shape_ext.wr_data.next = self.shape_set_ext.val();
@@ -1069,8 +1073,7 @@ mod tests {
     fn four_lanes_stream_four_elements_a_cycle() {
         let mut c = Lanes::<4, 2>::default();
         c.connect_all();
-        let mut mem: Vec<u64> = (0..1024u64).map(|k| k * 0x1_0003 + 11).collect();
-        let expect = mem.clone();
+        let start: Vec<u64> = (0..1024u64).map(|k| k * 0x1_0003 + 11).collect();
         let n = 42;
         let sum = Wqe {
             opcode: Opcode::Calc.code(),
@@ -1084,58 +1087,39 @@ mod tests {
             dst_addr: 301,
             ..Default::default()
         };
-        let ran = run(&mut c, &mut mem, &sum);
-        assert!(ran.streamed);
-        // `CalcReadA`, ⌈42 / 4⌉ = 11 groups, the last one's arrival, operands and the ALU.
-        assert_eq!(ran.cycles, 1 + 11 + 2 + netcoll_models::reduce_alu::LATENCY);
-        for i in 0..n as usize {
-            let (r, _) = golden(
-                AluOp::Sum,
-                Dtype::U64,
-                expect[301 + i],
-                0,
-                expect[500 + 3 * i],
-                0,
-            );
-            assert_eq!(mem[301 + i], r, "element {i}");
-        }
-        assert_eq!(mem[301 + n as usize], expect[301 + n as usize]);
-        assert_eq!(mem[300], expect[300]);
+        // Runs `wqe` (a SUM, `a` = 301 stride 1, `b` = 500) on a fresh memory: its cycles, and
+        // every result word against the golden ALU on the words as they were before.
+        let mut sum_cycles = |wqe: &Wqe| {
+            let mut mem = start.clone();
+            let ran = run(&mut c, &mut mem, wqe);
+            assert!(ran.streamed, "{wqe:?}");
+            for i in 0..n as usize {
+                let b = start[500 + i * wqe.sb as usize];
+                let (r, _) = golden(AluOp::Sum, Dtype::U64, start[301 + i], 0, b, 0);
+                assert_eq!(mem[wqe.dst_addr as usize + i], r, "{wqe:?} element {i}");
+            }
+            (ran.cycles, mem)
+        };
+        let tail = 2 + netcoll_models::reduce_alu::LATENCY;
+        // In place: `CalcReadA`, ⌈42 / 4⌉ = 11 groups, the last one's arrival, operands and
+        // the ALU; the words around the result untouched.
+        let (cycles, mem) = sum_cycles(&sum);
+        assert_eq!(cycles, 1 + 11 + tail);
+        assert_eq!(mem[301 + n as usize], start[301 + n as usize]);
+        assert_eq!(mem[300], start[300]);
         // Stride 0 for `b`: one word for every lane.
-        let mut mem = expect.clone();
         let repeat = Wqe {
             sb: 0,
             dst_addr: 700,
             ..sum
         };
-        let ran = run(&mut c, &mut mem, &repeat);
-        assert_eq!(ran.cycles, 1 + 11 + 2 + netcoll_models::reduce_alu::LATENCY);
-        for i in 0..n as usize {
-            let (r, _) = golden(AluOp::Sum, Dtype::U64, expect[301 + i], 0, expect[500], 0);
-            assert_eq!(mem[700 + i], r, "element {i}");
-        }
+        assert_eq!(sum_cycles(&repeat).0, 1 + 11 + tail);
         // An even stride: one element a cycle.
-        let mut mem = expect.clone();
         let even = Wqe {
             sb: 2,
             dst_addr: 700,
             ..sum
         };
-        let ran = run(&mut c, &mut mem, &even);
-        assert_eq!(
-            ran.cycles,
-            1 + n as usize + 2 + netcoll_models::reduce_alu::LATENCY
-        );
-        for i in 0..n as usize {
-            let (r, _) = golden(
-                AluOp::Sum,
-                Dtype::U64,
-                expect[301 + i],
-                0,
-                expect[500 + 2 * i],
-                0,
-            );
-            assert_eq!(mem[700 + i], r, "element {i}");
-        }
+        assert_eq!(sum_cycles(&even).0, 1 + n as usize + tail);
     }
 }

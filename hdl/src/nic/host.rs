@@ -36,10 +36,22 @@
 //! - `stat_hits` (one-hot, see [`super::stats`]), `stat_sel` (the statistic `READ_STAT` reads);
 //! - `chan_set`, `chan_set_index`, `chan_set_word`: `SET_CHANNEL`'s write of a receive
 //!   channel (the memory is [`super::receive`]'s), its word cut to the `RxChannel` fields;
-//! - `shape_set`, `shape_set_index`, `shape_set_dim1`, `shape_set_dim2`, `shape_set_ext`:
-//!   `SET_SHAPE`'s write of a CALC shape (the memories are [`super::calc`]'s): its two
-//!   dimensions and their outer spans (a `ShapeExtent`), multiplied out as the command is
-//!   taken, so that a CALC needs no multiplier for them.
+//! - `shape_set`, `shape_set_index`, `shape_set_dim1`, `shape_set_dim2`: `SET_SHAPE`'s
+//!   write of a CALC shape's two dimensions (the memories are [`super::calc`]'s), in
+//!   `HostDecode`; `shape_ext_set`, `shape_ext_index`, `shape_set_ext`: the write of their
+//!   outer spans (a `ShapeExtent`), so that a CALC needs no multiplier for them, two cycles
+//!   later (see "SET_SHAPE's outer spans" below).
+//!
+//! # SET_SHAPE's outer spans
+//! `(n - 1) × s` for the two dimensions and the three strides are six [`Mul16`]s, DSP blocks
+//! with their own operand and product registers, fed from the command words at the port: the
+//! products of the words taken in cycle 0 (`Idle`) show in cycle 2 (`Background`, after the
+//! answer in `HostDecode`), where they are summed and capped at `EXT_MAX` into a register,
+//! which is written into the shape memory in cycle 3. The shape memories are first read in
+//! `SqWqe`, which comes at the earliest in cycle 4 (`Background`, then `SqContext`, then
+//! `SqWqe`), so every CALC sees the spans of the last `SET_SHAPE`, as in the cycle model,
+//! which writes all of a shape in `HostDecode`. (A multiplier and a 33-bit sum between the
+//! port and a register were the NIC's longest path: 51.9 MHz on ECP5 -6.)
 
 use super::calc::{SHAPE_BITS, SHAPE_EXT_BITS};
 use super::layouts::{pack, unpack, unpack::QpConfig, unpack::RxChannel};
@@ -47,7 +59,7 @@ use super::sequencer::SeqState;
 use super::stats::{hit, STAT_BITS};
 use super::{k, EN_MODE, EN_VALUE, WAIT_COUNT};
 use crate::dff_setup;
-use crate::prim::{Mem, Reg};
+use crate::prim::{Mem, Mul16, Reg};
 use netcoll_models::nic::{HostOp, HostStatus, Opcode, Stat, SHAPES, STATS, WQ_DEPTH};
 use rust_hdl::prelude::*;
 
@@ -140,6 +152,8 @@ crate::sub_block! {
         pub shape_set_index: Signal<Out, Bits<SHAPE_BITS>>,
         pub shape_set_dim1: Signal<Out, Bits<64>>,
         pub shape_set_dim2: Signal<Out, Bits<64>>,
+        pub shape_ext_set: Signal<Out, bool>,
+        pub shape_ext_index: Signal<Out, Bits<SHAPE_BITS>>,
         pub shape_set_ext: Signal<Out, Bits<SHAPE_EXT_BITS>>,
         // The command and the response.
         cmd_op: Reg<Bits<OP_BITS>>,
@@ -174,24 +188,36 @@ crate::sub_block! {
         chan_bad: Reg<bool>,
         /// `SET_SHAPE`'s words as they are taken, split (module `nic_shape_dim_fields`).
         dim_taken: [unpack::ShapeDim; 2] = core::array::from_fn(|_| Default::default()),
-        /// Their counts less one (0 for an absent dimension), the six products `(n - 1) × s`
-        /// and their sums per argument, capped at `EXT_MAX`.
+        /// Their counts less one (0 for an absent dimension).
         n1_less: Signal<Local, Bits<16>>,
         n2_less: Signal<Local, Bits<16>>,
-        pa1: Signal<Local, Bits<32>>,
-        pa2: Signal<Local, Bits<32>>,
-        pb1: Signal<Local, Bits<32>>,
-        pb2: Signal<Local, Bits<32>>,
-        pd1: Signal<Local, Bits<32>>,
-        pd2: Signal<Local, Bits<32>>,
-        sum_a: Signal<Local, Bits<33>>,
-        sum_b: Signal<Local, Bits<33>>,
-        sum_d: Signal<Local, Bits<33>>,
+        /// The six products `(n - 1) × s`, of `a`, `b` and the result (`d`), dimension 1
+        /// then 2: the words at the port two cycles earlier.
+        mul_a1: Mul16,
+        mul_a2: Mul16,
+        mul_b1: Mul16,
+        mul_b2: Mul16,
+        mul_d1: Mul16,
+        mul_d2: Mul16,
+        /// The sums of each pair's low 17 bits, and the sums capped at `EXT_MAX` (`2^17 -
+        /// 1`): capped when either product has a bit above the 17th or the low sum carries,
+        /// so that no 33-bit add and compare follows the DSP blocks.
+        low_a: Signal<Local, Bits<18>>,
+        low_b: Signal<Local, Bits<18>>,
+        low_d: Signal<Local, Bits<18>>,
+        span_a: Signal<Local, Bits<17>>,
+        span_b: Signal<Local, Bits<17>>,
+        span_d: Signal<Local, Bits<17>>,
         /// The outer spans as a `ShapeExtent` word (module `nic_shape_extent_word`),
-        /// registered as the command is taken.
+        /// registered in cycle 2 and held until the next `SET_SHAPE`'s.
         ext_taken: pack::ShapeExtent,
         shape_ext: Reg<Bits<SHAPE_EXT_BITS>>,
-        ext_max: Constant<Bits<33>> = k((1 << 17) - 1),
+        /// Cycle 2 of a `SET_SHAPE` that was not refused; cycle 3, its spans are written.
+        ext_pending: Reg<bool>,
+        ext_write: Reg<bool>,
+        /// The shape its spans are written to.
+        ext_index: Reg<Bits<SHAPE_BITS>>,
+        ext_max: Constant<Bits<17>> = k((1 << 17) - 1),
         shapes: Constant<Bits<16>> = k(SHAPES as u64),
         op_set_channel: Constant<Bits<OP_BITS>> = k(HostOp::SetChannel.code()),
         // Decisions of this cycle, carried out once.
@@ -289,7 +315,10 @@ impl<
             en_pi,
             en_managed,
             chan_bad,
-            shape_ext
+            shape_ext,
+            ext_pending,
+            ext_write,
+            ext_index
         );
         self.cq_waits.clock.next = self.clock.val();
         self.cq_wait_now.cqw.next = self.cq_waits.rd_data.val();
@@ -322,27 +351,67 @@ impl<
         if self.dim_taken[1].count.val().any() {
             self.n2_less.next = self.dim_taken[1].count.val() - 1;
         }
-        self.pa1.next = self.n1_less.val() * self.dim_taken[0].sa.val();
-        self.pa2.next = self.n2_less.val() * self.dim_taken[1].sa.val();
-        self.pb1.next = self.n1_less.val() * self.dim_taken[0].sb.val();
-        self.pb2.next = self.n2_less.val() * self.dim_taken[1].sb.val();
-        self.pd1.next = self.n1_less.val() * self.dim_taken[0].sd.val();
-        self.pd2.next = self.n2_less.val() * self.dim_taken[1].sd.val();
-        self.sum_a.next = bit_cast::<33, 32>(self.pa1.val()) + bit_cast::<33, 32>(self.pa2.val());
-        self.sum_b.next = bit_cast::<33, 32>(self.pb1.val()) + bit_cast::<33, 32>(self.pb2.val());
-        self.sum_d.next = bit_cast::<33, 32>(self.pd1.val()) + bit_cast::<33, 32>(self.pd2.val());
-        self.ext_taken.a.next = self.sum_a.val().get_bits::<17>(0);
-        if self.sum_a.val() > self.ext_max.val() {
-            self.ext_taken.a.next = self.ext_max.val().get_bits::<17>(0);
+        // The products of the words taken two cycles ago, summed and capped.
+        self.mul_a1.clock.next = self.clock.val();
+        self.mul_a1.reset.next = self.reset.val();
+        self.mul_a1.a.next = self.n1_less.val();
+        self.mul_a1.b.next = self.dim_taken[0].sa.val();
+        self.mul_a2.clock.next = self.clock.val();
+        self.mul_a2.reset.next = self.reset.val();
+        self.mul_a2.a.next = self.n2_less.val();
+        self.mul_a2.b.next = self.dim_taken[1].sa.val();
+        self.low_a.next = bit_cast::<18, 17>(self.mul_a1.p.val().get_bits::<17>(0))
+            + bit_cast::<18, 17>(self.mul_a2.p.val().get_bits::<17>(0));
+        self.span_a.next = self.low_a.val().get_bits::<17>(0);
+        if self.mul_a1.p.val().get_bits::<15>(17).any()
+            | self.mul_a2.p.val().get_bits::<15>(17).any()
+            | self.low_a.val().get_bit(17)
+        {
+            self.span_a.next = self.ext_max.val();
         }
-        self.ext_taken.b.next = self.sum_b.val().get_bits::<17>(0);
-        if self.sum_b.val() > self.ext_max.val() {
-            self.ext_taken.b.next = self.ext_max.val().get_bits::<17>(0);
+        self.mul_b1.clock.next = self.clock.val();
+        self.mul_b1.reset.next = self.reset.val();
+        self.mul_b1.a.next = self.n1_less.val();
+        self.mul_b1.b.next = self.dim_taken[0].sb.val();
+        self.mul_b2.clock.next = self.clock.val();
+        self.mul_b2.reset.next = self.reset.val();
+        self.mul_b2.a.next = self.n2_less.val();
+        self.mul_b2.b.next = self.dim_taken[1].sb.val();
+        self.low_b.next = bit_cast::<18, 17>(self.mul_b1.p.val().get_bits::<17>(0))
+            + bit_cast::<18, 17>(self.mul_b2.p.val().get_bits::<17>(0));
+        self.span_b.next = self.low_b.val().get_bits::<17>(0);
+        if self.mul_b1.p.val().get_bits::<15>(17).any()
+            | self.mul_b2.p.val().get_bits::<15>(17).any()
+            | self.low_b.val().get_bit(17)
+        {
+            self.span_b.next = self.ext_max.val();
         }
-        self.ext_taken.d.next = self.sum_d.val().get_bits::<17>(0);
-        if self.sum_d.val() > self.ext_max.val() {
-            self.ext_taken.d.next = self.ext_max.val().get_bits::<17>(0);
+        self.mul_d1.clock.next = self.clock.val();
+        self.mul_d1.reset.next = self.reset.val();
+        self.mul_d1.a.next = self.n1_less.val();
+        self.mul_d1.b.next = self.dim_taken[0].sd.val();
+        self.mul_d2.clock.next = self.clock.val();
+        self.mul_d2.reset.next = self.reset.val();
+        self.mul_d2.a.next = self.n2_less.val();
+        self.mul_d2.b.next = self.dim_taken[1].sd.val();
+        self.low_d.next = bit_cast::<18, 17>(self.mul_d1.p.val().get_bits::<17>(0))
+            + bit_cast::<18, 17>(self.mul_d2.p.val().get_bits::<17>(0));
+        self.span_d.next = self.low_d.val().get_bits::<17>(0);
+        if self.mul_d1.p.val().get_bits::<15>(17).any()
+            | self.mul_d2.p.val().get_bits::<15>(17).any()
+            | self.low_d.val().get_bit(17)
+        {
+            self.span_d.next = self.ext_max.val();
         }
+        self.ext_taken.a.next = self.span_a.val();
+        self.ext_taken.b.next = self.span_b.val();
+        self.ext_taken.d.next = self.span_d.val();
+        if self.ext_pending.q.val() {
+            self.shape_ext.d.next = self.ext_taken.ext.val();
+        }
+        self.ext_write.d.next = self.ext_pending.q.val();
+        self.shape_ext_set.next = self.ext_write.q.val();
+        self.shape_ext_index.next = self.ext_index.q.val();
         self.shape_set_index.next = self.cmd_arg.q.val().get_bits::<SHAPE_BITS>(0);
         self.shape_set_dim1.next = self.cmd_w0.q.val();
         self.shape_set_dim2.next = self.cmd_w1.q.val();
@@ -355,7 +424,6 @@ impl<
             self.cmd_w1.d.next = self.w1.val();
             self.chan_bad.d.next = self.rx_channel.armed.val()
                 & ((self.rx_channel.qp.val() >= self.qps8.val()) | self.chan_outside.val());
-            self.shape_ext.d.next = self.ext_taken.ext.val();
         }
 
         // What the command names, and the WQE a post writes.
@@ -596,6 +664,11 @@ impl<
             self.response_status.d.next = self.answer_status.val();
             self.response_data.d.next = self.answer_data.val();
             self.next_state.next = SeqState::Background;
+        }
+        // A `SET_SHAPE` taken: its outer spans are written two cycles later.
+        self.ext_pending.d.next = self.shape_set.val();
+        if self.shape_set.val() {
+            self.ext_index.d.next = self.shape_set_index.val();
         }
 
         // The wait memory: cleared by the sweep, written by a post of a CQ WAIT (the last of

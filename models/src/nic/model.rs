@@ -215,7 +215,7 @@
 //! | `dmem` | `dmem_words` | 64 bits; a second read port for the transmit engine and a third for a streaming CALC's `b` (RTL: copies, `dmem_tx` and `dmem_b`, written with `dmem`) |
 //! | `pipc0`, `pipc1` | `qps` | the two words of a QP's [`PipeContext`] |
 //! | `chan` | `counters` | [`RxChannel`]: a counter's receive channel, read at `rx_cnt` with the message's queue context (RTL: in `nic_receive`) |
-//! | `shape_dim1`, `shape_dim2`, `shape_ext` | [`SHAPES`] | a CALC shape's dimensions ([`ShapeDim`]) and outer spans ([`ShapeExtent`]); LUT RAM in the RTL (in `nic_calc`), read at the head WQE's `calc_shape` as it is latched (`SqWqe`) and used in `SqDecode`; no host command runs in between, so this model reads them in `SqDecode` (`peek`) |
+//! | `shape_dim1`, `shape_dim2`, `shape_ext` | [`SHAPES`] | a CALC shape's dimensions ([`ShapeDim`]) and outer spans ([`ShapeExtent`]); LUT RAM in the RTL (in `nic_calc`), read at the head WQE's `calc_shape` as it is latched (`SqWqe`) and used in `SqDecode`; no host command runs in between, so this model reads them in `SqDecode` (`peek`). The RTL writes a `SET_SHAPE`'s outer spans two cycles after its dimensions (its multipliers are pipelined, see `nic_host`), still before the earliest `SqWqe`, so a CALC sees every shape as this model, which writes all of it in `HostDecode` |
 //!
 //! After reset the sequencer writes zero to `wqc`, `cqp`, `cqw`, `wqen`, `rcc`, `cnt`, `pipc0`, `pipc1`, `chan` and the shape memories at index `sweep` for
 //! `sweep = 0 .. 2^SWB - 1` (each memory at `sweep` modulo its size), `SWB` the widest of their
@@ -398,7 +398,7 @@ struct Ram {
     b_addr: usize,
     b_data: u64,
     /// A streaming CALC's other lanes (1, 2, 3) of `a` and `b` (RTL: the banks; see "Lanes").
-    lane_addr: [(usize, usize); MAX_LANES - 1],
+    lane_addr: [Option<(usize, usize)>; MAX_LANES - 1],
     lane_data: [(u64, u64); MAX_LANES - 1],
     wr: Option<(usize, u64)>,
     /// The other lanes' result words (a streaming CALC writes up to `lanes` words a cycle).
@@ -415,7 +415,7 @@ impl Ram {
             tx_data: 0,
             b_addr: 0,
             b_data: 0,
-            lane_addr: [(0, 0); MAX_LANES - 1],
+            lane_addr: [None; MAX_LANES - 1],
             lane_data: [(0, 0); MAX_LANES - 1],
             wr: None,
             lane_wr: [None; MAX_LANES - 1],
@@ -433,7 +433,7 @@ impl Ram {
     /// Lane `lane` (1 ..) of a streaming CALC reads `a` at `a`, `b` at `b`.
     fn read_lane(&mut self, lane: usize, a: u64, b: u64) {
         let n = self.words.len();
-        self.lane_addr[lane - 1] = (a as usize % n, b as usize % n);
+        self.lane_addr[lane - 1] = Some((a as usize % n, b as usize % n));
     }
     /// Lane `lane` (1 ..) of a streaming CALC writes its result `d` at `a`.
     fn write_lane(&mut self, lane: usize, a: u64, d: u64) {
@@ -450,8 +450,11 @@ impl Ram {
         self.rd_data = self.words[self.rd_addr];
         self.tx_data = self.words[self.tx_addr];
         self.b_data = self.words[self.b_addr];
-        for (d, (a, b)) in self.lane_data.iter_mut().zip(self.lane_addr) {
-            *d = (self.words[a], self.words[b]);
+        // A lane that did not read keeps its word (a lane beyond its group is never used).
+        for (d, read) in self.lane_data.iter_mut().zip(&mut self.lane_addr) {
+            if let Some((a, b)) = read.take() {
+                *d = (self.words[a], self.words[b]);
+            }
         }
         for (a, d) in self
             .wr
@@ -464,7 +467,6 @@ impl Ram {
         self.rd_addr = 0;
         self.tx_addr = 0;
         self.b_addr = 0;
-        self.lane_addr = [(0, 0); MAX_LANES - 1];
     }
 }
 
@@ -891,7 +893,7 @@ impl NicModel {
         // The ALU's pipeline moves on; operands enter it in `CalcAlu`, and while a CALC
         // streams (see "CALC").
         let alu_in = cur.seq.state == CalcAlu || cur.calc.op_valid;
-        n.calc.pipe[0] = alu_eval(&wqe, &cur.calc, alu_in);
+        n.calc.pipe[0] = alu_eval(&wqe, &cur.calc, alu_in, self.p.lanes);
         n.calc.pipe[1..].copy_from_slice(&cur.calc.pipe[..ALU_PIPE - 1]);
         self.r = n;
         for m in self.memories() {
@@ -2262,9 +2264,10 @@ fn strides(wqe: &WqeWords) -> [u64; 3] {
     [wqe.calc_sa, wqe.calc_sb, 1 + is_loc(wqe) as u64]
 }
 
-/// `valid`: the operands enter the ALU. Lanes 1 .. have no index words (a CALC in lane
-/// groups is never MAXLOC / MINLOC).
-fn alu_eval(wqe: &WqeWords, c: &Calc, valid: bool) -> (bool, [u64; MAX_LANES], u64) {
+/// `valid`: the operands enter the ALU. Lanes 1 .. `lanes` are computed only then (their
+/// results are written only from a lane group's operands) and have no index words (a CALC
+/// in lane groups is never MAXLOC / MINLOC).
+fn alu_eval(wqe: &WqeWords, c: &Calc, valid: bool, lanes: usize) -> (bool, [u64; MAX_LANES], u64) {
     let lane = |a, ai, b, bi| match (
         AluOp::from_code(wqe.calc_op),
         Dtype::from_code(wqe.calc_fp << 2 | wqe.calc_dtype),
@@ -2274,8 +2277,10 @@ fn alu_eval(wqe: &WqeWords, c: &Calc, valid: bool) -> (bool, [u64; MAX_LANES], u
     };
     let (r, ri) = lane(c.a, c.a_index, c.b, c.b_index);
     let mut rs = [r; MAX_LANES];
-    for (r, &(a, b)) in rs[1..].iter_mut().zip(&c.lane_ops) {
-        *r = lane(a, 0, b, 0).0;
+    if valid {
+        for (r, &(a, b)) in rs[1..lanes.min(MAX_LANES)].iter_mut().zip(&c.lane_ops) {
+            *r = lane(a, 0, b, 0).0;
+        }
     }
     (valid, rs, ri)
 }
