@@ -251,8 +251,6 @@ module nic (
     wire [7:0] queues_cfg_cq;
     wire queues_cfg_managed;
     wire queues_cfg_plain;
-    wire queues_read_enable;
-    wire queues_read_wait_cq;
     wire [3:0] queues_opcode;
     wire [3:0] queues_en_qp;
     wire [1:0] queues_en_mode;
@@ -317,8 +315,6 @@ module nic (
         .cfg_cq(queues_cfg_cq),
         .cfg_managed(queues_cfg_managed),
         .cfg_plain(queues_cfg_plain),
-        .read_enable(queues_read_enable),
-        .read_wait_cq(queues_read_wait_cq),
         .opcode(queues_opcode),
         .en_qp(queues_en_qp),
         .en_mode(queues_en_mode),
@@ -405,8 +401,6 @@ module nic (
     wire execute_await_answer;
     wire execute_calc_start;
     wire execute_pipe_read;
-    wire execute_read_enable;
-    wire execute_read_wait_cq;
     wire [4:0] execute_cnt_rd_addr;
     wire execute_reserved;
     wire execute_buf_outside;
@@ -457,8 +451,6 @@ module nic (
         .await_answer(execute_await_answer),
         .calc_start(execute_calc_start),
         .pipe_read(execute_pipe_read),
-        .read_enable(execute_read_enable),
-        .read_wait_cq(execute_read_wait_cq),
         .cnt_rd_addr(execute_cnt_rd_addr),
         .reserved(execute_reserved),
         .buf_outside(execute_buf_outside),
@@ -1058,8 +1050,6 @@ module nic (
     assign queues_await_answer = execute_await_answer | calc_await_answer;
     assign queues_msg_tag = receive_msg_tag;
     assign queues_answer_reason = rx_data[3:0];
-    assign queues_read_enable = execute_read_enable;
-    assign queues_read_wait_cq = execute_read_wait_cq;
     assign queues_opcode = wqe_opcode;
     assign queues_en_qp = wqe_en_qp[3:0];
     assign queues_en_mode = wqe_en_mode;

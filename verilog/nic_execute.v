@@ -49,8 +49,6 @@ module nic_execute (
     output reg          await_answer,
     output reg          calc_start,
     output reg          pipe_read,
-    output reg          read_enable,
-    output reg          read_wait_cq,
     output reg  [4:0]   cnt_rd_addr,
     output wire         reserved,
     output wire         buf_outside,
@@ -138,8 +136,6 @@ module nic_execute (
         await_answer = 1'b0;
         calc_start = 1'b0;
         pipe_read = 1'b0;
-        read_enable = 1'b0;
-        read_wait_cq = 1'b0;
         cnt_rd_addr = 5'd0;
         stat_hits = 12'd0;
         case (state)
@@ -193,7 +189,6 @@ module nic_execute (
                 end else if (opcode == op_wait) begin
                     fail = ~wait_index_ok;
                     fail_status = bad_index;
-                    read_wait_cq = ~wait_kind;
                     if (wait_kind) begin
                         cnt_rd_addr = wait_index[4:0];
                     end
@@ -201,7 +196,6 @@ module nic_execute (
                 end else if ((opcode == op_send_en) | (opcode == op_recv_en)) begin
                     fail = en_qp >= qps;
                     fail_status = bad_index;
-                    read_enable = 1'b1;
                     next_state = SEQ_STATE_ENABLE_WRITE;
                 end else if (opcode == op_calc) begin
                     fail = (calc_op >= alu_reserved) | calc_fp_refused;
@@ -255,8 +249,6 @@ module nic_execute (
             sent_taken = 1'b0;
             calc_start = 1'b0;
             pipe_read = 1'b0;
-            read_enable = 1'b0;
-            read_wait_cq = 1'b0;
             cnt_rd_addr = 5'd0;
         end
         complete_status = ok;

@@ -29,8 +29,6 @@ module nic_queues (
     input  wire [7:0]   cfg_cq,
     input  wire         cfg_managed,
     input  wire         cfg_plain,
-    input  wire         read_enable,
-    input  wire         read_wait_cq,
     input  wire [3:0]   opcode,
     input  wire [3:0]   en_qp,
     input  wire [1:0]   en_mode,
@@ -87,6 +85,7 @@ module nic_queues (
     localparam [7:0] wq_slot_bits = 8'd4;
     localparam [4:0] SEQ_STATE_INIT = 5'd0;
     localparam [4:0] SEQ_STATE_SQ_CONTEXT = 5'd6;
+    localparam [4:0] SEQ_STATE_SQ_DECODE = 5'd7;
     localparam [4:0] SEQ_STATE_ENABLE_WRITE = 5'd9;
     localparam [4:0] SEQ_STATE_COMPLETE = 5'ha;
     localparam [4:0] SEQ_STATE_RX_CONTEXT = 5'hc;
@@ -506,16 +505,12 @@ module nic_queues (
             managed_d = wq_context_managed;
             plain_d = wq_context_plain;
             cq_d = wq_context_cq;
-            if (runnable) begin
-                wqe0_rd_addr = ({{4{1'b0}}, served_q} << wq_slot_bits) | {{5{1'b0}}, wq_context_ci[3:0]};
-                wqe1_rd_addr = ({{4{1'b0}}, served_q} << wq_slot_bits) | {{5{1'b0}}, wq_context_ci[3:0]};
-                cqp_rd_addr = wq_context_cq[3:0];
-            end
+            wqe0_rd_addr = ({{4{1'b0}}, served_q} << wq_slot_bits) | {{5{1'b0}}, wq_context_ci[3:0]};
+            wqe1_rd_addr = ({{4{1'b0}}, served_q} << wq_slot_bits) | {{5{1'b0}}, wq_context_ci[3:0]};
+            cqp_rd_addr = wq_context_cq[3:0];
         end
-        if (read_enable) begin
+        if (state == SEQ_STATE_SQ_DECODE) begin
             wqc_rd_addr = enable_target;
-        end
-        if (read_wait_cq) begin
             cqp_rd_addr = wait_index;
         end
         if (state == SEQ_STATE_NAK_CONTEXT) begin

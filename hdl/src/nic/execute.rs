@@ -34,8 +34,9 @@
 //!   completes; `await_answer`: a reliable QP's message may go, its SQ awaits the answer;
 //! - `calc_start`: load the CALC loop; `pipe_read`: a PIPE's step, the pipe unit reads its
 //!   receive QP's context (`PipeCheck` is the pipe unit's, [`super::pipe`]);
-//! - `read_enable`, `read_wait_cq`: the queues read an enable's target context, a WAIT's CQ
-//!   counts; `cnt_rd_addr`: the counter a WAIT reads (zero otherwise);
+//! - `cnt_rd_addr`: the counter a WAIT reads (zero otherwise; the queues read an enable's
+//!   target context and a CQ WAIT's counts in every `SqDecode`, whatever the WQE: see
+//!   [`super::queues`]);
 //! - `reserved`, `buf_outside`: the WQE sets a reserved bit; its buffer does not fit in data
 //!   memory;
 //! - `stat_hits`: `CqStall`, `RnrRetry`.
@@ -103,8 +104,6 @@ crate::sub_block! {
         pub await_answer: Signal<Out, bool>,
         pub calc_start: Signal<Out, bool>,
         pub pipe_read: Signal<Out, bool>,
-        pub read_enable: Signal<Out, bool>,
-        pub read_wait_cq: Signal<Out, bool>,
         pub cnt_rd_addr: Signal<Out, Bits<KB>>,
         pub reserved: Signal<Out, bool>,
         pub buf_outside: Signal<Out, bool>,
@@ -197,8 +196,6 @@ impl<const QB: usize, const CB: usize, const KB: usize, const DB: usize> Logic
         self.await_answer.next = false;
         self.calc_start.next = false;
         self.pipe_read.next = false;
-        self.read_enable.next = false;
-        self.read_wait_cq.next = false;
         self.cnt_rd_addr.next = 0.into();
         self.stat_hits.next = 0.into();
         match self.state.val() {
@@ -255,7 +252,6 @@ impl<const QB: usize, const CB: usize, const KB: usize, const DB: usize> Logic
                 } else if self.opcode.val() == self.op_wait.val() {
                     self.fail.next = !self.wait_index_ok.val();
                     self.fail_status.next = self.bad_index.val();
-                    self.read_wait_cq.next = !self.wait_kind.val();
                     if self.wait_kind.val() {
                         self.cnt_rd_addr.next = self.wait_index.val().get_bits::<KB>(0);
                     }
@@ -265,7 +261,6 @@ impl<const QB: usize, const CB: usize, const KB: usize, const DB: usize> Logic
                 {
                     self.fail.next = self.en_qp.val() >= self.qps.val();
                     self.fail_status.next = self.bad_index.val();
-                    self.read_enable.next = true;
                     self.next_state.next = SeqState::EnableWrite;
                 } else if self.opcode.val() == self.op_calc.val() {
                     self.fail.next = (self.calc_op.val() >= self.alu_reserved.val())
@@ -322,8 +317,6 @@ impl<const QB: usize, const CB: usize, const KB: usize, const DB: usize> Logic
             self.sent_taken.next = false;
             self.calc_start.next = false;
             self.pipe_read.next = false;
-            self.read_enable.next = false;
-            self.read_wait_cq.next = false;
             self.cnt_rd_addr.next = 0.into();
         }
         self.complete_status.next = self.ok.val();
@@ -491,21 +484,18 @@ mod tests {
             decode(&mut e, Wqe::wait_cq(3, 1, true).encode()),
             (WaitCheck, None)
         );
-        assert!(e.read_wait_cq.val());
         assert_eq!(
             decode(&mut e, Wqe::wait_cq(4, 1, true).encode()),
             done(Status::BadIndex)
         );
-        assert!(!e.read_wait_cq.val());
         let wait_cnt = Wqe::wait_counter(7, 1, true).encode();
         assert_eq!(decode(&mut e, wait_cnt), (WaitCheck, None));
         assert_eq!(e.cnt_rd_addr.val().to_u64(), 7);
         let wait_cnt = Wqe::wait_counter(8, 1, true).encode();
         assert_eq!(decode(&mut e, wait_cnt), done(Status::BadIndex));
-        // SEND_EN / RECV_EN read the target's context, if the QP exists.
+        // SEND_EN / RECV_EN, if the QP exists.
         let en = Wqe::enable(true, 3, false, 1, false).encode();
         assert_eq!(decode(&mut e, en), (EnableWrite, None));
-        assert!(e.read_enable.val());
         let en = Wqe::enable(false, 4, false, 1, false).encode();
         assert_eq!(decode(&mut e, en), done(Status::BadIndex));
         // CALC: the operation (the addresses are the CALC unit's, in `CalcReadA`).

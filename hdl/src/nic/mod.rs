@@ -297,8 +297,6 @@ impl<
             self.execute.await_answer.val() | self.calc.await_answer.val();
         self.queues.msg_tag.next = self.receive.msg_tag.val();
         self.queues.answer_reason.next = self.rx_data.val().get_bits::<STATUS_BITS>(0);
-        self.queues.read_enable.next = self.execute.read_enable.val();
-        self.queues.read_wait_cq.next = self.execute.read_wait_cq.val();
         self.queues.opcode.next = self.wqe.opcode.val();
         self.queues.en_qp.next = self.wqe.en_qp.val().get_bits::<QB>(0);
         self.queues.en_mode.next = self.wqe.en_mode.val();

@@ -15,12 +15,12 @@
 //! | `Init` | | `wqc`, `rcc`, `cqp` at `sweep_at`: zero |
 //! | background slot | `wqc[wq]`, `rcc[wq]` (the message's queue or the visited SQ) | `wq` |
 //! | host command | `wqc[wq_sel]` (`read_wq`; `+ 1` while `configure`), `cqp[cq_sel]` (`read_cq`), `cqe` (`pop`) | `post`: WQE and `pi + 1`; `pop`: `consumed + 1`; `configure`: `ei = ci`, CQ, managed, plain; `rcc`: the reliability settings, nothing awaited |
-//! | `SqContext`, `RxContext` | the head WQE and `cqp[cq]` if runnable | context, reliability word |
+//! | `SqContext`, `RxContext` | the head WQE and `cqp[cq]` (runnable or not: used in `SqWqe` / `RxWqe` only) | context, reliability word |
 //! | `SqWqe` | | `due`: `now - at` not negative |
 //! | `SqDecode`, `CalcWrite`, `CalcWriteIndex` (`await_answer`) | | `rcc`: awaiting, the retries left |
 //! | `Idle` taking a host command | | its words as the WQE |
 //! | `SqWqe`, `RxWqe` | | WQE, counts |
-//! | `SqDecode` | `wqc` of an enable's target, `cqp` of a CQ WAIT | |
+//! | `SqDecode` | `wqc` of an enable's target, `cqp` of a CQ WAIT (whatever the WQE: used in `EnableWrite` / `WaitCheck` only) | |
 //! | `NakContext` / `NakCq` | `cqp[cq]` | CQ, reliability word / counts; `NakContext`: `rcc` of an awaited answer |
 //! | `EnableWrite` | | the target's `ei` (also the latched one if it is the served queue) |
 //! | `Complete` | | the CQE and `produced + 1` (`write_cqe`); `ci + 1` (`retire`), and for an SQ nothing awaited in `rcc` |
@@ -32,7 +32,7 @@
 //! - `cqe_word`: the pending completion's CQE;
 //! - from the host unit: `cmd_w0`, `post_w1`, `wq_sel`, `cq_sel`, `read_wq`,
 //!   `read_cq`, `post`, `pop`, `configure`, `cfg_cq`, `cfg_managed`, `cfg_plain`;
-//! - from the execute unit: `read_enable`, `read_wait_cq`; the current WQE's `opcode`,
+//! - from the execute unit: the current WQE's `opcode`,
 //!   `en_qp`, `en_mode`, `en_value`, `wait_index` (index fields cut to their memory's width);
 //! - from the completion unit: `write_cqe`, `retire`;
 //! - `now` (the sequencer's time), `cfg_rc`, `cfg_rnr_retry`, `cfg_rnr_delay` (host, with
@@ -107,8 +107,6 @@ crate::sub_block! {
         pub cfg_cq: Signal<In, Bits<8>>,
         pub cfg_managed: Signal<In, bool>,
         pub cfg_plain: Signal<In, bool>,
-        pub read_enable: Signal<In, bool>,
-        pub read_wait_cq: Signal<In, bool>,
         pub opcode: Signal<In, Bits<OPCODE_BITS>>,
         pub en_qp: Signal<In, Bits<QB>>,
         pub en_mode: Signal<In, Bits<2>>,
@@ -352,24 +350,26 @@ impl<
             self.managed.d.next = self.wq_context.managed.val();
             self.plain.d.next = self.wq_context.plain.val();
             self.cq.d.next = self.wq_context.cq.val();
-            if self.runnable.val() {
-                self.wqe0.rd_addr.next = (bit_cast::<WEB, WB>(self.served.q.val())
-                    << self.wq_slot_bits.val())
-                    | bit_cast::<WEB, WQ_SLOT_BITS>(
-                        self.wq_context.ci.val().get_bits::<WQ_SLOT_BITS>(0),
-                    );
-                self.wqe1.rd_addr.next = (bit_cast::<WEB, WB>(self.served.q.val())
-                    << self.wq_slot_bits.val())
-                    | bit_cast::<WEB, WQ_SLOT_BITS>(
-                        self.wq_context.ci.val().get_bits::<WQ_SLOT_BITS>(0),
-                    );
-                self.cqp.rd_addr.next = self.wq_context.cq.val().get_bits::<CB>(0);
-            }
+            // Read whether or not the queue is runnable: nothing else reads these memories
+            // here, and what they return is used only where it is (`SqWqe`, `RxWqe`), so the
+            // addresses wait for no decision.
+            self.wqe0.rd_addr.next = (bit_cast::<WEB, WB>(self.served.q.val())
+                << self.wq_slot_bits.val())
+                | bit_cast::<WEB, WQ_SLOT_BITS>(
+                    self.wq_context.ci.val().get_bits::<WQ_SLOT_BITS>(0),
+                );
+            self.wqe1.rd_addr.next = (bit_cast::<WEB, WB>(self.served.q.val())
+                << self.wq_slot_bits.val())
+                | bit_cast::<WEB, WQ_SLOT_BITS>(
+                    self.wq_context.ci.val().get_bits::<WQ_SLOT_BITS>(0),
+                );
+            self.cqp.rd_addr.next = self.wq_context.cq.val().get_bits::<CB>(0);
         }
-        if self.read_enable.val() {
+        // `SqDecode` reads an enable's target context and a CQ WAIT's counts whatever the WQE
+        // turns out to be (the decode's checks would otherwise sit in front of the memories'
+        // addresses): only `EnableWrite` and `WaitCheck` use what they return.
+        if self.state.val() == SeqState::SqDecode {
             self.wqc.rd_addr.next = self.enable_target.val();
-        }
-        if self.read_wait_cq.val() {
             self.cqp.rd_addr.next = self.wait_index.val();
         }
         if self.state.val() == SeqState::NakContext {
@@ -574,8 +574,6 @@ mod tests {
             &mut q.post,
             &mut q.pop,
             &mut q.configure,
-            &mut q.read_enable,
-            &mut q.read_wait_cq,
             &mut q.write_cqe,
             &mut q.retire,
         ] {
@@ -700,10 +698,7 @@ mod tests {
             q.en_mode.next = f.en_mode.into();
             q.en_value.next = f.en_value.into();
         };
-        cycle(&mut q, SeqState::SqDecode, |q| {
-            show(q);
-            q.read_enable.next = true;
-        });
+        cycle(&mut q, SeqState::SqDecode, show);
         cycle(&mut q, SeqState::EnableWrite, show);
         cycle(&mut q, SeqState::Idle, |q| q.take_visit.next = true);
         assert!(q.runnable.val());
