@@ -236,6 +236,12 @@
 //! arriving message one more before its first beat is taken, and a CALC whose addresses are
 //! outside data memory completes (`BAD_ADDR`) from `CalcReadA` instead of `SqDecode`. What is
 //! computed, and in which order, is unchanged.
+//!
+//! The RTL also issues some reads whatever the decision, so that the memories' addresses do
+//! not wait for it: `SqContext` / `RxContext` read the head WQE and its CQ's counts even when
+//! the queue is not runnable, and `SqDecode` reads an enable's target context and a CQ WAIT's
+//! counts whatever the WQE (`nic_queues`). Only the states that use what they return follow,
+//! so this model, which reads only what it uses, shows the same outputs every cycle.
 
 use super::{
     log2, CqContext, CqWait, CqeWord, HostOp, HostStatus, NicIn, NicOut, NicParams, Opcode,
