@@ -15,7 +15,7 @@ use netcoll_models::nic::{
 use netcoll_testbench::harness::verilator::VerilatorSim;
 use netcoll_testbench::harness::{Knobs, Level, Lockstep};
 use netcoll_testbench::nic::scenario::{
-    compare_events, compare_normalised, run_cycles, Event, HostCmd, Scenario, Step,
+    compare_events, compare_normalised, Event, HostCmd, Scenario, Step,
 };
 use netcoll_testbench::nic::{
     cycle_dut, examples, lockstep, random_scenario, run_level, settled_random_scenario, NicDesign,
@@ -619,21 +619,17 @@ fn a_shape_set_just_before_its_calc_runs_is_seen_whole_at_every_level() {
     }
     assert!(bad_addr > 0, "no CALC ran after its SET_SHAPE");
     // The spans written a cycle late (the data register holds them until the next SET_SHAPE).
-    let good = nic_verilog(&p);
-    let from = "assign shape_ext_set = ext_write_q;";
-    assert_eq!(good.matches(from).count(), 1, "mutation site `{from}`");
-    let late = good.replace(
-        from,
-        "reg late_q;\n    always @(posedge clock) late_q <= ext_write_q;\n    assign shape_ext_set = late_q;",
+    let scenarios: Vec<Scenario> = runs.into_iter().map(|(s, _)| s).collect();
+    assert_mutants_caught(
+        &nic_verilog(&p),
+        &p,
+        &scenarios,
+        &[(
+            "the spans written a cycle late",
+            "assign shape_ext_set = ext_write_q;",
+            "reg late_q;\n    always @(posedge clock) late_q <= ext_write_q;\n    assign shape_ext_set = late_q;",
+        )],
     );
-    let caught = runs.iter().any(|(s, m)| {
-        let mut v = verilated(&late, &p);
-        match run_cycles(s, &mut v, "mutant") {
-            Ok(ev) => compare_events(m, &ev).is_err(),
-            Err(_) => true,
-        }
-    });
-    assert!(caught, "the spans written a cycle late are not caught");
 }
 
 /// Random host programs on the rust-hdl RTL and the cycle model in lockstep (every output,
@@ -1215,6 +1211,40 @@ fn verilated(text: &str, p: &NicParams) -> impl CycleSim<In = NicIn, Out = NicOu
     Typed::<NicIn, NicOut, _>::new(*p, sim)
 }
 
+/// Whether the Verilog `text` of the NIC `p` differs from the cycle model on `s`, at some port
+/// in some cycle (lockstep), or fails to run it.
+fn verilog_differs(text: &str, p: &NicParams, s: &Scenario) -> bool {
+    lockstep(s, Box::new(verilated(text, p)), "verilog", None, Knobs::OFF).is_err()
+}
+
+/// Asserts that the Verilog `good` of the NIC `p` runs every one of `examples` as the cycle
+/// model does, and that each mutant (`what`, a text found once in `good`, its replacement)
+/// differs on at least one.
+fn assert_mutants_caught(
+    good: &str,
+    p: &NicParams,
+    examples: &[Scenario],
+    mutants: &[(&str, &str, &str)],
+) {
+    for s in examples {
+        assert!(
+            !verilog_differs(good, p, s),
+            "{}: the unmutated Verilog differs",
+            s.file
+        );
+    }
+    for (what, from, to) in mutants {
+        assert_eq!(
+            good.matches(from).count(),
+            1,
+            "mutation site `{from}` not found once"
+        );
+        let text = good.replace(from, to);
+        let caught = examples.iter().any(|s| verilog_differs(&text, p, s));
+        assert!(caught, "mutant not caught: {what}");
+    }
+}
+
 /// A SEND of 8 words on each of the 4 SQs of the SMALL NIC, posted back to back, then every
 /// CQE polled.
 fn sends_on_every_sq() -> Scenario {
@@ -1332,60 +1362,33 @@ fn mutants_of_the_emitted_verilog_fail_the_examples() {
         examples.len()
     );
     examples.push(sends_on_every_sq());
-    let differs = |text: &str, p: &NicParams, s: &Scenario| {
-        lockstep(s, Box::new(verilated(text, p)), "verilog", None, Knobs::OFF).is_err()
-    };
-    for s in &examples {
-        assert!(
-            !differs(&good, &p, s),
-            "{}: the unmutated Verilog differs",
-            s.file
-        );
-    }
-    for (what, from, to) in mutants {
-        assert_eq!(
-            good.matches(from).count(),
-            1,
-            "mutation site `{from}` not found once"
-        );
-        let text = good.replace(from, to);
-        let caught = examples.iter().any(|s| differs(&text, &p, s));
-        assert!(caught, "mutant not caught: {what}");
-    }
+    assert_mutants_caught(&good, &p, &examples, &mutants);
     // The data memory's banks and their crossbar, on a 4-lane NIC (`lanes.toml`).
     let lanes = example("lanes.toml");
     let p4 = lanes.params;
     assert_eq!(p4.lanes, 4, "lanes.toml is built with 4 lanes");
-    let good4 = nic_verilog(&p4);
-    assert!(
-        !differs(&good4, &p4, &lanes),
-        "the unmutated 4-lane Verilog differs"
+    assert_mutants_caught(
+        &nic_verilog(&p4),
+        &p4,
+        &[lanes],
+        &[
+            (
+                "lane 1 takes the `a` word of lane 0's bank",
+                "assign a_sel_1_d = a_bank_1;",
+                "assign a_sel_1_d = a_bank_0;",
+            ),
+            (
+                "the copy for `b` misses the writes to bank 2",
+                "bank_b_2_wr_en = bank_a_2_wr_en;",
+                "bank_b_2_wr_en = 1'b0;",
+            ),
+            (
+                "the transmit engine reads the bank of the word it read before",
+                "tx_sel_d = tx_addr[1:0] & bank_mask;",
+                "tx_sel_d = tx_sel_q;",
+            ),
+        ],
     );
-    for (what, from, to) in [
-        (
-            "lane 1 takes the `a` word of lane 0's bank",
-            "assign a_sel_1_d = a_bank_1;",
-            "assign a_sel_1_d = a_bank_0;",
-        ),
-        (
-            "the copy for `b` misses the writes to bank 2",
-            "bank_b_2_wr_en = bank_a_2_wr_en;",
-            "bank_b_2_wr_en = 1'b0;",
-        ),
-        (
-            "the transmit engine reads the bank of the word it read before",
-            "tx_sel_d = tx_addr[1:0] & bank_mask;",
-            "tx_sel_d = tx_sel_q;",
-        ),
-    ] {
-        assert_eq!(
-            good4.matches(from).count(),
-            1,
-            "mutation site `{from}` not found once"
-        );
-        let caught = differs(&good4.replace(from, to), &p4, &lanes);
-        assert!(caught, "mutant not caught: {what}");
-    }
 }
 
 // -------------------------------------------------------------------------------------------
