@@ -241,6 +241,7 @@ module nic (
     wire [63:0] queues_cqe_word;
     wire [63:0] queues_cmd_w0;
     wire [63:0] queues_post_w1;
+    wire [4:0] queues_post_checks;
     wire [4:0] queues_wq_sel;
     wire [3:0] queues_cq_sel;
     wire queues_read_wq;
@@ -274,6 +275,7 @@ module nic (
     wire [63:0] queues_cqe_data;
     wire [63:0] queues_cur_w0;
     wire [63:0] queues_cur_w1;
+    wire [4:0] queues_checks;
     wire [2:0] queues_head_shape;
     wire [4:0] queues_wq;
     wire [15:0] queues_ctx_ci;
@@ -305,6 +307,7 @@ module nic (
         .cqe_word(queues_cqe_word),
         .cmd_w0(queues_cmd_w0),
         .post_w1(queues_post_w1),
+        .post_checks(queues_post_checks),
         .wq_sel(queues_wq_sel),
         .cq_sel(queues_cq_sel),
         .read_wq(queues_read_wq),
@@ -338,6 +341,7 @@ module nic (
         .cqe_data(queues_cqe_data),
         .cur_w0(queues_cur_w0),
         .cur_w1(queues_cur_w1),
+        .checks(queues_checks),
         .head_shape(queues_head_shape),
         .wq(queues_wq),
         .ctx_ci(queues_ctx_ci),
@@ -379,6 +383,7 @@ module nic (
     wire [15:0] execute_pipe_blen;
     wire [7:0] execute_pipe_nbuf;
     wire [15:0] execute_pipe_count;
+    wire [4:0] execute_checks;
     wire [31:0] execute_cq_produced;
     wire [31:0] execute_cnt_data;
     wire execute_tx_free;
@@ -399,11 +404,11 @@ module nic (
     wire [15:0] execute_send_len;
     wire execute_sent_taken;
     wire execute_await_answer;
-    wire execute_calc_start;
     wire execute_pipe_read;
     wire [4:0] execute_cnt_rd_addr;
     wire execute_reserved;
     wire execute_buf_outside;
+    wire [4:0] execute_checks_now;
     wire [11:0] execute_stat_hits;
     nic_execute execute (
         .state(execute_state),
@@ -429,6 +434,7 @@ module nic (
         .pipe_blen(execute_pipe_blen),
         .pipe_nbuf(execute_pipe_nbuf),
         .pipe_count(execute_pipe_count),
+        .checks(execute_checks),
         .cq_produced(execute_cq_produced),
         .cnt_data(execute_cnt_data),
         .tx_free(execute_tx_free),
@@ -449,17 +455,16 @@ module nic (
         .send_len(execute_send_len),
         .sent_taken(execute_sent_taken),
         .await_answer(execute_await_answer),
-        .calc_start(execute_calc_start),
         .pipe_read(execute_pipe_read),
         .cnt_rd_addr(execute_cnt_rd_addr),
         .reserved(execute_reserved),
         .buf_outside(execute_buf_outside),
+        .checks_now(execute_checks_now),
         .stat_hits(execute_stat_hits)
     );
 
     // Instance `calc`.
     wire [4:0] calc_state;
-    wire calc_start;
     wire [3:0] calc_calc_op;
     wire [1:0] calc_calc_dtype;
     wire calc_calc_fp;
@@ -502,7 +507,6 @@ module nic (
         .clock(clock),
         .reset(reset),
         .state(calc_state),
-        .start(calc_start),
         .calc_op(calc_calc_op),
         .calc_dtype(calc_calc_dtype),
         .calc_fp(calc_calc_fp),
@@ -1033,6 +1037,7 @@ module nic (
     assign queues_cqe_word = completion_cqe;
     assign queues_cmd_w0 = host_cmd_command_w0;
     assign queues_post_w1 = host_cmd_post_w1;
+    assign queues_post_checks = execute_checks_now;
     assign queues_wq_sel = host_cmd_wq_sel;
     assign queues_cq_sel = host_cmd_cq_sel;
     assign queues_read_wq = host_cmd_read_wq;
@@ -1081,6 +1086,7 @@ module nic (
     assign execute_pipe_blen = wqe_pipe_blen;
     assign execute_pipe_nbuf = wqe_pipe_nbuf;
     assign execute_pipe_count = wqe_pipe_count;
+    assign execute_checks = queues_checks;
     assign execute_cq_produced = queues_cq_produced;
     assign execute_cnt_data = cnt_rd_data;
     assign execute_tx_free = transmit_free;
@@ -1092,7 +1098,6 @@ module nic (
     assign execute_rc_status = queues_rc_status;
     assign execute_rc_due = queues_rc_due;
     assign calc_state = sequencer_current;
-    assign calc_start = execute_calc_start;
     assign calc_calc_op = wqe_calc_op;
     assign calc_calc_dtype = wqe_calc_dtype;
     assign calc_calc_fp = wqe_calc_fp;

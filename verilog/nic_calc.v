@@ -7,7 +7,6 @@ module nic_calc (
     input  wire         clock,
     input  wire         reset,
     input  wire [4:0]   state,
-    input  wire         start,
     input  wire [3:0]   calc_op,
     input  wire [1:0]   calc_dtype,
     input  wire         calc_fp,
@@ -66,6 +65,7 @@ module nic_calc (
     localparam [15:0] one16 = 16'd1;
     localparam [4:0] SEQ_STATE_INIT = 5'd0;
     localparam [4:0] SEQ_STATE_IDLE = 5'd1;
+    localparam [4:0] SEQ_STATE_SQ_DECODE = 5'd7;
     localparam [4:0] SEQ_STATE_COMPLETE = 5'ha;
     localparam [4:0] SEQ_STATE_CALC_READ_A = 5'h13;
     localparam [4:0] SEQ_STATE_CALC_READ_B = 5'h14;
@@ -317,6 +317,7 @@ module nic_calc (
 
     // Combinational signals.
     wire args_last;
+    wire start;
     reg [15:0] n1_read;
     reg [15:0] n2_read;
     reg [15:0] n1_now;
@@ -428,6 +429,7 @@ module nic_calc (
         end
     end
 
+    assign start = state == SEQ_STATE_SQ_DECODE;
     assign shape_dim1_rd_addr = shape_rd;
     assign shape_dim2_rd_addr = shape_rd;
     assign shape_ext_rd_addr = shape_rd;

@@ -29,6 +29,9 @@ module nic_completion (
     localparam [3:0] ok = 4'd0;
     localparam [3:0] remote_discard = 4'd5;
     localparam [3:0] send = 4'd1;
+    localparam [4:0] SEQ_STATE_SQ_DECODE = 5'd7;
+    localparam [4:0] SEQ_STATE_WAIT_CHECK = 5'd8;
+    localparam [4:0] SEQ_STATE_ENABLE_WRITE = 5'd9;
     localparam [4:0] SEQ_STATE_COMPLETE = 5'ha;
 
     // Registers: `x_q` holds, `x_d` is its next value.
@@ -69,6 +72,9 @@ module nic_completion (
         .cqe(cqe_word_cqe)
     );
 
+    // Combinational signals.
+    wire load;
+
     always @(posedge clock) begin
         if (reset) begin
             status_q <= 4'd0;
@@ -103,6 +109,7 @@ module nic_completion (
     assign write_cqe = writes_q;
     assign retire = retires_q;
     assign pending = waits_q;
+    assign load = ((complete | (state == SEQ_STATE_SQ_DECODE)) | (state == SEQ_STATE_WAIT_CHECK)) | (state == SEQ_STATE_ENABLE_WRITE);
 
     always @(*) begin
         status_d = status_q;
@@ -114,7 +121,7 @@ module nic_completion (
         writes_d = writes_q;
         retires_d = retires_q;
         waits_d = waits_q;
-        if (complete) begin
+        if (load) begin
             status_d = complete_status;
             opcode_of_d = opcode;
             qp_d = {{4{1'b0}}, wq[4:1]};

@@ -27,6 +27,7 @@ module nic_execute (
     input  wire [15:0]  pipe_blen,
     input  wire [7:0]   pipe_nbuf,
     input  wire [15:0]  pipe_count,
+    input  wire [4:0]   checks,
     input  wire [31:0]  cq_produced,
     input  wire [31:0]  cnt_data,
     input  wire         tx_free,
@@ -47,11 +48,11 @@ module nic_execute (
     output reg  [15:0]  send_len,
     output reg          sent_taken,
     output reg          await_answer,
-    output reg          calc_start,
     output reg          pipe_read,
     output reg  [4:0]   cnt_rd_addr,
     output wire         reserved,
     output wire         buf_outside,
+    output wire [4:0]   checks_now,
     output reg  [11:0]  stat_hits
 );
 
@@ -89,9 +90,46 @@ module nic_execute (
     localparam [4:0] SEQ_STATE_SQ_WQE = 5'h1c;
     localparam [4:0] SEQ_STATE_PIPE_CHECK = 5'h1f;
 
+    // Instance `checks_now_word`.
+    wire checks_now_word_reserved;
+    wire checks_now_word_buf_outside;
+    reg checks_now_word_index_bad;
+    reg checks_now_word_arg_bad;
+    reg checks_now_word_empty;
+    wire [4:0] checks_now_word_checks;
+    nic_wqe_checks_word checks_now_word (
+        .reserved(checks_now_word_reserved),
+        .buf_outside(checks_now_word_buf_outside),
+        .index_bad(checks_now_word_index_bad),
+        .arg_bad(checks_now_word_arg_bad),
+        .empty(checks_now_word_empty),
+        .checks(checks_now_word_checks)
+    );
+
+    // Instance `checks_latched`.
+    wire [4:0] checks_latched_checks;
+    wire checks_latched_reserved;
+    wire checks_latched_buf_outside;
+    wire checks_latched_index_bad;
+    wire checks_latched_arg_bad;
+    wire checks_latched_empty;
+    nic_wqe_checks_fields checks_latched (
+        .checks(checks_latched_checks),
+        .reserved(checks_latched_reserved),
+        .buf_outside(checks_latched_buf_outside),
+        .index_bad(checks_latched_index_bad),
+        .arg_bad(checks_latched_arg_bad),
+        .empty(checks_latched_empty)
+    );
+
     // Combinational signals.
     wire [16:0] buf_end;
-    reg wait_index_ok;
+    reg wait_index_bad;
+    wire now_reserved;
+    wire now_buf_outside;
+    reg now_index_bad;
+    reg now_arg_bad;
+    reg now_empty;
     wire [31:0] wait_lead;
     reg wait_met;
     reg fail;
@@ -100,18 +138,45 @@ module nic_execute (
     reg [15:0] calc_len;
     wire pipe_head;
 
-    assign reserved = ((rsvd0 != 3'd0) | (rsvd1 != 4'd0)) | ((rsvd2 != 3'd0) & (opcode != op_calc));
+    assign now_reserved = ((rsvd0 != 3'd0) | (rsvd1 != 4'd0)) | ((rsvd2 != 3'd0) & (opcode != op_calc));
     assign buf_end = {1'b0, buf_addr} + {1'b0, buf_len};
-    assign buf_outside = buf_end > dmem_words17;
+    assign now_buf_outside = buf_end > dmem_words17;
+    assign checks_now_word_reserved = now_reserved;
+    assign checks_now_word_buf_outside = now_buf_outside;
+    assign checks_now = checks_now_word_checks;
+    assign checks_latched_checks = checks;
+    assign reserved = checks_latched_reserved;
+    assign buf_outside = checks_latched_buf_outside;
     assign wait_lead = cq_produced - wait_count;
     assign calc_loc = (calc_op == alu_max_loc) | (calc_op == alu_min_loc);
-    assign pipe_head = (opcode == op_pipe) & (~reserved);
+    assign pipe_head = (opcode == op_pipe) & (~checks_latched_reserved);
 
     always @(*) begin
-        wait_index_ok = wait_index < cqs;
+        wait_index_bad = wait_index >= cqs;
         if (wait_kind) begin
-            wait_index_ok = wait_index < counters;
+            wait_index_bad = wait_index >= counters;
         end
+        now_index_bad = 1'b0;
+        now_arg_bad = 1'b0;
+        now_empty = 1'b0;
+        if (opcode == op_wait) begin
+            now_index_bad = wait_index_bad;
+        end
+        if ((opcode == op_send_en) | (opcode == op_recv_en)) begin
+            now_index_bad = en_qp >= qps;
+        end
+        if (opcode == op_calc) begin
+            now_arg_bad = (calc_op >= alu_reserved) | calc_fp_refused;
+            now_empty = calc_count == 16'd0;
+        end
+        if (opcode == op_pipe) begin
+            now_index_bad = pipe_rq >= qps;
+            now_arg_bad = (pipe_blen == 16'd0) | (pipe_nbuf == 8'd0);
+            now_empty = pipe_count == 16'd0;
+        end
+        checks_now_word_index_bad = now_index_bad;
+        checks_now_word_arg_bad = now_arg_bad;
+        checks_now_word_empty = now_empty;
         wait_met = wait_lead < half32;
         if (wait_kind) begin
             wait_met = cnt_data >= wait_count;
@@ -120,7 +185,7 @@ module nic_execute (
         if (calc_loc) begin
             calc_len = (calc_count + calc_count) + calc_ext_d;
         end
-        if (~(|calc_count)) begin
+        if (checks_latched_empty) begin
             calc_len = 16'd0;
         end
         next_state = state;
@@ -134,7 +199,6 @@ module nic_execute (
         send_len = 16'd0;
         sent_taken = 1'b0;
         await_answer = 1'b0;
-        calc_start = 1'b0;
         pipe_read = 1'b0;
         cnt_rd_addr = 5'd0;
         stat_hits = 12'd0;
@@ -150,6 +214,7 @@ module nic_execute (
                 next_state = SEQ_STATE_SQ_DECODE;
             end
             SEQ_STATE_SQ_DECODE: begin
+                cnt_rd_addr = wait_index[4:0];
                 if ((rc_state == st_retry) & (~rc_due)) begin
                     advance_visit = 1'b1;
                     next_state = SEQ_STATE_IDLE;
@@ -175,39 +240,35 @@ module nic_execute (
                         send_addr = calc_dst;
                         send_len = calc_len;
                     end
-                end else if (reserved) begin
+                end else if (checks_latched_reserved) begin
                     fail = 1'b1;
                     fail_status = bad_opcode;
                 end else if (opcode == op_nop) begin
                     complete = 1'b1;
                 end else if (opcode == op_send) begin
-                    fail = buf_outside;
+                    fail = checks_latched_buf_outside;
                     fail_status = bad_addr;
-                    send = ~buf_outside;
+                    send = ~checks_latched_buf_outside;
                     send_addr = buf_addr;
                     send_len = buf_len;
                 end else if (opcode == op_wait) begin
-                    fail = ~wait_index_ok;
+                    fail = checks_latched_index_bad;
                     fail_status = bad_index;
-                    if (wait_kind) begin
-                        cnt_rd_addr = wait_index[4:0];
-                    end
                     next_state = SEQ_STATE_WAIT_CHECK;
                 end else if ((opcode == op_send_en) | (opcode == op_recv_en)) begin
-                    fail = en_qp >= qps;
+                    fail = checks_latched_index_bad;
                     fail_status = bad_index;
                     next_state = SEQ_STATE_ENABLE_WRITE;
                 end else if (opcode == op_calc) begin
-                    fail = (calc_op >= alu_reserved) | calc_fp_refused;
+                    fail = checks_latched_arg_bad;
                     fail_status = bad_arg;
-                    calc_start = 1'b1;
                     if (calc_to_peer) begin
                         send = 1'b1;
-                        send_go = calc_count == 16'd0;
+                        send_go = checks_latched_empty;
                         send_addr = calc_dst;
                         send_len = calc_len;
                     end
-                    if (calc_count != 16'd0) begin
+                    if (~checks_latched_empty) begin
                         next_state = SEQ_STATE_CALC_READ_A;
                     end else if (~calc_to_peer) begin
                         complete = 1'b1;
@@ -215,13 +276,13 @@ module nic_execute (
                 end else if (pipe_head) begin
                     pipe_read = 1'b1;
                     next_state = SEQ_STATE_PIPE_CHECK;
-                    if (pipe_rq >= qps) begin
+                    if (checks_latched_index_bad) begin
                         fail = 1'b1;
                         fail_status = bad_index;
-                    end else if ((pipe_blen == 16'd0) | (pipe_nbuf == 8'd0)) begin
+                    end else if (checks_latched_arg_bad) begin
                         fail = 1'b1;
                         fail_status = bad_arg;
-                    end else if (pipe_count == 16'd0) begin
+                    end else if (checks_latched_empty) begin
                         pipe_read = 1'b0;
                         complete = 1'b1;
                     end
@@ -247,9 +308,7 @@ module nic_execute (
             complete = 1'b1;
             send = 1'b0;
             sent_taken = 1'b0;
-            calc_start = 1'b0;
             pipe_read = 1'b0;
-            cnt_rd_addr = 5'd0;
         end
         complete_status = ok;
         if (fail) begin
@@ -257,7 +316,6 @@ module nic_execute (
         end
         if (send & (~tx_free)) begin
             send = 1'b0;
-            calc_start = 1'b0;
             advance_visit = 1'b1;
             next_state = SEQ_STATE_IDLE;
         end

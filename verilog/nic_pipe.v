@@ -103,6 +103,36 @@ module nic_pipe (
         .rd_addr(pipe_context_rd_addr)
     );
 
+    // Instance `pipe_read_ctx`.
+    wire [63:0] pipe_read_ctx_p0;
+    wire [63:0] pipe_read_ctx_p1;
+    wire [15:0] pipe_read_ctx_base;
+    wire [15:0] pipe_read_ctx_blen;
+    wire [15:0] pipe_read_ctx_bound;
+    wire [15:0] pipe_read_ctx_wr_addr;
+    wire pipe_read_ctx_piped;
+    wire [3:0] pipe_read_ctx_status;
+    wire [7:0] pipe_read_ctx_owner;
+    wire [7:0] pipe_read_ctx_held;
+    wire [7:0] pipe_read_ctx_nbuf;
+    wire [15:0] pipe_read_ctx_rleft;
+    wire [15:0] pipe_read_ctx_rd_addr;
+    nic_pipe_context_fields pipe_read_ctx (
+        .p0(pipe_read_ctx_p0),
+        .p1(pipe_read_ctx_p1),
+        .base(pipe_read_ctx_base),
+        .blen(pipe_read_ctx_blen),
+        .bound(pipe_read_ctx_bound),
+        .wr_addr(pipe_read_ctx_wr_addr),
+        .piped(pipe_read_ctx_piped),
+        .status(pipe_read_ctx_status),
+        .owner(pipe_read_ctx_owner),
+        .held(pipe_read_ctx_held),
+        .nbuf(pipe_read_ctx_nbuf),
+        .rleft(pipe_read_ctx_rleft),
+        .rd_addr(pipe_read_ctx_rd_addr)
+    );
+
     // Instance `pipe_context_word`.
     reg [15:0] pipe_context_word_base;
     reg [15:0] pipe_context_word_blen;
@@ -167,13 +197,15 @@ module nic_pipe (
         end
     end
 
-    assign on = pipe_context_piped;
-    assign room = (pipe_context_rleft != 16'd0) & (pipe_context_held < pipe_context_nbuf);
-    assign wr_addr = pipe_context_wr_addr;
-    assign blen = pipe_context_blen;
+    assign pipe_read_ctx_p0 = pipc0_rd_data;
+    assign pipe_read_ctx_p1 = pipc1_rd_data;
+    assign on = pipe_read_ctx_piped;
+    assign room = (pipe_read_ctx_rleft != 16'd0) & (pipe_read_ctx_held < pipe_read_ctx_nbuf);
+    assign wr_addr = pipe_read_ctx_wr_addr;
+    assign blen = pipe_read_ctx_blen;
     assign last = pipe_context_rleft == 16'd1;
     assign buf_end = {{16{1'b0}}, pipe_base} + size_q;
-    assign last_held = (pipe_context_rleft == 16'd0) & (pipe_context_held == 8'd1);
+    assign last_held = (pipe_read_ctx_rleft == 16'd0) & (pipe_read_ctx_held == 8'd1);
 
     always @(*) begin
         ctx0_d = ctx0_q;
@@ -204,9 +236,9 @@ module nic_pipe (
         if (wr_next == pipe_context_bound) begin
             wr_next = pipe_context_base;
         end
-        rd_next = pipe_context_rd_addr + pipe_context_blen;
-        if (rd_next == pipe_context_bound) begin
-            rd_next = pipe_context_base;
+        rd_next = pipe_read_ctx_rd_addr + pipe_read_ctx_blen;
+        if (rd_next == pipe_read_ctx_bound) begin
+            rd_next = pipe_read_ctx_base;
         end
         pipe_context_word_base = pipe_context_base;
         pipe_context_word_blen = pipe_context_blen;
@@ -232,7 +264,7 @@ module nic_pipe (
         if (state == SEQ_STATE_PIPE_CHECK) begin
             advance_visit = 1'b1;
             next_state = SEQ_STATE_IDLE;
-            if (~pipe_context_piped) begin
+            if (~pipe_read_ctx_piped) begin
                 if (buf_end > dmem_words) begin
                     complete = 1'b1;
                     complete_status = bad_addr;
@@ -250,23 +282,23 @@ module nic_pipe (
                     pipe_context_word_rleft = pipe_count;
                     pipe_context_word_rd_addr = pipe_base;
                 end
-            end else if (pipe_context_owner != {{4{1'b0}}, served_qp}) begin
+            end else if (pipe_read_ctx_owner != {{4{1'b0}}, served_qp}) begin
             end else if (tx_sent_here) begin
                 sent_taken = 1'b1;
                 write = 1'b1;
-                pipe_context_word_held = pipe_context_held - 8'd1;
+                pipe_context_word_held = pipe_read_ctx_held - 8'd1;
                 pipe_context_word_rd_addr = rd_next;
                 pipe_context_word_piped = ~last_held;
                 if (last_held) begin
                     complete = 1'b1;
-                    complete_status = pipe_context_status;
+                    complete_status = pipe_read_ctx_status;
                 end
-            end else if (tx_free & (pipe_context_held != 8'd0)) begin
+            end else if (tx_free & (pipe_read_ctx_held != 8'd0)) begin
                 send = 1'b1;
-                send_addr = pipe_context_rd_addr;
-                send_len = pipe_context_blen;
+                send_addr = pipe_read_ctx_rd_addr;
+                send_len = pipe_read_ctx_blen;
                 if (last_held) begin
-                    send_len = pipe_context_wr_addr;
+                    send_len = pipe_read_ctx_wr_addr;
                 end
             end
         end

@@ -19,6 +19,7 @@ module nic_queues (
     input  wire [63:0]  cqe_word,
     input  wire [63:0]  cmd_w0,
     input  wire [63:0]  post_w1,
+    input  wire [4:0]   post_checks,
     input  wire [4:0]   wq_sel,
     input  wire [3:0]   cq_sel,
     input  wire         read_wq,
@@ -52,6 +53,7 @@ module nic_queues (
     output wire [63:0]  cqe_data,
     output wire [63:0]  cur_w0,
     output wire [63:0]  cur_w1,
+    output wire [4:0]   checks,
     output wire [2:0]   head_shape,
     output wire [4:0]   wq,
     output wire [15:0]  ctx_ci,
@@ -119,6 +121,10 @@ module nic_queues (
     reg [63:0] w0_d;
     reg [63:0] w1_q;
     reg [63:0] w1_d;
+    reg [4:0] chk_q;
+    reg [4:0] chk_d;
+    reg [4:0] chk_post_q;
+    reg [4:0] chk_post_d;
     reg rc_on_q;
     reg rc_on_d;
     reg [2:0] rc_retry_q;
@@ -167,6 +173,14 @@ module nic_queues (
     wire wqe1_wr_en;
     wire [8:0] wqe1_wr_addr;
     wire [63:0] wqe1_wr_data;
+
+    // Memory `wqe_chk`: 512 words, registered read.
+    reg [4:0] wqe_chk_words [0:511];
+    reg [8:0] wqe_chk_rd_addr;
+    reg [4:0] wqe_chk_rd_data;
+    wire wqe_chk_wr_en;
+    wire [8:0] wqe_chk_wr_addr;
+    wire [4:0] wqe_chk_wr_data;
 
     // Memory `cqp`: 16 words, registered read.
     reg [63:0] cqp_words [0:15];
@@ -308,6 +322,8 @@ module nic_queues (
             full_q <= 1'b0;
             w0_q <= 64'd0;
             w1_q <= 64'd0;
+            chk_q <= 5'd0;
+            chk_post_q <= 5'd0;
             rc_on_q <= 1'b0;
             rc_retry_q <= 3'd0;
             rc_st_q <= 2'd0;
@@ -329,6 +345,8 @@ module nic_queues (
             full_q <= full_d;
             w0_q <= w0_d;
             w1_q <= w1_d;
+            chk_q <= chk_d;
+            chk_post_q <= chk_post_d;
             rc_on_q <= rc_on_d;
             rc_retry_q <= rc_retry_d;
             rc_st_q <= rc_st_d;
@@ -365,6 +383,13 @@ module nic_queues (
         wqe1_rd_data <= wqe1_words[wqe1_rd_addr];
         if (wqe1_wr_en) begin
             wqe1_words[wqe1_wr_addr] <= wqe1_wr_data;
+        end
+    end
+
+    always @(posedge clock) begin
+        wqe_chk_rd_data <= wqe_chk_words[wqe_chk_rd_addr];
+        if (wqe_chk_wr_en) begin
+            wqe_chk_words[wqe_chk_wr_addr] <= wqe_chk_wr_data;
         end
     end
 
@@ -406,6 +431,7 @@ module nic_queues (
     assign cq_full = full_q;
     assign cur_w0 = w0_q;
     assign cur_w1 = w1_q;
+    assign checks = chk_q;
     assign head_shape = wqe1_rd_data[19:17];
     assign latch_wqe = (state == SEQ_STATE_SQ_WQE) | (state == SEQ_STATE_RX_WQE);
     assign enable_target = ({1'b0, en_qp} << 1'b1) | {{4{1'b0}}, opcode == recv_en};
@@ -418,14 +444,17 @@ module nic_queues (
     assign cqe_wr_addr = ({{5{1'b0}}, cq_q[3:0]} << cq_slot_bits) | {{4{1'b0}}, produced_q[4:0]};
     assign wqe0_wr_addr = ({{4{1'b0}}, wq_sel} << wq_slot_bits) | {{5{1'b0}}, wq_context_pi[3:0]};
     assign wqe1_wr_addr = ({{4{1'b0}}, wq_sel} << wq_slot_bits) | {{5{1'b0}}, wq_context_pi[3:0]};
+    assign wqe_chk_wr_addr = ({{4{1'b0}}, wq_sel} << wq_slot_bits) | {{5{1'b0}}, wq_context_pi[3:0]};
     assign wqe0_wr_data = cmd_w0;
     assign wqe1_wr_data = post_w1;
+    assign wqe_chk_wr_data = chk_post_q;
     assign wqc_wr_data = wq_context_word_ctx;
     assign rcc_wr_data = rc_context_word_rcc;
     assign cqp_wr_data = cq_counts_word_counts;
     assign cqe_wr_data = cqe_word;
     assign wqe0_wr_en = post & (~reset);
     assign wqe1_wr_en = post & (~reset);
+    assign wqe_chk_wr_en = post & (~reset);
 
     always @(*) begin
         served_d = served_q;
@@ -440,6 +469,8 @@ module nic_queues (
         full_d = full_q;
         w0_d = w0_q;
         w1_d = w1_q;
+        chk_d = chk_q;
+        chk_post_d = chk_post_q;
         rc_on_d = rc_on_q;
         rc_retry_d = rc_retry_q;
         rc_st_d = rc_st_q;
@@ -448,6 +479,7 @@ module nic_queues (
         rc_delay_d = rc_delay_q;
         rc_at_d = rc_at_q;
         due_d = due_q;
+        chk_post_d = post_checks;
         if (take_host) begin
             w0_d = host_w0;
             w1_d = host_w1;
@@ -455,6 +487,7 @@ module nic_queues (
         if (latch_wqe) begin
             w0_d = wqe0_rd_data;
             w1_d = wqe1_rd_data;
+            chk_d = wqe_chk_rd_data;
             produced_d = cq_counts_produced;
             consumed_d = cq_counts_consumed;
             full_d = read_cq_full;
@@ -476,6 +509,7 @@ module nic_queues (
         wqc_rd_addr = 5'd0;
         wqe0_rd_addr = 9'd0;
         wqe1_rd_addr = 9'd0;
+        wqe_chk_rd_addr = 9'd0;
         cqp_rd_addr = 4'd0;
         rcc_rd_addr = 5'd0;
         if (take_rx | take_visit) begin
@@ -507,6 +541,7 @@ module nic_queues (
             cq_d = wq_context_cq;
             wqe0_rd_addr = ({{4{1'b0}}, served_q} << wq_slot_bits) | {{5{1'b0}}, wq_context_ci[3:0]};
             wqe1_rd_addr = ({{4{1'b0}}, served_q} << wq_slot_bits) | {{5{1'b0}}, wq_context_ci[3:0]};
+            wqe_chk_rd_addr = ({{4{1'b0}}, served_q} << wq_slot_bits) | {{5{1'b0}}, wq_context_ci[3:0]};
             cqp_rd_addr = wq_context_cq[3:0];
         end
         if (state == SEQ_STATE_SQ_DECODE) begin

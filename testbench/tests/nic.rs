@@ -1332,18 +1332,23 @@ fn mutants_of_the_emitted_verilog_fail_the_examples() {
         ),
         (
             "a pipe sends its chunks from buffers past the last one",
-            "if (rd_next == pipe_context_bound) begin",
+            "if (rd_next == pipe_read_ctx_bound) begin",
             "if (1'b0) begin",
         ),
         (
             "a pipe's last chunk goes with a whole buffer",
-            "send_len = pipe_context_wr_addr;",
-            "send_len = pipe_context_blen;",
+            "send_len = pipe_read_ctx_wr_addr;",
+            "send_len = pipe_read_ctx_blen;",
         ),
         (
             "a short chunk before a pipe's last is not LEN_ERR",
             "end else if ((piped_q & (~pipe_last)) & (stored_now < cap_q)) begin",
             "end else if (1'b0) begin",
+        ),
+        (
+            "a post stores no checks beside its WQE: bad WQEs run",
+            "assign wqe_chk_wr_data = chk_post_q;",
+            "assign wqe_chk_wr_data = 5'd0;",
         ),
         (
             "retries are never counted down",

@@ -187,12 +187,21 @@ impl Emitter {
     }
 
     /// The modules of the instances, each once: the elements of an array of instances share
-    /// theirs, and two instances may share a module name only if they share its text.
+    /// theirs, and two instances may share a module name only if they share its text (but for
+    /// the header comment naming the instance; the first instance's is kept).
     fn child_modules(&self) -> Result<Vec<Module>, EmitError> {
+        /// The text after the leading comment lines.
+        fn body(text: &str) -> &str {
+            let mut rest = text;
+            while rest.starts_with("//") {
+                rest = rest.split_once('\n').map_or("", |(_, r)| r);
+            }
+            rest
+        }
         let mut out: Vec<Module> = vec![];
         for m in self.children.iter().filter_map(|c| c.module.as_ref()) {
             match out.iter().find(|o| o.name == m.name) {
-                Some(o) if o.text != m.text => {
+                Some(o) if body(&o.text) != body(&m.text) => {
                     return Err(self.unsupported(format!(
                         "two different blocks are instantiated as module `{}`",
                         m.name

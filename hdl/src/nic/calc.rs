@@ -27,10 +27,16 @@
 //! `nic_calc_walk`) over the CALC's up to three dimensions ("Multi-dimensional arguments"):
 //! `a`'s and `b`'s step as their element is read, the result's as it is written. The unit owns
 //! the shape memories (`shape_dim1`, `shape_dim2`, `shape_ext`, LUT RAM, written by
-//! `SET_SHAPE` and the reset sweep), read at the head WQE's shape in `SqWqe`; `start` latches
+//! `SET_SHAPE` and the reset sweep), read at the head WQE's shape in `SqWqe`; `SqDecode` latches
 //! the shape's dimensions (`n1` … `sd2`) so that a `SET_SHAPE` does not change a running CALC.
 //!
-//! The unit also checks the CALC's addresses: `start` registers the spans `(count - 1) ×
+//! `SqDecode` loads the loop (the walks, the shape, the spans) from the head WQE whatever the
+//! decode decides — whether it is a CALC, whether it fails, whether it waits for the transmit
+//! engine: nothing else uses these registers, a CALC runs from `CalcReadA` to its end without
+//! leaving its states, and every CALC passes through `SqDecode` first. So the decode's
+//! decision, the longest logic of the NIC, is not in front of the loads' enables.
+//!
+//! The unit also checks the CALC's addresses: `SqDecode` registers the spans `(count - 1) ×
 //! stride` plus the shape's outer spans, which `SET_SHAPE` computed (the multiplier then has a
 //! cycle to itself), and `CalcReadA` compares the last element of `a`, `b` and the result
 //! with the data memory's size (outside, the WQE completes with `BAD_ADDR` before anything is
@@ -39,7 +45,6 @@
 //!
 //! # Inputs
 //! - `clock`, `reset`; `state`;
-//! - `start`: load the loop from the WQE (`SqDecode`);
 //! - the current WQE's `calc_op`, `calc_dtype`, `calc_count`, `calc_a`, `calc_b`, `calc_sa`,
 //!   `calc_sb`, `calc_dst`, `calc_to_peer`, `calc_shape`;
 //! - `shape_rd`: the shape of the WQE being latched (`SqWqe`), where the shape memories read;
@@ -109,7 +114,6 @@ crate::sub_block! {
         pub clock: Signal<In, Clock>,
         pub reset: Signal<In, bool>,
         pub state: Signal<In, SeqState>,
-        pub start: Signal<In, bool>,
         pub calc_op: Signal<In, Bits<ALU_OP_BITS>>,
         pub calc_dtype: Signal<In, Bits<DTYPE_BITS>>,
         pub calc_fp: Signal<In, bool>,
@@ -160,6 +164,9 @@ crate::sub_block! {
         walk: [NicCalcWalk<DB>; 3] = core::array::from_fn(|_| Default::default()),
         /// The walks of `a` and `b` are at their last element (they count alike).
         args_last: Signal<Local, bool>,
+        /// `SqDecode`: the loop is loaded from the WQE, whatever the decode decides (see the
+        /// module docs).
+        start: Signal<Local, bool>,
         /// The shapes (see "Multi-dimensional arguments"): dimensions 1 and 2 and the outer
         /// spans, read at `shape_rd`, split by `dim_read` and `ext_read`.
         shape_dim1: Mem<Bits<64>, SHAPE_BITS> = Mem::distributed(),
@@ -325,6 +332,7 @@ impl<
             self, clock, rd_more, rd_valid, half, op_valid, wr_index, ri_hold, a_index, b_index,
             alu_wait, span_a, span_b, span_d, n1, n2, sa1, sb1, sd1, sa2, sb2, sd2
         );
+        self.start.next = self.state.val() == SeqState::SqDecode;
         for j in 0..L {
             self.a[j].clock.next = self.clock.val();
             self.a[j].reset.next = self.reset.val();
@@ -767,7 +775,6 @@ mod tests {
         c.calc_dst.next = f.calc_dst.into();
         c.calc_to_peer.next = f.calc_to_peer == 1;
         c.state.next = SeqState::SqDecode;
-        c.start.next = true;
     }
 
     /// How a CALC ran: the state it ended in, whether it let the result's message go (else it
@@ -830,7 +837,6 @@ mod tests {
             for (a, d) in writes {
                 mem[a] = d;
             }
-            c.start.next = false;
             c.state.next = if c.state.val() == SeqState::SqDecode {
                 SeqState::CalcReadA
             } else {
@@ -860,7 +866,6 @@ mod tests {
         assert!(simulate(c, 1000));
         c.clock.next = Clock { clk: true };
         assert!(simulate(c, 1000));
-        c.start.next = false;
         c.state.next = SeqState::CalcReadA;
         c.clock.next = Clock { clk: false };
         assert!(simulate(c, 1000));

@@ -5,7 +5,10 @@
 //! to `Complete` (at once, or after a counter update or a discarded message), where the queues
 //! write this unit's CQE — its fields packed by the `CqeWord` layout block (`cqe_word`) — if
 //! `write_cqe`, and retire the WQE if `retire`. A completion is written when the WQE is
-//! signaled or failed (any status but OK). An arriving NAK sets up a `REMOTE_DISCARD`
+//! signaled or failed (any status but OK). The send queue's deciding states (`SqDecode`,
+//! `WaitCheck`, `EnableWrite`) load the fields whether or not their WQE completes, so that
+//! the decision is not in front of the registers' enables: only `Complete` reads them, and it
+//! follows only a cycle that raised `complete` (or `notify`), which loads them again. An arriving NAK sets up a `REMOTE_DISCARD`
 //! notification instead (`notify`): a CQE for the SQ's CQ, no WQE retired.
 //!
 //! # Inputs
@@ -65,6 +68,9 @@ crate::sub_block! {
         writes: Reg<bool>,
         retires: Reg<bool>,
         waits: Reg<bool>,
+        /// The fields are loaded: a completion, or a state of a send-queue visit that may
+        /// complete (whatever it decides: see the module docs).
+        load: Signal<Local, bool>,
         /// The CQE's fields, packed (module `nic_cqe_word`).
         cqe_word: CqeWord,
         ok: Constant<Bits<STATUS_BITS>> = k(Status::Ok.code()),
@@ -90,7 +96,11 @@ impl<const QB: usize, const WB: usize> Logic for NicCompletion<QB, WB> {
         self.pending.next = self.waits.q.val();
 
         // The current WQE completes: a CQE if it is signaled or failed.
-        if self.complete.val() {
+        self.load.next = self.complete.val()
+            | (self.state.val() == SeqState::SqDecode)
+            | (self.state.val() == SeqState::WaitCheck)
+            | (self.state.val() == SeqState::EnableWrite);
+        if self.load.val() {
             self.status.d.next = self.complete_status.val();
             self.opcode_of.d.next = self.opcode.val();
             self.qp.d.next = bit_cast::<8, QB>(self.wq.val().get_bits::<QB>(1));

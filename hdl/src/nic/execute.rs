@@ -2,11 +2,22 @@
 //!
 //! Combinational: what a visit of a send queue does in `SqContext`, `SqWqe`, `SqDecode`,
 //! `WaitCheck` and `EnableWrite` (see "Work requests" in `netcoll_models::nic` and the state
-//! table of its `model`). In `SqDecode` it checks the head WQE latched in `SqWqe` — reserved
-//! bits, opcode, indices, buffer bounds, the CALC operation — and either completes it at once
-//! (NOP, or an error status) or starts its work: a transmission, a WAIT's read, an enable's
-//! read, a PIPE's step, the CALC loop (whose addresses the CALC unit checks in `CalcReadA`, from registered
-//! spans). The bounds checks are also the receive unit's (`reserved`, `buf_outside`).
+//! table of its `model`). In `SqDecode` it decides on the head WQE latched in `SqWqe` — its
+//! checks, its opcode, the queue's reliability word and the transmit engine — and either
+//! completes it at once (NOP, or an error status) or starts its work: a transmission, a WAIT's
+//! check, an enable's write, a PIPE's step, the CALC loop (whose addresses the CALC unit
+//! checks in `CalcReadA`, from registered spans).
+//!
+//! ## Checks made when a WQE is posted
+//! A WQE's checks depend on its words and on the NIC's parameters only — reserved bits, an
+//! index out of range, a buffer outside data memory, an argument refused, nothing to do — so
+//! they are made once, when the WQE is posted: this unit computes them from the current
+//! words (`checks_now`, a host command's while it runs), the queues store them beside the WQE
+//! (memory `wqe_chk`) and latch them with it (`checks`), and `SqDecode` / `RxCheck` decide on
+//! those registers ([`WqeChecks`](unpack::WqeChecks) says what each means). The decode's
+//! decision, whose result every unit loads, no longer waits for a 17-bit sum and the
+//! comparisons behind it. Which check decides, and with which status, is unchanged: the
+//! opcode still chooses, in `SqDecode`, as `netcoll_models::nic::model` does.
 //!
 //! # Inputs
 //! - `state`; `runnable` (the queues: the context just read), `cq_full` (the latched counts);
@@ -14,6 +25,8 @@
 //!   `buf_addr`, `buf_len`, `wait_kind`, `wait_index`, `wait_count`, `en_qp`, `calc_op`,
 //!   `calc_count`, `calc_dst`, `calc_to_peer`, `pipe_rq`, `pipe_blen`, `pipe_nbuf`,
 //!   `pipe_count`; `calc_ext_d`, the result's outer span of the CALC's shape (calc unit);
+//!   `calc_fp_refused` (calc unit);
+//! - `checks`: the latched WQE's checks;
 //! - `cq_produced` (the counts of a CQ WAIT's CQ), `cnt_data` (a counter WAIT's counter);
 //! - the transmit engine: `tx_free` (it can take a data message), `tx_busy_here` (it is
 //!   sending the served SQ's message: the visit is over), `tx_sent_here` (it has sent it: the
@@ -32,13 +45,15 @@
 //!   (SEND, a retry: `send_go`, and the visit is over; a CALC to a peer: held until its
 //!   result is computed, but for an empty CALC); `sent_taken`: the sent message's WQE
 //!   completes; `await_answer`: a reliable QP's message may go, its SQ awaits the answer;
-//! - `calc_start`: load the CALC loop; `pipe_read`: a PIPE's step, the pipe unit reads its
-//!   receive QP's context (`PipeCheck` is the pipe unit's, [`super::pipe`]);
-//! - `cnt_rd_addr`: the counter a WAIT reads (zero otherwise; the queues read an enable's
-//!   target context and a CQ WAIT's counts in every `SqDecode`, whatever the WQE: see
-//!   [`super::queues`]);
-//! - `reserved`, `buf_outside`: the WQE sets a reserved bit; its buffer does not fit in data
-//!   memory;
+//! - `pipe_read`: a PIPE's step, the pipe unit reads its receive QP's context (`PipeCheck`
+//!   is the pipe unit's, [`super::pipe`]); the CALC unit loads its loop in every `SqDecode`
+//!   by itself ([`super::calc`]);
+//! - `cnt_rd_addr`: the counter a WAIT would read, in every `SqDecode` (zero otherwise; the
+//!   queues likewise read an enable's target context and a CQ WAIT's counts whatever the WQE:
+//!   see [`super::queues`]);
+//! - `reserved`, `buf_outside`: the latched WQE sets a reserved bit; its buffer does not fit
+//!   in data memory (the receive unit's checks of a RECV);
+//! - `checks_now`: the checks of the current words;
 //! - `stat_hits`: `CqStall`, `RnrRetry`.
 
 use super::k;
@@ -51,6 +66,48 @@ use rust_hdl::prelude::*;
 const STATUS_BITS: usize = Status::BITS;
 const OPCODE_BITS: usize = Opcode::BITS;
 const ALU_OP_BITS: usize = AluOp::BITS;
+
+/// Bits of a WQE's checks ([`WqeChecks`](unpack::WqeChecks)).
+pub const CHECK_BITS: usize = 5;
+
+/// The checks of a WQE made when it is posted (see the module docs), as a layout declaration
+/// (RTL only: the model checks the WQE in `SqDecode`).
+macro_rules! wqe_checks_layout {
+    ($cb:ident ! $args:tt) => {
+        $cb! { $args
+            /// A WQE's checks, made when it is posted; each means something for some opcodes
+            /// only (and is 0 for the others).
+            layout WqeChecks (checks: 5) {
+                /// The WQE sets a reserved bit (`netcoll_models::nic::reserved`): any opcode.
+                reserved: checks[0, 1],
+                /// SEND, RECV: `buf_addr + buf_len` is beyond data memory.
+                buf_outside: checks[1, 1],
+                /// WAIT: its CQ or counter does not exist; SEND_EN, RECV_EN: its QP does not;
+                /// PIPE: its receive QP does not (`BAD_INDEX`).
+                index_bad: checks[2, 1],
+                /// CALC: a reserved operation, or a floating-point type or operation not built;
+                /// PIPE: `blen = 0` or `nbuf = 0` (`BAD_ARG`).
+                arg_bad: checks[3, 1],
+                /// CALC: `count = 0`; PIPE: no messages.
+                empty: checks[4, 1],
+            }
+        }
+    };
+}
+
+/// The checks' word in, one output per check (module `nic_wqe_checks_fields`).
+pub mod unpack {
+    use crate::rtl_unpack;
+    use rust_hdl::prelude::*;
+    wqe_checks_layout!(rtl_unpack! {});
+}
+
+/// One input per check, the word out (module `nic_wqe_checks_word`).
+pub mod pack {
+    use crate::rtl_pack;
+    use rust_hdl::prelude::*;
+    wqe_checks_layout!(rtl_pack! {});
+}
 
 crate::sub_block! {
     /// WQE decode and dispatch (widths as in [`super::Nic`]).
@@ -82,6 +139,9 @@ crate::sub_block! {
         pub pipe_blen: Signal<In, Bits<16>>,
         pub pipe_nbuf: Signal<In, Bits<8>>,
         pub pipe_count: Signal<In, Bits<16>>,
+        /// The latched WQE's checks ([`WqeChecks`](unpack::WqeChecks)), made when it was
+        /// posted (the queues keep them beside the WQE).
+        pub checks: Signal<In, Bits<CHECK_BITS>>,
         pub cq_produced: Signal<In, Bits<32>>,
         pub cnt_data: Signal<In, Bits<32>>,
         pub tx_free: Signal<In, bool>,
@@ -102,14 +162,27 @@ crate::sub_block! {
         pub send_len: Signal<Out, Bits<16>>,
         pub sent_taken: Signal<Out, bool>,
         pub await_answer: Signal<Out, bool>,
-        pub calc_start: Signal<Out, bool>,
         pub pipe_read: Signal<Out, bool>,
         pub cnt_rd_addr: Signal<Out, Bits<KB>>,
         pub reserved: Signal<Out, bool>,
         pub buf_outside: Signal<Out, bool>,
+        /// The checks of the current words (a host command's while it runs: what a post
+        /// stores beside the WQE).
+        pub checks_now: Signal<Out, Bits<CHECK_BITS>>,
         pub stat_hits: Signal<Out, Bits<STATS>>,
         buf_end: Signal<Local, Bits<17>>,
-        wait_index_ok: Signal<Local, bool>,
+        /// A WAIT's index is outside its CQs or counters.
+        wait_index_bad: Signal<Local, bool>,
+        /// The checks of the current words, before they are packed.
+        now_reserved: Signal<Local, bool>,
+        now_buf_outside: Signal<Local, bool>,
+        now_index_bad: Signal<Local, bool>,
+        now_arg_bad: Signal<Local, bool>,
+        now_empty: Signal<Local, bool>,
+        /// The checks of the current words, packed (module `nic_wqe_checks_word`).
+        checks_now_word: pack::WqeChecks,
+        /// The latched WQE's checks, unpacked (module `nic_wqe_checks_fields`).
+        checks_latched: unpack::WqeChecks,
         /// `produced - target` of a CQ WAIT, taken as signed.
         wait_lead: Signal<Local, Bits<32>>,
         wait_met: Signal<Local, bool>,
@@ -153,17 +226,49 @@ impl<const QB: usize, const CB: usize, const KB: usize, const DB: usize> Logic
 {
     #[hdl_gen]
     fn update(&mut self) {
-        // Checks of the WQE.
-        self.reserved.next = (self.rsvd0.val() != 0)
+        // The checks of the current words (a host command's, when it posts them).
+        self.now_reserved.next = (self.rsvd0.val() != 0)
             | (self.rsvd1.val() != 0)
             | ((self.rsvd2.val() != 0) & (self.opcode.val() != self.op_calc.val()));
         self.buf_end.next =
             bit_cast::<17, 16>(self.buf_addr.val()) + bit_cast::<17, 16>(self.buf_len.val());
-        self.buf_outside.next = self.buf_end.val() > self.dmem_words17.val();
-        self.wait_index_ok.next = self.wait_index.val() < self.cqs.val();
+        self.now_buf_outside.next = self.buf_end.val() > self.dmem_words17.val();
+        self.wait_index_bad.next = self.wait_index.val() >= self.cqs.val();
         if self.wait_kind.val() {
-            self.wait_index_ok.next = self.wait_index.val() < self.counters.val();
+            self.wait_index_bad.next = self.wait_index.val() >= self.counters.val();
         }
+        self.now_index_bad.next = false;
+        self.now_arg_bad.next = false;
+        self.now_empty.next = false;
+        if self.opcode.val() == self.op_wait.val() {
+            self.now_index_bad.next = self.wait_index_bad.val();
+        }
+        if (self.opcode.val() == self.op_send_en.val())
+            | (self.opcode.val() == self.op_recv_en.val())
+        {
+            self.now_index_bad.next = self.en_qp.val() >= self.qps.val();
+        }
+        if self.opcode.val() == self.op_calc.val() {
+            self.now_arg_bad.next =
+                (self.calc_op.val() >= self.alu_reserved.val()) | self.calc_fp_refused.val();
+            self.now_empty.next = self.calc_count.val() == 0;
+        }
+        if self.opcode.val() == self.op_pipe.val() {
+            self.now_index_bad.next = self.pipe_rq.val() >= self.qps.val();
+            self.now_arg_bad.next = (self.pipe_blen.val() == 0) | (self.pipe_nbuf.val() == 0);
+            self.now_empty.next = self.pipe_count.val() == 0;
+        }
+        self.checks_now_word.reserved.next = self.now_reserved.val();
+        self.checks_now_word.buf_outside.next = self.now_buf_outside.val();
+        self.checks_now_word.index_bad.next = self.now_index_bad.val();
+        self.checks_now_word.arg_bad.next = self.now_arg_bad.val();
+        self.checks_now_word.empty.next = self.now_empty.val();
+        self.checks_now.next = self.checks_now_word.checks.val();
+
+        // The latched WQE's checks, made when it was posted.
+        self.checks_latched.checks.next = self.checks.val();
+        self.reserved.next = self.checks_latched.reserved.val();
+        self.buf_outside.next = self.checks_latched.buf_outside.val();
         self.wait_lead.next = self.cq_produced.val() - self.wait_count.val();
         self.wait_met.next = self.wait_lead.val() < self.half32.val();
         self.calc_loc.next = (self.calc_op.val() == self.alu_max_loc.val())
@@ -176,11 +281,12 @@ impl<const QB: usize, const CB: usize, const KB: usize, const DB: usize> Logic
             self.calc_len.next =
                 self.calc_count.val() + self.calc_count.val() + self.calc_ext_d.val();
         }
-        if !self.calc_count.val().any() {
+        if self.checks_latched.empty.val() {
             self.calc_len.next = 0.into();
         }
 
-        self.pipe_head.next = (self.opcode.val() == self.op_pipe.val()) & !self.reserved.val();
+        self.pipe_head.next =
+            (self.opcode.val() == self.op_pipe.val()) & !self.checks_latched.reserved.val();
 
         // Defaults: nothing started.
         self.next_state.next = self.state.val();
@@ -194,7 +300,6 @@ impl<const QB: usize, const CB: usize, const KB: usize, const DB: usize> Logic
         self.send_len.next = 0.into();
         self.sent_taken.next = false;
         self.await_answer.next = false;
-        self.calc_start.next = false;
         self.pipe_read.next = false;
         self.cnt_rd_addr.next = 0.into();
         self.stat_hits.next = 0.into();
@@ -208,6 +313,9 @@ impl<const QB: usize, const CB: usize, const KB: usize, const DB: usize> Logic
             }
             SeqState::SqWqe => self.next_state.next = SeqState::SqDecode,
             SeqState::SqDecode => {
+                // A counter WAIT's counter is read whatever the WQE (only `WaitCheck` uses
+                // it, and no other unit reads the counters here).
+                self.cnt_rd_addr.next = self.wait_index.val().get_bits::<KB>(0);
                 if (self.rc_state.val() == self.st_retry.val()) & !self.rc_due.val() {
                     // The retry is not due yet: the next SQ.
                     self.advance_visit.next = true;
@@ -238,44 +346,39 @@ impl<const QB: usize, const CB: usize, const KB: usize, const DB: usize> Logic
                         self.send_addr.next = self.calc_dst.val();
                         self.send_len.next = self.calc_len.val();
                     }
-                } else if self.reserved.val() {
+                } else if self.checks_latched.reserved.val() {
                     self.fail.next = true;
                     self.fail_status.next = self.bad_opcode.val();
                 } else if self.opcode.val() == self.op_nop.val() {
                     self.complete.next = true;
                 } else if self.opcode.val() == self.op_send.val() {
-                    self.fail.next = self.buf_outside.val();
+                    self.fail.next = self.checks_latched.buf_outside.val();
                     self.fail_status.next = self.bad_addr.val();
-                    self.send.next = !self.buf_outside.val();
+                    self.send.next = !self.checks_latched.buf_outside.val();
                     self.send_addr.next = self.buf_addr.val();
                     self.send_len.next = self.buf_len.val();
                 } else if self.opcode.val() == self.op_wait.val() {
-                    self.fail.next = !self.wait_index_ok.val();
+                    self.fail.next = self.checks_latched.index_bad.val();
                     self.fail_status.next = self.bad_index.val();
-                    if self.wait_kind.val() {
-                        self.cnt_rd_addr.next = self.wait_index.val().get_bits::<KB>(0);
-                    }
                     self.next_state.next = SeqState::WaitCheck;
                 } else if (self.opcode.val() == self.op_send_en.val())
                     | (self.opcode.val() == self.op_recv_en.val())
                 {
-                    self.fail.next = self.en_qp.val() >= self.qps.val();
+                    self.fail.next = self.checks_latched.index_bad.val();
                     self.fail_status.next = self.bad_index.val();
                     self.next_state.next = SeqState::EnableWrite;
                 } else if self.opcode.val() == self.op_calc.val() {
-                    self.fail.next = (self.calc_op.val() >= self.alu_reserved.val())
-                        | self.calc_fp_refused.val();
+                    self.fail.next = self.checks_latched.arg_bad.val();
                     self.fail_status.next = self.bad_arg.val();
-                    self.calc_start.next = true;
                     if self.calc_to_peer.val() {
                         // The engine holds the result's message until it is computed (an
                         // empty one may go at once).
                         self.send.next = true;
-                        self.send_go.next = self.calc_count.val() == 0;
+                        self.send_go.next = self.checks_latched.empty.val();
                         self.send_addr.next = self.calc_dst.val();
                         self.send_len.next = self.calc_len.val();
                     }
-                    if self.calc_count.val() != 0 {
+                    if !self.checks_latched.empty.val() {
                         self.next_state.next = SeqState::CalcReadA;
                     } else if !self.calc_to_peer.val() {
                         self.complete.next = true;
@@ -284,13 +387,13 @@ impl<const QB: usize, const CB: usize, const KB: usize, const DB: usize> Logic
                     // The pipe unit takes the step, from the receive QP's context.
                     self.pipe_read.next = true;
                     self.next_state.next = SeqState::PipeCheck;
-                    if self.pipe_rq.val() >= self.qps.val() {
+                    if self.checks_latched.index_bad.val() {
                         self.fail.next = true;
                         self.fail_status.next = self.bad_index.val();
-                    } else if (self.pipe_blen.val() == 0) | (self.pipe_nbuf.val() == 0) {
+                    } else if self.checks_latched.arg_bad.val() {
                         self.fail.next = true;
                         self.fail_status.next = self.bad_arg.val();
-                    } else if self.pipe_count.val() == 0 {
+                    } else if self.checks_latched.empty.val() {
                         self.pipe_read.next = false;
                         self.complete.next = true;
                     }
@@ -315,9 +418,7 @@ impl<const QB: usize, const CB: usize, const KB: usize, const DB: usize> Logic
             self.complete.next = true;
             self.send.next = false;
             self.sent_taken.next = false;
-            self.calc_start.next = false;
             self.pipe_read.next = false;
-            self.cnt_rd_addr.next = 0.into();
         }
         self.complete_status.next = self.ok.val();
         if self.fail.val() {
@@ -326,7 +427,6 @@ impl<const QB: usize, const CB: usize, const KB: usize, const DB: usize> Logic
         // A message for a busy engine: the visit is over, the WQE runs at a later one.
         if self.send.val() & !self.tx_free.val() {
             self.send.next = false;
-            self.calc_start.next = false;
             self.advance_visit.next = true;
             self.next_state.next = SeqState::Idle;
         }
@@ -371,6 +471,9 @@ mod tests {
         e.pipe_blen.next = f.pipe_blen.into();
         e.pipe_nbuf.next = f.pipe_nbuf.into();
         e.pipe_count.next = f.pipe_count.into();
+        assert!(simulate(e, 1000));
+        // The words are posted (their checks stored), then latched with their checks.
+        e.checks.next = e.checks_now.val();
         assert!(simulate(e, 1000));
     }
 
@@ -503,7 +606,6 @@ mod tests {
             decode(&mut e, calc(AluOp::Sum, 4, 0, 2, 8, false)),
             (CalcReadA, None)
         );
-        assert!(e.calc_start.val());
         let bad_arg = Wqe {
             alu_op: 12,
             ..Wqe::decode(calc(AluOp::Sum, 4, 0, 2, 8, false).0, 0)
@@ -517,7 +619,7 @@ mod tests {
             decode(&mut e, calc(AluOp::MaxLoc, 3, 0, 2, 200, true)),
             (CalcReadA, None)
         );
-        assert!(e.send.val() && !e.send_go.val() && e.calc_start.val());
+        assert!(e.send.val() && !e.send_go.val());
         assert_eq!(
             (e.send_addr.val().to_u64(), e.send_len.val().to_u64()),
             (200, 6)
@@ -527,7 +629,7 @@ mod tests {
             decode(&mut e, calc(AluOp::Sum, 3, 0, 2, 200, true)),
             (Idle, None)
         );
-        assert!(!e.send.val() && !e.calc_start.val() && e.advance_visit.val());
+        assert!(!e.send.val() && e.advance_visit.val());
         assert_eq!(
             decode(&mut e, calc(AluOp::Sum, 3, 0, 2, 200, false)),
             (CalcReadA, None),

@@ -16,7 +16,7 @@
 //! | [`sequencer`] | `nic_sequencer` | the state register ([`SeqState`]), slot arbitration, reset sweep, send-queue round robin |
 //! | [`host`] | `nic_host` | host commands and their responses; the CQ wait indices |
 //! | [`queues`] | `nic_queues` | the WQ and CQ memories, the served queue's context, counts and WQE |
-//! | [`execute`] | `nic_execute` | WQE decode and dispatch: checks, NOP, SEND, WAIT, SEND_EN / RECV_EN, CALC start |
+//! | [`execute`] | `nic_execute` | WQE decode and dispatch: checks (made when a WQE is posted, kept beside it), NOP, SEND, WAIT, SEND_EN / RECV_EN, CALC start |
 //! | [`calc`] | `nic_calc` | the CALC address check, the streaming pipeline (in lane groups) and the element loop, around the reduction ALU (`reduce_alu_l<lanes>`); the shape memories |
 //! | [`calc_walk`] | `nic_calc_walk` | one CALC argument's address over up to three dimensions (`a`, `b`, the result) |
 //! | [`dmem`] | `nic_dmem` | data memory: three copies (the sequencer's, a streaming CALC's `b`, the transmit engine's) in `lanes` banks |
@@ -105,6 +105,7 @@ const SUB_MODULES: &[(&str, &str)] = &[
     ("pipe", "nic_pipe"),
     ("pipe_context", "nic_pipe_context_fields"),
     ("pipe_context_word", "nic_pipe_context_word"),
+    ("pipe_read_ctx", "nic_pipe_context_fields"),
     ("transmit", "nic_transmit"),
     ("completion", "nic_completion"),
     ("stats", "nic_stats"),
@@ -123,6 +124,8 @@ const SUB_MODULES: &[(&str, &str)] = &[
     ("en_head_now", "nic_wq_enable_fields"),
     ("en_head_word", "nic_wq_enable_word"),
     ("cqe_word", "nic_cqe_word"),
+    ("checks_now_word", "nic_wqe_checks_word"),
+    ("checks_latched", "nic_wqe_checks_fields"),
 ];
 
 /// Every sub-block (field, module): [`SUB_MODULES`] and the `lanes`-lane ALU for the
@@ -279,6 +282,7 @@ impl<
         self.queues.cqe_word.next = self.completion.cqe.val();
         self.queues.cmd_w0.next = self.host_cmd.command_w0.val();
         self.queues.post_w1.next = self.host_cmd.post_w1.val();
+        self.queues.post_checks.next = self.execute.checks_now.val();
         self.queues.wq_sel.next = self.host_cmd.wq_sel.val();
         self.queues.cq_sel.next = self.host_cmd.cq_sel.val();
         self.queues.read_wq.next = self.host_cmd.read_wq.val();
@@ -330,6 +334,7 @@ impl<
         self.execute.pipe_blen.next = self.wqe.pipe_blen.val();
         self.execute.pipe_nbuf.next = self.wqe.pipe_nbuf.val();
         self.execute.pipe_count.next = self.wqe.pipe_count.val();
+        self.execute.checks.next = self.queues.checks.val();
         self.execute.cq_produced.next = self.queues.cq_produced.val();
         self.execute.cnt_data.next = self.cnt.rd_data.val();
         self.execute.tx_free.next = self.transmit.free.val();
@@ -343,7 +348,6 @@ impl<
 
         // The CALC loop.
         self.calc.state.next = self.sequencer.current.val();
-        self.calc.start.next = self.execute.calc_start.val();
         self.calc.calc_op.next = self.wqe.calc_op.val();
         self.calc.calc_dtype.next = self.wqe.calc_dtype.val();
         self.calc.calc_fp.next = self.wqe.calc_fp.val();

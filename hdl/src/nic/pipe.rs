@@ -25,9 +25,10 @@
 //!   words it stored), `msg_qp` (its QP).
 //!
 //! # Outputs
-//! - `on`, `room`, `wr_addr`, `blen`: the context latched in `RxContext` (read in the cycle
-//!   before): a PIPE owns the receive side; it takes a chunk (one is expected and a buffer is
-//!   free); the buffer and its length; `last`: the chunk being received is the last;
+//! - `on`, `room`, `wr_addr`, `blen`: the context just read, for `RxContext`: a PIPE owns the
+//!   receive side; it takes a chunk (one is expected and a buffer is free); the buffer and its
+//!   length; `last`: the chunk being received is the last (the context latched in
+//!   `RxContext`);
 //! - `next_state`, `advance_visit`, `complete`, `complete_status`: `PipeCheck`'s decision;
 //! - `send`, `send_addr`, `send_len`: a chunk handed to the transmit engine (it goes at once,
 //!   without `ack`); `sent_taken`: the sent chunk is freed.
@@ -80,8 +81,11 @@ crate::sub_block! {
         pipc0: Mem<Bits<64>, QB>,
         pipc1: Mem<Bits<64>, QB>,
         // A context: the one just read, or in `RxData` the one latched (modules
-        // `nic_pipe_context_fields`, `nic_pipe_context_word`).
+        // `nic_pipe_context_fields`, `nic_pipe_context_word`): what is written back.
         pipe_context: unpack::PipeContext,
+        /// The context just read, without that choice in front of the decisions made on it
+        /// (`RxContext`, `PipeCheck`).
+        pipe_read_ctx: unpack::PipeContext,
         pipe_context_word: pack::PipeContext,
         /// The context of the message being received, latched in `RxContext`.
         ctx0: Reg<Bits<64>>,
@@ -123,6 +127,8 @@ impl<const QB: usize, const DB: usize> Logic for NicPipe<QB, DB> {
             self.ctx0.d.next = self.pipc0.rd_data.val();
             self.ctx1.d.next = self.pipc1.rd_data.val();
         }
+        self.pipe_read_ctx.p0.next = self.pipc0.rd_data.val();
+        self.pipe_read_ctx.p1.next = self.pipc1.rd_data.val();
         self.pipe_context.p0.next = self.pipc0.rd_data.val();
         self.pipe_context.p1.next = self.pipc1.rd_data.val();
         if self.state.val() == SeqState::RxData {
@@ -134,11 +140,11 @@ impl<const QB: usize, const DB: usize> Logic for NicPipe<QB, DB> {
         }
 
         // To the receive unit.
-        self.on.next = self.pipe_context.piped.val();
-        self.room.next = (self.pipe_context.rleft.val() != 0)
-            & (self.pipe_context.held.val() < self.pipe_context.nbuf.val());
-        self.wr_addr.next = self.pipe_context.wr_addr.val();
-        self.blen.next = self.pipe_context.blen.val();
+        self.on.next = self.pipe_read_ctx.piped.val();
+        self.room.next = (self.pipe_read_ctx.rleft.val() != 0)
+            & (self.pipe_read_ctx.held.val() < self.pipe_read_ctx.nbuf.val());
+        self.wr_addr.next = self.pipe_read_ctx.wr_addr.val();
+        self.blen.next = self.pipe_read_ctx.blen.val();
         self.last.next = self.pipe_context.rleft.val() == 1;
 
         self.buf_end.next = bit_cast::<32, 16>(self.pipe_base.val()) + self.size.q.val();
@@ -146,12 +152,12 @@ impl<const QB: usize, const DB: usize> Logic for NicPipe<QB, DB> {
         if self.wr_next.val() == self.pipe_context.bound.val() {
             self.wr_next.next = self.pipe_context.base.val();
         }
-        self.rd_next.next = self.pipe_context.rd_addr.val() + self.pipe_context.blen.val();
-        if self.rd_next.val() == self.pipe_context.bound.val() {
-            self.rd_next.next = self.pipe_context.base.val();
+        self.rd_next.next = self.pipe_read_ctx.rd_addr.val() + self.pipe_read_ctx.blen.val();
+        if self.rd_next.val() == self.pipe_read_ctx.bound.val() {
+            self.rd_next.next = self.pipe_read_ctx.base.val();
         }
         self.last_held.next =
-            (self.pipe_context.rleft.val() == 0) & (self.pipe_context.held.val() == 1);
+            (self.pipe_read_ctx.rleft.val() == 0) & (self.pipe_read_ctx.held.val() == 1);
 
         // The context written: as read, but for what changes.
         self.pipe_context_word.base.next = self.pipe_context.base.val();
@@ -179,7 +185,7 @@ impl<const QB: usize, const DB: usize> Logic for NicPipe<QB, DB> {
         if self.state.val() == SeqState::PipeCheck {
             self.advance_visit.next = true;
             self.next_state.next = SeqState::Idle;
-            if !self.pipe_context.piped.val() {
+            if !self.pipe_read_ctx.piped.val() {
                 // Take the receive side, if the buffers fit.
                 if self.buf_end.val() > self.dmem_words.val() {
                     self.complete.next = true;
@@ -198,26 +204,26 @@ impl<const QB: usize, const DB: usize> Logic for NicPipe<QB, DB> {
                     self.pipe_context_word.rleft.next = self.pipe_count.val();
                     self.pipe_context_word.rd_addr.next = self.pipe_base.val();
                 }
-            } else if self.pipe_context.owner.val() != bit_cast::<8, QB>(self.served_qp.val()) {
+            } else if self.pipe_read_ctx.owner.val() != bit_cast::<8, QB>(self.served_qp.val()) {
                 // Another SQ's PIPE owns it: wait.
             } else if self.tx_sent_here.val() {
                 // The chunk has been sent: its buffer is free; after the last, done.
                 self.sent_taken.next = true;
                 self.write.next = true;
-                self.pipe_context_word.held.next = self.pipe_context.held.val() - 1;
+                self.pipe_context_word.held.next = self.pipe_read_ctx.held.val() - 1;
                 self.pipe_context_word.rd_addr.next = self.rd_next.val();
                 self.pipe_context_word.piped.next = !self.last_held.val();
                 if self.last_held.val() {
                     self.complete.next = true;
-                    self.complete_status.next = self.pipe_context.status.val();
+                    self.complete_status.next = self.pipe_read_ctx.status.val();
                 }
-            } else if self.tx_free.val() & (self.pipe_context.held.val() != 0) {
+            } else if self.tx_free.val() & (self.pipe_read_ctx.held.val() != 0) {
                 // The oldest chunk: the last one with the words it stored.
                 self.send.next = true;
-                self.send_addr.next = self.pipe_context.rd_addr.val();
-                self.send_len.next = self.pipe_context.blen.val();
+                self.send_addr.next = self.pipe_read_ctx.rd_addr.val();
+                self.send_len.next = self.pipe_read_ctx.blen.val();
                 if self.last_held.val() {
-                    self.send_len.next = self.pipe_context.wr_addr.val();
+                    self.send_len.next = self.pipe_read_ctx.wr_addr.val();
                 }
             }
         }

@@ -1,7 +1,8 @@
 //! # The queues (module `nic_queues`)
 //!
 //! The work-queue and completion-queue memories — contexts `wqc`, reliability words `rcc`,
-//! WQEs `wqe0` / `wqe1`, CQ counts `cqp`, CQEs `cqe` (see the memory table of
+//! WQEs `wqe0` / `wqe1` and their checks `wqe_chk` (made when posted, see
+//! [`super::execute`]; RTL only), CQ counts `cqp`, CQEs `cqe` (see the memory table of
 //! `netcoll_models::nic::model`) — and the work queue being served: its index `wq`, the
 //! context, its reliability word, its CQ's counts and its head WQE, latched when read. `rcc`
 //! is read with `wqc`, at the same address; it holds the answer a reliable QP's SQ awaits
@@ -14,12 +15,12 @@
 //! |---|---|---|
 //! | `Init` | | `wqc`, `rcc`, `cqp` at `sweep_at`: zero |
 //! | background slot | `wqc[wq]`, `rcc[wq]` (the message's queue or the visited SQ) | `wq` |
-//! | host command | `wqc[wq_sel]` (`read_wq`; `+ 1` while `configure`), `cqp[cq_sel]` (`read_cq`), `cqe` (`pop`) | `post`: WQE and `pi + 1`; `pop`: `consumed + 1`; `configure`: `ei = ci`, CQ, managed, plain; `rcc`: the reliability settings, nothing awaited |
+//! | host command | `wqc[wq_sel]` (`read_wq`; `+ 1` while `configure`), `cqp[cq_sel]` (`read_cq`), `cqe` (`pop`) | `post`: WQE, its checks (`post_checks` of the cycle before) and `pi + 1`; `pop`: `consumed + 1`; `configure`: `ei = ci`, CQ, managed, plain; `rcc`: the reliability settings, nothing awaited |
 //! | `SqContext`, `RxContext` | the head WQE and `cqp[cq]` (runnable or not: used in `SqWqe` / `RxWqe` only) | context, reliability word |
 //! | `SqWqe` | | `due`: `now - at` not negative |
 //! | `SqDecode`, `CalcWrite`, `CalcWriteIndex` (`await_answer`) | | `rcc`: awaiting, the retries left |
 //! | `Idle` taking a host command | | its words as the WQE |
-//! | `SqWqe`, `RxWqe` | | WQE, counts |
+//! | `SqWqe`, `RxWqe` | | WQE, its checks, counts |
 //! | `SqDecode` | `wqc` of an enable's target, `cqp` of a CQ WAIT (whatever the WQE: used in `EnableWrite` / `WaitCheck` only) | |
 //! | `NakContext` / `NakCq` | `cqp[cq]` | CQ, reliability word / counts; `NakContext`: `rcc` of an awaited answer |
 //! | `EnableWrite` | | the target's `ei` (also the latched one if it is the served queue) |
@@ -30,6 +31,7 @@
 //!   (sequencer); `host_w0`, `host_w1` (the host command's words, at the port);
 //!   `rx_qp`, `rx_kind` (the arriving message; the QP's low `QB` bits);
 //! - `cqe_word`: the pending completion's CQE;
+//! - `post_checks`: the checks of the current words (the execute unit's `checks_now`);
 //! - from the host unit: `cmd_w0`, `post_w1`, `wq_sel`, `cq_sel`, `read_wq`,
 //!   `read_cq`, `post`, `pop`, `configure`, `cfg_cq`, `cfg_managed`, `cfg_plain`;
 //! - from the execute unit: the current WQE's `opcode`,
@@ -44,7 +46,7 @@
 //!   counts just read; `cqe_data`: the CQE just read;
 //! - `cur_w0`, `cur_w1`: the latched WQE, or the host's command while one runs (latched on
 //!   `take_host` into the same registers, so no mux stands between them and the decoders; never
-//!   the memory's output, which comes late in the cycle);
+//!   the memory's output, which comes late in the cycle); `checks`: the latched WQE's checks;
 //! - `head_shape`: the `calc_shape` of the WQE being read (the calc unit's shape memories
 //!   read it in `SqWqe`, so that the shape is there in `SqDecode`);
 //! - the served queue: `wq`, `ctx_ci`; `runnable` (the context just read has a WQE that may
@@ -57,6 +59,7 @@
 //!   (that answer makes it complete with `REMOTE_DISCARD`).
 
 use super::calc::SHAPE_BITS;
+use super::execute::CHECK_BITS;
 use super::k;
 use super::layouts::{pack, unpack};
 use super::sequencer::SeqState;
@@ -97,6 +100,7 @@ crate::sub_block! {
         pub cqe_word: Signal<In, Bits<64>>,
         pub cmd_w0: Signal<In, Bits<64>>,
         pub post_w1: Signal<In, Bits<64>>,
+        pub post_checks: Signal<In, Bits<CHECK_BITS>>,
         pub wq_sel: Signal<In, Bits<WB>>,
         pub cq_sel: Signal<In, Bits<CB>>,
         pub read_wq: Signal<In, bool>,
@@ -130,6 +134,7 @@ crate::sub_block! {
         pub cqe_data: Signal<Out, Bits<64>>,
         pub cur_w0: Signal<Out, Bits<64>>,
         pub cur_w1: Signal<Out, Bits<64>>,
+        pub checks: Signal<Out, Bits<CHECK_BITS>>,
         pub head_shape: Signal<Out, Bits<SHAPE_BITS>>,
         pub wq: Signal<Out, Bits<WB>>,
         pub ctx_ci: Signal<Out, Bits<16>>,
@@ -149,6 +154,8 @@ crate::sub_block! {
         rcc: Mem<Bits<64>, WB>,
         wqe0: Mem<Bits<64>, WEB>,
         wqe1: Mem<Bits<64>, WEB>,
+        /// The WQEs' checks, made when they were posted (see [`super::execute`]).
+        wqe_chk: Mem<Bits<CHECK_BITS>, WEB>,
         cqp: Mem<Bits<64>, CB>,
         cqe: Mem<Bits<64>, CEB>,
         // The words of `wqc` and `cqp`: read, and written (modules `nic_wq_context_fields`,
@@ -175,6 +182,12 @@ crate::sub_block! {
         full: Reg<bool>,
         w0: Reg<Bits<64>>,
         w1: Reg<Bits<64>>,
+        /// The latched WQE's checks.
+        chk: Reg<Bits<CHECK_BITS>>,
+        /// `post_checks` a cycle later: a post writes it (the host's words are latched two
+        /// cycles before its first post, in `Idle`, so it is theirs), so that the checks' logic
+        /// and the memory's write have a cycle each.
+        chk_post: Reg<Bits<CHECK_BITS>>,
         /// The served queue's reliability word, latched with its context.
         rc_on: Reg<bool>,
         rc_retry: Reg<Bits<3>>,
@@ -233,7 +246,7 @@ impl<
     fn update(&mut self) {
         dff_setup!(
             self, clock, served, pi, ci, ei, managed, plain, cq, produced, consumed, full, w0, w1,
-            rc_on, rc_retry, rc_st, rc_left, rc_stat, rc_delay, rc_at, due
+            chk, chk_post, rc_on, rc_retry, rc_st, rc_left, rc_stat, rc_delay, rc_at, due
         );
         self.wqc.clock.next = self.clock.val();
         self.rcc.clock.next = self.clock.val();
@@ -246,6 +259,7 @@ impl<
         self.rc_due.next = self.due.q.val();
         self.wqe0.clock.next = self.clock.val();
         self.wqe1.clock.next = self.clock.val();
+        self.wqe_chk.clock.next = self.clock.val();
         self.cqp.clock.next = self.clock.val();
         self.cqe.clock.next = self.clock.val();
         self.wq_context.ctx.next = self.wqc.rd_data.val();
@@ -270,6 +284,8 @@ impl<
         self.cq_full.next = self.full.q.val();
         self.cur_w0.next = self.w0.q.val();
         self.cur_w1.next = self.w1.q.val();
+        self.checks.next = self.chk.q.val();
+        self.chk_post.d.next = self.post_checks.val();
         self.head_shape.next = self
             .wqe1
             .rd_data
@@ -284,6 +300,7 @@ impl<
         if self.latch_wqe.val() {
             self.w0.d.next = self.wqe0.rd_data.val();
             self.w1.d.next = self.wqe1.rd_data.val();
+            self.chk.d.next = self.wqe_chk.rd_data.val();
             self.produced.d.next = self.cq_counts.produced.val();
             self.consumed.d.next = self.cq_counts.consumed.val();
             self.full.d.next = self.read_cq_full.val();
@@ -314,6 +331,7 @@ impl<
         self.wqc.rd_addr.next = 0.into();
         self.wqe0.rd_addr.next = 0.into();
         self.wqe1.rd_addr.next = 0.into();
+        self.wqe_chk.rd_addr.next = 0.into();
         self.cqp.rd_addr.next = 0.into();
         self.cqe.rd_addr.next = (bit_cast::<CEB, CB>(self.cq_sel.val()) << self.cq_slot_bits.val())
             | bit_cast::<CEB, CQ_SLOT_BITS>(
@@ -359,6 +377,11 @@ impl<
                     self.wq_context.ci.val().get_bits::<WQ_SLOT_BITS>(0),
                 );
             self.wqe1.rd_addr.next = (bit_cast::<WEB, WB>(self.served.q.val())
+                << self.wq_slot_bits.val())
+                | bit_cast::<WEB, WQ_SLOT_BITS>(
+                    self.wq_context.ci.val().get_bits::<WQ_SLOT_BITS>(0),
+                );
+            self.wqe_chk.rd_addr.next = (bit_cast::<WEB, WB>(self.served.q.val())
                 << self.wq_slot_bits.val())
                 | bit_cast::<WEB, WQ_SLOT_BITS>(
                     self.wq_context.ci.val().get_bits::<WQ_SLOT_BITS>(0),
@@ -533,8 +556,12 @@ impl<
         self.wqe1.wr_addr.next = (bit_cast::<WEB, WB>(self.wq_sel.val())
             << self.wq_slot_bits.val())
             | bit_cast::<WEB, WQ_SLOT_BITS>(self.wq_context.pi.val().get_bits::<WQ_SLOT_BITS>(0));
+        self.wqe_chk.wr_addr.next = (bit_cast::<WEB, WB>(self.wq_sel.val())
+            << self.wq_slot_bits.val())
+            | bit_cast::<WEB, WQ_SLOT_BITS>(self.wq_context.pi.val().get_bits::<WQ_SLOT_BITS>(0));
         self.wqe0.wr_data.next = self.cmd_w0.val();
         self.wqe1.wr_data.next = self.post_w1.val();
+        self.wqe_chk.wr_data.next = self.chk_post.q.val();
         self.wqc.wr_data.next = self.wq_context_word.ctx.val();
         self.rcc.wr_data.next = self.rc_context_word.rcc.val();
         self.cqp.wr_data.next = self.cq_counts_word.counts.val();
@@ -542,6 +569,7 @@ impl<
         // Nothing is written in a reset cycle.
         self.wqe0.wr_en.next = self.post.val() & !self.reset.val();
         self.wqe1.wr_en.next = self.post.val() & !self.reset.val();
+        self.wqe_chk.wr_en.next = self.post.val() & !self.reset.val();
         self.wqc.wr_en.next = self.wqc_write.val() & !self.reset.val();
         self.rcc.wr_en.next = self.rcc_write.val() & !self.reset.val();
         self.cqp.wr_en.next = self.cqp_write.val() & !self.reset.val();

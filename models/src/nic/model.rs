@@ -240,8 +240,18 @@
 //! The RTL also issues some reads whatever the decision, so that the memories' addresses do
 //! not wait for it: `SqContext` / `RxContext` read the head WQE and its CQ's counts even when
 //! the queue is not runnable, and `SqDecode` reads an enable's target context and a CQ WAIT's
-//! counts whatever the WQE (`nic_queues`). Only the states that use what they return follow,
-//! so this model, which reads only what it uses, shows the same outputs every cycle.
+//! counts whatever the WQE (`nic_queues`), and a counter WAIT's counter (`nic_execute`). Only
+//! the states that use what they return follow, so this model, which reads only what it uses,
+//! shows the same outputs every cycle. For the same reason the RTL loads some registers in
+//! `SqDecode` whatever it decides: the CALC loop (walks, shape, spans: `nic_calc`) and the
+//! pending completion's fields (also in `WaitCheck` and `EnableWrite`: `nic_completion`);
+//! they are read only in the states the decision to use them leads to (the CALC states,
+//! `Complete`), which no other path reaches without loading them first.
+//!
+//! A WQE's checks that depend on its words alone (reserved bits, an index or a buffer out of
+//! range, a refused argument, nothing to do) are made in the RTL when the WQE is posted and
+//! stored beside it (memory `wqe_chk`, RTL only, see `nic_execute`); `SqDecode` and `RxCheck`
+//! decide on them as this model decides on the words: same order, same statuses.
 
 use super::{
     log2, CqContext, CqWait, CqeWord, HostOp, HostStatus, NicIn, NicOut, NicParams, Opcode,
