@@ -8,8 +8,9 @@
 //! signaled or failed (any status but OK). The send queue's deciding states (`SqDecode`,
 //! `WaitCheck`, `EnableWrite`) load the fields whether or not their WQE completes, so that
 //! the decision is not in front of the registers' enables: only `Complete` reads them, and it
-//! follows only a cycle that raised `complete` (or `notify`), which loads them again. An arriving NAK sets up a `REMOTE_DISCARD`
-//! notification instead (`notify`): a CQE for the SQ's CQ, no WQE retired.
+//! follows only a cycle that raised `complete` (or `notify`), which loads them again. An
+//! arriving NAK sets up a `REMOTE_DISCARD` notification instead (`notify`): a CQE for the
+//! SQ's CQ, no WQE retired.
 //!
 //! # Inputs
 //! - `clock`, `reset`; `state`;

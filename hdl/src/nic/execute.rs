@@ -67,7 +67,7 @@ const STATUS_BITS: usize = Status::BITS;
 const OPCODE_BITS: usize = Opcode::BITS;
 const ALU_OP_BITS: usize = AluOp::BITS;
 
-/// Bits of a WQE's checks ([`WqeChecks`](unpack::WqeChecks)).
+/// Bits of a WQE's checks ([`WqeChecks`](unpack::WqeChecks)): one a field below.
 pub const CHECK_BITS: usize = 5;
 
 /// The checks of a WQE made when it is posted (see the module docs), as a layout declaration
@@ -77,8 +77,8 @@ macro_rules! wqe_checks_layout {
         $cb! { $args
             /// A WQE's checks, made when it is posted; each means something for some opcodes
             /// only (and is 0 for the others).
-            layout WqeChecks (checks: 5) {
-                /// The WQE sets a reserved bit (`netcoll_models::nic::reserved`): any opcode.
+            layout WqeChecks (checks: CHECK_BITS) {
+                /// The WQE sets a reserved bit (`netcoll_models::nic::reserved_bits`): any opcode.
                 reserved: checks[0, 1],
                 /// SEND, RECV: `buf_addr + buf_len` is beyond data memory.
                 buf_outside: checks[1, 1],
@@ -97,6 +97,7 @@ macro_rules! wqe_checks_layout {
 
 /// The checks' word in, one output per check (module `nic_wqe_checks_fields`).
 pub mod unpack {
+    use super::CHECK_BITS;
     use crate::rtl_unpack;
     use rust_hdl::prelude::*;
     wqe_checks_layout!(rtl_unpack! {});
@@ -104,6 +105,7 @@ pub mod unpack {
 
 /// One input per check, the word out (module `nic_wqe_checks_word`).
 pub mod pack {
+    use super::CHECK_BITS;
     use crate::rtl_pack;
     use rust_hdl::prelude::*;
     wqe_checks_layout!(rtl_pack! {});
