@@ -60,6 +60,7 @@ module nic_sequencer (
     localparam [4:0] SEQ_STATE_PIPE_CHECK = 5'h1f;
 
     // Registers: `x_q` holds, `x_d` is its next value.
+    (* fsm_encoding = "one-hot" *)
     reg [4:0] state_q;
     reg [4:0] state_d;
     reg [4:0] sweep_q;

@@ -97,6 +97,49 @@ pub struct SynthReport {
     pub cells_by_type: BTreeMap<String, u64>,
     /// `Warning:` lines printed by Yosys (not fatal).
     pub warnings: Vec<String>,
+    /// The state machines Yosys's `fsm` pass recoded: the state register (its hierarchical
+    /// name after flattening, `sequencer.state_q`) and the encoding it got (`one-hot`,
+    /// `binary`, …).
+    pub fsm_encodings: BTreeMap<String, String>,
+}
+
+/// The `fsm` pass's choices in a Yosys log, from its lines "Recoding FSM
+/// \`$fsm$\\<register>$<id>' from module … using \`<encoding>' encoding", where an `auto`
+/// encoding is followed by the one it maps to ("mapping auto encoding to \`<encoding>\`").
+pub fn parse_fsm_encodings(log: &str) -> BTreeMap<String, String> {
+    let mut out = BTreeMap::new();
+    let mut auto: Option<String> = None;
+    for line in log.lines() {
+        let line = line.trim_start();
+        if let (Some(register), Some(rest)) =
+            (auto.take(), line.strip_prefix("mapping auto encoding to `"))
+        {
+            if let Some((encoding, _)) = rest.split_once('`') {
+                out.insert(register, encoding.to_string());
+            }
+            continue;
+        }
+        let Some(rest) = line.strip_prefix("Recoding FSM `$fsm$") else {
+            continue;
+        };
+        let Some((fsm, rest)) = rest.split_once('\'') else {
+            continue;
+        };
+        let register = fsm.trim_start_matches('\\');
+        let register = register.rsplit_once('$').map_or(register, |(r, _)| r);
+        let encoding = rest
+            .split_once("using `")
+            .and_then(|(_, e)| e.split_once('\''))
+            .map(|(e, _)| e);
+        match encoding {
+            Some("auto") => auto = Some(register.to_string()),
+            Some(e) => {
+                out.insert(register.to_string(), e.to_string());
+            }
+            None => {}
+        }
+    }
+    out
 }
 
 /// The repository root (`testbench/..`).
@@ -465,7 +508,11 @@ fn yosys_check(paths: &[&Path], top: &str, coarse: bool) -> Result<SynthReport, 
          select -assert-none t:$dlatch* t:$adlatch t:$_DLATCH_* t:$_DLATCHSR_* t:$sr t:$_SR_*; \
          check -assert"
     );
-    let mut run = run_tool("yosys", &["-q", "-p", script.as_str()], Some(tmp.path()))?;
+    let mut run = run_tool(
+        "yosys",
+        &["-q", "-l", "yosys.log", "-p", script.as_str()],
+        Some(tmp.path()),
+    )?;
     run.cmdline = format!(
         "(cd {} && {}) # {name} = {}",
         tmp.path().display(),
@@ -519,11 +566,13 @@ fn yosys_check(paths: &[&Path], top: &str, coarse: bool) -> Result<SynthReport, 
         .filter(|l| l.trim_start().starts_with("Warning:"))
         .map(|l| l.trim().to_string())
         .collect();
+    let log = std::fs::read_to_string(tmp.path().join("yosys.log")).unwrap_or_default();
     Ok(SynthReport {
         cells,
         flip_flops,
         cells_by_type,
         warnings,
+        fsm_encodings: parse_fsm_encodings(&log),
     })
 }
 

@@ -1183,6 +1183,13 @@ fn nic_verilog_lint_synth_icarus_at_both_extremes() {
             r.cells_by_type.keys().any(|t| t.contains("mem")),
             "{nic:?}: memories kept as memories: {r:?}"
         );
+        // 32 states: Yosys's `auto` would be binary; the `StateReg` asks for one-hot.
+        assert_eq!(
+            r.fsm_encodings.get("sequencer.state_q").map(String::as_str),
+            Some("one-hot"),
+            "{nic:?}: {:?}",
+            r.fsm_encodings
+        );
     }
 }
 

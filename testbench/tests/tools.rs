@@ -137,6 +137,29 @@ fn yosys_reports_flops() {
     assert!(r.cells > r.flip_flops);
 }
 
+/// The lines as Yosys 0.70's `fsm_recode` prints them (from logs of the NIC's synthesis,
+/// without and with the sequencer's one-hot attribute): an `auto` encoding is read from the
+/// line after; a line of another pass that names an FSM is not a recoding.
+#[test]
+fn fsm_encodings_are_read_from_the_log() {
+    let log = "\
+Optimizing FSM `$fsm$\\dut.transmit.phase_q$15081' from module `\\nic_fpga'.
+Recoding FSM `$fsm$\\dut.transmit.phase_q$15081' from module `\\nic_fpga' using `auto' encoding:
+  mapping auto encoding to `one-hot` for this FSM.
+  00 -> --1
+Recoding FSM `$fsm$\\dut.sequencer.state_q$15047' from module `\\nic_fpga' using `auto' encoding:
+  mapping auto encoding to `binary` for this FSM.
+  existing encoding is already a packed binary encoding.
+Recoding FSM `$fsm$\\dut.host.state_q$7' from module `\\nic_fpga' using `one-hot' encoding:
+  00000 -> -------------------------------1
+";
+    let e = netcoll_testbench::tools::parse_fsm_encodings(log);
+    assert_eq!(e.len(), 3, "{e:?}");
+    assert_eq!(e["dut.transmit.phase_q"], "one-hot");
+    assert_eq!(e["dut.sequencer.state_q"], "binary");
+    assert_eq!(e["dut.host.state_q"], "one-hot");
+}
+
 #[test]
 fn yosys_rejects_latch() {
     let s = Scratch::new("yosys-latch");

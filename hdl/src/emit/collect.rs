@@ -55,7 +55,8 @@ pub(super) struct Child {
     pub module: Option<Module>,
     /// The Verilog attribute it gets, if any: `ram_style = "distributed"` for a [`Prim::Mem`]'s
     /// words, `keep` for a [`Prim::DataReg`] that is a [`crate::prim::KeptReg`] (on its
-    /// `always` block).
+    /// `always` block), a one-hot `fsm_encoding` for a [`Prim::Reg`] that is a
+    /// [`crate::prim::StateReg`] (on its declaration).
     pub attribute: Option<&'static str>,
 }
 
@@ -98,6 +99,7 @@ fn primitive(node: &dyn Block) -> Option<(Prim, Option<&'static str>)> {
     let kind = t.strip_prefix(PRIMITIVE_MARK)?.lines().next()?;
     match kind {
         "reg" => Some((Prim::Reg, None)),
+        "reg onehot" => Some((Prim::Reg, Some(super::render::ONE_HOT))),
         "reg noreset" => Some((Prim::DataReg, None)),
         "reg noreset keep" => Some((Prim::DataReg, Some(super::render::KEEP))),
         "mem" => Some((Prim::Mem, None)),

@@ -48,7 +48,9 @@
 //!     one, declared after the others under their own comment; the [`crate::prim::KeptReg`]s
 //!     a third, `(* keep *) always @(posedge clock)`: Yosys gives the block's attributes to
 //!     the flip-flops it infers and never merges two kept cells, so each instance keeps its
-//!     own copy (an attribute on the declaration keeps only the wire). A block needs 1-bit `clock` /
+//!     own copy (an attribute on the declaration keeps only the wire). A
+//!     [`crate::prim::StateReg`] is a `Reg` declared under `(* fsm_encoding = "one-hot" *)`.
+//!     A block needs 1-bit `clock` /
 //!     `reset` inputs only if something in it uses them, so a purely combinational child module
 //!     has neither, and one whose registers are all `DataReg`s has no `reset`.
 //! 11. **Continuous assignments.** An unconditional assignment to a whole signal that nothing

@@ -220,6 +220,10 @@ impl Emitter {
 /// flip-flops it infers (on the declaration it would only keep the wire, not its driver).
 pub(super) const KEEP: &str = "keep";
 
+/// The attribute of a [`crate::prim::StateReg`]: Yosys's `fsm` pass reads a state register's
+/// encoding from its wire, so it goes on the declaration.
+pub(super) const ONE_HOT: &str = "fsm_encoding = \"one-hot\"";
+
 /// Registers declared together and written by one `always` block of their own.
 struct RegGroup<'a> {
     regs: &'a [&'a Child],
@@ -242,6 +246,9 @@ fn render_registers(groups: &[RegGroup], kind: &dyn Fn(&str) -> &'static str, t:
         }
         for c in g.regs {
             let (w, p) = (pin(c, "q"), verilog_name(&c.name));
+            if let Some(attribute) = c.attribute.filter(|a| *a != KEEP) {
+                let _ = writeln!(t, "    (* {attribute} *)");
+            }
             let _ = writeln!(t, "    {};", decl("reg", w, &format!("{p}_q")));
             let d = format!("{p}_d");
             let _ = writeln!(t, "    {};", decl(kind(&d), w, &d));

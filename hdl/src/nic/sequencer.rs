@@ -26,7 +26,7 @@
 
 use super::k;
 use crate::dff_setup;
-use crate::prim::Reg;
+use crate::prim::{Reg, StateReg};
 use crate::rtl_states;
 use rust_hdl::prelude::*;
 
@@ -55,7 +55,8 @@ crate::sub_block! {
         pub host_ready: Signal<Out, bool>,
         pub rx_ready: Signal<Out, bool>,
         pub now: Signal<Out, Bits<32>>,
-        state: Reg<SeqState>,
+        /// One-hot on an FPGA: 32 states, decoded by every unit (see [`StateReg`]).
+        state: StateReg<SeqState>,
         /// The index the reset sweep clears next.
         sweep: Reg<Bits<SWB>>,
         /// The last background slot took a message (so this one visits a send queue).

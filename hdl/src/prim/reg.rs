@@ -1,7 +1,7 @@
-//! The registers: [`Reg`], with synchronous, active-high reset to zero; [`DataReg`], without
-//! reset (its docs say when a block may use it), and [`KeptReg`], a `DataReg` that synthesis
-//! may not share between instances; and [`dff_setup!`](crate::dff_setup), which wires any of
-//! them.
+//! The registers: [`Reg`], with synchronous, active-high reset to zero ([`StateReg`] is one
+//! that holds a large state machine's state); [`DataReg`], without reset (its docs say when a
+//! block may use it), and [`KeptReg`], a `DataReg` that synthesis may not share between
+//! instances; and [`dff_setup!`](crate::dff_setup), which wires any of them.
 //!
 //! `Reg`'s ports:
 //!
@@ -19,42 +19,82 @@
 use super::PRIMITIVE_MARK;
 use rust_hdl::prelude::*;
 
-#[derive(Clone, Debug, LogicBlock, Default)]
-pub struct Reg<T: Synth> {
-    pub clock: Signal<In, Clock>,
-    pub reset: Signal<In, bool>,
-    pub d: Signal<In, T>,
-    pub q: Signal<Out, T>,
+/// Declares a register with synchronous reset to zero: the struct (its docs given by the
+/// caller), its simulation, and the primitive mark (`kind`) by which the back end knows it.
+macro_rules! register_with_reset {
+    ($(#[$doc:meta])* $name:ident, $kind:literal) => {
+        $(#[$doc])*
+        #[derive(Clone, Debug, LogicBlock, Default)]
+        pub struct $name<T: Synth> {
+            pub clock: Signal<In, Clock>,
+            pub reset: Signal<In, bool>,
+            pub d: Signal<In, T>,
+            pub q: Signal<Out, T>,
+        }
+
+        impl<T: Synth> Logic for $name<T> {
+            fn update(&mut self) {
+                if self.clock.pos_edge() {
+                    self.q.next = if self.reset.val() {
+                        T::default()
+                    } else {
+                        self.d.val()
+                    };
+                }
+            }
+            fn connect(&mut self) {
+                self.q.connect();
+            }
+            fn hdl(&self) -> Verilog {
+                Verilog::Custom(format!(
+                    "{PRIMITIVE_MARK}{}\nalways @(posedge clock) begin\n    if (reset) q <= {w}'d0;\n    else q <= d;\nend\n",
+                    $kind,
+                    w = T::BITS
+                ))
+            }
+            fn timing(&self) -> Vec<TimingInfo> {
+                vec![TimingInfo {
+                    name: "reg".into(),
+                    clock: "clock".into(),
+                    inputs: vec!["d".into(), "reset".into()],
+                    outputs: vec!["q".into()],
+                }]
+            }
+        }
+
+        impl<T: Synth> Clocked for $name<T> {
+            fn setup(&mut self, clock: Clock, reset: bool) {
+                self.clock.next = clock;
+                self.d.next = self.q.val();
+                self.reset.next = reset;
+            }
+        }
+    };
 }
 
-impl<T: Synth> Logic for Reg<T> {
-    fn update(&mut self) {
-        if self.clock.pos_edge() {
-            self.q.next = if self.reset.val() {
-                T::default()
-            } else {
-                self.d.val()
-            };
-        }
-    }
-    fn connect(&mut self) {
-        self.q.connect();
-    }
-    fn hdl(&self) -> Verilog {
-        Verilog::Custom(format!(
-            "{PRIMITIVE_MARK}reg\nalways @(posedge clock) begin\n    if (reset) q <= {w}'d0;\n    else q <= d;\nend\n",
-            w = T::BITS
-        ))
-    }
-    fn timing(&self) -> Vec<TimingInfo> {
-        vec![TimingInfo {
-            name: "reg".into(),
-            clock: "clock".into(),
-            inputs: vec!["d".into(), "reset".into()],
-            outputs: vec!["q".into()],
-        }]
-    }
-}
+register_with_reset!(
+    /// The register with synchronous reset to zero (its ports in the module docs).
+    Reg,
+    "reg"
+);
+
+register_with_reset!(
+    /// A [`Reg`] that holds the state of a state machine of many states: the back end declares
+    /// it `(* fsm_encoding = "one-hot" *)`, so that Yosys, which extracts the machine, gives
+    /// each state a flip-flop of its own.
+    ///
+    /// Ports as [`Reg`]'s; the Verilog keeps the state's binary code (its enum's positions),
+    /// and simulation, Verilator and the lint see exactly a `Reg`.
+    ///
+    /// Why it exists: Yosys's `fsm` pass recodes a machine it extracts, but maps its `auto`
+    /// encoding to binary from 32 states on. The NIC's sequencer has 32, and every unit decodes
+    /// the 5-bit state in front of every decision it makes: some 3 levels of logic and a wide
+    /// fan-out on each of the NIC's longest paths. One-hot, each decision reads one flip-flop
+    /// (67.5 → 77.5 MHz on ECP5 -6, seed 1). Other synthesis tools ignore the attribute or
+    /// spell it differently (Vivado: `one_hot`).
+    StateReg,
+    "reg onehot"
+);
 
 /// Declares a register without reset: the struct (its docs given by the caller), its
 /// simulation, and the primitive mark (`kind`) by which the back end knows it.
@@ -144,14 +184,6 @@ register_without_reset!(
 /// `d` later) and, for a [`Reg`], the block's reset.
 pub trait Clocked {
     fn setup(&mut self, clock: Clock, reset: bool);
-}
-
-impl<T: Synth> Clocked for Reg<T> {
-    fn setup(&mut self, clock: Clock, reset: bool) {
-        self.clock.next = clock;
-        self.d.next = self.q.val();
-        self.reset.next = reset;
-    }
 }
 
 /// `dff_setup!(self, clock, a, b, …)` for netcoll's [`Reg`]s and [`DataReg`]s: each register
