@@ -117,10 +117,14 @@ module nic_calc (
     reg [63:0] b_index_d;
     reg [2:0] alu_wait_q;
     reg [2:0] alu_wait_d;
-    reg [31:0] span_a_q;
-    reg [31:0] span_a_d;
-    reg [31:0] span_b_q;
-    reg [31:0] span_b_d;
+    reg [31:0] prod_a_q;
+    reg [31:0] prod_a_d;
+    reg [31:0] prod_b_q;
+    reg [31:0] prod_b_d;
+    reg [32:0] reach_a_q;
+    reg [32:0] reach_a_d;
+    reg [32:0] reach_b_q;
+    reg [32:0] reach_b_d;
     reg [18:0] span_d_q;
     reg [18:0] span_d_d;
 
@@ -351,7 +355,6 @@ module nic_calc (
     wire [32:0] dst_wide;
     wire [19:0] a_wide;
     wire [19:0] b_wide;
-    wire [15:0] last;
     reg [32:0] pair;
     reg [32:0] end_a;
     reg [32:0] end_b;
@@ -379,8 +382,10 @@ module nic_calc (
             b_0_q <= 64'd0;
             b_index_q <= 64'd0;
             alu_wait_q <= 3'd0;
-            span_a_q <= 32'd0;
-            span_b_q <= 32'd0;
+            prod_a_q <= 32'd0;
+            prod_b_q <= 32'd0;
+            reach_a_q <= 33'd0;
+            reach_b_q <= 33'd0;
             span_d_q <= 19'd0;
         end else begin
             rd_more_q <= rd_more_d;
@@ -402,8 +407,10 @@ module nic_calc (
             b_0_q <= b_0_d;
             b_index_q <= b_index_d;
             alu_wait_q <= alu_wait_d;
-            span_a_q <= span_a_d;
-            span_b_q <= span_b_d;
+            prod_a_q <= prod_a_d;
+            prod_b_q <= prod_b_d;
+            reach_a_q <= reach_a_d;
+            reach_b_q <= reach_b_d;
             span_d_q <= span_d_d;
         end
     end
@@ -448,7 +455,6 @@ module nic_calc (
     assign alu_b_0 = b_0_q;
     assign alu_ai_0 = a_index_q;
     assign alu_bi_0 = b_index_q;
-    assign last = calc_count - 16'd1;
     assign end_dst = {{4{1'b0}}, calc_dst} + {1'b0, span_d_q};
     assign dst_wide = {{17{1'b0}}, calc_dst};
     assign a_wide = {{4{1'b0}}, calc_a};
@@ -489,8 +495,10 @@ module nic_calc (
         a_index_d = a_index_q;
         b_index_d = b_index_q;
         alu_wait_d = alu_wait_q;
-        span_a_d = span_a_q;
-        span_b_d = span_b_q;
+        prod_a_d = prod_a_q;
+        prod_b_d = prod_b_q;
+        reach_a_d = reach_a_q;
+        reach_b_d = reach_b_q;
         span_d_d = span_d_q;
         n1_d = n1_q;
         n2_d = n2_q;
@@ -564,15 +572,17 @@ module nic_calc (
             pair = 33'd1;
             elem_words = 16'd2;
         end
-        end_a = ({{17{1'b0}}, calc_a} + {1'b0, span_a_q}) + pair;
-        end_b = ({{17{1'b0}}, calc_b} + {1'b0, span_b_q}) + pair;
+        end_a = (reach_a_q + {1'b0, prod_a_q}) + pair;
+        end_b = (reach_b_q + {1'b0, prod_b_q}) + pair;
         outside = ((end_a >= dmem_words_end) | (end_b >= dmem_words_end)) | (end_dst > dmem_words_dst);
         hazard_a = ((calc_dst > calc_a) & (dst_wide <= end_a)) | ((short_a & (calc_dst <= calc_a)) & (a_wide < end_dst));
         hazard_b = ((calc_dst > calc_b) & (dst_wide <= end_b)) | ((short_b & (calc_dst <= calc_b)) & (b_wide < end_dst));
         stream = (~hazard_a) & (~hazard_b);
         if (start) begin
-            span_a_d = ({{16{1'b0}}, last} * {{16{1'b0}}, {{8{1'b0}}, calc_sa}}) + {{15{1'b0}}, ext_read_a};
-            span_b_d = ({{16{1'b0}}, last} * {{16{1'b0}}, {{8{1'b0}}, calc_sb}}) + {{15{1'b0}}, ext_read_b};
+            prod_a_d = {{16{1'b0}}, calc_count} * {{16{1'b0}}, {{8{1'b0}}, calc_sa}};
+            prod_b_d = {{16{1'b0}}, calc_count} * {{16{1'b0}}, {{8{1'b0}}, calc_sb}};
+            reach_a_d = ({{17{1'b0}}, calc_a} + {{16{1'b0}}, ext_read_a}) - {{25{1'b0}}, calc_sa};
+            reach_b_d = ({{17{1'b0}}, calc_b} + {{16{1'b0}}, ext_read_b}) - {{25{1'b0}}, calc_sb};
             span_d_d = {{3{1'b0}}, calc_count} + {{2{1'b0}}, ext_read_d};
             if (is_loc) begin
                 span_d_d = ({{3{1'b0}}, calc_count} << 1'b1) + {{2{1'b0}}, ext_read_d};

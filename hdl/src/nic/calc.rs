@@ -36,9 +36,10 @@
 //! leaving its states, and every CALC passes through `SqDecode` first. So the decode's
 //! decision, the longest logic of the NIC, is not in front of the loads' enables.
 //!
-//! The unit also checks the CALC's addresses: `SqDecode` registers the spans `(count - 1) ×
-//! stride` plus the shape's outer spans, which `SET_SHAPE` computed (the multiplier then has a
-//! cycle to itself), and `CalcReadA` compares the last element of `a`, `b` and the result
+//! The unit also checks the CALC's addresses: `SqDecode` registers the products `count ×
+//! stride` and, beside them, the base plus the shape's outer span (which `SET_SHAPE` computed)
+//! minus the stride, so that the multiplier has the cycle to itself; `CalcReadA` adds the two
+//! to get `a`'s and `b`'s last address, and compares the last element of `a`, `b` and the result
 //! with the data memory's size (outside, the WQE completes with `BAD_ADDR` before anything is
 //! written) and with each other (`hazard_a`, `hazard_b`: whether the CALC streams; with a
 //! shape, any overlap is a hazard).
@@ -233,10 +234,17 @@ crate::sub_block! {
         zero64: Constant<Bits<64>> = k(0),
         /// `CalcWait` cycles still to go after this one.
         alu_wait: Reg<Bits<AWB>>,
-        /// `(count - 1) × calc_sa` and `× calc_sb` plus the shape's outer spans, and the
-        /// result's span, registered at `start`.
-        span_a: Reg<Bits<SPAN_BITS>>,
-        span_b: Reg<Bits<SPAN_BITS>>,
+        /// `count × calc_sa` and `× calc_sb`, registered at `start`: the multiplier has the
+        /// cycle to itself (the spans `(count - 1) × stride` would put a subtraction before it
+        /// and an addition after it).
+        prod_a: Reg<Bits<SPAN_BITS>>,
+        prod_b: Reg<Bits<SPAN_BITS>>,
+        /// The rest of `a`'s and `b`'s last address, registered at `start` beside the
+        /// products: base plus the shape's outer span minus the stride (modulo `2^END_BITS`;
+        /// the sum with the product is the address, which fits).
+        reach_a: Reg<Bits<END_BITS>>,
+        reach_b: Reg<Bits<END_BITS>>,
+        /// The result's span, registered at `start`.
         span_d: Reg<Bits<SPAN_D_BITS>>,
         /// The reduction ALU (`L` lanes): its inputs are the operand registers, its result is
         /// registered.
@@ -275,7 +283,6 @@ crate::sub_block! {
         a_wide: Signal<Local, Bits<END_D_BITS>>,
         b_wide: Signal<Local, Bits<END_D_BITS>>,
         // The bounds check: the last words of `a`, `b` and the result.
-        last: Signal<Local, Bits<16>>,
         pair: Signal<Local, Bits<END_BITS>>,
         end_a: Signal<Local, Bits<END_BITS>>,
         end_b: Signal<Local, Bits<END_BITS>>,
@@ -330,7 +337,8 @@ impl<
     fn update(&mut self) {
         dff_setup!(
             self, clock, rd_more, rd_valid, half, op_valid, wr_index, ri_hold, a_index, b_index,
-            alu_wait, span_a, span_b, span_d, n1, n2, sa1, sb1, sd1, sa2, sb2, sd2
+            alu_wait, prod_a, prod_b, reach_a, reach_b, span_d, n1, n2, sa1, sb1, sd1, sa2, sb2,
+            sd2
         );
         self.start.next = self.state.val() == SeqState::SqDecode;
         for j in 0..L {
@@ -432,7 +440,6 @@ impl<
             }
         }
         // rust-hdl multiplies only 16 x 16: the strides are widened to 16 bits.
-        self.last.next = self.calc_count.val() - 1;
         self.pair.next = 0.into();
         self.elem_words.next = 1.into();
         if self.is_loc.val() {
@@ -441,11 +448,11 @@ impl<
         }
         self.end_dst.next = bit_cast::<END_D_BITS, 16>(self.calc_dst.val())
             + bit_cast::<END_D_BITS, SPAN_D_BITS>(self.span_d.q.val());
-        self.end_a.next = bit_cast::<END_BITS, 16>(self.calc_a.val())
-            + bit_cast::<END_BITS, SPAN_BITS>(self.span_a.q.val())
+        self.end_a.next = self.reach_a.q.val()
+            + bit_cast::<END_BITS, SPAN_BITS>(self.prod_a.q.val())
             + self.pair.val();
-        self.end_b.next = bit_cast::<END_BITS, 16>(self.calc_b.val())
-            + bit_cast::<END_BITS, SPAN_BITS>(self.span_b.q.val())
+        self.end_b.next = self.reach_b.q.val()
+            + bit_cast::<END_BITS, SPAN_BITS>(self.prod_b.q.val())
             + self.pair.val();
         self.outside.next = (self.end_a.val() >= self.dmem_words_end.val())
             | (self.end_b.val() >= self.dmem_words_end.val())
@@ -471,10 +478,14 @@ impl<
                 & (self.b_wide.val() < self.end_dst.val()));
         self.stream.next = !self.hazard_a.val() & !self.hazard_b.val();
         if self.start.val() {
-            self.span_a.d.next = self.last.val() * bit_cast::<16, 8>(self.calc_sa.val())
-                + bit_cast::<SPAN_BITS, EXT_BITS>(self.ext_read.a.val());
-            self.span_b.d.next = self.last.val() * bit_cast::<16, 8>(self.calc_sb.val())
-                + bit_cast::<SPAN_BITS, EXT_BITS>(self.ext_read.b.val());
+            self.prod_a.d.next = self.calc_count.val() * bit_cast::<16, 8>(self.calc_sa.val());
+            self.prod_b.d.next = self.calc_count.val() * bit_cast::<16, 8>(self.calc_sb.val());
+            self.reach_a.d.next = bit_cast::<END_BITS, 16>(self.calc_a.val())
+                + bit_cast::<END_BITS, EXT_BITS>(self.ext_read.a.val())
+                - bit_cast::<END_BITS, 8>(self.calc_sa.val());
+            self.reach_b.d.next = bit_cast::<END_BITS, 16>(self.calc_b.val())
+                + bit_cast::<END_BITS, EXT_BITS>(self.ext_read.b.val())
+                - bit_cast::<END_BITS, 8>(self.calc_sb.val());
             self.span_d.d.next = bit_cast::<SPAN_D_BITS, 16>(self.calc_count.val())
                 + bit_cast::<SPAN_D_BITS, EXT_BITS>(self.ext_read.d.val());
             if self.is_loc.val() {
