@@ -50,9 +50,9 @@
 //!     the flip-flops it infers and never merges two kept cells, so each instance keeps its
 //!     own copy (an attribute on the declaration keeps only the wire). A
 //!     [`crate::prim::StateReg`] is a `Reg` declared under `(* fsm_encoding = "one-hot" *)`.
-//!     A block needs 1-bit `clock` /
-//!     `reset` inputs only if something in it uses them, so a purely combinational child module
-//!     has neither, and one whose registers are all `DataReg`s has no `reset`.
+//!     A block needs 1-bit `clock` / `reset` inputs only if something in it uses them, so a
+//!     purely combinational child module has neither, and one whose registers are all
+//!     `DataReg`s has no `reset`.
 //! 11. **Continuous assignments.** An unconditional assignment to a whole signal that nothing
 //!     else writes, reading only signals already settled, is printed as `assign` (the signal is
 //!     a `wire`); the rest of `update` stays in one `always @(*)`. This keeps Verilator from

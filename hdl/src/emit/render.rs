@@ -246,7 +246,8 @@ fn render_registers(groups: &[RegGroup], kind: &dyn Fn(&str) -> &'static str, t:
         }
         for c in g.regs {
             let (w, p) = (pin(c, "q"), verilog_name(&c.name));
-            if let Some(attribute) = c.attribute.filter(|a| *a != KEEP) {
+            // (A kept register's attribute goes on its `always` block instead.)
+            if let Some(attribute) = c.attribute.filter(|a| *a == ONE_HOT) {
                 let _ = writeln!(t, "    (* {attribute} *)");
             }
             let _ = writeln!(t, "    {};", decl("reg", w, &format!("{p}_q")));

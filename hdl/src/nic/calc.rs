@@ -84,10 +84,11 @@ use rust_hdl::prelude::*;
 const ALU_OP_BITS: usize = AluOp::BITS;
 const DTYPE_BITS: usize = netcoll_models::reduce_alu::INT_DTYPE_BITS;
 const STATUS_BITS: usize = Status::BITS;
-/// Bits of a span: the product of rust-hdl's 16 × 16 multiplier (a 16-bit element count
-/// times an 8-bit stride needs 24 of them).
+/// Bits of a product `count × stride`: the product of rust-hdl's 16 × 16 multiplier (a 16-bit
+/// element count times an 8-bit stride needs 24 of them).
 const SPAN_BITS: usize = 32;
-/// Bits of the last address of `a` or `b`: 16-bit base, a span and one more for a pair.
+/// Bits of the last address of `a` or `b`: 16-bit base, a product, an outer span and one more
+/// for a pair.
 const END_BITS: usize = SPAN_BITS + 1;
 /// Bits of a shape's outer span (`ShapeExtent`'s fields).
 const EXT_BITS: usize = 17;
@@ -439,7 +440,6 @@ impl<
                 self.alu.bi[j].next = self.zero64.val();
             }
         }
-        // rust-hdl multiplies only 16 x 16: the strides are widened to 16 bits.
         self.pair.next = 0.into();
         self.elem_words.next = 1.into();
         if self.is_loc.val() {
@@ -478,6 +478,7 @@ impl<
                 & (self.b_wide.val() < self.end_dst.val()));
         self.stream.next = !self.hazard_a.val() & !self.hazard_b.val();
         if self.start.val() {
+            // rust-hdl multiplies only 16 x 16: the strides are widened to 16 bits.
             self.prod_a.d.next = self.calc_count.val() * bit_cast::<16, 8>(self.calc_sa.val());
             self.prod_b.d.next = self.calc_count.val() * bit_cast::<16, 8>(self.calc_sb.val());
             self.reach_a.d.next = bit_cast::<END_BITS, 16>(self.calc_a.val())
