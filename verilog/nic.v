@@ -256,7 +256,6 @@ module nic (
     wire [3:0] queues_en_qp;
     wire [1:0] queues_en_mode;
     wire [15:0] queues_en_value;
-    wire [3:0] queues_wait_index;
     wire queues_write_cqe;
     wire queues_retire;
     wire [31:0] queues_now;
@@ -277,6 +276,7 @@ module nic (
     wire [63:0] queues_cur_w1;
     wire [4:0] queues_checks;
     wire [2:0] queues_head_shape;
+    wire [4:0] queues_head_wait_index;
     wire [4:0] queues_wq;
     wire [15:0] queues_ctx_ci;
     wire queues_runnable;
@@ -322,7 +322,6 @@ module nic (
         .en_qp(queues_en_qp),
         .en_mode(queues_en_mode),
         .en_value(queues_en_value),
-        .wait_index(queues_wait_index),
         .write_cqe(queues_write_cqe),
         .retire(queues_retire),
         .now(queues_now),
@@ -343,6 +342,7 @@ module nic (
         .cur_w1(queues_cur_w1),
         .checks(queues_checks),
         .head_shape(queues_head_shape),
+        .head_wait_index(queues_head_wait_index),
         .wq(queues_wq),
         .ctx_ci(queues_ctx_ci),
         .runnable(queues_runnable),
@@ -384,6 +384,7 @@ module nic (
     wire [7:0] execute_pipe_nbuf;
     wire [15:0] execute_pipe_count;
     wire [4:0] execute_checks;
+    wire [4:0] execute_head_wait_index;
     wire [31:0] execute_cq_produced;
     wire [31:0] execute_cnt_data;
     wire execute_tx_free;
@@ -396,7 +397,6 @@ module nic (
     wire execute_rc_due;
     wire [4:0] execute_next_state;
     wire execute_advance_visit;
-    wire execute_complete;
     wire [3:0] execute_complete_status;
     wire execute_send;
     wire execute_send_go;
@@ -411,6 +411,8 @@ module nic (
     wire [4:0] execute_checks_now;
     wire [11:0] execute_stat_hits;
     nic_execute execute (
+        .clock(clock),
+        .reset(reset),
         .state(execute_state),
         .runnable(execute_runnable),
         .cq_full(execute_cq_full),
@@ -435,6 +437,7 @@ module nic (
         .pipe_nbuf(execute_pipe_nbuf),
         .pipe_count(execute_pipe_count),
         .checks(execute_checks),
+        .head_wait_index(execute_head_wait_index),
         .cq_produced(execute_cq_produced),
         .cnt_data(execute_cnt_data),
         .tx_free(execute_tx_free),
@@ -447,7 +450,6 @@ module nic (
         .rc_due(execute_rc_due),
         .next_state(execute_next_state),
         .advance_visit(execute_advance_visit),
-        .complete(execute_complete),
         .complete_status(execute_complete_status),
         .send(execute_send),
         .send_go(execute_send_go),
@@ -500,7 +502,6 @@ module nic (
     wire calc_cancel;
     wire calc_advance_visit;
     wire calc_await_answer;
-    wire calc_complete;
     wire [3:0] calc_complete_status;
     wire calc_fp_refused;
     nic_calc calc (
@@ -542,7 +543,6 @@ module nic (
         .cancel(calc_cancel),
         .advance_visit(calc_advance_visit),
         .await_answer(calc_await_answer),
-        .complete(calc_complete),
         .complete_status(calc_complete_status),
         .fp_refused(calc_fp_refused)
     );
@@ -694,7 +694,6 @@ module nic (
     wire pipe_last;
     wire [4:0] pipe_next_state;
     wire pipe_advance_visit;
-    wire pipe_complete;
     wire [3:0] pipe_complete_status;
     wire pipe_send;
     wire [15:0] pipe_send_addr;
@@ -727,7 +726,6 @@ module nic (
         .last(pipe_last),
         .next_state(pipe_next_state),
         .advance_visit(pipe_advance_visit),
-        .complete(pipe_complete),
         .complete_status(pipe_complete_status),
         .send(pipe_send),
         .send_addr(pipe_send_addr),
@@ -1059,12 +1057,12 @@ module nic (
     assign queues_en_qp = wqe_en_qp[3:0];
     assign queues_en_mode = wqe_en_mode;
     assign queues_en_value = wqe_en_value;
-    assign queues_wait_index = wqe_wait_index[3:0];
     assign queues_write_cqe = completion_write_cqe;
     assign queues_retire = completion_retire;
     assign wqe_w0 = queues_cur_w0;
     assign wqe_w1 = queues_cur_w1;
     assign execute_state = sequencer_current;
+    assign execute_head_wait_index = queues_head_wait_index;
     assign execute_runnable = queues_runnable;
     assign execute_cq_full = queues_cq_full;
     assign execute_opcode = wqe_opcode;
@@ -1211,7 +1209,7 @@ module nic (
     assign tx_last = transmit_tx_last;
     assign tx_data = transmit_tx_data;
     assign completion_state = sequencer_current;
-    assign completion_complete = ((execute_complete | calc_complete) | receive_complete) | pipe_complete;
+    assign completion_complete = receive_complete;
     assign completion_complete_status = ((execute_complete_status | calc_complete_status) | receive_complete_status) | pipe_complete_status;
     assign completion_complete_len = receive_complete_len;
     assign completion_opcode = wqe_opcode;

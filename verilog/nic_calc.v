@@ -42,7 +42,6 @@ module nic_calc (
     output reg          cancel,
     output reg          advance_visit,
     output reg          await_answer,
-    output reg          complete,
     output reg  [3:0]   complete_status,
     output reg          fp_refused
 );
@@ -724,11 +723,9 @@ module nic_calc (
         cancel = 1'b0;
         advance_visit = 1'b0;
         await_answer = 1'b0;
-        complete = 1'b0;
         complete_status = ok;
         if ((state == SEQ_STATE_CALC_READ_A) & outside) begin
             cancel = calc_to_peer;
-            complete = 1'b1;
             complete_status = bad_addr;
             next_state = SEQ_STATE_COMPLETE;
         end
@@ -766,7 +763,6 @@ module nic_calc (
             finish = args_last;
         end
         if (finish) begin
-            complete = ~calc_to_peer;
             next_state = SEQ_STATE_COMPLETE;
             if (calc_to_peer) begin
                 go = 1'b1;

@@ -33,6 +33,11 @@ module nic_completion (
     localparam [4:0] SEQ_STATE_WAIT_CHECK = 5'd8;
     localparam [4:0] SEQ_STATE_ENABLE_WRITE = 5'd9;
     localparam [4:0] SEQ_STATE_COMPLETE = 5'ha;
+    localparam [4:0] SEQ_STATE_CALC_READ_A = 5'h13;
+    localparam [4:0] SEQ_STATE_CALC_WRITE = 5'h19;
+    localparam [4:0] SEQ_STATE_CALC_WRITE_INDEX = 5'h1a;
+    localparam [4:0] SEQ_STATE_CALC_STREAM = 5'h1e;
+    localparam [4:0] SEQ_STATE_PIPE_CHECK = 5'h1f;
 
     // Registers: `x_q` holds, `x_d` is its next value.
     reg [3:0] status_q;
@@ -109,7 +114,7 @@ module nic_completion (
     assign write_cqe = writes_q;
     assign retire = retires_q;
     assign pending = waits_q;
-    assign load = ((complete | (state == SEQ_STATE_SQ_DECODE)) | (state == SEQ_STATE_WAIT_CHECK)) | (state == SEQ_STATE_ENABLE_WRITE);
+    assign load = (((((((complete | (state == SEQ_STATE_SQ_DECODE)) | (state == SEQ_STATE_WAIT_CHECK)) | (state == SEQ_STATE_ENABLE_WRITE)) | (state == SEQ_STATE_CALC_READ_A)) | (state == SEQ_STATE_CALC_STREAM)) | (state == SEQ_STATE_CALC_WRITE)) | (state == SEQ_STATE_CALC_WRITE_INDEX)) | (state == SEQ_STATE_PIPE_CHECK);
 
     always @(*) begin
         status_d = status_q;

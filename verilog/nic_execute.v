@@ -4,6 +4,8 @@
 `default_nettype none
 
 module nic_execute (
+    input  wire         clock,
+    input  wire         reset,
     input  wire [4:0]   state,
     input  wire         runnable,
     input  wire         cq_full,
@@ -28,6 +30,7 @@ module nic_execute (
     input  wire [7:0]   pipe_nbuf,
     input  wire [15:0]  pipe_count,
     input  wire [4:0]   checks,
+    input  wire [4:0]   head_wait_index,
     input  wire [31:0]  cq_produced,
     input  wire [31:0]  cnt_data,
     input  wire         tx_free,
@@ -40,7 +43,6 @@ module nic_execute (
     input  wire         rc_due,
     output reg  [4:0]   next_state,
     output reg          advance_visit,
-    output reg          complete,
     output reg  [3:0]   complete_status,
     output reg          send,
     output reg          send_go,
@@ -90,6 +92,10 @@ module nic_execute (
     localparam [4:0] SEQ_STATE_SQ_WQE = 5'h1c;
     localparam [4:0] SEQ_STATE_PIPE_CHECK = 5'h1f;
 
+    // Registers: `x_q` holds, `x_d` is its next value.
+    reg wait_met_q;
+    reg wait_met_d;
+
     // Instance `checks_now_word`.
     wire checks_now_word_reserved;
     wire checks_now_word_buf_outside;
@@ -123,6 +129,7 @@ module nic_execute (
     );
 
     // Combinational signals.
+    reg complete;
     wire [16:0] buf_end;
     reg wait_index_bad;
     wire now_reserved;
@@ -131,12 +138,20 @@ module nic_execute (
     reg now_arg_bad;
     reg now_empty;
     wire [31:0] wait_lead;
-    reg wait_met;
+    reg wait_met_now;
     reg fail;
     reg [3:0] fail_status;
     wire calc_loc;
     reg [15:0] calc_len;
     wire pipe_head;
+
+    always @(posedge clock) begin
+        if (reset) begin
+            wait_met_q <= 1'b0;
+        end else begin
+            wait_met_q <= wait_met_d;
+        end
+    end
 
     assign now_reserved = ((rsvd0 != 3'd0) | (rsvd1 != 4'd0)) | ((rsvd2 != 3'd0) & (opcode != op_calc));
     assign buf_end = {1'b0, buf_addr} + {1'b0, buf_len};
@@ -152,6 +167,7 @@ module nic_execute (
     assign pipe_head = (opcode == op_pipe) & (~checks_latched_reserved);
 
     always @(*) begin
+        wait_met_d = wait_met_q;
         wait_index_bad = wait_index >= cqs;
         if (wait_kind) begin
             wait_index_bad = wait_index >= counters;
@@ -177,9 +193,9 @@ module nic_execute (
         checks_now_word_index_bad = now_index_bad;
         checks_now_word_arg_bad = now_arg_bad;
         checks_now_word_empty = now_empty;
-        wait_met = wait_lead < half32;
+        wait_met_now = wait_lead < half32;
         if (wait_kind) begin
-            wait_met = cnt_data >= wait_count;
+            wait_met_now = cnt_data >= wait_count;
         end
         calc_len = calc_count + calc_ext_d;
         if (calc_loc) begin
@@ -211,10 +227,11 @@ module nic_execute (
                 end
             end
             SEQ_STATE_SQ_WQE: begin
+                cnt_rd_addr = head_wait_index;
                 next_state = SEQ_STATE_SQ_DECODE;
             end
             SEQ_STATE_SQ_DECODE: begin
-                cnt_rd_addr = wait_index[4:0];
+                wait_met_d = wait_met_now;
                 if ((rc_state == st_retry) & (~rc_due)) begin
                     advance_visit = 1'b1;
                     next_state = SEQ_STATE_IDLE;
@@ -292,8 +309,8 @@ module nic_execute (
                 end
             end
             SEQ_STATE_WAIT_CHECK: begin
-                complete = wait_met;
-                if (~wait_met) begin
+                complete = wait_met_q;
+                if (~wait_met_q) begin
                     advance_visit = 1'b1;
                     next_state = SEQ_STATE_IDLE;
                 end

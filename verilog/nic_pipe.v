@@ -30,7 +30,6 @@ module nic_pipe (
     output wire         last,
     output reg  [4:0]   next_state,
     output reg          advance_visit,
-    output reg          complete,
     output reg  [3:0]   complete_status,
     output reg          send,
     output reg  [15:0]  send_addr,
@@ -56,6 +55,10 @@ module nic_pipe (
     reg [63:0] ctx1_d;
     reg [31:0] size_q;
     reg [31:0] size_d;
+    reg [31:0] space_q;
+    reg [31:0] space_d;
+    reg base_past_q;
+    reg base_past_d;
 
     // Memory `pipc0`: 16 words, registered read.
     reg [63:0] pipc0_words [0:15];
@@ -164,7 +167,9 @@ module nic_pipe (
     );
 
     // Combinational signals.
-    wire [31:0] buf_end;
+    reg complete;
+    wire [15:0] buf_end;
+    wire outside;
     reg [15:0] wr_next;
     reg [15:0] rd_next;
     wire last_held;
@@ -176,10 +181,14 @@ module nic_pipe (
             ctx0_q <= 64'd0;
             ctx1_q <= 64'd0;
             size_q <= 32'd0;
+            space_q <= 32'd0;
+            base_past_q <= 1'b0;
         end else begin
             ctx0_q <= ctx0_d;
             ctx1_q <= ctx1_d;
             size_q <= size_d;
+            space_q <= space_d;
+            base_past_q <= base_past_d;
         end
     end
 
@@ -204,13 +213,16 @@ module nic_pipe (
     assign wr_addr = pipe_read_ctx_wr_addr;
     assign blen = pipe_read_ctx_blen;
     assign last = pipe_context_rleft == 16'd1;
-    assign buf_end = {{16{1'b0}}, pipe_base} + size_q;
+    assign buf_end = pipe_base + size_q[15:0];
+    assign outside = base_past_q | (size_q > space_q);
     assign last_held = (pipe_read_ctx_rleft == 16'd0) & (pipe_read_ctx_held == 8'd1);
 
     always @(*) begin
         ctx0_d = ctx0_q;
         ctx1_d = ctx1_q;
         size_d = size_q;
+        space_d = space_q;
+        base_past_d = base_past_q;
         pipc0_rd_addr = 4'd0;
         if (take_rx) begin
             pipc0_rd_addr = rx_qp;
@@ -231,6 +243,8 @@ module nic_pipe (
         end
         if (state == SEQ_STATE_SQ_DECODE) begin
             size_d = {{16{1'b0}}, pipe_blen} * {{16{1'b0}}, {{8{1'b0}}, pipe_nbuf}};
+            space_d = dmem_words - {{16{1'b0}}, pipe_base};
+            base_past_d = {{16{1'b0}}, pipe_base} > dmem_words;
         end
         wr_next = pipe_context_wr_addr + pipe_context_blen;
         if (wr_next == pipe_context_bound) begin
@@ -265,14 +279,14 @@ module nic_pipe (
             advance_visit = 1'b1;
             next_state = SEQ_STATE_IDLE;
             if (~pipe_read_ctx_piped) begin
-                if (buf_end > dmem_words) begin
+                if (outside) begin
                     complete = 1'b1;
                     complete_status = bad_addr;
                 end else begin
                     write = 1'b1;
                     pipe_context_word_base = pipe_base;
                     pipe_context_word_blen = pipe_blen;
-                    pipe_context_word_bound = buf_end[15:0];
+                    pipe_context_word_bound = buf_end;
                     pipe_context_word_wr_addr = pipe_base;
                     pipe_context_word_piped = 1'b1;
                     pipe_context_word_status = ok;

@@ -34,7 +34,6 @@ module nic_queues (
     input  wire [3:0]   en_qp,
     input  wire [1:0]   en_mode,
     input  wire [15:0]  en_value,
-    input  wire [3:0]   wait_index,
     input  wire         write_cqe,
     input  wire         retire,
     input  wire [31:0]  now,
@@ -55,6 +54,7 @@ module nic_queues (
     output wire [63:0]  cur_w1,
     output wire [4:0]   checks,
     output wire [2:0]   head_shape,
+    output wire [4:0]   head_wait_index,
     output wire [4:0]   wq,
     output wire [15:0]  ctx_ci,
     output wire         runnable,
@@ -97,6 +97,7 @@ module nic_queues (
     localparam [4:0] SEQ_STATE_SQ_WQE = 5'h1c;
 
     // Registers: `x_q` holds, `x_d` is its next value.
+    // Reset to zero:
     reg [4:0] served_q;
     reg [4:0] served_d;
     reg [15:0] pi_q;
@@ -141,6 +142,17 @@ module nic_queues (
     reg [31:0] rc_at_d;
     reg due_q;
     reg due_d;
+    reg rcc_pend_q;
+    reg rcc_pend_d;
+    reg rcc_fwd_q;
+    reg rcc_fwd_d;
+    // Without reset (a datapath; a flag that resets tells when they count):
+    reg [4:0] rcc_pend_addr_q;
+    reg [4:0] rcc_pend_addr_d;
+    reg [63:0] rcc_pend_data_q;
+    reg [63:0] rcc_pend_data_d;
+    reg [63:0] rcc_fwd_data_q;
+    reg [63:0] rcc_fwd_data_d;
 
     // Memory `wqc`: 32 words, registered read.
     reg [63:0] wqc_words [0:31];
@@ -154,8 +166,8 @@ module nic_queues (
     reg [63:0] rcc_words [0:31];
     reg [4:0] rcc_rd_addr;
     reg [63:0] rcc_rd_data;
-    reg rcc_wr_en;
-    reg [4:0] rcc_wr_addr;
+    wire rcc_wr_en;
+    wire [4:0] rcc_wr_addr;
     wire [63:0] rcc_wr_data;
 
     // Memory `wqe0`: 512 words, registered read.
@@ -255,7 +267,7 @@ module nic_queues (
     );
 
     // Instance `rc_context`.
-    wire [63:0] rc_context_rcc;
+    reg [63:0] rc_context_rcc;
     wire rc_context_rc;
     wire [2:0] rc_context_retry;
     wire [1:0] rc_context_state;
@@ -306,6 +318,7 @@ module nic_queues (
     reg cqp_write;
     reg cqe_write;
     reg rcc_write;
+    reg [4:0] rcc_write_at;
     wire [31:0] retry_at;
 
     always @(posedge clock) begin
@@ -332,6 +345,8 @@ module nic_queues (
             rc_delay_q <= 16'd0;
             rc_at_q <= 32'd0;
             due_q <= 1'b0;
+            rcc_pend_q <= 1'b0;
+            rcc_fwd_q <= 1'b0;
         end else begin
             served_q <= served_d;
             pi_q <= pi_d;
@@ -355,7 +370,15 @@ module nic_queues (
             rc_delay_q <= rc_delay_d;
             rc_at_q <= rc_at_d;
             due_q <= due_d;
+            rcc_pend_q <= rcc_pend_d;
+            rcc_fwd_q <= rcc_fwd_d;
         end
+    end
+
+    always @(posedge clock) begin
+        rcc_pend_addr_q <= rcc_pend_addr_d;
+        rcc_pend_data_q <= rcc_pend_data_d;
+        rcc_fwd_data_q <= rcc_fwd_data_d;
     end
 
     always @(posedge clock) begin
@@ -407,7 +430,6 @@ module nic_queues (
         end
     end
 
-    assign rc_context_rcc = rcc_rd_data;
     assign awaits = rc_context_state == st_await;
     assign rc_read = rc_context_rc;
     assign reliable = rc_on_q;
@@ -433,6 +455,7 @@ module nic_queues (
     assign cur_w1 = w1_q;
     assign checks = chk_q;
     assign head_shape = wqe1_rd_data[19:17];
+    assign head_wait_index = wqe0_rd_data[20:16];
     assign latch_wqe = (state == SEQ_STATE_SQ_WQE) | (state == SEQ_STATE_RX_WQE);
     assign enable_target = ({1'b0, en_qp} << 1'b1) | {{4{1'b0}}, opcode == recv_en};
     assign up_to = en_value + {{15{1'b0}}, en_mode == 2'd1};
@@ -449,12 +472,14 @@ module nic_queues (
     assign wqe1_wr_data = post_w1;
     assign wqe_chk_wr_data = chk_post_q;
     assign wqc_wr_data = wq_context_word_ctx;
-    assign rcc_wr_data = rc_context_word_rcc;
+    assign rcc_wr_addr = rcc_pend_addr_q;
+    assign rcc_wr_data = rcc_pend_data_q;
     assign cqp_wr_data = cq_counts_word_counts;
     assign cqe_wr_data = cqe_word;
     assign wqe0_wr_en = post & (~reset);
     assign wqe1_wr_en = post & (~reset);
     assign wqe_chk_wr_en = post & (~reset);
+    assign rcc_wr_en = rcc_pend_q & (~reset);
 
     always @(*) begin
         served_d = served_q;
@@ -479,6 +504,15 @@ module nic_queues (
         rc_delay_d = rc_delay_q;
         rc_at_d = rc_at_q;
         due_d = due_q;
+        rcc_pend_d = rcc_pend_q;
+        rcc_pend_addr_d = rcc_pend_addr_q;
+        rcc_pend_data_d = rcc_pend_data_q;
+        rcc_fwd_d = rcc_fwd_q;
+        rcc_fwd_data_d = rcc_fwd_data_q;
+        rc_context_rcc = rcc_rd_data;
+        if (rcc_fwd_q) begin
+            rc_context_rcc = rcc_fwd_data_q;
+        end
         chk_post_d = post_checks;
         if (take_host) begin
             w0_d = host_w0;
@@ -544,9 +578,11 @@ module nic_queues (
             wqe_chk_rd_addr = ({{4{1'b0}}, served_q} << wq_slot_bits) | {{5{1'b0}}, wq_context_ci[3:0]};
             cqp_rd_addr = wq_context_cq[3:0];
         end
+        if (state == SEQ_STATE_SQ_WQE) begin
+            cqp_rd_addr = wqe0_rd_data[19:16];
+        end
         if (state == SEQ_STATE_SQ_DECODE) begin
             wqc_rd_addr = enable_target;
-            cqp_rd_addr = wait_index;
         end
         if (state == SEQ_STATE_NAK_CONTEXT) begin
             cq_d = wq_context_cq;
@@ -572,7 +608,7 @@ module nic_queues (
         rc_context_word_delay = rc_delay_q;
         rc_context_word_at = rc_at_q;
         rcc_write = 1'b0;
-        rcc_wr_addr = served_q;
+        rcc_write_at = served_q;
         wqc_write = 1'b0;
         wqc_wr_addr = wq_sel;
         cqp_write = 1'b0;
@@ -585,7 +621,7 @@ module nic_queues (
         end
         if (configure) begin
             rcc_write = 1'b1;
-            rcc_wr_addr = wq_sel;
+            rcc_write_at = wq_sel;
             rc_context_word_rc = cfg_rc;
             rc_context_word_retry = cfg_rnr_retry;
             rc_context_word_state = 2'd0;
@@ -677,7 +713,7 @@ module nic_queues (
             cq_counts_word_produced = 32'd0;
             cq_counts_word_consumed = 32'd0;
             rcc_write = 1'b1;
-            rcc_wr_addr = sweep_at[4:0];
+            rcc_write_at = sweep_at[4:0];
             rc_context_word_rc = 1'b0;
             rc_context_word_retry = 3'd0;
             rc_context_word_state = 2'd0;
@@ -686,8 +722,12 @@ module nic_queues (
             rc_context_word_delay = 16'd0;
             rc_context_word_at = 32'd0;
         end
+        rcc_pend_d = rcc_write & (~reset);
+        rcc_pend_addr_d = rcc_write_at;
+        rcc_pend_data_d = rc_context_word_rcc;
+        rcc_fwd_d = rcc_pend_q & (rcc_pend_addr_q == rcc_rd_addr);
+        rcc_fwd_data_d = rcc_pend_data_q;
         wqc_wr_en = wqc_write & (~reset);
-        rcc_wr_en = rcc_write & (~reset);
         cqp_wr_en = cqp_write & (~reset);
         cqe_wr_en = cqe_write & (~reset);
     end

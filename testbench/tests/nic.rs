@@ -1279,8 +1279,8 @@ fn mutants_of_the_emitted_verilog_fail_the_examples() {
     let mutants = [
         (
             "WAIT on a counter completes one short of its threshold",
-            "wait_met = cnt_data >= wait_count;",
-            "wait_met = (cnt_data + 32'd1) >= wait_count;",
+            "wait_met_now = cnt_data >= wait_count;",
+            "wait_met_now = (cnt_data + 32'd1) >= wait_count;",
         ),
         (
             "SUM computes XOR",

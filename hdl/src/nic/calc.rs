@@ -64,8 +64,8 @@
 //!   1 .. while a lane group is read);
 //! - `go`: the result buffer is computed, the message the transmit engine holds for it may go
 //!   (`advance_visit`: the visit is over; `await_answer`: a reliable QP's SQ awaits the
-//!   answer); `cancel`: the engine drops it (`BAD_ADDR`); `complete`, `complete_status`: the
-//!   WQE completes (`BAD_ADDR`, or `OK` = 0);
+//!   answer); `cancel`: the engine drops it (`BAD_ADDR`); `complete_status`: the status of a
+//!   WQE that completes, `next_state` `Complete` (`BAD_ADDR`, or `OK` = 0);
 //! - `shape_ext_d`: the result's outer span of the shape read, its low 16 bits (`SqDecode`:
 //!   the message's length is `count` elements plus it).
 
@@ -154,7 +154,6 @@ crate::sub_block! {
         pub cancel: Signal<Out, bool>,
         pub advance_visit: Signal<Out, bool>,
         pub await_answer: Signal<Out, bool>,
-        pub complete: Signal<Out, bool>,
         pub complete_status: Signal<Out, Bits<STATUS_BITS>>,
         /// The WQE names a floating-point type this NIC is built without, or an operation the
         /// floating-point types do not define: the sequencer completes it with `BadArg`.
@@ -703,11 +702,9 @@ impl<
         self.cancel.next = false;
         self.advance_visit.next = false;
         self.await_answer.next = false;
-        self.complete.next = false;
         self.complete_status.next = self.ok.val();
         if (self.state.val() == SeqState::CalcReadA) & self.outside.val() {
             self.cancel.next = self.calc_to_peer.val();
-            self.complete.next = true;
             self.complete_status.next = self.bad_addr.val();
             self.next_state.next = SeqState::Complete;
         }
@@ -750,7 +747,6 @@ impl<
             self.finish.next = self.args_last.val();
         }
         if self.finish.val() {
-            self.complete.next = !self.calc_to_peer.val();
             self.next_state.next = SeqState::Complete;
             if self.calc_to_peer.val() {
                 self.go.next = true;
@@ -842,7 +838,8 @@ mod tests {
                 writes.len(),
                 "two writes in one bank: {writes:?}"
             );
-            let (go, complete, next) = (c.go.val(), c.complete.val(), c.next_state.val());
+            let next = c.next_state.val();
+            let (go, complete) = (c.go.val(), next == SeqState::Complete);
             assert_eq!(c.advance_visit.val(), go);
             c.clock.next = Clock { clk: true };
             assert!(simulate(c, 1000));
@@ -881,8 +878,7 @@ mod tests {
         c.state.next = SeqState::CalcReadA;
         c.clock.next = Clock { clk: false };
         assert!(simulate(c, 1000));
-        if c.complete.val() {
-            assert_eq!(c.next_state.val(), SeqState::Complete);
+        if c.next_state.val() == SeqState::Complete {
             Some(Status::from_code(c.complete_status.val().to_u64()).expect("a status"))
         } else {
             let next = c.next_state.val();

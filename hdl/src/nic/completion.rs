@@ -5,16 +5,21 @@
 //! to `Complete` (at once, or after a counter update or a discarded message), where the queues
 //! write this unit's CQE — its fields packed by the `CqeWord` layout block (`cqe_word`) — if
 //! `write_cqe`, and retire the WQE if `retire`. A completion is written when the WQE is
-//! signaled or failed (any status but OK). The send queue's deciding states (`SqDecode`,
-//! `WaitCheck`, `EnableWrite`) load the fields whether or not their WQE completes, so that
-//! the decision is not in front of the registers' enables: only `Complete` reads them, and it
-//! follows only a cycle that raised `complete` (or `notify`), which loads them again. An
+//! signaled or failed (any status but OK). The states in which a WQE may complete and go to
+//! `Complete` at once (`SqDecode`, `WaitCheck`, `EnableWrite`, the CALC's `CalcReadA`,
+//! `CalcStream`, `CalcWrite`, `CalcWriteIndex`, and `PipeCheck`) load the fields whether or not
+//! their WQE completes, so that the decision is not in front of the registers' enables: only
+//! `Complete` reads them, and it follows only a cycle that completed (or raised `notify`),
+//! which loaded them. So `complete` is the receive unit's alone, whose completions may wait
+//! for a message's end or a counter's update (the others' statuses still come in
+//! `complete_status`). An
 //! arriving NAK sets up a `REMOTE_DISCARD` notification instead (`notify`): a CQE for the
 //! SQ's CQ, no WQE retired.
 //!
 //! # Inputs
 //! - `clock`, `reset`; `state`;
-//! - `complete`, `complete_status` (a `Status` code), `complete_len`: the current WQE completes;
+//! - `complete`: the receive unit completes the current WQE; `complete_status` (a `Status`
+//!   code, of whichever unit completes), `complete_len`;
 //! - the current WQE's `opcode`, `signaled`; the served queue `wq` and its `ctx_ci` (the index
 //!   of its head WQE);
 //! - `hold`: the completion waits for a discarded message (`pending`);
@@ -100,7 +105,12 @@ impl<const QB: usize, const WB: usize> Logic for NicCompletion<QB, WB> {
         self.load.next = self.complete.val()
             | (self.state.val() == SeqState::SqDecode)
             | (self.state.val() == SeqState::WaitCheck)
-            | (self.state.val() == SeqState::EnableWrite);
+            | (self.state.val() == SeqState::EnableWrite)
+            | (self.state.val() == SeqState::CalcReadA)
+            | (self.state.val() == SeqState::CalcStream)
+            | (self.state.val() == SeqState::CalcWrite)
+            | (self.state.val() == SeqState::CalcWriteIndex)
+            | (self.state.val() == SeqState::PipeCheck);
         if self.load.val() {
             self.status.d.next = self.complete_status.val();
             self.opcode_of.d.next = self.opcode.val();

@@ -1,7 +1,7 @@
 //! # WQE decode and dispatch (module `nic_execute`)
 //!
-//! Combinational: what a visit of a send queue does in `SqContext`, `SqWqe`, `SqDecode`,
-//! `WaitCheck` and `EnableWrite` (see "Work requests" in `netcoll_models::nic` and the state
+//! What a visit of a send queue does in `SqContext`, `SqWqe`, `SqDecode`, `WaitCheck` and
+//! `EnableWrite` (see "Work requests" in `netcoll_models::nic` and the state
 //! table of its `model`). In `SqDecode` it decides on the head WQE latched in `SqWqe` — its
 //! checks, its opcode, the queue's reliability word and the transmit engine — and either
 //! completes it at once (NOP, or an error status) or starts its work: a transmission, a WAIT's
@@ -19,15 +19,25 @@
 //! comparisons behind it. Which check decides, and with which status, is unchanged: the
 //! opcode still chooses, in `SqDecode`, as `netcoll_models::nic::model` does.
 //!
+//! ## A WAIT's compare a cycle early
+//! `SqWqe` reads a WAIT's CQ counts (the queues) and counter (here: `cnt_rd_addr`) at the
+//! `wait_index` of the WQE being latched, whatever the WQE; `SqDecode` compares them with its
+//! target and registers the result (`wait_met`), on which `WaitCheck` decides. Nothing writes
+//! the counts or the counters from `SqWqe` to `WaitCheck` (no host command, no message runs in
+//! between), so the result is the one the model computes in `WaitCheck`; the compare's two
+//! 32-bit carry chains no longer stand in front of the next state.
+//!
 //! # Inputs
-//! - `state`; `runnable` (the queues: the context just read), `cq_full` (the latched counts);
+//! - `clock`, `reset`; `state`; `runnable` (the queues: the context just read), `cq_full` (the latched counts);
 //! - the current WQE's fields (from the WQE unpack): `opcode`, `rsvd0`, `rsvd1`, `rsvd2`,
 //!   `buf_addr`, `buf_len`, `wait_kind`, `wait_index`, `wait_count`, `en_qp`, `calc_op`,
 //!   `calc_count`, `calc_dst`, `calc_to_peer`, `pipe_rq`, `pipe_blen`, `pipe_nbuf`,
 //!   `pipe_count`; `calc_ext_d`, the result's outer span of the CALC's shape (calc unit);
 //!   `calc_fp_refused` (calc unit);
 //! - `checks`: the latched WQE's checks;
-//! - `cq_produced` (the counts of a CQ WAIT's CQ), `cnt_data` (a counter WAIT's counter);
+//! - `head_wait_index`: the `wait_index` of the WQE being latched (`SqWqe`);
+//! - `cq_produced` (the counts of a CQ WAIT's CQ), `cnt_data` (a counter WAIT's counter):
+//!   read in `SqWqe`;
 //! - the transmit engine: `tx_free` (it can take a data message), `tx_busy_here` (it is
 //!   sending the served SQ's message: the visit is over), `tx_sent_here` (it has sent it: the
 //!   WQE completes);
@@ -40,7 +50,9 @@
 //! # Outputs
 //! - `next_state`: the next state in the states above;
 //! - `advance_visit`: the visit is over without running the WQE;
-//! - `complete`, `complete_status`: the WQE completes (`next` is `Complete`);
+//! - `complete_status`: the status of a WQE that completes (`next` is `Complete`; the
+//!   completion unit loads its fields in these states whatever they decide, so it needs no
+//!   word of whether the WQE completes);
 //! - `send`, `send_go`, `send_addr`, `send_len`: hand a message over to the transmit engine
 //!   (SEND, a retry: `send_go`, and the visit is over; a CALC to a peer: held until its
 //!   result is computed, but for an empty CALC); `sent_taken`: the sent message's WQE
@@ -48,9 +60,9 @@
 //! - `pipe_read`: a PIPE's step, the pipe unit reads its receive QP's context (`PipeCheck`
 //!   is the pipe unit's, [`super::pipe`]); the CALC unit loads its loop in every `SqDecode`
 //!   by itself ([`super::calc`]);
-//! - `cnt_rd_addr`: the counter a WAIT would read, in every `SqDecode` (zero otherwise; the
-//!   queues likewise read an enable's target context and a CQ WAIT's counts whatever the WQE:
-//!   see [`super::queues`]);
+//! - `cnt_rd_addr`: the counter a WAIT would read, in every `SqWqe` (zero otherwise; the
+//!   queues likewise read a CQ WAIT's counts, and an enable's target context in `SqDecode`,
+//!   whatever the WQE: see [`super::queues`]);
 //! - `reserved`, `buf_outside`: the latched WQE sets a reserved bit; its buffer does not fit
 //!   in data memory (the receive unit's checks of a RECV);
 //! - `checks_now`: the checks of the current words;
@@ -59,6 +71,8 @@
 use super::k;
 use super::sequencer::SeqState;
 use super::stats::hit;
+use crate::dff_setup;
+use crate::prim::Reg;
 use netcoll_models::nic::{Opcode, RcState, Stat, Status, STATS};
 use netcoll_models::reduce_alu::{AluOp, FIRST_RESERVED_OP};
 use rust_hdl::prelude::*;
@@ -114,6 +128,8 @@ pub mod pack {
 crate::sub_block! {
     /// WQE decode and dispatch (widths as in [`super::Nic`]).
     pub struct NicExecute<const QB: usize, const CB: usize, const KB: usize, const DB: usize> {
+        pub clock: Signal<In, Clock>,
+        pub reset: Signal<In, bool>,
         pub state: Signal<In, SeqState>,
         pub runnable: Signal<In, bool>,
         pub cq_full: Signal<In, bool>,
@@ -144,6 +160,7 @@ crate::sub_block! {
         /// The latched WQE's checks ([`WqeChecks`](unpack::WqeChecks)), made when it was
         /// posted (the queues keep them beside the WQE).
         pub checks: Signal<In, Bits<CHECK_BITS>>,
+        pub head_wait_index: Signal<In, Bits<KB>>,
         pub cq_produced: Signal<In, Bits<32>>,
         pub cnt_data: Signal<In, Bits<32>>,
         pub tx_free: Signal<In, bool>,
@@ -156,7 +173,6 @@ crate::sub_block! {
         pub rc_due: Signal<In, bool>,
         pub next_state: Signal<Out, SeqState>,
         pub advance_visit: Signal<Out, bool>,
-        pub complete: Signal<Out, bool>,
         pub complete_status: Signal<Out, Bits<STATUS_BITS>>,
         pub send: Signal<Out, bool>,
         pub send_go: Signal<Out, bool>,
@@ -172,6 +188,8 @@ crate::sub_block! {
         /// stores beside the WQE).
         pub checks_now: Signal<Out, Bits<CHECK_BITS>>,
         pub stat_hits: Signal<Out, Bits<STATS>>,
+        /// The WQE completes (`next_state` is `Complete`).
+        complete: Signal<Local, bool>,
         buf_end: Signal<Local, Bits<17>>,
         /// A WAIT's index is outside its CQs or counters.
         wait_index_bad: Signal<Local, bool>,
@@ -187,7 +205,10 @@ crate::sub_block! {
         checks_latched: unpack::WqeChecks,
         /// `produced - target` of a CQ WAIT, taken as signed.
         wait_lead: Signal<Local, Bits<32>>,
-        wait_met: Signal<Local, bool>,
+        /// The WAIT's target is met by the counts or counter just read (`SqDecode`).
+        wait_met_now: Signal<Local, bool>,
+        /// `wait_met_now`, registered in `SqDecode`: `WaitCheck` decides on it.
+        wait_met: Reg<bool>,
         fail: Signal<Local, bool>,
         fail_status: Signal<Local, Bits<STATUS_BITS>>,
         /// The CALC's operation is MAXLOC / MINLOC (two words an element).
@@ -228,6 +249,7 @@ impl<const QB: usize, const CB: usize, const KB: usize, const DB: usize> Logic
 {
     #[hdl_gen]
     fn update(&mut self) {
+        dff_setup!(self, clock, wait_met);
         // The checks of the current words (a host command's, when it posts them).
         self.now_reserved.next = (self.rsvd0.val() != 0)
             | (self.rsvd1.val() != 0)
@@ -272,11 +294,11 @@ impl<const QB: usize, const CB: usize, const KB: usize, const DB: usize> Logic
         self.reserved.next = self.checks_latched.reserved.val();
         self.buf_outside.next = self.checks_latched.buf_outside.val();
         self.wait_lead.next = self.cq_produced.val() - self.wait_count.val();
-        self.wait_met.next = self.wait_lead.val() < self.half32.val();
+        self.wait_met_now.next = self.wait_lead.val() < self.half32.val();
         self.calc_loc.next = (self.calc_op.val() == self.alu_max_loc.val())
             | (self.calc_op.val() == self.alu_min_loc.val());
         if self.wait_kind.val() {
-            self.wait_met.next = self.cnt_data.val() >= self.wait_count.val();
+            self.wait_met_now.next = self.cnt_data.val() >= self.wait_count.val();
         }
         self.calc_len.next = self.calc_count.val() + self.calc_ext_d.val();
         if self.calc_loc.val() {
@@ -313,11 +335,14 @@ impl<const QB: usize, const CB: usize, const KB: usize, const DB: usize> Logic
                     self.next_state.next = SeqState::Idle;
                 }
             }
-            SeqState::SqWqe => self.next_state.next = SeqState::SqDecode,
+            SeqState::SqWqe => {
+                // A counter WAIT's counter is read whatever the WQE (only the compare in
+                // `SqDecode` uses it, and no other unit reads the counters here).
+                self.cnt_rd_addr.next = self.head_wait_index.val();
+                self.next_state.next = SeqState::SqDecode;
+            }
             SeqState::SqDecode => {
-                // A counter WAIT's counter is read whatever the WQE (only `WaitCheck` uses
-                // it, and no other unit reads the counters here).
-                self.cnt_rd_addr.next = self.wait_index.val().get_bits::<KB>(0);
+                self.wait_met.d.next = self.wait_met_now.val();
                 if (self.rc_state.val() == self.st_retry.val()) & !self.rc_due.val() {
                     // The retry is not due yet: the next SQ.
                     self.advance_visit.next = true;
@@ -406,8 +431,8 @@ impl<const QB: usize, const CB: usize, const KB: usize, const DB: usize> Logic
                 }
             }
             SeqState::WaitCheck => {
-                self.complete.next = self.wait_met.val();
-                if !self.wait_met.val() {
+                self.complete.next = self.wait_met.q.val();
+                if !self.wait_met.q.val() {
                     self.advance_visit.next = true;
                     self.next_state.next = SeqState::Idle;
                 }
@@ -595,7 +620,16 @@ mod tests {
         );
         let wait_cnt = Wqe::wait_counter(7, 1, true).encode();
         assert_eq!(decode(&mut e, wait_cnt), (WaitCheck, None));
+        assert_eq!(
+            e.cnt_rd_addr.val().to_u64(),
+            0,
+            "the counter is read in SqWqe"
+        );
+        // `SqWqe` reads the counter of the WQE being latched, whatever it is.
+        e.head_wait_index.next = 7.into();
+        show(&mut e, SqWqe, (0, 0));
         assert_eq!(e.cnt_rd_addr.val().to_u64(), 7);
+        e.head_wait_index.next = 0.into();
         let wait_cnt = Wqe::wait_counter(8, 1, true).encode();
         assert_eq!(decode(&mut e, wait_cnt), done(Status::BadIndex));
         // SEND_EN / RECV_EN, if the QP exists.
@@ -675,6 +709,21 @@ mod tests {
         assert!(!e.advance_visit.val() && e.next_state.val() == SeqState::SqWqe);
         show(&mut e, SeqState::SqWqe, (0, 0));
         assert!(!e.advance_visit.val() && e.next_state.val() == SeqState::SqDecode);
+        // A WAIT: `SqDecode` compares what `SqWqe` read, `WaitCheck` decides on the result.
+        // The counts and the counter change after the compare: the decision does not.
+        let wait = |e: &mut Exec, wqe: (u64, u64), produced: u64, counter: u64| {
+            e.cq_produced.next = produced.into();
+            e.cnt_data.next = counter.into();
+            show(e, SeqState::SqDecode, wqe);
+            e.clock.next = Clock { clk: true };
+            assert!(simulate(e, 1000));
+            e.clock.next = Clock { clk: false };
+            e.cq_produced.next = (!produced & 0xffff_ffff).into();
+            e.cnt_data.next = (!counter & 0xffff_ffff).into();
+            show(e, SeqState::WaitCheck, wqe);
+            assert_eq!(e.advance_visit.val(), !e.complete.val());
+            e.complete.val()
+        };
         // A CQ WAIT: `produced - target` taken as signed, not negative.
         for (produced, target, met) in [
             (5u64, 5u64, true),
@@ -682,28 +731,15 @@ mod tests {
             (0, 0xffff_fff0, true),
             (0x8000_0005, 5, false),
         ] {
-            e.cq_produced.next = produced.into();
-            show(
-                &mut e,
-                SeqState::WaitCheck,
-                Wqe::wait_cq(1, target, true).encode(),
+            let wqe = Wqe::wait_cq(1, target, true).encode();
+            assert_eq!(
+                wait(&mut e, wqe, produced, 0),
+                met,
+                "{produced:#x} vs {target:#x}"
             );
-            assert_eq!(e.complete.val(), met, "{produced:#x} vs {target:#x}");
-            assert_eq!(e.advance_visit.val(), !met);
         }
         // A counter WAIT: unsigned.
-        e.cnt_data.next = 9.into();
-        show(
-            &mut e,
-            SeqState::WaitCheck,
-            Wqe::wait_counter(1, 9, true).encode(),
-        );
-        assert!(e.complete.val());
-        show(
-            &mut e,
-            SeqState::WaitCheck,
-            Wqe::wait_counter(1, 10, true).encode(),
-        );
-        assert!(!e.complete.val());
+        assert!(wait(&mut e, Wqe::wait_counter(1, 9, true).encode(), 0, 9));
+        assert!(!wait(&mut e, Wqe::wait_counter(1, 10, true).encode(), 0, 9));
     }
 }

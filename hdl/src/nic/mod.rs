@@ -73,6 +73,9 @@ const STATUS_BITS: usize = netcoll_models::nic::Status::BITS;
 /// The WQE field a posted CQ WAIT's absolute target replaces (its count).
 pub(crate) const WAIT_COUNT: LayoutField =
     crate::kit::layout::field_named(WqeWords::FIELDS, "wait_count");
+/// The WQE field of a WAIT's CQ or counter (the queues read it from the WQE memory).
+pub(crate) const WAIT_INDEX: LayoutField =
+    crate::kit::layout::field_named(WqeWords::FIELDS, "wait_index");
 /// The WQE field of a CALC's shape (the shape memories read it from the WQE memory).
 pub(crate) const CALC_SHAPE: LayoutField =
     crate::kit::layout::field_named(WqeWords::FIELDS, "calc_shape");
@@ -161,7 +164,7 @@ netcoll_models::nic_ports!(rtl_block! {
     > {
         sequencer: sequencer::NicSequencer<QB, SWB> = Default::default(),
         host_cmd: host::NicHost<QB, WB, CB, KB, DB, SWB> = Default::default(),
-        queues: queues::NicQueues<QB, WB, WEB, CB, CEB, SWB> = Default::default(),
+        queues: queues::NicQueues<QB, WB, WEB, CB, CEB, SWB, KB> = Default::default(),
         execute: execute::NicExecute<QB, CB, KB, DB> = Default::default(),
         calc: calc::NicCalc<DB, L, LB, FP, AX, AWB> = Default::default(),
         receive: receive::NicReceive<QB, KB, DB> = Default::default(),
@@ -305,14 +308,16 @@ impl<
         self.queues.en_qp.next = self.wqe.en_qp.val().get_bits::<QB>(0);
         self.queues.en_mode.next = self.wqe.en_mode.val();
         self.queues.en_value.next = self.wqe.en_value.val();
-        self.queues.wait_index.next = self.wqe.wait_index.val().get_bits::<CB>(0);
         self.queues.write_cqe.next = self.completion.write_cqe.val();
         self.queues.retire.next = self.completion.retire.val();
         self.wqe.w0.next = self.queues.cur_w0.val();
         self.wqe.w1.next = self.queues.cur_w1.val();
 
         // WQE decode and dispatch.
+        self.execute.clock.next = self.clock.val();
+        self.execute.reset.next = self.reset.val();
         self.execute.state.next = self.sequencer.current.val();
+        self.execute.head_wait_index.next = self.queues.head_wait_index.val();
         self.execute.runnable.next = self.queues.runnable.val();
         self.execute.cq_full.next = self.queues.cq_full.val();
         self.execute.opcode.next = self.wqe.opcode.val();
@@ -472,10 +477,9 @@ impl<
 
         // The pending completion.
         self.completion.state.next = self.sequencer.current.val();
-        self.completion.complete.next = self.execute.complete.val()
-            | self.calc.complete.val()
-            | self.receive.complete.val()
-            | self.pipe.complete.val();
+        // The other units complete only in states that load the completion anyway: their
+        // decisions stay out of its registers' enables (see `nic_completion`).
+        self.completion.complete.next = self.receive.complete.val();
         self.completion.complete_status.next = self.execute.complete_status.val()
             | self.calc.complete_status.val()
             | self.receive.complete_status.val()

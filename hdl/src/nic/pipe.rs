@@ -10,7 +10,7 @@
 //! | `Background` (a message) | the context of `rx_qp` | |
 //! | `RxContext` | | latches it; tells the receive unit whether the pipe takes the message (`on`, `room`) and where (`wr_addr`, `blen`) |
 //! | `RxData`, at the last beat (`chunk`) | | the latched context with the chunk taken: held + 1, the next buffer (or, after the last chunk, its length `chunk_len`), the first status that is not OK |
-//! | `SqDecode` (`pipe_read`) | the context of `pipe_rq` | registers `nbuf × blen` (`size`) |
+//! | `SqDecode` (`pipe_read`) | the context of `pipe_rq` | registers `nbuf × blen` (`size`), the words from `base` to the end of data memory (`space`, `base_past`) |
 //! | `PipeCheck` | | takes the receive side (or `BAD_ADDR`); frees the chunk sent (completes after the last); hands the oldest chunk held to the transmit engine |
 //!
 //! # Inputs
@@ -29,7 +29,8 @@
 //!   receive side; it takes a chunk (one is expected and a buffer is free); the buffer and its
 //!   length; `last`: the chunk being received is the last (the context latched in
 //!   `RxContext`);
-//! - `next_state`, `advance_visit`, `complete`, `complete_status`: `PipeCheck`'s decision;
+//! - `next_state`, `advance_visit`, `complete_status`: `PipeCheck`'s decision (the WQE
+//!   completes when `next_state` is `Complete`);
 //! - `send`, `send_addr`, `send_len`: a chunk handed to the transmit engine (it goes at once,
 //!   without `ack`); `sent_taken`: the sent chunk is freed.
 
@@ -72,7 +73,6 @@ crate::sub_block! {
         pub last: Signal<Out, bool>,
         pub next_state: Signal<Out, SeqState>,
         pub advance_visit: Signal<Out, bool>,
-        pub complete: Signal<Out, bool>,
         pub complete_status: Signal<Out, Bits<STATUS_BITS>>,
         pub send: Signal<Out, bool>,
         pub send_addr: Signal<Out, Bits<16>>,
@@ -92,8 +92,18 @@ crate::sub_block! {
         ctx1: Reg<Bits<64>>,
         /// `nbuf × blen`, registered in `SqDecode`.
         size: Reg<Bits<32>>,
-        /// The buffers' end (`base + size`), and whether it lies beyond data memory.
-        buf_end: Signal<Local, Bits<32>>,
+        /// Registered in `SqDecode` beside `size`: the words from `base` to the end of data
+        /// memory, and whether `base` is past it, so that `PipeCheck` decides whether the
+        /// buffers fit on one compare (`size > space`) instead of a sum and a compare.
+        space: Reg<Bits<32>>,
+        base_past: Reg<bool>,
+        /// The PIPE completes (`next_state` is `Complete`; `PipeCheck` loads the completion
+        /// whatever it decides).
+        complete: Signal<Local, bool>,
+        /// The buffers' end (`base + size`, when they fit): the bound written to the context.
+        buf_end: Signal<Local, Bits<16>>,
+        /// The buffers do not fit in data memory (`buf_end` beyond it).
+        outside: Signal<Local, bool>,
         /// The buffer after `wr_addr`, after `rd_addr` (wrapping at `end`).
         wr_next: Signal<Local, Bits<16>>,
         rd_next: Signal<Local, Bits<16>>,
@@ -110,7 +120,7 @@ crate::sub_block! {
 impl<const QB: usize, const DB: usize> Logic for NicPipe<QB, DB> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, ctx0, ctx1, size);
+        dff_setup!(self, clock, ctx0, ctx1, size, space, base_past);
         self.pipc0.clock.next = self.clock.val();
         self.pipc1.clock.next = self.clock.val();
 
@@ -137,6 +147,9 @@ impl<const QB: usize, const DB: usize> Logic for NicPipe<QB, DB> {
         }
         if self.state.val() == SeqState::SqDecode {
             self.size.d.next = self.pipe_blen.val() * bit_cast::<16, 8>(self.pipe_nbuf.val());
+            self.space.d.next = self.dmem_words.val() - bit_cast::<32, 16>(self.pipe_base.val());
+            self.base_past.d.next =
+                bit_cast::<32, 16>(self.pipe_base.val()) > self.dmem_words.val();
         }
 
         // To the receive unit.
@@ -147,7 +160,8 @@ impl<const QB: usize, const DB: usize> Logic for NicPipe<QB, DB> {
         self.blen.next = self.pipe_read_ctx.blen.val();
         self.last.next = self.pipe_context.rleft.val() == 1;
 
-        self.buf_end.next = bit_cast::<32, 16>(self.pipe_base.val()) + self.size.q.val();
+        self.buf_end.next = self.pipe_base.val() + self.size.q.val().get_bits::<16>(0);
+        self.outside.next = self.base_past.q.val() | (self.size.q.val() > self.space.q.val());
         self.wr_next.next = self.pipe_context.wr_addr.val() + self.pipe_context.blen.val();
         if self.wr_next.val() == self.pipe_context.bound.val() {
             self.wr_next.next = self.pipe_context.base.val();
@@ -187,14 +201,14 @@ impl<const QB: usize, const DB: usize> Logic for NicPipe<QB, DB> {
             self.next_state.next = SeqState::Idle;
             if !self.pipe_read_ctx.piped.val() {
                 // Take the receive side, if the buffers fit.
-                if self.buf_end.val() > self.dmem_words.val() {
+                if self.outside.val() {
                     self.complete.next = true;
                     self.complete_status.next = self.bad_addr.val();
                 } else {
                     self.write.next = true;
                     self.pipe_context_word.base.next = self.pipe_base.val();
                     self.pipe_context_word.blen.next = self.pipe_blen.val();
-                    self.pipe_context_word.bound.next = self.buf_end.val().get_bits::<16>(0);
+                    self.pipe_context_word.bound.next = self.buf_end.val();
                     self.pipe_context_word.wr_addr.next = self.pipe_base.val();
                     self.pipe_context_word.piped.next = true;
                     self.pipe_context_word.status.next = self.ok.val();
@@ -328,8 +342,8 @@ mod tests {
         edge(p);
     }
 
-    #[test]
-    fn a_pipe_takes_its_receive_side_then_forwards_and_frees_its_chunks() {
+    /// A pipe unit after its reset and the reset sweep of its contexts.
+    fn swept() -> Pipe {
         let mut p = Pipe::default();
         p.connect_all();
         p.reset.next = true;
@@ -341,6 +355,38 @@ mod tests {
             settle(&mut p);
             edge(&mut p);
         }
+        p
+    }
+
+    #[test]
+    fn a_pipe_s_buffers_fit_in_data_memory_up_to_its_last_word() {
+        // (base, blen, nbuf, outside) over 1024 words: the end exactly at 1024 fits; one word
+        // more, a base at the end or past it (the registered `space` would wrap) do not.
+        for (base, blen, nbuf, outside) in [
+            (1016u64, 4u64, 2u64, false),
+            (0, 1024, 1, false),
+            (1017, 4, 2, true),
+            (1024, 1, 1, true),
+            (0xfff0, 1, 1, true),
+            (0, 0x1000, 0xff, true),
+        ] {
+            let mut p = swept();
+            visit(&mut p, 1, (base, blen, nbuf));
+            let case = format!("base {base}, {nbuf} buffers of {blen}");
+            assert_eq!(p.complete.val(), outside, "{case}");
+            if outside {
+                assert_eq!(
+                    p.complete_status.val().to_u64(),
+                    Status::BadAddr.code(),
+                    "{case}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn a_pipe_takes_its_receive_side_then_forwards_and_frees_its_chunks() {
+        let mut p = swept();
         p.served_qp.next = 2.into();
         p.pipe_count.next = 2.into();
         p.tx_free.next = true;

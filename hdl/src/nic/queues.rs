@@ -6,10 +6,12 @@
 //! `netcoll_models::nic::model`) — and the work queue being served: its index `wq`, the
 //! context, its reliability word, its CQ's counts and its head WQE, latched when read. `rcc`
 //! is read with `wqc`, at the same address; it holds the answer a reliable QP's SQ awaits
-//! (see "Reliable QPs" in `netcoll_models::nic`), which this unit also updates. Every access to these memories is made here, on the state and on the
-//! requests of the other units; their words are split and assembled by layout blocks
-//! ([`super::layouts`]): `wq_context` / `cq_counts` (the fields of what `wqc` / `cqp` returned)
-//! and `wq_context_word` / `cq_counts_word` (the words written).
+//! (see "Reliable QPs" in `netcoll_models::nic`), which this unit also updates; its writes
+//! reach the RAM a cycle after the decision that makes them (`rcc_pend`), and a read at that
+//! edge of the word being written returns it (`rcc_fwd`). Every access to these memories is
+//! made here, on the state and on the requests of the other units; their words are split and
+//! assembled by layout blocks ([`super::layouts`]): `wq_context` / `cq_counts` (the fields of
+//! what `wqc` / `cqp` returned) and `wq_context_word` / `cq_counts_word` (the words written).
 //!
 //! | state | reads | writes, latches |
 //! |---|---|---|
@@ -17,11 +19,11 @@
 //! | background slot | `wqc[wq]`, `rcc[wq]` (the message's queue or the visited SQ) | `wq` |
 //! | host command | `wqc[wq_sel]` (`read_wq`; `+ 1` while `configure`), `cqp[cq_sel]` (`read_cq`), `cqe` (`pop`) | `post`: WQE, its checks (`post_checks` of the cycle before) and `pi + 1`; `pop`: `consumed + 1`; `configure`: `ei = ci`, CQ, managed, plain; `rcc`: the reliability settings, nothing awaited |
 //! | `SqContext`, `RxContext` | the head WQE and `cqp[cq]` (runnable or not: used in `SqWqe` / `RxWqe` only) | context, reliability word |
-//! | `SqWqe` | | `due`: `now - at` not negative |
+//! | `SqWqe` | `cqp` of a CQ WAIT, at the WQE being latched (whatever the WQE: used in `SqDecode`'s WAIT compare only) | `due`: `now - at` not negative |
 //! | `SqDecode`, `CalcWrite`, `CalcWriteIndex` (`await_answer`) | | `rcc`: awaiting, the retries left |
 //! | `Idle` taking a host command | | its words as the WQE |
 //! | `SqWqe`, `RxWqe` | | WQE, its checks, counts |
-//! | `SqDecode` | `wqc` of an enable's target, `cqp` of a CQ WAIT (whatever the WQE: used in `EnableWrite` / `WaitCheck` only) | |
+//! | `SqDecode` | `wqc` of an enable's target (whatever the WQE: used in `EnableWrite` only) | |
 //! | `NakContext` / `NakCq` | `cqp[cq]` | CQ, reliability word / counts; `NakContext`: `rcc` of an awaited answer |
 //! | `EnableWrite` | | the target's `ei` (also the latched one if it is the served queue) |
 //! | `Complete` | | the CQE and `produced + 1` (`write_cqe`); `ci + 1` (`retire`), and for an SQ nothing awaited in `rcc` |
@@ -35,7 +37,7 @@
 //! - from the host unit: `cmd_w0`, `post_w1`, `wq_sel`, `cq_sel`, `read_wq`,
 //!   `read_cq`, `post`, `pop`, `configure`, `cfg_cq`, `cfg_managed`, `cfg_plain`;
 //! - from the execute unit: the current WQE's `opcode`,
-//!   `en_qp`, `en_mode`, `en_value`, `wait_index` (index fields cut to their memory's width);
+//!   `en_qp`, `en_mode`, `en_value` (index fields cut to their memory's width);
 //! - from the completion unit: `write_cqe`, `retire`;
 //! - `now` (the sequencer's time), `cfg_rc`, `cfg_rnr_retry`, `cfg_rnr_delay` (host, with
 //!   `configure`), `await_answer` (execute, calc: a reliable QP's message may go to the transmit engine),
@@ -48,7 +50,9 @@
 //!   `take_host` into the same registers, so no mux stands between them and the decoders; never
 //!   the memory's output, which comes late in the cycle); `checks`: the latched WQE's checks;
 //! - `head_shape`: the `calc_shape` of the WQE being read (the calc unit's shape memories
-//!   read it in `SqWqe`, so that the shape is there in `SqDecode`);
+//!   read it in `SqWqe`, so that the shape is there in `SqDecode`); `head_wait_index`: its
+//!   `wait_index`, `KB` bits (the counter a WAIT compares, read in `SqWqe` by the execute
+//!   unit's request);
 //! - the served queue: `wq`, `ctx_ci`; `runnable` (the context just read has a WQE that may
 //!   run), `cq_full` (registered when the counts were latched with the WQE: `SqDecode`,
 //!   `RxCheck`), `read_cq_full` (the counts just read: `NakCq`);
@@ -64,7 +68,7 @@ use super::k;
 use super::layouts::{pack, unpack};
 use super::sequencer::SeqState;
 use crate::dff_setup;
-use crate::prim::{Mem, Reg};
+use crate::prim::{DataReg, Mem, Reg};
 use netcoll_models::nic::{Opcode, RcState, Status, CQ_DEPTH, WQ_DEPTH};
 use rust_hdl::prelude::*;
 
@@ -84,6 +88,7 @@ crate::sub_block! {
         const CB: usize,
         const CEB: usize,
         const SWB: usize,
+        const KB: usize,
     > {
         pub clock: Signal<In, Clock>,
         pub reset: Signal<In, bool>,
@@ -115,7 +120,6 @@ crate::sub_block! {
         pub en_qp: Signal<In, Bits<QB>>,
         pub en_mode: Signal<In, Bits<2>>,
         pub en_value: Signal<In, Bits<16>>,
-        pub wait_index: Signal<In, Bits<CB>>,
         pub write_cqe: Signal<In, bool>,
         pub retire: Signal<In, bool>,
         pub now: Signal<In, Bits<32>>,
@@ -136,6 +140,7 @@ crate::sub_block! {
         pub cur_w1: Signal<Out, Bits<64>>,
         pub checks: Signal<Out, Bits<CHECK_BITS>>,
         pub head_shape: Signal<Out, Bits<SHAPE_BITS>>,
+        pub head_wait_index: Signal<Out, Bits<KB>>,
         pub wq: Signal<Out, Bits<WB>>,
         pub ctx_ci: Signal<Out, Bits<16>>,
         pub runnable: Signal<Out, bool>,
@@ -213,10 +218,22 @@ crate::sub_block! {
         cqp_write: Signal<Local, bool>,
         cqe_write: Signal<Local, bool>,
         rcc_write: Signal<Local, bool>,
+        rcc_write_at: Signal<Local, Bits<WB>>,
+        /// `rcc`'s write, a cycle late: the decisions that write it (a message handed over, an
+        /// answer, a completion) end at these registers, and the RAM's write enable, address
+        /// and data come from them.
+        rcc_pend: Reg<bool>,
+        rcc_pend_addr: DataReg<Bits<WB>>,
+        rcc_pend_data: DataReg<Bits<64>>,
+        /// The late write was to the word read at the same edge: the read returns its data
+        /// (`rcc` reads before it writes).
+        rcc_fwd: Reg<bool>,
+        rcc_fwd_data: DataReg<Bits<64>>,
         /// `NakContext`: the answer's new state for the awaiting SQ, and its retry time.
         retry_at: Signal<Local, Bits<32>>,
         half: Constant<Bits<16>> = k(0x8000),
         calc_shape_at: Constant<Bits<8>> = k(super::CALC_SHAPE.lsb as u64),
+        wait_index_at: Constant<Bits<8>> = k(super::WAIT_INDEX.lsb as u64),
         half32: Constant<Bits<32>> = k(1 << 31),
         st_await: Constant<Bits<2>> = k(RcState::Await.code()),
         st_retry: Constant<Bits<2>> = k(RcState::Retry.code()),
@@ -240,17 +257,48 @@ impl<
         const CB: usize,
         const CEB: usize,
         const SWB: usize,
-    > Logic for NicQueues<QB, WB, WEB, CB, CEB, SWB>
+        const KB: usize,
+    > Logic for NicQueues<QB, WB, WEB, CB, CEB, SWB, KB>
 {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, served, pi, ci, ei, managed, plain, cq, produced, consumed, full, w0, w1,
-            chk, chk_post, rc_on, rc_retry, rc_st, rc_left, rc_stat, rc_delay, rc_at, due
+            self,
+            clock,
+            served,
+            pi,
+            ci,
+            ei,
+            managed,
+            plain,
+            cq,
+            produced,
+            consumed,
+            full,
+            w0,
+            w1,
+            chk,
+            chk_post,
+            rc_on,
+            rc_retry,
+            rc_st,
+            rc_left,
+            rc_stat,
+            rc_delay,
+            rc_at,
+            due,
+            rcc_pend,
+            rcc_pend_addr,
+            rcc_pend_data,
+            rcc_fwd,
+            rcc_fwd_data
         );
         self.wqc.clock.next = self.clock.val();
         self.rcc.clock.next = self.clock.val();
         self.rc_context.rcc.next = self.rcc.rd_data.val();
+        if self.rcc_fwd.q.val() {
+            self.rc_context.rcc.next = self.rcc_fwd_data.q.val();
+        }
         self.awaits.next = self.rc_context.state.val() == self.st_await.val();
         self.rc_read.next = self.rc_context.rc.val();
         self.reliable.next = self.rc_on.q.val();
@@ -291,6 +339,11 @@ impl<
             .rd_data
             .val()
             .get_bits::<SHAPE_BITS>(self.calc_shape_at.val().index());
+        self.head_wait_index.next = self
+            .wqe0
+            .rd_data
+            .val()
+            .get_bits::<KB>(self.wait_index_at.val().index());
         self.latch_wqe.next =
             (self.state.val() == SeqState::SqWqe) | (self.state.val() == SeqState::RxWqe);
         if self.take_host.val() {
@@ -388,12 +441,19 @@ impl<
                 );
             self.cqp.rd_addr.next = self.wq_context.cq.val().get_bits::<CB>(0);
         }
-        // `SqDecode` reads an enable's target context and a CQ WAIT's counts whatever the WQE
-        // turns out to be (the decode's checks would otherwise sit in front of the memories'
-        // addresses): only `EnableWrite` and `WaitCheck` use what they return.
+        // `SqWqe` reads a CQ WAIT's counts at the WQE being latched, and `SqDecode` an
+        // enable's target context, whatever the WQE turns out to be (the decode's checks would
+        // otherwise sit in front of the memories' addresses): only the WAIT's compare in
+        // `SqDecode` and `EnableWrite` use what they return.
+        if self.state.val() == SeqState::SqWqe {
+            self.cqp.rd_addr.next = self
+                .wqe0
+                .rd_data
+                .val()
+                .get_bits::<CB>(self.wait_index_at.val().index());
+        }
         if self.state.val() == SeqState::SqDecode {
             self.wqc.rd_addr.next = self.enable_target.val();
-            self.cqp.rd_addr.next = self.wait_index.val();
         }
         if self.state.val() == SeqState::NakContext {
             self.cq.d.next = self.wq_context.cq.val();
@@ -422,7 +482,7 @@ impl<
         self.rc_context_word.delay.next = self.rc_delay.q.val();
         self.rc_context_word.at.next = self.rc_at.q.val();
         self.rcc_write.next = false;
-        self.rcc.wr_addr.next = self.served.q.val();
+        self.rcc_write_at.next = self.served.q.val();
         // An arriving NAK or ACK: the answer the SQ's head awaits (its tag is the head's).
         self.answered.next = (self.rc_context.state.val() == self.st_await.val())
             & (self.msg_tag.val() == self.wq_context.ci.val());
@@ -445,7 +505,7 @@ impl<
         }
         if self.configure.val() {
             self.rcc_write.next = true;
-            self.rcc.wr_addr.next = self.wq_sel.val();
+            self.rcc_write_at.next = self.wq_sel.val();
             self.rc_context_word.rc.next = self.cfg_rc.val();
             self.rc_context_word.retry.next = self.cfg_rnr_retry.val();
             self.rc_context_word.state.next = 0.into();
@@ -540,7 +600,7 @@ impl<
             self.cq_counts_word.produced.next = 0.into();
             self.cq_counts_word.consumed.next = 0.into();
             self.rcc_write.next = true;
-            self.rcc.wr_addr.next = self.sweep_at.val().get_bits::<WB>(0);
+            self.rcc_write_at.next = self.sweep_at.val().get_bits::<WB>(0);
             self.rc_context_word.rc.next = false;
             self.rc_context_word.retry.next = 0.into();
             self.rc_context_word.state.next = 0.into();
@@ -563,7 +623,16 @@ impl<
         self.wqe1.wr_data.next = self.post_w1.val();
         self.wqe_chk.wr_data.next = self.chk_post.q.val();
         self.wqc.wr_data.next = self.wq_context_word.ctx.val();
-        self.rcc.wr_data.next = self.rc_context_word.rcc.val();
+        // `rcc`'s write goes to the RAM a cycle later (see `rcc_pend`), and a read at that
+        // edge of the word it writes is forwarded.
+        self.rcc_pend.d.next = self.rcc_write.val() & !self.reset.val();
+        self.rcc_pend_addr.d.next = self.rcc_write_at.val();
+        self.rcc_pend_data.d.next = self.rc_context_word.rcc.val();
+        self.rcc.wr_addr.next = self.rcc_pend_addr.q.val();
+        self.rcc.wr_data.next = self.rcc_pend_data.q.val();
+        self.rcc_fwd.d.next =
+            self.rcc_pend.q.val() & (self.rcc_pend_addr.q.val() == self.rcc.rd_addr.val());
+        self.rcc_fwd_data.d.next = self.rcc_pend_data.q.val();
         self.cqp.wr_data.next = self.cq_counts_word.counts.val();
         self.cqe.wr_data.next = self.cqe_word.val();
         // Nothing is written in a reset cycle.
@@ -571,7 +640,7 @@ impl<
         self.wqe1.wr_en.next = self.post.val() & !self.reset.val();
         self.wqe_chk.wr_en.next = self.post.val() & !self.reset.val();
         self.wqc.wr_en.next = self.wqc_write.val() & !self.reset.val();
-        self.rcc.wr_en.next = self.rcc_write.val() & !self.reset.val();
+        self.rcc.wr_en.next = self.rcc_pend.q.val() & !self.reset.val();
         self.cqp.wr_en.next = self.cqp_write.val() & !self.reset.val();
         self.cqe.wr_en.next = self.cqe_write.val() & !self.reset.val();
     }
@@ -583,7 +652,7 @@ mod tests {
     use netcoll_models::nic::{CqContext, CqeWord, WqContext, Wqe};
 
     /// 4 QPs, 4 CQs.
-    type Queues = NicQueues<2, 3, 7, 2, 7, 3>;
+    type Queues = NicQueues<2, 3, 7, 2, 7, 3, 3>;
 
     /// One cycle in `state` (the inputs set by `set` first, cleared after), then the edge.
     fn cycle(q: &mut Queues, state: SeqState, set: impl FnOnce(&mut Queues)) {

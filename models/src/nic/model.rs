@@ -239,14 +239,20 @@
 //!
 //! The RTL also issues some reads whatever the decision, so that the memories' addresses do
 //! not wait for it: `SqContext` / `RxContext` read the head WQE and its CQ's counts even when
-//! the queue is not runnable, and `SqDecode` reads an enable's target context and a CQ WAIT's
-//! counts whatever the WQE (`nic_queues`), and a counter WAIT's counter (`nic_execute`). Only
-//! the states that use what they return follow, so this model, which reads only what it uses,
-//! shows the same outputs every cycle. For the same reason the RTL loads some registers in
-//! `SqDecode` whatever it decides: the CALC loop (walks, shape, spans: `nic_calc`) and the
-//! pending completion's fields (also in `WaitCheck` and `EnableWrite`: `nic_completion`);
+//! the queue is not runnable, `SqWqe` reads a CQ WAIT's counts (`nic_queues`) and a counter
+//! WAIT's counter (`nic_execute`) at the WQE being latched, and `SqDecode` an enable's target
+//! context (`nic_queues`), whatever the WQE. Only the states that use what they return follow,
+//! so this model, which reads only what it uses, shows the same outputs every cycle. The RTL
+//! compares a WAIT's counts or counter with its target in `SqDecode` and registers the result,
+//! on which `WaitCheck` decides: nothing writes them from `SqWqe` to `WaitCheck`, so it is the
+//! result this model computes in `WaitCheck`. For the same reason the RTL loads some registers
+//! whatever it decides: the CALC loop in `SqDecode` (walks, shape, spans: `nic_calc`), and the
+//! pending completion's fields in every state that may complete a WQE and go to `Complete` at
+//! once (`SqDecode`, `WaitCheck`, `EnableWrite`, the CALC's, `PipeCheck`: `nic_completion`);
 //! they are read only in the states the decision to use them leads to (the CALC states,
-//! `Complete`), which no other path reaches without loading them first.
+//! `Complete`), which no other path reaches without loading them first. Its reliability RAM
+//! `rcc` is written a cycle after the decision that writes it, and a read at that edge of the
+//! word written is forwarded (`nic_queues`): what a read returns is what it returns here.
 //!
 //! A WQE's checks that depend on its words alone (reserved bits, an index or a buffer out of
 //! range, a refused argument, nothing to do) are made in the RTL when the WQE is posted and
