@@ -104,8 +104,7 @@ module nic (
     wire host_cmd_wait_more;
     wire [7:0] host_cmd_wait_index;
     wire [31:0] host_cmd_wait_count;
-    wire [7:0] host_cmd_en_qp;
-    wire [1:0] host_cmd_en_mode;
+    wire [3:0] host_cmd_en_qp;
     wire host_cmd_en_more;
     wire [15:0] host_cmd_en_value;
     wire [15:0] host_cmd_wq_pi;
@@ -173,7 +172,6 @@ module nic (
         .wait_index(host_cmd_wait_index),
         .wait_count(host_cmd_wait_count),
         .en_qp(host_cmd_en_qp),
-        .en_mode(host_cmd_en_mode),
         .en_more(host_cmd_en_more),
         .en_value(host_cmd_en_value),
         .wq_pi(host_cmd_wq_pi),
@@ -1004,8 +1002,7 @@ module nic (
     assign host_cmd_wait_more = wqe_wait_more;
     assign host_cmd_wait_index = wqe_wait_index;
     assign host_cmd_wait_count = wqe_wait_count;
-    assign host_cmd_en_qp = wqe_en_qp;
-    assign host_cmd_en_mode = wqe_en_mode;
+    assign host_cmd_en_qp = wqe_en_qp[3:0];
     assign host_cmd_en_more = wqe_en_more;
     assign host_cmd_en_value = wqe_en_value;
     assign host_cmd_wq_pi = queues_wq_pi;

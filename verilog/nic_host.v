@@ -18,8 +18,7 @@ module nic_host (
     input  wire         wait_more,
     input  wire [7:0]   wait_index,
     input  wire [31:0]  wait_count,
-    input  wire [7:0]   en_qp,
-    input  wire [1:0]   en_mode,
+    input  wire [3:0]   en_qp,
     input  wire         en_more,
     input  wire [15:0]  en_value,
     input  wire [15:0]  wq_pi,
@@ -145,6 +144,12 @@ module nic_host (
     reg en_managed_d;
     reg chan_bad_q;
     reg chan_bad_d;
+    reg reads_first_q;
+    reg reads_first_d;
+    reg [4:0] first_wq_q;
+    reg [4:0] first_wq_d;
+    reg posts_enable_q;
+    reg posts_enable_d;
     reg [50:0] shape_ext_q;
     reg [50:0] shape_ext_d;
     reg ext_pending_q;
@@ -360,6 +365,11 @@ module nic_host (
 
     // Combinational signals.
     wire chan_outside;
+    wire [3:0] port_opcode;
+    wire [7:0] port_en_qp;
+    wire [1:0] port_en_mode;
+    wire port_post;
+    wire port_en_post;
     reg [15:0] n1_less;
     reg [15:0] n2_less;
     wire [17:0] low_a;
@@ -400,6 +410,9 @@ module nic_host (
             en_pi_q <= 16'd0;
             en_managed_q <= 1'b0;
             chan_bad_q <= 1'b0;
+            reads_first_q <= 1'b0;
+            first_wq_q <= 5'd0;
+            posts_enable_q <= 1'b0;
             shape_ext_q <= 51'd0;
             ext_pending_q <= 1'b0;
             ext_write_q <= 1'b0;
@@ -415,6 +428,9 @@ module nic_host (
             en_pi_q <= en_pi_d;
             en_managed_q <= en_managed_d;
             chan_bad_q <= chan_bad_d;
+            reads_first_q <= reads_first_d;
+            first_wq_q <= first_wq_d;
+            posts_enable_q <= posts_enable_d;
             shape_ext_q <= shape_ext_d;
             ext_pending_q <= ext_pending_d;
             ext_write_q <= ext_write_d;
@@ -464,9 +480,14 @@ module nic_host (
     assign shape_set_dim1 = cmd_w0_q;
     assign shape_set_dim2 = cmd_w1_q;
     assign shape_set_ext = shape_ext_q;
+    assign port_opcode = w0[3:0];
+    assign port_en_qp = w0[15:8];
+    assign port_en_mode = w0[17:16];
+    assign port_post = (op == op_post_sq) | (op == op_post_rq);
+    assign port_en_post = ((port_post & ((port_opcode == wqe_send_en) | (port_opcode == wqe_recv_en))) & (port_en_mode == 2'd2)) & (port_en_qp < qps8);
     assign to_rq = (cmd_op_q == op_post_rq) | ((cmd_op_q == op_config_qp) & (state == SEQ_STATE_HOST_FINISH));
-    assign en_post = ((((cmd_op_q == op_post_sq) | (cmd_op_q == op_post_rq)) & ((opcode == wqe_send_en) | (opcode == wqe_recv_en))) & (en_mode == 2'd2)) & (en_qp < qps8);
-    assign en_target = ({1'b0, en_qp[3:0]} << 1'b1) | {{4{1'b0}}, opcode == wqe_recv_en};
+    assign en_post = posts_enable_q;
+    assign en_target = ({1'b0, en_qp} << 1'b1) | {{4{1'b0}}, opcode == wqe_recv_en};
     assign cq_sel = cmd_arg_q[3:0];
     assign wq_used = wq_pi - wq_ci;
     assign cq_wait = ((opcode == wqe_wait) & (~wait_kind)) & (wait_index < cqs8);
@@ -494,6 +515,9 @@ module nic_host (
         en_pi_d = en_pi_q;
         en_managed_d = en_managed_q;
         chan_bad_d = chan_bad_q;
+        reads_first_d = reads_first_q;
+        first_wq_d = first_wq_q;
+        posts_enable_d = posts_enable_q;
         shape_ext_d = shape_ext_q;
         ext_pending_d = ext_pending_q;
         ext_write_d = ext_write_q;
@@ -537,6 +561,12 @@ module nic_host (
         ext_write_d = ext_pending_q;
         response_valid_d = 1'b0;
         if ((state == SEQ_STATE_IDLE) & valid) begin
+            reads_first_d = port_post | (op == op_config_qp);
+            posts_enable_d = port_en_post;
+            first_wq_d = ({1'b0, arg[3:0]} << 1'b1) | {{4{1'b0}}, op == op_post_rq};
+            if (port_en_post) begin
+                first_wq_d = ({1'b0, port_en_qp[3:0]} << 1'b1) | {{4{1'b0}}, port_opcode == wqe_recv_en};
+            end
             cmd_op_d = op;
             cmd_arg_d = arg;
             cmd_w0_d = w0;
@@ -544,8 +574,8 @@ module nic_host (
             chan_bad_d = rx_channel_armed & ((rx_channel_qp >= qps8) | chan_outside);
         end
         wq_sel = ({1'b0, cmd_arg_q[3:0]} << 1'b1) | {{4{1'b0}}, to_rq};
-        if (en_post & (state == SEQ_STATE_HOST_DECODE)) begin
-            wq_sel = en_target;
+        if (state == SEQ_STATE_HOST_DECODE) begin
+            wq_sel = first_wq_q;
         end
         wait_max = cq_wait_now_count;
         if (wait_count > cq_wait_now_count) begin
@@ -718,6 +748,9 @@ module nic_host (
             answer = 1'b1;
             answer_status = bad_index;
             answer_data = 64'd0;
+        end
+        if (first) begin
+            read_wq = reads_first_q;
         end
         if (answer) begin
             response_valid_d = 1'b1;

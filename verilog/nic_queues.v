@@ -146,6 +146,10 @@ module nic_queues (
     reg rcc_pend_d;
     reg rcc_fwd_q;
     reg rcc_fwd_d;
+    reg wqc_pend_q;
+    reg wqc_pend_d;
+    reg wqc_fwd_q;
+    reg wqc_fwd_d;
     // Without reset (a datapath; a flag that resets tells when they count):
     reg [4:0] rcc_pend_addr_q;
     reg [4:0] rcc_pend_addr_d;
@@ -153,13 +157,19 @@ module nic_queues (
     reg [63:0] rcc_pend_data_d;
     reg [63:0] rcc_fwd_data_q;
     reg [63:0] rcc_fwd_data_d;
+    reg [4:0] wqc_pend_addr_q;
+    reg [4:0] wqc_pend_addr_d;
+    reg [63:0] wqc_pend_data_q;
+    reg [63:0] wqc_pend_data_d;
+    reg [63:0] wqc_fwd_data_q;
+    reg [63:0] wqc_fwd_data_d;
 
     // Memory `wqc`: 32 words, registered read.
     reg [63:0] wqc_words [0:31];
     reg [4:0] wqc_rd_addr;
     reg [63:0] wqc_rd_data;
-    reg wqc_wr_en;
-    reg [4:0] wqc_wr_addr;
+    wire wqc_wr_en;
+    wire [4:0] wqc_wr_addr;
     wire [63:0] wqc_wr_data;
 
     // Memory `rcc`: 32 words, registered read.
@@ -211,7 +221,7 @@ module nic_queues (
     wire [63:0] cqe_wr_data;
 
     // Instance `wq_context`.
-    wire [63:0] wq_context_ctx;
+    reg [63:0] wq_context_ctx;
     wire [15:0] wq_context_pi;
     wire [15:0] wq_context_ci;
     wire [15:0] wq_context_ei;
@@ -315,6 +325,7 @@ module nic_queues (
     wire latch_context;
     wire latch_wqe;
     reg wqc_write;
+    reg [4:0] wqc_write_at;
     reg cqp_write;
     reg cqe_write;
     reg rcc_write;
@@ -347,6 +358,8 @@ module nic_queues (
             due_q <= 1'b0;
             rcc_pend_q <= 1'b0;
             rcc_fwd_q <= 1'b0;
+            wqc_pend_q <= 1'b0;
+            wqc_fwd_q <= 1'b0;
         end else begin
             served_q <= served_d;
             pi_q <= pi_d;
@@ -372,6 +385,8 @@ module nic_queues (
             due_q <= due_d;
             rcc_pend_q <= rcc_pend_d;
             rcc_fwd_q <= rcc_fwd_d;
+            wqc_pend_q <= wqc_pend_d;
+            wqc_fwd_q <= wqc_fwd_d;
         end
     end
 
@@ -379,6 +394,9 @@ module nic_queues (
         rcc_pend_addr_q <= rcc_pend_addr_d;
         rcc_pend_data_q <= rcc_pend_data_d;
         rcc_fwd_data_q <= rcc_fwd_data_d;
+        wqc_pend_addr_q <= wqc_pend_addr_d;
+        wqc_pend_data_q <= wqc_pend_data_d;
+        wqc_fwd_data_q <= wqc_fwd_data_d;
     end
 
     always @(posedge clock) begin
@@ -436,7 +454,6 @@ module nic_queues (
     assign rc_state = rc_st_q;
     assign rc_status = rc_stat_q;
     assign rc_due = due_q;
-    assign wq_context_ctx = wqc_rd_data;
     assign cq_counts_counts = cqp_rd_data;
     assign wq_pi = wq_context_pi;
     assign wq_ci = wq_context_ci;
@@ -471,7 +488,8 @@ module nic_queues (
     assign wqe0_wr_data = cmd_w0;
     assign wqe1_wr_data = post_w1;
     assign wqe_chk_wr_data = chk_post_q;
-    assign wqc_wr_data = wq_context_word_ctx;
+    assign wqc_wr_addr = wqc_pend_addr_q;
+    assign wqc_wr_data = wqc_pend_data_q;
     assign rcc_wr_addr = rcc_pend_addr_q;
     assign rcc_wr_data = rcc_pend_data_q;
     assign cqp_wr_data = cq_counts_word_counts;
@@ -479,6 +497,7 @@ module nic_queues (
     assign wqe0_wr_en = post & (~reset);
     assign wqe1_wr_en = post & (~reset);
     assign wqe_chk_wr_en = post & (~reset);
+    assign wqc_wr_en = wqc_pend_q & (~reset);
     assign rcc_wr_en = rcc_pend_q & (~reset);
 
     always @(*) begin
@@ -509,9 +528,18 @@ module nic_queues (
         rcc_pend_data_d = rcc_pend_data_q;
         rcc_fwd_d = rcc_fwd_q;
         rcc_fwd_data_d = rcc_fwd_data_q;
+        wqc_pend_d = wqc_pend_q;
+        wqc_pend_addr_d = wqc_pend_addr_q;
+        wqc_pend_data_d = wqc_pend_data_q;
+        wqc_fwd_d = wqc_fwd_q;
+        wqc_fwd_data_d = wqc_fwd_data_q;
         rc_context_rcc = rcc_rd_data;
         if (rcc_fwd_q) begin
             rc_context_rcc = rcc_fwd_data_q;
+        end
+        wq_context_ctx = wqc_rd_data;
+        if (wqc_fwd_q) begin
+            wq_context_ctx = wqc_fwd_data_q;
         end
         chk_post_d = post_checks;
         if (take_host) begin
@@ -610,7 +638,7 @@ module nic_queues (
         rcc_write = 1'b0;
         rcc_write_at = served_q;
         wqc_write = 1'b0;
-        wqc_wr_addr = wq_sel;
+        wqc_write_at = wq_sel;
         cqp_write = 1'b0;
         cqp_wr_addr = cq_sel;
         cqe_write = 1'b0;
@@ -641,7 +669,7 @@ module nic_queues (
         end
         if (state == SEQ_STATE_ENABLE_WRITE) begin
             wqc_write = 1'b1;
-            wqc_wr_addr = enable_target;
+            wqc_write_at = enable_target;
             wq_context_word_ei = new_ei;
             if (enable_target == served_q) begin
                 ei_d = new_ei;
@@ -654,7 +682,7 @@ module nic_queues (
             cq_counts_word_produced = produced_q + 32'd1;
             cq_counts_word_consumed = consumed_q;
             wqc_write = retire;
-            wqc_wr_addr = served_q;
+            wqc_write_at = served_q;
             wq_context_word_pi = pi_q;
             wq_context_word_ci = ci_q + 16'd1;
             wq_context_word_ei = ei_q;
@@ -701,7 +729,7 @@ module nic_queues (
         end
         if (state == SEQ_STATE_INIT) begin
             wqc_write = 1'b1;
-            wqc_wr_addr = sweep_at[4:0];
+            wqc_write_at = sweep_at[4:0];
             cqp_write = 1'b1;
             cqp_wr_addr = sweep_at[3:0];
             wq_context_word_pi = 16'd0;
@@ -722,12 +750,16 @@ module nic_queues (
             rc_context_word_delay = 16'd0;
             rc_context_word_at = 32'd0;
         end
+        wqc_pend_d = wqc_write & (~reset);
+        wqc_pend_addr_d = wqc_write_at;
+        wqc_pend_data_d = wq_context_word_ctx;
+        wqc_fwd_d = wqc_pend_q & (wqc_pend_addr_q == wqc_rd_addr);
+        wqc_fwd_data_d = wqc_pend_data_q;
         rcc_pend_d = rcc_write & (~reset);
         rcc_pend_addr_d = rcc_write_at;
         rcc_pend_data_d = rc_context_word_rcc;
         rcc_fwd_d = rcc_pend_q & (rcc_pend_addr_q == rcc_rd_addr);
         rcc_fwd_data_d = rcc_pend_data_q;
-        wqc_wr_en = wqc_write & (~reset);
         cqp_wr_en = cqp_write & (~reset);
         cqe_wr_en = cqe_write & (~reset);
     end

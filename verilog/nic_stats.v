@@ -38,6 +38,8 @@ module nic_stats (
     reg [31:0] counters_10_d;
     reg [31:0] counters_11_q;
     reg [31:0] counters_11_d;
+    reg [11:0] pending_q;
+    wire [11:0] pending_d;
 
     // Combinational signals.
     wire [11:0] sel_hot;
@@ -56,6 +58,7 @@ module nic_stats (
             counters_9_q <= 32'd0;
             counters_10_q <= 32'd0;
             counters_11_q <= 32'd0;
+            pending_q <= 12'd0;
         end else begin
             counters_0_q <= counters_0_d;
             counters_1_q <= counters_1_d;
@@ -69,92 +72,94 @@ module nic_stats (
             counters_9_q <= counters_9_d;
             counters_10_q <= counters_10_d;
             counters_11_q <= counters_11_d;
+            pending_q <= pending_d;
         end
     end
 
+    assign pending_d = hits;
     assign sel_hot = one << sel;
 
     always @(*) begin
         value = counters_0_q;
         counters_0_d = counters_0_q;
-        if (hits[0]) begin
+        if (pending_q[0]) begin
             counters_0_d = counters_0_q + 32'd1;
         end
         if (sel_hot[0]) begin
             value = counters_0_q;
         end
         counters_1_d = counters_1_q;
-        if (hits[1]) begin
+        if (pending_q[1]) begin
             counters_1_d = counters_1_q + 32'd1;
         end
         if (sel_hot[1]) begin
             value = counters_1_q;
         end
         counters_2_d = counters_2_q;
-        if (hits[2]) begin
+        if (pending_q[2]) begin
             counters_2_d = counters_2_q + 32'd1;
         end
         if (sel_hot[2]) begin
             value = counters_2_q;
         end
         counters_3_d = counters_3_q;
-        if (hits[3]) begin
+        if (pending_q[3]) begin
             counters_3_d = counters_3_q + 32'd1;
         end
         if (sel_hot[3]) begin
             value = counters_3_q;
         end
         counters_4_d = counters_4_q;
-        if (hits[4]) begin
+        if (pending_q[4]) begin
             counters_4_d = counters_4_q + 32'd1;
         end
         if (sel_hot[4]) begin
             value = counters_4_q;
         end
         counters_5_d = counters_5_q;
-        if (hits[5]) begin
+        if (pending_q[5]) begin
             counters_5_d = counters_5_q + 32'd1;
         end
         if (sel_hot[5]) begin
             value = counters_5_q;
         end
         counters_6_d = counters_6_q;
-        if (hits[6]) begin
+        if (pending_q[6]) begin
             counters_6_d = counters_6_q + 32'd1;
         end
         if (sel_hot[6]) begin
             value = counters_6_q;
         end
         counters_7_d = counters_7_q;
-        if (hits[7]) begin
+        if (pending_q[7]) begin
             counters_7_d = counters_7_q + 32'd1;
         end
         if (sel_hot[7]) begin
             value = counters_7_q;
         end
         counters_8_d = counters_8_q;
-        if (hits[8]) begin
+        if (pending_q[8]) begin
             counters_8_d = counters_8_q + 32'd1;
         end
         if (sel_hot[8]) begin
             value = counters_8_q;
         end
         counters_9_d = counters_9_q;
-        if (hits[9]) begin
+        if (pending_q[9]) begin
             counters_9_d = counters_9_q + 32'd1;
         end
         if (sel_hot[9]) begin
             value = counters_9_q;
         end
         counters_10_d = counters_10_q;
-        if (hits[10]) begin
+        if (pending_q[10]) begin
             counters_10_d = counters_10_q + 32'd1;
         end
         if (sel_hot[10]) begin
             value = counters_10_q;
         end
         counters_11_d = counters_11_q;
-        if (hits[11]) begin
+        if (pending_q[11]) begin
             counters_11_d = counters_11_q + 32'd1;
         end
         if (sel_hot[11]) begin

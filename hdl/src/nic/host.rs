@@ -15,12 +15,14 @@
 //! - `clock`, `reset`; `state` (the sequencer's), `sweep_at` (the reset sweep's index: this
 //!   unit clears the wait and enable memories and the counters in `Init`);
 //! - the host port (`host_*` of the NIC): `valid`, `op`, `arg`, `w0`, `w1`;
-//! - the command's WQE fields (`opcode`, `wait_kind`, `wait_more`, `wait_index`, `wait_count`,
-//!   `en_qp`, `en_mode`, `en_more`, `en_value`, from the WQE
-//!   unpack: the queues latch the command's words as the WQE when it is taken); `CONFIG_QP`'s fields
-//!   come from this unit's `QpConfig` unpack (`qp_config`) of the command's `w0`;
-//! - what the memories returned: the work queue's `wq_pi`, `wq_ci`, `wq_managed`, `wq_plain`, the CQ's `cq_produced`,
-//!   `cq_consumed`, `cqe_data`, `dmem_data`, `cnt_data`, and the statistic `stat_value`.
+//! - the command's WQE fields (`opcode`, `wait_kind`, `wait_more`, `wait_index`,
+//!   `wait_count`, `en_qp` (its low `QB` bits), `en_more`, `en_value`, from the WQE unpack: the
+//!   queues latch the command's words as the WQE when it is taken; a post's opcode, enable mode
+//!   and target are also decoded from the port as it is taken, see `first_wq`); `CONFIG_QP`'s
+//!   fields come from this unit's `QpConfig` unpack (`qp_config`) of the command's `w0`;
+//! - what the memories returned: the work queue's `wq_pi`, `wq_ci`, `wq_managed`, `wq_plain`,
+//!   the CQ's `cq_produced`, `cq_consumed`, `cqe_data`, `dmem_data`, `cnt_data`, and the
+//!   statistic `stat_value`.
 //!
 //! # Outputs
 //! - the response (`host_rsp_*` of the NIC): `rsp_valid`, `rsp_status`, `rsp_data` (registers);
@@ -57,7 +59,7 @@ use super::calc::{SHAPE_BITS, SHAPE_EXT_BITS};
 use super::layouts::{pack, unpack, unpack::QpConfig, unpack::RxChannel};
 use super::sequencer::SeqState;
 use super::stats::{hit, STAT_BITS};
-use super::{k, EN_MODE, EN_VALUE, WAIT_COUNT};
+use super::{k, EN_MODE, EN_QP, EN_VALUE, OPCODE, WAIT_COUNT};
 use crate::dff_setup;
 use crate::prim::{Mem, Mul16, Reg};
 use netcoll_models::nic::{HostOp, HostStatus, Opcode, Stat, SHAPES, STATS, WQ_DEPTH};
@@ -102,8 +104,7 @@ crate::sub_block! {
         pub wait_more: Signal<In, bool>,
         pub wait_index: Signal<In, Bits<8>>,
         pub wait_count: Signal<In, Bits<WAIT_BITS>>,
-        pub en_qp: Signal<In, Bits<8>>,
-        pub en_mode: Signal<In, Bits<2>>,
+        pub en_qp: Signal<In, Bits<QB>>,
         pub en_more: Signal<In, bool>,
         pub en_value: Signal<In, Bits<16>>,
         pub wq_pi: Signal<In, Bits<16>>,
@@ -186,6 +187,19 @@ crate::sub_block! {
         /// does not exist: decided as the command is taken, so that `HostDecode` reads a
         /// register, not a 17-bit sum.
         chan_bad: Reg<bool>,
+        /// Decided from the port as a command is taken, so that `HostDecode`'s read of a
+        /// queue's context waits for no decode: the command reads a queue's context first
+        /// (a post, `CONFIG_QP`), which queue (a mode 2 enable's target, else the one it
+        /// names), and whether it posts a mode 2 enable (`en_post`).
+        reads_first: Reg<bool>,
+        first_wq: Reg<Bits<WB>>,
+        posts_enable: Reg<bool>,
+        /// The port's words as a WQE: its opcode, a SEND_EN / RECV_EN's target and mode.
+        port_opcode: Signal<Local, Bits<OPCODE_BITS>>,
+        port_en_qp: Signal<Local, Bits<8>>,
+        port_en_mode: Signal<Local, Bits<2>>,
+        port_post: Signal<Local, bool>,
+        port_en_post: Signal<Local, bool>,
         /// `SET_SHAPE`'s words as they are taken, split (module `nic_shape_dim_fields`).
         dim_taken: [unpack::ShapeDim; 2] = core::array::from_fn(|_| Default::default()),
         /// Their counts less one (0 for an absent dimension).
@@ -260,6 +274,9 @@ crate::sub_block! {
         wait_count_at: Constant<Bits<8>> = k(WAIT_COUNT.lsb as u64),
         wait_count_keep: Constant<Bits<64>> = k(!WAIT_COUNT.put(0, u64::MAX)),
         en_value_at: Constant<Bits<8>> = k(EN_VALUE.lsb as u64),
+        opcode_at: Constant<Bits<8>> = k(OPCODE.lsb as u64),
+        en_qp_at: Constant<Bits<8>> = k(EN_QP.lsb as u64),
+        en_mode_at: Constant<Bits<8>> = k(EN_MODE.lsb as u64),
         en_value_keep: Constant<Bits<64>> = k(!EN_VALUE.put(0, u64::MAX)),
         en_mode_three: Constant<Bits<64>> = k(EN_MODE.put(0, 3)),
         half: Constant<Bits<16>> = k(0x8000),
@@ -315,6 +332,9 @@ impl<
             en_pi,
             en_managed,
             chan_bad,
+            reads_first,
+            first_wq,
+            posts_enable,
             shape_ext,
             ext_pending,
             ext_write,
@@ -417,7 +437,32 @@ impl<
         self.shape_set_dim2.next = self.cmd_w1.q.val();
         self.shape_set_ext.next = self.shape_ext.q.val();
         self.response_valid.d.next = false;
+        self.port_opcode.next = self
+            .w0
+            .val()
+            .get_bits::<OPCODE_BITS>(self.opcode_at.val().index());
+        self.port_en_qp.next = self.w0.val().get_bits::<8>(self.en_qp_at.val().index());
+        self.port_en_mode.next = self.w0.val().get_bits::<2>(self.en_mode_at.val().index());
+        self.port_post.next =
+            (self.op.val() == self.op_post_sq.val()) | (self.op.val() == self.op_post_rq.val());
+        self.port_en_post.next = self.port_post.val()
+            & ((self.port_opcode.val() == self.wqe_send_en.val())
+                | (self.port_opcode.val() == self.wqe_recv_en.val()))
+            & (self.port_en_mode.val() == 2)
+            & (self.port_en_qp.val() < self.qps8.val());
         if (self.state.val() == SeqState::Idle) & self.valid.val() {
+            self.reads_first.d.next =
+                self.port_post.val() | (self.op.val() == self.op_config_qp.val());
+            self.posts_enable.d.next = self.port_en_post.val();
+            self.first_wq.d.next = (bit_cast::<WB, QB>(self.arg.val().get_bits::<QB>(0)) << 1)
+                | bit_cast::<WB, 1>((self.op.val() == self.op_post_rq.val()).into());
+            if self.port_en_post.val() {
+                self.first_wq.d.next =
+                    (bit_cast::<WB, QB>(self.port_en_qp.val().get_bits::<QB>(0)) << 1)
+                        | bit_cast::<WB, 1>(
+                            (self.port_opcode.val() == self.wqe_recv_en.val()).into(),
+                        );
+            }
             self.cmd_op.d.next = self.op.val();
             self.cmd_arg.d.next = self.arg.val();
             self.cmd_w0.d.next = self.w0.val();
@@ -431,19 +476,14 @@ impl<
             | ((self.cmd_op.q.val() == self.op_config_qp.val())
                 & (self.state.val() == SeqState::HostFinish));
         // Only a post: another command's words (a CONFIG_QP's, say) may look like an enable.
-        self.en_post.next = ((self.cmd_op.q.val() == self.op_post_sq.val())
-            | (self.cmd_op.q.val() == self.op_post_rq.val()))
-            & ((self.opcode.val() == self.wqe_send_en.val())
-                | (self.opcode.val() == self.wqe_recv_en.val()))
-            & (self.en_mode.val() == 2)
-            & (self.en_qp.val() < self.qps8.val());
-        self.en_target.next = (bit_cast::<WB, QB>(self.en_qp.val().get_bits::<QB>(0)) << 1)
+        self.en_post.next = self.posts_enable.q.val();
+        self.en_target.next = (bit_cast::<WB, QB>(self.en_qp.val()) << 1)
             | bit_cast::<WB, 1>((self.opcode.val() == self.wqe_recv_en.val()).into());
         self.wq_sel.next = (bit_cast::<WB, QB>(self.cmd_arg.q.val().get_bits::<QB>(0)) << 1)
             | bit_cast::<WB, 1>(self.to_rq.val().into());
-        if self.en_post.val() & (self.state.val() == SeqState::HostDecode) {
-            // The enable's target is read first.
-            self.wq_sel.next = self.en_target.val();
+        if self.state.val() == SeqState::HostDecode {
+            // A mode 2 enable's target is read first.
+            self.wq_sel.next = self.first_wq.q.val();
         }
         self.cq_sel.next = self.cmd_arg.q.val().get_bits::<CB>(0);
         self.wq_used.next = self.wq_pi.val() - self.wq_ci.val();
@@ -659,6 +699,11 @@ impl<
             self.answer_status.next = self.bad_index.val();
             self.answer_data.next = 0.into();
         }
+        if self.first.val() {
+            // The first read waits for no decode (see `first_wq`); a refused command's is
+            // harmless: its answer ends it, and nothing uses what the read returns.
+            self.read_wq.next = self.reads_first.q.val();
+        }
         if self.answer.val() {
             self.response_valid.d.next = true;
             self.response_status.d.next = self.answer_status.val();
@@ -756,8 +801,7 @@ mod tests {
         h.wait_more.next = f.wait_more == 1;
         h.wait_index.next = f.wait_index.into();
         h.wait_count.next = f.wait_count.into();
-        h.en_qp.next = f.en_qp.into();
-        h.en_mode.next = f.en_mode.into();
+        h.en_qp.next = (f.en_qp & 3).into();
         h.en_more.next = f.en_more == 1;
         h.en_value.next = f.en_value.into();
     }
@@ -1063,7 +1107,9 @@ mod tests {
             h.valid.next = false;
             h.state.next = SeqState::HostDecode;
             low(&mut h);
-            assert!(!h.read_wq.val() && !h.chan_set.val());
+            // A post out of range still reads (`first_wq`), harmlessly: nothing is written.
+            assert!(!h.post.val() && !h.configure.val() && !h.chan_set.val());
+            assert_eq!(h.read_wq.val(), op == HostOp::PostSq.code());
             let want = if op == 12 {
                 (HostStatus::BadOp.code(), 0, hit(Stat::HostBadOp))
             } else {
@@ -1144,7 +1190,7 @@ mod tests {
         take(&mut h, HostOp::ConfigQp, 2, bad.pack()[0], 0);
         h.state.next = SeqState::HostDecode;
         low(&mut h);
-        assert!(!h.read_wq.val());
+        assert!(!h.configure.val() && h.next_state.val() == SeqState::Background);
         assert_eq!(answer(&mut h).0, HostStatus::BadIndex.code());
     }
 }

@@ -79,6 +79,10 @@ pub(crate) const WAIT_INDEX: LayoutField =
 /// The WQE field of a CALC's shape (the shape memories read it from the WQE memory).
 pub(crate) const CALC_SHAPE: LayoutField =
     crate::kit::layout::field_named(WqeWords::FIELDS, "calc_shape");
+/// The WQE fields the host unit decodes from its port as it takes a post (see `first_wq` in
+/// [`host`]).
+pub(crate) const OPCODE: LayoutField = crate::kit::layout::field_named(WqeWords::FIELDS, "opcode");
+pub(crate) const EN_QP: LayoutField = crate::kit::layout::field_named(WqeWords::FIELDS, "en_qp");
 /// The WQE fields a posted mode 2 enable's mode and absolute index replace.
 pub(crate) const EN_MODE: LayoutField =
     crate::kit::layout::field_named(WqeWords::FIELDS, "en_mode");
@@ -252,8 +256,7 @@ impl<
         self.host_cmd.wait_more.next = self.wqe.wait_more.val();
         self.host_cmd.wait_index.next = self.wqe.wait_index.val();
         self.host_cmd.wait_count.next = self.wqe.wait_count.val();
-        self.host_cmd.en_qp.next = self.wqe.en_qp.val();
-        self.host_cmd.en_mode.next = self.wqe.en_mode.val();
+        self.host_cmd.en_qp.next = self.wqe.en_qp.val().get_bits::<QB>(0);
         self.host_cmd.en_more.next = self.wqe.en_more.val();
         self.host_cmd.en_value.next = self.wqe.en_value.val();
         self.host_cmd.wq_pi.next = self.queues.wq_pi.val();

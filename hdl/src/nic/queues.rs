@@ -6,9 +6,10 @@
 //! `netcoll_models::nic::model`) — and the work queue being served: its index `wq`, the
 //! context, its reliability word, its CQ's counts and its head WQE, latched when read. `rcc`
 //! is read with `wqc`, at the same address; it holds the answer a reliable QP's SQ awaits
-//! (see "Reliable QPs" in `netcoll_models::nic`), which this unit also updates; its writes
-//! reach the RAM a cycle after the decision that makes them (`rcc_pend`), and a read at that
-//! edge of the word being written returns it (`rcc_fwd`). Every access to these memories is
+//! (see "Reliable QPs" in `netcoll_models::nic`), which this unit also updates. The writes of
+//! `wqc` and `rcc` reach the RAM a cycle after the decision that makes them (`wqc_pend`,
+//! `rcc_pend`), and a read at that edge of the word being written returns it (`wqc_fwd`,
+//! `rcc_fwd`). Every access to these memories is
 //! made here, on the state and on the requests of the other units; their words are split and
 //! assembled by layout blocks ([`super::layouts`]): `wq_context` / `cq_counts` (the fields of
 //! what `wqc` / `cqp` returned) and `wq_context_word` / `cq_counts_word` (the words written).
@@ -215,6 +216,7 @@ crate::sub_block! {
         latch_context: Signal<Local, bool>,
         latch_wqe: Signal<Local, bool>,
         wqc_write: Signal<Local, bool>,
+        wqc_write_at: Signal<Local, Bits<WB>>,
         cqp_write: Signal<Local, bool>,
         cqe_write: Signal<Local, bool>,
         rcc_write: Signal<Local, bool>,
@@ -229,6 +231,14 @@ crate::sub_block! {
         /// (`rcc` reads before it writes).
         rcc_fwd: Reg<bool>,
         rcc_fwd_data: DataReg<Bits<64>>,
+        /// `wqc`'s write, a cycle late, and its forward, as `rcc`'s: the decisions that write
+        /// it (a post, an enable, a retirement) end at these registers, not at the write
+        /// ports of every slice of the RAM.
+        wqc_pend: Reg<bool>,
+        wqc_pend_addr: DataReg<Bits<WB>>,
+        wqc_pend_data: DataReg<Bits<64>>,
+        wqc_fwd: Reg<bool>,
+        wqc_fwd_data: DataReg<Bits<64>>,
         /// `NakContext`: the answer's new state for the awaiting SQ, and its retry time.
         retry_at: Signal<Local, Bits<32>>,
         half: Constant<Bits<16>> = k(0x8000),
@@ -291,7 +301,12 @@ impl<
             rcc_pend_addr,
             rcc_pend_data,
             rcc_fwd,
-            rcc_fwd_data
+            rcc_fwd_data,
+            wqc_pend,
+            wqc_pend_addr,
+            wqc_pend_data,
+            wqc_fwd,
+            wqc_fwd_data
         );
         self.wqc.clock.next = self.clock.val();
         self.rcc.clock.next = self.clock.val();
@@ -311,6 +326,9 @@ impl<
         self.cqp.clock.next = self.clock.val();
         self.cqe.clock.next = self.clock.val();
         self.wq_context.ctx.next = self.wqc.rd_data.val();
+        if self.wqc_fwd.q.val() {
+            self.wq_context.ctx.next = self.wqc_fwd_data.q.val();
+        }
         self.cq_counts.counts.next = self.cqp.rd_data.val();
         self.wq_pi.next = self.wq_context.pi.val();
         self.wq_ci.next = self.wq_context.ci.val();
@@ -491,7 +509,7 @@ impl<
             & (self.answer_reason.val() != self.rnr_nak.val());
         self.retry_at.next = self.now.val() + bit_cast::<32, 16>(self.rc_context.delay.val());
         self.wqc_write.next = false;
-        self.wqc.wr_addr.next = self.wq_sel.val();
+        self.wqc_write_at.next = self.wq_sel.val();
         self.cqp_write.next = false;
         self.cqp.wr_addr.next = self.cq_sel.val();
         self.cqe_write.next = false;
@@ -525,7 +543,7 @@ impl<
         }
         if self.state.val() == SeqState::EnableWrite {
             self.wqc_write.next = true;
-            self.wqc.wr_addr.next = self.enable_target.val();
+            self.wqc_write_at.next = self.enable_target.val();
             self.wq_context_word.ei.next = self.new_ei.val();
             if self.enable_target.val() == self.served.q.val() {
                 self.ei.d.next = self.new_ei.val();
@@ -538,7 +556,7 @@ impl<
             self.cq_counts_word.produced.next = self.produced.q.val() + 1;
             self.cq_counts_word.consumed.next = self.consumed.q.val();
             self.wqc_write.next = self.retire.val();
-            self.wqc.wr_addr.next = self.served.q.val();
+            self.wqc_write_at.next = self.served.q.val();
             self.wq_context_word.pi.next = self.pi.q.val();
             self.wq_context_word.ci.next = self.ci.q.val() + 1;
             self.wq_context_word.ei.next = self.ei.q.val();
@@ -588,7 +606,7 @@ impl<
         }
         if self.state.val() == SeqState::Init {
             self.wqc_write.next = true;
-            self.wqc.wr_addr.next = self.sweep_at.val().get_bits::<WB>(0);
+            self.wqc_write_at.next = self.sweep_at.val().get_bits::<WB>(0);
             self.cqp_write.next = true;
             self.cqp.wr_addr.next = self.sweep_at.val().get_bits::<CB>(0);
             self.wq_context_word.pi.next = 0.into();
@@ -622,7 +640,14 @@ impl<
         self.wqe0.wr_data.next = self.cmd_w0.val();
         self.wqe1.wr_data.next = self.post_w1.val();
         self.wqe_chk.wr_data.next = self.chk_post.q.val();
-        self.wqc.wr_data.next = self.wq_context_word.ctx.val();
+        self.wqc_pend.d.next = self.wqc_write.val() & !self.reset.val();
+        self.wqc_pend_addr.d.next = self.wqc_write_at.val();
+        self.wqc_pend_data.d.next = self.wq_context_word.ctx.val();
+        self.wqc.wr_addr.next = self.wqc_pend_addr.q.val();
+        self.wqc.wr_data.next = self.wqc_pend_data.q.val();
+        self.wqc_fwd.d.next =
+            self.wqc_pend.q.val() & (self.wqc_pend_addr.q.val() == self.wqc.rd_addr.val());
+        self.wqc_fwd_data.d.next = self.wqc_pend_data.q.val();
         // `rcc`'s write goes to the RAM a cycle later (see `rcc_pend`), and a read at that
         // edge of the word it writes is forwarded.
         self.rcc_pend.d.next = self.rcc_write.val() & !self.reset.val();
@@ -639,7 +664,7 @@ impl<
         self.wqe0.wr_en.next = self.post.val() & !self.reset.val();
         self.wqe1.wr_en.next = self.post.val() & !self.reset.val();
         self.wqe_chk.wr_en.next = self.post.val() & !self.reset.val();
-        self.wqc.wr_en.next = self.wqc_write.val() & !self.reset.val();
+        self.wqc.wr_en.next = self.wqc_pend.q.val() & !self.reset.val();
         self.rcc.wr_en.next = self.rcc_pend.q.val() & !self.reset.val();
         self.cqp.wr_en.next = self.cqp_write.val() & !self.reset.val();
         self.cqe.wr_en.next = self.cqe_write.val() & !self.reset.val();
@@ -799,5 +824,56 @@ mod tests {
         cycle(&mut q, SeqState::EnableWrite, show);
         cycle(&mut q, SeqState::Idle, |q| q.take_visit.next = true);
         assert!(q.runnable.val());
+    }
+
+    /// `wqc` and `rcc` are written a cycle after the decision; a read of the word at that edge
+    /// returns what is being written, a read a cycle later the memory's word.
+    #[test]
+    fn a_word_read_as_its_late_write_lands_is_the_written_one() {
+        let mut q = Queues::default();
+        q.connect_all();
+        for k in 0..8u64 {
+            cycle(&mut q, SeqState::Init, |q| q.sweep_at.next = k.into());
+        }
+        // CONFIG_QP of QP 1: its SQ managed, on CQ 2, reliable; then at once a visit of it.
+        cycle(&mut q, SeqState::HostAccess, |q| {
+            q.wq_sel.next = 2.into();
+            q.configure.next = true;
+            q.cfg_managed.next = true;
+            q.cfg_cq.next = 2.into();
+            q.cfg_rc.next = true;
+        });
+        cycle(&mut q, SeqState::Idle, |q| {
+            q.take_visit.next = true;
+            q.visit_qp.next = 1.into();
+        });
+        assert!(q.wq_managed.val(), "wqc: the word being written");
+        assert!(q.rc_read.val(), "rcc: the word being written");
+        // Read again a cycle later: from the memories.
+        cycle(&mut q, SeqState::Idle, |q| {
+            q.take_visit.next = true;
+            q.visit_qp.next = 1.into();
+        });
+        assert!(q.wq_managed.val() && q.rc_read.val());
+        // Another queue's word read at that edge is its own.
+        cycle(&mut q, SeqState::HostAccess, |q| {
+            q.wq_sel.next = 2.into();
+            q.configure.next = true;
+            q.cfg_managed.next = false;
+            q.cfg_rc.next = false;
+        });
+        cycle(&mut q, SeqState::Idle, |q| {
+            q.take_visit.next = true;
+            q.visit_qp.next = 0.into();
+        });
+        assert!(
+            !q.wq_managed.val() && !q.rc_read.val(),
+            "QP 0 was never configured"
+        );
+        cycle(&mut q, SeqState::Idle, |q| {
+            q.take_visit.next = true;
+            q.visit_qp.next = 1.into();
+        });
+        assert!(!q.wq_managed.val() && !q.rc_read.val(), "QP 1 reconfigured");
     }
 }

@@ -3,11 +3,14 @@
 //! One 32-bit wrapping counter per [`Stat`] code of `netcoll_models::nic`: a register array and
 //! one loop. Every unit that counts something raises the bit of its statistic in a one-hot
 //! vector; the parent ORs the vectors (at most one statistic is counted per cycle, but the bank
-//! would count several).
+//! would count several). The vector is registered and counted at the next edge, so that the
+//! decisions that count end at one register, not at the enables of every counter; `READ_STAT`
+//! cannot tell: it reads in `HostDecode`, at least two cycles after any state but `Idle` (a
+//! host command is taken from `Idle` only, and no unit counts while one is taken).
 //!
 //! # Inputs
 //! - `clock`, `reset` (synchronous, clears every counter);
-//! - `hits` ([`STATS`] bits): bit `Stat::X.code()` increments counter `X` at this edge;
+//! - `hits` ([`STATS`] bits): bit `Stat::X.code()` increments counter `X` at the next edge;
 //! - `sel` (3 bits): the counter shown on `value` (`READ_STAT`'s index).
 //!
 //! # Outputs
@@ -37,6 +40,8 @@ crate::sub_block! {
         pub sel: Signal<In, Bits<SEL_BITS>>,
         pub value: Signal<Out, Bits<STAT_BITS>>,
         counters: [Reg<Bits<STAT_BITS>>; STATS],
+        /// This cycle's `hits`, counted at the next edge.
+        pending: Reg<Bits<STATS>>,
         /// One bit for the selected counter.
         sel_hot: Signal<Local, Bits<STATS>>,
         one: Constant<Bits<STATS>> = k(1),
@@ -46,13 +51,16 @@ crate::sub_block! {
 impl Logic for NicStats {
     #[hdl_gen]
     fn update(&mut self) {
+        self.pending.clock.next = self.clock.val();
+        self.pending.reset.next = self.reset.val();
+        self.pending.d.next = self.hits.val();
         self.sel_hot.next = self.one.val() << self.sel.val();
         self.value.next = self.counters[0].q.val();
         for s in 0..STATS {
             self.counters[s].clock.next = self.clock.val();
             self.counters[s].reset.next = self.reset.val();
             self.counters[s].d.next = self.counters[s].q.val();
-            if self.hits.val().get_bit(s) {
+            if self.pending.q.val().get_bit(s) {
                 self.counters[s].d.next = self.counters[s].q.val() + 1;
             }
             if self.sel_hot.val().get_bit(s) {
@@ -84,6 +92,8 @@ mod tests {
         b.connect_all();
         cycle(&mut b, 0, 0, true);
         let mut want = [0u64; STATS];
+        // The hit of the cycle before, counted at this cycle's edge.
+        let mut late: Option<usize> = None;
         let mut x = 12345u64;
         for _ in 0..500 {
             x = x
@@ -94,9 +104,14 @@ mod tests {
             let sel = (x >> 50) % STATS as u64;
             let hits = if counts { 1 << s.code() } else { 0 };
             assert_eq!(cycle(&mut b, hits, sel, false), want[sel as usize]);
-            if counts {
-                want[s as usize] += 1;
+            if let Some(l) = late {
+                want[l] += 1;
             }
+            late = counts.then_some(s as usize);
+        }
+        if let Some(l) = late {
+            cycle(&mut b, 0, 0, false);
+            want[l] += 1;
         }
         assert!(want.iter().all(|&w| w > 0));
         for (s, w) in want.iter().enumerate() {
