@@ -795,6 +795,63 @@ mod tests {
         assert_eq!(q.cq_consumed.val().to_u64(), 1);
     }
 
+    /// `SqWqe` reads a CQ WAIT's counts at the WQE being latched: in `SqDecode` they are the
+    /// named CQ's, as the completions before it left them (the counts read in `SqContext`,
+    /// those of the queue's own CQ, are latched with the WQE and do not take their place).
+    #[test]
+    fn a_cq_waits_counts_are_the_named_cqs() {
+        let mut q = Queues::default();
+        q.connect_all();
+        for k in 0..8u64 {
+            cycle(&mut q, SeqState::Init, |q| q.sweep_at.next = k.into());
+        }
+        let post = |q: &mut Queues, wqe: Wqe| {
+            let (w0, w1) = wqe.encode();
+            cycle(q, SeqState::HostDecode, |q| {
+                q.wq_sel.next = 2.into();
+                q.read_wq.next = true;
+            });
+            cycle(q, SeqState::HostAccess, |q| {
+                q.post.next = true;
+                q.cmd_w0.next = w0.into();
+                q.post_w1.next = w1.into();
+            });
+        };
+        // SQ 1's head runs to `SqDecode`: the produced count its WAIT compare sees.
+        let visit = |q: &mut Queues| {
+            cycle(q, SeqState::Idle, |q| {
+                q.take_visit.next = true;
+                q.visit_qp.next = 1.into();
+            });
+            cycle(q, SeqState::SqContext, |_| {});
+            cycle(q, SeqState::SqWqe, |_| {});
+            q.state.next = SeqState::SqDecode;
+            assert!(simulate(q, 1000));
+            q.cq_produced.val().to_u64()
+        };
+        let complete = |q: &mut Queues| {
+            q.state.next = SeqState::Complete;
+            q.write_cqe.next = true;
+            q.retire.next = true;
+            assert!(simulate(q, 1000));
+            cycle(q, SeqState::Complete, |_| {});
+        };
+        // Two NOPs complete to CQ 0 (SQ 1's CQ after the sweep).
+        for _ in 0..2 {
+            post(&mut q, Wqe::nop(true));
+            visit(&mut q);
+            complete(&mut q);
+        }
+        post(&mut q, Wqe::wait_cq(0, 5, true));
+        assert_eq!(visit(&mut q), 2, "CQ 0 produced two");
+        complete(&mut q);
+        post(&mut q, Wqe::wait_cq(3, 5, true));
+        assert_eq!(visit(&mut q), 0, "CQ 3 produced none");
+        complete(&mut q);
+        post(&mut q, Wqe::wait_cq(0, 5, true));
+        assert_eq!(visit(&mut q), 4, "the two WAITs' completions count too");
+    }
+
     #[test]
     fn managed_queues_run_what_is_enabled() {
         let mut q = Queues::default();
